@@ -1,0 +1,55 @@
+# webpilot — common tasks. `make` builds bin/webpilot.
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GO      ?= go
+LDFLAGS := -X main.version=$(VERSION)
+# No cgo in the product, so the binary is static; the race detector in `make test` still uses cgo.
+BUILD   := CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/webpilot ./cmd/webpilot
+
+.DEFAULT_GOAL := build
+.PHONY: build demo test test-short bench fmt clean
+
+build:
+	$(BUILD)
+
+# Installs Chromium through apt when it is missing, then drives it once, printing every step.
+demo:
+	bash scripts/ensure-chromium.sh
+	$(BUILD)
+	./bin/webpilot demo
+
+# What CI runs: Chromium present, gofmt clean, go vet clean, then every test with the race
+# detector; browser tests fail (rather than skip) when no browser can be found.
+test:
+	bash scripts/ensure-chromium.sh
+	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -not -path './bin/*' -not -path './dist/*'); \
+	if [ -n "$$files" ]; then \
+		bad=$$(gofmt -l $$files); \
+		if [ -n "$$bad" ]; then \
+			echo "gofmt: these files are not formatted (run 'make fmt'):" >&2; \
+			echo "$$bad" >&2; \
+			exit 1; \
+		fi; \
+	fi
+	$(GO) vet ./...
+	@cc=$$($(GO) env CC); command -v "$${cc%% *}" >/dev/null 2>&1 || { \
+		echo "make test: 'go test -race' needs a C compiler ($$cc not found)." >&2; \
+		echo "On Debian/Ubuntu: apt-get install gcc libc6-dev" >&2; \
+		exit 1; }
+	WEBPILOT_REQUIRE_BROWSER=1 $(GO) test -race -timeout 15m ./...
+
+# Unit tests only: no browser needed.
+test-short:
+	$(GO) test -short ./...
+
+# Snapshot size (chars, o200k tokens), per-tool latency and memory on the fixture pages.
+bench:
+	bash scripts/ensure-chromium.sh
+	$(GO) run ./cmd/webpilot bench
+
+fmt:
+	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -not -path './bin/*' -not -path './dist/*'); \
+	if [ -n "$$files" ]; then gofmt -l -w $$files; fi
+
+clean:
+	rm -rf bin dist coverage.out coverage.html

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// runBench measures webpilot as an MCP client sees it: a `webpilot mcp`
+// subprocess is started and timed to its tools/list answer, its first
+// navigation (browser launch included), then snapshots of every fixture page
+// in each mode (characters, o200k tokens, time) and a click, and finally the
+// server's memory. It prints tables; it asserts nothing.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("webpilot bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pages := fs.String("pages", "testdata/pages", "directory of fixture pages")
+	runs := fs.Int("runs", 5, "repetitions per measurement (the median is shown)")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	entries, err := os.ReadDir(*pages)
+	if err != nil {
+		return fmt.Errorf("bench: fixture pages: %w (run from the repository root or pass -pages)", err)
+	}
+	var fixtures []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".html") {
+			fixtures = append(fixtures, e.Name())
+		}
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(*pages)))
+	defer srv.Close()
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		return fmt.Errorf("bench: tokenizer: %w", err)
+	}
+
+	// 1. Process start → tools/list answered.
+	var startMs []float64
+	var listTokens int
+	for range *runs {
+		t0 := time.Now()
+		cs, cmd, err := startServer(ctx, self)
+		if err != nil {
+			return err
+		}
+		tl, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			cs.Close()
+			return fmt.Errorf("bench: tools/list: %w", err)
+		}
+		startMs = append(startMs, ms(time.Since(t0)))
+		b, _ := json.Marshal(tl)
+		listTokens, _ = enc.Count(string(b))
+		cs.Close()
+		_ = cmd.Wait()
+	}
+
+	// 2. One long-lived server for the browser measurements.
+	cs, cmd, err := startServer(ctx, self)
+	if err != nil {
+		return err
+	}
+	defer func() { cs.Close(); _ = cmd.Wait() }()
+	call := func(tool string, args map[string]any) (string, float64, error) {
+		t0 := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		d := ms(time.Since(t0))
+		if err != nil {
+			return "", d, fmt.Errorf("bench: %s: %w", tool, err)
+		}
+		text := resultText(res)
+		if res.IsError {
+			return text, d, fmt.Errorf("bench: %s %v: %s", tool, args, text)
+		}
+		return text, d, nil
+	}
+	_, firstNav, err := call("browser_navigate", map[string]any{"url": srv.URL + "/basic.html", "snapshot": "none"})
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintf(stdout, "webpilot %s bench — %d runs per cell, medians\n\n", version, *runs)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "start → tools/list answered\t%.0f ms\t\n", median(startMs))
+	fmt.Fprintf(tw, "tools/list size (o200k tokens)\t%d\t\n", listTokens)
+	fmt.Fprintf(tw, "first navigate (browser launch included)\t%.0f ms\t\n", firstNav)
+	tw.Flush()
+
+	fmt.Fprintln(stdout)
+	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "fixture\tmode\tchars\ttokens\trefs\tsnapshot ms\tnavigate ms\t")
+	refsRe := regexp.MustCompile(`· (\d+) refs ·`)
+	for _, f := range fixtures {
+		var navMs []float64
+		for range *runs {
+			_, d, err := call("browser_navigate", map[string]any{"url": srv.URL + "/" + f, "snapshot": "none"})
+			if err != nil {
+				return err
+			}
+			navMs = append(navMs, d)
+		}
+		for _, mode := range []string{"compact", "full", "interactive"} {
+			var times []float64
+			var text string
+			for range *runs {
+				t, d, err := call("browser_snapshot", map[string]any{"mode": mode, "max_chars": 1_000_000})
+				if err != nil {
+					return err
+				}
+				times = append(times, d)
+				text = t
+			}
+			tokens, _ := enc.Count(text)
+			refs := ""
+			if m := refsRe.FindStringSubmatch(text); m != nil {
+				refs = m[1]
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.0f\t%.0f\t\n", f, mode, len([]rune(text)), tokens, refs, median(times), median(navMs))
+		}
+	}
+	tw.Flush()
+
+	// 3. Actions on a warm page.
+	if _, _, err := call("browser_navigate", map[string]any{"url": srv.URL + "/form.html", "snapshot": "none"}); err != nil {
+		return err
+	}
+	actions := []struct {
+		name string
+		args map[string]any
+	}{
+		{"click", map[string]any{"action": "click", "selector": "#subscribe", "snapshot": "none"}},
+		{"fill", map[string]any{"action": "fill", "selector": "#name", "value": "Ada Lovelace", "snapshot": "none"}},
+		{"type", map[string]any{"action": "type", "selector": "#bio", "value": "hello", "snapshot": "none"}},
+		{"press", map[string]any{"action": "press", "key": "Tab", "snapshot": "none"}},
+		{"click+diff", map[string]any{"action": "click", "selector": "#subscribe"}},
+	}
+	fmt.Fprintln(stdout)
+	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "action (form.html)\tms\t")
+	for _, a := range actions {
+		var times []float64
+		for range *runs {
+			_, d, err := call("browser_action", a.args)
+			if err != nil {
+				return err
+			}
+			times = append(times, d)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t\n", a.name, median(times))
+	}
+	tw.Flush()
+
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "server RSS: %s\n", rss(cmd.Process.Pid))
+	return nil
+}
+
+// startServer runs `webpilot mcp --isolated` and connects to it over stdio.
+func startServer(ctx context.Context, self string) (*mcp.ClientSession, *exec.Cmd, error) {
+	cmd := exec.CommandContext(ctx, self, "mcp", "--isolated", "--headless=true")
+	cmd.Stderr = os.Stderr
+	c := mcp.NewClient(&mcp.Implementation{Name: "webpilot-bench", Version: version}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bench: start %s mcp: %w", filepath.Base(self), err)
+	}
+	return cs, cmd, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// rss reads a process's resident memory on Linux.
+func rss(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "unknown on this OS"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			f := strings.Fields(l)
+			if len(f) >= 2 {
+				kb, _ := strconv.Atoi(f[1])
+				return fmt.Sprintf("%.1f MiB", float64(kb)/1024)
+			}
+		}
+	}
+	return "unknown"
+}

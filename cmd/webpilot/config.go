@@ -1,0 +1,279 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is webpilot's configuration. Each value comes from, in order of
+// precedence, a flag, a WEBPILOT_* environment variable, the .webpilot.json
+// file of the working directory, or the default; Sources records which.
+type Config struct {
+	Browser        string
+	Headless       string // auto, true, false
+	Isolated       bool
+	UserDataDir    string
+	Prewarm        bool
+	Standalone     bool
+	Session        string
+	Timeout        time.Duration // per-call ceiling
+	ActionTimeout  time.Duration
+	NavTimeout     time.Duration
+	AllowedOrigins []string
+	BlockedOrigins []string
+	LogFile        string
+	Debug          bool
+
+	// Sources maps each key to where its value came from: flag, env,
+	// file, default.
+	Sources map[string]string
+}
+
+// configKey describes one setting: its flag and file name (snake_case with
+// dashes for flags), its default, and how to store it.
+type configKey struct {
+	name  string // flag name; the file key is name with - → _
+	def   string
+	usage string
+	set   func(c *Config, v string) error
+	get   func(c *Config) any
+	bool  bool
+}
+
+func configKeys() []configKey {
+	dur := func(dst func(c *Config) *time.Duration) func(c *Config, v string) error {
+		return func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				if n, nerr := strconv.Atoi(v); nerr == nil {
+					d, err = time.Duration(n)*time.Millisecond, nil
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("%q is not a duration (use 10s, 500ms or milliseconds)", v)
+			}
+			if d <= 0 {
+				return fmt.Errorf("must be positive, got %s", v)
+			}
+			*dst(c) = d
+			return nil
+		}
+	}
+	boolean := func(dst func(c *Config) *bool) func(c *Config, v string) error {
+		return func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%q is not true or false", v)
+			}
+			*dst(c) = b
+			return nil
+		}
+	}
+	list := func(dst func(c *Config) *[]string) func(c *Config, v string) error {
+		return func(c *Config, v string) error {
+			var out []string
+			for _, p := range strings.Split(v, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+			*dst(c) = out
+			return nil
+		}
+	}
+	str := func(dst func(c *Config) *string) func(c *Config, v string) error {
+		return func(c *Config, v string) error { *dst(c) = v; return nil }
+	}
+	return []configKey{
+		{name: "browser", usage: "browser executable (default: discover Chromium/Chrome)", set: str(func(c *Config) *string { return &c.Browser }), get: func(c *Config) any { return c.Browser }},
+		{name: "headless", def: "auto", usage: "auto (headless when there is no display), true or false", set: func(c *Config, v string) error {
+			switch strings.ToLower(v) {
+			case "auto", "true", "false":
+				c.Headless = strings.ToLower(v)
+				return nil
+			}
+			return fmt.Errorf("%q is not auto, true or false", v)
+		}, get: func(c *Config) any { return c.Headless }},
+		{name: "isolated", def: "false", bool: true, usage: "use a temporary profile, removed on exit", set: boolean(func(c *Config) *bool { return &c.Isolated }), get: func(c *Config) any { return c.Isolated }},
+		{name: "user-data-dir", usage: "browser profile directory (default: in the user config dir)", set: str(func(c *Config) *string { return &c.UserDataDir }), get: func(c *Config) any { return c.UserDataDir }},
+		{name: "prewarm", def: "false", bool: true, usage: "start the browser right after initialize instead of on first use", set: boolean(func(c *Config) *bool { return &c.Prewarm }), get: func(c *Config) any { return c.Prewarm }},
+		{name: "standalone", def: "false", bool: true, usage: "run everything in this process (the only mode today)", set: boolean(func(c *Config) *bool { return &c.Standalone }), get: func(c *Config) any { return c.Standalone }},
+		{name: "session", def: "default", usage: "default agent session name", set: func(c *Config, v string) error {
+			if strings.TrimSpace(v) == "" {
+				return errors.New("must not be empty")
+			}
+			c.Session = v
+			return nil
+		}, get: func(c *Config) any { return c.Session }},
+		{name: "timeout", def: "90s", usage: "ceiling for one tool call", set: dur(func(c *Config) *time.Duration { return &c.Timeout }), get: func(c *Config) any { return c.Timeout.String() }},
+		{name: "action-timeout", def: "10s", usage: "how long an action waits for its element", set: dur(func(c *Config) *time.Duration { return &c.ActionTimeout }), get: func(c *Config) any { return c.ActionTimeout.String() }},
+		{name: "nav-timeout", def: "30s", usage: "how long a navigation waits for the load", set: dur(func(c *Config) *time.Duration { return &c.NavTimeout }), get: func(c *Config) any { return c.NavTimeout.String() }},
+		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all); \"file://\" allows local files", set: list(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }},
+		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened", set: list(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }},
+		{name: "log-file", usage: "also write the log to this file", set: str(func(c *Config) *string { return &c.LogFile }), get: func(c *Config) any { return c.LogFile }},
+		{name: "debug", def: "false", bool: true, usage: "log at debug level", set: boolean(func(c *Config) *bool { return &c.Debug }), get: func(c *Config) any { return c.Debug }},
+	}
+}
+
+// envName is the environment variable of a key: WEBPILOT_NAV_TIMEOUT.
+func envName(key string) string {
+	return "WEBPILOT_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
+}
+
+// loadConfig fills a Config from args (already split off the subcommand),
+// the environment and the config file in dir. Unknown or invalid values are
+// errors naming the key and the reason.
+func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir string) (*Config, error) {
+	keys := configKeys()
+	flagVals := make(map[string]*string)
+	for _, k := range keys {
+		if k.bool {
+			v := new(string)
+			fs.Func(k.name, k.usage+" (default "+k.def+")", func(s string) error { *v = s; return nil })
+			fs.Lookup(k.name).DefValue = k.def
+			flagVals[k.name] = v
+			// -flag with no value means true: register as a bool flag.
+			fs.Lookup(k.name).Value = &boolString{v}
+			continue
+		}
+		flagVals[k.name] = fs.String(k.name, k.def, k.usage)
+	}
+	// Shorthands from DESIGN.md.
+	headed := fs.Bool("headed", false, "show the browser window (same as --headless=false)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *headed {
+		if set["headless"] {
+			return nil, errors.New("--headed and --headless contradict each other")
+		}
+		*flagVals["headless"] = "false"
+		set["headless"] = true
+	}
+
+	file, err := readConfigFile(filepath.Join(dir, ".webpilot.json"))
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[string]bool)
+	for _, k := range keys {
+		known[strings.ReplaceAll(k.name, "-", "_")] = true
+	}
+	for k := range file {
+		if !known[k] {
+			return nil, fmt.Errorf(".webpilot.json: unknown key %q", k)
+		}
+	}
+
+	c := &Config{Sources: make(map[string]string)}
+	for _, k := range keys {
+		fileKey := strings.ReplaceAll(k.name, "-", "_")
+		var v, src string
+		switch {
+		case set[k.name]:
+			v, src = *flagVals[k.name], "flag"
+		case getenv(envName(k.name)) != "":
+			v, src = getenv(envName(k.name)), "env"
+		case file[fileKey] != "":
+			v, src = file[fileKey], "file"
+		default:
+			v, src = k.def, "default"
+		}
+		if v == "" && k.def == "" {
+			c.Sources[fileKey] = src
+			continue
+		}
+		if err := k.set(c, v); err != nil {
+			where := map[string]string{"flag": "--" + k.name, "env": envName(k.name), "file": ".webpilot.json " + fileKey, "default": "default " + k.name}[src]
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		c.Sources[fileKey] = src
+	}
+	return c, nil
+}
+
+// readConfigFile reads .webpilot.json: an object of snake_case keys whose
+// values are strings, booleans, numbers or string arrays.
+func readConfigFile(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		switch x := v.(type) {
+		case string:
+			out[k] = x
+		case bool:
+			out[k] = strconv.FormatBool(x)
+		case float64:
+			out[k] = strconv.FormatFloat(x, 'f', -1, 64)
+		case []any:
+			parts := make([]string, 0, len(x))
+			for _, e := range x {
+				s, ok := e.(string)
+				if !ok {
+					return nil, fmt.Errorf("%s: %s: list items must be strings", path, k)
+				}
+				parts = append(parts, s)
+			}
+			out[k] = strings.Join(parts, ",")
+		default:
+			return nil, fmt.Errorf("%s: %s: unsupported value %v", path, k, v)
+		}
+	}
+	return out, nil
+}
+
+// View lists every setting with its value and source, for browser_status.
+func (c *Config) View() map[string]any {
+	out := make(map[string]any)
+	for _, k := range configKeys() {
+		key := strings.ReplaceAll(k.name, "-", "_")
+		out[key] = map[string]any{"value": k.get(c), "source": c.Sources[key]}
+	}
+	return out
+}
+
+// keysSorted is for stable help output.
+func keysSorted(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// boolString is a flag.Value that behaves as a bool flag (-x means true)
+// but keeps the text so the config can parse it with the other sources.
+type boolString struct{ v *string }
+
+func (b *boolString) String() string {
+	if b == nil || b.v == nil {
+		return ""
+	}
+	return *b.v
+}
+func (b *boolString) Set(s string) error { *b.v = s; return nil }
+func (b *boolString) IsBoolFlag() bool   { return true }

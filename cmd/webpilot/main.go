@@ -1,0 +1,84 @@
+// Command webpilot is an MCP server that gives AI agents a real web browser.
+//
+// Usage:
+//
+//	webpilot mcp [flags]     serve MCP on stdio (what MCP clients run)
+//	webpilot demo [flags]    drive a built-in demo page and print every step
+//	webpilot bench [flags]   measure start, navigate and snapshot on the fixtures
+//	webpilot version         print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// errUsage marks a command line that could not be understood.
+var errUsage = errors.New("usage")
+
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(stderr, "webpilot:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "webpilot:", err)
+		return 1
+	}
+}
+
+const usage = `webpilot — an MCP server that gives AI agents a real web browser.
+
+Usage:
+  webpilot mcp [flags]     serve MCP on stdio (configure this in your MCP client)
+  webpilot demo [flags]    drive a built-in demo page and print every step
+  webpilot bench [flags]   measure start-up, navigation and snapshots on the fixtures
+  webpilot version         print the version
+
+Run "webpilot mcp -h" for the flags.
+`
+
+// run is main without the process: tests call it.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: no command given", errUsage)
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "mcp":
+		return runMCP(ctx, rest, stdin, stdout, stderr)
+	case "demo":
+		return runDemo(ctx, rest, stdout, stderr)
+	case "bench":
+		return runBench(ctx, rest, stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "webpilot", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
+}

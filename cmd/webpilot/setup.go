@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+// app is a configured webpilot: the config, the browser manager and the MCP
+// server, with what closes them.
+type app struct {
+	cfg     *Config
+	log     *slog.Logger
+	backend *launch.Backend
+	manager *browser.Manager
+	server  *mcpserver.Server
+	closers []func() error
+}
+
+// parseConfig parses a subcommand's flags into a Config.
+func parseConfig(name string, args []string, stderr io.Writer) (*Config, error) {
+	fs := flag.NewFlagSet("webpilot "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir, _ := os.Getwd()
+	cfg, err := loadConfig(fs, args, os.Getenv, dir)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return cfg, nil
+}
+
+// newApp wires a webpilot from its config. Nothing is started: the browser
+// launches on the first tool that needs it.
+func newApp(cfg *Config, stderr io.Writer) (*app, error) {
+	a := &app{cfg: cfg}
+	level := slog.LevelWarn
+	if cfg.Debug {
+		level = slog.LevelDebug
+	}
+	var w io.Writer = stderr
+	if cfg.LogFile != "" {
+		f, err := os.OpenFile(cfg.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("open log file: %w", err)
+		}
+		a.closers = append(a.closers, f.Close)
+		w = io.MultiWriter(stderr, f)
+		if level > slog.LevelInfo {
+			level = slog.LevelInfo
+		}
+	}
+	a.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+
+	profile := cfg.UserDataDir
+	if profile == "" && !cfg.Isolated {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return nil, fmt.Errorf("find the user config dir for the browser profile (or pass --user-data-dir / --isolated): %w", err)
+		}
+		profile = filepath.Join(dir, "webpilot", "profile")
+		cfg.UserDataDir = profile
+		cfg.Sources["user_data_dir"] = "default"
+	}
+	a.backend = launch.New(launch.Options{
+		BrowserPath: cfg.Browser,
+		UserDataDir: profile,
+		Isolated:    cfg.Isolated,
+		Headless:    headless(cfg.Headless, os.Getenv),
+		Logger:      a.log.With("component", "launch"),
+		Env:         os.Getenv,
+	})
+	a.manager = browser.NewManager(browser.Options{
+		Backend:        a.backend,
+		Logger:         a.log.With("component", "browser"),
+		ActionTimeout:  cfg.ActionTimeout,
+		NavTimeout:     cfg.NavTimeout,
+		AllowedOrigins: cfg.AllowedOrigins,
+		BlockedOrigins: cfg.BlockedOrigins,
+	})
+	a.server = mcpserver.New(mcpserver.Options{
+		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
+		Deps: &tools.Deps{
+			Manager:        a.manager,
+			DefaultSession: cfg.Session,
+			Logger:         a.log,
+			Status: func() map[string]any {
+				return map[string]any{"version": version, "config": cfg.View()}
+			},
+		},
+	})
+	return a, nil
+}
+
+// close shuts the browser down and closes the log.
+func (a *app) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := a.manager.Close(ctx)
+	for _, c := range a.closers {
+		err = errors.Join(err, c())
+	}
+	return err
+}
+
+// headless decides auto: headless when there is no display to show a window.
+func headless(mode string, getenv func(string) string) bool {
+	switch mode {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	if runtime.GOOS == "linux" || runtime.GOOS == "freebsd" {
+		return getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == ""
+	}
+	return false
+}

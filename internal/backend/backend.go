@@ -1,0 +1,95 @@
+// Package backend defines the seam between webpilot's browser logic and the
+// thing that provides a browser: a Chromium that webpilot launches, the user's
+// Chrome reached through the extension bridge, or a remote CDP endpoint.
+//
+// A Backend produces typed CDP sessions (one per tab) and tab events; it knows
+// nothing of refs, snapshots, agent sessions or MCP. Package backendtest holds
+// the suite every implementation must pass and an in-memory fake.
+//
+// # Contract
+//
+// All methods are safe for concurrent use. Methods that need a running browser
+// start it on first use (lazy start) and return an error matching
+// [ErrNoBrowser] when none can be found or started. Events returns the same
+// channel on every call; it is buffered, and when nobody reads it events are
+// dropped rather than blocking the browser. Close ends the browser (when the
+// backend owns it), closes every session handed out and the events channel.
+package backend
+
+import (
+	"context"
+	"errors"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// Sentinel errors that callers branch on with errors.Is.
+var (
+	// ErrNoBrowser means no browser could be found or started.
+	ErrNoBrowser = errors.New("backend: no browser")
+	// ErrTabNotFound means the tab id names no open tab.
+	ErrTabNotFound = errors.New("backend: tab not found")
+	// ErrProfileLocked means another browser holds the profile directory.
+	ErrProfileLocked = errors.New("backend: profile in use")
+	// ErrClosed means the backend was closed.
+	ErrClosed = errors.New("backend: closed")
+)
+
+// TabInfo describes one open tab.
+type TabInfo struct {
+	ID     string `json:"id"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Opener string `json:"opener,omitempty"` // id of the tab that opened this one
+}
+
+// EventKind names what happened to a tab.
+type EventKind string
+
+// Event kinds.
+const (
+	TabCreated  EventKind = "created"
+	TabRemoved  EventKind = "removed"
+	TabUpdated  EventKind = "updated"
+	TabDetached EventKind = "detached"
+)
+
+// Event is a change to a tab.
+type Event struct {
+	Kind   EventKind
+	Tab    TabInfo
+	Reason string // for TabDetached: why the debugger let go
+}
+
+// Info describes a backend and the browser behind it.
+type Info struct {
+	Kind        string `json:"kind"`                   // launch, bridge, endpoint, fake
+	Running     bool   `json:"running"`                // a browser is connected now
+	BrowserPath string `json:"browser_path,omitempty"` // executable (launch)
+	Version     string `json:"version,omitempty"`      // product, e.g. Chrome/156.0.8078.114
+	ProfileDir  string `json:"profile_dir,omitempty"`  // user data dir (launch)
+	Headless    bool   `json:"headless"`
+	PID         int    `json:"pid,omitempty"` // browser process (launch)
+}
+
+// Backend is what every browser provider implements. See the package doc for
+// the concurrency contract.
+type Backend interface {
+	// Tabs lists the open page tabs.
+	Tabs(ctx context.Context) ([]TabInfo, error)
+	// NewTab opens a tab at url ("" means about:blank) without focusing it.
+	NewTab(ctx context.Context, url string) (TabInfo, error)
+	// CloseTab closes the tab.
+	CloseTab(ctx context.Context, id string) error
+	// Activate brings the tab to the front.
+	Activate(ctx context.Context, id string) error
+	// Attach returns a CDP session for the tab. Each call attaches anew; the
+	// session ends when the tab closes or the backend closes.
+	Attach(ctx context.Context, id string) (cdp.Target, error)
+	// Events delivers tab changes; see the package doc.
+	Events() <-chan Event
+	// Info describes the backend now.
+	Info() Info
+	// Close releases the browser and everything handed out.
+	Close() error
+}

@@ -1,0 +1,582 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+const (
+	// eventBuffer is the capacity of the Events channel.
+	eventBuffer = 256
+	// defaultStartTimeout bounds a start whose context has no deadline.
+	defaultStartTimeout = 60 * time.Second
+	// closeTabTimeout bounds CloseTab's wait for the tab to be gone.
+	closeTabTimeout = 5 * time.Second
+)
+
+// Options configure a Backend. The zero value launches a discovered browser
+// with a temporary profile, headful.
+type Options struct {
+	// BrowserPath is the browser executable (the --browser flag); "" means
+	// [Discover] it.
+	BrowserPath string
+	// UserDataDir is the profile directory, created if missing and kept
+	// after Close. "" means a temporary profile, removed on Close.
+	UserDataDir string
+	// Isolated uses a fresh temporary profile, removed on Close, even when
+	// UserDataDir is set.
+	Isolated bool
+	// Headless runs the browser without a window (--headless --disable-gpu).
+	Headless bool
+	// ExtraArgs are appended to the browser's command line; a switch given
+	// again here overrides the default.
+	ExtraArgs []string
+	// Logger receives start, crash and shutdown records; nil discards them.
+	Logger *slog.Logger
+	// Env reads environment variables (WEBPILOT_BROWSER, HOME, ...); nil
+	// means os.Getenv. Tests pass a fake.
+	Env func(string) string
+}
+
+// Backend is a Chromium that webpilot launches and owns. It implements
+// [backend.Backend]; all methods are safe for concurrent use.
+type Backend struct {
+	opts   Options
+	log    *slog.Logger
+	events chan backend.Event
+	drops  atomic.Int64
+
+	// ctx ends when Close starts; it aborts a start in progress.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// startSem serializes starts (capacity 1); Close takes it for good.
+	startSem chan struct{}
+	// pumps counts the event goroutines, one per browser started.
+	pumps sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+
+	mu      sync.Mutex // guards the fields below
+	closed  bool
+	cur     *instance // the browser started last; nil before the first start
+	path    string    // discovered executable
+	profile string    // user data dir in use; "" before the first start
+	temp    bool      // profile is a temp dir this Backend removes
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// New returns a Backend. It starts nothing: the browser starts on the first
+// call that needs it, or on [Backend.Start].
+func New(opts Options) *Backend {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Env == nil {
+		opts.Env = os.Getenv
+	}
+	opts.ExtraArgs = append([]string(nil), opts.ExtraArgs...)
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Backend{
+		opts:     opts,
+		log:      opts.Logger.With("backend", "launch"),
+		events:   make(chan backend.Event, eventBuffer),
+		ctx:      ctx,
+		cancel:   cancel,
+		startSem: make(chan struct{}, 1),
+	}
+}
+
+// Start starts the browser now unless it runs already (the --prewarm flag).
+// Every other method starts it on demand, so calling Start is optional.
+func (b *Backend) Start(ctx context.Context) error {
+	_, err := b.ensure(ctx)
+	return err
+}
+
+// Tabs lists the open page tabs.
+func (b *Backend) Tabs(ctx context.Context) ([]backend.TabInfo, error) {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cdproto.Call(ctx, in.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return nil, fmt.Errorf("launch: list tabs: %w", err)
+	}
+	tabs := make([]backend.TabInfo, 0, len(res.TargetInfos))
+	for _, ti := range res.TargetInfos {
+		if isTab(ti) {
+			tabs = append(tabs, toTab(ti))
+		}
+	}
+	return tabs, nil
+}
+
+// NewTab opens a background tab at url ("" means about:blank).
+func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, error) {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return backend.TabInfo{}, err
+	}
+	if url == "" {
+		url = "about:blank"
+	}
+	sess := in.conn.Browser()
+	res, err := cdproto.Call(ctx, sess, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: new(true), Background: new(true)})
+	if err != nil {
+		return backend.TabInfo{}, fmt.Errorf("launch: new tab %s: %w", url, err)
+	}
+	tab := backend.TabInfo{ID: string(res.TargetID), URL: url}
+	if info, err := cdproto.Call(ctx, sess, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: res.TargetID}); err == nil && info.TargetInfo != nil {
+		tab = toTab(info.TargetInfo)
+		if tab.URL == "" {
+			tab.URL = url
+		}
+	}
+	return tab, nil
+}
+
+// CloseTab closes the tab and waits (briefly) until the browser reports it
+// gone. An unknown id is an error matching [backend.ErrTabNotFound].
+func (b *Backend) CloseTab(ctx context.Context, id string) error {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return err
+	}
+	sess := in.conn.Browser()
+	destroyed, cancel := sess.Subscribe(target.TargetDestroyed.Method)
+	defer cancel()
+	if _, err := cdproto.Call(ctx, sess, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(id)}); err != nil {
+		return tabErr("close tab", id, err)
+	}
+	wait := time.NewTimer(closeTabTimeout)
+	defer wait.Stop()
+	for {
+		select {
+		case raw, ok := <-destroyed:
+			if !ok {
+				return nil // browser gone, and the tab with it
+			}
+			var ev target.EventTargetDestroyed
+			if jsonv2.Unmarshal(raw, &ev) == nil && string(ev.TargetID) == id {
+				return nil
+			}
+		case <-wait.C:
+			b.log.Warn("closed tab not reported gone", "tab", id, "after", closeTabTimeout)
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("launch: close tab %s: %w", id, ctx.Err())
+		}
+	}
+}
+
+// Activate brings the tab to the front.
+func (b *Backend) Activate(ctx context.Context, id string) error {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := cdproto.Call(ctx, in.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(id)}); err != nil {
+		return tabErr("activate tab", id, err)
+	}
+	return nil
+}
+
+// Attach attaches a new flat CDP session to the tab. The session ends when
+// the tab closes, the browser exits, or the Backend closes.
+func (b *Backend) Attach(ctx context.Context, id string) (cdp.Target, error) {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cdproto.Call(ctx, in.conn.Browser(), target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(id), Flatten: new(true)})
+	if err != nil {
+		return nil, tabErr("attach to tab", id, err)
+	}
+	return in.conn.Session(string(res.SessionID)), nil
+}
+
+// Events returns the channel of tab changes. It is buffered; events are
+// dropped rather than block when nobody reads it, and it closes on Close.
+// When a browser exits, every tab it had is reported removed.
+func (b *Backend) Events() <-chan backend.Event { return b.events }
+
+// Info describes the backend and, while one runs, the browser.
+func (b *Backend) Info() backend.Info {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	info := backend.Info{
+		Kind:        "launch",
+		BrowserPath: b.path,
+		ProfileDir:  b.profile,
+		Headless:    b.opts.Headless,
+	}
+	if info.BrowserPath == "" {
+		info.BrowserPath = b.opts.BrowserPath
+	}
+	if info.ProfileDir == "" && !b.opts.Isolated {
+		info.ProfileDir = b.opts.UserDataDir
+	}
+	if in := b.cur; in != nil && !b.closed && in.running() {
+		info.Running = true
+		info.Version = in.version
+		info.PID = in.pid
+	}
+	return info
+}
+
+// Close ends the browser (Browser.close, then SIGKILL to its process group),
+// closes every session and the Events channel, and removes a temporary
+// profile. It is idempotent; later calls return the first result.
+func (b *Backend) Close() error {
+	b.closeOnce.Do(func() {
+		b.mu.Lock()
+		b.closed = true
+		b.mu.Unlock()
+		b.cancel()
+		b.startSem <- struct{}{} // wait out a start in progress; never released
+		b.mu.Lock()
+		in, dir, temp := b.cur, b.profile, b.temp
+		b.cur = nil
+		b.mu.Unlock()
+		if in != nil {
+			in.stop(true)
+		}
+		b.pumps.Wait()
+		close(b.events)
+		if temp && dir != "" {
+			if err := os.RemoveAll(dir); err != nil {
+				b.closeErr = fmt.Errorf("launch: removing temp profile %s: %w", dir, err)
+			}
+		}
+		if n := b.drops.Load(); n > 0 {
+			b.log.Debug("tab events dropped", "count", n)
+		}
+	})
+	return b.closeErr
+}
+
+// current returns the running browser, or nil when none runs.
+func (b *Backend) current() (*instance, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, fmt.Errorf("launch: %w", backend.ErrClosed)
+	}
+	if b.cur != nil && b.cur.running() {
+		return b.cur, nil
+	}
+	return nil, nil
+}
+
+// ensure returns the running browser, starting it when none runs yet and
+// starting a new one when the last one exited.
+func (b *Backend) ensure(ctx context.Context) (*instance, error) {
+	if in, err := b.current(); in != nil || err != nil {
+		return in, err
+	}
+	select {
+	case b.startSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("launch: waiting for the browser to start: %w", ctx.Err())
+	case <-b.ctx.Done():
+		return nil, fmt.Errorf("launch: %w", backend.ErrClosed)
+	}
+	defer func() { <-b.startSem }()
+	if in, err := b.current(); in != nil || err != nil {
+		return in, err
+	}
+	b.mu.Lock()
+	old := b.cur
+	b.cur = nil
+	b.mu.Unlock()
+	if old != nil {
+		b.log.Warn("browser exited; starting it again", "pid", old.pid, "reason", old.conn.Err())
+		old.stop(false)
+	}
+	in, err := b.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.cur = in
+	b.mu.Unlock()
+	return in, nil
+}
+
+// start discovers the browser, claims the profile, launches the process and
+// waits until it answers Browser.getVersion.
+func (b *Backend) start(ctx context.Context) (*instance, error) {
+	if !canLaunch {
+		return nil, fmt.Errorf("launch: starting a browser is not supported on %s yet: %w", runtime.GOOS, backend.ErrNoBrowser)
+	}
+	path, err := b.browserPath()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := b.profileDir()
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	removed, err := claimProfile(dir, host, pidAlive)
+	if err != nil {
+		return nil, err
+	}
+	if removed {
+		b.log.Info("removed stale profile lock", "profile", dir)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(b.ctx, cancel)()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeout(ctx, defaultStartTimeout)
+		defer cancelT()
+	}
+
+	began := time.Now()
+	in, err := spawn(path, dir, browserArgs(b.opts, dir, os.Geteuid() == 0), b.log)
+	if err != nil {
+		return nil, fmt.Errorf("launch: start %s: %w: %w", path, backend.ErrNoBrowser, err)
+	}
+	sess := in.conn.Browser()
+	ver, err := cdproto.Call(ctx, sess, cdpbrowser.GetVersion, cdproto.Empty{})
+	if err == nil {
+		in.version = ver.Product
+		// Subscribe before discovery: setDiscoverTargets reports the targets
+		// that exist already as targetCreated.
+		created, c1 := sess.Subscribe(target.TargetCreated.Method)
+		changed, c2 := sess.Subscribe(target.TargetInfoChanged.Method)
+		destroyed, c3 := sess.Subscribe(target.TargetDestroyed.Method)
+		b.pumps.Add(1)
+		go func() {
+			defer b.pumps.Done()
+			defer c1()
+			defer c2()
+			defer c3()
+			b.pump(created, changed, destroyed)
+		}()
+		_, err = cdproto.Call(ctx, sess, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true})
+	}
+	if err != nil {
+		return nil, b.startFailed(ctx, in, path, err)
+	}
+	b.log.Info("browser started", "path", path, "pid", in.pid, "version", in.version,
+		"profile", dir, "headless", b.opts.Headless, "took", time.Since(began).Round(time.Millisecond))
+	return in, nil
+}
+
+// startFailed stops a browser that did not come up and explains why: how it
+// exited, or that it did not answer in time, and the end of its stderr.
+func (b *Backend) startFailed(ctx context.Context, in *instance, path string, err error) error {
+	exited := !in.running() || errors.Is(err, cdp.ErrClosed)
+	in.stop(false)
+	stderr := in.stderr.String()
+	if strings.Contains(stderr, "Opening in existing browser session") {
+		return fmt.Errorf("launch: profile %s is in use by another browser, which took over the start: close that browser or use --isolated: %w",
+			in.profile, backend.ErrProfileLocked)
+	}
+	if b.ctx.Err() != nil {
+		return fmt.Errorf("launch: start %s: %w", path, backend.ErrClosed)
+	}
+	var tail string
+	if stderr != "" {
+		tail = "; browser stderr: " + stderr
+	}
+	switch {
+	case exited:
+		return fmt.Errorf("launch: start %s: %w: the browser exited before it answered (%s)%s", path, backend.ErrNoBrowser, in.exitStatus(), tail)
+	case ctx.Err() != nil:
+		return fmt.Errorf("launch: start %s: %w: the browser did not answer: %w%s", path, backend.ErrNoBrowser, ctx.Err(), tail)
+	default:
+		return fmt.Errorf("launch: start %s: %w: %w%s", path, backend.ErrNoBrowser, err, tail)
+	}
+}
+
+// browserPath returns the executable, discovering it on first use.
+func (b *Backend) browserPath() (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.path != "" {
+		return b.path, nil
+	}
+	path, err := Discover(b.opts.BrowserPath, SystemProbe(b.opts.Env))
+	if err != nil {
+		return "", err
+	}
+	b.path = path
+	return path, nil
+}
+
+// profileDir returns the user data dir, creating it on first use. A temporary
+// profile lives until Close, across browser restarts.
+func (b *Backend) profileDir() (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.profile != "" {
+		return b.profile, nil
+	}
+	if !b.opts.Isolated && b.opts.UserDataDir != "" {
+		dir, err := filepath.Abs(b.opts.UserDataDir)
+		if err != nil {
+			return "", fmt.Errorf("launch: profile %s: %w", b.opts.UserDataDir, err)
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", fmt.Errorf("launch: creating profile %s: %w", dir, err)
+		}
+		b.profile = dir
+		return dir, nil
+	}
+	dir, err := os.MkdirTemp("", "webpilot-profile-")
+	if err != nil {
+		return "", fmt.Errorf("launch: creating temp profile: %w", err)
+	}
+	b.profile, b.temp = dir, true
+	return dir, nil
+}
+
+// pump turns one browser's target events into tab events until its
+// connection ends, then reports its remaining tabs removed. Events of the
+// three kinds arrive on separate channels and may be seen out of order, so a
+// destroyed id is remembered and a targetCreated never overrides newer info.
+func (b *Backend) pump(created, changed, destroyed <-chan jsonv2.Value) {
+	pages := make(map[string]backend.TabInfo)
+	gone := make(map[string]bool)
+	upsert := func(ti *target.Info, isNew bool) {
+		if ti == nil || !isTab(ti) || gone[string(ti.TargetID)] {
+			return
+		}
+		tab := toTab(ti)
+		old, known := pages[tab.ID]
+		switch {
+		case !known:
+			pages[tab.ID] = tab
+			b.emit(backend.Event{Kind: backend.TabCreated, Tab: tab})
+		case !isNew && old != tab:
+			pages[tab.ID] = tab
+			b.emit(backend.Event{Kind: backend.TabUpdated, Tab: tab})
+		}
+	}
+	for created != nil || changed != nil || destroyed != nil {
+		select {
+		case raw, ok := <-created:
+			if !ok {
+				created = nil
+				continue
+			}
+			var ev target.EventTargetCreated
+			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
+				upsert(ev.TargetInfo, true)
+			}
+		case raw, ok := <-changed:
+			if !ok {
+				changed = nil
+				continue
+			}
+			var ev target.EventTargetInfoChanged
+			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
+				upsert(ev.TargetInfo, false)
+			}
+		case raw, ok := <-destroyed:
+			if !ok {
+				destroyed = nil
+				continue
+			}
+			var ev target.EventTargetDestroyed
+			if err := jsonv2.Unmarshal(raw, &ev); err != nil {
+				continue
+			}
+			id := string(ev.TargetID)
+			if len(gone) > 10000 {
+				clear(gone)
+			}
+			gone[id] = true
+			if tab, ok := pages[id]; ok {
+				delete(pages, id)
+				b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tab})
+			}
+		}
+	}
+	for _, tab := range pages {
+		b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tab, Reason: "browser exited"})
+	}
+}
+
+// emit delivers ev unless the channel is full.
+func (b *Backend) emit(ev backend.Event) {
+	select {
+	case b.events <- ev:
+	default:
+		b.drops.Add(1)
+	}
+}
+
+// isTab reports whether a target is a tab: a page, not a prerendered one.
+func isTab(ti *target.Info) bool {
+	return ti.Type == "page" && ti.Subtype != "prerender"
+}
+
+func toTab(ti *target.Info) backend.TabInfo {
+	return backend.TabInfo{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title, Opener: string(ti.OpenerID)}
+}
+
+// tabErr wraps a failed per-tab command; the browser's "no such target"
+// becomes backend.ErrTabNotFound.
+func tabErr(op, id string, err error) error {
+	var cerr *cdp.Error
+	if errors.As(err, &cerr) && strings.Contains(strings.ToLower(cerr.Message), "no target") {
+		return fmt.Errorf("launch: %s %s: %w: %w", op, id, backend.ErrTabNotFound, err)
+	}
+	return fmt.Errorf("launch: %s %s: %w", op, id, err)
+}
+
+// browserArgs is the browser's command line after the executable.
+func browserArgs(opts Options, dir string, root bool) []string {
+	args := []string{
+		"--remote-debugging-pipe",
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-quic",
+		"--disable-dev-shm-usage",
+		"--password-store=basic",
+		"--use-mock-keychain",
+		// Not --disable-crashpad-for-testing, although the crashpad handler
+		// leaves the process group: with it Chromium 156 loads no page
+		// (Page.navigate hangs or ends in net::ERR_ABORTED).
+		"--user-data-dir=" + dir,
+		"--window-size=1280,800",
+	}
+	if opts.Headless {
+		args = append(args, "--headless", "--disable-gpu")
+	}
+	if root {
+		// Chromium refuses to run as root with its sandbox on.
+		args = append(args, "--no-sandbox")
+	}
+	args = append(args, opts.ExtraArgs...)
+	return append(args, "about:blank")
+}

@@ -1,0 +1,225 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	cdproto "github.com/chromedp/cdproto/cdp"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+const (
+	// stderrKeep is how much of the end of the browser's output is kept to
+	// explain a failed start or a crash.
+	stderrKeep = 8 << 10
+	// browserCloseTimeout bounds the graceful Browser.close.
+	browserCloseTimeout = 2 * time.Second
+	// exitTimeout bounds the wait for the browser to exit after
+	// Browser.close, before its process group is killed.
+	exitTimeout = 3 * time.Second
+	// reapTimeout bounds the wait for a SIGKILLed browser to be reaped.
+	reapTimeout = 5 * time.Second
+	// EnvProfileDir is set in the browser's environment to its profile dir.
+	// Every process the browser starts inherits it, which lets stop find the
+	// helpers that leave the process group.
+	EnvProfileDir = "WEBPILOT_PROFILE_DIR"
+)
+
+// instance is one browser process and the connection to it.
+type instance struct {
+	pid     int // also the process group id
+	cmd     *exec.Cmd
+	conn    *cdp.Conn
+	log     *slog.Logger
+	path    string // executable
+	profile string // user data dir
+	version string // Browser.getVersion product
+
+	stderr     *tail
+	stderrR    *os.File
+	stderrDone chan struct{} // closed when stderr reaches EOF
+	exited     chan struct{} // closed once the process is reaped
+	closing    atomic.Bool   // we are stopping it; its exit is no news
+}
+
+// spawn starts the browser with its CDP pipe on fds 3 (browser reads) and 4
+// (browser writes), and its stdout and stderr into a tail buffer.
+func spawn(path, profile string, args []string, log *slog.Logger) (in *instance, err error) {
+	var files []*os.File
+	defer func() {
+		if err != nil {
+			for _, f := range files {
+				_ = f.Close()
+			}
+		}
+	}()
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	cmdR, cmdW, err := pipe() // our commands: browser fd 3
+	if err != nil {
+		return nil, err
+	}
+	resR, resW, err := pipe() // its replies and events: browser fd 4
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := pipe() // its stdout and stderr
+	if err != nil {
+		return nil, err
+	}
+
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, EnvProfileDir+"=")
+	}), EnvProfileDir+"="+profile)
+	cmd.ExtraFiles = []*os.File{cmdR, resW}
+	cmd.Stdout = errW
+	cmd.Stderr = errW
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	// The child has its copies; ours would keep the pipes open after it dies.
+	_ = cmdR.Close()
+	_ = resW.Close()
+	_ = errW.Close()
+
+	in = &instance{
+		pid:        cmd.Process.Pid,
+		cmd:        cmd,
+		path:       path,
+		profile:    profile,
+		log:        log,
+		stderr:     newTail(stderrKeep),
+		stderrR:    errR,
+		stderrDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+	}
+	go func() {
+		_, _ = io.Copy(in.stderr, errR)
+		_ = errR.Close()
+		close(in.stderrDone)
+	}()
+	go func() {
+		_ = cmd.Wait()
+		close(in.exited)
+	}()
+	in.conn = cdp.NewConn(cdp.NewPipeTransport(resR, cmdW), &cdp.Options{Logger: log, CloseErr: in.closeReason})
+	return in, nil
+}
+
+// running reports whether the process runs and its connection is open.
+func (in *instance) running() bool {
+	select {
+	case <-in.conn.Done():
+		return false
+	case <-in.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// closeReason explains an unexpected end of the connection: how the process
+// ended and the end of its stderr. It runs once, when the connection ends,
+// and waits briefly for the process to exit.
+func (in *instance) closeReason() error {
+	if in.closing.Load() {
+		return nil
+	}
+	wait(in.exited, 500*time.Millisecond)
+	wait(in.stderrDone, 200*time.Millisecond)
+	var parts []string
+	select {
+	case <-in.exited:
+		parts = append(parts, fmt.Sprintf("browser (pid %d) exited: %s", in.pid, in.exitStatus()))
+	default:
+		parts = append(parts, fmt.Sprintf("browser (pid %d) closed its end of the pipe", in.pid))
+	}
+	if s := in.stderr.String(); s != "" {
+		parts = append(parts, "stderr: "+s)
+	}
+	return errors.New(strings.Join(parts, "; "))
+}
+
+// exitStatus describes how the process ended; call it after exited closed.
+func (in *instance) exitStatus() string {
+	if st := in.cmd.ProcessState; st != nil {
+		return st.String()
+	}
+	return "unknown"
+}
+
+// stop ends the browser: with graceful, Browser.close and a bounded wait for
+// it to exit; then SIGKILL to its whole process group, reaping, and closing
+// the connection and pipes.
+func (in *instance) stop(graceful bool) {
+	in.closing.Store(true)
+	if graceful && in.running() {
+		ctx, cancel := context.WithTimeout(context.Background(), browserCloseTimeout)
+		_, err := cdproto.Call(ctx, in.conn.Browser(), cdpbrowser.Close, cdproto.Empty{})
+		cancel()
+		if err != nil && !errors.Is(err, cdp.ErrClosed) {
+			in.log.Debug("Browser.close failed", "pid", in.pid, "err", err)
+		}
+		if !wait(in.exited, exitTimeout) {
+			in.log.Warn("browser did not exit after Browser.close; killing it", "pid", in.pid)
+		}
+	}
+	// Kill the group even when the leader is gone: renderers, the GPU
+	// process and zygotes may outlive it for a moment.
+	if err := killGroup(in.pid); err != nil {
+		in.log.Warn("killing browser", "pid", in.pid, "err", err)
+	}
+	if n := killMarked(EnvProfileDir+"="+in.profile, filepath.Dir(in.path)); n > 0 {
+		in.log.Debug("killed browser helpers outside the process group", "count", n)
+	}
+	select {
+	case <-in.exited:
+	default:
+		_ = in.cmd.Process.Kill()
+		if !wait(in.exited, reapTimeout) {
+			in.log.Error("browser not reaped after SIGKILL", "pid", in.pid)
+		}
+	}
+	_ = in.conn.Close()
+	// A browser that did not exit cleanly leaves its singleton files (and a
+	// socket dir in /tmp) behind; remove them while they are still ours.
+	if owner, ok := readLock(in.profile); ok && owner.pid == in.pid {
+		if err := removeSingleton(in.profile); err != nil {
+			in.log.Debug("removing singleton files", "profile", in.profile, "err", err)
+		}
+	}
+	if !wait(in.stderrDone, time.Second) {
+		_ = in.stderrR.Close() // a straggler holds stderr open; stop reading
+	}
+}
+
+// wait reports whether ch closed within d.
+func wait(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}

@@ -1,0 +1,347 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+)
+
+// Action is one thing to do to the page.
+type Action struct {
+	Kind   string // click, fill, type, press
+	Target Target // click and fill need one; type and press may have one
+	Value  string // fill, type
+	Key    string // press: "Enter", "Control+A", …
+	// Timeout bounds the wait for actionability (0: the action timeout).
+	Timeout time.Duration
+}
+
+// ActionResult says what ran and what changed.
+type ActionResult struct {
+	Action     string `json:"action"`
+	Ref        string `json:"ref,omitempty"`
+	MatchLevel string `json:"match_level,omitempty"`
+	Outcome    string `json:"outcome"` // verified or dispatched
+	InputMode  string `json:"input_mode"`
+	Value      string `json:"value,omitempty"` // read back after fill/type
+	URLBefore  string `json:"url_before,omitempty"`
+	URL        string `json:"url"`
+	Title      string `json:"title"`
+	Navigated  bool   `json:"navigated,omitempty"`
+}
+
+// pollInterval spaces actionability checks while auto-waiting.
+var pollInterval = 50 * time.Millisecond
+
+// Act runs an action in the tab, waiting (up to the action timeout) for the
+// target to be actionable, then settles. Call within Do.
+func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, or(a.Timeout, s.m.opts.ActionTimeout))
+	defer cancel()
+	defer t.releaseObjects(ctx)
+
+	res := &ActionResult{Action: a.Kind, InputMode: "cdp", Outcome: "dispatched"}
+	before, _, _ := t.location(ctx)
+	res.URLBefore = before
+
+	var el *element
+	needsTarget := a.Kind == "click" || a.Kind == "fill"
+	hasTarget := a.Target.Ref != "" || a.Target.Selector != ""
+	if needsTarget || hasTarget {
+		var err error
+		el, err = t.locate(ctx, a.Target)
+		if err != nil {
+			return nil, err
+		}
+		res.Ref, res.MatchLevel = el.ref, el.matchLevel
+	}
+
+	w := t.watchNavigation()
+	defer w.stop()
+	var err error
+	switch a.Kind {
+	case "click":
+		err = s.click(ctx, t, el, a.Target)
+	case "fill":
+		err = s.fill(ctx, t, el, a, res)
+	case "type":
+		err = s.typeText(ctx, t, el, a, res)
+	case "press":
+		err = s.press(ctx, t, el, a)
+	default:
+		err = &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown action %q", a.Kind), Hint: "use click, fill, type or press"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.settle(ctx, t, w, res)
+	return res, nil
+}
+
+// actionable is the page-side check before pointer input: the element is
+// attached, visible, enabled, and receives events at its centre.
+const actionableJS = `function(){
+  if(!this.isConnected) return {err:"detached", why:"the element was removed from the page"};
+  this.scrollIntoView({block:"center",inline:"center",behavior:"instant"});
+  const r=this.getBoundingClientRect(), st=getComputedStyle(this);
+  if(r.width===0||r.height===0||st.visibility==="hidden"||st.display==="none") return {err:"visible", why:"the element is not visible"};
+  if(this.disabled||this.getAttribute("aria-disabled")==="true") return {err:"enabled", why:"the element is disabled"};
+  const x=r.left+r.width/2, y=r.top+r.height/2;
+  let hit=document.elementFromPoint(x,y);
+  while(hit&&hit.shadowRoot){const inner=hit.shadowRoot.elementFromPoint(x,y); if(!inner||inner===hit) break; hit=inner;}
+  let ok=!hit||hit===this||this.contains(hit);
+  for(let n=hit;!ok&&n;){ if(n===this){ok=true;break;} n=n.parentNode||(n.host||null); }
+  if(!ok){const d=hit.tagName.toLowerCase()+(hit.id?"#"+hit.id:"")+(hit.className&&typeof hit.className==="string"?"."+hit.className.trim().split(/\s+/).join("."):"");
+    return {err:"receives events", why:"another element covers it: "+d, cover:d};}
+  return {x:x,y:y};
+}`
+
+type actionability struct {
+	Err   string  `json:"err"`
+	Why   string  `json:"why"`
+	Cover string  `json:"cover"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+}
+
+// waitActionable polls the element until it can take pointer input.
+func (t *Tab) waitActionable(ctx context.Context, el *element, tg Target) (actionability, error) {
+	var last actionability
+	for {
+		var a actionability
+		if err := t.callOn(ctx, el.objectID, actionableJS, &a); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return a, backendError("check "+tg.Describe(), err)
+		}
+		if a.Err == "" {
+			// A stable box: the centre must not move between two checks.
+			var b actionability
+			if err := t.callOn(ctx, el.objectID, actionableJS, &b); err == nil && b.Err == "" && b.X == a.X && b.Y == a.Y {
+				return b, nil
+			}
+		}
+		if a.Err == "detached" {
+			return a, &Error{Code: CodeStaleRef, Message: fmt.Sprintf("%s was removed from the page", tg.Describe()),
+				Hint: "take a new browser_snapshot and use its refs"}
+		}
+		last = a
+		select {
+		case <-ctx.Done():
+		case <-time.After(pollInterval):
+			continue
+		}
+		break
+	}
+	check, why := last.Err, last.Why
+	if check == "" {
+		check, why = "stable", "the element kept moving"
+	}
+	return last, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("cannot act on %s: %s", tg.Describe(), why),
+		Hint:      "wait for the page to settle, close what covers it, or pick another element",
+		Diagnosis: map[string]any{"failed_check": check, "covered_by": last.Cover}}
+}
+
+func (s *Session) click(ctx context.Context, t *Tab, el *element, tg Target) error {
+	pt, err := t.waitActionable(ctx, el, tg)
+	if err != nil {
+		return err
+	}
+	return mouseClick(ctx, t, pt.X, pt.Y)
+}
+
+func mouseClick(ctx context.Context, t *Tab, x, y float64) error {
+	steps := []input.DispatchMouseEventParams{
+		{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y},
+		{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1},
+		{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1},
+	}
+	for _, p := range steps {
+		if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, p); err != nil {
+			return dispatchError("click", err)
+		}
+	}
+	return nil
+}
+
+// dispatchError reports input that may or may not have reached the page.
+func dispatchError(what string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: CodeOutcomeUnknown, Message: what + " was sent but the page did not confirm it in time",
+			Hint: "check the page with browser_snapshot before repeating the action", Err: err}
+	}
+	return backendError(what, err)
+}
+
+// editableJS focuses an editable element and selects its content, or says
+// why it cannot be edited.
+const editableJS = `function(){
+  if(!this.isConnected) return {err:"detached", why:"the element was removed from the page"};
+  const tag=this.tagName.toLowerCase();
+  const textInput=tag==="textarea"||(tag==="input"&&!/^(checkbox|radio|button|submit|reset|file|image|range|color|hidden)$/.test(this.type));
+  if(!textInput&&!this.isContentEditable&&tag!=="select") return {err:"editable", why:"it is a "+tag+(this.type?" type="+this.type:"")+", not a text field"};
+  if(this.disabled) return {err:"enabled", why:"the field is disabled"};
+  if(this.readOnly) return {err:"editable", why:"the field is read-only"};
+  this.scrollIntoView({block:"center",inline:"center",behavior:"instant"});
+  const r=this.getBoundingClientRect();
+  if(r.width===0||r.height===0) return {err:"visible", why:"the field is not visible"};
+  if(tag==="select") return {kind:"select"};
+  this.focus();
+  if(textInput){ this.select(); } else { const rg=document.createRange(); rg.selectNodeContents(this); const sel=getSelection(); sel.removeAllRanges(); sel.addRange(rg); }
+  return {kind:textInput?"input":"editable"};
+}`
+
+// readValueJS reads a field's value (text of a contenteditable).
+const readValueJS = `function(){ return this.isContentEditable && !("value" in this) ? this.innerText.replace(/\n$/,"") : String(this.value) }`
+
+// selectJS picks an option of a select by value or label.
+const selectJS = `function(v){
+  const o=Array.from(this.options).find(o=>o.value===v)||Array.from(this.options).find(o=>o.label.trim()===v.trim()||o.text.trim()===v.trim());
+  if(!o) return {err:"option", why:"no option "+JSON.stringify(v)+"; options: "+Array.from(this.options).map(o=>o.label).join(", ")};
+  this.value=o.value; o.selected=true;
+  this.dispatchEvent(new Event("input",{bubbles:true})); this.dispatchEvent(new Event("change",{bubbles:true}));
+  return {kind:"select"};
+}`
+
+type editState struct {
+	Err  string `json:"err"`
+	Why  string `json:"why"`
+	Kind string `json:"kind"`
+}
+
+func (t *Tab) prepareEdit(ctx context.Context, el *element, tg Target) (editState, error) {
+	for {
+		var st editState
+		if err := t.callOn(ctx, el.objectID, editableJS, &st); err != nil {
+			return st, backendError("focus "+tg.Describe(), err)
+		}
+		if st.Err == "" {
+			return st, nil
+		}
+		if st.Err == "editable" || st.Err == "detached" {
+			code := CodeNotActionable
+			if st.Err == "detached" {
+				code = CodeStaleRef
+			}
+			return st, &Error{Code: code, Message: fmt.Sprintf("cannot fill %s: %s", tg.Describe(), st.Why),
+				Hint: "fill targets text inputs, textareas, contenteditable elements and selects", Diagnosis: map[string]any{"failed_check": st.Err}}
+		}
+		select {
+		case <-ctx.Done():
+			return st, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("cannot fill %s: %s", tg.Describe(), st.Why),
+				Hint: "wait until the field is enabled and visible", Diagnosis: map[string]any{"failed_check": st.Err}}
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+	st, err := t.prepareEdit(ctx, el, a.Target)
+	if err != nil {
+		return err
+	}
+	if st.Kind == "select" {
+		var r editState
+		if err := t.callOn(ctx, el.objectID, selectJS, &r, a.Value); err != nil {
+			return backendError("select", err)
+		}
+		if r.Err != "" {
+			return &Error{Code: CodeInvalidArgument, Message: r.Why, Hint: "pass an option's value or its visible label"}
+		}
+	} else if a.Value == "" {
+		if err := pressKey(ctx, t, "Delete"); err != nil {
+			return err
+		}
+	} else if _, err := cdproto.Call(ctx, t.t, input.InsertText, input.InsertTextParams{Text: a.Value}); err != nil {
+		return dispatchError("fill", err)
+	}
+	var got string
+	if err := t.callOn(ctx, el.objectID, readValueJS, &got); err != nil {
+		return backendError("read the field back", err)
+	}
+	res.Value = got
+	if st.Kind == "select" || got == a.Value {
+		res.Outcome = "verified"
+		return nil
+	}
+	return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("filled %s but it holds %q, not the value sent", a.Target.Describe(), got),
+		Hint:      "the page rewrote the input (a mask or a length limit?); check it with browser_snapshot",
+		Diagnosis: map[string]any{"failed_check": "value", "expected": a.Value, "actual": got}}
+}
+
+// typeText types text as key presses at the focus (or into the target,
+// focused first, caret at the end). Characters without a key go in as text.
+func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+	if el != nil {
+		if _, err := t.prepareEdit(ctx, el, a.Target); err != nil {
+			return err
+		}
+		// prepareEdit selected the content; typing appends, so collapse to the end.
+		if err := t.callOn(ctx, el.objectID, `function(){ if(typeof this.setSelectionRange==="function"&&"value" in this){const n=this.value.length;this.setSelectionRange(n,n);} else {const s=getSelection(); s.selectAllChildren(this); s.collapseToEnd();} }`, nil); err != nil {
+			return backendError("place the caret", err)
+		}
+	}
+	for _, r := range a.Value {
+		var err error
+		switch {
+		case r == '\n':
+			err = pressKey(ctx, t, "Enter")
+		case r == '\t':
+			err = pressKey(ctx, t, "Tab")
+		default:
+			if k, ok := charKey(r); ok {
+				err = dispatchKey(ctx, t, k, 0, string(r))
+			} else {
+				_, err = cdproto.Call(ctx, t.t, input.InsertText, input.InsertTextParams{Text: string(r)})
+			}
+		}
+		if err != nil {
+			return dispatchError("type", err)
+		}
+	}
+	if el != nil {
+		var got string
+		if err := t.callOn(ctx, el.objectID, readValueJS, &got); err == nil {
+			res.Value = got
+			if strings.HasSuffix(got, strings.ReplaceAll(a.Value, "\t", "")) {
+				res.Outcome = "verified"
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) error {
+	if strings.TrimSpace(a.Key) == "" {
+		return &Error{Code: CodeInvalidArgument, Message: "key is empty", Hint: `pass a key such as "Enter", "Tab", "ArrowDown" or "Control+A"`}
+	}
+	if el != nil {
+		if err := t.callOn(ctx, el.objectID, "function(){this.focus()}", nil); err != nil {
+			return backendError("focus "+a.Target.Describe(), err)
+		}
+	}
+	return pressKey(ctx, t, a.Key)
+}
+
+// settle waits briefly for a navigation the action may have started, then
+// notes where the page is.
+func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, res *ActionResult) {
+	started, done := w.navigationStarted(ctx, 150*time.Millisecond)
+	if started && !done {
+		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.m.opts.NavTimeout)
+		_ = w.waitAnyLoad(nctx)
+		cancel()
+	}
+	url, title, err := t.location(context.WithoutCancel(ctx))
+	if err == nil {
+		res.URL, res.Title = url, title
+	}
+	res.Navigated = res.URL != res.URLBefore
+}

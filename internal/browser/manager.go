@@ -1,0 +1,236 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// Options configure a Manager. Zero durations take the DESIGN.md defaults.
+type Options struct {
+	Backend        backend.Backend
+	Logger         *slog.Logger
+	ActionTimeout  time.Duration // default 10s
+	NavTimeout     time.Duration // default 30s
+	AllowedOrigins []string      // empty: every origin
+	BlockedOrigins []string
+	AllowFileURLs  bool // file: URLs (also allowed when AllowedOrigins lists "file://")
+}
+
+// Manager holds the agent sessions on one backend.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+
+	mu       sync.Mutex // guards sessions
+	sessions map[string]*Session
+}
+
+// NewManager makes a Manager. It panics on a nil backend (a wiring bug).
+func NewManager(opts Options) *Manager {
+	if opts.Backend == nil {
+		panic("browser.NewManager: nil backend")
+	}
+	if opts.ActionTimeout <= 0 {
+		opts.ActionTimeout = 10 * time.Second
+	}
+	if opts.NavTimeout <= 0 {
+		opts.NavTimeout = 30 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Manager{opts: opts, log: log, sessions: make(map[string]*Session)}
+}
+
+// Backend returns the backend the manager drives.
+func (m *Manager) Backend() backend.Backend { return m.opts.Backend }
+
+// Options returns the manager's effective options.
+func (m *Manager) Options() Options { return m.opts }
+
+// Session returns the named session, creating it on first use.
+func (m *Manager) Session(name string) *Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[name]
+	if !ok {
+		s = &Session{name: name, m: m, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab)}
+		m.sessions[name] = s
+	}
+	return s
+}
+
+// SessionNames lists the sessions that exist, sorted.
+func (m *Manager) SessionNames() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	names := make([]string, 0, len(m.sessions))
+	for n := range m.sessions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Close closes every session's tabs and then the backend.
+func (m *Manager) Close(ctx context.Context) error {
+	m.mu.Lock()
+	sessions := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		sessions = append(sessions, s)
+	}
+	m.sessions = make(map[string]*Session)
+	m.mu.Unlock()
+	var errs []error
+	for _, s := range sessions {
+		if err := s.Do(ctx, func(ctx context.Context) error { return s.closeTabsLocked(ctx) }); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, m.opts.Backend.Close())
+	return errors.Join(errs...)
+}
+
+// Session is one agent's view of the browser; see the package doc.
+type Session struct {
+	name string
+	m    *Manager
+	lock chan struct{} // one holder at a time; see Do
+
+	// Fields below are guarded by lock (held through Do).
+	tabs    map[string]*Tab
+	current *Tab
+	snapSeq int
+}
+
+// Name is the session's name.
+func (s *Session) Name() string { return s.name }
+
+// Do runs fn with the session held, so calls within a session are
+// serialized. It waits for the session no longer than ctx allows.
+func (s *Session) Do(ctx context.Context, fn func(ctx context.Context) error) error {
+	select {
+	case s.lock <- struct{}{}:
+	case <-ctx.Done():
+		return &Error{Code: CodeTimeout, Message: "session is busy with another call", Hint: "calls in one session run one at a time; wait or use another session", Err: ctx.Err()}
+	}
+	defer func() { <-s.lock }()
+	return fn(ctx)
+}
+
+// TabIDs lists the ids of the tabs the session owns. Call within Do.
+func (s *Session) TabIDs() []string {
+	ids := make([]string, 0, len(s.tabs))
+	for id := range s.tabs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// CurrentTab returns the session's current tab, opening one when the session
+// has none (or its tab has gone). Call within Do.
+func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
+	if s.current != nil && s.current.alive() {
+		return s.current, nil
+	}
+	if s.current != nil {
+		delete(s.tabs, s.current.ID)
+		s.current = nil
+	}
+	return s.openTab(ctx)
+}
+
+// Tab returns the session's tab by id ("" = current). Call within Do.
+func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
+	if id == "" {
+		return s.CurrentTab(ctx)
+	}
+	t, ok := s.tabs[id]
+	if !ok || !t.alive() {
+		delete(s.tabs, id)
+		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", id, s.name),
+			Hint: "omit tab to use the session's current tab", Suggestions: s.TabIDs()}
+	}
+	return t, nil
+}
+
+func (s *Session) openTab(ctx context.Context) (*Tab, error) {
+	be := s.m.opts.Backend
+	info, err := be.NewTab(ctx, "about:blank")
+	if err != nil {
+		return nil, backendError("open a tab", err)
+	}
+	target, err := be.Attach(ctx, info.ID)
+	if err != nil {
+		_ = be.CloseTab(context.WithoutCancel(ctx), info.ID)
+		return nil, backendError("attach to the tab", err)
+	}
+	t := newTab(info.ID, target, s.m.log)
+	if err := t.init(ctx); err != nil {
+		_ = be.CloseTab(context.WithoutCancel(ctx), info.ID)
+		return nil, backendError("prepare the tab", err)
+	}
+	// A new tab is still committing its initial about:blank; a navigation
+	// sent before that commit is aborted (net::ERR_ABORTED).
+	t.waitInitialLoad(ctx)
+	s.tabs[t.ID] = t
+	s.current = t
+	return t, nil
+}
+
+// CloseTabs closes every tab the session owns. Call within Do.
+func (s *Session) CloseTabs(ctx context.Context) error { return s.closeTabsLocked(ctx) }
+
+func (s *Session) closeTabsLocked(ctx context.Context) error {
+	var errs []error
+	for id := range s.tabs {
+		if err := s.m.opts.Backend.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
+			errs = append(errs, err)
+		}
+		delete(s.tabs, id)
+	}
+	s.current = nil
+	return errors.Join(errs...)
+}
+
+// nextSnapshotID numbers the session's snapshots: s1, s2, …
+func (s *Session) nextSnapshotID() string {
+	s.snapSeq++
+	return fmt.Sprintf("s%d", s.snapSeq)
+}
+
+// backendError turns a backend or CDP failure into an agent-facing error.
+func backendError(doing string, err error) error {
+	if _, ok := AsError(err); ok {
+		return err
+	}
+	switch {
+	case errors.Is(err, backend.ErrProfileLocked):
+		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser profile is in use by another browser",
+			Hint: "close the other browser using this profile, or start webpilot with --isolated", Err: err}
+	case errors.Is(err, backend.ErrNoBrowser):
+		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": no browser could be started",
+			Hint: "install Chromium or Chrome, or set --browser / WEBPILOT_BROWSER to its path; webpilot doctor explains", Err: err}
+	case errors.Is(err, backend.ErrTabNotFound), errors.Is(err, cdp.ErrDetached):
+		return &Error{Code: CodeTabNotFound, Message: "cannot " + doing + ": the tab is gone",
+			Hint: "the tab was closed; the next call opens a new one", Err: err}
+	case errors.Is(err, cdp.ErrClosed):
+		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser connection was lost",
+			Hint: "the browser exited or crashed; the next call starts it again", Err: err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: CodeTimeout, Message: "timed out trying to " + doing, Hint: "raise timeout_ms, or check that the page is responsive", Err: err}
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: CodeTimeout, Message: "cancelled while trying to " + doing, Err: err}
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}

@@ -1,0 +1,133 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// Tab is one attached tab of a Session. Its fields are used only while the
+// owning Session is held.
+type Tab struct {
+	ID  string
+	t   cdp.Target
+	log *slog.Logger
+
+	refs     *refTable
+	lastSnap []string // lines of the last snapshot, for diff
+}
+
+func newTab(id string, t cdp.Target, log *slog.Logger) *Tab {
+	return &Tab{ID: id, t: t, log: log.With("tab", id), refs: newRefTable()}
+}
+
+// Target is the tab's CDP session.
+func (t *Tab) Target() cdp.Target { return t.t }
+
+func (t *Tab) alive() bool {
+	select {
+	case <-t.t.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// init enables what the tab's tools rely on: page lifecycle events (load
+// waits) and network responses (HTTP status).
+func (t *Tab) init(ctx context.Context) error {
+	if _, err := cdproto.Call(ctx, t.t, page.Enable, page.EnableParams{}); err != nil {
+		return err
+	}
+	if _, err := cdproto.Call(ctx, t.t, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
+		return err
+	}
+	if _, err := cdproto.Call(ctx, t.t, network.Enable, network.EnableParams{}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// frame describes the tab's main frame now.
+type frame struct {
+	ID       string
+	LoaderID string
+	URL      string
+}
+
+func (t *Tab) mainFrame(ctx context.Context) (frame, error) {
+	var res struct {
+		FrameTree struct {
+			Frame struct {
+				ID       string `json:"id"`
+				LoaderID string `json:"loaderId"`
+				URL      string `json:"url"`
+				Fragment string `json:"urlFragment"`
+			} `json:"frame"`
+		} `json:"frameTree"`
+	}
+	if err := t.t.Call(ctx, "Page.getFrameTree", nil, &res); err != nil {
+		return frame{}, err
+	}
+	f := res.FrameTree.Frame
+	return frame{ID: f.ID, LoaderID: f.LoaderID, URL: f.URL + f.Fragment}, nil
+}
+
+// evalValue evaluates a JavaScript expression in the page and decodes its
+// value (returned by value) into out.
+func (t *Tab) evalValue(ctx context.Context, expr string, out any) error {
+	res, err := cdproto.Call(ctx, t.t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: new(true)})
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return fmt.Errorf("evaluate: %s", exceptionText(res.ExceptionDetails))
+	}
+	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
+		return nil
+	}
+	return jsonv2.Unmarshal(res.Result.Value, out)
+}
+
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d.Exception != nil && d.Exception.Description != "" {
+		return d.Exception.Description
+	}
+	return d.Text
+}
+
+// location reads the page's URL and title.
+func (t *Tab) location(ctx context.Context) (url, title string, err error) {
+	var v [2]string
+	if err := t.evalValue(ctx, "[location.href, document.title]", &v); err != nil {
+		return "", "", err
+	}
+	return v[0], v[1], nil
+}
+
+// waitInitialLoad waits (briefly, bounded) until a new tab's first document
+// has finished loading.
+func (t *Tab) waitInitialLoad(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		var state string
+		if err := t.evalValue(ctx, "document.readyState", &state); err == nil && state == "complete" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,411 @@
+package cdp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+)
+
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrClosed means the connection to the browser is gone.
+	ErrClosed = errors.New("cdp: connection closed")
+	// ErrDetached means the session's target was detached (tab closed,
+	// debugger detached).
+	ErrDetached = errors.New("cdp: session detached")
+)
+
+// Error is a command the browser answered with an error.
+type Error struct {
+	Method  string
+	Code    int64
+	Message string
+	Data    string
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("cdp: %s: %s (%d)", e.Method, e.Message, e.Code)
+	if e.Data != "" {
+		s += ": " + e.Data
+	}
+	return s
+}
+
+// Target is what browser code needs from an attached target. [*Session]
+// implements it; package cdptest has a scripted fake.
+type Target interface {
+	// Call sends method with params and decodes the result into result
+	// (which may be nil).
+	Call(ctx context.Context, method string, params, result any) error
+	// Subscribe buffers the events named method from now on; cancel stops it.
+	Subscribe(method string) (events <-chan jsonv2.Value, cancel func())
+	// Done is closed when the session ends.
+	Done() <-chan struct{}
+}
+
+// SubscriptionBuffer is the number of events a subscriber may fall behind
+// before events are dropped.
+const SubscriptionBuffer = 512
+
+// Options configure a Conn. The zero value works.
+type Options struct {
+	Logger *slog.Logger
+	// CloseErr, when set, is called once the connection ends; its result is
+	// joined to ErrClosed in the errors of pending and later calls (the launch
+	// backend adds the tail of the browser's stderr this way).
+	CloseErr func() error
+}
+
+// message is one CDP frame in either direction.
+type message struct {
+	ID        int64         `json:"id,omitzero"`
+	SessionID string        `json:"sessionId,omitzero"`
+	Method    string        `json:"method,omitzero"`
+	Params    jsonv2.Value  `json:"params,omitzero"`
+	Result    jsonv2.Value  `json:"result,omitzero"`
+	Error     *messageError `json:"error,omitzero"`
+}
+
+type messageError struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+	Data    string `json:"data,omitzero"`
+}
+
+type reply struct {
+	result jsonv2.Value
+	err    error
+}
+
+type pendingCall struct {
+	method  string
+	session string
+	ch      chan reply
+}
+
+type subscriber struct {
+	ch chan jsonv2.Value
+}
+
+type subKey struct{ session, method string }
+
+// Conn is one connection to a browser; see the package doc.
+type Conn struct {
+	t      Transport
+	log    *slog.Logger
+	opts   Options
+	nextID atomic.Int64
+	drops  atomic.Int64
+	done   chan struct{}
+	wmu    sync.Mutex // serializes writes
+
+	mu       sync.Mutex // guards the fields below
+	pending  map[int64]*pendingCall
+	subs     map[subKey]map[*subscriber]struct{}
+	sessions map[string]*Session
+	closeErr error
+}
+
+// NewConn starts reading t. The Conn owns t and closes it on Close.
+func NewConn(t Transport, opts *Options) *Conn {
+	c := &Conn{
+		t:        t,
+		done:     make(chan struct{}),
+		pending:  make(map[int64]*pendingCall),
+		subs:     make(map[subKey]map[*subscriber]struct{}),
+		sessions: make(map[string]*Session),
+	}
+	if opts != nil {
+		c.opts = *opts
+	}
+	c.log = c.opts.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.sessions[""] = newSession(c, "")
+	go c.readLoop()
+	return c
+}
+
+// Browser returns the browser-level session (no session id).
+func (c *Conn) Browser() *Session { return c.Session("") }
+
+// Session returns the session with the id, as returned by
+// Target.attachToTarget with flatten. A session is created on first use.
+func (c *Conn) Session(id string) *Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sessions[id]
+	if !ok {
+		s = newSession(c, id)
+		if c.closeErr != nil {
+			s.end(c.closeErr)
+		}
+		c.sessions[id] = s
+	}
+	return s
+}
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err reports why the connection ended, or nil while it is open.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeErr
+}
+
+// Dropped reports how many events were dropped because a subscriber fell
+// behind.
+func (c *Conn) Dropped() int64 { return c.drops.Load() }
+
+// Close closes the transport and fails every pending call.
+func (c *Conn) Close() error {
+	err := c.t.Close()
+	c.shutdown(ErrClosed)
+	<-c.done
+	return err
+}
+
+func (c *Conn) call(ctx context.Context, s *Session, method string, params, result any) error {
+	session := s.id
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cdp: %s: %w", method, err)
+	}
+	msg := message{ID: c.nextID.Add(1), SessionID: session, Method: method}
+	if params != nil {
+		raw, err := jsonv2.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("cdp: %s: encoding params: %w", method, err)
+		}
+		msg.Params = raw
+	}
+	frame, err := jsonv2.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("cdp: %s: encoding: %w", method, err)
+	}
+	p := &pendingCall{method: method, session: session, ch: make(chan reply, 1)}
+	c.mu.Lock()
+	if c.closeErr != nil {
+		err := c.closeErr
+		c.mu.Unlock()
+		return fmt.Errorf("cdp: %s: %w", method, err)
+	}
+	// The session's own state, not the table's: a detached session is no
+	// longer in c.sessions, and its calls must not reach the browser.
+	if err := s.endErr(); err != nil {
+		c.mu.Unlock()
+		return fmt.Errorf("cdp: %s: %w", method, err)
+	}
+	c.pending[msg.ID] = p
+	c.mu.Unlock()
+
+	c.log.Debug("send", "id", msg.ID, "session", session, "method", method)
+	c.wmu.Lock()
+	err = c.t.WriteMessage(frame)
+	c.wmu.Unlock()
+	if err != nil {
+		c.forget(msg.ID)
+		return fmt.Errorf("cdp: %s: write: %w", method, errors.Join(ErrClosed, err))
+	}
+	select {
+	case r := <-p.ch:
+		if r.err != nil {
+			return r.err
+		}
+		if result == nil || len(r.result) == 0 {
+			return nil
+		}
+		if err := jsonv2.Unmarshal(r.result, result); err != nil {
+			return fmt.Errorf("cdp: %s: decoding result: %w", method, err)
+		}
+		return nil
+	case <-ctx.Done():
+		c.forget(msg.ID)
+		return fmt.Errorf("cdp: %s: %w", method, ctx.Err())
+	}
+}
+
+func (c *Conn) forget(id int64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+func (c *Conn) readLoop() {
+	for {
+		frame, err := c.t.ReadMessage()
+		if err != nil {
+			c.shutdown(err)
+			return
+		}
+		var msg message
+		if err := jsonv2.Unmarshal(frame, &msg); err != nil {
+			c.log.Warn("undecodable frame", "err", err, "len", len(frame))
+			continue
+		}
+		if msg.ID != 0 {
+			c.deliverReply(&msg)
+			continue
+		}
+		if msg.Method != "" {
+			c.deliverEvent(&msg)
+		}
+	}
+}
+
+func (c *Conn) deliverReply(msg *message) {
+	c.mu.Lock()
+	p := c.pending[msg.ID]
+	delete(c.pending, msg.ID)
+	c.mu.Unlock()
+	if p == nil {
+		c.log.Debug("late or unknown reply dropped", "id", msg.ID)
+		return
+	}
+	if msg.Error != nil {
+		p.ch <- reply{err: &Error{Method: p.method, Code: msg.Error.Code, Message: msg.Error.Message, Data: msg.Error.Data}}
+		return
+	}
+	p.ch <- reply{result: msg.Result}
+}
+
+func (c *Conn) deliverEvent(msg *message) {
+	if msg.Method == "Target.detachedFromTarget" {
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if jsonv2.Unmarshal(msg.Params, &p) == nil && p.SessionID != "" {
+			defer c.detach(p.SessionID)
+		}
+	}
+	// Send under c.mu: cancel, detach and shutdown close subscriber channels
+	// under it, so a channel cannot close between lookup and send. The sends
+	// never block.
+	var dropped int64
+	c.mu.Lock()
+	for s := range c.subs[subKey{msg.SessionID, msg.Method}] {
+		select {
+		case s.ch <- msg.Params:
+		default:
+			dropped = c.drops.Add(1)
+		}
+	}
+	c.mu.Unlock()
+	if dropped == 1 || (dropped > 0 && dropped%100 == 0) {
+		c.log.Warn("subscriber fell behind; events dropped", "method", msg.Method, "dropped", dropped)
+	}
+}
+
+// detach ends the session: its pending calls fail with ErrDetached, its
+// subscriptions close.
+func (c *Conn) detach(id string) {
+	c.mu.Lock()
+	s := c.sessions[id]
+	delete(c.sessions, id)
+	var fail []*pendingCall
+	for pid, p := range c.pending {
+		if p.session == id {
+			fail = append(fail, p)
+			delete(c.pending, pid)
+		}
+	}
+	for k, set := range c.subs {
+		if k.session == id {
+			for sub := range set {
+				close(sub.ch)
+			}
+			delete(c.subs, k)
+		}
+	}
+	if s != nil {
+		// Under c.mu, so that no call or subscription can slip in between
+		// the sweep above and the end of the session.
+		s.end(ErrDetached)
+	}
+	c.mu.Unlock()
+	for _, p := range fail {
+		p.ch <- reply{err: fmt.Errorf("cdp: %s: %w", p.method, ErrDetached)}
+	}
+}
+
+func (c *Conn) shutdown(cause error) {
+	c.mu.Lock()
+	if c.closeErr != nil {
+		c.mu.Unlock()
+		return
+	}
+	err := ErrClosed
+	if cause != nil && !errors.Is(cause, ErrClosed) {
+		err = fmt.Errorf("%w: %v", ErrClosed, cause)
+	}
+	if c.opts.CloseErr != nil {
+		if extra := c.opts.CloseErr(); extra != nil {
+			err = fmt.Errorf("%w: %v", err, extra)
+		}
+	}
+	c.closeErr = err
+	pending := c.pending
+	c.pending = make(map[int64]*pendingCall)
+	for _, set := range c.subs {
+		for sub := range set {
+			close(sub.ch)
+		}
+	}
+	c.subs = make(map[subKey]map[*subscriber]struct{})
+	sessions := c.sessions
+	c.mu.Unlock()
+	for _, p := range pending {
+		p.ch <- reply{err: fmt.Errorf("cdp: %s: %w", p.method, err)}
+	}
+	for _, s := range sessions {
+		s.end(err)
+	}
+	c.log.Debug("connection closed", "err", err)
+	close(c.done)
+}
+
+func (c *Conn) subscribe(s *Session, method string) (<-chan jsonv2.Value, func()) {
+	sub := &subscriber{ch: make(chan jsonv2.Value, SubscriptionBuffer)}
+	k := subKey{s.id, method}
+	c.mu.Lock()
+	if c.closeErr != nil {
+		c.mu.Unlock()
+		close(sub.ch)
+		return sub.ch, func() {}
+	}
+	if s.endErr() != nil {
+		c.mu.Unlock()
+		close(sub.ch)
+		return sub.ch, func() {}
+	}
+	set := c.subs[k]
+	if set == nil {
+		set = make(map[*subscriber]struct{})
+		c.subs[k] = set
+	}
+	set[sub] = struct{}{}
+	c.mu.Unlock()
+	var once sync.Once
+	return sub.ch, func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if set, ok := c.subs[k]; ok {
+				if _, ok := set[sub]; ok {
+					delete(set, sub)
+					close(sub.ch)
+					if len(set) == 0 {
+						delete(c.subs, k)
+					}
+				}
+			}
+		})
+	}
+}

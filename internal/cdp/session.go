@@ -1,0 +1,62 @@
+package cdp
+
+import (
+	"context"
+	"sync"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+)
+
+// Session is one attached target (or the browser itself, with an empty id)
+// on a Conn. It implements cdproto's Session interface and [Target].
+type Session struct {
+	conn *Conn
+	id   string
+	done chan struct{}
+
+	mu  sync.Mutex // guards err
+	err error
+}
+
+func newSession(c *Conn, id string) *Session {
+	return &Session{conn: c, id: id, done: make(chan struct{})}
+}
+
+// ID is the CDP session id ("" for the browser session).
+func (s *Session) ID() string { return s.id }
+
+// Conn is the connection the session runs on.
+func (s *Session) Conn() *Conn { return s.conn }
+
+// Call sends the command and decodes its result into result (may be nil).
+func (s *Session) Call(ctx context.Context, method string, params, result any) error {
+	return s.conn.call(ctx, s, method, params, result)
+}
+
+// Subscribe buffers the session's events named method from now on. The
+// channel closes when cancel is called or the session ends.
+func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
+	return s.conn.subscribe(s, method)
+}
+
+// Done is closed when the session ends (detached or connection closed).
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Err reports why the session ended, or nil while it is live.
+func (s *Session) Err() error { return s.endErr() }
+
+func (s *Session) endErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Session) end(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
+	s.err = err
+	close(s.done)
+}

@@ -1,0 +1,52 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// coerce rewrites string values that some clients send for non-string
+// parameters ("true", "3", "[…]", "{…}") into the type the schema declares.
+// Strings stay strings, and a value that does not parse is left for the
+// validator to report. The advertised schema stays exact.
+func coerce(args map[string]any, types map[string]string) {
+	for name, v := range args {
+		str, ok := v.(string)
+		if !ok {
+			continue
+		}
+		trimmed := strings.TrimSpace(str)
+		switch types[name] {
+		case "boolean":
+			if b, err := strconv.ParseBool(strings.ToLower(trimmed)); err == nil {
+				args[name] = b
+			}
+		case "integer":
+			if n, err := strconv.ParseInt(trimmed, 10, 64); err == nil {
+				args[name] = n
+			} else if f, err := strconv.ParseFloat(trimmed, 64); err == nil && f == float64(int64(f)) {
+				args[name] = int64(f)
+			}
+		case "number":
+			if f, err := strconv.ParseFloat(trimmed, 64); err == nil {
+				args[name] = f
+			}
+		case "array", "object":
+			var x any
+			if json.Unmarshal([]byte(trimmed), &x) == nil {
+				switch x.(type) {
+				case []any, map[string]any:
+					args[name] = x
+				}
+			}
+		}
+	}
+}
+
+// trimValidation shortens the validator's message to what a model needs.
+func trimValidation(msg string) string {
+	msg = strings.TrimPrefix(msg, "validating root: ")
+	msg = strings.ReplaceAll(msg, "validating /properties/", "")
+	return msg
+}

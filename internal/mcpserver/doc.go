@@ -1,0 +1,7 @@
+// Package mcpserver is webpilot's MCP layer: it builds the go-sdk server,
+// registers the tools of package tools, and owns what sits between the
+// protocol and the tools: argument coercion and validation, the per-call
+// ceiling, panic recovery, the rendering of results and error bodies, and
+// the stdio lifecycle (in-flight calls finish before an EOF on stdin ends the
+// session). It never touches CDP.
+package mcpserver

@@ -1,0 +1,62 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// NavigateIn is browser_navigate's input.
+type NavigateIn struct {
+	URL       string `json:"url,omitempty" jsonschema:"absolute URL to open (a bare host gets https://)"`
+	Go        string `json:"go,omitempty" jsonschema:"instead of url: back, forward or reload" enum:"back,forward,reload"`
+	Snapshot  string `json:"snapshot,omitempty" jsonschema:"what to return after loading: compact (default) or none" enum:"none,compact,diff"`
+	Session   string `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
+	Tab       string `json:"tab,omitempty" jsonschema:"tab id (default: the session's current tab)"`
+	TimeoutMs int    `json:"timeout_ms,omitempty" jsonschema:"navigation timeout in ms (default 30000)"`
+}
+
+func (r *registry) navigate() {
+	add(r, &mcp.Tool{
+		Name: "browser_navigate",
+		Description: "Open a URL in the session's tab (or go back/forward/reload) and wait for it to load. " +
+			"Returns the final URL, HTTP status, title and a compact snapshot with refs.",
+		Annotations: &mcp.ToolAnnotations{Title: "Navigate", OpenWorldHint: ptr(true), DestructiveHint: ptr(false)},
+	}, func(ctx context.Context, in NavigateIn) (*Result, error) {
+		if (in.URL == "") == (in.Go == "") {
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "pass exactly one of url or go",
+				Hint: `{"url": "https://example.com"} or {"go": "back"}`}
+		}
+		s := r.session(in.Session)
+		var out *Result
+		err := s.Do(ctx, func(ctx context.Context) error {
+			t, err := s.Tab(ctx, in.Tab)
+			if err != nil {
+				return err
+			}
+			var nav browser.NavResult
+			if in.URL != "" {
+				nav, err = s.Navigate(ctx, t, in.URL, timeout(in.TimeoutMs))
+			} else {
+				nav, err = s.History(ctx, t, in.Go, timeout(in.TimeoutMs))
+			}
+			if err != nil {
+				return err
+			}
+			text := fmt.Sprintf("Loaded %s — %q", nav.URL, nav.Title)
+			if nav.Status != 0 {
+				text += fmt.Sprintf(" (HTTP %d)", nav.Status)
+			}
+			mode := in.Snapshot
+			if mode == "" {
+				mode = browser.ModeCompact
+			}
+			out = &Result{Text: text + inlineSnapshot(ctx, s, t, mode)}
+			return nil
+		})
+		return out, err
+	})
+}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// Limits on text returned to the agent, from DESIGN.md.
+const (
+	SnapshotMaxChars      = 20_000 // browser_snapshot default
+	InlineSnapshotMaxChar = 6_000  // snapshots returned by navigate and actions
+)
+
+// Deps is what the tools need.
+type Deps struct {
+	Manager        *browser.Manager
+	DefaultSession string
+	// Status adds configuration facts (values and their sources) to
+	// browser_status.
+	Status func() map[string]any
+	Logger *slog.Logger
+}
+
+// Result is what a tool returns on success: text first, written for a model.
+type Result struct {
+	Text string
+}
+
+// Renderer turns a tool's outcome into an MCP result. Package mcpserver owns
+// it, so error bodies are rendered in one place.
+type Renderer func(ctx context.Context, tool string, res *Result, err error) *mcp.CallToolResult
+
+// Register adds every tool to the server and returns their definitions.
+func Register(s *mcp.Server, d *Deps, render Renderer) []*mcp.Tool {
+	if d.DefaultSession == "" {
+		d.DefaultSession = "default"
+	}
+	r := &registry{s: s, d: d, render: render}
+	r.status()
+	r.navigate()
+	r.snapshot()
+	r.action()
+	r.close()
+	return r.defs
+}
+
+type registry struct {
+	s      *mcp.Server
+	d      *Deps
+	render Renderer
+	defs   []*mcp.Tool
+}
+
+// add registers a tool whose input schema is inferred from In, with enum
+// values from `enum:"a,b"` struct tags.
+func add[In any](r *registry, t *mcp.Tool, h func(ctx context.Context, in In) (*Result, error)) {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", t.Name, err)) // a programming error
+	}
+	rt := reflect.TypeFor[In]()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		name := strings.Split(f.Tag.Get("json"), ",")[0]
+		if enum := f.Tag.Get("enum"); enum != "" && schema.Properties[name] != nil {
+			for _, v := range strings.Split(enum, ",") {
+				schema.Properties[name].Enum = append(schema.Properties[name].Enum, v)
+			}
+		}
+	}
+	t.InputSchema = schema
+	r.defs = append(r.defs, t)
+	mcp.AddTool(r.s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		res, err := h(ctx, in)
+		return r.render(ctx, t.Name, res, err), nil, nil
+	})
+}
+
+// session picks the session a call runs in.
+func (r *registry) session(name string) *browser.Session {
+	if name == "" {
+		name = r.d.DefaultSession
+	}
+	return r.d.Manager.Session(name)
+}
+
+func timeout(ms int) time.Duration {
+	if ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// inlineSnapshot renders the snapshot a navigate or action call asked for.
+func inlineSnapshot(ctx context.Context, s *browser.Session, t *browser.Tab, mode string) string {
+	if mode == "" || mode == "none" {
+		return ""
+	}
+	snap, err := s.Snapshot(ctx, t, browser.SnapshotOptions{Mode: mode, MaxChars: InlineSnapshotMaxChar})
+	if err != nil {
+		return "\n(snapshot failed: " + err.Error() + ")"
+	}
+	return "\n\n" + snap.Text
+}
+
+func ptr[T any](v T) *T { return &v }
