@@ -225,6 +225,8 @@ func navError(u, errText string) *Error {
 		kind, hint = "timeout", "the server did not answer in time; retry or check the network"
 	case strings.Contains(errText, "ERR_CERT"), strings.Contains(errText, "ERR_SSL"):
 		kind, hint = "tls_error", "the site's certificate or TLS setup was refused"
+	case strings.Contains(errText, "ERR_UNSAFE_PORT"):
+		kind, hint = "unsafe_port", "browsers refuse this port (it belongs to another protocol); use another port"
 	case strings.Contains(errText, "ERR_BLOCKED"):
 		kind = "blocked"
 	case strings.Contains(errText, "ERR_ABORTED"):
@@ -246,6 +248,7 @@ func loadWaitError(what string, err error) error {
 // navigation is sent until it is done.
 type navWatch struct {
 	started   <-chan jsonv2.Value
+	navigated <-chan jsonv2.Value
 	life      <-chan jsonv2.Value
 	resp      <-chan jsonv2.Value
 	cancels   []func()
@@ -255,11 +258,12 @@ type navWatch struct {
 
 func (t *Tab) watchNavigation() *navWatch {
 	w := &navWatch{statuses: make(map[string]int)}
-	var c1, c2, c3 func()
+	var c1, c2, c3, c4 func()
 	w.life, c1 = t.t.Subscribe("Page.lifecycleEvent")
 	w.resp, c2 = t.t.Subscribe("Network.responseReceived")
 	w.started, c3 = t.t.Subscribe("Page.frameStartedNavigating")
-	w.cancels = []func(){c1, c2, c3}
+	w.navigated, c4 = t.t.Subscribe("Page.frameNavigated")
+	w.cancels = []func(){c1, c2, c3, c4}
 	return w
 }
 
@@ -316,12 +320,28 @@ func (w *navWatch) waitLoad(ctx context.Context, frameID, loaderID string) error
 	}
 }
 
-// waitAnyLoad waits for the next load event of any document in the tab.
+// waitAnyLoad waits for the next load event of any document in the tab, or
+// for a main-frame restore from the back/forward cache (which fires none).
 func (w *navWatch) waitAnyLoad(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case raw, ok := <-w.navigated:
+			if !ok {
+				w.navigated = nil
+				continue
+			}
+			var e struct {
+				Frame struct {
+					ParentID string `json:"parentId"`
+				} `json:"frame"`
+				Type string `json:"type"`
+			}
+			if jsonv2.Unmarshal(raw, &e) == nil && e.Frame.ParentID == "" && e.Type == "BackForwardCacheRestore" {
+				w.drainResponses()
+				return nil
+			}
 		case raw, ok := <-w.resp:
 			if !ok {
 				w.resp = nil

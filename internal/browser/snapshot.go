@@ -82,6 +82,8 @@ type line struct {
 	text  string
 	// inline marks plain text that may join the text next to it.
 	inline bool
+	// solo keeps a text line (a whole paragraph) from joining its neighbours.
+	solo bool
 	ref    bool
 	head   bool
 }
@@ -295,11 +297,7 @@ func (r *renderer) node(n *cdp.AXNode, depth int) []line {
 			// A paragraph is a text boundary: merge inside, not across.
 			kids = mergeInline(kids)
 			for i := range kids {
-				kids[i].inline = kids[i].inline && len(kids) == 1
-			}
-			if len(kids) == 1 {
-				kids[0].inline = true
-				kids[0].text = "\x00" + kids[0].text // keep apart from neighbours
+				kids[i].solo = true
 			}
 		}
 		return kids
@@ -398,7 +396,7 @@ func (r *renderer) table(n *cdp.AXNode, role, name string, depth int) []line {
 					}
 					texts := make([]string, 0, len(parts))
 					for _, p := range parts {
-						t := strings.TrimPrefix(p.text, "\x00")
+						t := p.text
 						if p.inline {
 							t = quote(t)
 						}
@@ -467,15 +465,11 @@ func dropLabels(in []line) []line {
 func mergeInline(in []line) []line {
 	out := in[:0:0]
 	for _, l := range in {
-		sep := strings.HasPrefix(l.text, "\x00")
-		if n := len(out); n > 0 && l.inline && out[n-1].inline && out[n-1].depth == l.depth && !sep && !strings.HasPrefix(out[n-1].text, "\x00") {
+		if n := len(out); n > 0 && l.inline && out[n-1].inline && out[n-1].depth == l.depth && !l.solo && !out[n-1].solo {
 			out[n-1].text = joinText(out[n-1].text, l.text)
 			continue
 		}
 		out = append(out, l)
-	}
-	for i := range out {
-		out[i].text = strings.TrimPrefix(out[i].text, "\x00")
 	}
 	return out
 }

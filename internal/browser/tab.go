@@ -131,3 +131,17 @@ func (t *Tab) waitInitialLoad(ctx context.Context) {
 		}
 	}
 }
+
+// EvalString evaluates a JavaScript expression in the tab's page and returns
+// its value as text (strings as they are, other values as JSON).
+func EvalString(ctx context.Context, t *Tab, expr string) (string, error) {
+	var v any
+	if err := t.evalValue(ctx, expr, &v); err != nil {
+		return "", err
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	b, err := jsonv2.Marshal(v)
+	return string(b), err
+}

@@ -1,0 +1,117 @@
+// Package backendtest holds what tests need from backends: the contract
+// suite every backend.Backend must pass ([Run]), the real backend selected
+// for browser tests ([Shared], [New]) and test timing ([Timeout]).
+//
+// Browser tests run on the backend named by WEBPILOT_TEST_BACKEND (default
+// launch). A browser that cannot be found fails the test; only under
+// `go test -short` is it skipped.
+package backendtest
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+)
+
+// Scale multiplies test timeouts (WEBPILOT_TEST_TIMEOUT_SCALE, default 1).
+func Scale() float64 {
+	if f, err := strconv.ParseFloat(os.Getenv("WEBPILOT_TEST_TIMEOUT_SCALE"), 64); err == nil && f > 0 {
+		return f
+	}
+	return 1
+}
+
+// Timeout scales d by Scale.
+func Timeout(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * Scale())
+}
+
+// Context returns a context bounded by the scaled d, cancelled at cleanup.
+func Context(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout(d))
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Kind is the backend browser tests run on.
+func Kind() string {
+	if k := os.Getenv("WEBPILOT_TEST_BACKEND"); k != "" {
+		return k
+	}
+	return "launch"
+}
+
+// New starts a fresh real backend of Kind for one test and closes it at
+// cleanup.
+func New(t testing.TB) backend.Backend {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: skipped under -short")
+	}
+	var b backend.Backend
+	switch Kind() {
+	case "launch":
+		lb := launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv})
+		ctx, cancel := context.WithTimeout(context.Background(), Timeout(60*time.Second))
+		defer cancel()
+		if err := lb.Start(ctx); err != nil {
+			t.Fatalf("browser test on backend launch: no browser (install Chromium or set WEBPILOT_BROWSER): %v", err)
+		}
+		b = lb
+	default:
+		t.Fatalf("WEBPILOT_TEST_BACKEND=%q: unknown backend (want launch)", Kind())
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+var shared struct {
+	once sync.Once
+	b    backend.Backend
+	err  error
+}
+
+// Shared returns one real backend for the whole test binary, started on
+// first use. Tests that share it open their own tabs (one agent session per
+// test). Call CloseShared from TestMain after m.Run.
+func Shared(t testing.TB) backend.Backend {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: skipped under -short")
+	}
+	shared.once.Do(func() {
+		switch Kind() {
+		case "launch":
+			lb := launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv})
+			ctx, cancel := context.WithTimeout(context.Background(), Timeout(60*time.Second))
+			defer cancel()
+			shared.err = lb.Start(ctx)
+			shared.b = lb
+		default:
+			shared.err = errUnknownKind
+		}
+	})
+	if shared.err != nil {
+		t.Fatalf("browser test on backend %s: no browser (install Chromium or set WEBPILOT_BROWSER): %v", Kind(), shared.err)
+	}
+	return shared.b
+}
+
+// CloseShared closes the shared backend, if one was started.
+func CloseShared() {
+	if shared.b != nil {
+		_ = shared.b.Close()
+	}
+}
+
+type kindError string
+
+func (e kindError) Error() string { return string(e) }
+
+const errUnknownKind = kindError("unknown WEBPILOT_TEST_BACKEND (want launch)")

@@ -1,0 +1,508 @@
+package browser_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	backendtest.CloseShared()
+	os.Exit(code)
+}
+
+// fixtures serves testdata/pages, plus a few dynamic paths.
+func fixtures(t *testing.T) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir("../../testdata/pages")))
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no such page", http.StatusNotFound)
+	})
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/basic.html", http.StatusFound)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// env is one test's agent session on the shared browser.
+type env struct {
+	t    *testing.T
+	ctx  context.Context
+	m    *browser.Manager
+	s    *browser.Session
+	base string
+}
+
+func newEnv(t *testing.T, opts browser.Options) *env {
+	t.Helper()
+	opts.Backend = backendtest.Shared(t)
+	if opts.ActionTimeout == 0 {
+		opts.ActionTimeout = backendtest.Timeout(5 * time.Second)
+	}
+	if opts.NavTimeout == 0 {
+		opts.NavTimeout = backendtest.Timeout(20 * time.Second)
+	}
+	m := browser.NewManager(opts)
+	e := &env{t: t, ctx: backendtest.Context(t, 60*time.Second), m: m, s: m.Session(t.Name()), base: fixtures(t)}
+	t.Cleanup(func() {
+		_ = e.s.Do(context.Background(), func(ctx context.Context) error { return e.s.CloseTabs(ctx) })
+	})
+	return e
+}
+
+// do runs fn on the session's current tab.
+func (e *env) do(fn func(ctx context.Context, tab *browser.Tab) error) error {
+	return e.s.Do(e.ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, tab)
+	})
+}
+
+func (e *env) navigate(path string) browser.NavResult {
+	e.t.Helper()
+	var res browser.NavResult
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
+		res, err = e.s.Navigate(ctx, tab, e.base+path, 0)
+		return err
+	})
+	if err != nil {
+		e.t.Fatalf("navigate %s: %v", path, err)
+	}
+	return res
+}
+
+func (e *env) snapshot(mode string) string {
+	e.t.Helper()
+	var text string
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: mode})
+		if err == nil {
+			text = snap.Text
+		}
+		return err
+	})
+	if err != nil {
+		e.t.Fatalf("snapshot: %v", err)
+	}
+	return text
+}
+
+func (e *env) act(a browser.Action) (*browser.ActionResult, error) {
+	var res *browser.ActionResult
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
+		res, err = e.s.Act(ctx, tab, a)
+		return err
+	})
+	return res, err
+}
+
+func (e *env) eval(expr string) string {
+	e.t.Helper()
+	var out string
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
+		out, err = browser.EvalString(ctx, tab, expr)
+		return err
+	})
+	if err != nil {
+		e.t.Fatalf("eval %s: %v", expr, err)
+	}
+	return out
+}
+
+// refOf finds the ref of `role eN "name"` in a snapshot.
+func refOf(t *testing.T, snap, role, name string) string {
+	t.Helper()
+	re := regexp.MustCompile(regexp.QuoteMeta(role) + ` (e\d+) "` + regexp.QuoteMeta(name) + `"`)
+	m := re.FindStringSubmatch(snap)
+	if m == nil {
+		t.Fatalf("no %s %q in snapshot:\n%s", role, name, snap)
+	}
+	return m[1]
+}
+
+func wantCode(t *testing.T, err error, code browser.Code) *browser.Error {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want %s", code)
+	}
+	be, ok := browser.AsError(err)
+	if !ok {
+		t.Fatalf("got %v (%T), want a *browser.Error with code %s", err, err, code)
+	}
+	if be.Code != code {
+		t.Fatalf("got code %s (%s), want %s", be.Code, be.Message, code)
+	}
+	if be.Hint == "" {
+		t.Errorf("%s error has no hint: %s", code, be.Message)
+	}
+	return be
+}
+
+func TestNavigateSnapshotClick(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	nav := e.navigate("/basic.html")
+	if nav.Title != "Basic page" || nav.Status != 200 {
+		t.Fatalf("navigate = %+v, want title Basic page, status 200", nav)
+	}
+	snap := e.snapshot(browser.ModeCompact)
+	if !strings.HasPrefix(snap, "# Basic page — "+e.base+"/basic.html") {
+		t.Fatalf("header wrong:\n%s", snap)
+	}
+	ref := refOf(t, snap, "button", "Clicked 0 times")
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: ref}})
+	if err != nil {
+		t.Fatalf("click %s: %v", ref, err)
+	}
+	if res.Ref != ref || res.MatchLevel != "exact" || res.InputMode != "cdp" {
+		t.Errorf("click result = %+v", res)
+	}
+	after := e.snapshot(browser.ModeCompact)
+	if got := refOf(t, after, "button", "Clicked 1 times"); got != ref {
+		t.Errorf("the button's ref changed from %s to %s across snapshots of one document", ref, got)
+	}
+	// diff mode reports just the change.
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: ref}}); err != nil {
+		t.Fatal(err)
+	}
+	diff := e.snapshot(browser.ModeDiff)
+	if !strings.Contains(diff, `- button `+ref+` "Clicked 1 times"`) || !strings.Contains(diff, `+ button `+ref+` "Clicked 2 times"`) {
+		t.Errorf("diff does not show the change:\n%s", diff)
+	}
+}
+
+func TestFillBySelectorAndSubmit(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/form.html")
+	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#name"}, Value: "Ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != "verified" || res.Value != "Ada" {
+		t.Errorf("fill = %+v, want verified Ada", res)
+	}
+	// fill replaces what was there
+	if res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#name"}, Value: "Grace"}); err != nil || res.Value != "Grace" {
+		t.Fatalf("second fill = %+v, %v", res, err)
+	}
+	if _, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#plan"}, Value: "Pro"}); err != nil {
+		t.Fatalf("fill select by label: %v", err)
+	}
+	if got := e.eval(`document.querySelector("#plan").value`); got != "pro" {
+		t.Errorf("select value = %q, want pro", got)
+	}
+	snap := e.snapshot(browser.ModeCompact)
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: refOf(t, snap, "button", "Create account")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.querySelector("#result").textContent`); got != "Welcome, Grace!" {
+		t.Errorf("result = %q", got)
+	}
+	if snap := e.snapshot(browser.ModeCompact); !strings.Contains(snap, "status: Welcome, Grace!") {
+		t.Errorf("snapshot lacks the status line:\n%s", snap)
+	}
+}
+
+func TestTextArrivesExactly(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/echo.html")
+	text := "日本語 テキスト 😀👍🏽 \"double\" 'single' & <b>not bold</b>\nsecond line\tand a tab"
+	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#in"}, Value: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != "verified" {
+		t.Errorf("fill outcome %s", res.Outcome)
+	}
+	if got := e.eval(`document.querySelector("#out").textContent`); got != text {
+		t.Errorf("page got %q\nwant      %q", got, text)
+	}
+	line := `CJK 中文 emoji 🎉 quotes "x" 'y' & done`
+	if _, err := e.act(browser.Action{Kind: "type", Target: browser.Target{Selector: "#line"}, Value: line}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.querySelector("#line").value`); got != line {
+		t.Errorf("typed %q\nwant  %q", got, line)
+	}
+}
+
+func TestPressKeys(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/keys.html")
+	if _, err := e.act(browser.Action{Kind: "press", Target: browser.Target{Selector: "#k"}, Key: "Control+Shift+R"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.act(browser.Action{Kind: "press", Target: browser.Target{Selector: "#k"}, Key: "Enter"}); err != nil {
+		t.Fatal(err)
+	}
+	log := e.eval(`Array.from(document.querySelectorAll("#log li")).map(li => li.textContent).join("|")`)
+	for _, want := range []string{"key=R ctrl=true shift=true", "key=Enter", "enter"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("key log %q lacks %q", log, want)
+		}
+	}
+	_, err := e.act(browser.Action{Kind: "press", Key: "Hyper+Q"})
+	wantCode(t, err, browser.CodeInvalidArgument)
+}
+
+func TestParallelSessionsAreIsolated(t *testing.T) {
+	shared := newEnv(t, browser.Options{})
+	pages := map[string]string{"a": "/basic.html", "b": "/form.html"}
+	titles := map[string]string{"a": "Basic page", "b": "Sign up"}
+	var wg sync.WaitGroup
+	tabs := make(map[string][]string)
+	var mu sync.Mutex
+	errs := make(chan error, 2)
+	for name, path := range pages {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := shared.m.Session(t.Name() + "/" + name)
+			defer s.Do(context.Background(), func(ctx context.Context) error { return s.CloseTabs(ctx) })
+			err := s.Do(shared.ctx, func(ctx context.Context) error {
+				tab, err := s.CurrentTab(ctx)
+				if err != nil {
+					return err
+				}
+				if _, err := s.Navigate(ctx, tab, shared.base+path, 0); err != nil {
+					return err
+				}
+				for range 3 {
+					snap, err := s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+					if err != nil {
+						return err
+					}
+					if !strings.HasPrefix(snap.Text, "# "+titles[name]+" — ") {
+						return fmt.Errorf("session %s sees %q", name, strings.SplitN(snap.Text, "\n", 2)[0])
+					}
+				}
+				mu.Lock()
+				tabs[name] = s.TabIDs()
+				mu.Unlock()
+				return nil
+			})
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if len(tabs["a"]) != 1 || len(tabs["b"]) != 1 || tabs["a"][0] == tabs["b"][0] {
+		t.Errorf("sessions' tabs = %v, want one distinct tab each", tabs)
+	}
+}
+
+func TestNavigationErrors(t *testing.T) {
+	e := newEnv(t, browser.Options{BlockedOrigins: []string{"blocked.example"}})
+	nav := func(url string) error {
+		return e.do(func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Navigate(ctx, tab, url, 0)
+			return err
+		})
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/"
+	ln.Close()
+	tests := []struct {
+		url  string
+		code browser.Code
+		kind string
+	}{
+		{closed, browser.CodeNavigationFailed, "connection_refused"},
+		{"http://127.0.0.1:1/", browser.CodeNavigationFailed, "unsafe_port"},
+		{"http://does-not-exist.invalid/", browser.CodeNavigationFailed, "dns_error"},
+		{e.base + "/missing", browser.CodeNavigationFailed, "http_error"},
+		{"javascript:alert(1)", browser.CodeInvalidArgument, ""},
+		{"file:///etc/passwd", browser.CodeInvalidArgument, ""},
+		{"chrome://settings", browser.CodeInvalidArgument, ""},
+		{"", browser.CodeInvalidArgument, ""},
+		{"http://blocked.example/", browser.CodeOriginBlocked, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.url, func(t *testing.T) {
+			be := wantCode(t, nav(tc.url), tc.code)
+			if tc.kind != "" && be.Diagnosis["kind"] != tc.kind {
+				t.Errorf("diagnosis = %v, want kind %s", be.Diagnosis, tc.kind)
+			}
+		})
+	}
+	// A redirect is followed; the final URL is reported.
+	if res := e.navigate("/redirect"); !strings.HasSuffix(res.URL, "/basic.html") || res.Status != 200 {
+		t.Errorf("redirect = %+v", res)
+	}
+}
+
+func TestHistory(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/basic.html")
+	e.navigate("/form.html")
+	hist := func(dir string) browser.NavResult {
+		var res browser.NavResult
+		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+			var err error
+			res, err = e.s.History(ctx, tab, dir, 0)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("go %s: %v", dir, err)
+		}
+		return res
+	}
+	if r := hist("back"); r.Title != "Basic page" {
+		t.Errorf("back → %+v", r)
+	}
+	if r := hist("forward"); r.Title != "Sign up" {
+		t.Errorf("forward → %+v", r)
+	}
+	if r := hist("reload"); r.Title != "Sign up" {
+		t.Errorf("reload → %+v", r)
+	}
+}
+
+func TestTargetErrors(t *testing.T) {
+	e := newEnv(t, browser.Options{ActionTimeout: backendtest.Timeout(700 * time.Millisecond)})
+	e.navigate("/form.html")
+	snap := e.snapshot(browser.ModeCompact)
+	click := func(tg browser.Target) error {
+		_, err := e.act(browser.Action{Kind: "click", Target: tg})
+		return err
+	}
+	wantCode(t, click(browser.Target{Ref: "e999"}), browser.CodeTargetNotFound)
+	wantCode(t, click(browser.Target{Ref: "bogus"}), browser.CodeInvalidArgument)
+	wantCode(t, click(browser.Target{Selector: "   "}), browser.CodeInvalidArgument)
+	wantCode(t, click(browser.Target{}), browser.CodeInvalidArgument)
+	wantCode(t, click(browser.Target{Selector: "#nope"}), browser.CodeTargetNotFound)
+	wantCode(t, click(browser.Target{Selector: "[[["}), browser.CodeInvalidArgument)
+	amb := wantCode(t, click(browser.Target{Selector: "button"}), browser.CodeAmbiguousTarget)
+	if len(amb.Suggestions) < 2 {
+		t.Errorf("ambiguous target lists %v", amb.Suggestions)
+	}
+	na := wantCode(t, click(browser.Target{Ref: refOf(t, snap, "button", "Delete")}), browser.CodeNotActionable)
+	if na.Diagnosis["failed_check"] != "enabled" {
+		t.Errorf("disabled button: diagnosis %v", na.Diagnosis)
+	}
+	_, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#subscribe"}, Value: "x"})
+	wantCode(t, err, browser.CodeNotActionable)
+
+	// A ref from before a navigation is stale afterwards.
+	ref := refOf(t, snap, "textbox", "Name")
+	e.navigate("/form.html")
+	wantCode(t, click(browser.Target{Ref: ref}), browser.CodeStaleRef)
+
+	// A node removed from the page makes its ref stale.
+	snap = e.snapshot(browser.ModeCompact)
+	ref = refOf(t, snap, "textbox", "Name")
+	e.eval(`(document.querySelector("#name").remove(), "")`)
+	wantCode(t, click(browser.Target{Ref: ref}), browser.CodeStaleRef)
+}
+
+func TestCoveredElementIsNotActionable(t *testing.T) {
+	e := newEnv(t, browser.Options{ActionTimeout: backendtest.Timeout(700 * time.Millisecond)})
+	e.navigate("/basic.html")
+	e.eval(`(() => { const d = document.createElement("div"); d.id = "overlay";
+		d.style.cssText = "position:fixed;inset:0;background:rgba(0,0,0,.3);z-index:10"; document.body.append(d); return "" })()`)
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#counter"}})
+	be := wantCode(t, err, browser.CodeNotActionable)
+	if !strings.Contains(be.Message, "div#overlay") {
+		t.Errorf("message does not name the cover: %s", be.Message)
+	}
+	// Removing the overlay while the click waits lets it through.
+	e.eval(`(setTimeout(() => document.querySelector("#overlay").remove(), 200), "")`)
+	e2 := *e
+	if _, err := e2.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#counter"}, Timeout: backendtest.Timeout(5 * time.Second)}); err != nil {
+		t.Fatalf("click after the overlay went: %v", err)
+	}
+	if got := e.eval(`document.querySelector("#counter").textContent`); got != "Clicked 1 times" {
+		t.Errorf("counter = %q", got)
+	}
+}
+
+func TestSnapshotPaging(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/long.html")
+	var full string
+	var total int
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull})
+		if err != nil {
+			return err
+		}
+		full, total = snap.Text[strings.Index(snap.Text, "\n")+1:], snap.TotalChars
+		runes := []rune(full)
+		offset, pages := 0, 0
+		for {
+			pages++
+			if pages > 20 {
+				return errors.New("paging did not end")
+			}
+			snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull, MaxChars: 5000, Offset: offset})
+			if err != nil {
+				return err
+			}
+			body := snap.Text[strings.Index(snap.Text, "\n")+1:]
+			if snap.NextOffset == 0 {
+				if pages == 1 {
+					return errors.New("a 5,000-char window did not cut a long page")
+				}
+				body = body[:max(0, strings.LastIndex(body, "\n(end;"))]
+			} else {
+				if !strings.Contains(body, fmt.Sprintf("call again with offset=%d", snap.NextOffset)) {
+					return fmt.Errorf("cut page lacks the continuation:\n%s", body[max(0, len(body)-200):])
+				}
+				body = body[:strings.LastIndex(body, "\n… cut at char")]
+			}
+			br := []rune(body)
+			if len(br) > 5000 {
+				return fmt.Errorf("page of %d chars exceeds max_chars", len(br))
+			}
+			if offset+len(br) > len(runes) || string(runes[offset:offset+len(br)]) != body {
+				return fmt.Errorf("page at offset %d is not that part of the whole snapshot", offset)
+			}
+			if snap.NextOffset == 0 {
+				if rest := strings.TrimSpace(string(runes[offset+len(br):])); rest != "" {
+					return fmt.Errorf("the last page left out %q", rest)
+				}
+				break
+			}
+			if gap := strings.TrimSpace(string(runes[offset+len(br) : snap.NextOffset])); gap != "" {
+				return fmt.Errorf("paging skipped %q", gap)
+			}
+			offset = snap.NextOffset
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total < 20_000 {
+		t.Errorf("long.html snapshot is only %d chars; the fixture should exceed the default cap", total)
+	}
+}
