@@ -84,8 +84,8 @@ type line struct {
 	inline bool
 	// solo keeps a text line (a whole paragraph) from joining its neighbours.
 	solo bool
-	ref    bool
-	head   bool
+	ref  bool
+	head bool
 }
 
 type renderer struct {
