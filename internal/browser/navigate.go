@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -13,6 +14,10 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 )
+
+// hostPort matches a bare "host:port" start, which url.Parse reads as a
+// scheme.
+var hostPort = regexp.MustCompile(`^[A-Za-z0-9.-]+:\d+([/?#]|$)`)
 
 // NavResult is where a navigation ended.
 type NavResult struct {
@@ -30,7 +35,7 @@ func (m *Manager) NormalizeURL(raw string) (string, error) {
 		return "", &Error{Code: CodeInvalidArgument, Message: "url is empty", Hint: `pass an absolute URL such as "https://example.com"`}
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "" && (u.Scheme == "http" || u.Scheme == "https")) {
+	if err != nil || u.Scheme == "" || hostPort.MatchString(raw) || (u.Host == "" && u.Opaque == "" && (u.Scheme == "http" || u.Scheme == "https")) {
 		// "example.com/path" or "localhost:8080": add a scheme.
 		host := raw
 		if i := strings.IndexAny(host, "/?#"); i >= 0 {
