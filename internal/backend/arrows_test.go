@@ -1,0 +1,73 @@
+package backend_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/webpilot-mcp/webpilot"
+
+// TestArrows keeps the dependency arrows of DESIGN.md true: every arrow
+// points down, tools never speak CDP, browser never knows MCP, backends never
+// know agent sessions, and no production package imports testing.
+func TestArrows(t *testing.T) {
+	rules := []struct {
+		pkg    string
+		direct bool // only direct imports (the package itself must not speak it)
+		banned []string
+		why    string
+	}{
+		{mod + "/internal/tools", true, []string{mod + "/internal/cdp", "github.com/chromedp/cdproto", mod + "/internal/backend/launch", mod + "/internal/mcpserver"},
+			"tools are thin: they call package browser and never speak CDP or pick a backend"},
+		{mod + "/internal/browser", false, []string{"github.com/modelcontextprotocol/go-sdk", mod + "/internal/mcpserver", mod + "/internal/tools", mod + "/internal/backend/launch"},
+			"browser knows neither MCP nor a concrete backend"},
+		{mod + "/internal/backend/launch", false, []string{mod + "/internal/browser", mod + "/internal/tools", mod + "/internal/mcpserver", "github.com/modelcontextprotocol/go-sdk"},
+			"a backend only produces CDP sessions and tab events"},
+		{mod + "/internal/backend", false, []string{mod + "/internal/browser", mod + "/internal/backend/launch"},
+			"the Backend interface depends on nothing concrete"},
+		{mod + "/internal/cdp", false, []string{mod + "/internal/backend", mod + "/internal/browser", "github.com/modelcontextprotocol/go-sdk"},
+			"the CDP client knows nothing of tabs, sessions or MCP"},
+		{mod + "/internal/mcpserver", true, []string{mod + "/internal/cdp", "github.com/chromedp/cdproto", mod + "/internal/backend/launch"},
+			"the MCP layer never touches CDP or picks a backend"},
+	}
+	for _, r := range rules {
+		deps := goListDeps(t, r.pkg, r.direct)
+		for _, d := range deps {
+			for _, b := range r.banned {
+				if d == b || strings.HasPrefix(d, b+"/") {
+					t.Errorf("%s imports %s: %s", r.pkg, d, r.why)
+				}
+			}
+		}
+	}
+	// No production package imports testing.
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasSuffix(f[0], "test") {
+			continue // backendtest, cdptest: test support by name
+		}
+		for _, imp := range f[1:] {
+			if imp == "testing" {
+				t.Errorf("%s imports testing", f[0])
+			}
+		}
+	}
+}
+
+func goListDeps(t *testing.T, pkg string, direct bool) []string {
+	t.Helper()
+	args := []string{"list", "-deps", pkg}
+	if direct {
+		args = []string{"list", "-f", `{{join .Imports " "}}`, pkg}
+	}
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
