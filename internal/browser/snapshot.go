@@ -42,9 +42,14 @@ var actionRoles = map[string]bool{
 	"button": true, "link": true, "textbox": true, "searchbox": true, "combobox": true,
 	"listbox": true, "checkbox": true, "radio": true, "switch": true, "slider": true,
 	"spinbutton": true, "tab": true, "menuitem": true, "menuitemcheckbox": true,
-	"menuitemradio": true, "treeitem": true, "option": true, "textarea": true,
-	"menubutton": true, "PopUpButton": true, "ToggleButton": true, "colorwell": true,
-	"DisclosureTriangle": true, "scrollbar": true,
+	"menuitemradio": true, "treeitem": true, "option": true, "colorwell": true,
+	"scrollbar": true,
+}
+
+// roleAlias renames Chrome-internal roles to the ARIA role an agent knows.
+var roleAlias = map[string]string{
+	"DisclosureTriangle": "button", "ToggleButton": "button", "PopUpButton": "button",
+	"textarea": "textbox", "menubutton": "button",
 }
 
 // roles shown as a labelled block whose children are indented under it.
@@ -239,6 +244,9 @@ func (r *renderer) node(n *cdp.AXNode, depth int) []line {
 	if skipRoles[role] {
 		return nil
 	}
+	if alias, ok := roleAlias[role]; ok {
+		role = alias
+	}
 	name := clean(n.Name.String())
 	switch {
 	case role == "StaticText":
@@ -274,7 +282,7 @@ func (r *renderer) node(n *cdp.AXNode, depth int) []line {
 			}
 		}
 		return kids
-	case blockRoles[role]:
+	case blockRoles[role] && (name != "" || role != "group"):
 		label := role
 		if name != "" {
 			label += " " + quote(name)
@@ -375,6 +383,7 @@ func (r *renderer) options(n *cdp.AXNode) string {
 // table renders a table as compact rows of cells joined by " | ".
 func (r *renderer) table(n *cdp.AXNode, role, name string, depth int) []line {
 	var rows [][]string
+	var rowRefs []bool
 	var walk func(x *cdp.AXNode)
 	walk = func(x *cdp.AXNode) {
 		for _, id := range x.ChildIDs {
@@ -384,15 +393,19 @@ func (r *renderer) table(n *cdp.AXNode, role, name string, depth int) []line {
 			}
 			switch c.Role.String() {
 			case "row":
+				before := r.count
 				var cells []string
 				for _, cid := range c.ChildIDs {
 					cell := r.nodes[cid]
 					if cell == nil {
 						continue
 					}
-					parts := mergeInline(r.node(cell, 0))
-					if cell.Role.String() == "cell" || cell.Role.String() == "gridcell" || cell.Role.String() == "columnheader" || cell.Role.String() == "rowheader" {
+					var parts []line
+					switch cell.Role.String() {
+					case "cell", "gridcell", "columnheader", "rowheader":
 						parts = mergeInline(r.children(cell, 0))
+					default:
+						parts = mergeInline(r.node(cell, 0))
 					}
 					texts := make([]string, 0, len(parts))
 					for _, p := range parts {
@@ -404,7 +417,11 @@ func (r *renderer) table(n *cdp.AXNode, role, name string, depth int) []line {
 					}
 					cells = append(cells, strings.Join(texts, " "))
 				}
+				for len(cells) > 0 && cells[len(cells)-1] == "" {
+					cells = cells[:len(cells)-1]
+				}
 				rows = append(rows, cells)
+				rowRefs = append(rowRefs, r.count > before)
 			default:
 				walk(c)
 			}
@@ -420,8 +437,8 @@ func (r *renderer) table(n *cdp.AXNode, role, name string, depth int) []line {
 		label += " " + quote(name)
 	}
 	out := []line{{depth: depth, text: fmt.Sprintf("%s %d×%d:", label, len(rows), cols)}}
-	for _, row := range rows {
-		out = append(out, line{depth: depth + 1, text: strings.Join(row, " | ")})
+	for i, row := range rows {
+		out = append(out, line{depth: depth + 1, text: strings.Join(row, " | "), ref: rowRefs[i]})
 	}
 	return out
 }

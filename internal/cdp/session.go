@@ -14,7 +14,7 @@ type Session struct {
 	id   string
 	done chan struct{}
 
-	mu  sync.Mutex // guards err
+	mu  sync.Mutex // guards err; taken under Conn.mu, never around it
 	err error
 }
 
