@@ -39,6 +39,11 @@ type ActionResult struct {
 // pollInterval spaces actionability checks while auto-waiting.
 var pollInterval = 50 * time.Millisecond
 
+// settleWindow is how long after an action a cross-document navigation may
+// start and still be waited for. Clicks on links and form submits start
+// theirs while the input is handled, well inside it.
+var settleWindow = 60 * time.Millisecond
+
 // Act runs an action in the tab, waiting (up to the action timeout) for the
 // target to be actionable, then settles. Call within Do.
 func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
@@ -333,7 +338,7 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 // settle waits briefly for a navigation the action may have started, then
 // notes where the page is.
 func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, res *ActionResult) {
-	started, done := w.navigationStarted(ctx, 150*time.Millisecond)
+	started, done := w.navigationStarted(ctx, settleWindow)
 	if started && !done {
 		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.m.opts.NavTimeout)
 		_ = w.waitAnyLoad(nctx)
