@@ -245,12 +245,12 @@ func readConfigFile(path string) (map[string]string, error) {
 	return out, nil
 }
 
-// View lists every setting with its value and source, for browser_status.
+// View lists every setting as "value (source)", for browser_status.
 func (c *Config) View() map[string]any {
 	out := make(map[string]any)
 	for _, k := range configKeys() {
 		key := strings.ReplaceAll(k.name, "-", "_")
-		out[key] = map[string]any{"value": k.get(c), "source": c.Sources[key]}
+		out[key] = fmt.Sprintf("%v (%s)", k.get(c), c.Sources[key])
 	}
 	return out
 }
