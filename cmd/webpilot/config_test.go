@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// load runs loadConfig with a fresh flag set, env as the whole environment
+// and file (when not empty) as .webpilot.json.
+func load(t *testing.T, args []string, env map[string]string, file string) (*Config, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if file != "" {
+		if err := os.WriteFile(filepath.Join(dir, ".webpilot.json"), []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs := flag.NewFlagSet("webpilot test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return loadConfig(fs, args, func(k string) string { return env[k] }, dir)
+}
+
+func mustLoad(t *testing.T, args []string, env map[string]string, file string) *Config {
+	t.Helper()
+	c, err := load(t, args, env, file)
+	if err != nil {
+		t.Fatalf("loadConfig(%v, %v, %s): %v", args, env, file, err)
+	}
+	return c
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c := mustLoad(t, nil, nil, "")
+	if c.Headless != "auto" || c.Isolated || c.Prewarm || c.Debug || c.Session != "default" ||
+		c.Timeout != 90*time.Second || c.ActionTimeout != 10*time.Second || c.NavTimeout != 30*time.Second {
+		t.Errorf("defaults: %+v", c)
+	}
+	for _, k := range configKeys() {
+		key := strings.ReplaceAll(k.name, "-", "_")
+		if c.Sources[key] != "default" {
+			t.Errorf("source of %s = %q, want default", key, c.Sources[key])
+		}
+	}
+	if v := c.View(); len(v) != len(configKeys()) {
+		t.Errorf("View lists %d keys, want %d", len(v), len(configKeys()))
+	}
+}
+
+// A flag beats the environment, which beats .webpilot.json, which beats the
+// default; Sources records which one won for each key.
+func TestConfigPrecedence(t *testing.T) {
+	file := `{
+		"nav_timeout": "5s", "action_timeout": 3000, "headless": "true", "session": "from-file",
+		"isolated": true, "allowed_origins": ["a.example", "b.example"], "timeout": "20s", "debug": false
+	}`
+	env := map[string]string{
+		"WEBPILOT_NAV_TIMEOUT": "7s",
+		"WEBPILOT_SESSION":     "from-env",
+		"WEBPILOT_TIMEOUT":     "40s",
+		"WEBPILOT_DEBUG":       "", // empty counts as unset
+	}
+	args := []string{"--nav-timeout=9s", "--isolated=false", "-prewarm", "--timeout", "60s"}
+	c := mustLoad(t, args, env, file)
+	for _, w := range []struct {
+		key, src  string
+		got, want any
+	}{
+		{"nav_timeout", "flag", c.NavTimeout, 9 * time.Second},       // flag > env > file
+		{"timeout", "flag", c.Timeout, 60 * time.Second},             // flag > env > file
+		{"isolated", "flag", c.Isolated, false},                      // flag false beats file true
+		{"prewarm", "flag", c.Prewarm, true},                         // a bare bool flag
+		{"session", "env", c.Session, "from-env"},                    // env > file
+		{"headless", "file", c.Headless, "true"},                     // file > default
+		{"action_timeout", "file", c.ActionTimeout, 3 * time.Second}, // a number is milliseconds
+		{"allowed_origins", "file", c.AllowedOrigins, []string{"a.example", "b.example"}},
+		{"debug", "file", c.Debug, false},
+		{"blocked_origins", "default", c.BlockedOrigins, []string(nil)},
+		{"browser", "default", c.Browser, ""},
+	} {
+		if !reflect.DeepEqual(w.got, w.want) {
+			t.Errorf("%s = %#v, want %#v", w.key, w.got, w.want)
+		}
+		if c.Sources[w.key] != w.src {
+			t.Errorf("source of %s = %q, want %q", w.key, c.Sources[w.key], w.src)
+		}
+	}
+	// browser_status shows each value with its source.
+	if view := fmt.Sprint(c.View()["nav_timeout"]); !strings.Contains(view, "9s") || !strings.Contains(view, "flag") {
+		t.Errorf("View nav_timeout = %s, want the value 9s and the source flag", view)
+	}
+}
+
+func TestConfigHeaded(t *testing.T) {
+	c := mustLoad(t, []string{"--headed"}, map[string]string{"WEBPILOT_HEADLESS": "true"}, "")
+	if c.Headless != "false" || c.Sources["headless"] != "flag" {
+		t.Errorf("--headed: headless %q from %s", c.Headless, c.Sources["headless"])
+	}
+	if _, err := load(t, []string{"--headed", "--headless=true"}, nil, ""); err == nil {
+		t.Error("--headed with --headless: no error")
+	}
+	c = mustLoad(t, nil, map[string]string{"WEBPILOT_HEADLESS": "FALSE"}, "")
+	if c.Headless != "false" || c.Sources["headless"] != "env" {
+		t.Errorf("WEBPILOT_HEADLESS=FALSE: headless %q from %s", c.Headless, c.Sources["headless"])
+	}
+}
+
+// Invalid values are refused with the key (as the user wrote it) and the
+// reason.
+func TestConfigInvalid(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		file string
+		want []string // all in the error
+	}{
+		{"duration flag", []string{"--nav-timeout=abc"}, nil, "", []string{"--nav-timeout", "abc"}},
+		{"zero duration", []string{"--timeout=0"}, nil, "", []string{"--timeout", "positive"}},
+		{"negative duration in env", nil, map[string]string{"WEBPILOT_ACTION_TIMEOUT": "-1s"}, "", []string{"WEBPILOT_ACTION_TIMEOUT"}},
+		{"headless env", nil, map[string]string{"WEBPILOT_HEADLESS": "maybe"}, "", []string{"WEBPILOT_HEADLESS", "maybe"}},
+		{"bool env", nil, map[string]string{"WEBPILOT_ISOLATED": "yes please"}, "", []string{"WEBPILOT_ISOLATED"}},
+		{"bool flag", []string{"--prewarm=sometimes"}, nil, "", []string{"--prewarm", "sometimes"}},
+		{"empty session flag", []string{"--session="}, nil, "", []string{"--session", "empty"}},
+		{"unknown key in file", nil, nil, `{"colour": "blue"}`, []string{".webpilot.json", "colour"}},
+		{"flag name in file", nil, nil, `{"nav-timeout": "5s"}`, []string{"nav-timeout"}},
+		{"bad value in file", nil, nil, `{"nav_timeout": "soon"}`, []string{"nav_timeout", "soon"}},
+		{"bad list in file", nil, nil, `{"allowed_origins": ["a", 1]}`, []string{"allowed_origins"}},
+		{"object in file", nil, nil, `{"browser": {"path": "x"}}`, []string{"browser"}},
+		{"file not JSON", nil, nil, `nav_timeout = 5s`, []string{".webpilot.json"}},
+		{"unknown flag", []string{"--colour=blue"}, nil, "", []string{"colour"}},
+		{"positional argument", []string{"extra"}, nil, "", []string{"extra"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := load(t, c.args, c.env, c.file)
+			if err == nil {
+				t.Fatalf("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestRunVersion(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"version"}, strings.NewReader(""), &out, &errb); err != nil {
+		t.Fatalf("version: %v", err)
+	}
+	if got, want := out.String(), "webpilot "+version+"\n"; got != want {
+		t.Errorf("version printed %q, want %q", got, want)
+	}
+	if errb.Len() != 0 {
+		t.Errorf("version wrote to stderr: %q", errb.String())
+	}
+}
+
+// Command lines that cannot be understood exit with status 2 and say why;
+// help exits 0.
+func TestRunUsage(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		args    []string
+		code    int
+		mention string
+	}{
+		{"unknown command", []string{"serve-coffee"}, 2, "serve-coffee"},
+		{"no command", nil, 2, "no command"},
+		{"bad flag value", []string{"mcp", "--nav-timeout=abc"}, 2, "--nav-timeout"},
+		{"unknown flag", []string{"mcp", "--colour"}, 2, "colour"},
+		{"bad demo flag", []string{"demo", "--headless=maybe"}, 2, "--headless"},
+		{"mcp help", []string{"mcp", "-h"}, 0, ""},
+		{"help", []string{"help"}, 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run(context.Background(), c.args, strings.NewReader(""), &out, &errb)
+			if c.code == 2 && !errors.Is(err, errUsage) {
+				t.Errorf("run(%q) = %v, want an errUsage", c.args, err)
+			}
+			var exitErr bytes.Buffer
+			if got := exitCode(err, &exitErr); got != c.code {
+				t.Errorf("exit code %d, want %d (err %v)", got, c.code, err)
+			}
+			if c.mention != "" && !strings.Contains(exitErr.String(), c.mention) {
+				t.Errorf("exit message %q does not mention %q", exitErr.String(), c.mention)
+			}
+			if c.code == 0 && !strings.Contains(out.String()+errb.String(), "Usage") && !strings.Contains(out.String()+errb.String(), "-nav-timeout") {
+				t.Errorf("help printed no usage:\n%s%s", out.String(), errb.String())
+			}
+		})
+	}
+	if got := exitCode(errors.New("boom"), io.Discard); got != 1 {
+		t.Errorf("exit code of a failure = %d, want 1", got)
+	}
+	if got := exitCode(nil, io.Discard); got != 0 {
+		t.Errorf("exit code of success = %d, want 0", got)
+	}
+}

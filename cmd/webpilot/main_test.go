@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+)
+
+// envRunMain makes the test binary run webpilot's main instead of the tests,
+// so subprocess tests start `webpilot` without building it (go-sdk
+// mcp/cmd_test.go does the same).
+const envRunMain = "WEBPILOT_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envRunMain) == "1" {
+		main() // exits
+	}
+	os.Exit(m.Run())
+}
+
+// webpilotCmd is a `webpilot args...` command: this test binary re-executed
+// as webpilot, in an empty working directory (no .webpilot.json), with its
+// stderr collected for failure messages.
+func webpilotCmd(t *testing.T, stderr *syncBuffer, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), envRunMain+"=1")
+	cmd.Dir = t.TempDir()
+	cmd.Stderr = stderr
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("webpilot stderr:\n%s", stderr.String())
+		}
+	})
+	return cmd
+}
+
+// fixtures serves testdata/pages.
+func fixtures(t *testing.T) string {
+	srv := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,230 @@
+package mcpserver_test
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+)
+
+// The loop the server instructions teach, through MCP: navigate, read a ref
+// from the snapshot, click it, and see the change.
+func TestNavigateSnapshotClick(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+
+	nav := mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html"})
+	if !strings.Contains(nav, `"Basic page"`) || !strings.Contains(nav, "HTTP 200") {
+		t.Errorf("navigate result lacks the title or the status:\n%s", nav)
+	}
+	ref := refOf(t, nav, "button", "Clicked 0 times")
+
+	snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{})
+	if got := refOf(t, snap, "button", "Clicked 0 times"); got != ref {
+		t.Errorf("the button's ref changed between navigate (%s) and snapshot (%s)", ref, got)
+	}
+
+	act := mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "click", "ref": ref})
+	if !strings.HasPrefix(act, "click "+ref) {
+		t.Errorf("click result does not name the ref %s:\n%s", ref, act)
+	}
+	if !strings.Contains(act, "Clicked 1 times") {
+		t.Errorf("click diff does not show the new button text:\n%s", act)
+	}
+
+	after := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{})
+	if !strings.Contains(after, `button `+ref+` "Clicked 1 times"`) {
+		t.Errorf("snapshot after the click lacks button %s \"Clicked 1 times\":\n%s", ref, after)
+	}
+	if strings.Contains(after, "Clicked 0 times") {
+		t.Errorf("snapshot after the click still shows the old text:\n%s", after)
+	}
+
+	// A second click, by selector this time, keeps counting.
+	mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "#counter", "snapshot": "none"})
+	if after := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{"mode": "interactive"}); !strings.Contains(after, "Clicked 2 times") {
+		t.Errorf("snapshot after a click by selector lacks \"Clicked 2 times\":\n%s", after)
+	}
+}
+
+// Bad input a model will send: each fails with its code and a hint, and the
+// session stays usable.
+func TestBadInputCodes(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+
+	body := mustFail(t, ctx, cs, "browser_navigate", map[string]any{"url": closedPort(t)}, "NAVIGATION_FAILED")
+	if body.Diagnosis["kind"] != "connection_refused" {
+		t.Errorf("unreachable URL: diagnosis %v, want kind connection_refused", body.Diagnosis)
+	}
+	// Port 1 is on Chromium's list of restricted ports: it never connects.
+	body = mustFail(t, ctx, cs, "browser_navigate", map[string]any{"url": "http://127.0.0.1:1/"}, "NAVIGATION_FAILED")
+	if body.Diagnosis["kind"] != "unsafe_port" {
+		t.Errorf("port 1: diagnosis %v, want kind unsafe_port", body.Diagnosis)
+	}
+	for _, u := range []string{"javascript:alert(1)", "JavaScript:alert(1)", "file:///etc/passwd", "ftp://example.com/"} {
+		body := mustFail(t, ctx, cs, "browser_navigate", map[string]any{"url": u}, "INVALID_ARGUMENT")
+		scheme := strings.ToLower(u[:strings.Index(u, ":")])
+		if !strings.Contains(strings.ToLower(body.Error.Message), scheme) {
+			t.Errorf("%s: message %q does not name the scheme", u, body.Error.Message)
+		}
+	}
+
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html", "snapshot": "none"})
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "ref": "e999"}, "TARGET_NOT_FOUND")
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "ref": "button"}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": ""}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "   "}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click"}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "#nope"}, "TARGET_NOT_FOUND")
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "a"}, "AMBIGUOUS_TARGET")
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "##"}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_snapshot", map[string]any{"tab": "no-such-tab"}, "TAB_NOT_FOUND")
+
+	// A page that answers 404 is loaded but reported.
+	body = mustFail(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/missing.html"}, "NAVIGATION_FAILED")
+	if body.Diagnosis["kind"] != "http_error" || body.Diagnosis["status"] != 404.0 {
+		t.Errorf("404: diagnosis %v, want http_error 404", body.Diagnosis)
+	}
+
+	// Elements that cannot take the action.
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/form.html", "snapshot": "none"})
+	body = mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "#delete", "timeout_ms": 300}, "NOT_ACTIONABLE")
+	if body.Diagnosis["failed_check"] != "enabled" {
+		t.Errorf("disabled button: diagnosis %v, want failed_check enabled", body.Diagnosis)
+	}
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#create", "value": "x", "timeout_ms": 300}, "NOT_ACTIONABLE")
+
+	// A ref from a page that is no longer loaded is stale, not unknown.
+	nav := mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html"})
+	ref := refOf(t, nav, "button", "Clicked 0 times")
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/form.html", "snapshot": "none"})
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "ref": ref}, "STALE_REF")
+
+	// Still usable after all that.
+	if out := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{"mode": "interactive"}); !strings.Contains(out, "Create account") {
+		t.Errorf("snapshot after the failures:\n%s", out)
+	}
+}
+
+// closedPort returns an http URL on loopback where nothing listens.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/"
+}
+
+// Text with CJK, emoji, quotes, a newline and HTML metacharacters reaches the
+// page exactly as sent.
+func TestUnicodeFill(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+	const value = "日本語 中文 한국어 👩‍💻🚀 \"double\" 'single'\nline two & <b>bold</b> > x"
+
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/echo.html", "snapshot": "none"})
+	out := mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#in", "value": value, "snapshot": "none"})
+	if !strings.Contains(out, "verified") {
+		t.Errorf("fill was not verified:\n%s", out)
+	}
+	if want := fmt.Sprintf("value now %q", value); !strings.Contains(out, want) {
+		t.Errorf("fill result does not carry the exact value:\n got: %s\nwant: …%s…", out, want)
+	}
+
+	// #out mirrors the field on input events. The snapshot shows its text as
+	// one unquoted line with whitespace collapsed; the textbox's own line
+	// quotes the value, so only #out can produce this line.
+	snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{"mode": "full"})
+	want := strings.Join(strings.Fields(value), " ")
+	found := false
+	for line := range strings.Lines(snap) {
+		if strings.TrimSpace(line) == want {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("snapshot has no line with #out's text %q:\n%s", want, snap)
+	}
+	if strings.Contains(snap, "&amp;") || strings.Contains(snap, "&lt;") {
+		t.Errorf("snapshot shows HTML-escaped text:\n%s", snap)
+	}
+	// Typing (key presses, appended) carries such text too.
+	out = mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "type", "selector": "#line", "value": "ü & 😀 \"q\"", "snapshot": "none"})
+	if !strings.Contains(out, `value now "ü & 😀 \"q\""`) {
+		t.Errorf("type result:\n%s", out)
+	}
+}
+
+// Two agent sessions drive their own tabs at the same time and never see each
+// other's page.
+func TestParallelSessions(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	pages := map[string]struct{ path, title, other string }{
+		"a": {"/basic.html", "Basic page", "Sign up"},
+		"b": {"/form.html", "Sign up", "Basic page"},
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for session, p := range pages {
+		wg.Go(func() {
+			for i := range 3 {
+				res, err := cs.CallTool(ctx, callParams("browser_navigate", map[string]any{"url": base + p.path, "session": session, "snapshot": "none"}))
+				if err != nil || res.IsError {
+					errs <- fmt.Errorf("session %s: navigate %d: %v %s", session, i, err, textOf(res))
+					return
+				}
+				res, err = cs.CallTool(ctx, callParams("browser_snapshot", map[string]any{"session": session}))
+				if err != nil || res.IsError {
+					errs <- fmt.Errorf("session %s: snapshot %d: %v %s", session, i, err, textOf(res))
+					return
+				}
+				snap := text(res)
+				header, _, _ := strings.Cut(snap, "\n")
+				if !strings.Contains(header, p.title) || strings.Contains(snap, p.other) {
+					errs <- fmt.Errorf("session %s: snapshot %d shows another page (want %q):\n%s", session, i, p.title, snap)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	// Sequentially too: each session's current tab is still its own page.
+	for session, p := range pages {
+		snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{"session": session, "mode": "interactive"})
+		if !strings.Contains(snap, p.title) {
+			t.Errorf("session %s afterwards:\n%s", session, snap)
+		}
+	}
+	status := mustCall(t, ctx, cs, "browser_status", map[string]any{})
+	if !strings.Contains(status, `"a"`) || !strings.Contains(status, `"b"`) {
+		t.Errorf("browser_status does not list sessions a and b:\n%s", status)
+	}
+	// Closing one session's tabs leaves the other's alone.
+	if out := mustCall(t, ctx, cs, "browser_close", map[string]any{"session": "a"}); !strings.Contains(out, "Closed 1 tab") {
+		t.Errorf("close session a: %s", out)
+	}
+	if snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{"session": "b", "mode": "interactive"}); !strings.Contains(snap, "Sign up") {
+		t.Errorf("session b after closing a:\n%s", snap)
+	}
+}

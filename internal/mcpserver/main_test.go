@@ -1,0 +1,184 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+// One headless Chromium serves every browser test of this package (each test
+// opens its own tabs through its own manager and sessions).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	backendtest.CloseShared()
+	os.Exit(code)
+}
+
+// browserClient connects an in-memory go-sdk client to a server whose manager
+// drives the package's shared Chromium. The manager's tabs are closed at
+// cleanup; the shared browser stays up.
+func browserClient(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(10*time.Second))
+		defer cancel()
+		for _, name := range m.SessionNames() {
+			s := m.Session(name)
+			_ = s.Do(ctx, s.CloseTabs)
+		}
+	})
+	return connect(t, &tools.Deps{Manager: m})
+}
+
+// idleBackend is a launch backend that starts nothing until a tool needs a
+// browser. Should a test call reach the browser by mistake, it launches an
+// isolated headless one, never the user's profile.
+func idleBackend(t *testing.T) *launch.Backend {
+	b := launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv})
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// connect builds the server over deps and connects a client in memory.
+func connect(t *testing.T, deps *tools.Deps) *mcp.ClientSession {
+	t.Helper()
+	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Deps: deps})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpserver-test", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatalf("client connect: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	})
+	return cs
+}
+
+// fixtures serves testdata/pages over HTTP for the test.
+func fixtures(t *testing.T) string {
+	srv := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// call runs one tool and returns its text; a protocol error fails the test.
+func call(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: protocol error: %v", tool, args, err)
+	}
+	return text(res), res.IsError
+}
+
+// mustCall runs a tool that must succeed.
+func mustCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) string {
+	t.Helper()
+	out, isErr := call(t, ctx, cs, tool, args)
+	if isErr {
+		t.Fatalf("%s %v: isError:\n%s", tool, args, out)
+	}
+	return out
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// errorBody is DESIGN.md's error result.
+type errorBody struct {
+	Error struct {
+		Code        string   `json:"code"`
+		Message     string   `json:"message"`
+		Hint        string   `json:"hint"`
+		Suggestions []string `json:"suggestions"`
+	} `json:"error"`
+	Diagnosis map[string]any `json:"diagnosis"`
+}
+
+// mustFail runs a tool that must fail with code, and checks the shape of the
+// error body: the four fields of "error" present, suggestions an array, a
+// message and a hint that are not empty.
+func mustFail(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any, code string) errorBody {
+	t.Helper()
+	out, isErr := call(t, ctx, cs, tool, args)
+	if !isErr {
+		t.Fatalf("%s %v: want isError with %s, got success:\n%s", tool, args, code, out)
+	}
+	var raw map[string]map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatalf("%s %v: error result is not a JSON object: %v\n%s", tool, args, err, out)
+	}
+	for _, k := range []string{"code", "message", "hint", "suggestions"} {
+		if _, ok := raw["error"][k]; !ok {
+			t.Errorf("%s %v: error body lacks error.%s:\n%s", tool, args, k, out)
+		}
+	}
+	if s := raw["error"]["suggestions"]; len(s) == 0 || s[0] != '[' {
+		t.Errorf("%s %v: error.suggestions is %s, want an array", tool, args, s)
+	}
+	var body errorBody
+	if err := json.Unmarshal([]byte(out), &body); err != nil {
+		t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
+	}
+	if body.Error.Code != code {
+		t.Errorf("%s %v: code %s, want %s:\n%s", tool, args, body.Error.Code, code, out)
+	}
+	if body.Error.Message == "" {
+		t.Errorf("%s %v: empty message:\n%s", tool, args, out)
+	}
+	if body.Error.Hint == "" {
+		t.Errorf("%s %v: empty hint:\n%s", tool, args, out)
+	}
+	return body
+}
+
+// refOf finds the ref of `role eN "name"` in snapshot text.
+func refOf(t *testing.T, snapshot, role, name string) string {
+	t.Helper()
+	re := regexp.MustCompile(regexp.QuoteMeta(role) + ` (e\d+) "` + regexp.QuoteMeta(name) + `"`)
+	m := re.FindStringSubmatch(snapshot)
+	if m == nil {
+		t.Fatalf("no %s %q with a ref in:\n%s", role, name, snapshot)
+	}
+	return m[1]
+}
+
+func callParams(tool string, args map[string]any) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: tool, Arguments: args}
+}
+
+// textOf is text for a result that may be nil (after a protocol error).
+func textOf(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	return text(res)
+}

@@ -1,0 +1,165 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/toolslist.golden")
+
+// toolsListBudget is DESIGN.md's budget for the core profile's tools/list.
+const toolsListBudget = 3000
+
+// wantTools are the tools of this slice with their required arguments.
+var wantTools = map[string][]string{
+	"browser_status":   nil,
+	"browser_navigate": nil,
+	"browser_snapshot": nil,
+	"browser_action":   {"action"},
+	"browser_close":    nil,
+}
+
+// TestToolsList checks the listed tools and their schemas, and pins the
+// o200k token count of the tools array in testdata/toolslist.golden (go
+// test -run TestToolsList -update rewrites it). No browser is started: the
+// manager's backend is never used.
+func TestToolsList(t *testing.T) {
+	m := browser.NewManager(browser.Options{Backend: launch.New(launch.Options{})})
+	cs := connect(t, &tools.Deps{Manager: m})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		req, known := wantTools[tool.Name]
+		if !known {
+			t.Errorf("unexpected tool %s", tool.Name)
+			continue
+		}
+		if tool.Description == "" {
+			t.Errorf("%s: no description", tool.Name)
+		}
+		b, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatalf("%s: schema: %v", tool.Name, err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: schema does not decode: %v\n%s", tool.Name, err, b)
+		}
+		if s.Type != "object" {
+			t.Errorf("%s: schema type %q, want object", tool.Name, s.Type)
+		}
+		if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
+			t.Errorf("%s: schema allows additional properties: %s", tool.Name, b)
+		}
+		if !slices.Equal(s.Required, req) {
+			t.Errorf("%s: required %v, want %v", tool.Name, s.Required, req)
+		}
+		for name, p := range s.Properties {
+			if p.Description == "" {
+				t.Errorf("%s.%s: no description", tool.Name, name)
+			}
+		}
+	}
+	for name := range wantTools {
+		if !slices.Contains(names, name) {
+			t.Errorf("tool %s is not listed (got %v)", name, names)
+		}
+	}
+	props := func(tool string) map[string]any {
+		for _, tl := range res.Tools {
+			if tl.Name == tool {
+				b, _ := json.Marshal(tl.InputSchema)
+				var s struct {
+					Properties map[string]any `json:"properties"`
+				}
+				_ = json.Unmarshal(b, &s)
+				return s.Properties
+			}
+		}
+		return nil
+	}
+	// Spot checks of the advertised types: coercion must not loosen them.
+	for _, c := range []struct{ tool, prop, typ string }{
+		{"browser_snapshot", "max_chars", "integer"},
+		{"browser_snapshot", "offset", "integer"},
+		{"browser_navigate", "url", "string"},
+		{"browser_navigate", "timeout_ms", "integer"},
+		{"browser_action", "action", "string"},
+	} {
+		p, _ := props(c.tool)[c.prop].(map[string]any)
+		if p["type"] != c.typ {
+			t.Errorf("%s.%s: type %v, want %s", c.tool, c.prop, p["type"], c.typ)
+		}
+	}
+	if p, _ := props("browser_action")["action"].(map[string]any); fmt.Sprint(p["enum"]) != "[click fill type press]" {
+		t.Errorf("browser_action.action enum = %v, want [click fill type press]", p["enum"])
+	}
+
+	got := toolsListReport(t, res)
+	golden := filepath.Join("testdata", "toolslist.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/mcpserver -run TestToolsList -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("tools/list changed; review the token cost and run with -update.\n--- want\n%s--- got\n%s", want, got)
+	}
+	if m.Backend().Info().Running {
+		t.Error("tools/list started the browser")
+	}
+}
+
+// toolsListReport prints the o200k token count of the tools array as the
+// client received it, and each tool's description length. It fails the test
+// when the count is over budget.
+func toolsListReport(t *testing.T, res *mcp.ListToolsResult) string {
+	b, err := json.Marshal(res.Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := enc.Count(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n >= toolsListBudget {
+		t.Errorf("tools/list is %d o200k tokens, over the budget of %d (DESIGN.md)", n, toolsListBudget)
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "tools/list: %d tools, %d o200k tokens, %d JSON bytes (budget %d tokens)\n", len(res.Tools), n, len(b), toolsListBudget)
+	for _, tool := range res.Tools {
+		fmt.Fprintf(&out, "%-18s description %3d chars\n", tool.Name, len(tool.Description))
+	}
+	return out.String()
+}
