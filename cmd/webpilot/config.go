@@ -94,7 +94,7 @@ func configKeys() []configKey {
 	}
 	return []configKey{
 		{name: "browser", usage: "browser executable (default: discover Chromium/Chrome)", set: str(func(c *Config) *string { return &c.Browser }), get: func(c *Config) any { return c.Browser }},
-		{name: "headless", def: "auto", usage: "auto (headless when there is no display), true or false", set: func(c *Config, v string) error {
+		{name: "headless", def: "auto", bool: true, usage: "auto (headless when there is no display), true or false; --headless alone means true", set: func(c *Config, v string) error {
 			switch strings.ToLower(v) {
 			case "auto", "true", "false":
 				c.Headless = strings.ToLower(v)
@@ -137,7 +137,7 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 	for _, k := range keys {
 		if k.bool {
 			v := new(string)
-			fs.Func(k.name, k.usage+" (default "+k.def+")", func(s string) error { *v = s; return nil })
+			fs.Func(k.name, k.usage, func(s string) error { *v = s; return nil })
 			fs.Lookup(k.name).DefValue = k.def
 			flagVals[k.name] = v
 			// -flag with no value means true: register as a bool flag.
@@ -157,7 +157,7 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 	set := make(map[string]bool)
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *headed {
-		if set["headless"] {
+		if set["headless"] && strings.ToLower(*flagVals["headless"]) != "false" {
 			return nil, errors.New("--headed and --headless contradict each other")
 		}
 		*flagVals["headless"] = "false"

@@ -69,6 +69,14 @@ func (m *Manager) Session(name string) *Session {
 	return s
 }
 
+// Lookup returns the named session if it exists, without creating it.
+func (m *Manager) Lookup(name string) (*Session, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[name]
+	return s, ok
+}
+
 // SessionNames lists the sessions that exist, sorted.
 func (m *Manager) SessionNames() []string {
 	m.mu.Lock()

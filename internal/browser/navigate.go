@@ -202,7 +202,10 @@ func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID s
 	if err != nil {
 		return NavResult{}, backendError("read the page location", err)
 	}
-	r := NavResult{URL: href, Title: title, Status: w.status(loaderID)}
+	r := NavResult{URL: href, Title: title}
+	if strings.HasPrefix(href, "http:") || strings.HasPrefix(href, "https:") {
+		r.Status = w.status(loaderID)
+	}
 	if pu, err := url.Parse(href); err == nil {
 		if oerr := s.m.checkOrigin(pu); oerr != nil {
 			// A redirect led somewhere not allowed: leave it.

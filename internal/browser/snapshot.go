@@ -181,6 +181,8 @@ func (s *Session) page(snap *Snapshot, body string, o SnapshotOptions) string {
 		end := o.Offset + utf8.RuneCountInString(part)
 		if snap.NextOffset > 0 {
 			tail = fmt.Sprintf("\n… cut at char %s of %s; call again with offset=%d for the rest", commas(end), commas(snap.TotalChars), snap.NextOffset)
+		} else if o.Offset >= snap.TotalChars {
+			tail = fmt.Sprintf("(offset %s is past the end: the snapshot has %s chars)", commas(o.Offset), commas(snap.TotalChars))
 		} else if o.Offset > 0 {
 			tail = fmt.Sprintf("\n(end; chars %s–%s of %s)", commas(o.Offset), commas(end), commas(snap.TotalChars))
 		}

@@ -36,8 +36,14 @@ func coerce(args map[string]any, types map[string]string) {
 			var x any
 			if json.Unmarshal([]byte(trimmed), &x) == nil {
 				switch x.(type) {
-				case []any, map[string]any:
-					args[name] = x
+				case []any:
+					if types[name] == "array" {
+						args[name] = x
+					}
+				case map[string]any:
+					if types[name] == "object" {
+						args[name] = x
+					}
 				}
 			}
 		}

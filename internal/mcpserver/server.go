@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -42,11 +41,6 @@ type Server struct {
 	defs    []*mcp.Tool
 	schemas map[string]*jsonschema.Resolved
 	props   map[string]map[string]string // tool -> property -> JSON type
-
-	mu       sync.Mutex // guards received, finished
-	cond     *sync.Cond
-	received int // tools/call requests read from stdin
-	finished int // tools/call requests answered
 }
 
 // New builds the server with every tool registered.
@@ -62,7 +56,6 @@ func New(opts Options) *Server {
 		opts.CallCeiling = CallCeiling
 	}
 	s := &Server{log: log, ceiling: opts.CallCeiling, schemas: make(map[string]*jsonschema.Resolved), props: make(map[string]map[string]string)}
-	s.cond = sync.NewCond(&s.mu)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "webpilot browser"},
 		&mcp.ServerOptions{Instructions: Instructions, Logger: log})
 	s.defs = tools.Register(s.mcp, opts.Deps, s.render)
@@ -93,14 +86,12 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Tools() []*mcp.Tool { return s.defs }
 
 // middleware runs around every request: for tools/call it coerces and
-// validates arguments, bounds the call, recovers panics and counts the call
-// as finished for the stdio lifecycle.
+// validates arguments, bounds the call and recovers panics.
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		defer s.callFinished()
 		ctr, ok := req.(*mcp.CallToolRequest)
 		if !ok {
 			return next(ctx, method, req)
@@ -134,7 +125,8 @@ func (s *Server) checkArgs(tool string, raw json.RawMessage) (json.RawMessage, e
 	args := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "arguments must be a JSON object: " + err.Error()}
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "arguments must be a JSON object: " + err.Error(),
+				Hint: `pass the arguments as an object, e.g. {"url": "https://example.com"}`}
 		}
 	}
 	coerce(args, s.props[tool])

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,94 +18,151 @@ var EOFGrace = CallCeiling + 5*time.Second
 
 // RunStdio serves MCP on in/out until in ends (or ctx is done). Calls still
 // running when in reaches EOF finish and answer before the session ends: the
-// go-sdk cancels in-flight calls on EOF, so the EOF is held back until they
-// are done.
+// go-sdk cancels in-flight calls on EOF, so the EOF is held back until every
+// tools/call request read has been answered.
 func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.WriteCloser) error {
-	g := &eofGate{s: s, r: bufio.NewReaderSize(in, 1<<16)}
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(g), Writer: out})
+	p := newPending()
+	g := &eofGate{p: p, r: bufio.NewReaderSize(in, 1<<16), grace: EOFGrace, log: s}
+	w := &answerWriter{p: p, w: out}
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(g), Writer: w})
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
 	return err
 }
 
-// eofGate reads whole lines, counts tools/call requests as they are read,
-// and on EOF waits until every counted call has finished.
-type eofGate struct {
-	s   *Server
-	r   *bufio.Reader
-	buf []byte
+// pending is the set of tools/call request ids read but not yet answered.
+type pending struct {
+	mu   sync.Mutex // guards ids
+	ids  map[string]bool
+	cond *sync.Cond
 }
 
-func (g *eofGate) Read(p []byte) (int, error) {
+func newPending() *pending {
+	p := &pending{ids: make(map[string]bool)}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+// rpcMessage is what the gate reads of each JSON-RPC message.
+type rpcMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// messages decodes one line: a message or a batch.
+func messages(line []byte) []rpcMessage {
+	line = bytes.TrimSpace(line)
+	var msgs []rpcMessage
+	if len(line) > 0 && line[0] == '[' {
+		_ = json.Unmarshal(line, &msgs)
+		return msgs
+	}
+	var m rpcMessage
+	if json.Unmarshal(line, &m) == nil {
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+func (p *pending) noteRequests(line []byte) {
+	if !bytes.Contains(line, []byte("tools/call")) {
+		return
+	}
+	for _, m := range messages(line) {
+		if m.Method == "tools/call" && len(m.ID) > 0 && string(m.ID) != "null" {
+			p.mu.Lock()
+			p.ids[string(bytes.TrimSpace(m.ID))] = true
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *pending) noteAnswers(line []byte) {
+	p.mu.Lock()
+	empty := len(p.ids) == 0
+	p.mu.Unlock()
+	if empty {
+		return
+	}
+	for _, m := range messages(line) {
+		if m.Method == "" && len(m.ID) > 0 && (m.Result != nil || m.Error != nil) {
+			p.mu.Lock()
+			delete(p.ids, string(bytes.TrimSpace(m.ID)))
+			p.mu.Unlock()
+			p.cond.Broadcast()
+		}
+	}
+}
+
+// waitIdle waits until every read call has been answered, at most d; it
+// returns how many were still unanswered.
+func (p *pending) waitIdle(d time.Duration) int {
+	timer := time.AfterFunc(d, p.cond.Broadcast)
+	defer timer.Stop()
+	deadline := time.Now().Add(d)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.ids) > 0 && time.Now().Before(deadline) {
+		p.cond.Wait()
+	}
+	return len(p.ids)
+}
+
+// eofGate reads whole lines, notes tools/call requests as they are read,
+// and on EOF waits until each has been answered.
+type eofGate struct {
+	p     *pending
+	r     *bufio.Reader
+	buf   []byte
+	grace time.Duration
+	log   *Server
+}
+
+func (g *eofGate) Read(b []byte) (int, error) {
 	if len(g.buf) == 0 {
 		line, err := g.r.ReadBytes('\n')
 		if len(line) > 0 {
-			g.s.noteRequests(line)
+			g.p.noteRequests(line)
 			g.buf = line
 		} else if err != nil {
 			if errors.Is(err, io.EOF) {
-				g.s.waitIdle(EOFGrace)
+				if n := g.p.waitIdle(g.grace); n > 0 {
+					g.log.log.Warn("stdin closed with calls still running", "running", n)
+				}
 			}
 			return 0, err
 		}
 	}
-	n := copy(p, g.buf)
+	n := copy(b, g.buf)
 	g.buf = g.buf[n:]
 	return n, nil
 }
 
-// noteRequests counts the tools/call requests in one JSON-RPC line (a single
-// message or a batch).
-func (s *Server) noteRequests(line []byte) {
-	line = bytes.TrimSpace(line)
-	if !bytes.Contains(line, []byte("tools/call")) {
-		return
-	}
-	type msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	var msgs []msg
-	if len(line) > 0 && line[0] == '[' {
-		_ = json.Unmarshal(line, &msgs)
-	} else {
-		var m msg
-		if json.Unmarshal(line, &m) == nil {
-			msgs = append(msgs, m)
-		}
-	}
-	n := 0
-	for _, m := range msgs {
-		if m.Method == "tools/call" && len(m.ID) > 0 && string(m.ID) != "null" {
-			n++
-		}
-	}
-	if n > 0 {
-		s.mu.Lock()
-		s.received += n
-		s.mu.Unlock()
-	}
+// answerWriter passes the server's output through and notes the answers.
+type answerWriter struct {
+	p    *pending
+	w    io.WriteCloser
+	mu   sync.Mutex // guards line
+	line []byte
 }
 
-func (s *Server) callFinished() {
-	s.mu.Lock()
-	s.finished++
-	s.mu.Unlock()
-	s.cond.Broadcast()
+func (a *answerWriter) Write(b []byte) (int, error) {
+	n, err := a.w.Write(b)
+	a.mu.Lock()
+	a.line = append(a.line, b[:n]...)
+	for {
+		i := bytes.IndexByte(a.line, '\n')
+		if i < 0 {
+			break
+		}
+		a.p.noteAnswers(a.line[:i])
+		a.line = a.line[i+1:]
+	}
+	a.mu.Unlock()
+	return n, err
 }
 
-// waitIdle waits until every counted call finished, at most d.
-func (s *Server) waitIdle(d time.Duration) {
-	timer := time.AfterFunc(d, s.cond.Broadcast)
-	defer timer.Stop()
-	deadline := time.Now().Add(d)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for s.finished < s.received && time.Now().Before(deadline) {
-		s.cond.Wait()
-	}
-	if s.finished < s.received {
-		s.log.Warn("stdin closed with calls still running", "running", s.received-s.finished)
-	}
-}
+func (a *answerWriter) Close() error { return a.w.Close() }

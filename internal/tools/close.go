@@ -18,7 +18,14 @@ func (r *registry) close() {
 		Description: "Close the tabs this session opened. The next browser call opens a fresh tab.",
 		Annotations: &mcp.ToolAnnotations{Title: "Close session tabs", DestructiveHint: ptr(true), IdempotentHint: true},
 	}, func(ctx context.Context, in CloseIn) (*Result, error) {
-		s := r.session(in.Session)
+		name := in.Session
+		if name == "" {
+			name = r.d.DefaultSession
+		}
+		s, ok := r.d.Manager.Lookup(name)
+		if !ok {
+			return &Result{Text: fmt.Sprintf("Session %q has no tabs; nothing to close.", name)}, nil
+		}
 		var n int
 		err := s.Do(ctx, func(ctx context.Context) error {
 			n = len(s.TabIDs())

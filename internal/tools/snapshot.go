@@ -25,7 +25,8 @@ func (r *registry) snapshot() {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Snapshot"},
 	}, func(ctx context.Context, in SnapshotIn) (*Result, error) {
 		if in.MaxChars < 0 || in.Offset < 0 {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "max_chars and offset must not be negative"}
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "max_chars and offset must not be negative",
+				Hint: "omit max_chars for the default (20000); offset comes from a cut snapshot's continuation line"}
 		}
 		if in.MaxChars == 0 {
 			in.MaxChars = SnapshotMaxChars

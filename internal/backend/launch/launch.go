@@ -217,7 +217,9 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Target, error) {
 
 // Events returns the channel of tab changes. It is buffered; events are
 // dropped rather than block when nobody reads it, and it closes on Close.
-// When a browser exits, every tab it had is reported removed.
+// When a browser exits, every tab it had is reported removed. TabUpdated is
+// best effort: Chromium reports no title change of a tab nobody is attached
+// to (the new title comes with its next change); Tabs is authoritative.
 func (b *Backend) Events() <-chan backend.Event { return b.events }
 
 // Info describes the backend and, while one runs, the browser.

@@ -70,14 +70,16 @@ func claimProfile(dir, host string, alive func(pid int) bool) (removed bool, err
 }
 
 // removeSingleton deletes the singleton files of a browser that is gone, and
-// the private temp dir its socket lived in (…/org.chromium.Chromium.XXXXXX;
-// Chromium removes it only on a clean exit). The dir is removed only when it
-// sits directly in a temp dir and holds nothing else.
+// the private temp dir its socket lived in (/tmp/org.chromium.Chromium.XXXXXX
+// holding SingletonSocket and SingletonCookie; Chromium removes it only on a
+// clean exit). That dir is removed only when it sits directly in a temp dir
+// and holds nothing else.
 func removeSingleton(dir string) error {
 	if target, err := os.Readlink(filepath.Join(dir, singletonSocket)); err == nil && filepath.Base(target) == singletonSocket {
 		sockDir := filepath.Dir(target)
 		if parent := filepath.Dir(sockDir); parent == filepath.Clean(os.TempDir()) || parent == "/tmp" {
 			_ = os.Remove(target)
+			_ = os.Remove(filepath.Join(sockDir, singletonCookie))
 			_ = os.Remove(sockDir)
 		}
 	}

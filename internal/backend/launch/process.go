@@ -31,11 +31,13 @@ const (
 	exitTimeout = 3 * time.Second
 	// reapTimeout bounds the wait for a SIGKILLed browser to be reaped.
 	reapTimeout = 5 * time.Second
-	// EnvProfileDir is set in the browser's environment to its profile dir.
-	// Every process the browser starts inherits it, which lets stop find the
-	// helpers that leave the process group.
-	EnvProfileDir = "WEBPILOT_PROFILE_DIR"
 )
+
+// EnvProfileDir is set in the browser's environment to its profile dir. The
+// helpers the browser starts directly inherit it, among them the crashpad
+// handlers, which leave the process group; stop finds them by it. (Zygote
+// children get a cleaned environment but stay in the process group.)
+const EnvProfileDir = "WEBPILOT_PROFILE_DIR"
 
 // instance is one browser process and the connection to it.
 type instance struct {
@@ -159,12 +161,27 @@ func (in *instance) closeReason() error {
 	return errors.New(strings.Join(parts, "; "))
 }
 
-// exitStatus describes how the process ended; call it after exited closed.
+// exitStatus describes how the process ended.
 func (in *instance) exitStatus() string {
-	if st := in.cmd.ProcessState; st != nil {
-		return st.String()
+	select {
+	case <-in.exited:
+		if st := in.cmd.ProcessState; st != nil {
+			return st.String()
+		}
+		return "unknown"
+	default:
+		return "still running"
 	}
-	return "unknown"
+}
+
+// exeDir is the directory of the browser executable with symlinks resolved
+// (/usr/bin/google-chrome is a link into /opt/google/chrome), where its
+// helpers live.
+func (in *instance) exeDir() string {
+	if p, err := filepath.EvalSymlinks(in.path); err == nil {
+		return filepath.Dir(p)
+	}
+	return filepath.Dir(in.path)
 }
 
 // stop ends the browser: with graceful, Browser.close and a bounded wait for
@@ -172,6 +189,7 @@ func (in *instance) exitStatus() string {
 // the connection and pipes.
 func (in *instance) stop(graceful bool) {
 	in.closing.Store(true)
+	began := time.Now()
 	if graceful && in.running() {
 		ctx, cancel := context.WithTimeout(context.Background(), browserCloseTimeout)
 		_, err := cdproto.Call(ctx, in.conn.Browser(), cdpbrowser.Close, cdproto.Empty{})
@@ -181,6 +199,8 @@ func (in *instance) stop(graceful bool) {
 		}
 		if !wait(in.exited, exitTimeout) {
 			in.log.Warn("browser did not exit after Browser.close; killing it", "pid", in.pid)
+		} else {
+			in.log.Debug("browser closed", "pid", in.pid, "took", time.Since(began))
 		}
 	}
 	// Kill the group even when the leader is gone: renderers, the GPU
@@ -188,7 +208,7 @@ func (in *instance) stop(graceful bool) {
 	if err := killGroup(in.pid); err != nil {
 		in.log.Warn("killing browser", "pid", in.pid, "err", err)
 	}
-	if n := killMarked(EnvProfileDir+"="+in.profile, filepath.Dir(in.path)); n > 0 {
+	if n := killMarked(EnvProfileDir+"="+in.profile, in.exeDir()); n > 0 {
 		in.log.Debug("killed browser helpers outside the process group", "count", n)
 	}
 	select {
