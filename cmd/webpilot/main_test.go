@@ -32,8 +32,10 @@ func webpilotCmd(t *testing.T, stderr *syncBuffer, args ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), envRunMain+"=1")
 	cmd.Dir = t.TempDir()
+	// Temporary profiles go under the test's own dir, so a killed webpilot
+	// leaves nothing behind in the system temp dir.
+	cmd.Env = append(os.Environ(), envRunMain+"=1", "TMPDIR="+cmd.Dir)
 	cmd.Stderr = stderr
 	t.Cleanup(func() {
 		if t.Failed() {
