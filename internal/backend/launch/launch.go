@@ -224,6 +224,8 @@ func (b *Backend) Events() <-chan backend.Event { return b.events }
 
 // Info describes the backend and, while one runs, the browser.
 func (b *Backend) Info() backend.Info {
+	// Before the first start, say which browser would be launched.
+	_, _ = b.browserPath()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	info := backend.Info{
