@@ -16,13 +16,6 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	if cfg.Prewarm {
-		go func() {
-			if err := a.backend.Start(ctx); err != nil {
-				a.log.Warn("prewarm: browser did not start", "err", err)
-			}
-		}()
-	}
 	err = a.server.RunStdio(ctx, stdin, nopCloser{stdout})
 	if cerr := a.close(); cerr != nil {
 		a.log.Warn("shutdown", "err", cerr)

@@ -94,6 +94,16 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	})
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
+		OnInitialized: func() {
+			if !cfg.Prewarm {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if err := a.backend.Start(ctx); err != nil {
+				a.log.Warn("prewarm: the browser did not start", "err", err)
+			}
+		},
 		Deps: &tools.Deps{
 			Manager:        a.manager,
 			DefaultSession: cfg.Session,

@@ -46,6 +46,9 @@ var actionRoles = map[string]bool{
 	"scrollbar": true,
 }
 
+// editable roles take typed text.
+var editable = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "spinbutton": true, "textarea": true}
+
 // roleAlias renames Chrome-internal roles to the ARIA role an agent knows.
 var roleAlias = map[string]string{
 	"DisclosureTriangle": "button", "ToggleButton": "button", "PopUpButton": "button",
@@ -511,7 +514,13 @@ func states(n *cdp.AXNode) string {
 	for _, p := range n.Properties {
 		v := p.Value.String()
 		switch p.Name {
-		case "disabled", "required", "focused", "selected", "modal", "readonly":
+		case "focused":
+			// Focus matters where typing goes; on other controls it only
+			// makes every diff after a click noisier.
+			if v == "true" && editable[n.Role.String()] {
+				b.WriteString(" [focused]")
+			}
+		case "disabled", "required", "selected", "modal", "readonly":
 			if v == "true" {
 				b.WriteString(" [" + p.Name + "]")
 			}

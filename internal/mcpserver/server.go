@@ -31,6 +31,9 @@ type Options struct {
 	Deps          *tools.Deps
 	Logger        *slog.Logger
 	CallCeiling   time.Duration // default CallCeiling
+	// OnInitialized runs (in its own goroutine) when a client has finished
+	// initializing; --prewarm starts the browser from here.
+	OnInitialized func()
 }
 
 // Server is webpilot's MCP server.
@@ -57,7 +60,11 @@ func New(opts Options) *Server {
 	}
 	s := &Server{log: log, ceiling: opts.CallCeiling, schemas: make(map[string]*jsonschema.Resolved), props: make(map[string]map[string]string)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "webpilot browser"},
-		&mcp.ServerOptions{Instructions: Instructions, Logger: log})
+		&mcp.ServerOptions{Instructions: Instructions, Logger: log, InitializedHandler: func(context.Context, *mcp.InitializedRequest) {
+			if opts.OnInitialized != nil {
+				go opts.OnInitialized()
+			}
+		}})
 	s.defs = tools.Register(s.mcp, opts.Deps, s.render)
 	for _, d := range s.defs {
 		schema, ok := d.InputSchema.(*jsonschema.Schema)

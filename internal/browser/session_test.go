@@ -1,0 +1,103 @@
+package browser_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// Calls in one session run one at a time; a caller that cannot get the
+// session before its deadline gets TIMEOUT; other sessions are not blocked.
+func TestSessionSerializesCalls(t *testing.T) {
+	m := browser.NewManager(browser.Options{Backend: backendtest.NewFake()})
+	s := m.Session("a")
+	var running, maxRunning atomic.Int32
+	done := make(chan struct{})
+	work := func(ctx context.Context) error {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for {
+			old := maxRunning.Load()
+			if n <= old || maxRunning.CompareAndSwap(old, n) {
+				break
+			}
+		}
+		time.Sleep(30 * time.Millisecond)
+		return nil
+	}
+	for range 4 {
+		go func() {
+			_ = s.Do(context.Background(), work)
+			done <- struct{}{}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if maxRunning.Load() != 1 {
+		t.Errorf("%d calls ran at once in one session", maxRunning.Load())
+	}
+
+	hold := make(chan struct{})
+	started := make(chan struct{})
+	go s.Do(context.Background(), func(ctx context.Context) error { close(started); <-hold; return nil })
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := s.Do(ctx, work)
+	if be, ok := browser.AsError(err); !ok || be.Code != browser.CodeTimeout {
+		t.Errorf("busy session: got %v, want TIMEOUT", err)
+	}
+	other := m.Session("b")
+	if err := other.Do(context.Background(), work); err != nil {
+		t.Errorf("another session was blocked: %v", err)
+	}
+	close(hold)
+}
+
+// A browser that dies between calls is started again by the next call; the
+// session gets a fresh tab.
+func TestBrowserCrashRecovers(t *testing.T) {
+	be := backendtest.New(t)
+	m := browser.NewManager(browser.Options{Backend: be, NavTimeout: backendtest.Timeout(20 * time.Second)})
+	s := m.Session("crash")
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	nav := func() error {
+		return s.Do(ctx, func(ctx context.Context) error {
+			tab, err := s.CurrentTab(ctx)
+			if err != nil {
+				return err
+			}
+			_, err = s.Navigate(ctx, tab, base+"/basic.html", 0)
+			return err
+		})
+	}
+	if err := nav(); err != nil {
+		t.Fatal(err)
+	}
+	pid := be.Info().PID
+	if pid == 0 {
+		t.Fatal("no browser pid")
+	}
+	if err := killPID(pid); err != nil {
+		t.Fatal(err)
+	}
+	// A call racing the crash may fail once, as NO_BROWSER whose hint says
+	// the next call starts the browser again; the next call must work.
+	if err := nav(); err != nil {
+		if be, ok := browser.AsError(err); !ok || be.Code != browser.CodeNoBrowser || be.Hint == "" {
+			t.Fatalf("navigate right after the browser was killed: %v", err)
+		}
+		if err := nav(); err != nil {
+			t.Fatalf("navigate after the browser was killed: %v", err)
+		}
+	}
+	if got := be.Info().PID; got == 0 || got == pid {
+		t.Errorf("browser pid after relaunch = %d (was %d)", got, pid)
+	}
+}
