@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
 // The loop the server instructions teach, through MCP: navigate, read a ref
@@ -226,5 +229,35 @@ func TestParallelSessions(t *testing.T) {
 	}
 	if snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{"session": "b", "mode": "interactive"}); !strings.Contains(snap, "Sign up") {
 		t.Errorf("session b after closing a:\n%s", snap)
+	}
+}
+
+// Real clients negotiate older protocol versions than the SDK's latest:
+// the loop works on every version the SDK supports.
+func TestProtocolVersions(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			ctx := backendtest.Context(t, 60*time.Second)
+			m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
+			t.Cleanup(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(10*time.Second))
+				defer cancel()
+				for _, name := range m.SessionNames() {
+					s := m.Session(name)
+					_ = s.Do(ctx, s.CloseTabs)
+				}
+			})
+			cs := connectVersion(t, &tools.Deps{Manager: m, DefaultSession: "proto-" + v}, v)
+			if got := cs.InitializeResult(); got != nil && got.ProtocolVersion != v {
+				t.Errorf("negotiated %s, asked for %s", got.ProtocolVersion, v)
+			}
+			nav := mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html"})
+			ref := refOf(t, nav, "button", "Clicked 0 times")
+			if act := mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "click", "ref": ref}); !strings.Contains(act, "Clicked 1 times") {
+				t.Errorf("click on protocol %s:\n%s", v, act)
+			}
+		})
 	}
 }

@@ -57,6 +57,13 @@ func idleBackend(t *testing.T) *launch.Backend {
 // connect builds the server over deps and connects a client in memory.
 func connect(t *testing.T, deps *tools.Deps) *mcp.ClientSession {
 	t.Helper()
+	return connectVersion(t, deps, "")
+}
+
+// connectVersion is connect with the protocol version the client asks for
+// ("" for the SDK's latest).
+func connectVersion(t *testing.T, deps *tools.Deps, version string) *mcp.ClientSession {
+	t.Helper()
 	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Deps: deps})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
@@ -64,7 +71,7 @@ func connect(t *testing.T, deps *tools.Deps) *mcp.ClientSession {
 	if err != nil {
 		t.Fatalf("server connect: %v", err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpserver-test", Version: "0"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpserver-test", Version: "0"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("client connect: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -31,8 +32,10 @@ type Options struct {
 	Deps          *tools.Deps
 	Logger        *slog.Logger
 	CallCeiling   time.Duration // default CallCeiling
-	// OnInitialized runs (in its own goroutine) when a client has finished
-	// initializing; --prewarm starts the browser from here.
+	// OnInitialized runs once, in its own goroutine, when the first client
+	// request arrives (initialize, or server/discover on protocol
+	// 2026-07-28, which has no initialize); --prewarm starts the browser
+	// from here.
 	OnInitialized func()
 }
 
@@ -44,6 +47,8 @@ type Server struct {
 	defs    []*mcp.Tool
 	schemas map[string]*jsonschema.Resolved
 	props   map[string]map[string]string // tool -> property -> JSON type
+	onInit  func()
+	initMu  sync.Once
 }
 
 // New builds the server with every tool registered.
@@ -60,11 +65,8 @@ func New(opts Options) *Server {
 	}
 	s := &Server{log: log, ceiling: opts.CallCeiling, schemas: make(map[string]*jsonschema.Resolved), props: make(map[string]map[string]string)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "webpilot browser"},
-		&mcp.ServerOptions{Instructions: Instructions, Logger: log, InitializedHandler: func(context.Context, *mcp.InitializedRequest) {
-			if opts.OnInitialized != nil {
-				go opts.OnInitialized()
-			}
-		}})
+		&mcp.ServerOptions{Instructions: Instructions, Logger: log})
+	s.onInit = opts.OnInitialized
 	s.defs = tools.Register(s.mcp, opts.Deps, s.render)
 	for _, d := range s.defs {
 		schema, ok := d.InputSchema.(*jsonschema.Schema)
@@ -96,6 +98,12 @@ func (s *Server) Tools() []*mcp.Tool { return s.defs }
 // validates arguments, bounds the call and recovers panics.
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		s.log.Debug("request", "method", method)
+		if s.onInit != nil {
+			// initialize on 2025 protocols, server/discover on 2026-07-28
+			// (which has no initialize): a client has arrived either way.
+			s.initMu.Do(func() { go s.onInit() })
+		}
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
