@@ -123,6 +123,12 @@ func configKeys() []configKey {
 	}
 }
 
+// fileForbidden are the keys .webpilot.json may not set: MCP clients start
+// webpilot in whatever directory the user works in, so the file there is not
+// trusted with the executable to run, the profile to open or a file to
+// append to.
+var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true}
+
 // envName is the environment variable of a key: WEBPILOT_NAV_TIMEOUT.
 func envName(key string) string {
 	return "WEBPILOT_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
@@ -175,6 +181,9 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 	for k := range file {
 		if !known[k] {
 			return nil, fmt.Errorf(".webpilot.json: unknown key %q", k)
+		}
+		if fileForbidden[k] {
+			return nil, fmt.Errorf(".webpilot.json: %s may only be set by flag or environment: a file in the working directory (a cloned repository, say) must not choose the program webpilot runs or where it writes", k)
 		}
 	}
 

@@ -137,6 +137,9 @@ func TestConfigInvalid(t *testing.T) {
 		{"bad list in file", nil, nil, `{"allowed_origins": ["a", 1]}`, []string{"allowed_origins"}},
 		{"object in file", nil, nil, `{"browser": {"path": "x"}}`, []string{"browser"}},
 		{"file not JSON", nil, nil, `nav_timeout = 5s`, []string{".webpilot.json"}},
+		{"browser in file", nil, nil, `{"browser": "./pwn.sh"}`, []string{".webpilot.json", "browser", "flag or environment"}},
+		{"profile in file", nil, nil, `{"user_data_dir": "/home/me/.config/google-chrome"}`, []string{"user_data_dir"}},
+		{"log file in file", nil, nil, `{"log_file": "/home/me/.bashrc"}`, []string{"log_file"}},
 		{"unknown flag", []string{"--colour=blue"}, nil, "", []string{"colour"}},
 		{"positional argument", []string{"extra"}, nil, "", []string{"extra"}},
 	} {

@@ -35,6 +35,27 @@ func fixtures(t *testing.T) string {
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/basic.html", http.StatusFound)
 	})
+	page := func(path, body string) {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, body)
+		})
+	}
+	page("/alert", `<title>Alert</title><button id="b" onclick="alert('hello there'); this.textContent='after'">go</button>
+		<button id="c" onclick="this.textContent = confirm('sure?') ? 'yes' : 'no'">ask</button>`)
+	page("/js-redirect", `<title>Hop</title><script>location.href = "/form.html"</script>`)
+	page("/links", `<title>Links</title><a id="dl" href="/download">get file</a> <a id="nc" href="/nocontent">nothing</a>
+		<a id="far" href="http://blocked.example/">far away</a> <a id="form" href="/form.html">form</a>`)
+	mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="x.bin"`)
+		w.Header().Set("Content-Type", "application/octet-stream")
+		fmt.Fprint(w, "data")
+	})
+	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	page("/with-frame", `<title>Framed</title><p>outer</p><iframe src="/missing"></iframe>`)
+	page("/inputs", `<title>Inputs</title><label>Day <input type="date" id="day"></label>
+		<label>Colour <input type="color" id="col"></label><label>Notes <textarea id="notes"></textarea></label>
+		<label>One line <input id="one"></label>`)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -474,7 +495,7 @@ func TestSnapshotPaging(t *testing.T) {
 				}
 				body = body[:max(0, strings.LastIndex(body, "\n(end;"))]
 			} else {
-				if !strings.Contains(body, fmt.Sprintf("call again with offset=%d", snap.NextOffset)) {
+				if !strings.Contains(body, fmt.Sprintf("browser_snapshot with offset=%d continues", snap.NextOffset)) {
 					return fmt.Errorf("cut page lacks the continuation:\n%s", body[max(0, len(body)-200):])
 				}
 				body = body[:strings.LastIndex(body, "\n… cut at char")]

@@ -34,6 +34,7 @@ type ActionResult struct {
 	URL        string `json:"url"`
 	Title      string `json:"title"`
 	Navigated  bool   `json:"navigated,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // pollInterval spaces actionability checks while auto-waiting.
@@ -47,19 +48,23 @@ var settleWindow = 60 * time.Millisecond
 // Act runs an action in the tab, waiting (up to the action timeout) for the
 // target to be actionable, then settles. Call within Do.
 func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
+	callCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, or(a.Timeout, s.m.opts.ActionTimeout))
 	defer cancel()
 	defer t.releaseObjects(ctx)
+	t.cache = nil
 
 	res := &ActionResult{Action: a.Kind, InputMode: "cdp", Outcome: "dispatched"}
-	before, _, _ := t.location(ctx)
-	res.URLBefore = before
+	before, err := t.mainFrame(ctx)
+	if err != nil {
+		return nil, backendError("read the page", err)
+	}
+	res.URLBefore = before.URL
 
 	var el *element
 	needsTarget := a.Kind == "click" || a.Kind == "fill"
 	hasTarget := a.Target.Ref != "" || a.Target.Selector != ""
 	if needsTarget || hasTarget {
-		var err error
 		el, err = t.locate(ctx, a.Target)
 		if err != nil {
 			return nil, err
@@ -69,7 +74,6 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 
 	w := t.watchNavigation()
 	defer w.stop()
-	var err error
 	switch a.Kind {
 	case "click":
 		err = s.click(ctx, t, el, a.Target)
@@ -85,7 +89,9 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	if err != nil {
 		return nil, err
 	}
-	s.settle(ctx, t, w, res)
+	if err := s.settle(callCtx, t, w, before, res); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -190,17 +196,29 @@ func dispatchError(what string, err error) error {
 const editableJS = `function(){
   if(!this.isConnected) return {err:"detached", why:"the element was removed from the page"};
   const tag=this.tagName.toLowerCase();
-  const textInput=tag==="textarea"||(tag==="input"&&!/^(checkbox|radio|button|submit|reset|file|image|range|color|hidden)$/.test(this.type));
-  if(!textInput&&!this.isContentEditable&&tag!=="select") return {err:"editable", why:"it is a "+tag+(this.type?" type="+this.type:"")+", not a text field"};
+  const textInput=tag==="textarea"||(tag==="input"&&!/^(checkbox|radio|button|submit|reset|file|image|range|color|hidden|date|time|datetime-local|month|week)$/.test(this.type));
+  const valueInput=tag==="input"&&/^(date|time|datetime-local|month|week|color)$/.test(this.type);
+  if(!textInput&&!valueInput&&!this.isContentEditable&&tag!=="select") return {err:"editable", why:"it is a "+tag+(this.type?" type="+this.type:"")+", not a text field"};
   if(this.disabled) return {err:"enabled", why:"the field is disabled"};
   if(this.readOnly) return {err:"editable", why:"the field is read-only"};
   this.scrollIntoView({block:"center",inline:"center",behavior:"instant"});
   const r=this.getBoundingClientRect();
   if(r.width===0||r.height===0) return {err:"visible", why:"the field is not visible"};
   if(tag==="select") return {kind:"select"};
+  if(tag==="input"&&/^(date|time|datetime-local|month|week|color)$/.test(this.type)) return {kind:"value"};
   this.focus();
   if(textInput){ this.select(); } else { const rg=document.createRange(); rg.selectNodeContents(this); const sel=getSelection(); sel.removeAllRanges(); sel.addRange(rg); }
-  return {kind:textInput?"input":"editable"};
+  return {kind:tag==="textarea"?"textarea":textInput?"input":"editable"};
+}`
+
+// setValueJS sets the value of a date, time or color input the way a
+// picker would, and checks the browser kept it.
+const setValueJS = `function(v){
+  const set=Object.getOwnPropertyDescriptor(HTMLInputElement.prototype,"value").set;
+  set.call(this,v);
+  if(this.value!==v) return {err:"value", why:JSON.stringify(v)+" is not a valid "+this.type+" value", hint:"use the input's format, e.g. 2026-12-31 for a date, 13:45 for a time, #ff8800 for a color"};
+  this.dispatchEvent(new Event("input",{bubbles:true})); this.dispatchEvent(new Event("change",{bubbles:true}));
+  return {kind:"value"};
 }`
 
 // readValueJS reads a field's value (text of a contenteditable).
@@ -218,6 +236,7 @@ const selectJS = `function(v){
 type editState struct {
 	Err  string `json:"err"`
 	Why  string `json:"why"`
+	Hint string `json:"hint"`
 	Kind string `json:"kind"`
 }
 
@@ -252,7 +271,15 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 	if err != nil {
 		return err
 	}
-	if st.Kind == "select" {
+	if st.Kind == "value" {
+		var r editState
+		if err := t.callOn(ctx, el.objectID, setValueJS, &r, a.Value); err != nil {
+			return backendError("set the value", err)
+		}
+		if r.Err != "" {
+			return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("cannot fill %s: %s", a.Target.Describe(), r.Why), Hint: r.Hint}
+		}
+	} else if st.Kind == "select" {
 		var r editState
 		if err := t.callOn(ctx, el.objectID, selectJS, &r, a.Value); err != nil {
 			return backendError("select", err)
@@ -272,7 +299,11 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 		return backendError("read the field back", err)
 	}
 	res.Value = got
-	if st.Kind == "select" || got == a.Value {
+	want := strings.ReplaceAll(a.Value, "\r\n", "\n")
+	if st.Kind == "input" {
+		want = strings.NewReplacer("\n", " ", "\r", " ").Replace(want) // typed line breaks become spaces in one-line inputs
+	}
+	if st.Kind == "select" || st.Kind == "value" || got == want {
 		res.Outcome = "verified"
 		return nil
 	}
@@ -335,18 +366,28 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 	return pressKey(ctx, t, a.Key)
 }
 
-// settle waits briefly for a navigation the action may have started, then
-// notes where the page is.
-func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, res *ActionResult) {
-	started, done := w.navigationStarted(ctx, settleWindow)
-	if started && !done {
-		nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.m.opts.NavTimeout)
-		_ = w.waitAnyLoad(nctx)
+// settle waits briefly for a cross-document navigation the action may have
+// started; if one started, it waits (bounded by the navigation timeout and
+// the call's own deadline) until it loads or stops without a document. Then
+// it notes where the page is.
+func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult) error {
+	if w.navigationStarted(ctx, before.ID, settleWindow) {
+		nctx, cancel := context.WithTimeout(ctx, s.m.opts.NavTimeout)
+		_, err := w.waitSettled(nctx, before.ID, before.LoaderID)
 		cancel()
+		if blocked := t.lastBlocked(); blocked != "" {
+			return t.blockedError(blocked)
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			res.Note = "a navigation started but did not finish loading in time; take a browser_snapshot to see the page"
+		}
 	}
-	url, title, err := t.location(context.WithoutCancel(ctx))
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
+	defer cancel()
+	url, title, err := t.location(lctx)
 	if err == nil {
 		res.URL, res.Title = url, title
 	}
 	res.Navigated = res.URL != res.URLBefore
+	return nil
 }

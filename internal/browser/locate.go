@@ -41,7 +41,9 @@ type element struct {
 const objectGroup = "webpilot-action"
 
 func (t *Tab) releaseObjects(ctx context.Context) {
-	_, _ = cdproto.Call(context.WithoutCancel(ctx), t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
+	defer cancel()
+	_, _ = cdproto.Call(ctx, t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
 }
 
 // locate finds the target's element in the tab.

@@ -184,6 +184,9 @@ func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 		return nil, backendError("attach to the tab", err)
 	}
 	t := newTab(info.ID, target, s.m.log)
+	if len(s.m.opts.AllowedOrigins)+len(s.m.opts.BlockedOrigins) > 0 {
+		t.policy = s.m.originPolicy
+	}
 	if err := t.init(ctx); err != nil {
 		_ = be.CloseTab(context.WithoutCancel(ctx), info.ID)
 		return nil, backendError("prepare the tab", err)
@@ -201,7 +204,11 @@ func (s *Session) CloseTabs(ctx context.Context) error { return s.closeTabsLocke
 
 func (s *Session) closeTabsLocked(ctx context.Context) error {
 	var errs []error
-	for id := range s.tabs {
+	for id, t := range s.tabs {
+		if !t.alive() {
+			delete(s.tabs, id) // gone with its browser: nothing to close
+			continue
+		}
 		if err := s.m.opts.Backend.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
 			errs = append(errs, err)
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // hostPort matches a bare "host:port" start, which url.Parse reads as a
@@ -35,7 +37,10 @@ func (m *Manager) NormalizeURL(raw string) (string, error) {
 		return "", &Error{Code: CodeInvalidArgument, Message: "url is empty", Hint: `pass an absolute URL such as "https://example.com"`}
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || hostPort.MatchString(raw) || (u.Host == "" && u.Opaque == "" && (u.Scheme == "http" || u.Scheme == "https")) {
+	if strings.Contains(raw, "://") && (err != nil || u.Host == "" && (u.Scheme == "http" || u.Scheme == "https")) {
+		return "", &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%q is not a valid URL", raw), Hint: `pass an absolute URL such as "https://example.com"`}
+	}
+	if err != nil || u.Scheme == "" || hostPort.MatchString(raw) {
 		// "example.com/path" or "localhost:8080": add a scheme.
 		host := raw
 		if i := strings.IndexAny(host, "/?#"); i >= 0 {
@@ -91,6 +96,14 @@ func (m *Manager) fileAllowed() bool {
 // an origin ("https://example.com"), a host ("example.com") or a host
 // wildcard ("*.example.com"); a host pattern matches every scheme and port.
 func (m *Manager) checkOrigin(u *url.URL) error {
+	if e := m.originPolicy(u); e != nil {
+		return e
+	}
+	return nil
+}
+
+// originPolicy is checkOrigin with a typed result, for the tab watcher.
+func (m *Manager) originPolicy(u *url.URL) *Error {
 	scheme := strings.ToLower(u.Scheme)
 	if scheme != "http" && scheme != "https" {
 		return nil
@@ -114,8 +127,8 @@ func (m *Manager) checkOrigin(u *url.URL) error {
 }
 
 func originMatches(pattern string, u *url.URL) bool {
-	p := strings.ToLower(strings.TrimSpace(pattern))
-	host := strings.ToLower(u.Hostname())
+	p := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(pattern)), ".")
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if i := strings.Index(p, "://"); i >= 0 {
 		pu, err := url.Parse(p)
 		if err != nil || pu.Scheme != strings.ToLower(u.Scheme) {
@@ -124,7 +137,7 @@ func originMatches(pattern string, u *url.URL) bool {
 		if pu.Port() != "" && pu.Port() != u.Port() {
 			return false
 		}
-		p = pu.Hostname()
+		p = strings.TrimSuffix(pu.Hostname(), ".")
 	}
 	if strings.HasPrefix(p, "*.") {
 		return strings.HasSuffix(host, p[1:]) || host == p[2:]
@@ -133,7 +146,8 @@ func originMatches(pattern string, u *url.URL) bool {
 }
 
 // Navigate opens url in the tab and waits for its load event, up to timeout
-// (0: the navigation timeout).
+// (0: the navigation timeout). A client-side redirect during the load is
+// followed to the document that finally loads.
 func (s *Session) Navigate(ctx context.Context, t *Tab, rawURL string, timeout time.Duration) (NavResult, error) {
 	u, err := s.m.NormalizeURL(rawURL)
 	if err != nil {
@@ -141,28 +155,54 @@ func (s *Session) Navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 	}
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.m.opts.NavTimeout))
 	defer cancel()
+	t.cache = nil
 
 	w := t.watchNavigation()
 	defer w.stop()
 	res, err := cdproto.Call(ctx, t.t, page.Navigate, page.NavigateParams{URL: u})
 	if err != nil {
+		var ce *cdp.Error
+		if errors.As(err, &ce) {
+			return NavResult{}, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the browser refused the URL %s: %s", u, ce.Message),
+				Hint: "check the URL: host, port and escaping", Err: err}
+		}
 		return NavResult{}, backendError("navigate", err)
 	}
 	if res.ErrorText != "" {
+		if blocked := t.lastBlocked(); blocked != "" {
+			return NavResult{}, t.blockedError(blocked)
+		}
 		return NavResult{}, navError(u, res.ErrorText)
 	}
-	if res.LoaderID != "" {
-		if err := w.waitLoad(ctx, string(res.FrameID), string(res.LoaderID)); err != nil {
+	loaderID := string(res.LoaderID)
+	if loaderID != "" {
+		loaderID, err = w.waitLoad(ctx, string(res.FrameID), loaderID)
+		if err != nil {
+			if blocked := t.lastBlocked(); blocked != "" {
+				return NavResult{}, t.blockedError(blocked)
+			}
 			return NavResult{}, loadWaitError(u, err)
 		}
 	}
-	return s.finishNav(ctx, t, w, string(res.LoaderID))
+	return s.finishNav(ctx, t, w, loaderID)
 }
 
-// History goes back, forward or reloads, and waits for the load.
+// blockedError reports a load the origin policy refused.
+func (t *Tab) blockedError(blocked string) *Error {
+	return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("the page tried to load %s, which the origin policy refuses", blocked),
+		Hint: "this configuration does not allow that origin (--allowed-origins / --blocked-origins)"}
+}
+
+// History goes back, forward or reloads, and waits for the main frame's new
+// document to load (or to be restored from the back/forward cache).
 func (s *Session) History(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.m.opts.NavTimeout))
 	defer cancel()
+	t.cache = nil
+	before, err := t.mainFrame(ctx)
+	if err != nil {
+		return NavResult{}, backendError("read the page", err)
+	}
 	w := t.watchNavigation()
 	defer w.stop()
 	switch dir {
@@ -189,12 +229,14 @@ func (s *Session) History(ctx context.Context, t *Tab, dir string, timeout time.
 	default:
 		return NavResult{}, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("go must be back, forward or reload, not %q", dir)}
 	}
-	// History navigations may come from the back/forward cache, which fires
-	// no new load; a new document commit is enough then.
-	if err := w.waitAnyLoad(ctx); err != nil {
+	loaderID, err := w.waitMainLoad(ctx, before.ID, before.LoaderID)
+	if err != nil {
+		if blocked := t.lastBlocked(); blocked != "" {
+			return NavResult{}, t.blockedError(blocked)
+		}
 		return NavResult{}, loadWaitError(dir, err)
 	}
-	return s.finishNav(ctx, t, w, "")
+	return s.finishNav(ctx, t, w, loaderID)
 }
 
 func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID string) (NavResult, error) {
@@ -207,8 +249,9 @@ func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID s
 		r.Status = w.status(loaderID)
 	}
 	if pu, err := url.Parse(href); err == nil {
-		if oerr := s.m.checkOrigin(pu); oerr != nil {
-			// A redirect led somewhere not allowed: leave it.
+		if oerr := s.m.originPolicy(pu); oerr != nil {
+			// Defence in depth: the tab's request filter should have
+			// stopped this already.
 			_, _ = cdproto.Call(ctx, t.t, page.Navigate, page.NavigateParams{URL: "about:blank"})
 			return NavResult{}, oerr
 		}
@@ -257,21 +300,25 @@ func loadWaitError(what string, err error) error {
 type navWatch struct {
 	started   <-chan jsonv2.Value
 	navigated <-chan jsonv2.Value
+	stopped   <-chan jsonv2.Value
 	life      <-chan jsonv2.Value
 	resp      <-chan jsonv2.Value
 	cancels   []func()
 	statuses  map[string]int // loaderId -> document HTTP status
-	lastDocID string
 }
 
 func (t *Tab) watchNavigation() *navWatch {
 	w := &navWatch{statuses: make(map[string]int)}
-	var c1, c2, c3, c4 func()
-	w.life, c1 = t.t.Subscribe("Page.lifecycleEvent")
-	w.resp, c2 = t.t.Subscribe("Network.responseReceived")
-	w.started, c3 = t.t.Subscribe("Page.frameStartedNavigating")
-	w.navigated, c4 = t.t.Subscribe("Page.frameNavigated")
-	w.cancels = []func(){c1, c2, c3, c4}
+	sub := func(method string) <-chan jsonv2.Value {
+		ch, cancel := t.t.Subscribe(method)
+		w.cancels = append(w.cancels, cancel)
+		return ch
+	}
+	w.life = sub("Page.lifecycleEvent")
+	w.resp = sub("Network.responseReceived")
+	w.started = sub("Page.frameStartedNavigating")
+	w.navigated = sub("Page.frameNavigated")
+	w.stopped = sub("Page.frameStoppedLoading")
 	return w
 }
 
@@ -295,75 +342,75 @@ type responseEvent struct {
 	} `json:"response"`
 }
 
+type navigatedEvent struct {
+	Frame struct {
+		ID       string `json:"id"`
+		ParentID string `json:"parentId"`
+		LoaderID string `json:"loaderId"`
+	} `json:"frame"`
+	Type string `json:"type"`
+}
+
 func (w *navWatch) noteResponse(raw jsonv2.Value) {
 	var r responseEvent
 	if jsonv2.Unmarshal(raw, &r) == nil && r.Type == "Document" {
 		w.statuses[r.LoaderID] = r.Response.Status
-		w.lastDocID = r.LoaderID
 	}
 }
 
-// waitLoad waits for the load lifecycle event of the loader in the frame.
-func (w *navWatch) waitLoad(ctx context.Context, frameID, loaderID string) error {
+// errTabGone is returned when the tab's session ends during a wait.
+var errTabGone = fmt.Errorf("tab closed while loading: %w", cdp.ErrDetached)
+
+// waitLoad waits for the load event of the loader in the frame, following
+// the frame to a new document when a client-side redirect replaces it. It
+// returns the loader that loaded.
+func (w *navWatch) waitLoad(ctx context.Context, frameID, loaderID string) (string, error) {
+	return w.wait(ctx, frameID, func(e lifecycleEvent) bool { return e.LoaderID == loaderID }, &loaderID)
+}
+
+// waitMainLoad waits for the main frame to load a document other than
+// notLoader, or to be restored from the back/forward cache (which fires no
+// load). It returns the loader that loaded.
+func (w *navWatch) waitMainLoad(ctx context.Context, mainFrame, notLoader string) (string, error) {
+	var committed string
+	return w.wait(ctx, mainFrame, func(e lifecycleEvent) bool {
+		return e.LoaderID != notLoader && (committed == "" || e.LoaderID == committed)
+	}, &committed)
+}
+
+// wait runs the event loop of waitLoad and waitMainLoad: done decides on a
+// main-frame load event; *follow tracks the loader the main frame committed.
+func (w *navWatch) wait(ctx context.Context, frameID string, done func(lifecycleEvent) bool, follow *string) (string, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return "", ctx.Err()
 		case raw, ok := <-w.resp:
 			if !ok {
-				w.resp = nil
-				continue
+				return "", errTabGone
 			}
 			w.noteResponse(raw)
-		case raw, ok := <-w.life:
-			if !ok {
-				return errors.New("tab closed while loading")
-			}
-			var e lifecycleEvent
-			if jsonv2.Unmarshal(raw, &e) == nil && e.Name == "load" && e.FrameID == frameID && e.LoaderID == loaderID {
-				w.drainResponses()
-				return nil
-			}
-		}
-	}
-}
-
-// waitAnyLoad waits for the next load event of any document in the tab, or
-// for a main-frame restore from the back/forward cache (which fires none).
-func (w *navWatch) waitAnyLoad(ctx context.Context) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
 		case raw, ok := <-w.navigated:
 			if !ok {
-				w.navigated = nil
+				return "", errTabGone
+			}
+			var e navigatedEvent
+			if jsonv2.Unmarshal(raw, &e) != nil || e.Frame.ParentID != "" || e.Frame.ID != frameID {
 				continue
 			}
-			var e struct {
-				Frame struct {
-					ParentID string `json:"parentId"`
-				} `json:"frame"`
-				Type string `json:"type"`
-			}
-			if jsonv2.Unmarshal(raw, &e) == nil && e.Frame.ParentID == "" && e.Type == "BackForwardCacheRestore" {
+			*follow = e.Frame.LoaderID
+			if e.Type == "BackForwardCacheRestore" {
 				w.drainResponses()
-				return nil
+				return e.Frame.LoaderID, nil
 			}
-		case raw, ok := <-w.resp:
-			if !ok {
-				w.resp = nil
-				continue
-			}
-			w.noteResponse(raw)
 		case raw, ok := <-w.life:
 			if !ok {
-				return errors.New("tab closed while loading")
+				return "", errTabGone
 			}
 			var e lifecycleEvent
-			if jsonv2.Unmarshal(raw, &e) == nil && e.Name == "load" {
+			if jsonv2.Unmarshal(raw, &e) == nil && e.Name == "load" && e.FrameID == frameID && done(e) {
 				w.drainResponses()
-				return nil
+				return e.LoaderID, nil
 			}
 		}
 	}
@@ -374,7 +421,6 @@ func (w *navWatch) drainResponses() {
 		select {
 		case raw, ok := <-w.resp:
 			if !ok {
-				w.resp = nil
 				return
 			}
 			w.noteResponse(raw)
@@ -385,32 +431,78 @@ func (w *navWatch) drainResponses() {
 }
 
 func (w *navWatch) status(loaderID string) int {
-	if loaderID == "" {
-		loaderID = w.lastDocID
-	}
 	return w.statuses[loaderID]
 }
 
-// navigationStarted reports whether a cross-document navigation started
-// within d (or already), and whether its load was already seen.
-func (w *navWatch) navigationStarted(ctx context.Context, d time.Duration) (started, loaded bool) {
+// navigationStarted reports whether a cross-document navigation of the main
+// frame started within d.
+func (w *navWatch) navigationStarted(ctx context.Context, mainFrame string, d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return started, false
+			return false
 		case <-timer.C:
-			return started, false
+			return false
 		case raw, ok := <-w.started:
 			if !ok {
-				return started, false
+				return false
 			}
 			var e struct {
+				FrameID        string `json:"frameId"`
 				NavigationType string `json:"navigationType"`
 			}
-			if jsonv2.Unmarshal(raw, &e) == nil && !strings.Contains(strings.ToLower(e.NavigationType), "samedocument") {
-				return true, false
+			if jsonv2.Unmarshal(raw, &e) == nil && e.FrameID == mainFrame && !strings.Contains(strings.ToLower(e.NavigationType), "samedocument") {
+				return true
+			}
+		}
+	}
+}
+
+// waitSettled waits, after a navigation started, until the main frame loads
+// a new document or stops loading without one (a download, a 204). It
+// returns the new loader, or "" when none committed.
+func (w *navWatch) waitSettled(ctx context.Context, mainFrame, oldLoader string) (string, error) {
+	committed := ""
+	for {
+		select {
+		case <-ctx.Done():
+			return committed, ctx.Err()
+		case raw, ok := <-w.resp:
+			if !ok {
+				return "", errTabGone
+			}
+			w.noteResponse(raw)
+		case raw, ok := <-w.navigated:
+			if !ok {
+				return "", errTabGone
+			}
+			var e navigatedEvent
+			if jsonv2.Unmarshal(raw, &e) == nil && e.Frame.ParentID == "" && e.Frame.ID == mainFrame {
+				committed = e.Frame.LoaderID
+				if e.Type == "BackForwardCacheRestore" {
+					return committed, nil
+				}
+			}
+		case raw, ok := <-w.stopped:
+			if !ok {
+				return "", errTabGone
+			}
+			var e struct {
+				FrameID string `json:"frameId"`
+			}
+			if jsonv2.Unmarshal(raw, &e) == nil && e.FrameID == mainFrame && committed == "" {
+				return "", nil // the navigation ended without a new document
+			}
+		case raw, ok := <-w.life:
+			if !ok {
+				return "", errTabGone
+			}
+			var e lifecycleEvent
+			if jsonv2.Unmarshal(raw, &e) == nil && e.Name == "load" && e.FrameID == mainFrame && e.LoaderID != oldLoader {
+				w.drainResponses()
+				return e.LoaderID, nil
 			}
 		}
 	}

@@ -109,23 +109,47 @@ func (s *Session) Snapshot(ctx context.Context, t *Tab, o SnapshotOptions) (*Sna
 	if o.Mode == "" {
 		o.Mode = ModeCompact
 	}
+	// Later pages of a cut snapshot come from the same render, so that the
+	// parts join up (and a diff is not taken against itself).
+	if c := t.cache; o.Offset > 0 && c != nil && c.mode == o.Mode {
+		snap := c.snap
+		snap.Text = s.page(&snap, c.body, o)
+		return &snap, nil
+	}
 	body, snap, err := s.render(ctx, t, o.Mode)
 	if err != nil {
 		return nil, err
 	}
+	t.cache = &snapCache{mode: o.Mode, body: body, snap: *snap}
 	snap.Text = s.page(snap, body, o)
 	return snap, nil
 }
 
-// render builds the snapshot body of the tab and records it for diffs.
+// render builds the snapshot body of the tab in the mode, and keeps the
+// compact rendering as the baseline of the next diff.
 func (s *Session) render(ctx context.Context, t *Tab, mode string) (string, *Snapshot, error) {
-	fr, err := t.mainFrame(ctx)
-	if err != nil {
-		return "", nil, backendError("read the page", err)
-	}
-	nodes, err := cdp.GetFullAXTree(ctx, t.t, "")
-	if err != nil {
-		return "", nil, backendError("read the accessibility tree", err)
+	var fr frame
+	var nodes []cdp.AXNode
+	for attempt := 0; ; attempt++ {
+		var err error
+		fr, err = t.mainFrame(ctx)
+		if err != nil {
+			return "", nil, backendError("read the page", err)
+		}
+		nodes, err = cdp.GetFullAXTree(ctx, t.t, "")
+		if err != nil {
+			return "", nil, backendError("read the accessibility tree", err)
+		}
+		// A navigation between the two reads would file the new document's
+		// nodes under the old one's refs: read again.
+		after, err := t.mainFrame(ctx)
+		if err != nil {
+			return "", nil, backendError("read the page", err)
+		}
+		if after.LoaderID == fr.LoaderID || attempt == 2 {
+			fr = after
+			break
+		}
 	}
 	t.refs.document(fr.LoaderID)
 	r := &renderer{nodes: make(map[string]*cdp.AXNode, len(nodes)), refs: t.refs, mode: mode}
@@ -145,33 +169,34 @@ func (s *Session) render(ctx context.Context, t *Tab, mode string) (string, *Sna
 		lines = r.children(root, 0)
 	}
 	lines = dropLabels(mergeInline(lines))
-	renderMode := mode
-	if mode == ModeDiff {
-		renderMode = ModeCompact
-	}
-	out := make([]string, 0, len(lines))
+	compact := make([]string, 0, len(lines))
+	var out []string
 	for _, l := range lines {
-		if renderMode == ModeInteractive {
-			if !l.ref && !l.head {
-				continue
-			}
-			out = append(out, l.text)
-			continue
-		}
+		indent := strings.Repeat("  ", l.depth)
 		text := l.text
-		if renderMode == ModeCompact && l.inline {
+		if l.inline {
 			text = shorten(text, 300)
 		}
-		out = append(out, strings.Repeat("  ", l.depth)+text)
+		compact = append(compact, indent+text)
+		switch mode {
+		case ModeInteractive:
+			if l.ref || l.head {
+				out = append(out, l.text)
+			}
+		case ModeFull:
+			out = append(out, indent+l.text)
+		}
 	}
 	prev := t.lastSnap
-	t.lastSnap = out
+	t.lastSnap = compact
 	snap.Refs = r.count
-	body := strings.Join(out, "\n")
-	if mode == ModeDiff {
-		body = diffLines(prev, out)
+	switch mode {
+	case ModeDiff:
+		return diffLines(prev, compact), snap, nil
+	case ModeCompact:
+		out = compact
 	}
-	return body, snap, nil
+	return strings.Join(out, "\n"), snap, nil
 }
 
 // page adds the header and cuts the body to the requested window.
@@ -183,7 +208,7 @@ func (s *Session) page(snap *Snapshot, body string, o SnapshotOptions) string {
 		part, snap.NextOffset = window(body, o.Offset, o.MaxChars)
 		end := o.Offset + utf8.RuneCountInString(part)
 		if snap.NextOffset > 0 {
-			tail = fmt.Sprintf("\n… cut at char %s of %s; call again with offset=%d for the rest", commas(end), commas(snap.TotalChars), snap.NextOffset)
+			tail = fmt.Sprintf("\n… cut at char %s of %s; browser_snapshot with offset=%d continues", commas(end), commas(snap.TotalChars), snap.NextOffset)
 		} else if o.Offset >= snap.TotalChars {
 			tail = fmt.Sprintf("(offset %s is past the end: the snapshot has %s chars)", commas(o.Offset), commas(snap.TotalChars))
 		} else if o.Offset > 0 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -19,12 +21,26 @@ import (
 // Tab is one attached tab of a Session. Its fields are used only while the
 // owning Session is held.
 type Tab struct {
-	ID  string
-	t   cdp.Target
-	log *slog.Logger
+	ID     string
+	t      cdp.Target
+	log    *slog.Logger
+	policy func(*url.URL) *Error // origin policy; nil allows everything
 
 	refs     *refTable
-	lastSnap []string // lines of the last snapshot, for diff
+	lastSnap []string   // compact lines of the last snapshot: the diff baseline
+	cache    *snapCache // the last rendered snapshot, for offset pages
+
+	mu      sync.Mutex // guards notes and blocked, written by the watcher
+	notes   []string
+	blocked string
+}
+
+// snapCache keeps a rendered snapshot so that its later pages come from the
+// same render.
+type snapCache struct {
+	mode string
+	body string
+	snap Snapshot
 }
 
 func newTab(id string, t cdp.Target, log *slog.Logger) *Tab {
@@ -55,6 +71,21 @@ func (t *Tab) init(ctx context.Context) error {
 	if _, err := cdproto.Call(ctx, t.t, network.Enable, network.EnableParams{}); err != nil {
 		return err
 	}
+	dialogs, c1 := t.t.Subscribe("Page.javascriptDialogOpening")
+	var paused <-chan jsonv2.Value
+	c2 := func() {}
+	if t.policy != nil {
+		paused, c2 = t.t.Subscribe("Fetch.requestPaused")
+		err := t.t.Call(ctx, "Fetch.enable", map[string]any{"patterns": []map[string]any{
+			{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"},
+		}}, nil)
+		if err != nil {
+			c1()
+			c2()
+			return err
+		}
+	}
+	go t.watch(dialogs, paused, func() { c1(); c2() })
 	return nil
 }
 

@@ -57,7 +57,7 @@ func (r *registry) action() {
 			if mode == "" {
 				mode = browser.ModeDiff
 			}
-			out = &Result{Text: describeAction(in, res) + inlineSnapshot(ctx, s, t, mode)}
+			out = &Result{Text: describeAction(in, res) + notes(t) + inlineSnapshot(ctx, s, t, mode)}
 			return nil
 		})
 		return out, err
@@ -84,6 +84,9 @@ func describeAction(in ActionIn, res *browser.ActionResult) string {
 	}
 	if res.Navigated {
 		fmt.Fprintf(&b, "\nNavigated to %s — %q", res.URL, res.Title)
+	}
+	if res.Note != "" {
+		b.WriteString("\nNote: " + res.Note)
 	}
 	return b.String()
 }

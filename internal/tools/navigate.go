@@ -54,7 +54,7 @@ func (r *registry) navigate() {
 			if mode == "" {
 				mode = browser.ModeCompact
 			}
-			out = &Result{Text: text + inlineSnapshot(ctx, s, t, mode)}
+			out = &Result{Text: text + notes(t) + inlineSnapshot(ctx, s, t, mode)}
 			return nil
 		})
 		return out, err

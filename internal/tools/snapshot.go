@@ -42,7 +42,7 @@ func (r *registry) snapshot() {
 			if err != nil {
 				return err
 			}
-			out = &Result{Text: snap.Text}
+			out = &Result{Text: snap.Text + notes(t)}
 			return nil
 		})
 		return out, err

@@ -107,9 +107,22 @@ func inlineSnapshot(ctx context.Context, s *browser.Session, t *browser.Tab, mod
 	}
 	snap, err := s.Snapshot(ctx, t, browser.SnapshotOptions{Mode: mode, MaxChars: InlineSnapshotMaxChar})
 	if err != nil {
-		return "\n(snapshot failed: " + err.Error() + ")"
+		if be, ok := browser.AsError(err); ok {
+			return fmt.Sprintf("\n(no snapshot: %s: %s)", be.Code, be.Message)
+		}
+		return "\n(no snapshot: the page could not be read)"
 	}
 	return "\n\n" + snap.Text
+}
+
+// notes renders what happened in the tab on its own (dialogs answered,
+// loads blocked) since the last call.
+func notes(t *browser.Tab) string {
+	var b strings.Builder
+	for _, n := range t.TakeNotes() {
+		b.WriteString("\nNote: " + n)
+	}
+	return b.String()
 }
 
 func ptr[T any](v T) *T { return &v }

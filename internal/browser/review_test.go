@@ -1,0 +1,185 @@
+package browser_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// A dialog opened by an action is answered, never left to block the
+// session, and the next result says what it said.
+func TestDialogsNeverHang(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/alert")
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#b"}}); err != nil {
+		t.Fatalf("click that opens an alert: %v", err)
+	}
+	if got := e.eval(`document.querySelector("#b").textContent`); got != "after" {
+		t.Errorf("the page did not go on after the alert: %q", got)
+	}
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#c"}}); err != nil {
+		t.Fatalf("click that opens a confirm: %v", err)
+	}
+	if got := e.eval(`document.querySelector("#c").textContent`); got != "no" {
+		t.Errorf("confirm was not dismissed: %q", got)
+	}
+	var notes []string
+	_ = e.do(func(ctx context.Context, tab *browser.Tab) error { notes = tab.TakeNotes(); return nil })
+	joined := strings.Join(notes, "\n")
+	if !strings.Contains(joined, `alert dialog said "hello there"; webpilot accepted it`) || !strings.Contains(joined, `confirm dialog said "sure?"; webpilot dismissed it`) {
+		t.Errorf("notes = %q", notes)
+	}
+}
+
+func TestClientSideRedirectIsFollowed(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	res := e.navigate("/js-redirect")
+	if res.Title != "Sign up" || !strings.HasSuffix(res.URL, "/form.html") {
+		t.Errorf("navigate through a script redirect = %+v", res)
+	}
+}
+
+// Clicks that start a navigation without a new document (a download, a
+// 204) settle at once, not after the navigation timeout.
+func TestNavigationWithoutDocumentSettles(t *testing.T) {
+	e := newEnv(t, browser.Options{NavTimeout: backendtest.Timeout(20 * time.Second)})
+	e.navigate("/links")
+	for _, sel := range []string{"#nc", "#dl"} {
+		start := time.Now()
+		res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: sel}})
+		if err != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+		if res.Navigated || res.Note != "" {
+			t.Errorf("click %s = %+v", sel, res)
+		}
+		if d := time.Since(start); d > backendtest.Timeout(15*time.Second) {
+			t.Errorf("click %s waited %v: the navigation timeout, not the end of the navigation", sel, d)
+		}
+	}
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#form"}})
+	if err != nil || !res.Navigated || res.Title != "Sign up" {
+		t.Errorf("click on a link = %+v, %v", res, err)
+	}
+}
+
+// The origin policy holds for every way a tab can load a document.
+func TestOriginPolicyInTheBrowser(t *testing.T) {
+	blocked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<title>Secret</title>secret"))
+	}))
+	defer blocked.Close()
+	bu := strings.Replace(blocked.URL, "127.0.0.1", "localhost", 1) // another host than the fixtures
+	e := newEnv(t, browser.Options{BlockedOrigins: []string{"localhost", "blocked.example"}})
+	for _, u := range []string{bu + "/", strings.Replace(bu, "localhost", "localhost.", 1) + "/", strings.Replace(bu, "localhost", "LOCALHOST", 1) + "/"} {
+		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Navigate(ctx, tab, u, 0)
+			return err
+		})
+		wantCode(t, err, browser.CodeOriginBlocked)
+	}
+	// A server redirect to the blocked host.
+	e.m2redirect(t, bu)
+	// A link click.
+	e.navigate("/links")
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#far"}})
+	wantCode(t, err, browser.CodeOriginBlocked)
+	// A script navigation.
+	e.navigate("/basic.html")
+	e.eval(`(location.href = "` + bu + `/", "")`)
+	time.Sleep(300 * time.Millisecond)
+	if got := e.eval(`document.title`); got == "Secret" {
+		t.Errorf("a script navigation reached the blocked origin")
+	}
+}
+
+func (e *env) m2redirect(t *testing.T, target string) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target+"/", http.StatusFound)
+	}))
+	t.Cleanup(srv.Close)
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, srv.URL+"/", 0)
+		return err
+	})
+	wantCode(t, err, browser.CodeOriginBlocked)
+}
+
+// A reload waits for the main document, and its status is the main
+// document's, not an iframe's.
+func TestReloadReportsTheMainDocument(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	if res := e.navigate("/with-frame"); res.Status != 200 {
+		t.Fatalf("navigate = %+v", res)
+	}
+	var res browser.NavResult
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
+		res, err = e.s.History(ctx, tab, "reload", 0)
+		return err
+	})
+	if err != nil || res.Status != 200 || res.Title != "Framed" {
+		t.Errorf("reload = %+v, %v", res, err)
+	}
+}
+
+func TestFillSpecialInputs(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/inputs")
+	for _, c := range []struct{ sel, value, want string }{
+		{"#day", "2026-12-31", "2026-12-31"},
+		{"#col", "#ff8800", "#ff8800"},
+		{"#notes", "one\r\ntwo", "one\ntwo"},
+		{"#one", "a\nb", "a b"},
+	} {
+		res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: c.sel}, Value: c.value})
+		if err != nil {
+			t.Errorf("fill %s: %v", c.sel, err)
+			continue
+		}
+		if res.Outcome != "verified" || res.Value != c.want {
+			t.Errorf("fill %s = %+v, want verified %q", c.sel, res, c.want)
+		}
+	}
+	_, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#day"}, Value: "next tuesday"})
+	wantCode(t, err, browser.CodeInvalidArgument)
+}
+
+// Later pages of a diff come from the same diff; the baseline of a diff is
+// the compact view whatever mode came before.
+func TestDiffBaselineAndPaging(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/basic.html")
+	e.snapshot(browser.ModeInteractive)
+	if d := e.snapshot(browser.ModeDiff); !strings.Contains(d, "(no changes;") {
+		t.Errorf("diff after an interactive snapshot of an unchanged page:\n%s", d)
+	}
+	e.navigate("/long.html")
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		first, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeDiff, MaxChars: 2000})
+		if err != nil {
+			return err
+		}
+		if first.NextOffset == 0 {
+			t.Fatalf("a diff from basic to long was not cut at 2,000 chars:\n%s", first.Text)
+		}
+		second, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeDiff, MaxChars: 2000, Offset: first.NextOffset})
+		if err != nil {
+			return err
+		}
+		if second.TotalChars != first.TotalChars || strings.Contains(second.Text, "past the end") {
+			t.Errorf("the second page is not from the same diff (%d vs %d chars):\n%s", second.TotalChars, first.TotalChars, second.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,126 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+)
+
+// handleTimeout bounds the calls the watcher makes to answer the browser.
+const handleTimeout = 5 * time.Second
+
+// watch answers what the browser asks of a tab while nobody else is
+// listening: JavaScript dialogs (which would block every page script, and so
+// every later call, until answered) and, when an origin policy is set,
+// paused document requests (blocked before they are sent, redirects and
+// iframes included). It runs until the tab's session ends.
+func (t *Tab) watch(dialogs, paused <-chan jsonv2.Value, cancel func()) {
+	defer cancel()
+	for {
+		select {
+		case <-t.t.Done():
+			return
+		case raw, ok := <-dialogs:
+			if !ok {
+				return
+			}
+			t.answerDialog(raw)
+		case raw, ok := <-paused:
+			if !ok {
+				paused = nil
+				continue
+			}
+			t.answerRequest(raw)
+		}
+	}
+}
+
+type dialogEvent struct {
+	URL           string `json:"url"`
+	Message       string `json:"message"`
+	Type          string `json:"type"`
+	DefaultPrompt string `json:"defaultPrompt"`
+}
+
+// answerDialog accepts alerts and beforeunload prompts and dismisses
+// confirm and prompt dialogs, and notes what it did for the next result.
+func (t *Tab) answerDialog(raw jsonv2.Value) {
+	var d dialogEvent
+	if err := jsonv2.Unmarshal(raw, &d); err != nil {
+		return
+	}
+	accept := d.Type == "alert" || d.Type == "beforeunload"
+	ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
+	defer cancel()
+	err := t.t.Call(ctx, "Page.handleJavaScriptDialog", map[string]any{"accept": accept}, nil)
+	verb := "dismissed"
+	if accept {
+		verb = "accepted"
+	}
+	note := fmt.Sprintf("a %s dialog said %s; webpilot %s it", d.Type, quote(shorten(clean(d.Message), 200)), verb)
+	if err != nil {
+		note = fmt.Sprintf("a %s dialog said %s and could not be answered: %v", d.Type, quote(shorten(clean(d.Message), 200)), err)
+	}
+	t.addNote(note)
+}
+
+type pausedEvent struct {
+	RequestID string `json:"requestId"`
+	Request   struct {
+		URL string `json:"url"`
+	} `json:"request"`
+	FrameID string `json:"frameId"`
+}
+
+// answerRequest lets a paused document request go on, or fails it when the
+// origin policy refuses its URL.
+func (t *Tab) answerRequest(raw jsonv2.Value) {
+	var p pausedEvent
+	if err := jsonv2.Unmarshal(raw, &p); err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
+	defer cancel()
+	u, err := url.Parse(p.Request.URL)
+	if err == nil && t.policy != nil {
+		if perr := t.policy(u); perr != nil {
+			t.mu.Lock()
+			t.blocked = p.Request.URL
+			t.mu.Unlock()
+			t.addNote(fmt.Sprintf("blocked a load of %s: %s", p.Request.URL, perr.Message))
+			_ = t.t.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": p.RequestID, "errorReason": "BlockedByClient"}, nil)
+			return
+		}
+	}
+	_ = t.t.Call(ctx, "Fetch.continueRequest", map[string]any{"requestId": p.RequestID}, nil)
+}
+
+func (t *Tab) addNote(n string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.notes) < 20 {
+		t.notes = append(t.notes, n)
+	}
+}
+
+// TakeNotes returns and clears what happened in the tab on its own since
+// the last call (dialogs answered, loads blocked).
+func (t *Tab) TakeNotes() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.notes
+	t.notes = nil
+	return n
+}
+
+// lastBlocked returns and clears the URL of the last load the policy refused.
+func (t *Tab) lastBlocked() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.blocked
+	t.blocked = ""
+	return b
+}
