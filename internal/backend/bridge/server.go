@@ -1,0 +1,405 @@
+package bridge
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// ProtocolVersion is the bridge protocol this binary speaks.
+const ProtocolVersion = 1
+
+// DefaultPort is where the extension looks for webpilot unless told
+// otherwise.
+const DefaultPort = 47218
+
+// Close codes of a refused connection.
+const (
+	closeUnauthorized websocket.StatusCode = 4001
+	closeVersion      websocket.StatusCode = 4002
+	closeDuplicate    websocket.StatusCode = 4003
+	closePairing      websocket.StatusCode = 4004
+)
+
+// Sentinel errors.
+var (
+	// ErrDisconnected means no extension is connected now.
+	ErrDisconnected = errors.New("bridge: extension not connected")
+	// ErrVersionMismatch means the extension speaks another protocol.
+	ErrVersionMismatch = errors.New("bridge: protocol version mismatch")
+	// ErrNotLoopback means the listen address is not a loopback address.
+	ErrNotLoopback = errors.New("bridge: listen address must be loopback")
+)
+
+// Options configure a Server.
+type Options struct {
+	// Addr is the loopback address to listen on; "" means 127.0.0.1:DefaultPort.
+	Addr string
+	// ExtensionID is the pinned id: only Origin chrome-extension://<id> may connect.
+	ExtensionID string
+	// Secret is the pairing secret; nil means not paired yet (only pairing
+	// is possible).
+	Secret []byte
+	// ServerVersion names this binary in the challenge.
+	ServerVersion string
+	// Logger receives refusals and connection changes; nil discards.
+	Logger *slog.Logger
+	// HandshakeTimeout bounds the wait for hello (default 10 s).
+	HandshakeTimeout time.Duration
+	// IdleTimeout closes a connection that sent nothing for this long
+	// (default 60 s; the extension pings every 20 s).
+	IdleTimeout time.Duration
+}
+
+// Server accepts the extension's connection.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	ln   net.Listener
+	http *http.Server
+
+	mu       sync.Mutex // guards the fields below
+	secret   []byte
+	relay    *Relay        // the admitted connection, or nil
+	changed  chan struct{} // closed and replaced when relay changes
+	lastErr  error         // why the last connection was refused or ended
+	pairing  *pairing
+	closed   bool
+	refusals int
+}
+
+type pairing struct {
+	code    string
+	expires time.Time
+	done    chan []byte
+}
+
+// Listen binds the server and starts accepting.
+func Listen(opts Options) (*Server, error) {
+	if opts.Addr == "" {
+		opts.Addr = fmt.Sprintf("127.0.0.1:%d", DefaultPort)
+	}
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = 10 * time.Second
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = 60 * time.Second
+	}
+	host, _, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("bridge: listen %s: %w", opts.Addr, err)
+	}
+	if ip := net.ParseIP(host); (ip == nil && host != "localhost") || (ip != nil && !ip.IsLoopback()) {
+		return nil, fmt.Errorf("%w: %s", ErrNotLoopback, opts.Addr)
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("bridge: listen %s: %w (is another webpilot running?)", opts.Addr, err)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, log: log, ln: ln, secret: opts.Secret, changed: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/bridge", s.handle)
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = s.http.Serve(ln) }()
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Port is the port the server listens on.
+func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+
+// SetSecret replaces the pairing secret (after pairing, or to unpair).
+func (s *Server) SetSecret(secret []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.secret = secret
+}
+
+// ArmPairing accepts one pair message with code until ttl passes. The
+// returned channel receives the new secret once an extension has paired,
+// and is closed without a value when the pairing expires.
+func (s *Server) ArmPairing(code string, ttl time.Duration) <-chan []byte {
+	p := &pairing{code: normalizeCode(code), expires: time.Now().Add(ttl), done: make(chan []byte, 1)}
+	s.mu.Lock()
+	s.pairing = p
+	s.mu.Unlock()
+	time.AfterFunc(ttl, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.pairing == p {
+			s.pairing = nil
+			close(p.done)
+		}
+	})
+	return p.done
+}
+
+// Refusals counts refused connection attempts (for tests and status).
+func (s *Server) Refusals() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refusals
+}
+
+// Relay returns the admitted connection, waiting up to ctx for one. With no
+// connection it returns an error matching ErrDisconnected (or
+// ErrVersionMismatch when that is why the last one was refused).
+func (s *Server) Relay(ctx context.Context) (*Relay, error) {
+	for {
+		s.mu.Lock()
+		r, ch, last, closed := s.relay, s.changed, s.lastErr, s.closed
+		s.mu.Unlock()
+		if closed {
+			return nil, fmt.Errorf("%w: server closed", ErrDisconnected)
+		}
+		if r != nil && r.alive() {
+			return r, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			if last != nil {
+				return nil, last
+			}
+			return nil, ErrDisconnected
+		}
+	}
+}
+
+// Current returns the admitted connection now, or nil.
+func (s *Server) Current() *Relay {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.relay != nil && s.relay.alive() {
+		return s.relay
+	}
+	return nil
+}
+
+// Close stops listening and ends the connection.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	r := s.relay
+	s.mu.Unlock()
+	if r != nil {
+		r.close(errors.New("bridge: server closed"))
+	}
+	return s.http.Close()
+}
+
+func (s *Server) refuse(r *http.Request, why string) {
+	s.mu.Lock()
+	s.refusals++
+	s.mu.Unlock()
+	s.log.Warn("bridge: connection refused", "remote", r.RemoteAddr, "origin", r.Header.Get("Origin"), "why", why)
+}
+
+// handle upgrades an extension connection and runs the handshake.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	want := "chrome-extension://" + s.opts.ExtensionID
+	origin := r.Header.Get("Origin")
+	if origin == "" || origin != want {
+		s.refuse(r, "origin is not the webpilot extension")
+		http.Error(w, "forbidden", http.StatusForbidden)
+		return
+	}
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: []string{"chrome-extension://" + s.opts.ExtensionID}})
+	if err != nil {
+		s.refuse(r, "websocket upgrade failed: "+err.Error())
+		return
+	}
+	c.SetReadLimit(256 << 20)
+	ctx := context.Background()
+	nonce := make([]byte, 32)
+	_, _ = rand.Read(nonce)
+	if err := writeJSON(ctx, c, map[string]any{"type": "challenge", "protocol": ProtocolVersion,
+		"nonce": base64.StdEncoding.EncodeToString(nonce), "server": "webpilot/" + s.opts.ServerVersion}); err != nil {
+		c.CloseNow()
+		return
+	}
+	hctx, cancel := context.WithTimeout(ctx, s.opts.HandshakeTimeout)
+	_, data, err := c.Read(hctx)
+	cancel()
+	if err != nil {
+		s.refuse(r, "no hello: "+err.Error())
+		c.Close(closeUnauthorized, "no hello")
+		return
+	}
+	var h struct {
+		Type             string `json:"type"`
+		Protocol         int    `json:"protocol"`
+		ExtensionVersion string `json:"extension_version"`
+		ProfileID        string `json:"profile_id"`
+		UserAgent        string `json:"user_agent"`
+		Proof            string `json:"proof"`
+		Code             string `json:"code"`
+	}
+	if err := json.Unmarshal(data, &h); err != nil {
+		s.refuse(r, "hello is not JSON")
+		s.refuseConn(ctx, c, closeUnauthorized, "unauthorized", "the first message must be hello or pair")
+		return
+	}
+	if h.Type == "hello" || h.Type == "pair" {
+		if h.Protocol != ProtocolVersion {
+			msg := fmt.Sprintf("the extension speaks bridge protocol %d, this webpilot speaks %d: update the %s", h.Protocol, ProtocolVersion, olderSide(h.Protocol))
+			s.refuse(r, msg)
+			s.setLastErr(fmt.Errorf("%w: %s", ErrVersionMismatch, msg))
+			s.refuseConn(ctx, c, closeVersion, "version", msg)
+			return
+		}
+	}
+	switch h.Type {
+	case "pair":
+		s.pair(ctx, r, c, h.Code)
+		return
+	case "hello":
+	default:
+		s.refuse(r, "first message was "+h.Type)
+		s.refuseConn(ctx, c, closeUnauthorized, "unauthorized", "the first message must be hello or pair")
+		return
+	}
+	s.mu.Lock()
+	secret := s.secret
+	s.mu.Unlock()
+	proof, _ := base64.StdEncoding.DecodeString(h.Proof)
+	if secret == nil || !hmac.Equal(proof, sign(secret, nonce)) {
+		why := "wrong or missing proof of the pairing secret"
+		if secret == nil {
+			why = "webpilot is not paired with an extension yet"
+		}
+		s.refuse(r, why)
+		s.refuseConn(ctx, c, closeUnauthorized, "unauthorized", why+"; run `webpilot pair`")
+		return
+	}
+	if h.ProfileID == "" {
+		s.refuse(r, "hello without profile_id")
+		s.refuseConn(ctx, c, closeUnauthorized, "unauthorized", "hello needs a profile_id")
+		return
+	}
+	relay := newRelay(c, Hello{ExtensionVersion: h.ExtensionVersion, ProfileID: h.ProfileID, UserAgent: h.UserAgent}, s.log, s.opts.IdleTimeout)
+	s.mu.Lock()
+	if old := s.relay; old != nil && old.alive() {
+		s.mu.Unlock()
+		why := fmt.Sprintf("profile %s is already connected", h.ProfileID)
+		if old.hello.ProfileID != h.ProfileID {
+			why = fmt.Sprintf("another Chrome profile (%s) is connected; one profile at a time", old.hello.ProfileID)
+		}
+		s.refuse(r, why)
+		s.refuseConn(ctx, c, closeDuplicate, "duplicate", why)
+		return
+	}
+	s.relay = relay
+	s.lastErr = nil
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+	if err := writeJSON(ctx, c, map[string]any{"type": "welcome", "protocol": ProtocolVersion}); err != nil {
+		relay.close(err)
+	}
+	s.log.Info("bridge: extension connected", "profile", h.ProfileID, "version", h.ExtensionVersion)
+	relay.run() // until the connection ends
+	s.mu.Lock()
+	if s.relay == relay {
+		s.relay = nil
+		s.lastErr = fmt.Errorf("%w: the connection ended (%v)", ErrDisconnected, relay.err())
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
+	s.mu.Unlock()
+	s.log.Info("bridge: extension disconnected", "profile", h.ProfileID, "why", relay.err())
+}
+
+func (s *Server) setLastErr(err error) {
+	s.mu.Lock()
+	s.lastErr = err
+	s.mu.Unlock()
+}
+
+func (s *Server) pair(ctx context.Context, r *http.Request, c *websocket.Conn, code string) {
+	s.mu.Lock()
+	p := s.pairing
+	ok := p != nil && time.Now().Before(p.expires) &&
+		subtle.ConstantTimeCompare([]byte(normalizeCode(code)), []byte(p.code)) == 1
+	if ok {
+		s.pairing = nil // single use
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.refuse(r, "pairing code wrong, expired or not expected")
+		s.refuseConn(ctx, c, closePairing, "pairing", "that pairing code is wrong or expired; run `webpilot pair` for a new one")
+		return
+	}
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	if err := writeJSON(ctx, c, map[string]any{"type": "paired", "secret": base64.StdEncoding.EncodeToString(secret)}); err != nil {
+		c.CloseNow()
+		return
+	}
+	s.SetSecret(secret)
+	p.done <- secret
+	c.Close(websocket.StatusNormalClosure, "paired")
+}
+
+func (s *Server) refuseConn(ctx context.Context, c *websocket.Conn, code websocket.StatusCode, reason, msg string) {
+	_ = writeJSON(ctx, c, map[string]any{"type": "refused", "reason": reason, "message": msg})
+	c.Close(code, reason)
+}
+
+// sign is the proof of the secret for a nonce.
+func sign(secret, nonce []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write(nonce)
+	return m.Sum(nil)
+}
+
+// Proof computes what a paired extension sends for a challenge nonce (both
+// base64). Tests use it to play the extension.
+func Proof(secret []byte, nonceB64 string) (string, error) {
+	nonce, err := base64.StdEncoding.DecodeString(nonceB64)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(sign(secret, nonce)), nil
+}
+
+func normalizeCode(code string) string {
+	return strings.ToUpper(strings.NewReplacer(" ", "", "-", "").Replace(strings.TrimSpace(code)))
+}
+
+func olderSide(extProtocol int) string {
+	if extProtocol < ProtocolVersion {
+		return "extension (webpilot extension --out DIR, then reload it in chrome://extensions)"
+	}
+	return "webpilot binary"
+}
+
+func writeJSON(ctx context.Context, c *websocket.Conn, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return c.Write(wctx, websocket.MessageText, b)
+}
