@@ -18,13 +18,15 @@ func TestArrows(t *testing.T) {
 		banned []string
 		why    string
 	}{
-		{mod + "/internal/tools", true, []string{mod + "/internal/cdp", "github.com/chromedp/cdproto", mod + "/internal/backend/launch", mod + "/internal/mcpserver"},
+		{mod + "/internal/tools", true, []string{mod + "/internal/cdp", "github.com/chromedp/cdproto", mod + "/internal/backend/launch", mod + "/internal/backend/bridge", mod + "/internal/mcpserver"},
 			"tools are thin: they call package browser and never speak CDP or pick a backend"},
-		{mod + "/internal/browser", false, []string{"github.com/modelcontextprotocol/go-sdk", mod + "/internal/mcpserver", mod + "/internal/tools", mod + "/internal/backend/launch"},
+		{mod + "/internal/browser", false, []string{"github.com/modelcontextprotocol/go-sdk", mod + "/internal/mcpserver", mod + "/internal/tools", mod + "/internal/backend/launch", mod + "/internal/backend/bridge"},
 			"browser knows neither MCP nor a concrete backend"},
 		{mod + "/internal/backend/launch", false, []string{mod + "/internal/browser", mod + "/internal/tools", mod + "/internal/mcpserver", "github.com/modelcontextprotocol/go-sdk"},
 			"a backend only produces CDP sessions and tab events"},
-		{mod + "/internal/backend", false, []string{mod + "/internal/browser", mod + "/internal/backend/launch"},
+		{mod + "/internal/backend/bridge", false, []string{mod + "/internal/browser", mod + "/internal/tools", mod + "/internal/mcpserver", mod + "/internal/backend/launch", "github.com/modelcontextprotocol/go-sdk"},
+			"a backend only produces CDP sessions and tab events"},
+		{mod + "/internal/backend", false, []string{mod + "/internal/browser", mod + "/internal/backend/launch", mod + "/internal/backend/bridge"},
 			"the Backend interface depends on nothing concrete"},
 		{mod + "/internal/cdp", false, []string{mod + "/internal/backend", mod + "/internal/browser", "github.com/modelcontextprotocol/go-sdk"},
 			"the CDP client knows nothing of tabs, sessions or MCP"},

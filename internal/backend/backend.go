@@ -33,6 +33,11 @@ var (
 	ErrProfileLocked = errors.New("backend: profile in use")
 	// ErrClosed means the backend was closed.
 	ErrClosed = errors.New("backend: closed")
+	// ErrBridgeDisconnected means the extension is paired but not connected.
+	ErrBridgeDisconnected = errors.New("backend: browser extension not connected")
+	// ErrBridgeVersion means the extension and this binary speak different
+	// bridge protocols.
+	ErrBridgeVersion = errors.New("backend: extension protocol version mismatch")
 )
 
 // TabInfo describes one open tab.
@@ -70,6 +75,12 @@ type Info struct {
 	ProfileDir  string `json:"profile_dir,omitempty"`  // user data dir (launch)
 	Headless    bool   `json:"headless"`
 	PID         int    `json:"pid,omitempty"` // browser process (launch)
+	// Bridge only: pairing state, protocol, extension version and the Chrome
+	// profile connected.
+	Paired         bool   `json:"paired,omitempty"`
+	Protocol       int    `json:"protocol,omitempty"`
+	Extension      string `json:"extension,omitempty"`
+	BrowserProfile string `json:"browser_profile,omitempty"`
 }
 
 // Backend is what every browser provider implements. See the package doc for

@@ -23,6 +23,10 @@ const (
 	CodeOutcomeUnknown   Code = "OUTCOME_UNKNOWN"
 	CodeLimitExceeded    Code = "LIMIT_EXCEEDED"
 	CodeInternal         Code = "INTERNAL"
+	// Bridge (the user's Chrome through the extension).
+	CodeBridgeDisconnected    Code = "BRIDGE_DISCONNECTED"
+	CodeBridgeDetached        Code = "BRIDGE_DETACHED"
+	CodeBridgeVersionMismatch Code = "BRIDGE_VERSION_MISMATCH"
 )
 
 // Error is a failure an agent caused or must react to. It carries the code,

@@ -55,7 +55,9 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	t.cache = nil
 
 	res := &ActionResult{Action: a.Kind, InputMode: "cdp", Outcome: "dispatched"}
-	before, err := t.mainFrame(ctx)
+	// Finding the page and the element is not waiting: only the
+	// actionability wait below is bounded by the action timeout.
+	before, err := t.mainFrame(callCtx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -65,7 +67,7 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	needsTarget := a.Kind == "click" || a.Kind == "fill"
 	hasTarget := a.Target.Ref != "" || a.Target.Selector != ""
 	if needsTarget || hasTarget {
-		el, err = t.locate(ctx, a.Target)
+		el, err = t.locate(callCtx, a.Target)
 		if err != nil {
 			return nil, err
 		}
@@ -93,6 +95,12 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkContext bounds one page-side check: it outlives the action's own
+// deadline by up to handleTimeout, so the last check always completes.
+func checkContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
 }
 
 // actionable is the page-side check before pointer input: the element is
@@ -125,19 +133,22 @@ type actionability struct {
 func (t *Tab) waitActionable(ctx context.Context, el *element, tg Target) (actionability, error) {
 	var last actionability
 	for {
+		// Each check runs to its end even when the wait is over, so that a
+		// short timeout still reports the check that failed.
+		cctx, cancel := checkContext(ctx)
 		var a actionability
-		if err := t.callOn(ctx, el.objectID, actionableJS, &a); err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			return a, backendError("check "+tg.Describe(), err)
-		}
-		if a.Err == "" {
+		err := t.callOn(cctx, el.objectID, actionableJS, &a)
+		if err == nil && a.Err == "" {
 			// A stable box: the centre must not move between two checks.
 			var b actionability
-			if err := t.callOn(ctx, el.objectID, actionableJS, &b); err == nil && b.Err == "" && b.X == a.X && b.Y == a.Y {
+			if err := t.callOn(cctx, el.objectID, actionableJS, &b); err == nil && b.Err == "" && b.X == a.X && b.Y == a.Y {
+				cancel()
 				return b, nil
 			}
+		}
+		cancel()
+		if err != nil {
+			return a, backendError("check "+tg.Describe(), err)
 		}
 		if a.Err == "detached" {
 			return a, &Error{Code: CodeStaleRef, Message: fmt.Sprintf("%s was removed from the page", tg.Describe()),
@@ -243,7 +254,10 @@ type editState struct {
 func (t *Tab) prepareEdit(ctx context.Context, el *element, tg Target) (editState, error) {
 	for {
 		var st editState
-		if err := t.callOn(ctx, el.objectID, editableJS, &st); err != nil {
+		cctx, cancel := checkContext(ctx)
+		err := t.callOn(cctx, el.objectID, editableJS, &st)
+		cancel()
+		if err != nil {
 			return st, backendError("focus "+tg.Describe(), err)
 		}
 		if st.Err == "" {

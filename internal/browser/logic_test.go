@@ -2,11 +2,15 @@ package browser
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/cdp/cdptest"
 )
 
 // nopBackend satisfies backend.Backend for tests that never reach a browser.
@@ -83,23 +87,33 @@ func TestOriginMatches(t *testing.T) {
 
 func TestParseKey(t *testing.T) {
 	tests := []struct {
-		in   string
-		key  string
-		mods int64
-		text string
-		bad  bool
+		in      string
+		key     string
+		mods    int64
+		text    string
+		code    string // checked when set
+		keyCode int64  // checked when set
+		shift   bool   // the key itself needs Shift
+		bad     bool
 	}{
-		{in: "Enter", key: "Enter", text: "\r"},
+		{in: "Enter", key: "Enter", text: "\r", code: "Enter", keyCode: 13},
 		{in: "enter", key: "Enter", text: "\r"},
 		{in: "Tab", key: "Tab"},
-		{in: "a", key: "a", text: "a"},
-		{in: "Control+A", key: "A", mods: modCtrl, text: "A"},
-		{in: "Control+Shift+R", key: "R", mods: modCtrl | modShift, text: "R"},
-		{in: "Shift+a", key: "A", mods: modShift, text: "A"},
+		{in: "Space", key: " ", text: " ", code: "Space", keyCode: 32},
+		{in: "a", key: "a", text: "a", code: "KeyA", keyCode: 65},
+		{in: "A", key: "A", text: "A", code: "KeyA", keyCode: 65, shift: true},
+		// Control+A names the A key: Control+a, as a keyboard sends it.
+		{in: "Control+A", key: "a", mods: modCtrl, text: "a", code: "KeyA", keyCode: 65},
+		{in: "Control+Shift+R", key: "R", mods: modCtrl | modShift, text: "R", code: "KeyR", keyCode: 82, shift: true},
+		{in: "Shift+a", key: "A", mods: modShift, text: "A", code: "KeyA", keyCode: 65, shift: true},
+		{in: "Shift+1", key: "!", mods: modShift, text: "!", code: "Digit1", keyCode: 49, shift: true},
+		{in: "Shift+/", key: "?", mods: modShift, text: "?", code: "Slash", keyCode: 191, shift: true},
+		{in: "!", key: "!", text: "!", code: "Digit1", keyCode: 49, shift: true},
 		{in: "Meta+ArrowLeft", key: "ArrowLeft", mods: modMeta},
-		{in: "F5", key: "F5"},
-		{in: "Control++", key: "+", mods: modCtrl, text: "+"},
-		{in: "+", key: "+", text: "+"},
+		{in: "F5", key: "F5", code: "F5", keyCode: 116},
+		{in: "Control++", key: "+", mods: modCtrl, text: "+", code: "Equal", keyCode: 187, shift: true},
+		{in: "+", key: "+", text: "+", code: "Equal", keyCode: 187, shift: true},
+		{in: "Control+-", key: "-", mods: modCtrl, text: "-", code: "Minus", keyCode: 189},
 		{in: "Hyper+Q", bad: true},
 		{in: "Blorp", bad: true},
 		{in: "日", bad: true},
@@ -112,9 +126,123 @@ func TestParseKey(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || k.key != tc.key || mods != tc.mods || k.text != tc.text {
-			t.Errorf("parseKey(%q) = key %q mods %d text %q, %v; want %q %d %q", tc.in, k.key, mods, k.text, err, tc.key, tc.mods, tc.text)
+		if err != nil || k.key != tc.key || mods != tc.mods || k.text != tc.text || k.shift != tc.shift {
+			t.Errorf("parseKey(%q) = key %q mods %d text %q shift %v, %v; want %q %d %q %v", tc.in, k.key, mods, k.text, k.shift, err, tc.key, tc.mods, tc.text, tc.shift)
 		}
+		if (tc.code != "" && k.code != tc.code) || (tc.keyCode != 0 && k.keyCode != tc.keyCode) {
+			t.Errorf("parseKey(%q) = code %q keyCode %d; want %q %d", tc.in, k.code, k.keyCode, tc.code, tc.keyCode)
+		}
+	}
+}
+
+// TestCharKey checks the US keyboard table: every printable ASCII character
+// has a key, with its code, Windows key code and Shift need.
+func TestCharKey(t *testing.T) {
+	want := map[rune]struct {
+		code    string
+		keyCode int64
+		shift   bool
+	}{
+		' ': {"Space", 32, false},
+		'a': {"KeyA", 65, false}, 'B': {"KeyB", 66, true}, 'z': {"KeyZ", 90, false}, 'Z': {"KeyZ", 90, true},
+		'0': {"Digit0", 48, false}, '1': {"Digit1", 49, false}, '9': {"Digit9", 57, false},
+		'!': {"Digit1", 49, true}, '@': {"Digit2", 50, true}, '#': {"Digit3", 51, true}, '$': {"Digit4", 52, true},
+		'%': {"Digit5", 53, true}, '^': {"Digit6", 54, true}, '&': {"Digit7", 55, true}, '*': {"Digit8", 56, true},
+		'(': {"Digit9", 57, true}, ')': {"Digit0", 48, true},
+		'`': {"Backquote", 192, false}, '~': {"Backquote", 192, true},
+		'-': {"Minus", 189, false}, '_': {"Minus", 189, true},
+		'=': {"Equal", 187, false}, '+': {"Equal", 187, true},
+		'[': {"BracketLeft", 219, false}, '{': {"BracketLeft", 219, true},
+		']': {"BracketRight", 221, false}, '}': {"BracketRight", 221, true},
+		'\\': {"Backslash", 220, false}, '|': {"Backslash", 220, true},
+		';': {"Semicolon", 186, false}, ':': {"Semicolon", 186, true},
+		'\'': {"Quote", 222, false}, '"': {"Quote", 222, true},
+		',': {"Comma", 188, false}, '<': {"Comma", 188, true},
+		'.': {"Period", 190, false}, '>': {"Period", 190, true},
+		'/': {"Slash", 191, false}, '?': {"Slash", 191, true},
+	}
+	for r := rune(0x20); r < 0x7f; r++ {
+		k, ok := charKey(r)
+		if !ok {
+			t.Errorf("charKey(%q): no key", r)
+			continue
+		}
+		if k.key != string(r) || k.text != string(r) || k.code == "" || k.keyCode == 0 {
+			t.Errorf("charKey(%q) = %+v; want key and text %q, a code and a key code", r, k, string(r))
+		}
+		if w, ok := want[r]; ok && (k.code != w.code || k.keyCode != w.keyCode || k.shift != w.shift) {
+			t.Errorf("charKey(%q) = code %q keyCode %d shift %v; want %q %d %v", r, k.code, k.keyCode, k.shift, w.code, w.keyCode, w.shift)
+		}
+		if upper := r >= 'A' && r <= 'Z'; (r >= 'a' && r <= 'z' || upper) && k.shift != upper {
+			t.Errorf("charKey(%q).shift = %v", r, k.shift)
+		}
+	}
+	for _, r := range []rune{'\n', '\t', 0x7f, 'é', '日'} {
+		if k, ok := charKey(r); ok {
+			t.Errorf("charKey(%q) = %+v; want no key", r, k)
+		}
+	}
+}
+
+// TestDispatchShiftedKey: a character that needs Shift is typed with Shift
+// held, as a keyboard sends it; one that does not, without.
+func TestDispatchShiftedKey(t *testing.T) {
+	type ev struct {
+		Type                  string `json:"type"`
+		Key                   string `json:"key"`
+		Code                  string `json:"code"`
+		Text                  string `json:"text"`
+		Modifiers             int64  `json:"modifiers"`
+		WindowsVirtualKeyCode int64  `json:"windowsVirtualKeyCode"`
+	}
+	events := func(text string, mods int64) []ev {
+		t.Helper()
+		fs := cdptest.NewSession()
+		fs.Reply("Input.dispatchKeyEvent", `{}`)
+		tab := &Tab{t: fs}
+		for _, r := range text {
+			k, ok := charKey(r)
+			if !ok {
+				t.Fatalf("charKey(%q): no key", r)
+			}
+			if err := dispatchKey(t.Context(), tab, k, mods, string(r)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out []ev
+		for _, c := range fs.Calls() {
+			var e ev
+			if err := jsonv2.Unmarshal(c.Params, &e); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+	got := events("B!b", 0)
+	want := []ev{
+		{"rawKeyDown", "Shift", "ShiftLeft", "", modShift, 16},
+		{"keyDown", "B", "KeyB", "B", modShift, 66},
+		{"keyUp", "B", "KeyB", "", modShift, 66},
+		{"keyUp", "Shift", "ShiftLeft", "", 0, 16},
+		{"rawKeyDown", "Shift", "ShiftLeft", "", modShift, 16},
+		{"keyDown", "!", "Digit1", "!", modShift, 49},
+		{"keyUp", "!", "Digit1", "", modShift, 49},
+		{"keyUp", "Shift", "ShiftLeft", "", 0, 16},
+		{"keyDown", "b", "KeyB", "b", 0, 66},
+		{"keyUp", "b", "KeyB", "", 0, 66},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("typing B!b sent\n%+v\nwant\n%+v", got, want)
+	}
+	// With Shift held by the caller (pressKey of Shift+1), no second Shift.
+	got = events("!", modShift)
+	want = []ev{
+		{"keyDown", "!", "Digit1", "!", modShift, 49},
+		{"keyUp", "!", "Digit1", "", modShift, 49},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("! with Shift held sent\n%+v\nwant\n%+v", got, want)
 	}
 }
 

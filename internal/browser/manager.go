@@ -230,6 +230,12 @@ func backendError(doing string, err error) error {
 		return err
 	}
 	switch {
+	case errors.Is(err, backend.ErrBridgeVersion):
+		return &Error{Code: CodeBridgeVersionMismatch, Message: "cannot " + doing + ": the browser extension and webpilot speak different protocol versions",
+			Hint: "update the older side: `webpilot extension --out DIR` and reload it in chrome://extensions, or update webpilot", Err: err}
+	case errors.Is(err, backend.ErrBridgeDisconnected):
+		return &Error{Code: CodeBridgeDisconnected, Message: "cannot " + doing + ": the webpilot extension in Chrome is not connected",
+			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection", Err: err}
 	case errors.Is(err, backend.ErrProfileLocked):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser profile is in use by another browser",
 			Hint: "close the other browser using this profile, or start webpilot with --isolated", Err: err}

@@ -55,9 +55,10 @@ const SubscriptionBuffer = 512
 // Options configure a Conn. The zero value works.
 type Options struct {
 	Logger *slog.Logger
-	// CloseErr, when set, is called once the connection ends; its result is
-	// joined to ErrClosed in the errors of pending and later calls (the launch
-	// backend adds the tail of the browser's stderr this way).
+	// CloseErr, when set, is called once when the connection ends; its result
+	// is joined to ErrClosed in the errors of pending and later calls (the
+	// launch backend adds the tail of the browser's stderr this way). It may
+	// take a while: it runs without the Conn's lock held.
 	CloseErr func() error
 }
 
@@ -104,10 +105,18 @@ type Conn struct {
 	done   chan struct{}
 	wmu    sync.Mutex // serializes writes
 
+	extraOnce sync.Once // runs opts.CloseErr
+	extraErr  error     // its result
+
 	mu       sync.Mutex // guards the fields below
 	pending  map[int64]*pendingCall
 	subs     map[subKey]map[*subscriber]struct{}
 	sessions map[string]*Session
+	// detached holds the ids of sessions whose target has detached, so that
+	// a session looked up only after its detach (the event can overtake the
+	// caller of Target.attachToTarget) is born ended. It is never pruned: an
+	// entry is a few dozen bytes per tab ever attached.
+	detached map[string]struct{}
 	closeErr error
 }
 
@@ -119,6 +128,7 @@ func NewConn(t Transport, opts *Options) *Conn {
 		pending:  make(map[int64]*pendingCall),
 		subs:     make(map[subKey]map[*subscriber]struct{}),
 		sessions: make(map[string]*Session),
+		detached: make(map[string]struct{}),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -136,18 +146,27 @@ func NewConn(t Transport, opts *Options) *Conn {
 func (c *Conn) Browser() *Session { return c.Session("") }
 
 // Session returns the session with the id, as returned by
-// Target.attachToTarget with flatten. A session is created on first use.
+// Target.attachToTarget with flatten. A session is created on first use; one
+// whose Target.detachedFromTarget has been seen already is returned ended
+// ([ErrDetached]), as is every session once the connection has ended.
 func (c *Conn) Session(id string) *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.sessions[id]
-	if !ok {
-		s = newSession(c, id)
-		if c.closeErr != nil {
-			s.end(c.closeErr)
-		}
-		c.sessions[id] = s
+	if ok {
+		return s
 	}
+	s = newSession(c, id)
+	if c.closeErr != nil {
+		s.end(c.closeErr)
+		return s
+	}
+	if _, gone := c.detached[id]; gone {
+		// Not stored: there is nothing left to route to it.
+		s.end(ErrDetached)
+		return s
+	}
+	c.sessions[id] = s
 	return s
 }
 
@@ -309,6 +328,7 @@ func (c *Conn) detach(id string) {
 	c.mu.Lock()
 	s := c.sessions[id]
 	delete(c.sessions, id)
+	c.detached[id] = struct{}{}
 	var fail []*pendingCall
 	for pid, p := range c.pending {
 		if p.session == id {
@@ -336,19 +356,28 @@ func (c *Conn) detach(id string) {
 }
 
 func (c *Conn) shutdown(cause error) {
-	c.mu.Lock()
-	if c.closeErr != nil {
-		c.mu.Unlock()
+	if c.Err() != nil {
 		return
 	}
+	// opts.CloseErr can take a while (the launch backend waits for the
+	// browser's stderr to end), so it runs before c.mu is taken: calls,
+	// subscriptions and cancels go on meanwhile, and those that slip in are
+	// failed below like any other pending call.
+	extra := c.closeExtra()
+	// Both the cause and the extra stay in the chain, so callers can tell,
+	// say, a lost bridge from a crashed browser with errors.Is.
 	err := ErrClosed
 	if cause != nil && !errors.Is(cause, ErrClosed) {
-		err = fmt.Errorf("%w: %v", ErrClosed, cause)
+		err = fmt.Errorf("%w: %w", ErrClosed, cause)
 	}
-	if c.opts.CloseErr != nil {
-		if extra := c.opts.CloseErr(); extra != nil {
-			err = fmt.Errorf("%w: %v", err, extra)
-		}
+	if extra != nil {
+		err = fmt.Errorf("%w: %w", err, extra)
+	}
+	c.mu.Lock()
+	if c.closeErr != nil {
+		// Another shutdown (Close racing the reader) got here first.
+		c.mu.Unlock()
+		return
 	}
 	c.closeErr = err
 	pending := c.pending
@@ -369,6 +398,17 @@ func (c *Conn) shutdown(cause error) {
 	}
 	c.log.Debug("connection closed", "err", err)
 	close(c.done)
+}
+
+// closeExtra runs opts.CloseErr once, whoever asks first; later callers wait
+// for its result. Never call it with c.mu held.
+func (c *Conn) closeExtra() error {
+	c.extraOnce.Do(func() {
+		if c.opts.CloseErr != nil {
+			c.extraErr = c.opts.CloseErr()
+		}
+	})
+	return c.extraErr
 }
 
 func (c *Conn) subscribe(s *Session, method string) (<-chan jsonv2.Value, func()) {

@@ -646,3 +646,110 @@ func TestTypedCall(t *testing.T) {
 		t.Errorf("result = %+v", res.Result)
 	}
 }
+
+// TestSlowCloseErrDoesNotStall: while Options.CloseErr runs (the launch
+// backend waits there for the browser's stderr), the Conn's lock is free:
+// calls, subscriptions, cancels and lookups return at once. CloseErr runs
+// once, however many paths end the connection.
+func TestSlowCloseErrDoesNotStall(t *testing.T) {
+	checkGoroutines(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var calls sync.WaitGroup
+	var mu sync.Mutex
+	n := 0
+	c, ft := newTestConn(t, &Options{CloseErr: func() error {
+		mu.Lock()
+		n++
+		first := n == 1
+		mu.Unlock()
+		if first {
+			close(entered)
+		}
+		<-release
+		return errors.New("browser stderr: the tail")
+	}})
+	s := c.Session("S")
+	events, cancel := s.Subscribe("Page.loadEventFired")
+	pending := goCall(s, "Page.navigate", nil)
+	ft.next(t)
+
+	ft.fail(errors.New("read |0: broken pipe"))
+	wait(t, entered, "CloseErr to be called")
+	closing := make(chan struct{})
+	calls.Go(func() { c.Close(); close(closing) }) // a second path to shutdown
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cancel()
+		if !closedWithin(events) {
+			t.Error("cancelled subscription is open")
+		}
+		_, lateCancel := s.Subscribe("Page.frameNavigated")
+		lateCancel()
+		_ = c.Session("other")
+		_ = c.Err()
+		_ = c.Browser().Call(context.Background(), "Browser.getVersion", nil, nil) // the write fails: the transport is gone
+	}()
+	select {
+	case <-done:
+	case <-time.After(waitTimeout):
+		close(release)
+		t.Fatal("the Conn stalled while CloseErr ran")
+	}
+	close(release)
+
+	err := await(t, pending).err
+	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "the tail") || !strings.Contains(err.Error(), "broken pipe") {
+		t.Errorf("pending call: %v, want ErrClosed with the cause and CloseErr's text", err)
+	}
+	wait(t, closing, "Close")
+	if err := c.Err(); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "the tail") {
+		t.Errorf("Conn.Err = %v", err)
+	}
+	calls.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if n != 1 {
+		t.Errorf("CloseErr called %d times, want once", n)
+	}
+}
+
+// TestSessionAfterDetach: a Target.detachedFromTarget can arrive before the
+// caller of Target.attachToTarget looks its session up; the session it then
+// gets is already ended instead of live forever.
+func TestSessionAfterDetach(t *testing.T) {
+	checkGoroutines(t)
+	c, ft := newTestConn(t, nil)
+	ft.event(t, "", "Target.detachedFromTarget", `{"sessionId":"EARLY","targetId":"T1"}`)
+	// The event is handled once a later reply has been read.
+	ch := goCall(c.Browser(), "Test.sync", nil)
+	ft.reply(t, ft.next(t).ID, `{}`)
+	await(t, ch)
+
+	s := c.Session("EARLY")
+	select {
+	case <-s.Done():
+	default:
+		t.Fatal("a session detached before its lookup is live")
+	}
+	if !errors.Is(s.Err(), ErrDetached) {
+		t.Errorf("Err = %v, want ErrDetached", s.Err())
+	}
+	if err := s.Call(context.Background(), "Runtime.evaluate", nil, nil); !errors.Is(err, ErrDetached) {
+		t.Errorf("call: %v, want ErrDetached", err)
+	}
+	events, cancel := s.Subscribe("Page.loadEventFired")
+	defer cancel()
+	if !closedWithin(events) {
+		t.Error("subscription on the detached session is open")
+	}
+	ft.noneSent(t)
+	if s2 := c.Session("EARLY"); !errors.Is(s2.Err(), ErrDetached) {
+		t.Errorf("second lookup: Err = %v, want ErrDetached", s2.Err())
+	}
+	// Other sessions are unaffected.
+	if err := c.Session("LIVE").Err(); err != nil {
+		t.Errorf("another session: Err = %v", err)
+	}
+}

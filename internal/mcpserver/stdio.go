@@ -10,19 +10,25 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// EOFGrace bounds how long an EOF on stdin waits for in-flight calls.
-var EOFGrace = CallCeiling + 5*time.Second
+// eofSlack is how much longer than the call ceiling an EOF on stdin waits for
+// in-flight calls: a call ends by its ceiling, then needs a moment to answer.
+const eofSlack = 5 * time.Second
+
+// eofGrace bounds how long an EOF on stdin waits for in-flight calls.
+func (s *Server) eofGrace() time.Duration { return s.ceiling + eofSlack }
 
 // RunStdio serves MCP on in/out until in ends (or ctx is done). Calls still
 // running when in reaches EOF finish and answer before the session ends: the
 // go-sdk cancels in-flight calls on EOF, so the EOF is held back until every
-// tools/call request read has been answered.
+// tools/call request read has been answered, at most the call ceiling plus a
+// few seconds.
 func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.WriteCloser) error {
 	p := newPending()
-	g := &eofGate{p: p, r: bufio.NewReaderSize(in, 1<<16), grace: EOFGrace, log: s}
+	g := &eofGate{p: p, r: bufio.NewReaderSize(in, 1<<16), grace: s.eofGrace(), log: s}
 	w := &answerWriter{p: p, w: out}
 	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(g), Writer: w})
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
@@ -32,49 +38,46 @@ func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.WriteCloser)
 }
 
 // pending is the set of tools/call request ids read but not yet answered.
+// Ids are compared as the go-sdk sees them (jsonrpc.ID: a string, or a number
+// made an integer), not as raw JSON: the SDK echoes "\u0061b" as "ab" and
+// 1e0 or 1.0 as 1.
 type pending struct {
 	mu   sync.Mutex // guards ids
-	ids  map[string]bool
+	ids  map[jsonrpc.ID]bool
 	cond *sync.Cond
 }
 
 func newPending() *pending {
-	p := &pending{ids: make(map[string]bool)}
+	p := &pending{ids: make(map[jsonrpc.ID]bool)}
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
 
-// rpcMessage is what the gate reads of each JSON-RPC message.
-type rpcMessage struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
-
-// messages decodes one line: a message or a batch.
-func messages(line []byte) []rpcMessage {
+// messages decodes one line, a message or a batch, with the SDK's own
+// decoder. What it cannot decode, the SDK does not run either.
+func messages(line []byte) []jsonrpc.Message {
 	line = bytes.TrimSpace(line)
-	var msgs []rpcMessage
+	raws := []json.RawMessage{line}
 	if len(line) > 0 && line[0] == '[' {
-		_ = json.Unmarshal(line, &msgs)
-		return msgs
+		raws = nil
+		if json.Unmarshal(line, &raws) != nil {
+			return nil
+		}
 	}
-	var m rpcMessage
-	if json.Unmarshal(line, &m) == nil {
-		msgs = append(msgs, m)
+	var msgs []jsonrpc.Message
+	for _, raw := range raws {
+		if m, err := jsonrpc.DecodeMessage(raw); err == nil {
+			msgs = append(msgs, m)
+		}
 	}
 	return msgs
 }
 
 func (p *pending) noteRequests(line []byte) {
-	if !bytes.Contains(line, []byte("tools/call")) {
-		return
-	}
 	for _, m := range messages(line) {
-		if m.Method == "tools/call" && len(m.ID) > 0 && string(m.ID) != "null" {
+		if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/call" && r.ID.IsValid() {
 			p.mu.Lock()
-			p.ids[string(bytes.TrimSpace(m.ID))] = true
+			p.ids[r.ID] = true
 			p.mu.Unlock()
 		}
 	}
@@ -88,9 +91,9 @@ func (p *pending) noteAnswers(line []byte) {
 		return
 	}
 	for _, m := range messages(line) {
-		if m.Method == "" && len(m.ID) > 0 && (m.Result != nil || m.Error != nil) {
+		if r, ok := m.(*jsonrpc.Response); ok && r.ID.IsValid() {
 			p.mu.Lock()
-			delete(p.ids, string(bytes.TrimSpace(m.ID)))
+			delete(p.ids, r.ID)
 			p.mu.Unlock()
 			p.cond.Broadcast()
 		}

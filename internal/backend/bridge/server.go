@@ -154,6 +154,12 @@ func (s *Server) ArmPairing(code string, ttl time.Duration) <-chan []byte {
 	return p.done
 }
 
+func (s *Server) paired() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.secret != nil
+}
+
 // Refusals counts refused connection attempts (for tests and status).
 func (s *Server) Refusals() int {
 	s.mu.Lock()

@@ -106,7 +106,8 @@ func New(opts Options) *Backend {
 }
 
 // Start starts the browser now unless it runs already (the --prewarm flag).
-// Every other method starts it on demand, so calling Start is optional.
+// Tabs, NewTab, Activate and Attach start it on demand too, so calling Start
+// is optional; CloseTab, Info and Close never start one.
 func (b *Backend) Start(ctx context.Context) error {
 	_, err := b.ensure(ctx)
 	return err
@@ -143,6 +144,10 @@ func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, erro
 	sess := in.conn.Browser()
 	res, err := cdproto.Call(ctx, sess, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: new(true), Background: new(true)})
 	if err != nil {
+		// When ctx ends before the reply, the browser may still open the
+		// window, and its id never reaches us: that tab is untracked here.
+		// It stays listed by Tabs and reported by Events (TabCreated), and
+		// goes with the browser at Close; there is no id to close it by now.
 		return backend.TabInfo{}, fmt.Errorf("launch: new tab %s: %w", url, err)
 	}
 	tab := backend.TabInfo{ID: string(res.TargetID), URL: url}
@@ -157,10 +162,17 @@ func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, erro
 
 // CloseTab closes the tab and waits (briefly) until the browser reports it
 // gone. An unknown id is an error matching [backend.ErrTabNotFound].
+//
+// Closing is cleanup, so it never starts a browser: with none running (not
+// started yet, or exited since), every tab is gone already, and the error
+// matches [backend.ErrTabNotFound], which callers take as done.
 func (b *Backend) CloseTab(ctx context.Context, id string) error {
-	in, err := b.ensure(ctx)
+	in, err := b.current()
 	if err != nil {
 		return err
+	}
+	if in == nil {
+		return fmt.Errorf("launch: close tab %s: no browser is running: %w", id, backend.ErrTabNotFound)
 	}
 	sess := in.conn.Browser()
 	destroyed, cancel := sess.Subscribe(target.TargetDestroyed.Method)

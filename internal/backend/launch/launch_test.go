@@ -399,6 +399,14 @@ func TestRelaunchAfterKill(t *testing.T) {
 	if ev := waitEvent(ctx, t, b.Events(), backend.TabRemoved, tabs[0].ID); ev.Reason == "" {
 		t.Errorf("removed-by-crash event has no reason: %+v", ev)
 	}
+	// Closing a tab of the dead browser is cleanup: the tab is gone, and no
+	// browser starts for it.
+	if err := b.CloseTab(ctx, tabs[0].ID); !errors.Is(err, backend.ErrTabNotFound) {
+		t.Errorf("CloseTab of a tab of the killed browser: %v, want ErrTabNotFound", err)
+	}
+	if info := b.Info(); info.Running {
+		t.Errorf("CloseTab started a browser: %+v", info)
+	}
 
 	tabs, err = b.Tabs(ctx)
 	if err != nil || len(tabs) == 0 {
@@ -530,6 +538,25 @@ func TestStartFailureExplains(t *testing.T) {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not mention %q", err, s)
 		}
+	}
+	if b.Info().Running {
+		t.Error("Info says running")
+	}
+}
+
+// TestCloseTabStartsNothing: CloseTab is cleanup; before any start it says
+// the tab is gone instead of starting a browser to close it in.
+func TestCloseTabStartsNothing(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "started")
+	path := fakeBrowser(t, `touch `+marker+`; exit 3`)
+	b := launch.New(launch.Options{BrowserPath: path, Isolated: true})
+	defer b.Close()
+	err := b.CloseTab(testCtx(t, 20*time.Second), "SOME-TAB")
+	if !errors.Is(err, backend.ErrTabNotFound) {
+		t.Errorf("CloseTab with no browser running: %v, want ErrTabNotFound", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("CloseTab started the browser")
 	}
 	if b.Info().Running {
 		t.Error("Info says running")

@@ -1,0 +1,473 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// BackendOptions configure a Backend.
+type BackendOptions struct {
+	// ConnectWait is how long a call waits for the extension to connect
+	// before failing with backend.ErrBridgeDisconnected (default 3 s).
+	ConnectWait time.Duration
+	Logger      *slog.Logger
+	// CloseServer closes the Server with the Backend.
+	CloseServer bool
+}
+
+// Backend implements backend.Backend through the extension.
+type Backend struct {
+	srv    *Server
+	opts   BackendOptions
+	log    *slog.Logger
+	events chan backend.Event
+
+	mu     sync.Mutex // guards the fields below
+	relay  *Relay
+	conn   *cdp.Conn
+	closed bool
+}
+
+// New makes a Backend on a listening Server.
+func New(srv *Server, opts BackendOptions) *Backend {
+	if opts.ConnectWait <= 0 {
+		opts.ConnectWait = 3 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Backend{srv: srv, opts: opts, log: log, events: make(chan backend.Event, 256)}
+}
+
+// Server is the server the backend relays through.
+func (b *Backend) Server() *Server { return b.srv }
+
+// session returns the live relay and the CDP connection over it, waiting
+// briefly for the extension to (re)connect.
+func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, nil, backend.ErrClosed
+	}
+	if b.relay != nil && b.relay.alive() {
+		r, c := b.relay, b.conn
+		b.mu.Unlock()
+		return r, c, nil
+	}
+	b.mu.Unlock()
+	wctx, cancel := context.WithTimeout(ctx, b.opts.ConnectWait)
+	defer cancel()
+	r, err := b.srv.Relay(wctx)
+	if err != nil {
+		if errors.Is(err, ErrVersionMismatch) {
+			return nil, nil, fmt.Errorf("%w: %v", backend.ErrBridgeVersion, err)
+		}
+		return nil, nil, fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.relay != r {
+		t := newRelayTransport(r, b)
+		b.relay = r
+		b.conn = cdp.NewConn(t, &cdp.Options{Logger: b.log, CloseErr: func() error {
+			return fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, r.err())
+		}})
+		r.OnEvent(t.event)
+	}
+	return b.relay, b.conn, nil
+}
+
+// tab is a tab as the extension describes it.
+type tab struct {
+	TabID       int    `json:"tabId"`
+	WindowID    int    `json:"windowId"`
+	URL         string `json:"url"`
+	Title       string `json:"title"`
+	OpenerTabID int    `json:"openerTabId"`
+	Active      bool   `json:"active"`
+}
+
+func (t tab) info() backend.TabInfo {
+	ti := backend.TabInfo{ID: strconv.Itoa(t.TabID), URL: t.URL, Title: t.Title}
+	if t.OpenerTabID != 0 {
+		ti.Opener = strconv.Itoa(t.OpenerTabID)
+	}
+	return ti
+}
+
+// Tabs implements backend.Backend.
+func (b *Backend) Tabs(ctx context.Context) ([]backend.TabInfo, error) {
+	r, _, err := b.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Tabs []tab `json:"tabs"`
+	}
+	if err := r.Request(ctx, "tabs.list", nil, &res); err != nil {
+		return nil, opErr(err, "")
+	}
+	out := make([]backend.TabInfo, 0, len(res.Tabs))
+	for _, t := range res.Tabs {
+		out = append(out, t.info())
+	}
+	return out, nil
+}
+
+// NewTab implements backend.Backend: the tab opens in the agent window.
+func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, error) {
+	r, _, err := b.session(ctx)
+	if err != nil {
+		return backend.TabInfo{}, err
+	}
+	if url == "" {
+		url = "about:blank"
+	}
+	var t tab
+	if err := r.Request(ctx, "tabs.create", map[string]any{"url": url}, &t); err != nil {
+		return backend.TabInfo{}, opErr(err, "")
+	}
+	return t.info(), nil
+}
+
+func tabID(id string) (int, error) {
+	n, err := strconv.Atoi(id)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("bridge: tab %q: %w", id, backend.ErrTabNotFound)
+	}
+	return n, nil
+}
+
+// CloseTab implements backend.Backend.
+func (b *Backend) CloseTab(ctx context.Context, id string) error {
+	n, err := tabID(id)
+	if err != nil {
+		return err
+	}
+	r := b.srv.Current() // closing never waits for a connection
+	if r == nil {
+		return fmt.Errorf("bridge: close tab %s: %w", id, backend.ErrBridgeDisconnected)
+	}
+	return opErr(r.Request(ctx, "tabs.close", map[string]any{"tabId": n}, nil), id)
+}
+
+// Activate implements backend.Backend.
+func (b *Backend) Activate(ctx context.Context, id string) error {
+	n, err := tabID(id)
+	if err != nil {
+		return err
+	}
+	r, _, err := b.session(ctx)
+	if err != nil {
+		return err
+	}
+	return opErr(r.Request(ctx, "tabs.activate", map[string]any{"tabId": n}, nil), id)
+}
+
+// Attach implements backend.Backend: chrome.debugger attaches to the tab
+// and the returned session carries its CDP traffic.
+func (b *Backend) Attach(ctx context.Context, id string) (cdp.Target, error) {
+	n, err := tabID(id)
+	if err != nil {
+		return nil, err
+	}
+	r, conn, err := b.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Request(ctx, "debugger.attach", map[string]any{"tabId": n}, nil); err != nil {
+		return nil, opErr(err, id)
+	}
+	return conn.Session(sessionFor(n, "")), nil
+}
+
+// Events implements backend.Backend.
+func (b *Backend) Events() <-chan backend.Event { return b.events }
+
+func (b *Backend) emit(ev backend.Event) {
+	select {
+	case b.events <- ev:
+	default:
+	}
+}
+
+// Info implements backend.Backend.
+func (b *Backend) Info() backend.Info {
+	info := backend.Info{Kind: "bridge", Paired: b.srv.paired(), Protocol: ProtocolVersion}
+	if r := b.srv.Current(); r != nil {
+		h := r.Hello()
+		info.Running = true
+		info.Version = h.UserAgent
+		info.Extension = h.ExtensionVersion
+		info.BrowserProfile = h.ProfileID
+	}
+	return info
+}
+
+// Close implements backend.Backend. The user's browser keeps running; the
+// tabs the agents opened are closed by their sessions before this.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	conn := b.conn
+	b.mu.Unlock()
+	if conn != nil {
+		_ = conn.Close()
+	}
+	close(b.events)
+	if b.opts.CloseServer {
+		return b.srv.Close()
+	}
+	return nil
+}
+
+// opErr maps an extension's op error onto the backend sentinels.
+func opErr(err error, id string) error {
+	if err == nil {
+		return nil
+	}
+	var oe *OpError
+	if errors.As(err, &oe) && oe.Code == "no_tab" {
+		return fmt.Errorf("%w: %v", backend.ErrTabNotFound, err)
+	}
+	if errors.Is(err, ErrDisconnected) {
+		return fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, err)
+	}
+	return err
+}
+
+// CDP session ids over the relay: "tab-<tabId>" for a tab, and
+// "tab-<tabId>|<sessionId>" for a child target (an out-of-process iframe).
+func sessionFor(tabID int, child string) string {
+	s := "tab-" + strconv.Itoa(tabID)
+	if child != "" {
+		s += "|" + child
+	}
+	return s
+}
+
+func parseSession(s string) (int, string, bool) {
+	rest, ok := strings.CutPrefix(s, "tab-")
+	if !ok {
+		return 0, "", false
+	}
+	id, child, _ := strings.Cut(rest, "|")
+	n, err := strconv.Atoi(id)
+	return n, child, err == nil
+}
+
+// relayTransport is a cdp.Transport over a Relay: CDP commands become
+// debugger.send requests, debugger events become CDP event frames.
+type relayTransport struct {
+	r *Relay
+	b *Backend
+
+	mu     sync.Mutex // guards queue and closed
+	cond   *sync.Cond
+	queue  [][]byte
+	closed bool
+}
+
+func newRelayTransport(r *Relay, b *Backend) *relayTransport {
+	t := &relayTransport{r: r, b: b}
+	t.cond = sync.NewCond(&t.mu)
+	go func() {
+		<-r.Done()
+		t.mu.Lock()
+		t.closed = true
+		t.mu.Unlock()
+		t.cond.Broadcast()
+	}()
+	return t
+}
+
+func (t *relayTransport) push(frame []byte) {
+	t.mu.Lock()
+	t.queue = append(t.queue, frame)
+	t.mu.Unlock()
+	t.cond.Signal()
+}
+
+// ReadMessage implements cdp.Transport.
+func (t *relayTransport) ReadMessage() ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.queue) == 0 && !t.closed {
+		t.cond.Wait()
+	}
+	if len(t.queue) > 0 {
+		f := t.queue[0]
+		t.queue = t.queue[1:]
+		return f, nil
+	}
+	return nil, fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, t.r.err())
+}
+
+// commandTimeout bounds one relayed command whose caller has gone away.
+const commandTimeout = 5 * time.Minute
+
+// WriteMessage implements cdp.Transport.
+func (t *relayTransport) WriteMessage(frame []byte) error {
+	var m struct {
+		ID        int64           `json:"id"`
+		SessionID string          `json:"sessionId"`
+		Method    string          `json:"method"`
+		Params    json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(frame, &m); err != nil {
+		return fmt.Errorf("bridge: bad CDP frame: %w", err)
+	}
+	tabID, child, ok := parseSession(m.SessionID)
+	if !ok {
+		t.reply(m.ID, m.SessionID, nil, fmt.Errorf("the bridge has no browser-level session (method %s)", m.Method))
+		return nil
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+		defer cancel()
+		if m.Method == "Page.navigate" {
+			if res, handled, err := t.navigateData(ctx, tabID, m.Params); handled {
+				t.reply(m.ID, m.SessionID, res, err)
+				return
+			}
+		}
+		params := map[string]any{"tabId": tabID, "method": m.Method}
+		if child != "" {
+			params["sessionId"] = child
+		}
+		if len(m.Params) > 0 {
+			params["params"] = m.Params
+		}
+		var res json.RawMessage
+		err := t.r.Request(ctx, "debugger.send", params, &res)
+		t.reply(m.ID, m.SessionID, res, err)
+	}()
+	return nil
+}
+
+// reply queues a CDP reply frame.
+func (t *relayTransport) reply(id int64, session string, result json.RawMessage, err error) {
+	out := map[string]any{"id": id, "sessionId": session}
+	if err != nil {
+		msg := err.Error()
+		var oe *OpError
+		if errors.As(err, &oe) {
+			msg = oe.Message
+		}
+		out["error"] = map[string]any{"code": -32000, "message": msg}
+	} else {
+		if len(result) == 0 {
+			result = json.RawMessage("{}")
+		}
+		out["result"] = result
+	}
+	b, _ := json.Marshal(out)
+	t.push(b)
+}
+
+// navigateData opens a data: URL with chrome.tabs.update, since
+// Page.navigate refuses them through chrome.debugger, and waits until the
+// tab shows it.
+func (t *relayTransport) navigateData(ctx context.Context, tabID int, raw json.RawMessage) (json.RawMessage, bool, error) {
+	var p struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(raw, &p) != nil || !strings.HasPrefix(strings.ToLower(p.URL), "data:") {
+		return nil, false, nil
+	}
+	if err := t.r.Request(ctx, "tabs.update", map[string]any{"tabId": tabID, "url": p.URL}, nil); err != nil {
+		return nil, true, err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var res struct {
+			Result struct {
+				Value []string `json:"value"`
+			} `json:"result"`
+		}
+		err := t.r.Request(ctx, "debugger.send", map[string]any{"tabId": tabID, "method": "Runtime.evaluate",
+			"params": map[string]any{"expression": "[location.protocol, document.readyState]", "returnByValue": true}}, &res)
+		if err == nil && len(res.Result.Value) == 2 && res.Result.Value[0] == "data:" && res.Result.Value[1] == "complete" {
+			return json.RawMessage(`{"frameId":""}`), true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, true, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil, true, errors.New("the data: URL did not load in 30 s")
+}
+
+// event turns an extension event into CDP frames and backend events. It runs
+// on the relay's reader and never blocks.
+func (t *relayTransport) event(name string, params json.RawMessage) {
+	switch name {
+	case "debugger.event":
+		var e struct {
+			TabID     int             `json:"tabId"`
+			SessionID string          `json:"sessionId"`
+			Method    string          `json:"method"`
+			Params    json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(params, &e) != nil {
+			return
+		}
+		f, _ := json.Marshal(map[string]any{"sessionId": sessionFor(e.TabID, e.SessionID), "method": e.Method, "params": e.Params})
+		t.push(f)
+	case "debugger.detached":
+		var e struct {
+			TabID  int    `json:"tabId"`
+			Reason string `json:"reason"`
+		}
+		if json.Unmarshal(params, &e) != nil {
+			return
+		}
+		f, _ := json.Marshal(map[string]any{"method": "Target.detachedFromTarget",
+			"params": map[string]any{"sessionId": sessionFor(e.TabID, ""), "reason": e.Reason}})
+		t.push(f)
+		t.b.emit(backend.Event{Kind: backend.TabDetached, Tab: backend.TabInfo{ID: strconv.Itoa(e.TabID)}, Reason: e.Reason})
+	case "tabs.created", "tabs.updated":
+		var tb tab
+		if json.Unmarshal(params, &tb) != nil {
+			return
+		}
+		kind := backend.TabCreated
+		if name == "tabs.updated" {
+			kind = backend.TabUpdated
+		}
+		t.b.emit(backend.Event{Kind: kind, Tab: tb.info()})
+	case "tabs.removed":
+		var tb tab
+		if json.Unmarshal(params, &tb) != nil {
+			return
+		}
+		t.b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tb.info()})
+	}
+}
+
+// Close implements cdp.Transport. The relay belongs to the server; the
+// transport only stops reading.
+func (t *relayTransport) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.cond.Broadcast()
+	return nil
+}
