@@ -6,6 +6,10 @@ LDFLAGS := -X main.version=$(VERSION)
 # No cgo in the product, so the binary is static; the race detector in `make test` still uses cgo.
 BUILD   := CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/webpilot ./cmd/webpilot
 
+# Packages whose tests drive a real browser through backend.Backend; `make test` runs them on
+# every backend.
+BROWSER_SUITE := ./internal/browser/ ./internal/mcpserver/ ./internal/backend/backendtest/
+
 .DEFAULT_GOAL := build
 .PHONY: build demo test test-short bench fmt clean
 
@@ -37,6 +41,10 @@ test:
 		echo "On Debian/Ubuntu: apt-get install gcc libc6-dev" >&2; \
 		exit 1; }
 	WEBPILOT_REQUIRE_BROWSER=1 $(GO) test -race -timeout 15m ./...
+	@echo "--- the shared browser suite again, on the bridge backend (the extension in headless Chromium)"
+	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_TEST_BACKEND=bridge $(GO) test -race -timeout 15m $(BROWSER_SUITE)
+	@echo "--- the extension's relay logic (Node's test runner)"
+	node --test extension/test/
 
 # Unit tests only: no browser needed.
 test-short:

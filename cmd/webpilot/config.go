@@ -17,6 +17,8 @@ import (
 // precedence, a flag, a WEBPILOT_* environment variable, the .webpilot.json
 // file of the working directory, or the default; Sources records which.
 type Config struct {
+	Backend        string // auto, launch, bridge
+	BridgePort     int
 	Browser        string
 	Headless       string // auto, true, false
 	Isolated       bool
@@ -93,6 +95,24 @@ func configKeys() []configKey {
 		return func(c *Config, v string) error { *dst(c) = v; return nil }
 	}
 	return []configKey{
+		{name: "backend", def: "auto", usage: "auto (your Chrome through the extension once paired, else a launched Chromium), launch or bridge", set: func(c *Config, v string) error {
+			switch strings.ToLower(v) {
+			case "auto", "launch", "bridge":
+				c.Backend = strings.ToLower(v)
+				return nil
+			case "endpoint":
+				return errors.New("the endpoint backend (--cdp-endpoint) is not available yet; use auto, launch or bridge")
+			}
+			return fmt.Errorf("%q is not auto, launch or bridge", v)
+		}, get: func(c *Config) any { return c.Backend }},
+		{name: "bridge-port", def: "47218", usage: "loopback port the browser extension connects to", set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("%q is not a port number", v)
+			}
+			c.BridgePort = n
+			return nil
+		}, get: func(c *Config) any { return c.BridgePort }},
 		{name: "browser", usage: "browser executable (default: discover Chromium/Chrome)", set: str(func(c *Config) *string { return &c.Browser }), get: func(c *Config) any { return c.Browser }},
 		{name: "headless", def: "auto", bool: true, usage: "auto (headless when there is no display), true or false; --headless alone means true", set: func(c *Config, v string) error {
 			switch strings.ToLower(v) {

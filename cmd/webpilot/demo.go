@@ -28,6 +28,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if cfg.Sources["isolated"] == "default" {
 		cfg.Isolated = true // the demo never touches the persistent profile
 	}
+	if cfg.Sources["backend"] == "default" {
+		cfg.Backend = "launch" // nor the user's Chrome, unless asked to
+	}
 	a, err := newApp(cfg, stderr)
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@
 //	webpilot mcp [flags]     serve MCP on stdio (what MCP clients run)
 //	webpilot demo [flags]    drive a built-in demo page and print every step
 //	webpilot bench [flags]   measure start, navigate and snapshot on the fixtures
+//	webpilot extension --out DIR   write the unpacked browser extension
+//	webpilot pair            pair with the extension in the user's Chrome
 //	webpilot version         print the version
 package main
 
@@ -53,6 +55,8 @@ Usage:
   webpilot mcp [flags]     serve MCP on stdio (configure this in your MCP client)
   webpilot demo [flags]    drive a built-in demo page and print every step
   webpilot bench [flags]   measure start-up, navigation and snapshots on the fixtures
+  webpilot extension --out DIR   write the browser extension, to load it unpacked in Chrome
+  webpilot pair            pair webpilot with the extension in your Chrome (one-time code)
   webpilot version         print the version
 
 Run "webpilot mcp -h" for the flags.
@@ -72,6 +76,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runDemo(ctx, rest, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, stdout, stderr)
+	case "pair":
+		return runPair(ctx, rest, stdout, stderr)
+	case "extension":
+		return runExtension(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "webpilot", version)
 		return nil

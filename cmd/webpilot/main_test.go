@@ -35,7 +35,7 @@ func webpilotCmd(t *testing.T, stderr *syncBuffer, args ...string) *exec.Cmd {
 	cmd.Dir = t.TempDir()
 	// Temporary profiles go under the test's own dir, so a killed webpilot
 	// leaves nothing behind in the system temp dir.
-	cmd.Env = append(os.Environ(), envRunMain+"=1", "TMPDIR="+cmd.Dir)
+	cmd.Env = append(os.Environ(), envRunMain+"=1", "TMPDIR="+cmd.Dir, "XDG_CONFIG_HOME="+cmd.Dir)
 	cmd.Stderr = stderr
 	t.Cleanup(func() {
 		if t.Failed() {

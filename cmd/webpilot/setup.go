@@ -12,6 +12,9 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/webpilot-mcp/webpilot/extension"
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
@@ -23,7 +26,8 @@ import (
 type app struct {
 	cfg     *Config
 	log     *slog.Logger
-	backend *launch.Backend
+	backend backend.Backend
+	kind    string // the backend chosen: launch or bridge
 	manager *browser.Manager
 	server  *mcpserver.Server
 	closers []func() error
@@ -76,14 +80,21 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		cfg.UserDataDir = profile
 		cfg.Sources["user_data_dir"] = "default"
 	}
-	a.backend = launch.New(launch.Options{
-		BrowserPath: cfg.Browser,
-		UserDataDir: profile,
-		Isolated:    cfg.Isolated,
-		Headless:    headless(cfg.Headless, os.Getenv),
-		Logger:      a.log.With("component", "launch"),
-		Env:         os.Getenv,
-	})
+	be, kind, err := chooseBackend(cfg, a.log)
+	if err != nil {
+		return nil, err
+	}
+	if be == nil {
+		be = launch.New(launch.Options{
+			BrowserPath: cfg.Browser,
+			UserDataDir: profile,
+			Isolated:    cfg.Isolated,
+			Headless:    headless(cfg.Headless, os.Getenv),
+			Logger:      a.log.With("component", "launch"),
+			Env:         os.Getenv,
+		})
+	}
+	a.backend, a.kind = be, kind
 	a.manager = browser.NewManager(browser.Options{
 		Backend:        a.backend,
 		Logger:         a.log.With("component", "browser"),
@@ -100,7 +111,11 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			if err := a.backend.Start(ctx); err != nil {
+			starter, ok := a.backend.(interface{ Start(context.Context) error })
+			if !ok {
+				return // the bridge's browser is the user's, already running
+			}
+			if err := starter.Start(ctx); err != nil {
 				a.log.Warn("prewarm: the browser did not start", "err", err)
 			}
 		},
@@ -109,7 +124,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 			DefaultSession: cfg.Session,
 			Logger:         a.log,
 			Status: func() map[string]any {
-				return map[string]any{"version": version, "config": cfg.View()}
+				return map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind}
 			},
 		},
 	})
@@ -139,4 +154,31 @@ func headless(mode string, getenv func(string) string) bool {
 		return getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == ""
 	}
 	return false
+}
+
+// chooseBackend picks the backend per --backend: the bridge once paired
+// (auto), or when asked; nil means launch. A paired bridge that is not
+// connected fails calls with BRIDGE_DISCONNECTED rather than silently
+// falling back to a logged-out browser.
+func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, error) {
+	if cfg.Backend == "launch" {
+		return nil, "launch", nil
+	}
+	secret, err := readSecret()
+	if err != nil {
+		return nil, "", err
+	}
+	if cfg.Backend == "auto" && secret == nil {
+		return nil, "launch (auto: no extension paired)", nil
+	}
+	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", cfg.BridgePort), ExtensionID: extension.ID,
+		Secret: secret, ServerVersion: version, Logger: log.With("component", "bridge")})
+	if err != nil {
+		return nil, "", fmt.Errorf("bridge: %w; another webpilot may hold the port (use --bridge-port, or --backend launch)", err)
+	}
+	kind := "bridge"
+	if cfg.Backend == "auto" {
+		kind = "bridge (auto: an extension is paired)"
+	}
+	return bridge.New(srv, bridge.BackendOptions{CloseServer: true, Logger: log.With("component", "bridge")}), kind, nil
 }

@@ -246,7 +246,7 @@ func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID s
 	}
 	r := NavResult{URL: href, Title: title}
 	if strings.HasPrefix(href, "http:") || strings.HasPrefix(href, "https:") {
-		r.Status = w.status(loaderID)
+		r.Status = w.awaitStatus(ctx, loaderID, statusGrace)
 	}
 	if pu, err := url.Parse(href); err == nil {
 		if oerr := s.m.originPolicy(pu); oerr != nil {
@@ -432,6 +432,37 @@ func (w *navWatch) drainResponses() {
 
 func (w *navWatch) status(loaderID string) int {
 	return w.statuses[loaderID]
+}
+
+// statusGrace is how long the document's response may trail its load event:
+// through the extension bridge, network and page events can arrive out of
+// order.
+const statusGrace = 500 * time.Millisecond
+
+// awaitStatus returns the HTTP status of the loader's document, waiting up
+// to grace for its response event.
+func (w *navWatch) awaitStatus(ctx context.Context, loaderID string, grace time.Duration) int {
+	if st, ok := w.statuses[loaderID]; ok || loaderID == "" {
+		return st
+	}
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return 0
+		case <-timer.C:
+			return 0
+		case raw, ok := <-w.resp:
+			if !ok {
+				return 0
+			}
+			w.noteResponse(raw)
+			if st, ok := w.statuses[loaderID]; ok {
+				return st
+			}
+		}
+	}
 }
 
 // navigationStarted reports whether a cross-document navigation of the main

@@ -9,6 +9,7 @@ package backendtest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"sync"
@@ -54,21 +55,33 @@ func New(t testing.TB) backend.Backend {
 	if testing.Short() {
 		t.Skip("browser test: skipped under -short")
 	}
-	var b backend.Backend
-	switch Kind() {
-	case "launch":
-		lb := launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv})
-		ctx, cancel := context.WithTimeout(context.Background(), Timeout(60*time.Second))
-		defer cancel()
-		if err := lb.Start(ctx); err != nil {
-			t.Fatalf("browser test on backend launch: no browser (install Chromium or set WEBPILOT_BROWSER): %v", err)
-		}
-		b = lb
-	default:
-		t.Fatalf("WEBPILOT_TEST_BACKEND=%q: unknown backend (want launch)", Kind())
+	b, err := open()
+	if err != nil {
+		t.Fatalf("browser test on backend %s: %v", Kind(), err)
 	}
 	t.Cleanup(func() { _ = b.Close() })
 	return b
+}
+
+// open starts a real backend of Kind.
+func open() (backend.Backend, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout(90*time.Second))
+	defer cancel()
+	switch Kind() {
+	case "launch":
+		lb := launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv})
+		if err := lb.Start(ctx); err != nil {
+			return nil, fmt.Errorf("no browser (install Chromium or set WEBPILOT_BROWSER): %w", err)
+		}
+		return lb, nil
+	case "bridge":
+		rig, err := startBridge(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("bridge with the extension in headless Chromium: %w", err)
+		}
+		return rig, nil
+	}
+	return nil, errUnknownKind
 }
 
 var shared struct {
@@ -86,19 +99,10 @@ func Shared(t testing.TB) backend.Backend {
 		t.Skip("browser test: skipped under -short")
 	}
 	shared.once.Do(func() {
-		switch Kind() {
-		case "launch":
-			lb := launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv})
-			ctx, cancel := context.WithTimeout(context.Background(), Timeout(60*time.Second))
-			defer cancel()
-			shared.err = lb.Start(ctx)
-			shared.b = lb
-		default:
-			shared.err = errUnknownKind
-		}
+		shared.b, shared.err = open()
 	})
 	if shared.err != nil {
-		t.Fatalf("browser test on backend %s: no browser (install Chromium or set WEBPILOT_BROWSER): %v", Kind(), shared.err)
+		t.Fatalf("browser test on backend %s: %v", Kind(), shared.err)
 	}
 	return shared.b
 }
@@ -114,4 +118,4 @@ type kindError string
 
 func (e kindError) Error() string { return string(e) }
 
-const errUnknownKind = kindError("unknown WEBPILOT_TEST_BACKEND (want launch)")
+const errUnknownKind = kindError("unknown WEBPILOT_TEST_BACKEND (want launch or bridge)")

@@ -74,6 +74,9 @@ func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
 		if errors.Is(err, ErrVersionMismatch) {
 			return nil, nil, fmt.Errorf("%w: %v", backend.ErrBridgeVersion, err)
 		}
+		if !b.srv.paired() {
+			return nil, nil, fmt.Errorf("%w: webpilot is not paired with the extension yet: run `webpilot pair`", backend.ErrBridgeDisconnected)
+		}
 		return nil, nil, fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, err)
 	}
 	b.mu.Lock()

@@ -596,3 +596,15 @@ func browserArgs(opts Options, dir string, root bool) []string {
 	args = append(args, opts.ExtraArgs...)
 	return append(args, "about:blank")
 }
+
+// BrowserSession returns the browser-level CDP session (no target), starting
+// the browser if needed. It reaches what no tab session can: other targets
+// such as an extension's service worker, which the bridge tests use to
+// provision the extension the way its popup would.
+func (b *Backend) BrowserSession(ctx context.Context) (*cdp.Session, error) {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return in.conn.Browser(), nil
+}

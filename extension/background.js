@@ -1,0 +1,236 @@
+// The service worker: wiring only. It builds the `api` the relay calls from chrome.tabs,
+// chrome.windows, chrome.tabGroups and chrome.debugger, and feeds Chrome's events to the Bridge
+// of protocol.js, which holds all the logic. Listeners are registered synchronously at the top
+// level, so Chrome can wake a stopped worker for them.
+
+import {
+  ALARM_NAME,
+  ALARM_PERIOD_MINUTES,
+  AgentTabs,
+  Bridge,
+  BridgeError,
+  GROUP_TITLE,
+  STORAGE_KEYS,
+  tabInfo,
+} from "./protocol.js";
+
+const SESSION_WINDOW = "agent_window_id"; // chrome.storage.session: survives worker restarts
+const SESSION_ATTACHED = "attached_tabs";
+
+const agent = new AgentTabs();
+let windowPromise = null; // the agent window being created, so concurrent creates share it
+
+// ready: the agent window and tabs as they were before this worker started.
+const ready = (async () => {
+  const s = await chrome.storage.session.get([SESSION_WINDOW, SESSION_ATTACHED]);
+  let windowId = s[SESSION_WINDOW] ?? null;
+  if (windowId !== null) {
+    try {
+      await chrome.windows.get(windowId);
+    } catch {
+      windowId = null;
+    }
+  }
+  agent.reset(windowId, await chrome.tabs.query({}));
+  return s[SESSION_ATTACHED] ?? [];
+})();
+
+async function setAgentWindow(windowId) {
+  agent.windowId = windowId;
+  if (windowId === null) await chrome.storage.session.remove(SESSION_WINDOW);
+  else await chrome.storage.session.set({ [SESSION_WINDOW]: windowId });
+}
+
+// Makes sure the agent window exists. Returns {windowId, tab}: tab is set when this call
+// created the window, whose one tab was opened on url. The window is created unfocused
+// (its tabs stay rendered, and the user's window keeps the focus).
+async function agentWindow(url) {
+  if (agent.windowId !== null) {
+    try {
+      await chrome.windows.get(agent.windowId);
+      return { windowId: agent.windowId, tab: null };
+    } catch {
+      await setAgentWindow(null);
+    }
+  }
+  if (!windowPromise) {
+    windowPromise = (async () => {
+      const win = await chrome.windows.create({ focused: false, url });
+      await setAgentWindow(win.id);
+      const tab = win.tabs?.[0] ?? (await chrome.tabs.query({ windowId: win.id }))[0];
+      return { windowId: win.id, tab };
+    })().finally(() => {
+      windowPromise = null;
+    });
+    return windowPromise;
+  }
+  const { windowId } = await windowPromise; // another call is creating it: add a tab
+  return { windowId, tab: null };
+}
+
+// Puts tab into the "webpilot" group of its window. Cosmetic: failures are only logged.
+async function group(tab) {
+  try {
+    const [existing] = await chrome.tabGroups.query({ windowId: tab.windowId, title: GROUP_TITLE });
+    const groupId = existing
+      ? await chrome.tabs.group({ tabIds: [tab.id], groupId: existing.id })
+      : await chrome.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
+    if (!existing) await chrome.tabGroups.update(groupId, { title: GROUP_TITLE, color: "blue" });
+  } catch (e) {
+    console.warn("webpilot: cannot group tab", tab.id, e?.message ?? e);
+  }
+}
+
+function noteAgentTab(tab) {
+  if (agent.add(tab)) bridge.sendEvent("tabs.created", tabInfo(tab));
+}
+
+// The tab must be an agent tab: the extension never touches the user's own tabs.
+async function own(tabId) {
+  await ready;
+  if (agent.has(tabId)) return;
+  agent.refresh(await chrome.tabs.query({}));
+  if (agent.has(tabId)) return;
+  try {
+    await chrome.tabs.get(tabId);
+  } catch {
+    throw new BridgeError("no_tab", `No tab with id: ${tabId}.`);
+  }
+  throw new BridgeError("not_allowed", `tab ${tabId} is not a webpilot tab (not in the agent window)`);
+}
+
+const api = {
+  tabs: {
+    async list() {
+      await ready;
+      return agent.refresh(await chrome.tabs.query({}));
+    },
+    async create({ url }) {
+      await ready;
+      const created = await agentWindow(url);
+      const tab = created.tab ?? (await chrome.tabs.create({ windowId: created.windowId, url, active: true }));
+      noteAgentTab(tab);
+      await group(tab);
+      return (await chrome.tabs.get(tab.id).catch(() => null)) ?? tab;
+    },
+    async close({ tabId }) {
+      await own(tabId);
+      await chrome.tabs.remove(tabId);
+    },
+    async activate({ tabId }) {
+      await own(tabId);
+      await chrome.tabs.update(tabId, { active: true }); // active in its window; never focuses it
+    },
+    async update({ tabId, url }) {
+      await own(tabId);
+      if (/^\s*data:/i.test(url)) {
+        // Chromium 156 accepts chrome.tabs.update to a data: URL (the tab gets a pendingUrl) but
+        // never navigates; Page.navigate answers net::ERR_ABORTED. Only a new tab
+        // (chrome.tabs.create) opens a data: URL. Say so rather than pretend.
+        throw new BridgeError(
+          "not_allowed",
+          "Chromium does not navigate an existing tab to a data: URL from an extension " +
+            "(chrome.tabs.update is ignored, Page.navigate is aborted); open it with tabs.create",
+        );
+      }
+      return chrome.tabs.update(tabId, { url });
+    },
+  },
+  debugger: {
+    async attach({ tabId }) {
+      await own(tabId);
+      await chrome.debugger.attach({ tabId }, "1.3");
+    },
+    async detach({ tabId }) {
+      await chrome.debugger.detach({ tabId });
+    },
+    async send({ tabId, sessionId, method, params }) {
+      return chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params);
+    },
+  },
+};
+
+const bridge = new Bridge({
+  WebSocket,
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (t) => clearTimeout(t),
+  now: () => Date.now(),
+  storage: chrome.storage.local,
+  subtle: crypto.subtle,
+  getRandomValues: (a) => crypto.getRandomValues(a),
+  api,
+  userAgent: navigator.userAgent,
+  logger: console,
+  onAttachedChange: (ids) => {
+    chrome.storage.session.set({ [SESSION_ATTACHED]: ids }).catch(() => {});
+  },
+});
+
+// --- Chrome events ---------------------------------------------------------------------------
+
+chrome.debugger.onEvent.addListener((source, method, params) => bridge.debuggerEvent(source, method, params));
+chrome.debugger.onDetach.addListener((source, reason) => bridge.debuggerDetached(source, reason));
+
+chrome.tabs.onCreated.addListener(async (tab) => {
+  await ready;
+  noteAgentTab(tab);
+});
+chrome.tabs.onUpdated.addListener(async (tabId, change, tab) => {
+  await ready;
+  if (!agent.has(tabId)) return;
+  if ("url" in change || "title" in change || "status" in change) bridge.sendEvent("tabs.updated", tabInfo(tab));
+});
+chrome.tabs.onRemoved.addListener(async (tabId) => {
+  await ready;
+  if (agent.remove(tabId)) bridge.sendEvent("tabs.removed", { tabId });
+});
+chrome.windows.onRemoved.addListener(async (windowId) => {
+  await ready;
+  if (windowId === agent.windowId) await setAgentWindow(null);
+});
+
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === ALARM_NAME) bridge.wake("alarm");
+});
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === "local" && (STORAGE_KEYS.port in changes || STORAGE_KEYS.secret in changes)) bridge.reconfigure();
+});
+chrome.idle.onStateChanged.addListener((state) => {
+  if (state === "active") bridge.wake("idle");
+});
+chrome.runtime.onStartup.addListener(() => bridge.wake("startup"));
+chrome.runtime.onInstalled.addListener(() => bridge.wake("installed"));
+
+// The popup asks for the status, pairs and unpairs.
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id) return false; // only our own pages (no content scripts exist)
+  (async () => {
+    await started;
+    switch (msg?.type) {
+      case "status":
+        return bridge.status();
+      case "pair": {
+        const outcome = await bridge.pair(msg.code);
+        return { ...outcome, status: bridge.status() };
+      }
+      case "unpair":
+        await bridge.unpair();
+        return { ok: true, status: bridge.status() };
+      default:
+        return { ok: false, message: `unknown popup message ${JSON.stringify(msg?.type)}` };
+    }
+  })().then(sendResponse, (e) => sendResponse({ ok: false, message: String(e?.message ?? e) }));
+  return true; // answered asynchronously
+});
+
+// --- start -----------------------------------------------------------------------------------
+
+chrome.alarms.get(ALARM_NAME).then((a) => {
+  if (!a) chrome.alarms.create(ALARM_NAME, { periodInMinutes: ALARM_PERIOD_MINUTES });
+});
+
+const started = ready.then((attached) => {
+  bridge.restoreAttached(attached);
+  return bridge.start();
+});
+started.catch((e) => console.error("webpilot: start failed", e));

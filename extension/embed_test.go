@@ -1,0 +1,132 @@
+package extension
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+type manifest struct {
+	ManifestVersion int    `json:"manifest_version"`
+	Name            string `json:"name"`
+	Version         string `json:"version"`
+	Key             string `json:"key"`
+	Background      struct {
+		ServiceWorker string `json:"service_worker"`
+		Type          string `json:"type"`
+	} `json:"background"`
+	Action struct {
+		DefaultPopup string `json:"default_popup"`
+	} `json:"action"`
+	Permissions     []string `json:"permissions"`
+	HostPermissions []string `json:"host_permissions"`
+}
+
+func readManifest(t *testing.T) manifest {
+	t.Helper()
+	b, err := fs.ReadFile(Files, "manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	return m
+}
+
+// idFromKey is how Chrome names an extension: the first 128 bits of the SHA-256 of the
+// public key (DER), in hex, with the digits 0-f written as the letters a-p.
+func idFromKey(t *testing.T, key string) string {
+	t.Helper()
+	der, err := base64.StdEncoding.DecodeString(key)
+	if err != nil {
+		t.Fatalf("manifest key is not base64: %v", err)
+	}
+	sum := sha256.Sum256(der)
+	var b strings.Builder
+	for _, c := range hex.EncodeToString(sum[:16]) {
+		switch {
+		case c >= '0' && c <= '9':
+			b.WriteRune('a' + (c - '0'))
+		default:
+			b.WriteRune('a' + 10 + (c - 'a'))
+		}
+	}
+	return b.String()
+}
+
+func TestManifest(t *testing.T) {
+	m := readManifest(t)
+	if m.ManifestVersion != 3 || m.Name != "webpilot" {
+		t.Errorf("manifest_version %d, name %q; want 3, webpilot", m.ManifestVersion, m.Name)
+	}
+	if m.Version != Version {
+		t.Errorf("manifest version %q, Version %q", m.Version, Version)
+	}
+	if got := idFromKey(t, m.Key); got != ID {
+		t.Errorf("the manifest key gives id %s, ID is %s", got, ID)
+	}
+	if m.Background.ServiceWorker != "background.js" || m.Background.Type != "module" {
+		t.Errorf("background = %+v, want background.js as a module", m.Background)
+	}
+	for _, p := range []string{"debugger", "tabs", "tabGroups", "downloads", "storage", "alarms", "idle"} {
+		found := false
+		for _, q := range m.Permissions {
+			found = found || q == p
+		}
+		if !found {
+			t.Errorf("permission %q missing from %v", p, m.Permissions)
+		}
+	}
+	// Every file the manifest names is embedded.
+	for _, f := range []string{m.Background.ServiceWorker, m.Action.DefaultPopup, "protocol.js", "popup.js", "PROTOCOL.md"} {
+		if _, err := fs.Stat(Files, f); err != nil {
+			t.Errorf("%s is not embedded: %v", f, err)
+		}
+	}
+}
+
+// The JavaScript says the same versions and id as the Go constants.
+func TestProtocolJSConstants(t *testing.T) {
+	b, err := fs.ReadFile(Files, "protocol.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	for name, want := range map[string]string{
+		"PROTOCOL_VERSION":  strconv.Itoa(ProtocolVersion),
+		"EXTENSION_VERSION": `"` + Version + `"`,
+		"EXTENSION_ID":      `"` + ID + `"`,
+	} {
+		re := regexp.MustCompile(`export const ` + name + ` = ([^;]+);`)
+		got := re.FindStringSubmatch(src)
+		if got == nil {
+			t.Errorf("protocol.js does not export %s", name)
+			continue
+		}
+		if got[1] != want {
+			t.Errorf("protocol.js %s = %s, want %s", name, got[1], want)
+		}
+	}
+	doc, err := fs.ReadFile(Files, "PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head := "# webpilot bridge protocol, version " + strconv.Itoa(ProtocolVersion) + "\n"; !strings.HasPrefix(string(doc), head) {
+		t.Errorf("PROTOCOL.md does not start with %q", head)
+	}
+	// Chrome refuses to load an extension with a file name starting with "_".
+	fs.WalkDir(Files, ".", func(p string, d fs.DirEntry, err error) error {
+		if strings.HasPrefix(d.Name(), "_") {
+			t.Errorf("%s: Chrome reserves names starting with _", p)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,1096 @@
+// The pure logic of the webpilot extension: configuration, the bridge wire format of
+// PROTOCOL.md (builders and parsers), the HMAC proof, the connection state machine and the
+// allow-listed relay of requests to an injected `api`. It never touches the `chrome` global:
+// background.js passes in everything that talks to the browser, and the Node tests pass fakes.
+
+export const PROTOCOL_VERSION = 1;
+export const EXTENSION_VERSION = "0.1.0"; // must match manifest.json and embed.go
+export const EXTENSION_ID = "gdfkgapggjfanoafdlgbpnjpbdcepgmm";
+export const DEFAULT_PORT = 47218;
+
+export const HEARTBEAT_MS = 20_000; // an MV3 service worker dies after ~30 s without messages
+export const SILENCE_MS = 60_000; // nothing heard for this long: the connection is dead
+export const HANDSHAKE_TIMEOUT_MS = 15_000; // the server refuses after 10 s itself
+export const BACKOFF_MIN_MS = 500;
+export const BACKOFF_MAX_MS = 10_000;
+
+export const ALARM_NAME = "webpilot-reconnect";
+export const ALARM_PERIOD_MINUTES = 0.5;
+export const GROUP_TITLE = "webpilot";
+
+// Keys in chrome.storage.local. Tests provision a browser by writing {port, secret}.
+export const STORAGE_KEYS = Object.freeze({ port: "port", secret: "secret", profileId: "profile_id" });
+
+export const ERROR_CODES = Object.freeze(["no_tab", "not_allowed", "detached", "bad_request", "failed"]);
+export const REFUSE_REASONS = Object.freeze(["unauthorized", "version", "duplicate", "pairing"]);
+export const CLOSE_CODES = Object.freeze({ unauthorized: 4001, version: 4002, duplicate: 4003, pairing: 4004 });
+export const EVENT_NAMES = Object.freeze([
+  "debugger.event",
+  "debugger.detached",
+  "tabs.created",
+  "tabs.updated",
+  "tabs.removed",
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** A failure with one of the wire error codes of PROTOCOL.md. */
+export class BridgeError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = "BridgeError";
+    this.code = ERROR_CODES.includes(code) ? code : "failed";
+  }
+}
+
+/** A message that does not follow PROTOCOL.md. */
+export class ProtocolError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ProtocolError";
+  }
+}
+
+// Chrome reports failures as plain messages; these are the wordings of chrome.tabs,
+// chrome.windows and chrome.debugger (and of CDP errors relayed by sendCommand).
+const ERROR_PATTERNS = [
+  ["detached", /debugger is not attached|detached while handling|target closed|not attached to/i],
+  ["no_tab", /no tab with|invalid tab id|tab not found|no target with given id/i],
+  [
+    "not_allowed",
+    /another debugger is already attached|cannot access|cannot attach|not allowed|permission|cannot be scripted/i,
+  ],
+];
+
+/** The wire code for a Chrome error message. */
+export function classifyError(message) {
+  const text = String(message ?? "");
+  for (const [code, re] of ERROR_PATTERNS) if (re.test(text)) return code;
+  return "failed";
+}
+
+/** Turns anything thrown by the api into the wire `{message, code}`. */
+export function toWireError(err) {
+  let message = err && typeof err === "object" && "message" in err ? err.message : err;
+  message = message === undefined || message === null || message === "" ? "unknown error" : String(message);
+  // chrome.debugger.sendCommand reports CDP errors as the JSON of the CDP error object.
+  let text = message;
+  if (message.startsWith("{")) {
+    try {
+      const cdp = JSON.parse(message);
+      if (cdp && typeof cdp.message === "string") text = cdp.message;
+    } catch {
+      // not JSON: keep the message as it is
+    }
+  }
+  const code = err && ERROR_CODES.includes(err.code) ? err.code : classifyError(text);
+  return { message: text, code };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bytes
+
+export function bytesToBase64(bytes) {
+  let s = "";
+  for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+export function base64ToBytes(text) {
+  if (typeof text !== "string" || text.length === 0) throw new ProtocolError("expected base64 text");
+  let raw;
+  try {
+    raw = atob(text);
+  } catch {
+    throw new ProtocolError("invalid base64");
+  }
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
+}
+
+function hex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The hello proof: base64 of HMAC-SHA256(key = secret bytes, message = nonce bytes).
+ * `subtle` is a WebCrypto SubtleCrypto (crypto.subtle in the service worker and in Node).
+ */
+export async function computeProof(subtle, secretB64, nonceB64) {
+  const key = await subtle.importKey(
+    "raw",
+    base64ToBytes(secretB64),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = await subtle.sign("HMAC", key, base64ToBytes(nonceB64));
+  return bytesToBase64(new Uint8Array(mac));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+export function bridgeURL(port) {
+  return `ws://127.0.0.1:${port}/bridge`;
+}
+
+/** A port as stored (number or numeric text); null when it is not a valid TCP port. */
+export function parsePort(value) {
+  if (value === undefined || value === null || value === "") return null;
+  const n = typeof value === "number" ? value : /^\s*\d+\s*$/.test(String(value)) ? Number(value) : NaN;
+  return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : null;
+}
+
+/** A secret as stored: base64 of at least 16 bytes, else null. */
+export function parseSecret(value) {
+  if (typeof value !== "string" || value.trim() === "") return null;
+  try {
+    return base64ToBytes(value.trim()).length >= 16 ? value.trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+export function newProfileId(getRandomValues) {
+  return hex(getRandomValues(new Uint8Array(16)));
+}
+
+/**
+ * Reads {port, secret, profileId} from `storage` (chrome.storage.local-like: get/set), storing a
+ * new profile id the first time. `problems` lists stored values that were ignored.
+ */
+export async function loadConfig(storage, getRandomValues) {
+  const k = STORAGE_KEYS;
+  const stored = (await storage.get([k.port, k.secret, k.profileId])) ?? {};
+  const problems = [];
+  let port = parsePort(stored[k.port]);
+  if (port === null) {
+    if (stored[k.port] !== undefined) problems.push(`stored port ${JSON.stringify(stored[k.port])} is invalid`);
+    port = DEFAULT_PORT;
+  }
+  const secret = parseSecret(stored[k.secret]);
+  if (secret === null && stored[k.secret] !== undefined) problems.push("stored secret is not base64 of 16+ bytes");
+  let profileId = stored[k.profileId];
+  if (typeof profileId !== "string" || profileId === "") {
+    profileId = newProfileId(getRandomValues);
+    await storage.set({ [k.profileId]: profileId });
+  }
+  return { port, secret, profileId, problems };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages: builders return the wire object; parseMessage returns {kind, ...fields} and
+// build(parsed) gives the wire object back.
+
+export function challenge({ nonce, server, protocol = PROTOCOL_VERSION }) {
+  return { type: "challenge", protocol, nonce, server };
+}
+
+export function hello({ profileId, userAgent, proof, extensionVersion = EXTENSION_VERSION, protocol = PROTOCOL_VERSION }) {
+  return {
+    type: "hello",
+    protocol,
+    extension_version: extensionVersion,
+    profile_id: profileId,
+    user_agent: userAgent,
+    proof,
+  };
+}
+
+export function pair({ code, profileId, userAgent, extensionVersion = EXTENSION_VERSION, protocol = PROTOCOL_VERSION }) {
+  return {
+    type: "pair",
+    protocol,
+    code,
+    extension_version: extensionVersion,
+    profile_id: profileId,
+    user_agent: userAgent,
+  };
+}
+
+export function paired(secret) {
+  return { type: "paired", secret };
+}
+
+export function welcome(protocol = PROTOCOL_VERSION) {
+  return { type: "welcome", protocol };
+}
+
+export function refused(reason, message) {
+  return { type: "refused", reason, message };
+}
+
+export function ping(ts) {
+  return { type: "ping", ts };
+}
+
+export function pong(ts) {
+  return { type: "pong", ts };
+}
+
+export function request(id, op, params = {}) {
+  return { id, op, params };
+}
+
+export function result(id, value) {
+  return { id, result: value === undefined ? {} : value };
+}
+
+export function errorReply(id, message, code) {
+  return { id, error: { message, code } };
+}
+
+export function event(name, params) {
+  return { event: name, params };
+}
+
+/** The wire `tab` of a chrome.tabs.Tab. */
+export function tabInfo(tab) {
+  const t = {
+    tabId: tab.id ?? tab.tabId,
+    windowId: tab.windowId,
+    url: tab.pendingUrl || tab.url || "", // pendingUrl: where a starting navigation goes
+    title: tab.title ?? "",
+  };
+  if (tab.openerTabId !== undefined && tab.openerTabId !== null) t.openerTabId = tab.openerTabId;
+  t.active = Boolean(tab.active);
+  return t;
+}
+
+export function debuggerEvent(source, method, params) {
+  const p = { tabId: source.tabId };
+  if (source.sessionId) p.sessionId = source.sessionId;
+  p.method = method;
+  p.params = params ?? {};
+  return event("debugger.event", p);
+}
+
+export function debuggerDetached(source, reason) {
+  return event("debugger.detached", { tabId: source.tabId, reason: String(reason ?? "") });
+}
+
+export function encode(msg) {
+  return JSON.stringify(msg);
+}
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isInt = (v) => Number.isInteger(v);
+
+function need(ok, what) {
+  if (!ok) throw new ProtocolError(what);
+}
+
+function str(msg, key, kind) {
+  need(typeof msg[key] === "string", `${kind}: "${key}" must be a string`);
+  return msg[key];
+}
+
+function protocolField(msg, kind) {
+  need(isInt(msg.protocol), `${kind}: "protocol" must be an integer`);
+  return msg.protocol;
+}
+
+function tsField(msg, kind) {
+  need(typeof msg.ts === "number" && Number.isFinite(msg.ts), `${kind}: "ts" must be a number`);
+  return msg.ts;
+}
+
+function idField(msg) {
+  need((typeof msg.id === "number" && Number.isFinite(msg.id)) || typeof msg.id === "string", `"id" must be a number`);
+  return msg.id;
+}
+
+/** Parses one frame (text or an already decoded object). Throws ProtocolError. */
+export function parseMessage(data) {
+  let msg = data;
+  if (typeof data === "string") {
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      throw new ProtocolError("frame is not JSON");
+    }
+  }
+  need(isObject(msg), "frame is not a JSON object");
+  if ("type" in msg) {
+    const kind = msg.type;
+    switch (kind) {
+      case "challenge":
+        return { kind, protocol: protocolField(msg, kind), nonce: str(msg, "nonce", kind), server: str(msg, "server", kind) };
+      case "hello":
+        return {
+          kind,
+          protocol: protocolField(msg, kind),
+          extensionVersion: str(msg, "extension_version", kind),
+          profileId: str(msg, "profile_id", kind),
+          userAgent: str(msg, "user_agent", kind),
+          proof: str(msg, "proof", kind),
+        };
+      case "pair":
+        return {
+          kind,
+          protocol: protocolField(msg, kind),
+          code: str(msg, "code", kind),
+          extensionVersion: str(msg, "extension_version", kind),
+          profileId: str(msg, "profile_id", kind),
+          userAgent: str(msg, "user_agent", kind),
+        };
+      case "paired":
+        return { kind, secret: str(msg, "secret", kind) };
+      case "welcome":
+        return { kind, protocol: protocolField(msg, kind) };
+      case "refused":
+        return { kind, reason: str(msg, "reason", kind), message: typeof msg.message === "string" ? msg.message : "" };
+      case "ping":
+      case "pong":
+        return { kind, ts: tsField(msg, kind) };
+      default:
+        throw new ProtocolError(`unknown message type ${JSON.stringify(kind)}`);
+    }
+  }
+  if ("event" in msg) {
+    need(typeof msg.event === "string", `"event" must be a string`);
+    need(isObject(msg.params), `event: "params" must be an object`);
+    return { kind: "event", event: msg.event, params: msg.params };
+  }
+  if ("id" in msg) {
+    const id = idField(msg);
+    if ("op" in msg) {
+      need(typeof msg.op === "string", `request: "op" must be a string`);
+      need(msg.params === undefined || isObject(msg.params), `request: "params" must be an object`);
+      return { kind: "request", id, op: msg.op, params: msg.params ?? {} };
+    }
+    if ("error" in msg) {
+      need(isObject(msg.error), `error: "error" must be an object`);
+      return { kind: "error", id, message: str(msg.error, "message", "error"), code: str(msg.error, "code", "error") };
+    }
+    if ("result" in msg) return { kind: "result", id, result: msg.result };
+  }
+  throw new ProtocolError("frame is neither a typed message, a request, a reply nor an event");
+}
+
+/** The wire object of a parsed message. */
+export function build(m) {
+  switch (m.kind) {
+    case "challenge":
+      return challenge(m);
+    case "hello":
+      return hello(m);
+    case "pair":
+      return pair(m);
+    case "paired":
+      return paired(m.secret);
+    case "welcome":
+      return welcome(m.protocol);
+    case "refused":
+      return refused(m.reason, m.message);
+    case "ping":
+      return ping(m.ts);
+    case "pong":
+      return pong(m.ts);
+    case "request":
+      return request(m.id, m.op, m.params);
+    case "result":
+      return result(m.id, m.result);
+    case "error":
+      return errorReply(m.id, m.message, m.code);
+    case "event":
+      return event(m.event, m.params);
+    default:
+      throw new ProtocolError(`unknown kind ${JSON.stringify(m.kind)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests: the allow-list. Each op checks its params and calls the api with only those.
+//
+// The api (background.js builds it from chrome.*; tests pass a fake):
+//   api.tabs.list()                      -> chrome.tabs.Tab[] (agent tabs only)
+//   api.tabs.create({url})               -> chrome.tabs.Tab
+//   api.tabs.close({tabId})
+//   api.tabs.activate({tabId})
+//   api.tabs.update({tabId, url})        -> chrome.tabs.Tab
+//   api.debugger.attach({tabId})
+//   api.debugger.detach({tabId})
+//   api.debugger.send({tabId, sessionId?, method, params}) -> CDP result object
+
+function badRequest(message) {
+  return new BridgeError("bad_request", message);
+}
+
+function tabIdParam(p) {
+  if (!Number.isInteger(p.tabId) || p.tabId < 0) throw badRequest(`"tabId" must be a tab id (integer)`);
+  return p.tabId;
+}
+
+function urlParam(p, fallback) {
+  if (p.url === undefined && fallback !== undefined) return fallback;
+  if (typeof p.url !== "string" || p.url === "") throw badRequest(`"url" must be a non-empty string`);
+  if (/^\s*javascript:/i.test(p.url)) throw new BridgeError("not_allowed", "javascript: URLs are not relayed");
+  return p.url;
+}
+
+const OPS = {
+  "tabs.list": {
+    check: () => ({}),
+    call: async (api) => ({ tabs: ((await api.tabs.list()) ?? []).map(tabInfo) }),
+  },
+  "tabs.create": {
+    check: (p) => ({ url: urlParam(p, "about:blank") }),
+    call: async (api, p) => tabInfo(await api.tabs.create(p)),
+  },
+  "tabs.close": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => (await api.tabs.close(p), {}),
+  },
+  "tabs.activate": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => (await api.tabs.activate(p), {}),
+  },
+  "tabs.update": {
+    check: (p) => ({ tabId: tabIdParam(p), url: urlParam(p) }),
+    call: async (api, p) => tabInfo(await api.tabs.update(p)),
+  },
+  "debugger.attach": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => (await api.debugger.attach(p), {}),
+  },
+  "debugger.detach": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => (await api.debugger.detach(p), {}),
+  },
+  "debugger.send": {
+    check: (p) => {
+      const out = { tabId: tabIdParam(p) };
+      if (p.sessionId !== undefined && p.sessionId !== null) {
+        if (typeof p.sessionId !== "string" || p.sessionId === "") throw badRequest(`"sessionId" must be a string`);
+        out.sessionId = p.sessionId;
+      }
+      if (typeof p.method !== "string" || !/^[A-Za-z]+\.[A-Za-z0-9_]+$/.test(p.method)) {
+        throw badRequest(`"method" must be a CDP method such as "Page.navigate"`);
+      }
+      out.method = p.method;
+      if (p.params !== undefined && p.params !== null && !isObject(p.params)) throw badRequest(`"params" must be an object`);
+      out.params = p.params ?? {};
+      return out;
+    },
+    call: async (api, p) => (await api.debugger.send(p)) ?? {},
+  },
+};
+
+export const OP_NAMES = Object.freeze(Object.keys(OPS));
+
+/** Checks `params` for `op`; returns the params the api gets. Throws BridgeError bad_request. */
+export function checkRequest(op, params) {
+  if (typeof op !== "string" || !Object.hasOwn(OPS, op)) throw badRequest(`unknown op ${JSON.stringify(op)}`);
+  if (params !== undefined && !isObject(params)) throw badRequest(`"params" must be an object`);
+  return OPS[op].check(params ?? {});
+}
+
+/** Runs one allow-listed op against the api and returns the wire result. */
+export async function dispatch(api, op, params) {
+  const p = checkRequest(op, params);
+  return OPS[op].call(api, p);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agent tabs: the agent window's tabs and tabs opened by them (popups), transitively.
+
+export class AgentTabs {
+  constructor() {
+    this.windowId = null;
+    this.ids = new Set();
+  }
+
+  /** Recomputes the set from every open tab. */
+  reset(windowId, allTabs) {
+    this.windowId = windowId ?? null;
+    this.ids = new Set(this.select(allTabs).map((t) => t.id));
+  }
+
+  /** The agent tabs among allTabs (keeps known ids whose opener chain is gone). */
+  select(allTabs) {
+    const ids = new Set();
+    for (const t of allTabs) if ((this.windowId !== null && t.windowId === this.windowId) || this.ids.has(t.id)) ids.add(t.id);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const t of allTabs) {
+        if (!ids.has(t.id) && t.openerTabId !== undefined && ids.has(t.openerTabId)) {
+          ids.add(t.id);
+          grew = true;
+        }
+      }
+    }
+    return allTabs.filter((t) => ids.has(t.id));
+  }
+
+  /** Refreshes the set from every open tab and returns the agent tabs. */
+  refresh(allTabs) {
+    const tabs = this.select(allTabs);
+    this.ids = new Set(tabs.map((t) => t.id));
+    return tabs;
+  }
+
+  isAgent(tab) {
+    return (
+      this.ids.has(tab.id) ||
+      (this.windowId !== null && tab.windowId === this.windowId) ||
+      (tab.openerTabId !== undefined && this.ids.has(tab.openerTabId))
+    );
+  }
+
+  /** Adds tab if it belongs to the agent; true when it was not known before. */
+  add(tab) {
+    if (this.ids.has(tab.id) || !this.isAgent(tab)) return false;
+    this.ids.add(tab.id);
+    return true;
+  }
+
+  has(tabId) {
+    return this.ids.has(tabId);
+  }
+
+  /** Forgets tabId; true when it was an agent tab. */
+  remove(tabId) {
+    return this.ids.delete(tabId);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The connection.
+
+const OPEN = 1;
+const noop = () => {};
+const quietLogger = { debug: noop, info: noop, warn: noop, error: noop };
+
+/**
+ * Bridge keeps one connection to webpilot: it dials, proves the secret (or pairs), answers
+ * requests, forwards events, sends the heartbeat and reconnects.
+ *
+ * deps:
+ *   WebSocket        constructor(url) with onopen/onmessage/onerror/onclose, send, close, readyState
+ *   setTimeout, clearTimeout, now
+ *   storage          {get(keys), set(items), remove(keys)} — chrome.storage.local
+ *   subtle           WebCrypto SubtleCrypto; getRandomValues(typedArray)
+ *   api              see dispatch above
+ *   userAgent        navigator.userAgent
+ *   logger           {debug, info, warn, error} (optional)
+ *   onStatus(status) called on every change (optional)
+ *   onAttachedChange(tabIds) called when the set of debugger-attached tabs changes (optional)
+ *
+ * States: "starting", "unpaired" (no secret: nothing to dial), "connecting" (dialled, handshake
+ * running), "connected" (welcome received), "retrying" (backoff timer pending), "refused"
+ * (unauthorized or version: waits for a storage change or the alarm), "stopped".
+ *
+ * Debugger sessions belong to one connection: when it ends, and again when the next one is
+ * welcomed, the extension detaches every tab it had attached, so a new server starts clean.
+ */
+export class Bridge {
+  constructor(deps) {
+    this.d = {
+      logger: quietLogger,
+      onStatus: noop,
+      onAttachedChange: noop,
+      now: () => Date.now(),
+      userAgent: "",
+      ...deps,
+    };
+    this.log = this.d.logger;
+    this.config = null;
+    this.conn = null;
+    this.retryTimer = null;
+    this.backoff = BACKOFF_MIN_MS;
+    this.pending = null; // {code, resolve} while a pairing code waits for its answer
+    this.attached = new Set();
+    this.cleanup = Promise.resolve();
+    this.configLock = Promise.resolve();
+    this.stopped = false;
+    this.st = { state: "starting", message: "starting", reason: null, retryAt: null, server: null };
+  }
+
+  // --- public -------------------------------------------------------------------------------
+
+  /** Loads the configuration and connects when it can. */
+  async start() {
+    await this.reloadConfig();
+    this.connect();
+  }
+
+  /** Alarm, idle or startup: reload the configuration, then connect unless connected. */
+  async wake(why = "wake") {
+    if (this.stopped) return;
+    await this.reloadConfig();
+    if (this.active()) return;
+    this.log.debug(`webpilot: ${why}: connecting`);
+    this.connect();
+  }
+
+  /**
+   * chrome.storage changed: reconnect when the connection in use was dialled with another port
+   * or secret; dial now when not connected.
+   */
+  async reconfigure() {
+    if (this.stopped) return;
+    const c = await this.reloadConfig();
+    const conn = this.conn;
+    const stale = conn && !conn.done && conn.phase !== "done" && !conn.pairing;
+    if (stale && (conn.port !== c.port || conn.secret !== c.secret)) {
+      this.drop("configuration changed");
+      this.backoff = BACKOFF_MIN_MS;
+    }
+    if (!this.active()) this.connect();
+  }
+
+  /**
+   * Dials with a pair message carrying code. Resolves {ok, message} once the server answered
+   * (or the attempt failed); on success the secret is stored and the extension reconnects.
+   */
+  async pair(code) {
+    const typed = typeof code === "string" ? code.trim() : "";
+    if (typed === "") return { ok: false, message: "type the code that `webpilot pair` prints" };
+    if (!this.config) await this.reloadConfig();
+    if (this.pending) this.finishPairing(false, "replaced by a newer pairing attempt");
+    const outcome = new Promise((resolve) => {
+      this.pending = { code: typed, resolve };
+    });
+    this.drop("pairing");
+    this.backoff = BACKOFF_MIN_MS;
+    this.stopped = false;
+    this.connect();
+    return outcome;
+  }
+
+  /** Forgets the secret and disconnects. */
+  async unpair() {
+    if (this.pending) this.finishPairing(false, "unpaired");
+    this.drop("unpaired");
+    if (this.config) this.config.secret = null;
+    await this.d.storage.remove([STORAGE_KEYS.secret]);
+    this.connect(); // no secret: settles in "unpaired"
+  }
+
+  /** Stops for good (tests). */
+  stop() {
+    this.stopped = true;
+    if (this.pending) this.finishPairing(false, "stopped");
+    this.drop("stopped");
+    this.setState("stopped", "stopped");
+  }
+
+  /** Dials now unless connected, dialling, unpaired or stopped. */
+  connect() {
+    if (this.stopped || this.active()) return;
+    this.clearRetry();
+    if (!this.config) {
+      this.reloadConfig().then(() => this.connect(), (e) => this.log.error("webpilot: config", e));
+      return;
+    }
+    if (!this.config.secret && !this.pending) {
+      this.setState("unpaired", "not paired: run `webpilot pair` and type its code in the extension popup");
+      return;
+    }
+    this.dial();
+  }
+
+  /** Restores the debugger-attached tabs remembered across a service worker restart. */
+  restoreAttached(tabIds) {
+    for (const id of tabIds ?? []) if (Number.isInteger(id)) this.attached.add(id);
+  }
+
+  /** Sends an event when connected; true if sent. */
+  sendEvent(name, params) {
+    if (!EVENT_NAMES.includes(name)) throw new ProtocolError(`unknown event ${JSON.stringify(name)}`);
+    return this.sendReady(event(name, params));
+  }
+
+  /** chrome.debugger.onEvent: forwarded only for tabs this extension attached. */
+  debuggerEvent(source, method, params) {
+    if (!source || !this.attached.has(source.tabId)) return false;
+    return this.sendReady(debuggerEvent(source, method, params));
+  }
+
+  /** chrome.debugger.onDetach: forwarded only for tabs this extension attached. */
+  debuggerDetached(source, reason) {
+    if (!source || !this.attached.has(source.tabId)) return false;
+    this.setAttached(source.tabId, false);
+    return this.sendReady(debuggerDetached(source, reason));
+  }
+
+  status() {
+    const c = this.config;
+    return {
+      ...this.st,
+      paired: Boolean(c && c.secret),
+      pairing: Boolean(this.pending),
+      port: c ? c.port : DEFAULT_PORT,
+      url: bridgeURL(c ? c.port : DEFAULT_PORT),
+      profileId: c ? c.profileId : null,
+      extensionVersion: EXTENSION_VERSION,
+      protocol: PROTOCOL_VERSION,
+      problems: c ? c.problems : [],
+    };
+  }
+
+  // --- internals ----------------------------------------------------------------------------
+
+  active() {
+    return Boolean(this.conn && !this.conn.done);
+  }
+
+  reloadConfig() {
+    const next = this.configLock.then(async () => {
+      const c = await loadConfig(this.d.storage, this.d.getRandomValues);
+      for (const p of c.problems) this.log.warn(`webpilot: ${p}`);
+      this.config = c;
+      return c;
+    });
+    this.configLock = next.catch(noop);
+    return next;
+  }
+
+  setState(state, message, extra = {}) {
+    this.st = { state, message, reason: extra.reason ?? null, retryAt: extra.retryAt ?? null, server: extra.server ?? null };
+    try {
+      this.d.onStatus(this.status());
+    } catch (e) {
+      this.log.error("webpilot: onStatus", e);
+    }
+  }
+
+  clearRetry() {
+    if (this.retryTimer !== null) {
+      this.d.clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+  }
+
+  dial() {
+    const url = bridgeURL(this.config.port);
+    const conn = {
+      url,
+      port: this.config.port, // what this connection was dialled with
+      secret: this.config.secret,
+      ws: null,
+      phase: "challenge", // challenge -> welcome | paired -> ready
+      opened: false,
+      done: false,
+      pairing: this.pending, // the pairing attempt this connection carries, if any
+      code: this.pending ? this.pending.code : null,
+      lastSeen: this.d.now(),
+      timers: new Set(),
+      next: null, // what to do after close: "now" | {refused}
+      server: null,
+    };
+    this.conn = conn;
+    this.setState("connecting", `connecting to ${url}`);
+    let ws;
+    try {
+      ws = new this.d.WebSocket(url);
+    } catch (e) {
+      conn.closeMessage = `cannot dial ${url}: ${e.message ?? e}`;
+      this.finish(conn, {});
+      return;
+    }
+    conn.ws = ws;
+    ws.onopen = () => {
+      if (conn.done) return;
+      conn.opened = true;
+      conn.lastSeen = this.d.now();
+    };
+    ws.onmessage = (ev) => {
+      if (conn.done) return;
+      conn.lastSeen = this.d.now();
+      this.onFrame(conn, ev.data);
+    };
+    ws.onerror = () => {}; // the close event follows and says what happened
+    ws.onclose = (ev) => this.finish(conn, { code: ev?.code, reason: ev?.reason });
+    this.later(conn, HANDSHAKE_TIMEOUT_MS, () => {
+      if (conn.phase !== "ready") this.close(conn, `no answer from webpilot at ${url} within ${HANDSHAKE_TIMEOUT_MS / 1000} s`);
+    });
+  }
+
+  later(conn, ms, fn) {
+    const t = this.d.setTimeout(() => {
+      conn.timers.delete(t);
+      if (!conn.done) fn();
+    }, ms);
+    conn.timers.add(t);
+    return t;
+  }
+
+  send(conn, msg) {
+    if (conn.done || !conn.ws || conn.ws.readyState !== OPEN) return false;
+    try {
+      conn.ws.send(encode(msg));
+      return true;
+    } catch (e) {
+      this.log.warn("webpilot: send failed", e);
+      return false;
+    }
+  }
+
+  sendReady(msg) {
+    const conn = this.conn;
+    if (!conn || conn.phase !== "ready") return false;
+    return this.send(conn, msg);
+  }
+
+  /** Closes conn on our side with a message that becomes the status. */
+  close(conn, message, next = null) {
+    if (conn.done) return;
+    conn.closeMessage = message;
+    if (next) conn.next = next;
+    try {
+      conn.ws?.close(1000);
+    } catch {
+      // already closing
+    }
+    this.finish(conn, {});
+  }
+
+  /** Drops the current connection without scheduling anything (a new one follows). */
+  drop(why) {
+    const conn = this.conn;
+    this.clearRetry();
+    if (!conn || conn.done) return;
+    conn.next = "none";
+    this.close(conn, why);
+  }
+
+  onFrame(conn, data) {
+    let m;
+    try {
+      m = parseMessage(data);
+    } catch (e) {
+      if (conn.phase !== "ready") return this.close(conn, `webpilot sent a bad handshake message: ${e.message}`);
+      // A request we cannot read but whose id we can see still gets an answer.
+      let id;
+      try {
+        id = JSON.parse(data)?.id;
+      } catch {
+        // no id
+      }
+      if (typeof id === "number" || typeof id === "string") this.send(conn, errorReply(id, e.message, "bad_request"));
+      else this.log.warn(`webpilot: ignoring bad frame: ${e.message}`);
+      return;
+    }
+    switch (conn.phase) {
+      case "challenge":
+        if (m.kind === "refused") return this.onRefused(conn, m);
+        if (m.kind !== "challenge") return this.close(conn, `expected a challenge from webpilot, got ${m.kind}`);
+        conn.server = m.server;
+        return this.answerChallenge(conn, m);
+      case "welcome":
+        if (m.kind === "refused") return this.onRefused(conn, m);
+        if (m.kind !== "welcome") return this.close(conn, `expected welcome from webpilot, got ${m.kind}`);
+        return this.onWelcome(conn);
+      case "paired":
+        if (m.kind === "refused") return this.onRefused(conn, m);
+        if (m.kind !== "paired") return this.close(conn, `expected paired from webpilot, got ${m.kind}`);
+        return this.onPaired(conn, m);
+      case "ready":
+        if (m.kind === "request") return this.onRequest(conn, m);
+        if (m.kind === "pong" || m.kind === "ping") return; // lastSeen is already updated
+        if (m.kind === "refused") return this.onRefused(conn, m);
+        this.log.warn(`webpilot: ignoring unexpected ${m.kind}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  async answerChallenge(conn, m) {
+    const c = this.config;
+    if (conn.code !== null) {
+      conn.phase = "paired";
+      this.send(conn, pair({ code: conn.code, profileId: c.profileId, userAgent: this.d.userAgent }));
+      return;
+    }
+    if (!c.secret) return this.close(conn, "not paired", "none");
+    let proof;
+    try {
+      proof = await computeProof(this.d.subtle, c.secret, m.nonce);
+    } catch (e) {
+      return this.close(conn, `cannot answer the challenge: ${e.message ?? e}`);
+    }
+    if (conn.done) return;
+    conn.phase = "welcome";
+    this.send(conn, hello({ profileId: c.profileId, userAgent: this.d.userAgent, proof }));
+  }
+
+  onWelcome(conn) {
+    conn.phase = "ready";
+    this.backoff = BACKOFF_MIN_MS;
+    for (const t of conn.timers) this.d.clearTimeout(t);
+    conn.timers.clear();
+    // A new server knows none of the earlier debugger sessions: end them before any request.
+    this.cleanup = this.cleanup.then(() => this.detachAll("new connection"));
+    this.setState("connected", `connected to ${conn.server ?? "webpilot"} on port ${this.config.port}`, {
+      server: conn.server,
+    });
+    this.log.info(`webpilot: connected to ${conn.url}`);
+    this.heartbeat(conn);
+  }
+
+  heartbeat(conn) {
+    this.later(conn, HEARTBEAT_MS, () => {
+      if (this.d.now() - conn.lastSeen >= SILENCE_MS) {
+        return this.close(conn, `webpilot has not answered for ${SILENCE_MS / 1000} s`);
+      }
+      this.send(conn, ping(this.d.now()));
+      this.heartbeat(conn);
+    });
+  }
+
+  onPaired(conn, m) {
+    const secret = parseSecret(m.secret);
+    if (!secret) return this.close(conn, "webpilot sent an invalid secret");
+    // Settle everything before the server's close arrives: the secret is in use from now on,
+    // the pairing is done, and whatever closes this socket reconnects at once with hello.
+    this.config.secret = secret;
+    conn.phase = "done";
+    conn.next = "now";
+    this.finishPairing(true, "paired");
+    this.log.info("webpilot: paired");
+    this.d.storage.set({ [STORAGE_KEYS.secret]: secret }).then(
+      () => this.close(conn, "paired", "now"),
+      (e) => {
+        const problem = `paired, but the secret could not be stored (pair again after a browser restart): ${e?.message ?? e}`;
+        this.config.problems = [...this.config.problems, problem];
+        this.log.error(`webpilot: ${problem}`);
+        this.close(conn, "paired", "now");
+      },
+    );
+  }
+
+  onRefused(conn, m) {
+    const message = m.message || `refused: ${m.reason}`;
+    this.log.warn(`webpilot: refused (${m.reason}): ${message}`);
+    if (conn.pairing && this.pending === conn.pairing) this.finishPairing(false, message);
+    this.close(conn, message, { refused: m.reason });
+  }
+
+  finishPairing(ok, message) {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = null;
+    p.resolve({ ok, message });
+  }
+
+  finish(conn, { code, reason }) {
+    if (conn.done) return;
+    conn.done = true;
+    conn.phase = conn.phase === "ready" ? "closed-ready" : "closed";
+    for (const t of conn.timers) this.d.clearTimeout(t);
+    conn.timers.clear();
+    if (conn.ws) {
+      conn.ws.onopen = conn.ws.onmessage = conn.ws.onerror = conn.ws.onclose = null;
+    }
+    const wasReady = conn.phase === "closed-ready";
+    if (wasReady) this.cleanup = this.cleanup.then(() => this.detachAll("connection closed"));
+    let message = conn.closeMessage;
+    if (!message) {
+      if (!conn.opened) message = `webpilot is not reachable at ${conn.url} (is it running?)`;
+      else if (wasReady) message = `connection to webpilot lost${code ? ` (close ${code}${reason ? `: ${reason}` : ""})` : ""}`;
+      else message = `webpilot closed the connection during the handshake${code ? ` (close ${code})` : ""}`;
+    }
+    if (conn.pairing && this.pending === conn.pairing) {
+      this.finishPairing(false, conn.opened ? message : `${message}; start \`webpilot pair\` and try again`);
+    }
+    if (this.conn === conn) this.conn = null;
+    if (this.stopped || conn.next === "none") return;
+    if (conn.next === "now") {
+      this.backoff = BACKOFF_MIN_MS;
+      this.connect();
+      return;
+    }
+    const refusedReason = conn.next && conn.next.refused;
+    if (!this.config.secret && !this.pending) {
+      this.setState("unpaired", refusedReason === "pairing" ? `pairing failed: ${message}` : message, {
+        reason: refusedReason ?? null,
+      });
+      return;
+    }
+    if (refusedReason === "unauthorized" || refusedReason === "version") {
+      // Do not hammer: a storage change (new secret or port) or the alarm tries again.
+      this.setState("refused", message, { reason: refusedReason });
+      return;
+    }
+    this.scheduleRetry(message, refusedReason ?? (conn.opened ? "closed" : "unreachable"));
+  }
+
+  scheduleRetry(message, reason) {
+    const delay = this.backoff;
+    this.backoff = Math.min(this.backoff * 2, BACKOFF_MAX_MS);
+    this.clearRetry();
+    const retryAt = this.d.now() + delay;
+    this.retryTimer = this.d.setTimeout(() => {
+      this.retryTimer = null;
+      this.connect();
+    }, delay);
+    this.setState("retrying", message, { reason, retryAt });
+  }
+
+  async onRequest(conn, m) {
+    await this.cleanup;
+    let reply;
+    try {
+      reply = result(m.id, await this.call(m.op, m.params));
+    } catch (e) {
+      const w = toWireError(e);
+      if (!(e instanceof BridgeError)) this.log.debug(`webpilot: ${m.op} failed: ${w.message}`);
+      reply = errorReply(m.id, w.message, w.code);
+    }
+    this.send(conn, reply);
+  }
+
+  async call(op, params) {
+    const p = checkRequest(op, params);
+    if (op === "debugger.attach") {
+      try {
+        await dispatch(this.d.api, op, p);
+      } catch (e) {
+        // Attached by this extension already (say, before a service worker restart): keep it.
+        if (!(this.attached.has(p.tabId) && /already attached/i.test(String(e?.message)))) throw e;
+      }
+      this.setAttached(p.tabId, true);
+      return {};
+    }
+    if (op === "debugger.detach") {
+      try {
+        return await dispatch(this.d.api, op, p);
+      } finally {
+        this.setAttached(p.tabId, false);
+      }
+    }
+    return dispatch(this.d.api, op, p);
+  }
+
+  setAttached(tabId, on) {
+    const had = this.attached.has(tabId);
+    if (on === had) return;
+    if (on) this.attached.add(tabId);
+    else this.attached.delete(tabId);
+    try {
+      this.d.onAttachedChange([...this.attached]);
+    } catch (e) {
+      this.log.error("webpilot: onAttachedChange", e);
+    }
+  }
+
+  async detachAll(why) {
+    const ids = [...this.attached];
+    if (ids.length === 0) return;
+    this.log.info(`webpilot: ${why}: detaching the debugger from tabs ${ids.join(", ")}`);
+    for (const tabId of ids) {
+      try {
+        await this.d.api.debugger.detach({ tabId });
+      } catch {
+        // gone already
+      }
+      this.setAttached(tabId, false);
+    }
+  }
+}

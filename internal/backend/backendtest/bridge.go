@@ -1,0 +1,198 @@
+package backendtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/extension"
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
+	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+)
+
+// bridgeRig is a bridge backend wired to a headless Chromium that loaded
+// the real extension: the Backend under test, and what must close with it.
+type bridgeRig struct {
+	*bridge.Backend
+	browser *launch.Backend
+	dir     string
+}
+
+// Close closes the bridge, then the browser.
+func (r *bridgeRig) Close() error {
+	err := r.Backend.Close()
+	err = errors.Join(err, r.browser.Close())
+	_ = os.RemoveAll(r.dir)
+	return err
+}
+
+// Browser is the launched Chromium behind the bridge (for tests that stop
+// the extension's service worker or inspect the browser).
+func (r *bridgeRig) Browser() *launch.Backend { return r.browser }
+
+// startBridge starts a bridge server on a free loopback port, a headless
+// Chromium with the extension loaded, and provisions the extension with the
+// port and the pairing secret by writing its storage through CDP on its
+// service worker — the same storage the popup writes after pairing. No
+// test-only path exists in the extension.
+func startBridge(ctx context.Context) (*bridgeRig, error) {
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	srv, err := bridge.Listen(bridge.Options{Addr: "127.0.0.1:0", ExtensionID: extension.ID, Secret: secret, ServerVersion: "test"})
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "webpilot-extension-*")
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	if err := os.CopyFS(dir, extension.Files); err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("write the extension: %w", err)
+	}
+	br := launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv,
+		ExtraArgs: []string{"--load-extension=" + dir, "--disable-extensions-except=" + dir, "--enable-unsafe-extension-debugging"}})
+	rig := &bridgeRig{Backend: bridge.New(srv, bridge.BackendOptions{CloseServer: true, ConnectWait: Timeout(20 * time.Second)}), browser: br, dir: dir}
+	fail := func(err error) (*bridgeRig, error) {
+		_ = rig.Close()
+		return nil, err
+	}
+	if err := br.Start(ctx); err != nil {
+		return fail(err)
+	}
+	if err := ProvisionExtension(ctx, br, srv.Port(), secret); err != nil {
+		return fail(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, Timeout(30*time.Second))
+	defer cancel()
+	if _, err := srv.Relay(wctx); err != nil {
+		return fail(fmt.Errorf("the extension did not connect to the bridge: %w", err))
+	}
+	return rig, nil
+}
+
+// ProvisionExtension writes the bridge port and secret into the extension's
+// storage through a CDP session on its service worker.
+func ProvisionExtension(ctx context.Context, br *launch.Backend, port int, secret []byte) error {
+	sw, err := extensionWorker(ctx, br)
+	if err != nil {
+		return err
+	}
+	// A worker that has just started has no extension bindings yet: wait
+	// for chrome.storage before writing.
+	expr := fmt.Sprintf(`(typeof chrome === "object" && chrome.storage) ? chrome.storage.local.set({port: %d, secret: %q}).then(() => "ok") : "starting"`,
+		port, base64.StdEncoding.EncodeToString(secret))
+	deadline := time.Now().Add(Timeout(15 * time.Second))
+	for {
+		var res struct {
+			Result struct {
+				Value string `json:"value"`
+			} `json:"result"`
+			ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+		}
+		if err := sw.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+			return fmt.Errorf("provision the extension: %w", err)
+		}
+		switch {
+		case res.Result.Value == "ok":
+			return nil
+		case res.ExceptionDetails != nil:
+			return fmt.Errorf("provision the extension: %s", res.ExceptionDetails)
+		case time.Now().After(deadline):
+			return errors.New("provision the extension: its worker never got the chrome.storage API")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// extensionWorker attaches to the extension's service worker, waiting for it
+// to appear.
+func extensionWorker(ctx context.Context, br *launch.Backend) (interface {
+	Call(ctx context.Context, method string, params, result any) error
+}, error) {
+	bs, err := br.BrowserSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := ExtensionWorkerID(ctx, br)
+	if err != nil {
+		return nil, err
+	}
+	var att struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := bs.Call(ctx, "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true}, &att); err != nil {
+		return nil, fmt.Errorf("attach to the extension's worker: %w", err)
+	}
+	return bs.Conn().Session(att.SessionID), nil
+}
+
+// ExtensionWorkerID finds the target id of the extension's service worker.
+func ExtensionWorkerID(ctx context.Context, br *launch.Backend) (string, error) {
+	bs, err := br.BrowserSession(ctx)
+	if err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(Timeout(15 * time.Second))
+	for {
+		var res struct {
+			TargetInfos []struct {
+				TargetID string `json:"targetId"`
+				Type     string `json:"type"`
+				URL      string `json:"url"`
+			} `json:"targetInfos"`
+		}
+		if err := bs.Call(ctx, "Target.getTargets", map[string]any{}, &res); err != nil {
+			return "", err
+		}
+		for _, ti := range res.TargetInfos {
+			if ti.Type == "service_worker" && strings.HasPrefix(ti.URL, extension.Origin+"/") {
+				return ti.TargetID, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("the webpilot extension's service worker did not start (targets: %v)", res.TargetInfos)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+var _ backend.Backend = (*bridgeRig)(nil)
+
+// StopExtensionWorker closes the extension's service worker target from the
+// browser's own debugging connection (as Chrome stops an idle worker) and
+// waits until the bridge connection has dropped.
+func StopExtensionWorker(ctx context.Context, b backend.Backend) error {
+	rig, ok := b.(*bridgeRig)
+	if !ok {
+		return fmt.Errorf("backend %T is not the test bridge", b)
+	}
+	relay := rig.Server().Current()
+	id, err := ExtensionWorkerID(ctx, rig.browser)
+	if err != nil {
+		return err
+	}
+	bs, err := rig.browser.BrowserSession(ctx)
+	if err != nil {
+		return err
+	}
+	if err := bs.Call(ctx, "Target.closeTarget", map[string]any{"targetId": id}, nil); err != nil {
+		return fmt.Errorf("stop the extension's worker: %w", err)
+	}
+	if relay != nil {
+		select {
+		case <-relay.Done():
+		case <-ctx.Done():
+			return errors.New("the bridge connection outlived the stopped worker")
+		}
+	}
+	return nil
+}
