@@ -54,6 +54,9 @@ test-short:
 bench:
 	bash scripts/ensure-chromium.sh
 	$(GO) run ./cmd/webpilot bench
+	@for b in launch bridge; do \
+		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run TestLatencyTable -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
+	done
 
 fmt:
 	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -not -path './bin/*' -not -path './dist/*'); \

@@ -1,0 +1,82 @@
+package browser_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// TestLatencyTable prints, for the backend under test, the latency of one
+// CDP round trip and of the main operations on the fixtures. It measures and
+// asserts nothing about time; `make bench` runs it on every backend with
+// WEBPILOT_BENCH=1.
+func TestLatencyTable(t *testing.T) {
+	if os.Getenv("WEBPILOT_BENCH") == "" {
+		t.Skip("a measurement, not a test: make bench runs it (WEBPILOT_BENCH=1)")
+	}
+	const runs = 7
+	e := newEnv(t, browser.Options{})
+	e.navigate("/basic.html")
+	measure := func(fn func(ctx context.Context, tab *browser.Tab) error) float64 {
+		var ds []float64
+		for range runs {
+			start := time.Now()
+			if err := e.do(fn); err != nil {
+				t.Fatal(err)
+			}
+			ds = append(ds, float64(time.Since(start).Microseconds())/1000)
+		}
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	rows := []struct {
+		name string
+		fn   func(ctx context.Context, tab *browser.Tab) error
+	}{
+		{"CDP round trip (Runtime.evaluate 1)", func(ctx context.Context, tab *browser.Tab) error {
+			return tab.Target().Call(ctx, "Runtime.evaluate", map[string]any{"expression": "1"}, nil)
+		}},
+		{"navigate basic.html", func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Navigate(ctx, tab, e.base+"/basic.html", 0)
+			return err
+		}},
+		{"snapshot basic.html", func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+			return err
+		}},
+		{"click #counter", func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Target{Selector: "#counter"}})
+			return err
+		}},
+		{"navigate long.html", func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Navigate(ctx, tab, e.base+"/long.html", 0)
+			return err
+		}},
+		{"snapshot long.html (full)", func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull})
+			return err
+		}},
+		{"navigate form.html", func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Navigate(ctx, tab, e.base+"/form.html", 0)
+			return err
+		}},
+		{"fill #name", func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Act(ctx, tab, browser.Action{Kind: "fill", Target: browser.Target{Selector: "#name"}, Value: "Ada Lovelace"})
+			return err
+		}},
+	}
+	fmt.Printf("\nbackend %s — median of %d runs\n", backendtest.Kind(), runs)
+	for i, r := range rows {
+		if i == 3 {
+			// click needs basic.html loaded
+			e.navigate("/basic.html")
+		}
+		fmt.Printf("  %-38s %8.1f ms\n", r.name, measure(r.fn))
+	}
+}
