@@ -162,7 +162,7 @@ func (s *Session) Navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 	res, err := cdproto.Call(ctx, t.t, page.Navigate, page.NavigateParams{URL: u})
 	if err != nil {
 		var ce *cdp.Error
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) && strings.Contains(strings.ToLower(ce.Message), "invalid") {
 			return NavResult{}, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the browser refused the URL %s: %s", u, ce.Message),
 				Hint: "check the URL: host, port and escaping", Err: err}
 		}

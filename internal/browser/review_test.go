@@ -183,3 +183,26 @@ func TestDiffBaselineAndPaging(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// data: URLs open on a launched browser; through the extension Chrome
+// cannot open them in an existing tab, which is refused at once with a hint.
+func TestDataURL(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	var res browser.NavResult
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
+		res, err = e.s.Navigate(ctx, tab, "data:text/html,<title>Inline</title><p>hi</p>", 0)
+		return err
+	})
+	switch backendtest.Kind() {
+	case "bridge":
+		be := wantCode(t, err, browser.CodeInvalidArgument)
+		if !strings.Contains(be.Message, "data: URLs cannot be opened") {
+			t.Errorf("message: %s", be.Message)
+		}
+	default:
+		if err != nil || res.Title != "Inline" || res.Status != 0 {
+			t.Errorf("data: URL = %+v, %v", res, err)
+		}
+	}
+}

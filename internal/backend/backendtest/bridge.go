@@ -71,12 +71,22 @@ func startBridge(ctx context.Context) (*bridgeRig, error) {
 	if err := ProvisionExtension(ctx, br, srv.Port(), secret); err != nil {
 		return fail(err)
 	}
+	// Wait for a connection that stays up: a worker that was still starting
+	// when provisioned may reconnect once with the new configuration.
 	wctx, cancel := context.WithTimeout(ctx, Timeout(30*time.Second))
 	defer cancel()
-	if _, err := srv.Relay(wctx); err != nil {
-		return fail(fmt.Errorf("the extension did not connect to the bridge: %w", err))
+	for {
+		r, err := srv.Relay(wctx)
+		if err != nil {
+			return fail(fmt.Errorf("the extension did not connect to the bridge: %w", err))
+		}
+		select {
+		case <-r.Done():
+			continue
+		case <-time.After(300 * time.Millisecond):
+			return rig, nil
+		}
 	}
-	return rig, nil
 }
 
 // ProvisionExtension writes the bridge port and secret into the extension's

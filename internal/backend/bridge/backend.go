@@ -364,8 +364,13 @@ func (t *relayTransport) WriteMessage(frame []byte) error {
 	return nil
 }
 
-// reply queues a CDP reply frame.
+// reply queues a CDP reply frame. A command lost with the connection gets
+// none: the transport's end then fails it with the disconnection itself,
+// instead of a browser error the caller would misread.
 func (t *relayTransport) reply(id int64, session string, result json.RawMessage, err error) {
+	if errors.Is(err, ErrDisconnected) {
+		return
+	}
 	out := map[string]any{"id": id, "sessionId": session}
 	if err != nil {
 		msg := err.Error()
@@ -384,38 +389,18 @@ func (t *relayTransport) reply(id int64, session string, result json.RawMessage,
 	t.push(b)
 }
 
-// navigateData opens a data: URL with chrome.tabs.update, since
-// Page.navigate refuses them through chrome.debugger, and waits until the
-// tab shows it.
+// navigateData refuses data: URLs: through chrome.debugger, Page.navigate
+// aborts them, and Chrome 156 also ignores chrome.tabs.update to one (only a
+// new tab could open it, which would change the agent's tab under it). The
+// refusal is immediate and says what to do instead.
 func (t *relayTransport) navigateData(ctx context.Context, tabID int, raw json.RawMessage) (json.RawMessage, bool, error) {
 	var p struct {
 		URL string `json:"url"`
 	}
-	if json.Unmarshal(raw, &p) != nil || !strings.HasPrefix(strings.ToLower(p.URL), "data:") {
+	if json.Unmarshal(raw, &p) != nil || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(p.URL)), "data:") {
 		return nil, false, nil
 	}
-	if err := t.r.Request(ctx, "tabs.update", map[string]any{"tabId": tabID, "url": p.URL}, nil); err != nil {
-		return nil, true, err
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		var res struct {
-			Result struct {
-				Value []string `json:"value"`
-			} `json:"result"`
-		}
-		err := t.r.Request(ctx, "debugger.send", map[string]any{"tabId": tabID, "method": "Runtime.evaluate",
-			"params": map[string]any{"expression": "[location.protocol, document.readyState]", "returnByValue": true}}, &res)
-		if err == nil && len(res.Result.Value) == 2 && res.Result.Value[0] == "data:" && res.Result.Value[1] == "complete" {
-			return json.RawMessage(`{"frameId":""}`), true, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, true, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return nil, true, errors.New("the data: URL did not load in 30 s")
+	return nil, true, errors.New("invalid URL for this backend: data: URLs cannot be opened in your Chrome through the extension; serve the content over http (or use --backend launch)")
 }
 
 // event turns an extension event into CDP frames and backend events. It runs
