@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
 )
 
@@ -352,5 +353,30 @@ func TestIdleConnectionIsClosed(t *testing.T) {
 	case <-r.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("a silent extension was kept past the idle timeout")
+	}
+}
+
+// The Backend turns "no extension" and "wrong protocol" into the backend
+// sentinels the browser layer reports as BRIDGE_DISCONNECTED and
+// BRIDGE_VERSION_MISMATCH.
+func TestBackendErrors(t *testing.T) {
+	s := listen(t, bridge.Options{Secret: secret})
+	b := bridge.New(s, bridge.BackendOptions{ConnectWait: 200 * time.Millisecond})
+	ctx := context.Background()
+	if _, err := b.Tabs(ctx); !errors.Is(err, backend.ErrBridgeDisconnected) {
+		t.Errorf("no extension: %v", err)
+	}
+	f, _ := dial(t, s, "chrome-extension://"+extID)
+	f.hello(t, secret, "p", 2)
+	if _, err := b.Tabs(ctx); !errors.Is(err, backend.ErrBridgeVersion) {
+		t.Errorf("newer extension: %v", err)
+	}
+	info := b.Info()
+	if info.Kind != "bridge" || !info.Paired || info.Running || info.Protocol != 1 {
+		t.Errorf("Info = %+v", info)
+	}
+	unpaired := bridge.New(listen(t, bridge.Options{}), bridge.BackendOptions{ConnectWait: 100 * time.Millisecond})
+	if _, err := unpaired.Tabs(ctx); !errors.Is(err, backend.ErrBridgeDisconnected) || !strings.Contains(err.Error(), "webpilot pair") {
+		t.Errorf("unpaired: %v", err)
 	}
 }
