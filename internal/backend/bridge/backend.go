@@ -18,7 +18,8 @@ import (
 // BackendOptions configure a Backend.
 type BackendOptions struct {
 	// ConnectWait is how long a call waits for the extension to connect
-	// before failing with backend.ErrBridgeDisconnected (default 3 s).
+	// before failing with backend.ErrBridgeDisconnected (default 12 s:
+	// the extension retries at most every 10 s).
 	ConnectWait time.Duration
 	Logger      *slog.Logger
 	// CloseServer closes the Server with the Backend.
@@ -41,7 +42,7 @@ type Backend struct {
 // New makes a Backend on a listening Server.
 func New(srv *Server, opts BackendOptions) *Backend {
 	if opts.ConnectWait <= 0 {
-		opts.ConnectWait = 3 * time.Second
+		opts.ConnectWait = 12 * time.Second
 	}
 	log := opts.Logger
 	if log == nil {
