@@ -151,9 +151,14 @@ func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
 	if s.current != nil && s.current.alive() {
 		return s.current, nil
 	}
-	if s.current != nil {
-		delete(s.tabs, s.current.ID)
+	if t := s.current; t != nil {
+		delete(s.tabs, t.ID)
 		s.current = nil
+		// The agent must learn that the user took the tab back, rather
+		// than find itself on a blank new one.
+		if e, ok := t.t.(interface{ Err() error }); ok && errors.Is(e.Err(), cdp.ErrDetachedByUser) {
+			return nil, backendError("use the tab", e.Err())
+		}
 	}
 	return s.openTab(ctx)
 }
@@ -236,6 +241,9 @@ func backendError(doing string, err error) error {
 	case errors.Is(err, backend.ErrBridgeDisconnected):
 		return &Error{Code: CodeBridgeDisconnected, Message: "cannot " + doing + ": the webpilot extension in Chrome is not connected",
 			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection", Err: err}
+	case errors.Is(err, cdp.ErrDetachedByUser):
+		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": debugging of that tab was cancelled in Chrome",
+			Hint: "someone closed Chrome's \"is debugging this browser\" bar for the tab; the next call opens a new tab", Err: err}
 	case errors.Is(err, backend.ErrProfileLocked):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser profile is in use by another browser",
 			Hint: "close the other browser using this profile, or start webpilot with --isolated", Err: err}

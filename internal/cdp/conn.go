@@ -18,6 +18,9 @@ var (
 	// ErrDetached means the session's target was detached (tab closed,
 	// debugger detached).
 	ErrDetached = errors.New("cdp: session detached")
+	// ErrDetachedByUser is joined to ErrDetached when the user let go of
+	// the target (cancelled debugging on the browser's infobar).
+	ErrDetachedByUser = errors.New("cdp: the user cancelled debugging of the target")
 )
 
 // Error is a command the browser answered with an error.
@@ -299,9 +302,14 @@ func (c *Conn) deliverEvent(msg *message) {
 	if msg.Method == "Target.detachedFromTarget" {
 		var p struct {
 			SessionID string `json:"sessionId"`
+			Reason    string `json:"reason"`
 		}
 		if jsonv2.Unmarshal(msg.Params, &p) == nil && p.SessionID != "" {
-			defer c.detach(p.SessionID)
+			why := ErrDetached
+			if p.Reason == "canceled_by_user" {
+				why = fmt.Errorf("%w: %w", ErrDetached, ErrDetachedByUser)
+			}
+			defer c.detach(p.SessionID, why)
 		}
 	}
 	// Send under c.mu: cancel, detach and shutdown close subscriber channels
@@ -322,9 +330,9 @@ func (c *Conn) deliverEvent(msg *message) {
 	}
 }
 
-// detach ends the session: its pending calls fail with ErrDetached, its
-// subscriptions close.
-func (c *Conn) detach(id string) {
+// detach ends the session: its pending calls fail with why (an error
+// matching ErrDetached), its subscriptions close.
+func (c *Conn) detach(id string, why error) {
 	c.mu.Lock()
 	s := c.sessions[id]
 	delete(c.sessions, id)
@@ -347,11 +355,11 @@ func (c *Conn) detach(id string) {
 	if s != nil {
 		// Under c.mu, so that no call or subscription can slip in between
 		// the sweep above and the end of the session.
-		s.end(ErrDetached)
+		s.end(why)
 	}
 	c.mu.Unlock()
 	for _, p := range fail {
-		p.ch <- reply{err: fmt.Errorf("cdp: %s: %w", p.method, ErrDetached)}
+		p.ch <- reply{err: fmt.Errorf("cdp: %s: %w", p.method, why)}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 const extID = "gdfkgapggjfanoafdlgbpnjpbdcepgmm"
@@ -378,5 +379,45 @@ func TestBackendErrors(t *testing.T) {
 	unpaired := bridge.New(listen(t, bridge.Options{}), bridge.BackendOptions{ConnectWait: 100 * time.Millisecond})
 	if _, err := unpaired.Tabs(ctx); !errors.Is(err, backend.ErrBridgeDisconnected) || !strings.Contains(err.Error(), "webpilot pair") {
 		t.Errorf("unpaired: %v", err)
+	}
+}
+
+// A tab whose debugging the user cancels in Chrome ends its CDP session
+// with an error the browser layer reports as BRIDGE_DETACHED, and the
+// backend says so in its events.
+func TestUserCancelledDebugging(t *testing.T) {
+	s, f, _ := admitted(t, 5*time.Second)
+	b := bridge.New(s, bridge.BackendOptions{})
+	go func() {
+		m := f.read(t) // debugger.attach
+		f.send(t, map[string]any{"id": m["id"], "result": map[string]any{}})
+		m = f.read(t) // a command that the detach interrupts
+		_ = m
+		f.send(t, map[string]any{"event": "debugger.detached", "params": map[string]any{"tabId": 7, "reason": "canceled_by_user"}})
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	target, err := b.Attach(ctx, "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = target.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "1"}, nil)
+	if !errors.Is(err, cdp.ErrDetached) || !errors.Is(err, cdp.ErrDetachedByUser) {
+		t.Fatalf("call on a tab the user took back = %v", err)
+	}
+	select {
+	case <-target.Done():
+	case <-ctx.Done():
+		t.Fatal("the session did not end")
+	}
+	for {
+		select {
+		case ev := <-b.Events():
+			if ev.Kind == backend.TabDetached && ev.Tab.ID == "7" && ev.Reason == "canceled_by_user" {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("no detached event")
+		}
 	}
 }
