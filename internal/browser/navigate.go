@@ -365,7 +365,7 @@ var errTabGone = fmt.Errorf("tab closed while loading: %w", cdp.ErrDetached)
 // the frame to a new document when a client-side redirect replaces it. It
 // returns the loader that loaded.
 func (w *navWatch) waitLoad(ctx context.Context, frameID, loaderID string) (string, error) {
-	return w.wait(ctx, frameID, func(e lifecycleEvent) bool { return e.LoaderID == loaderID }, &loaderID)
+	return w.wait(ctx, frameID, func(e lifecycleEvent) bool { return e.LoaderID == loaderID }, &loaderID, false)
 }
 
 // waitMainLoad waits for the main frame to load a document other than
@@ -375,16 +375,33 @@ func (w *navWatch) waitMainLoad(ctx context.Context, mainFrame, notLoader string
 	var committed string
 	return w.wait(ctx, mainFrame, func(e lifecycleEvent) bool {
 		return e.LoaderID != notLoader && (committed == "" || e.LoaderID == committed)
-	}, &committed)
+	}, &committed, false)
 }
 
-// wait runs the event loop of waitLoad and waitMainLoad: done decides on a
-// main-frame load event; *follow tracks the loader the main frame committed.
-func (w *navWatch) wait(ctx context.Context, frameID string, done func(lifecycleEvent) bool, follow *string) (string, error) {
+// wait runs the event loop of waitLoad, waitMainLoad and waitSettled: done
+// decides on a main-frame load event; *follow tracks the loader the main
+// frame committed; with endOnStop, the frame stopping to load before any
+// commit ends the wait with "" (a navigation without a document).
+func (w *navWatch) wait(ctx context.Context, frameID string, done func(lifecycleEvent) bool, follow *string, endOnStop bool) (string, error) {
+	stopped := w.stopped
+	if !endOnStop {
+		stopped = nil
+	}
+	start := *follow
 	for {
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
+		case raw, ok := <-stopped:
+			if !ok {
+				return "", errTabGone
+			}
+			var e struct {
+				FrameID string `json:"frameId"`
+			}
+			if jsonv2.Unmarshal(raw, &e) == nil && e.FrameID == frameID && *follow == start {
+				return "", nil // the navigation ended without a new document
+			}
 		case raw, ok := <-w.resp:
 			if !ok {
 				return "", errTabGone
@@ -496,47 +513,7 @@ func (w *navWatch) navigationStarted(ctx context.Context, mainFrame string, d ti
 // returns the new loader, or "" when none committed.
 func (w *navWatch) waitSettled(ctx context.Context, mainFrame, oldLoader string) (string, error) {
 	committed := ""
-	for {
-		select {
-		case <-ctx.Done():
-			return committed, ctx.Err()
-		case raw, ok := <-w.resp:
-			if !ok {
-				return "", errTabGone
-			}
-			w.noteResponse(raw)
-		case raw, ok := <-w.navigated:
-			if !ok {
-				return "", errTabGone
-			}
-			var e navigatedEvent
-			if jsonv2.Unmarshal(raw, &e) == nil && e.Frame.ParentID == "" && e.Frame.ID == mainFrame {
-				committed = e.Frame.LoaderID
-				if e.Type == "BackForwardCacheRestore" {
-					return committed, nil
-				}
-			}
-		case raw, ok := <-w.stopped:
-			if !ok {
-				return "", errTabGone
-			}
-			var e struct {
-				FrameID string `json:"frameId"`
-			}
-			if jsonv2.Unmarshal(raw, &e) == nil && e.FrameID == mainFrame && committed == "" {
-				return "", nil // the navigation ended without a new document
-			}
-		case raw, ok := <-w.life:
-			if !ok {
-				return "", errTabGone
-			}
-			var e lifecycleEvent
-			if jsonv2.Unmarshal(raw, &e) == nil && e.Name == "load" && e.FrameID == mainFrame && e.LoaderID != oldLoader {
-				w.drainResponses()
-				return e.LoaderID, nil
-			}
-		}
-	}
+	return w.wait(ctx, mainFrame, func(e lifecycleEvent) bool { return e.LoaderID != oldLoader }, &committed, true)
 }
 
 // or returns d, or def when d is not positive.
