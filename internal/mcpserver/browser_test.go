@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
-	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
@@ -240,16 +238,7 @@ func TestProtocolVersions(t *testing.T) {
 	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
 		t.Run(v, func(t *testing.T) {
 			ctx := backendtest.Context(t, 60*time.Second)
-			m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(10*time.Second))
-				defer cancel()
-				for _, name := range m.SessionNames() {
-					s := m.Session(name)
-					_ = s.Do(ctx, s.CloseTabs)
-				}
-			})
-			cs := connectVersion(t, &tools.Deps{Manager: m, DefaultSession: "proto-" + v}, v)
+			cs := connectVersion(t, &tools.Deps{Manager: sharedManager(t), DefaultSession: "proto-" + v}, v)
 			if got := cs.InitializeResult(); got != nil && got.ProtocolVersion != v {
 				t.Errorf("negotiated %s, asked for %s", got.ProtocolVersion, v)
 			}

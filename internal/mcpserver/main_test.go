@@ -33,6 +33,13 @@ func TestMain(m *testing.M) {
 // cleanup; the shared browser stays up.
 func browserClient(t *testing.T) *mcp.ClientSession {
 	t.Helper()
+	return connect(t, &tools.Deps{Manager: sharedManager(t)})
+}
+
+// sharedManager is a manager on the shared browser whose tabs are closed at
+// cleanup (the browser stays up for the other tests).
+func sharedManager(t *testing.T) *browser.Manager {
+	t.Helper()
 	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(10*time.Second))
@@ -42,7 +49,7 @@ func browserClient(t *testing.T) *mcp.ClientSession {
 			_ = s.Do(ctx, s.CloseTabs)
 		}
 	})
-	return connect(t, &tools.Deps{Manager: m})
+	return m
 }
 
 // idleBackend is a launch backend that starts nothing until a tool needs a
