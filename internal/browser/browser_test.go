@@ -52,6 +52,8 @@ func fixtures(t *testing.T) string {
 		fmt.Fprint(w, "data")
 	})
 	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	page("/popups", `<title>Popups</title><a id="blank" href="/form.html" target="_blank">new tab</a>
+		<button id="open" onclick="window.open('/basic.html', 'pop', 'width=400,height=300')">popup</button>`)
 	page("/with-frame", `<title>Framed</title><p>outer</p><iframe src="/missing"></iframe>`)
 	page("/inputs", `<title>Inputs</title><label>Day <input type="date" id="day"></label>
 		<label>Colour <input type="color" id="col"></label><label>Notes <textarea id="notes"></textarea></label>

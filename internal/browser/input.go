@@ -35,6 +35,9 @@ type ActionResult struct {
 	Title      string `json:"title"`
 	Navigated  bool   `json:"navigated,omitempty"`
 	Note       string `json:"note,omitempty"`
+	// NewTabs are tabs the action opened (popups, target=_blank links);
+	// they joined the session.
+	NewTabs []TabView `json:"new_tabs,omitempty"`
 }
 
 // pollInterval spaces actionability checks while auto-waiting.
@@ -62,6 +65,13 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		return nil, backendError("read the page", err)
 	}
 	res.URLBefore = before.URL
+	// Popups that opened late (after the previous call) join now, and the
+	// current tab is brought back to the front before input goes to it.
+	if adopted, err := s.AdoptPopups(callCtx); err == nil {
+		for _, ti := range adopted {
+			res.NewTabs = append(res.NewTabs, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener})
+		}
+	}
 
 	var el *element
 	needsTarget := a.Kind == "click" || a.Kind == "fill"
@@ -93,6 +103,11 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	}
 	if err := s.settle(callCtx, t, w, before, res); err != nil {
 		return nil, err
+	}
+	if adopted, err := s.AdoptPopups(callCtx); err == nil {
+		for _, ti := range adopted {
+			res.NewTabs = append(res.NewTabs, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener})
+		}
 	}
 	return res, nil
 }

@@ -183,18 +183,10 @@ func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	if err != nil {
 		return nil, backendError("open a tab", err)
 	}
-	target, err := be.Attach(ctx, info.ID)
+	t, err := s.attachTab(ctx, info.ID)
 	if err != nil {
 		_ = be.CloseTab(context.WithoutCancel(ctx), info.ID)
-		return nil, backendError("attach to the tab", err)
-	}
-	t := newTab(info.ID, target, s.m.log)
-	if len(s.m.opts.AllowedOrigins)+len(s.m.opts.BlockedOrigins) > 0 {
-		t.policy = s.m.originPolicy
-	}
-	if err := t.init(ctx); err != nil {
-		_ = be.CloseTab(context.WithoutCancel(ctx), info.ID)
-		return nil, backendError("prepare the tab", err)
+		return nil, err
 	}
 	// A new tab is still committing its initial about:blank; a navigation
 	// sent before that commit is aborted (net::ERR_ABORTED).

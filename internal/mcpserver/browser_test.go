@@ -250,3 +250,39 @@ func TestProtocolVersions(t *testing.T) {
 		})
 	}
 }
+
+// browser_tabs through MCP: new tab at a URL, list with the current marker,
+// select, close; a select without tab is INVALID_ARGUMENT.
+func TestBrowserTabsTool(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html", "snapshot": "none"})
+	opened := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "new", "url": base + "/form.html"})
+	if !strings.Contains(opened, `"Sign up"`) || !strings.Contains(opened, "textbox e") {
+		t.Fatalf("new tab with url:\n%s", opened)
+	}
+	list := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "list"})
+	if !strings.HasPrefix(list, "2 tab(s)") || !strings.Contains(list, `* `) || !strings.Contains(list, `"Basic page"`) {
+		t.Fatalf("list:\n%s", list)
+	}
+	var basicID string
+	for _, line := range strings.Split(list, "\n")[1:] {
+		if strings.Contains(line, `"Basic page"`) {
+			basicID = strings.Fields(strings.TrimPrefix(line, "*"))[0]
+		}
+	}
+	if got := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "tab": basicID}); !strings.Contains(got, basicID+" is current") {
+		t.Errorf("select: %s", got)
+	}
+	if snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{}); !strings.HasPrefix(snap, "# Basic page") {
+		t.Errorf("after select the snapshot shows %q", strings.SplitN(snap, "\n", 2)[0])
+	}
+	mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "close"})
+	if list := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "list"}); !strings.HasPrefix(list, "1 tab(s)") || strings.Contains(list, `"Basic page"`) {
+		t.Errorf("after close:\n%s", list)
+	}
+	mustFail(t, ctx, cs, "browser_tabs", map[string]any{"action": "select"}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_tabs", map[string]any{"action": "close", "tab": "nope"}, "TAB_NOT_FOUND")
+}

@@ -31,6 +31,7 @@ var wantTools = map[string][]string{
 	"browser_navigate": nil,
 	"browser_snapshot": nil,
 	"browser_action":   {"action"},
+	"browser_tabs":     {"action"},
 	"browser_close":    nil,
 }
 

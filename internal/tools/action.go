@@ -88,5 +88,8 @@ func describeAction(in ActionIn, res *browser.ActionResult) string {
 	if res.Note != "" {
 		b.WriteString("\nNote: " + res.Note)
 	}
+	for _, t := range res.NewTabs {
+		fmt.Fprintf(&b, "\nOpened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
+	}
 	return b.String()
 }

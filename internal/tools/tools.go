@@ -49,6 +49,7 @@ func Register(s *mcp.Server, d *Deps, render Renderer) []*mcp.Tool {
 	r.navigate()
 	r.snapshot()
 	r.action()
+	r.tabs()
 	r.close()
 	return r.defs
 }

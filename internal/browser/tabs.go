@@ -1,0 +1,142 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+)
+
+// TabView describes one of a session's tabs for the agent.
+type TabView struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	URL     string `json:"url"`
+	Current bool   `json:"current,omitempty"`
+	Opener  string `json:"opener,omitempty"`
+}
+
+// ListTabs describes the session's tabs, adopting popups its tabs opened.
+// Call within Do.
+func (s *Session) ListTabs(ctx context.Context) ([]TabView, error) {
+	if _, err := s.AdoptPopups(ctx); err != nil {
+		return nil, err
+	}
+	infos, err := s.m.opts.Backend.Tabs(ctx)
+	if err != nil {
+		return nil, backendError("list tabs", err)
+	}
+	var out []TabView
+	for _, ti := range infos {
+		if _, ok := s.tabs[ti.ID]; !ok {
+			continue
+		}
+		out = append(out, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener, Current: s.current != nil && s.current.ID == ti.ID})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// AdoptPopups attaches tabs opened by the session's tabs (popups,
+// target=_blank links) and makes them the session's; it returns them.
+// Call within Do.
+func (s *Session) AdoptPopups(ctx context.Context) ([]backend.TabInfo, error) {
+	if len(s.tabs) == 0 {
+		return nil, nil
+	}
+	infos, err := s.m.opts.Backend.Tabs(ctx)
+	if err != nil {
+		return nil, backendError("list tabs", err)
+	}
+	var adopted []backend.TabInfo
+	// Popups of popups join too: repeat until nothing new.
+	for changed := true; changed; {
+		changed = false
+		for _, ti := range infos {
+			if _, mine := s.tabs[ti.ID]; mine || ti.Opener == "" {
+				continue
+			}
+			if _, parent := s.tabs[ti.Opener]; !parent {
+				continue
+			}
+			t, err := s.attachTab(ctx, ti.ID)
+			if err != nil {
+				continue // it may have closed already
+			}
+			s.tabs[t.ID] = t
+			adopted = append(adopted, ti)
+			changed = true
+		}
+	}
+	if len(adopted) > 0 && s.current != nil {
+		// A new tab in the same window hides the current one, and a hidden
+		// tab is not rendered: input to it would wait for a frame that never
+		// comes. The agent stays on its tab until it selects another.
+		_ = s.m.opts.Backend.Activate(ctx, s.current.ID)
+	}
+	return adopted, nil
+}
+
+// attachTab attaches to an existing tab and prepares it.
+func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
+	target, err := s.m.opts.Backend.Attach(ctx, id)
+	if err != nil {
+		return nil, backendError("attach to the tab", err)
+	}
+	t := newTab(id, target, s.m.log)
+	if len(s.m.opts.AllowedOrigins)+len(s.m.opts.BlockedOrigins) > 0 {
+		t.policy = s.m.originPolicy
+	}
+	if err := t.init(ctx); err != nil {
+		return nil, backendError("prepare the tab", err)
+	}
+	return t, nil
+}
+
+// NewTab opens a tab for the session and makes it current. Call within Do.
+func (s *Session) NewTab(ctx context.Context) (*Tab, error) {
+	return s.openTab(ctx)
+}
+
+// SelectTab makes one of the session's tabs current. Call within Do.
+func (s *Session) SelectTab(ctx context.Context, id string) (*Tab, error) {
+	if _, err := s.AdoptPopups(ctx); err != nil {
+		return nil, err
+	}
+	t, err := s.Tab(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.current = t
+	_ = s.m.opts.Backend.Activate(ctx, id)
+	return t, nil
+}
+
+// CloseTab closes one of the session's tabs; a tab the session does not own
+// is refused. Call within Do.
+func (s *Session) CloseTab(ctx context.Context, id string) error {
+	if _, err := s.AdoptPopups(ctx); err != nil {
+		return err
+	}
+	t, ok := s.tabs[id]
+	if !ok {
+		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", id, s.name),
+			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: s.TabIDs()}
+	}
+	delete(s.tabs, id)
+	if s.current == t {
+		s.current = nil
+		for _, other := range s.tabs {
+			s.current = other
+			break
+		}
+	}
+	if !t.alive() {
+		return nil
+	}
+	if err := s.m.opts.Backend.CloseTab(ctx, id); err != nil {
+		return backendError("close the tab", err)
+	}
+	return nil
+}
