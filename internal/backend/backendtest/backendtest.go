@@ -80,6 +80,12 @@ func open() (backend.Backend, error) {
 			return nil, fmt.Errorf("bridge with the extension in headless Chromium: %w", err)
 		}
 		return rig, nil
+	case "endpoint":
+		rig, err := startEndpoint(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("endpoint backend on a headless Chromium with --remote-debugging-port: %w", err)
+		}
+		return rig, nil
 	}
 	return nil, errUnknownKind
 }
@@ -118,4 +124,4 @@ type kindError string
 
 func (e kindError) Error() string { return string(e) }
 
-const errUnknownKind = kindError("unknown WEBPILOT_TEST_BACKEND (want launch or bridge)")
+const errUnknownKind = kindError("unknown WEBPILOT_TEST_BACKEND (want launch, bridge or endpoint)")

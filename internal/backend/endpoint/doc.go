@@ -1,0 +1,22 @@
+// Package endpoint is the backend for a browser that somebody else runs and
+// exposes over the Chrome DevTools Protocol: a remote browser farm such as
+// browserless or a Selenium Grid node, or a local Chromium started with
+// --remote-debugging-port (the --cdp-endpoint flag, with --cdp-header).
+//
+// The endpoint is either the browser's WebSocket (ws:// or wss://) or its
+// HTTP debugging address (http:// or https://), from which the WebSocket is
+// discovered through GET /json/version (webSocketDebuggerUrl). The headers in
+// [Options.Header] go with the discovery request and the WebSocket handshake,
+// which is where farms expect their tokens.
+//
+// The Backend connects on first use and, after the connection drops,
+// connects again on the next call. Tabs are Target.* operations on the
+// browser-level session, as on the launch backend: tab events come from
+// Target.setDiscoverTargets, new tabs open in their own background window
+// (a background tab in a shared window is not rendered), and each Attach is
+// a flat Target.attachToTarget session.
+//
+// The browser is not ours: Close closes the tabs this Backend opened (and
+// only those) and the connection, and leaves the browser running. URLs in
+// errors, logs and [Backend.Info] have their credentials redacted.
+package endpoint

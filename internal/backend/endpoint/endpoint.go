@@ -1,0 +1,598 @@
+package endpoint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+const (
+	// eventBuffer is the capacity of the Events channel.
+	eventBuffer = 256
+	// defaultConnectTimeout bounds a connect whose context has no deadline.
+	defaultConnectTimeout = 30 * time.Second
+	// closeTabTimeout bounds CloseTab's wait for the tab to be gone.
+	closeTabTimeout = 5 * time.Second
+	// closeTimeout bounds closing the owned tabs on Close.
+	closeTimeout = 5 * time.Second
+	// maxVersionBody bounds the /json/version reply.
+	maxVersionBody = 1 << 20
+)
+
+// Options configure a Backend.
+type Options struct {
+	// URL is the browser's WebSocket (ws://, wss://) or its HTTP debugging
+	// address (http://host:port, https://…), resolved through GET
+	// /json/version to webSocketDebuggerUrl.
+	URL string
+	// Header is sent with the HTTP discovery request and the WebSocket
+	// handshake (auth tokens for a browser farm, say).
+	Header http.Header
+	// Logger receives connect and disconnect records; nil discards them.
+	Logger *slog.Logger
+}
+
+// Backend is a browser reached at a CDP endpoint. It implements
+// [backend.Backend]; all methods are safe for concurrent use.
+type Backend struct {
+	opts    Options
+	display string // opts.URL with credentials redacted
+	log     *slog.Logger
+	events  chan backend.Event
+	drops   atomic.Int64
+
+	// ctx ends when Close starts; it aborts a connect in progress.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// connSem serializes connects (capacity 1); Close takes it for good.
+	connSem chan struct{}
+	// pumps counts the event goroutines, one per connection.
+	pumps sync.WaitGroup
+
+	closeOnce sync.Once
+
+	mu     sync.Mutex // guards the fields below
+	closed bool
+	cur    *link               // the connection made last; nil before the first
+	owned  map[string]struct{} // ids of the tabs NewTab opened and not yet closed
+}
+
+// link is one connection to the browser.
+type link struct {
+	conn    *cdp.Conn
+	version string // Browser.getVersion product
+}
+
+func (l *link) up() bool {
+	select {
+	case <-l.conn.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// New returns a Backend for the endpoint. It connects to nothing yet: the
+// first call that needs the browser connects.
+func New(opts Options) *Backend {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	opts.Header = opts.Header.Clone()
+	ctx, cancel := context.WithCancel(context.Background())
+	display := Redact(opts.URL)
+	return &Backend{
+		opts:    opts,
+		display: display,
+		log:     opts.Logger.With("backend", "endpoint", "endpoint", display),
+		events:  make(chan backend.Event, eventBuffer),
+		ctx:     ctx,
+		cancel:  cancel,
+		connSem: make(chan struct{}, 1),
+		owned:   make(map[string]struct{}),
+	}
+}
+
+// Start connects now unless connected already (the --prewarm flag).
+func (b *Backend) Start(ctx context.Context) error {
+	_, err := b.ensure(ctx)
+	return err
+}
+
+// Endpoint is the endpoint URL with its credentials redacted.
+func (b *Backend) Endpoint() string { return b.display }
+
+// Tabs lists the open page tabs, including those the backend did not open.
+func (b *Backend) Tabs(ctx context.Context) ([]backend.TabInfo, error) {
+	l, err := b.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cdproto.Call(ctx, l.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return nil, fmt.Errorf("endpoint: list tabs: %w", err)
+	}
+	tabs := make([]backend.TabInfo, 0, len(res.TargetInfos))
+	for _, ti := range res.TargetInfos {
+		if isTab(ti) {
+			tabs = append(tabs, toTab(ti))
+		}
+	}
+	return tabs, nil
+}
+
+// NewTab opens a tab at url ("" means about:blank) in its own background
+// window. The tab is owned: Close closes it.
+func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, error) {
+	l, err := b.ensure(ctx)
+	if err != nil {
+		return backend.TabInfo{}, err
+	}
+	if url == "" {
+		url = "about:blank"
+	}
+	sess := l.conn.Browser()
+	res, err := cdproto.Call(ctx, sess, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: new(true), Background: new(true)})
+	if err != nil {
+		return backend.TabInfo{}, fmt.Errorf("endpoint: new tab %s: %w", url, err)
+	}
+	id := string(res.TargetID)
+	b.mu.Lock()
+	b.owned[id] = struct{}{}
+	b.mu.Unlock()
+	tab := backend.TabInfo{ID: id, URL: url}
+	if info, err := cdproto.Call(ctx, sess, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: res.TargetID}); err == nil && info.TargetInfo != nil {
+		tab = toTab(info.TargetInfo)
+		if tab.URL == "" {
+			tab.URL = url
+		}
+	}
+	return tab, nil
+}
+
+// CloseTab closes the tab and waits (briefly) until the browser reports it
+// gone. An unknown id is an error matching [backend.ErrTabNotFound]. It
+// closes any tab it is given; which tabs an agent may close is decided above
+// the backend.
+func (b *Backend) CloseTab(ctx context.Context, id string) error {
+	l, err := b.ensure(ctx)
+	if err != nil {
+		return err
+	}
+	sess := l.conn.Browser()
+	destroyed, cancel := sess.Subscribe(target.TargetDestroyed.Method)
+	defer cancel()
+	if _, err := cdproto.Call(ctx, sess, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(id)}); err != nil {
+		return tabErr("close tab", id, err)
+	}
+	b.disown(id)
+	wait := time.NewTimer(closeTabTimeout)
+	defer wait.Stop()
+	for {
+		select {
+		case raw, ok := <-destroyed:
+			if !ok {
+				return nil // connection gone; the close was sent
+			}
+			var ev target.EventTargetDestroyed
+			if jsonv2.Unmarshal(raw, &ev) == nil && string(ev.TargetID) == id {
+				return nil
+			}
+		case <-wait.C:
+			b.log.Warn("closed tab not reported gone", "tab", id, "after", closeTabTimeout)
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("endpoint: close tab %s: %w", id, ctx.Err())
+		}
+	}
+}
+
+// Activate brings the tab to the front.
+func (b *Backend) Activate(ctx context.Context, id string) error {
+	l, err := b.ensure(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := cdproto.Call(ctx, l.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(id)}); err != nil {
+		return tabErr("activate tab", id, err)
+	}
+	return nil
+}
+
+// Attach attaches a new flat CDP session to the tab. The session ends when
+// the tab closes, the connection drops, or the Backend closes.
+func (b *Backend) Attach(ctx context.Context, id string) (cdp.Target, error) {
+	l, err := b.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cdproto.Call(ctx, l.conn.Browser(), target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(id), Flatten: new(true)})
+	if err != nil {
+		return nil, tabErr("attach to tab", id, err)
+	}
+	return l.conn.Session(string(res.SessionID)), nil
+}
+
+// Events returns the channel of tab changes. It is buffered; events are
+// dropped rather than block when nobody reads it, and it closes on Close.
+// When the connection drops, every tab it reported is reported removed
+// (reason "connection lost"); the next connection reports the tabs that are
+// still there as created again.
+func (b *Backend) Events() <-chan backend.Event { return b.events }
+
+// Info describes the backend. BrowserPath holds the endpoint URL with its
+// credentials redacted (backend.Info has no field of its own for it).
+func (b *Backend) Info() backend.Info {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	info := backend.Info{Kind: "endpoint", BrowserPath: b.display}
+	if l := b.cur; l != nil && !b.closed && l.up() {
+		info.Running = true
+		info.Version = l.version
+	}
+	return info
+}
+
+// Close closes the tabs this Backend opened, then the connection, every
+// session handed out and the Events channel. The browser keeps running, with
+// the tabs others opened. Close never connects; it is idempotent.
+func (b *Backend) Close() error {
+	b.closeOnce.Do(func() {
+		b.mu.Lock()
+		b.closed = true
+		b.mu.Unlock()
+		b.cancel()
+		b.connSem <- struct{}{} // wait out a connect in progress; never released
+		b.mu.Lock()
+		l := b.cur
+		b.cur = nil
+		owned := make([]string, 0, len(b.owned))
+		for id := range b.owned {
+			owned = append(owned, id)
+		}
+		clear(b.owned)
+		b.mu.Unlock()
+		if l != nil {
+			if l.up() && len(owned) > 0 {
+				ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+				var wg sync.WaitGroup
+				for _, id := range owned {
+					wg.Go(func() {
+						_, err := cdproto.Call(ctx, l.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(id)})
+						if err != nil {
+							b.log.Debug("closing an owned tab", "tab", id, "err", err)
+						}
+					})
+				}
+				wg.Wait()
+				cancel()
+			} else if len(owned) > 0 {
+				b.log.Warn("connection lost: owned tabs left open", "tabs", len(owned))
+			}
+			_ = l.conn.Close()
+		}
+		b.pumps.Wait()
+		close(b.events)
+		if n := b.drops.Load(); n > 0 {
+			b.log.Debug("tab events dropped", "count", n)
+		}
+	})
+	return nil
+}
+
+func (b *Backend) disown(id string) {
+	b.mu.Lock()
+	delete(b.owned, id)
+	b.mu.Unlock()
+}
+
+// current returns the live connection, or nil when there is none.
+func (b *Backend) current() (*link, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, fmt.Errorf("endpoint: %w", backend.ErrClosed)
+	}
+	if b.cur != nil && b.cur.up() {
+		return b.cur, nil
+	}
+	return nil, nil
+}
+
+// ensure returns the live connection, connecting when there is none yet or
+// the last one dropped.
+func (b *Backend) ensure(ctx context.Context) (*link, error) {
+	if l, err := b.current(); l != nil || err != nil {
+		return l, err
+	}
+	select {
+	case b.connSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("endpoint: waiting for the connection to %s: %w", b.display, ctx.Err())
+	case <-b.ctx.Done():
+		return nil, fmt.Errorf("endpoint: %w", backend.ErrClosed)
+	}
+	defer func() { <-b.connSem }()
+	if l, err := b.current(); l != nil || err != nil {
+		return l, err
+	}
+	b.mu.Lock()
+	old := b.cur
+	b.cur = nil
+	b.mu.Unlock()
+	if old != nil {
+		b.log.Warn("connection lost; connecting again", "reason", b.redactErr(old.conn.Err()))
+		_ = old.conn.Close()
+	}
+	l, err := b.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.cur = l
+	b.mu.Unlock()
+	return l, nil
+}
+
+// connect resolves the WebSocket, dials it, checks the browser answers and
+// starts tab discovery.
+func (b *Backend) connect(ctx context.Context) (*link, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(b.ctx, cancel)()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeout(ctx, defaultConnectTimeout)
+		defer cancelT()
+	}
+	fail := func(err error) error {
+		if b.ctx.Err() != nil {
+			return fmt.Errorf("endpoint: %w", backend.ErrClosed)
+		}
+		return fmt.Errorf("endpoint: connect to %s: %w: %w", b.display, backend.ErrNoBrowser, b.redactErr(err))
+	}
+	began := time.Now()
+	ws, err := b.resolve(ctx)
+	if err != nil {
+		return nil, fail(err)
+	}
+	tr, err := cdp.DialWebSocket(ctx, ws, b.opts.Header)
+	if err != nil {
+		return nil, fail(err)
+	}
+	conn := cdp.NewConn(tr, &cdp.Options{Logger: b.opts.Logger})
+	l := &link{conn: conn}
+	sess := conn.Browser()
+	ver, err := cdproto.Call(ctx, sess, cdpbrowser.GetVersion, cdproto.Empty{})
+	if err != nil {
+		_ = conn.Close()
+		return nil, fail(err)
+	}
+	l.version = ver.Product
+	// Subscribe before discovery: setDiscoverTargets reports the targets
+	// that exist already as targetCreated.
+	created, c1 := sess.Subscribe(target.TargetCreated.Method)
+	changed, c2 := sess.Subscribe(target.TargetInfoChanged.Method)
+	destroyed, c3 := sess.Subscribe(target.TargetDestroyed.Method)
+	b.pumps.Add(1)
+	go func() {
+		defer b.pumps.Done()
+		defer c1()
+		defer c2()
+		defer c3()
+		b.pump(created, changed, destroyed)
+	}()
+	if _, err := cdproto.Call(ctx, sess, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		_ = conn.Close()
+		return nil, fail(err)
+	}
+	b.log.Info("connected", "version", l.version, "took", time.Since(began).Round(time.Millisecond))
+	return l, nil
+}
+
+// resolve returns the browser WebSocket URL: opts.URL itself when it is one,
+// else webSocketDebuggerUrl from GET <URL>/json/version.
+func (b *Backend) resolve(ctx context.Context) (string, error) {
+	u, err := url.Parse(b.opts.URL)
+	if err != nil {
+		return "", fmt.Errorf("bad URL: %w", err)
+	}
+	switch u.Scheme {
+	case "ws", "wss":
+		return b.opts.URL, nil
+	case "http", "https":
+	default:
+		return "", fmt.Errorf("URL scheme %q: want ws, wss, http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return "", errors.New("URL has no host")
+	}
+	vu := *u
+	vu.Path = strings.TrimSuffix(u.Path, "/") + "/json/version"
+	vu.RawPath = ""
+	vu.Fragment = ""
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, vu.String(), nil)
+	if err != nil {
+		return "", err
+	}
+	for k, vs := range b.opts.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if h := b.opts.Header.Get("Host"); h != "" {
+		req.Host = h
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("discovery: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxVersionBody))
+	if err != nil {
+		return "", fmt.Errorf("discovery: reading /json/version: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("discovery: /json/version answered %s", resp.Status)
+	}
+	var v struct {
+		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return "", fmt.Errorf("discovery: /json/version: %w", err)
+	}
+	if v.WebSocketDebuggerURL == "" {
+		return "", errors.New("discovery: /json/version has no webSocketDebuggerUrl")
+	}
+	return discovered(u, v.WebSocketDebuggerURL)
+}
+
+// discovered adapts the WebSocket URL a browser reported to the address it
+// was reached at: a wildcard host (0.0.0.0, ::) becomes the endpoint's host,
+// the scheme follows the endpoint's TLS, and the endpoint's query (a farm's
+// token) is carried over when the reported URL has none.
+func discovered(endpoint *url.URL, raw string) (string, error) {
+	ws, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("discovery: bad webSocketDebuggerUrl: %w", err)
+	}
+	if ws.Scheme != "ws" && ws.Scheme != "wss" {
+		return "", fmt.Errorf("discovery: webSocketDebuggerUrl scheme %q", ws.Scheme)
+	}
+	if ip := net.ParseIP(ws.Hostname()); ip != nil && ip.IsUnspecified() || ws.Host == "" {
+		host := endpoint.Hostname()
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+		if p := ws.Port(); p != "" {
+			ws.Host = host + ":" + p
+		} else {
+			ws.Host = endpoint.Host
+		}
+	}
+	if endpoint.Scheme == "https" {
+		ws.Scheme = "wss"
+	}
+	if ws.RawQuery == "" {
+		ws.RawQuery = endpoint.RawQuery
+	}
+	if ws.User == nil {
+		ws.User = endpoint.User
+	}
+	return ws.String(), nil
+}
+
+// pump turns one connection's target events into tab events until it ends,
+// then reports its remaining tabs removed. See launch's pump for why
+// destroyed ids are remembered.
+func (b *Backend) pump(created, changed, destroyed <-chan jsonv2.Value) {
+	pages := make(map[string]backend.TabInfo)
+	gone := make(map[string]bool)
+	upsert := func(ti *target.Info, isNew bool) {
+		if ti == nil || !isTab(ti) || gone[string(ti.TargetID)] {
+			return
+		}
+		tab := toTab(ti)
+		old, known := pages[tab.ID]
+		switch {
+		case !known:
+			pages[tab.ID] = tab
+			b.emit(backend.Event{Kind: backend.TabCreated, Tab: tab})
+		case !isNew && old != tab:
+			pages[tab.ID] = tab
+			b.emit(backend.Event{Kind: backend.TabUpdated, Tab: tab})
+		}
+	}
+	for created != nil || changed != nil || destroyed != nil {
+		select {
+		case raw, ok := <-created:
+			if !ok {
+				created = nil
+				continue
+			}
+			var ev target.EventTargetCreated
+			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
+				upsert(ev.TargetInfo, true)
+			}
+		case raw, ok := <-changed:
+			if !ok {
+				changed = nil
+				continue
+			}
+			var ev target.EventTargetInfoChanged
+			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
+				upsert(ev.TargetInfo, false)
+			}
+		case raw, ok := <-destroyed:
+			if !ok {
+				destroyed = nil
+				continue
+			}
+			var ev target.EventTargetDestroyed
+			if err := jsonv2.Unmarshal(raw, &ev); err != nil {
+				continue
+			}
+			id := string(ev.TargetID)
+			if len(gone) > 10000 {
+				clear(gone)
+			}
+			gone[id] = true
+			b.disown(id)
+			if tab, ok := pages[id]; ok {
+				delete(pages, id)
+				b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tab})
+			}
+		}
+	}
+	for _, tab := range pages {
+		b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tab, Reason: "connection lost"})
+	}
+}
+
+// emit delivers ev unless the channel is full.
+func (b *Backend) emit(ev backend.Event) {
+	select {
+	case b.events <- ev:
+	default:
+		b.drops.Add(1)
+	}
+}
+
+// isTab reports whether a target is a tab: a page, not a prerendered one.
+func isTab(ti *target.Info) bool {
+	return ti.Type == "page" && ti.Subtype != "prerender"
+}
+
+func toTab(ti *target.Info) backend.TabInfo {
+	return backend.TabInfo{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title, Opener: string(ti.OpenerID)}
+}
+
+// tabErr wraps a failed per-tab command; the browser's "no such target"
+// becomes backend.ErrTabNotFound.
+func tabErr(op, id string, err error) error {
+	var cerr *cdp.Error
+	if errors.As(err, &cerr) && strings.Contains(strings.ToLower(cerr.Message), "no target") {
+		return fmt.Errorf("endpoint: %s %s: %w: %w", op, id, backend.ErrTabNotFound, err)
+	}
+	return fmt.Errorf("endpoint: %s %s: %w", op, id, err)
+}
