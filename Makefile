@@ -11,7 +11,7 @@ BUILD   := CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/webpilot ./cmd
 BROWSER_SUITE := ./internal/browser/ ./internal/mcpserver/ ./internal/backend/backendtest/
 
 .DEFAULT_GOAL := build
-.PHONY: build demo test test-short bench fmt clean
+.PHONY: build demo test test-short bench fmt clean release
 
 build:
 	$(BUILD)
@@ -57,6 +57,11 @@ bench:
 	@for b in launch bridge; do \
 		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run TestLatencyTable -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
 	done
+
+# Binaries for linux/amd64, linux/arm64, darwin/amd64, darwin/arm64 and windows/amd64 in dist/,
+# with the version stamped in, and dist/SHA256SUMS.
+release:
+	VERSION=$(VERSION) GO=$(GO) bash scripts/release.sh
 
 fmt:
 	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -not -path './bin/*' -not -path './dist/*'); \

@@ -11,14 +11,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 )
 
 // Config is webpilot's configuration. Each value comes from, in order of
 // precedence, a flag, a WEBPILOT_* environment variable, the .webpilot.json
 // file of the working directory, or the default; Sources records which.
 type Config struct {
-	Backend        string // auto, launch, bridge
+	Backend        string // auto, launch, bridge, endpoint
 	BridgePort     int
+	CDPEndpoint    string   // ws:// or http:// of a remote browser
+	CDPHeaders     []string // "Name: value", sent to the endpoint
 	Browser        string
 	Headless       string // auto, true, false
 	Isolated       bool
@@ -48,6 +52,8 @@ type configKey struct {
 	set   func(c *Config, v string) error
 	get   func(c *Config) any
 	bool  bool
+	// repeat makes the flag repeatable; its values are joined by newlines.
+	repeat bool
 }
 
 func configKeys() []configKey {
@@ -95,15 +101,13 @@ func configKeys() []configKey {
 		return func(c *Config, v string) error { *dst(c) = v; return nil }
 	}
 	return []configKey{
-		{name: "backend", def: "auto", usage: "auto (your Chrome through the extension once paired, else a launched Chromium), launch or bridge", set: func(c *Config, v string) error {
+		{name: "backend", def: "auto", usage: "auto (--cdp-endpoint if given, else your Chrome through the extension once paired, else a launched Chromium), launch, bridge or endpoint", set: func(c *Config, v string) error {
 			switch strings.ToLower(v) {
-			case "auto", "launch", "bridge":
+			case "auto", "launch", "bridge", "endpoint":
 				c.Backend = strings.ToLower(v)
 				return nil
-			case "endpoint":
-				return errors.New("the endpoint backend (--cdp-endpoint) is not available yet; use auto, launch or bridge")
 			}
-			return fmt.Errorf("%q is not auto, launch or bridge", v)
+			return fmt.Errorf("%q is not auto, launch, bridge or endpoint", v)
 		}, get: func(c *Config) any { return c.Backend }},
 		{name: "bridge-port", def: "47218", usage: "loopback port the browser extension connects to", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
@@ -113,6 +117,27 @@ func configKeys() []configKey {
 			c.BridgePort = n
 			return nil
 		}, get: func(c *Config) any { return c.BridgePort }},
+		{name: "cdp-endpoint", usage: "a remote browser's CDP endpoint: ws://… or http://host:port (browser farms)", set: func(c *Config, v string) error {
+			if !strings.HasPrefix(v, "ws://") && !strings.HasPrefix(v, "wss://") && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+				return fmt.Errorf("%q is not a ws://, wss://, http:// or https:// URL", v)
+			}
+			c.CDPEndpoint = v
+			return nil
+		}, get: func(c *Config) any { return redactURL(c.CDPEndpoint) }},
+		{name: "cdp-header", repeat: true, usage: "a header for the CDP endpoint, \"Name: value\" (repeat the flag for more; one per line in env or file)", set: func(c *Config, v string) error {
+			c.CDPHeaders = nil
+			for _, h := range strings.Split(v, "\n") {
+				if h = strings.TrimSpace(h); h == "" {
+					continue
+				}
+				name, _, ok := strings.Cut(h, ":")
+				if !ok || strings.TrimSpace(name) == "" {
+					return fmt.Errorf("%q is not \"Name: value\"", h)
+				}
+				c.CDPHeaders = append(c.CDPHeaders, h)
+			}
+			return nil
+		}, get: func(c *Config) any { return fmt.Sprintf("%d header(s)", len(c.CDPHeaders)) }},
 		{name: "browser", usage: "browser executable (default: discover Chromium/Chrome)", set: str(func(c *Config) *string { return &c.Browser }), get: func(c *Config) any { return c.Browser }},
 		{name: "headless", def: "auto", bool: true, usage: "auto (headless when there is no display), true or false; --headless alone means true", set: func(c *Config, v string) error {
 			switch strings.ToLower(v) {
@@ -145,9 +170,9 @@ func configKeys() []configKey {
 
 // fileForbidden are the keys .webpilot.json may not set: MCP clients start
 // webpilot in whatever directory the user works in, so the file there is not
-// trusted with the executable to run, the profile to open or a file to
-// append to.
-var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true}
+// trusted with the executable to run, the profile to open, a file to append
+// to, or the remote browser the agent's work (and its credentials) goes to.
+var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "cdp_endpoint": true, "cdp_header": true}
 
 // envName is the environment variable of a key: WEBPILOT_NAV_TIMEOUT.
 func envName(key string) string {
@@ -168,6 +193,18 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 			flagVals[k.name] = v
 			// -flag with no value means true: register as a bool flag.
 			fs.Lookup(k.name).Value = &boolString{v}
+			continue
+		}
+		if k.repeat {
+			v := new(string)
+			fs.Func(k.name, k.usage, func(s string) error {
+				if *v != "" {
+					*v += "\n"
+				}
+				*v += s
+				return nil
+			})
+			flagVals[k.name] = v
 			continue
 		}
 		flagVals[k.name] = fs.String(k.name, k.def, k.usage)
@@ -306,3 +343,11 @@ func (b *boolString) String() string {
 }
 func (b *boolString) Set(s string) error { *b.v = s; return nil }
 func (b *boolString) IsBoolFlag() bool   { return true }
+
+// redactURL hides a URL's password and query values (tokens) for display.
+func redactURL(u string) string {
+	if u == "" {
+		return ""
+	}
+	return endpoint.Redact(u)
+}

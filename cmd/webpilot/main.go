@@ -5,6 +5,8 @@
 //	webpilot mcp [flags]     serve MCP on stdio (what MCP clients run)
 //	webpilot demo [flags]    drive a built-in demo page and print every step
 //	webpilot bench [flags]   measure start, navigate and snapshot on the fixtures
+//	webpilot call [flags] TOOL ['{json}']   run one tool and print its result
+//	webpilot doctor [flags]  check the browser and the bridge, say what to fix
 //	webpilot extension --out DIR   write the unpacked browser extension
 //	webpilot pair            pair with the extension in the user's Chrome
 //	webpilot version         print the version
@@ -55,6 +57,8 @@ Usage:
   webpilot mcp [flags]     serve MCP on stdio (configure this in your MCP client)
   webpilot demo [flags]    drive a built-in demo page and print every step
   webpilot bench [flags]   measure start-up, navigation and snapshots on the fixtures
+  webpilot call [flags] TOOL ['{json}']   run one tool in-process and print its result
+  webpilot doctor [flags]  check the browser and the bridge, and say what to fix
   webpilot extension --out DIR   write the browser extension, to load it unpacked in Chrome
   webpilot pair            pair webpilot with the extension in your Chrome (one-time code)
   webpilot version         print the version
@@ -76,6 +80,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runDemo(ctx, rest, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, stdout, stderr)
+	case "call":
+		return runCall(ctx, rest, stdout, stderr)
+	case "doctor":
+		return runDoctor(ctx, rest, stdout, stderr)
 	case "pair":
 		return runPair(ctx, rest, stdout, stderr)
 	case "extension":

@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/extension"
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
+	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
@@ -163,6 +166,17 @@ func headless(mode string, getenv func(string) string) bool {
 func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, error) {
 	if cfg.Backend == "launch" {
 		return nil, "launch", nil
+	}
+	if cfg.Backend == "endpoint" || (cfg.Backend == "auto" && cfg.CDPEndpoint != "") {
+		if cfg.CDPEndpoint == "" {
+			return nil, "", fmt.Errorf("%w: --backend endpoint needs --cdp-endpoint ws://… or http://host:port", errUsage)
+		}
+		h := http.Header{}
+		for _, line := range cfg.CDPHeaders {
+			name, value, _ := strings.Cut(line, ":")
+			h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		}
+		return endpoint.New(endpoint.Options{URL: cfg.CDPEndpoint, Header: h, Logger: log.With("component", "endpoint")}), "endpoint", nil
 	}
 	secret, err := readSecret()
 	if err != nil {

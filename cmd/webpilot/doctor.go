@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/extension"
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
+	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+)
+
+// errDoctor marks a doctor run whose chosen backend does not work: exit 1.
+var errDoctor = errors.New("doctor found a problem")
+
+// doctorConnectWait is how long doctor waits for the extension to connect.
+var doctorConnectWait = 3 * time.Second
+
+// runDoctor checks what webpilot needs and prints one line per check, with
+// what to do about each failure: the config, the browser (found and
+// launched), and the bridge (pairing, port, the extension connecting).
+// It fails when the backend webpilot would use does not work.
+func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig("doctor", args, stderr)
+	if err != nil {
+		return err
+	}
+	ok := func(format string, a ...any) { fmt.Fprintf(stdout, "✔ "+format+"\n", a...) }
+	bad := func(fix, format string, a ...any) {
+		fmt.Fprintf(stdout, "✘ "+format+"\n", a...)
+		if fix != "" {
+			fmt.Fprintf(stdout, "  → %s\n", fix)
+		}
+	}
+	note := func(format string, a ...any) { fmt.Fprintf(stdout, "• "+format+"\n", a...) }
+
+	goVersion := runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.GoVersion != "" {
+		goVersion = bi.GoVersion
+	}
+	note("webpilot %s (%s/%s, %s)", version, runtime.GOOS, runtime.GOARCH, goVersion)
+	ok("config: valid (backend %s, bridge port %d, headless %s%s)", cfg.Backend, cfg.BridgePort, cfg.Headless, configOverrides(cfg))
+
+	// The launch backend: discovery, then a real start.
+	launchWorks := false
+	path, err := launch.Discover(cfg.Browser, launch.SystemProbe(os.Getenv))
+	if err != nil {
+		bad(browserFix(cfg.Browser), "browser: %v", err)
+	} else {
+		ok("browser found: %s", path)
+		start := time.Now()
+		info, err := tryLaunch(ctx, path)
+		took := time.Since(start).Round(10 * time.Millisecond)
+		if err != nil {
+			bad("run `webpilot doctor --debug` to see the browser's output; a browser that cannot start headless may lack system libraries (on Debian/Ubuntu: apt-get install chromium), or pass --browser another one",
+				"browser launch (headless, temporary profile) failed after %s: %v", took, err)
+		} else {
+			launchWorks = true
+			ok("browser launch: %s started headless in %s", info.Version, took)
+		}
+	}
+
+	// The bridge: pairing, the port, the extension connecting.
+	bridgeWorks, bridgeChecked := false, false
+	secret, err := readSecret()
+	paired := secret != nil
+	switch {
+	case err != nil:
+		bad("run `webpilot pair` again", "bridge pairing: %v", err)
+	case !paired:
+		note("bridge: not paired — to drive your own Chrome, run `webpilot extension --out DIR`, load it in Chrome, then `webpilot pair` (optional)")
+	default:
+		where, _ := pairingFile()
+		ok("bridge: paired (%s)", where)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", cfg.BridgePort)
+	portFree := false
+	if ln, lerr := net.Listen("tcp", addr); lerr == nil {
+		_ = ln.Close()
+		portFree = true
+		ok("bridge port %d is free", cfg.BridgePort)
+	} else {
+		note("bridge port %d is in use (a running webpilot holds it, or another program: then pick another with --bridge-port)", cfg.BridgePort)
+	}
+	if paired && err == nil {
+		if !portFree {
+			note("extension connection not checked: the port is in use, most likely by a running webpilot that the extension is connected to")
+			bridgeWorks, bridgeChecked = true, false
+		} else {
+			bridgeChecked = true
+			h, cerr := tryBridge(ctx, addr, secret)
+			if cerr != nil {
+				bad(fmt.Sprintf("open Chrome with the webpilot extension enabled; its popup must show port %d and \"paired\" (run `webpilot pair` again if not)", cfg.BridgePort),
+					"extension did not connect within %s: %v", doctorConnectWait, cerr)
+			} else {
+				bridgeWorks = true
+				ok("extension connected: version %s, Chrome profile %s", h.ExtensionVersion, h.ProfileID)
+			}
+		}
+	}
+
+	// The verdict: the backend webpilot would use.
+	choice := cfg.Backend
+	if choice == "auto" {
+		choice = "launch"
+		if paired {
+			choice = "bridge"
+		}
+	}
+	works := launchWorks
+	if choice == "bridge" {
+		works = bridgeWorks
+	}
+	via := ""
+	if cfg.Backend == "auto" {
+		via = " (auto)"
+	}
+	switch {
+	case works && choice == "bridge" && !bridgeChecked:
+		note("webpilot would use the bridge%s; it could not be checked while another process holds its port", via)
+		return nil
+	case works:
+		ok("ready: webpilot would use the %s backend%s, and it works", choice, via)
+		return nil
+	}
+	bad("", "not ready: webpilot would use the %s backend%s, and it does not work (see above)", choice, via)
+	return errDoctor
+}
+
+// configOverrides lists the settings not at their default, with where they came from.
+func configOverrides(cfg *Config) string {
+	var keys []string
+	for k, src := range cfg.Sources {
+		if src != "default" {
+			keys = append(keys, k+" from "+src)
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	sort.Strings(keys)
+	return "; set: " + strings.Join(keys, ", ")
+}
+
+// browserFix says how to get a browser webpilot can launch.
+func browserFix(explicit string) string {
+	if explicit != "" {
+		return "pass --browser the path of an installed Chromium or Chrome executable, or leave it out to let webpilot find one"
+	}
+	if os.Getenv(launch.EnvBrowser) != "" {
+		return "set " + launch.EnvBrowser + " to the path of an installed Chromium or Chrome executable, or unset it to let webpilot find one"
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		return "install Google Chrome or Chromium (brew install --cask chromium), or pass --browser PATH"
+	case "windows":
+		return "install Google Chrome, Edge or Brave, or pass --browser PATH"
+	}
+	return "install Chromium (Debian/Ubuntu: sudo apt-get install chromium) or Google Chrome, or pass --browser PATH"
+}
+
+// tryLaunch starts the browser headless with a temporary profile, reads its
+// version and shuts it down.
+func tryLaunch(ctx context.Context, path string) (backend.Info, error) {
+	b := launch.New(launch.Options{BrowserPath: path, Isolated: true, Headless: true, Env: os.Getenv})
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := b.Start(ctx); err != nil {
+		return backend.Info{}, err
+	}
+	info := b.Info()
+	if info.Version == "" {
+		info.Version = "the browser"
+	}
+	return info, nil
+}
+
+// tryBridge listens on addr with the pairing secret and waits a few seconds
+// for the extension to connect.
+func tryBridge(ctx context.Context, addr string, secret []byte) (bridge.Hello, error) {
+	srv, err := bridge.Listen(bridge.Options{Addr: addr, ExtensionID: extension.ID, Secret: secret, ServerVersion: version})
+	if err != nil {
+		return bridge.Hello{}, err
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(ctx, doctorConnectWait)
+	defer cancel()
+	r, err := srv.Relay(ctx)
+	if err != nil {
+		return bridge.Hello{}, err
+	}
+	return r.Hello(), nil
+}
