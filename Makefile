@@ -43,6 +43,8 @@ test:
 	WEBPILOT_REQUIRE_BROWSER=1 $(GO) test -race -timeout 15m ./...
 	@echo "--- the shared browser suite again, on the bridge backend (the extension in headless Chromium)"
 	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_TEST_BACKEND=bridge $(GO) test -race -timeout 15m $(BROWSER_SUITE)
+	@echo "--- and on the endpoint backend (a Chromium with a debugging port, reached over WebSocket)"
+	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_TEST_BACKEND=endpoint $(GO) test -race -timeout 15m $(BROWSER_SUITE)
 	@echo "--- the extension's relay logic (Node's test runner)"
 	node --test extension/test/
 
@@ -54,7 +56,7 @@ test-short:
 bench:
 	bash scripts/ensure-chromium.sh
 	$(GO) run ./cmd/webpilot bench
-	@for b in launch bridge; do \
+	@for b in launch bridge endpoint; do \
 		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run TestLatencyTable -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
 	done
 
