@@ -36,6 +36,10 @@ test:
 		fi; \
 	fi
 	$(GO) vet ./...
+	@echo "--- cross-builds: windows/amd64, darwin/arm64, linux/arm64"
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/webpilot
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/webpilot
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/webpilot
 	@cc=$$($(GO) env CC); command -v "$${cc%% *}" >/dev/null 2>&1 || { \
 		echo "make test: 'go test -race' needs a C compiler ($$cc not found)." >&2; \
 		echo "On Debian/Ubuntu: apt-get install gcc libc6-dev" >&2; \
