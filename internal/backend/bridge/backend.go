@@ -70,7 +70,7 @@ func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
 	b.mu.Unlock()
 	wctx, cancel := context.WithTimeout(ctx, b.opts.ConnectWait)
 	defer cancel()
-	r, err := b.srv.Relay(wctx)
+	r, err := b.stableRelay(wctx)
 	if err != nil {
 		if errors.Is(err, ErrVersionMismatch) {
 			return nil, nil, fmt.Errorf("%w: %v", backend.ErrBridgeVersion, err)
@@ -91,6 +91,34 @@ func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
 		r.OnEvent(t.event)
 	}
 	return b.relay, b.conn, nil
+}
+
+// settleTime is how long a new connection must stay up before calls use
+// it: a service worker that was just restarted may dial twice and drop the
+// first connection at once.
+const settleTime = 400 * time.Millisecond
+
+// stableRelay waits for a connection that has stayed up settleTime.
+func (b *Backend) stableRelay(ctx context.Context) (*Relay, error) {
+	for {
+		r, err := b.srv.Relay(ctx)
+		if err != nil {
+			return nil, err
+		}
+		wait := settleTime - time.Since(r.since)
+		if wait <= 0 {
+			return r, nil
+		}
+		select {
+		case <-time.After(wait):
+			if r.alive() {
+				return r, nil
+			}
+		case <-r.Done():
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %v", ErrDisconnected, ctx.Err())
+		}
+	}
 }
 
 // tab is a tab as the extension describes it.

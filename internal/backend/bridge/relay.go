@@ -38,6 +38,7 @@ type Relay struct {
 	hello Hello
 	log   *slog.Logger
 	idle  time.Duration
+	since time.Time // when the connection was admitted
 	next  atomic.Int64
 	done  chan struct{}
 	wmu   sync.Mutex // serializes writes
@@ -54,7 +55,7 @@ type reply struct {
 }
 
 func newRelay(c *websocket.Conn, h Hello, log *slog.Logger, idle time.Duration) *Relay {
-	return &Relay{c: c, hello: h, log: log, idle: idle, done: make(chan struct{}), pending: make(map[int64]chan reply)}
+	return &Relay{c: c, hello: h, log: log, idle: idle, since: time.Now(), done: make(chan struct{}), pending: make(map[int64]chan reply)}
 }
 
 // Hello is what the extension said in its hello.
