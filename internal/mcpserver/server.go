@@ -164,7 +164,11 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 		if res != nil {
 			text = res.Text
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		content := []mcp.Content{&mcp.TextContent{Text: text}}
+		if res != nil && res.Image != nil {
+			content = append(content, &mcp.ImageContent{Data: res.Image.Data, MIMEType: res.Image.MIMEType})
+		}
+		return &mcp.CallToolResult{Content: content}
 	}
 	be, ok := browser.AsError(err)
 	if !ok {

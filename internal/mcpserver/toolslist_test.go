@@ -27,12 +27,13 @@ const toolsListBudget = 3000
 
 // wantTools are the tools of this slice with their required arguments.
 var wantTools = map[string][]string{
-	"browser_status":   nil,
-	"browser_navigate": nil,
-	"browser_snapshot": nil,
-	"browser_action":   {"action"},
-	"browser_tabs":     {"action"},
-	"browser_close":    nil,
+	"browser_status":     nil,
+	"browser_navigate":   nil,
+	"browser_snapshot":   nil,
+	"browser_action":     {"action"},
+	"browser_tabs":       {"action"},
+	"browser_close":      nil,
+	"browser_screenshot": nil,
 }
 
 // TestToolsList checks the listed tools and their schemas, and pins the

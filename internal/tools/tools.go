@@ -32,7 +32,14 @@ type Deps struct {
 
 // Result is what a tool returns on success: text first, written for a model.
 type Result struct {
-	Text string
+	Text  string
+	Image *Image // optional; rendered as one image block after the text
+}
+
+// Image is an image a tool returns, as raw encoded bytes.
+type Image struct {
+	Data     []byte
+	MIMEType string
 }
 
 // Renderer turns a tool's outcome into an MCP result. Package mcpserver owns
@@ -50,6 +57,7 @@ func Register(s *mcp.Server, d *Deps, render Renderer) []*mcp.Tool {
 	r.snapshot()
 	r.action()
 	r.tabs()
+	r.screenshot()
 	r.close()
 	return r.defs
 }

@@ -1,0 +1,279 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	_ "image/jpeg" // image.DecodeConfig of captured JPEGs
+	_ "image/png"  // and PNGs
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// EmbedLimit is the largest image returned inline (DESIGN.md: 400 KB); a
+// larger capture is saved to OutputDir and a downscaled JPEG preview is
+// returned instead. Tests may lower it.
+var EmbedLimit = 400 * 1024
+
+// OutputDir is where large artifacts are saved.
+var OutputDir = filepath.Join(os.TempDir(), "webpilot-output")
+
+// Screenshot formats.
+const (
+	FormatJPEG = "jpeg"
+	FormatPNG  = "png"
+)
+
+// DefaultJPEGQuality is the quality of JPEG captures unless asked otherwise.
+const DefaultJPEGQuality = 60
+
+// captureTimeout bounds one Page.captureScreenshot; bringToFrontTimeout
+// bounds Page.bringToFront (through the bridge a background tab never
+// paints, so the capture would hang without it).
+const (
+	captureTimeout      = 30 * time.Second
+	bringToFrontTimeout = 3 * time.Second
+)
+
+// ShotOptions say what to capture.
+type ShotOptions struct {
+	FullPage bool
+	Target   Target // an element, when Ref or Selector is set
+	Format   string // jpeg (default) or png
+	Quality  int    // JPEG quality 1-100; 0 means DefaultJPEGQuality
+}
+
+// Shot is a captured image, ready to embed.
+type Shot struct {
+	Data     []byte
+	MIMEType string
+	Width    int // pixels
+	Height   int
+	Of       string // what was captured: "the viewport", "the full page", "ref e3"
+	Ref      string // the element's ref, when it has one
+	// Saved is the original, when it was over EmbedLimit and Data is a
+	// downscaled preview.
+	Saved *SavedImage
+}
+
+// SavedImage is an image written to the output directory.
+type SavedImage struct {
+	Path     string
+	MIMEType string
+	Width    int
+	Height   int
+	Bytes    int
+}
+
+// clip is a region of the document in CSS pixels.
+type clip struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+	Scale  float64 `json:"scale"`
+}
+
+// Screenshot captures the viewport, the full page or one element of the tab.
+func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot, error) {
+	hasTarget := o.Target.Ref != "" || o.Target.Selector != ""
+	if o.FullPage && hasTarget {
+		return nil, &Error{Code: CodeInvalidArgument, Message: "give full_page or an element (ref or selector), not both",
+			Hint: "omit full_page to capture the element, or omit ref and selector to capture the whole page"}
+	}
+	switch o.Format {
+	case "":
+		o.Format = FormatJPEG
+	case FormatJPEG, FormatPNG:
+	default:
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown format %q", o.Format), Hint: "use jpeg (the default) or png"}
+	}
+	if o.Quality < 0 || o.Quality > 100 {
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("quality %d is out of range", o.Quality), Hint: "use 1-100 (JPEG only; default 60)"}
+	}
+	if o.Quality != 0 && o.Format == FormatPNG {
+		return nil, &Error{Code: CodeInvalidArgument, Message: "quality applies to JPEG only", Hint: "omit quality for png, or use format jpeg"}
+	}
+	if o.Quality == 0 {
+		o.Quality = DefaultJPEGQuality
+	}
+
+	// Bring the tab to the front first: a background tab may never paint.
+	bctx, cancel := context.WithTimeout(ctx, bringToFrontTimeout)
+	err := t.t.Call(bctx, "Page.bringToFront", nil, nil)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return nil, backendError("bring the tab to the front", ctx.Err())
+	}
+
+	shot := &Shot{Of: "the viewport"}
+	var area *clip // nil: the viewport as it is
+	beyond := false
+	switch {
+	case hasTarget:
+		defer t.releaseObjects(ctx)
+		el, err := t.locate(ctx, o.Target)
+		if err != nil {
+			return nil, err
+		}
+		shot.Of, shot.Ref = o.Target.Describe(), el.ref
+		if el.ref != "" {
+			shot.Of = "ref " + el.ref
+		}
+		var box struct {
+			Err        string
+			X, Y, W, H float64
+		}
+		const boxJS = `function(){
+  if(!this.isConnected) return {Err:"detached"};
+  this.scrollIntoView({block:"center",inline:"center",behavior:"instant"});
+  const r=this.getBoundingClientRect();
+  return {X:r.left+window.scrollX, Y:r.top+window.scrollY, W:r.width, H:r.height};
+}`
+		if err := t.callOn(ctx, el.objectID, boxJS, &box); err != nil {
+			return nil, backendError("measure "+o.Target.Describe(), err)
+		}
+		if box.Err == "detached" {
+			return nil, &Error{Code: CodeStaleRef, Message: fmt.Sprintf("%s was removed from the page", o.Target.Describe()),
+				Hint: "take a new browser_snapshot and use its refs"}
+		}
+		if box.W < 1 || box.H < 1 {
+			return nil, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("%s has no size (%.0f×%.0f): nothing to capture", o.Target.Describe(), box.W, box.H),
+				Hint: "the element is hidden or empty; capture a visible element or the viewport", Diagnosis: map[string]any{"failed_check": "visible"}}
+		}
+		area, beyond = &clip{X: box.X, Y: box.Y, Width: box.W, Height: box.H, Scale: 1}, true
+	case o.FullPage:
+		shot.Of = "the full page"
+		var m struct {
+			CSSContentSize struct {
+				Width  float64 `json:"width"`
+				Height float64 `json:"height"`
+			} `json:"cssContentSize"`
+		}
+		if err := t.t.Call(ctx, "Page.getLayoutMetrics", nil, &m); err != nil {
+			return nil, backendError("measure the page", err)
+		}
+		w, h := math.Ceil(m.CSSContentSize.Width), math.Ceil(m.CSSContentSize.Height)
+		if w < 1 || h < 1 {
+			return nil, &Error{Code: CodeNotActionable, Message: "the page has no size: nothing to capture", Hint: "navigate to a page first"}
+		}
+		area, beyond = &clip{Width: w, Height: h, Scale: 1}, true
+	}
+
+	data, err := t.capture(ctx, o.Format, o.Quality, area, beyond)
+	if err != nil {
+		return nil, err
+	}
+	w, h, err := imageSize(data)
+	if err != nil {
+		return nil, err
+	}
+	mime := "image/" + o.Format
+	if len(data) <= EmbedLimit {
+		shot.Data, shot.MIMEType, shot.Width, shot.Height = data, mime, w, h
+		return shot, nil
+	}
+
+	// Too large to embed: save the original, return a downscaled preview.
+	path, err := saveOutput("screenshot", o.Format, data)
+	if err != nil {
+		return nil, err
+	}
+	shot.Saved = &SavedImage{Path: path, MIMEType: mime, Width: w, Height: h, Bytes: len(data)}
+	if area == nil {
+		var vp struct{ X, Y, W, H float64 }
+		if err := t.evalValue(ctx, `({X:visualViewport.pageLeft,Y:visualViewport.pageTop,W:visualViewport.width,H:visualViewport.height})`, &vp); err != nil {
+			return nil, backendError("measure the viewport", err)
+		}
+		area = &clip{X: vp.X, Y: vp.Y, Width: vp.W, Height: vp.H, Scale: 1}
+	}
+	// Scale so the preview's area shrinks in proportion to the bytes over
+	// the limit, then keep shrinking (and lowering quality) until it fits.
+	scale := math.Min(1, math.Sqrt(0.7*float64(EmbedLimit)/float64(len(data))))
+	quality := min(o.Quality, DefaultJPEGQuality)
+	for range 8 {
+		c := *area
+		c.Scale = scale
+		p, err := t.capture(ctx, FormatJPEG, quality, &c, beyond)
+		if err != nil {
+			return nil, err
+		}
+		if len(p) <= EmbedLimit {
+			pw, ph, err := imageSize(p)
+			if err != nil {
+				return nil, err
+			}
+			shot.Data, shot.MIMEType, shot.Width, shot.Height = p, "image/jpeg", pw, ph
+			return shot, nil
+		}
+		scale *= math.Min(0.8, math.Sqrt(0.8*float64(EmbedLimit)/float64(len(p))))
+		quality = max(20, quality-10)
+	}
+	return nil, &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("could not make a preview under %d KB; the original is saved at %s", EmbedLimit/1024, path),
+		Hint: "capture the viewport or one element instead of the full page"}
+}
+
+// capture runs Page.captureScreenshot.
+func (t *Tab) capture(ctx context.Context, format string, quality int, area *clip, beyond bool) ([]byte, error) {
+	params := map[string]any{"format": format, "fromSurface": true}
+	if format == FormatJPEG {
+		params["quality"] = quality
+	}
+	if area != nil {
+		params["clip"] = area
+	}
+	if beyond {
+		params["captureBeyondViewport"] = true
+	}
+	ctx, cancel := context.WithTimeout(ctx, captureTimeout)
+	defer cancel()
+	var res struct {
+		Data string `json:"data"`
+	}
+	if err := t.t.Call(ctx, "Page.captureScreenshot", params, &res); err != nil {
+		return nil, backendError("capture a screenshot", err)
+	}
+	data, err := base64.StdEncoding.DecodeString(res.Data)
+	if err != nil {
+		return nil, fmt.Errorf("capture a screenshot: %w", err)
+	}
+	return data, nil
+}
+
+func imageSize(data []byte) (w, h int, err error) {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return 0, 0, fmt.Errorf("decode the screenshot: %w", err)
+	}
+	return cfg.Width, cfg.Height, nil
+}
+
+var outputSeq atomic.Int64
+
+// saveOutput writes an artifact to OutputDir (0700) as a 0600 file named
+// <kind>-<time>-<n>.<ext> and returns its path.
+func saveOutput(kind, ext string, data []byte) (string, error) {
+	if err := os.MkdirAll(OutputDir, 0o700); err != nil {
+		return "", fmt.Errorf("create the output directory: %w", err)
+	}
+	name := fmt.Sprintf("%s-%s-%d.%s", kind, time.Now().Format("20060102-150405"), outputSeq.Add(1), strings.TrimPrefix(ext, "."))
+	path := filepath.Join(OutputDir, name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("save %s: %w", name, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return "", fmt.Errorf("save %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("save %s: %w", name, err)
+	}
+	return path, nil
+}

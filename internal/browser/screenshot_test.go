@@ -1,0 +1,179 @@
+package browser_test
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+func (e *env) shot(o browser.ShotOptions) (*browser.Shot, error) {
+	var shot *browser.Shot
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
+		shot, err = e.s.Screenshot(ctx, tab, o)
+		return err
+	})
+	return shot, err
+}
+
+func (e *env) mustShot(o browser.ShotOptions) *browser.Shot {
+	e.t.Helper()
+	shot, err := e.shot(o)
+	if err != nil {
+		e.t.Fatalf("screenshot %+v: %v", o, err)
+	}
+	return shot
+}
+
+// decode checks that the shot's bytes are an image of its stated format
+// and size, and returns that size.
+func decode(t *testing.T, data []byte, mime string) (w, h int) {
+	t.Helper()
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("screenshot does not decode: %v", err)
+	}
+	if "image/"+format != mime {
+		t.Fatalf("screenshot is %s, labelled %s", format, mime)
+	}
+	return cfg.Width, cfg.Height
+}
+
+func (e *env) num(expr string) float64 {
+	e.t.Helper()
+	f, err := strconv.ParseFloat(e.eval(expr), 64)
+	if err != nil {
+		e.t.Fatalf("%s: %v", expr, err)
+	}
+	return f
+}
+
+func TestScreenshotViewport(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/basic.html")
+	shot := e.mustShot(browser.ShotOptions{})
+	w, h := decode(t, shot.Data, shot.MIMEType)
+	if shot.MIMEType != "image/jpeg" || shot.Saved != nil {
+		t.Fatalf("viewport shot: %s, saved %v; want an embedded JPEG", shot.MIMEType, shot.Saved)
+	}
+	dpr := e.num("devicePixelRatio")
+	vw, vh := e.num("innerWidth")*dpr, e.num("innerHeight")*dpr
+	if math.Abs(float64(w)-vw) > 1 || math.Abs(float64(h)-vh) > 1 || w != shot.Width || h != shot.Height {
+		t.Fatalf("viewport shot is %d×%d (reported %d×%d), viewport is %.0f×%.0f", w, h, shot.Width, shot.Height, vw, vh)
+	}
+	if shot.Of != "the viewport" {
+		t.Errorf("Of = %q", shot.Of)
+	}
+
+	png := e.mustShot(browser.ShotOptions{Format: browser.FormatPNG})
+	if pw, ph := decode(t, png.Data, png.MIMEType); png.MIMEType != "image/png" || pw != w || ph != h {
+		t.Fatalf("png shot: %s %d×%d, want image/png %d×%d", png.MIMEType, pw, ph, w, h)
+	}
+}
+
+func TestScreenshotFullPage(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/long.html")
+	dpr := e.num("devicePixelRatio")
+	vh := e.num("innerHeight") * dpr
+	docH := e.num("document.documentElement.scrollHeight") * dpr
+	shot := e.mustShot(browser.ShotOptions{FullPage: true})
+	w, h := decode(t, shot.Data, shot.MIMEType)
+	if shot.Saved != nil {
+		// Over the embed limit: the saved original holds the full size.
+		w, h = shot.Saved.Width, shot.Saved.Height
+	}
+	if float64(h) <= vh || math.Abs(float64(h)-docH) > 2 {
+		t.Fatalf("full page shot is %d×%d, viewport height %.0f, document height %.0f", w, h, vh, docH)
+	}
+}
+
+func TestScreenshotElement(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/basic.html")
+	shot := e.mustShot(browser.ShotOptions{Target: browser.Target{Selector: "#counter"}})
+	w, h := decode(t, shot.Data, shot.MIMEType)
+	dpr := e.num("devicePixelRatio")
+	bw := e.num("document.getElementById('counter').getBoundingClientRect().width") * dpr
+	bh := e.num("document.getElementById('counter').getBoundingClientRect().height") * dpr
+	if math.Abs(float64(w)-bw) > 2 || math.Abs(float64(h)-bh) > 2 {
+		t.Fatalf("element shot is %d×%d, its box is %.1f×%.1f", w, h, bw, bh)
+	}
+	// By ref, too.
+	ref := refOf(t, e.snapshot(browser.ModeCompact), "button", "Clicked 0 times")
+	byRef := e.mustShot(browser.ShotOptions{Target: browser.Target{Ref: ref}, Format: browser.FormatPNG})
+	if rw, rh := decode(t, byRef.Data, byRef.MIMEType); rw != w || rh != h || byRef.Of != "ref "+ref {
+		t.Fatalf("by ref: %d×%d of %q, want %d×%d of ref %s", rw, rh, byRef.Of, w, h, ref)
+	}
+
+	// Errors.
+	_, err := e.shot(browser.ShotOptions{Target: browser.Target{Selector: "#nope"}})
+	wantCode(t, err, browser.CodeTargetNotFound)
+	_, err = e.shot(browser.ShotOptions{Target: browser.Target{Ref: "e999"}})
+	wantCode(t, err, browser.CodeTargetNotFound)
+	_, err = e.shot(browser.ShotOptions{Target: browser.Target{Selector: "#counter"}, FullPage: true})
+	wantCode(t, err, browser.CodeInvalidArgument)
+	_, err = e.shot(browser.ShotOptions{Format: "gif"})
+	wantCode(t, err, browser.CodeInvalidArgument)
+	e.eval(`(document.body.insertAdjacentHTML("beforeend", '<span id="empty"></span>'), "ok")`)
+	_, err = e.shot(browser.ShotOptions{Target: browser.Target{Selector: "#empty"}})
+	wantCode(t, err, browser.CodeNotActionable)
+}
+
+// An oversized capture returns a preview under the limit and saves the
+// original, at its full size.
+func TestScreenshotOversized(t *testing.T) {
+	old := browser.EmbedLimit
+	browser.EmbedLimit = 30 * 1024
+	t.Cleanup(func() { browser.EmbedLimit = old })
+	e := newEnv(t, browser.Options{})
+	e.navigate("/long.html")
+	for _, format := range []string{browser.FormatJPEG, browser.FormatPNG} {
+		shot := e.mustShot(browser.ShotOptions{FullPage: true, Format: format})
+		if shot.Saved == nil {
+			t.Fatalf("%s: a %d-byte capture over a %d-byte limit was not saved", format, len(shot.Data), browser.EmbedLimit)
+		}
+		if len(shot.Data) > browser.EmbedLimit {
+			t.Fatalf("%s: preview is %d bytes, over the limit %d", format, len(shot.Data), browser.EmbedLimit)
+		}
+		pw, ph := decode(t, shot.Data, shot.MIMEType)
+		if shot.MIMEType != "image/jpeg" || pw != shot.Width || ph != shot.Height {
+			t.Fatalf("%s: preview %s %d×%d, reported %d×%d", format, shot.MIMEType, pw, ph, shot.Width, shot.Height)
+		}
+		sv := shot.Saved
+		if !strings.HasSuffix(sv.Path, "."+format) || !strings.Contains(sv.Path, "screenshot-") {
+			t.Errorf("saved path %s", sv.Path)
+		}
+		data, err := os.ReadFile(sv.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(sv.Path) })
+		fi, _ := os.Stat(sv.Path)
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("saved file mode %v, want 0600", fi.Mode().Perm())
+		}
+		ow, oh := decode(t, data, sv.MIMEType)
+		if len(data) != sv.Bytes || ow != sv.Width || oh != sv.Height || sv.MIMEType != "image/"+format {
+			t.Fatalf("saved original: %d bytes %d×%d, reported %+v", len(data), ow, oh, sv)
+		}
+		if len(data) <= browser.EmbedLimit || ow <= pw || oh <= ph {
+			t.Fatalf("original %d bytes %d×%d, preview %d×%d: want the original larger", len(data), ow, oh, pw, ph)
+		}
+		dpr := e.num("devicePixelRatio")
+		if docH := e.num("document.documentElement.scrollHeight") * dpr; math.Abs(float64(oh)-docH) > 2 {
+			t.Fatalf("original height %d, document %.0f", oh, docH)
+		}
+		// The preview keeps the aspect ratio.
+		if r0, r1 := float64(ow)/float64(oh), float64(pw)/float64(ph); math.Abs(r0-r1)/r0 > 0.05 {
+			t.Errorf("aspect ratio %.3f → %.3f", r0, r1)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// ScreenshotIn is browser_screenshot's input.
+type ScreenshotIn struct {
+	FullPage bool   `json:"full_page,omitempty" jsonschema:"capture the whole page, not just the viewport"`
+	Ref      string `json:"ref,omitempty" jsonschema:"capture one element, by ref from browser_snapshot"`
+	Selector string `json:"selector,omitempty" jsonschema:"capture one element, by CSS selector"`
+	Format   string `json:"format,omitempty" jsonschema:"jpeg (default) or png" enum:"jpeg,png"`
+	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG quality 1-100 (default 60)"`
+	Session  string `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
+	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: the session's current tab)"`
+}
+
+func (r *registry) screenshot() {
+	add(r, &mcp.Tool{
+		Name: "browser_screenshot",
+		Description: "Capture the viewport, the full page or one element as an image. " +
+			"Prefer browser_snapshot to read the page; a large capture is saved to a file with a smaller preview returned.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Screenshot"},
+	}, func(ctx context.Context, in ScreenshotIn) (*Result, error) {
+		s := r.session(in.Session)
+		var out *Result
+		err := s.Do(ctx, func(ctx context.Context) error {
+			t, err := s.Tab(ctx, in.Tab)
+			if err != nil {
+				return err
+			}
+			shot, err := s.Screenshot(ctx, t, browser.ShotOptions{FullPage: in.FullPage,
+				Target: browser.Target{Ref: in.Ref, Selector: in.Selector}, Format: in.Format, Quality: in.Quality})
+			if err != nil {
+				return err
+			}
+			out = &Result{Text: describeShot(shot) + notes(t), Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}
+			return nil
+		})
+		return out, err
+	})
+}
+
+func describeShot(s *browser.Shot) string {
+	kind := func(mime string) string { return strings.ToUpper(strings.TrimPrefix(mime, "image/")) }
+	if s.Saved == nil {
+		return fmt.Sprintf("Screenshot of %s: %d×%d %s, %s", s.Of, s.Width, s.Height, kind(s.MIMEType), kb(len(s.Data)))
+	}
+	o := s.Saved
+	return fmt.Sprintf("Screenshot of %s: %d×%d %s, %s, over the %s embed limit; saved to %s\n"+
+		"Returned a preview: %d×%d %s, %s.",
+		s.Of, o.Width, o.Height, kind(o.MIMEType), kb(o.Bytes), kb(browser.EmbedLimit), o.Path,
+		s.Width, s.Height, kind(s.MIMEType), kb(len(s.Data)))
+}
+
+func kb(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d KB", (n+512)/1024)
+}
