@@ -3,7 +3,11 @@
 // A [Backend] finds a Chromium-based browser ([Discover]: --browser,
 // WEBPILOT_BROWSER, PATH names, then the usual install paths of the OS),
 // starts it with --remote-debugging-pipe (CDP over file descriptors 3 and 4,
-// no TCP port is opened), and talks to it with package cdp. Nothing starts in
+// no TCP port is opened), and talks to it with package cdp. With
+// [Options.DebuggingPort], and always on Windows, where Go cannot hand the
+// browser extra file descriptors, it starts it with --remote-debugging-port=0
+// on 127.0.0.1 instead, reads the port from <profile>/DevToolsActivePort and
+// connects by WebSocket. Nothing starts in
 // [New]: the browser starts on the first call that needs it, or on
 // [Backend.Start] (--prewarm). A browser that crashed or was killed is started
 // again on the next call. Close ends the browser and every process it
@@ -17,7 +21,7 @@
 //
 // The package is not the bridge to the user's own Chrome (package bridge)
 // nor a client for a remote CDP endpoint, and it knows nothing of refs,
-// snapshots, agent sessions or MCP. Launching on Windows, where Go cannot
-// hand the browser extra file descriptors, is not implemented yet: [Discover]
-// knows the Windows install paths, but starting fails there.
+// snapshots, agent sessions or MCP. On Windows the browser's process tree is
+// ended with taskkill /T /F; there is no parent-death signal there, and a
+// stale profile lock is left to Chromium (it is a locked file).
 package launch

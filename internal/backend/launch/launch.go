@@ -50,6 +50,12 @@ type Options struct {
 	ExtraArgs []string
 	// Logger receives start, crash and shutdown records; nil discards them.
 	Logger *slog.Logger
+	// DebuggingPort uses --remote-debugging-port and DevToolsActivePort
+	// instead of the pipe: the browser listens on a free port of 127.0.0.1,
+	// writes it to <profile>/DevToolsActivePort, and is reached by WebSocket.
+	// It is the only way on Windows, where it is always on (Go cannot hand a
+	// process extra file descriptors there).
+	DebuggingPort bool
 	// Env reads environment variables (WEBPILOT_BROWSER, HOME, ...); nil
 	// means os.Getenv. Tests pass a fake.
 	Env func(string) string
@@ -94,6 +100,9 @@ func New(opts Options) *Backend {
 		opts.Env = os.Getenv
 	}
 	opts.ExtraArgs = append([]string(nil), opts.ExtraArgs...)
+	if runtime.GOOS == "windows" {
+		opts.DebuggingPort = true
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Backend{
 		opts:     opts,
@@ -371,14 +380,27 @@ func (b *Backend) start(ctx context.Context) (*instance, error) {
 		defer cancelT()
 	}
 
+	if b.opts.DebuggingPort {
+		// A file left by an earlier browser would send us to its dead port.
+		if err := os.Remove(filepath.Join(dir, activePortFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("launch: removing stale %s: %w", filepath.Join(dir, activePortFile), err)
+		}
+	}
+
 	began := time.Now()
-	in, err := spawn(path, dir, browserArgs(b.opts, dir, os.Geteuid() == 0), b.log)
+	in, err := spawn(path, dir, browserArgs(b.opts, dir, os.Geteuid() == 0), b.log, b.opts.DebuggingPort)
 	if err != nil {
 		return nil, fmt.Errorf("launch: start %s: %w: %w", path, backend.ErrNoBrowser, err)
 	}
-	sess := in.conn.Browser()
-	ver, err := cdproto.Call(ctx, sess, cdpbrowser.GetVersion, cdproto.Empty{})
+	if b.opts.DebuggingPort {
+		err = in.dialPort(ctx)
+	}
+	var ver cdpbrowser.GetVersionResult
 	if err == nil {
+		ver, err = cdproto.Call(ctx, in.conn.Browser(), cdpbrowser.GetVersion, cdproto.Empty{})
+	}
+	if err == nil {
+		sess := in.conn.Browser()
 		in.version = ver.Product
 		// Subscribe before discovery: setDiscoverTargets reports the targets
 		// that exist already as targetCreated.
@@ -569,8 +591,11 @@ func tabErr(op, id string, err error) error {
 
 // browserArgs is the browser's command line after the executable.
 func browserArgs(opts Options, dir string, root bool) []string {
-	args := []string{
-		"--remote-debugging-pipe",
+	args := []string{"--remote-debugging-pipe"}
+	if opts.DebuggingPort {
+		args = []string{"--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1"}
+	}
+	args = append(args,
 		"--no-first-run",
 		"--no-default-browser-check",
 		"--disable-background-networking",
@@ -583,9 +608,9 @@ func browserArgs(opts Options, dir string, root bool) []string {
 		// Not --disable-crashpad-for-testing, although the crashpad handler
 		// leaves the process group: with it Chromium 156 loads no page
 		// (Page.navigate hangs or ends in net::ERR_ABORTED).
-		"--user-data-dir=" + dir,
+		"--user-data-dir="+dir,
 		"--window-size=1280,800",
-	}
+	)
 	if opts.Headless {
 		args = append(args, "--headless", "--disable-gpu")
 	}

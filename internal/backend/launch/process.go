@@ -57,8 +57,10 @@ type instance struct {
 }
 
 // spawn starts the browser with its CDP pipe on fds 3 (browser reads) and 4
-// (browser writes), and its stdout and stderr into a tail buffer.
-func spawn(path, profile string, args []string, log *slog.Logger) (in *instance, err error) {
+// (browser writes), and its stdout and stderr into a tail buffer. With port
+// (Options.DebuggingPort) it passes no pipe: the connection is made later by
+// dialPort, and in.conn is nil until then.
+func spawn(path, profile string, args []string, log *slog.Logger, port bool) (in *instance, err error) {
 	var files []*os.File
 	defer func() {
 		if err != nil {
@@ -74,13 +76,16 @@ func spawn(path, profile string, args []string, log *slog.Logger) (in *instance,
 		}
 		return r, w, err
 	}
-	cmdR, cmdW, err := pipe() // our commands: browser fd 3
-	if err != nil {
-		return nil, err
-	}
-	resR, resW, err := pipe() // its replies and events: browser fd 4
-	if err != nil {
-		return nil, err
+	var cmdR, cmdW, resR, resW *os.File
+	if !port {
+		cmdR, cmdW, err = pipe() // our commands: browser fd 3
+		if err != nil {
+			return nil, err
+		}
+		resR, resW, err = pipe() // its replies and events: browser fd 4
+		if err != nil {
+			return nil, err
+		}
 	}
 	errR, errW, err := pipe() // its stdout and stderr
 	if err != nil {
@@ -91,7 +96,9 @@ func spawn(path, profile string, args []string, log *slog.Logger) (in *instance,
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, EnvProfileDir+"=")
 	}), EnvProfileDir+"="+profile)
-	cmd.ExtraFiles = []*os.File{cmdR, resW}
+	if !port {
+		cmd.ExtraFiles = []*os.File{cmdR, resW}
+	}
 	cmd.Stdout = errW
 	cmd.Stderr = errW
 	cmd.SysProcAttr = sysProcAttr()
@@ -99,8 +106,10 @@ func spawn(path, profile string, args []string, log *slog.Logger) (in *instance,
 		return nil, err
 	}
 	// The child has its copies; ours would keep the pipes open after it dies.
-	_ = cmdR.Close()
-	_ = resW.Close()
+	if !port {
+		_ = cmdR.Close()
+		_ = resW.Close()
+	}
 	_ = errW.Close()
 
 	in = &instance{
@@ -123,14 +132,21 @@ func spawn(path, profile string, args []string, log *slog.Logger) (in *instance,
 		_ = cmd.Wait()
 		close(in.exited)
 	}()
-	in.conn = cdp.NewConn(cdp.NewPipeTransport(resR, cmdW), &cdp.Options{Logger: log, CloseErr: in.closeReason})
+	if !port {
+		in.conn = cdp.NewConn(cdp.NewPipeTransport(resR, cmdW), &cdp.Options{Logger: log, CloseErr: in.closeReason})
+	}
 	return in, nil
 }
 
-// running reports whether the process runs and its connection is open.
+// running reports whether the process runs and its connection is open (or,
+// before dialPort made it, not failed yet).
 func (in *instance) running() bool {
+	var done <-chan struct{}
+	if in.conn != nil {
+		done = in.conn.Done()
+	}
 	select {
-	case <-in.conn.Done():
+	case <-done:
 		return false
 	case <-in.exited:
 		return false
@@ -153,7 +169,7 @@ func (in *instance) closeReason() error {
 	case <-in.exited:
 		parts = append(parts, fmt.Sprintf("browser (pid %d) exited: %s", in.pid, in.exitStatus()))
 	default:
-		parts = append(parts, fmt.Sprintf("browser (pid %d) closed its end of the pipe", in.pid))
+		parts = append(parts, fmt.Sprintf("browser (pid %d) closed its end of the connection", in.pid))
 	}
 	if s := in.stderr.String(); s != "" {
 		parts = append(parts, "stderr: "+s)
@@ -190,7 +206,7 @@ func (in *instance) exeDir() string {
 func (in *instance) stop(graceful bool) {
 	in.closing.Store(true)
 	began := time.Now()
-	if graceful && in.running() {
+	if graceful && in.conn != nil && in.running() {
 		ctx, cancel := context.WithTimeout(context.Background(), browserCloseTimeout)
 		_, err := cdproto.Call(ctx, in.conn.Browser(), cdpbrowser.Close, cdproto.Empty{})
 		cancel()
@@ -219,7 +235,9 @@ func (in *instance) stop(graceful bool) {
 			in.log.Error("browser not reaped after SIGKILL", "pid", in.pid)
 		}
 	}
-	_ = in.conn.Close()
+	if in.conn != nil {
+		_ = in.conn.Close()
+	}
 	// A browser that did not exit cleanly leaves its singleton files (and a
 	// socket dir in /tmp) behind; remove them while they are still ours.
 	if owner, ok := readLock(in.profile); ok && owner.pid == in.pid {
