@@ -21,6 +21,8 @@ import (
 type Config struct {
 	Backend        string // auto, launch, bridge, endpoint
 	BridgePort     int
+	OutputDir      string
+	OutputMaxMB    int
 	CDPEndpoint    string   // ws:// or http:// of a remote browser
 	CDPHeaders     []string // "Name: value", sent to the endpoint
 	Browser        string
@@ -163,6 +165,15 @@ func configKeys() []configKey {
 		{name: "nav-timeout", def: "30s", usage: "how long a navigation waits for the load", set: dur(func(c *Config) *time.Duration { return &c.NavTimeout }), get: func(c *Config) any { return c.NavTimeout.String() }},
 		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all); \"file://\" allows local files", set: list(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }},
 		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened", set: list(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }},
+		{name: "output-dir", usage: "where large artifacts (full-page screenshots) are saved (default: webpilot-output in the temp dir)", set: str(func(c *Config) *string { return &c.OutputDir }), get: func(c *Config) any { return c.OutputDir }},
+		{name: "output-max-mb", def: "100", usage: "cap on the output dir's size in MB", set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%q is not a positive number of MB", v)
+			}
+			c.OutputMaxMB = n
+			return nil
+		}, get: func(c *Config) any { return c.OutputMaxMB }},
 		{name: "log-file", usage: "also write the log to this file", set: str(func(c *Config) *string { return &c.LogFile }), get: func(c *Config) any { return c.LogFile }},
 		{name: "debug", def: "false", bool: true, usage: "log at debug level", set: boolean(func(c *Config) *bool { return &c.Debug }), get: func(c *Config) any { return c.Debug }},
 	}
@@ -172,7 +183,7 @@ func configKeys() []configKey {
 // webpilot in whatever directory the user works in, so the file there is not
 // trusted with the executable to run, the profile to open, a file to append
 // to, or the remote browser the agent's work (and its credentials) goes to.
-var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "cdp_endpoint": true, "cdp_header": true}
+var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "output_dir": true, "cdp_endpoint": true, "cdp_header": true}
 
 // envName is the environment variable of a key: WEBPILOT_NAV_TIMEOUT.
 func envName(key string) string {

@@ -105,6 +105,8 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		NavTimeout:     cfg.NavTimeout,
 		AllowedOrigins: cfg.AllowedOrigins,
 		BlockedOrigins: cfg.BlockedOrigins,
+		OutputDir:      cfg.OutputDir,
+		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
 	})
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,

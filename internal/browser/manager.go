@@ -22,6 +22,8 @@ type Options struct {
 	AllowedOrigins []string      // empty: every origin
 	BlockedOrigins []string
 	AllowFileURLs  bool // file: URLs (also allowed when AllowedOrigins lists "file://")
+	OutputDir      string // large artifacts (default DefaultOutputDir)
+	OutputMaxBytes int64  // cap on the output dir (default 100 MB)
 }
 
 // Manager holds the agent sessions on one backend.
@@ -43,6 +45,12 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.NavTimeout <= 0 {
 		opts.NavTimeout = 30 * time.Second
+	}
+	if opts.OutputDir == "" {
+		opts.OutputDir = DefaultOutputDir
+	}
+	if opts.OutputMaxBytes <= 0 {
+		opts.OutputMaxBytes = 100 << 20
 	}
 	log := opts.Logger
 	if log == nil {

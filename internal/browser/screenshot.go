@@ -21,8 +21,9 @@ import (
 // returned instead. Tests may lower it.
 var EmbedLimit = 400 * 1024
 
-// OutputDir is where large artifacts are saved.
-var OutputDir = filepath.Join(os.TempDir(), "webpilot-output")
+// DefaultOutputDir is where large artifacts are saved unless
+// Options.OutputDir says otherwise.
+var DefaultOutputDir = filepath.Join(os.TempDir(), "webpilot-output")
 
 // Screenshot formats.
 const (
@@ -181,7 +182,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 	}
 
 	// Too large to embed: save the original, return a downscaled preview.
-	path, err := saveOutput("screenshot", o.Format, data)
+	path, err := s.m.saveOutput("screenshot", o.Format, data)
 	if err != nil {
 		return nil, err
 	}
@@ -256,14 +257,19 @@ func imageSize(data []byte) (w, h int, err error) {
 
 var outputSeq atomic.Int64
 
-// saveOutput writes an artifact to OutputDir (0700) as a 0600 file named
-// <kind>-<time>-<n>.<ext> and returns its path.
-func saveOutput(kind, ext string, data []byte) (string, error) {
-	if err := os.MkdirAll(OutputDir, 0o700); err != nil {
+// saveOutput writes an artifact to the output dir (0700) as a 0600 file,
+// refusing with LIMIT_EXCEEDED when the dir would pass its size cap.
+func (m *Manager) saveOutput(kind, ext string, data []byte) (string, error) {
+	dir := m.opts.OutputDir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create the output directory: %w", err)
 	}
 	name := fmt.Sprintf("%s-%s-%d.%s", kind, time.Now().Format("20060102-150405"), outputSeq.Add(1), strings.TrimPrefix(ext, "."))
-	path := filepath.Join(OutputDir, name)
+	if used := dirSize(dir); used+int64(len(data)) > m.opts.OutputMaxBytes {
+		return "", &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("the output directory %s holds %d MB; saving %d KB more would pass its %d MB cap", dir, used>>20, len(data)>>10, m.opts.OutputMaxBytes>>20),
+			Hint: "delete files you no longer need from it, raise --output-max-mb, or capture less (the viewport, or one element)"}
+	}
+	path := filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("save %s: %w", name, err)
@@ -276,4 +282,19 @@ func saveOutput(kind, ext string, data []byte) (string, error) {
 		return "", fmt.Errorf("save %s: %w", name, err)
 	}
 	return path, nil
+}
+
+// dirSize sums the sizes of the regular files directly in dir.
+func dirSize(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
 }

@@ -133,7 +133,8 @@ func TestScreenshotOversized(t *testing.T) {
 	old := browser.EmbedLimit
 	browser.EmbedLimit = 30 * 1024
 	t.Cleanup(func() { browser.EmbedLimit = old })
-	e := newEnv(t, browser.Options{})
+	out := t.TempDir()
+	e := newEnv(t, browser.Options{OutputDir: out})
 	e.navigate("/long.html")
 	for _, format := range []string{browser.FormatJPEG, browser.FormatPNG} {
 		shot := e.mustShot(browser.ShotOptions{FullPage: true, Format: format})
@@ -148,6 +149,9 @@ func TestScreenshotOversized(t *testing.T) {
 			t.Fatalf("%s: preview %s %d×%d, reported %d×%d", format, shot.MIMEType, pw, ph, shot.Width, shot.Height)
 		}
 		sv := shot.Saved
+		if !strings.HasPrefix(sv.Path, out+string(os.PathSeparator)) {
+			t.Errorf("%s: saved to %s, not in the output dir %s", format, sv.Path, out)
+		}
 		if !strings.HasSuffix(sv.Path, "."+format) || !strings.Contains(sv.Path, "screenshot-") {
 			t.Errorf("saved path %s", sv.Path)
 		}
@@ -175,5 +179,24 @@ func TestScreenshotOversized(t *testing.T) {
 		if r0, r1 := float64(ow)/float64(oh), float64(pw)/float64(ph); math.Abs(r0-r1)/r0 > 0.05 {
 			t.Errorf("aspect ratio %.3f → %.3f", r0, r1)
 		}
+	}
+}
+
+// The output dir is the configured one, and its size cap holds: a save that
+// would pass it is LIMIT_EXCEEDED, and nothing is written.
+func TestOutputDirCap(t *testing.T) {
+	old := browser.EmbedLimit
+	browser.EmbedLimit = 30 * 1024
+	t.Cleanup(func() { browser.EmbedLimit = old })
+	out := t.TempDir()
+	e := newEnv(t, browser.Options{OutputDir: out, OutputMaxBytes: 10 * 1024})
+	e.navigate("/long.html")
+	_, err := e.shot(browser.ShotOptions{FullPage: true, Format: browser.FormatPNG})
+	be := wantCode(t, err, browser.CodeLimitExceeded)
+	if !strings.Contains(be.Message, out) {
+		t.Errorf("message does not name the dir: %s", be.Message)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("%d files written past the cap", len(entries))
 	}
 }
