@@ -21,7 +21,7 @@ type Options struct {
 	NavTimeout     time.Duration // default 30s
 	AllowedOrigins []string      // empty: every origin
 	BlockedOrigins []string
-	AllowFileURLs  bool // file: URLs (also allowed when AllowedOrigins lists "file://")
+	AllowFileURLs  bool   // file: URLs (also allowed when AllowedOrigins lists "file://")
 	OutputDir      string // large artifacts (default DefaultOutputDir)
 	OutputMaxBytes int64  // cap on the output dir (default 100 MB)
 }
