@@ -28,6 +28,8 @@ func TestArrows(t *testing.T) {
 			"a backend only produces CDP sessions and tab events"},
 		{mod + "/internal/backend/endpoint", false, []string{mod + "/internal/browser", mod + "/internal/tools", mod + "/internal/mcpserver", mod + "/internal/backend/launch", "github.com/modelcontextprotocol/go-sdk"},
 			"a backend only produces CDP sessions and tab events"},
+		{mod + "/internal/backend/targets", false, []string{mod + "/internal/browser", mod + "/internal/tools", mod + "/internal/mcpserver", mod + "/internal/backend/launch", mod + "/internal/backend/endpoint", "github.com/modelcontextprotocol/go-sdk"},
+			"shared Target-domain code knows no concrete backend and no agent sessions"},
 		{mod + "/internal/backend", false, []string{mod + "/internal/browser", mod + "/internal/backend/launch", mod + "/internal/backend/bridge"},
 			"the Backend interface depends on nothing concrete"},
 		{mod + "/internal/cdp", false, []string{mod + "/internal/backend", mod + "/internal/browser", "github.com/modelcontextprotocol/go-sdk"},

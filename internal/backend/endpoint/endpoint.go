@@ -17,10 +17,10 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/backend/targets"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
@@ -29,8 +29,6 @@ const (
 	eventBuffer = 256
 	// defaultConnectTimeout bounds a connect whose context has no deadline.
 	defaultConnectTimeout = 30 * time.Second
-	// closeTabTimeout bounds CloseTab's wait for the tab to be gone.
-	closeTabTimeout = 5 * time.Second
 	// closeTimeout bounds closing the owned tabs on Close.
 	closeTimeout = 5 * time.Second
 	// maxVersionBody bounds the /json/version reply.
@@ -128,17 +126,7 @@ func (b *Backend) Tabs(ctx context.Context) ([]backend.TabInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := cdproto.Call(ctx, l.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
-	if err != nil {
-		return nil, fmt.Errorf("endpoint: list tabs: %w", err)
-	}
-	tabs := make([]backend.TabInfo, 0, len(res.TargetInfos))
-	for _, ti := range res.TargetInfos {
-		if isTab(ti) {
-			tabs = append(tabs, toTab(ti))
-		}
-	}
-	return tabs, nil
+	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.Tabs(ctx)
 }
 
 // NewTab opens a tab at url ("" means about:blank) in its own background
@@ -148,25 +136,13 @@ func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, erro
 	if err != nil {
 		return backend.TabInfo{}, err
 	}
-	if url == "" {
-		url = "about:blank"
-	}
-	sess := l.conn.Browser()
-	res, err := cdproto.Call(ctx, sess, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: new(true), Background: new(true)})
+	tab, err := targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.NewTab(ctx, url)
 	if err != nil {
-		return backend.TabInfo{}, fmt.Errorf("endpoint: new tab %s: %w", url, err)
+		return tab, err
 	}
-	id := string(res.TargetID)
 	b.mu.Lock()
-	b.owned[id] = struct{}{}
+	b.owned[tab.ID] = struct{}{}
 	b.mu.Unlock()
-	tab := backend.TabInfo{ID: id, URL: url}
-	if info, err := cdproto.Call(ctx, sess, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: res.TargetID}); err == nil && info.TargetInfo != nil {
-		tab = toTab(info.TargetInfo)
-		if tab.URL == "" {
-			tab.URL = url
-		}
-	}
 	return tab, nil
 }
 
@@ -179,32 +155,7 @@ func (b *Backend) CloseTab(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	sess := l.conn.Browser()
-	destroyed, cancel := sess.Subscribe(target.TargetDestroyed.Method)
-	defer cancel()
-	if _, err := cdproto.Call(ctx, sess, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(id)}); err != nil {
-		return tabErr("close tab", id, err)
-	}
-	b.disown(id)
-	wait := time.NewTimer(closeTabTimeout)
-	defer wait.Stop()
-	for {
-		select {
-		case raw, ok := <-destroyed:
-			if !ok {
-				return nil // connection gone; the close was sent
-			}
-			var ev target.EventTargetDestroyed
-			if jsonv2.Unmarshal(raw, &ev) == nil && string(ev.TargetID) == id {
-				return nil
-			}
-		case <-wait.C:
-			b.log.Warn("closed tab not reported gone", "tab", id, "after", closeTabTimeout)
-			return nil
-		case <-ctx.Done():
-			return fmt.Errorf("endpoint: close tab %s: %w", id, ctx.Err())
-		}
-	}
+	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.CloseTab(ctx, id, func() { b.disown(id) })
 }
 
 // Activate brings the tab to the front.
@@ -213,10 +164,7 @@ func (b *Backend) Activate(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := cdproto.Call(ctx, l.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(id)}); err != nil {
-		return tabErr("activate tab", id, err)
-	}
-	return nil
+	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.Activate(ctx, id)
 }
 
 // Attach attaches a new flat CDP session to the tab. The session ends when
@@ -226,11 +174,7 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := cdproto.Call(ctx, l.conn.Browser(), target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(id), Flatten: new(true)})
-	if err != nil {
-		return nil, tabErr("attach to tab", id, err)
-	}
-	return l.conn.Session(string(res.SessionID)), nil
+	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.Attach(ctx, id)
 }
 
 // Events returns the channel of tab changes. It is buffered; events are
@@ -400,7 +344,7 @@ func (b *Backend) connect(ctx context.Context) (*link, error) {
 		defer c1()
 		defer c2()
 		defer c3()
-		b.pump(created, changed, destroyed)
+		targets.Pump(created, changed, destroyed, b.emit, b.disown, "connection lost")
 	}()
 	if _, err := cdproto.Call(ctx, sess, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		_ = conn.Close()
@@ -502,73 +446,6 @@ func discovered(endpoint *url.URL, raw string) (string, error) {
 	return ws.String(), nil
 }
 
-// pump turns one connection's target events into tab events until it ends,
-// then reports its remaining tabs removed. See launch's pump for why
-// destroyed ids are remembered.
-func (b *Backend) pump(created, changed, destroyed <-chan jsonv2.Value) {
-	pages := make(map[string]backend.TabInfo)
-	gone := make(map[string]bool)
-	upsert := func(ti *target.Info, isNew bool) {
-		if ti == nil || !isTab(ti) || gone[string(ti.TargetID)] {
-			return
-		}
-		tab := toTab(ti)
-		old, known := pages[tab.ID]
-		switch {
-		case !known:
-			pages[tab.ID] = tab
-			b.emit(backend.Event{Kind: backend.TabCreated, Tab: tab})
-		case !isNew && old != tab:
-			pages[tab.ID] = tab
-			b.emit(backend.Event{Kind: backend.TabUpdated, Tab: tab})
-		}
-	}
-	for created != nil || changed != nil || destroyed != nil {
-		select {
-		case raw, ok := <-created:
-			if !ok {
-				created = nil
-				continue
-			}
-			var ev target.EventTargetCreated
-			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
-				upsert(ev.TargetInfo, true)
-			}
-		case raw, ok := <-changed:
-			if !ok {
-				changed = nil
-				continue
-			}
-			var ev target.EventTargetInfoChanged
-			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
-				upsert(ev.TargetInfo, false)
-			}
-		case raw, ok := <-destroyed:
-			if !ok {
-				destroyed = nil
-				continue
-			}
-			var ev target.EventTargetDestroyed
-			if err := jsonv2.Unmarshal(raw, &ev); err != nil {
-				continue
-			}
-			id := string(ev.TargetID)
-			if len(gone) > 10000 {
-				clear(gone)
-			}
-			gone[id] = true
-			b.disown(id)
-			if tab, ok := pages[id]; ok {
-				delete(pages, id)
-				b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tab})
-			}
-		}
-	}
-	for _, tab := range pages {
-		b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tab, Reason: "connection lost"})
-	}
-}
-
 // emit delivers ev unless the channel is full.
 func (b *Backend) emit(ev backend.Event) {
 	select {
@@ -576,23 +453,4 @@ func (b *Backend) emit(ev backend.Event) {
 	default:
 		b.drops.Add(1)
 	}
-}
-
-// isTab reports whether a target is a tab: a page, not a prerendered one.
-func isTab(ti *target.Info) bool {
-	return ti.Type == "page" && ti.Subtype != "prerender"
-}
-
-func toTab(ti *target.Info) backend.TabInfo {
-	return backend.TabInfo{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title, Opener: string(ti.OpenerID)}
-}
-
-// tabErr wraps a failed per-tab command; the browser's "no such target"
-// becomes backend.ErrTabNotFound.
-func tabErr(op, id string, err error) error {
-	var cerr *cdp.Error
-	if errors.As(err, &cerr) && strings.Contains(strings.ToLower(cerr.Message), "no target") {
-		return fmt.Errorf("endpoint: %s %s: %w: %w", op, id, backend.ErrTabNotFound, err)
-	}
-	return fmt.Errorf("endpoint: %s %s: %w", op, id, err)
 }

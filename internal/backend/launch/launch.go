@@ -15,10 +15,10 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/backend/targets"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
@@ -27,8 +27,6 @@ const (
 	eventBuffer = 256
 	// defaultStartTimeout bounds a start whose context has no deadline.
 	defaultStartTimeout = 60 * time.Second
-	// closeTabTimeout bounds CloseTab's wait for the tab to be gone.
-	closeTabTimeout = 5 * time.Second
 )
 
 // Options configure a Backend. The zero value launches a discovered browser
@@ -128,17 +126,7 @@ func (b *Backend) Tabs(ctx context.Context) ([]backend.TabInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := cdproto.Call(ctx, in.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
-	if err != nil {
-		return nil, fmt.Errorf("launch: list tabs: %w", err)
-	}
-	tabs := make([]backend.TabInfo, 0, len(res.TargetInfos))
-	for _, ti := range res.TargetInfos {
-		if isTab(ti) {
-			tabs = append(tabs, toTab(ti))
-		}
-	}
-	return tabs, nil
+	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.Tabs(ctx)
 }
 
 // NewTab opens a background tab at url ("" means about:blank).
@@ -147,26 +135,7 @@ func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, erro
 	if err != nil {
 		return backend.TabInfo{}, err
 	}
-	if url == "" {
-		url = "about:blank"
-	}
-	sess := in.conn.Browser()
-	res, err := cdproto.Call(ctx, sess, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: new(true), Background: new(true)})
-	if err != nil {
-		// When ctx ends before the reply, the browser may still open the
-		// window, and its id never reaches us: that tab is untracked here.
-		// It stays listed by Tabs and reported by Events (TabCreated), and
-		// goes with the browser at Close; there is no id to close it by now.
-		return backend.TabInfo{}, fmt.Errorf("launch: new tab %s: %w", url, err)
-	}
-	tab := backend.TabInfo{ID: string(res.TargetID), URL: url}
-	if info, err := cdproto.Call(ctx, sess, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: res.TargetID}); err == nil && info.TargetInfo != nil {
-		tab = toTab(info.TargetInfo)
-		if tab.URL == "" {
-			tab.URL = url
-		}
-	}
-	return tab, nil
+	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.NewTab(ctx, url)
 }
 
 // CloseTab closes the tab and waits (briefly) until the browser reports it
@@ -183,31 +152,7 @@ func (b *Backend) CloseTab(ctx context.Context, id string) error {
 	if in == nil {
 		return fmt.Errorf("launch: close tab %s: no browser is running: %w", id, backend.ErrTabNotFound)
 	}
-	sess := in.conn.Browser()
-	destroyed, cancel := sess.Subscribe(target.TargetDestroyed.Method)
-	defer cancel()
-	if _, err := cdproto.Call(ctx, sess, target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(id)}); err != nil {
-		return tabErr("close tab", id, err)
-	}
-	wait := time.NewTimer(closeTabTimeout)
-	defer wait.Stop()
-	for {
-		select {
-		case raw, ok := <-destroyed:
-			if !ok {
-				return nil // browser gone, and the tab with it
-			}
-			var ev target.EventTargetDestroyed
-			if jsonv2.Unmarshal(raw, &ev) == nil && string(ev.TargetID) == id {
-				return nil
-			}
-		case <-wait.C:
-			b.log.Warn("closed tab not reported gone", "tab", id, "after", closeTabTimeout)
-			return nil
-		case <-ctx.Done():
-			return fmt.Errorf("launch: close tab %s: %w", id, ctx.Err())
-		}
-	}
+	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.CloseTab(ctx, id, nil)
 }
 
 // Activate brings the tab to the front.
@@ -216,10 +161,7 @@ func (b *Backend) Activate(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := cdproto.Call(ctx, in.conn.Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(id)}); err != nil {
-		return tabErr("activate tab", id, err)
-	}
-	return nil
+	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.Activate(ctx, id)
 }
 
 // Attach attaches a new flat CDP session to the tab. The session ends when
@@ -229,11 +171,7 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := cdproto.Call(ctx, in.conn.Browser(), target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(id), Flatten: new(true)})
-	if err != nil {
-		return nil, tabErr("attach to tab", id, err)
-	}
-	return in.conn.Session(string(res.SessionID)), nil
+	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.Attach(ctx, id)
 }
 
 // Events returns the channel of tab changes. It is buffered; events are
@@ -413,7 +351,7 @@ func (b *Backend) start(ctx context.Context) (*instance, error) {
 			defer c1()
 			defer c2()
 			defer c3()
-			b.pump(created, changed, destroyed)
+			targets.Pump(created, changed, destroyed, b.emit, nil, "browser exited")
 		}()
 		_, err = cdproto.Call(ctx, sess, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true})
 	}
@@ -494,73 +432,6 @@ func (b *Backend) profileDir() (string, error) {
 	return dir, nil
 }
 
-// pump turns one browser's target events into tab events until its
-// connection ends, then reports its remaining tabs removed. Events of the
-// three kinds arrive on separate channels and may be seen out of order, so a
-// destroyed id is remembered and a targetCreated never overrides newer info.
-func (b *Backend) pump(created, changed, destroyed <-chan jsonv2.Value) {
-	pages := make(map[string]backend.TabInfo)
-	gone := make(map[string]bool)
-	upsert := func(ti *target.Info, isNew bool) {
-		if ti == nil || !isTab(ti) || gone[string(ti.TargetID)] {
-			return
-		}
-		tab := toTab(ti)
-		old, known := pages[tab.ID]
-		switch {
-		case !known:
-			pages[tab.ID] = tab
-			b.emit(backend.Event{Kind: backend.TabCreated, Tab: tab})
-		case !isNew && old != tab:
-			pages[tab.ID] = tab
-			b.emit(backend.Event{Kind: backend.TabUpdated, Tab: tab})
-		}
-	}
-	for created != nil || changed != nil || destroyed != nil {
-		select {
-		case raw, ok := <-created:
-			if !ok {
-				created = nil
-				continue
-			}
-			var ev target.EventTargetCreated
-			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
-				upsert(ev.TargetInfo, true)
-			}
-		case raw, ok := <-changed:
-			if !ok {
-				changed = nil
-				continue
-			}
-			var ev target.EventTargetInfoChanged
-			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
-				upsert(ev.TargetInfo, false)
-			}
-		case raw, ok := <-destroyed:
-			if !ok {
-				destroyed = nil
-				continue
-			}
-			var ev target.EventTargetDestroyed
-			if err := jsonv2.Unmarshal(raw, &ev); err != nil {
-				continue
-			}
-			id := string(ev.TargetID)
-			if len(gone) > 10000 {
-				clear(gone)
-			}
-			gone[id] = true
-			if tab, ok := pages[id]; ok {
-				delete(pages, id)
-				b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tab})
-			}
-		}
-	}
-	for _, tab := range pages {
-		b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tab, Reason: "browser exited"})
-	}
-}
-
 // emit delivers ev unless the channel is full.
 func (b *Backend) emit(ev backend.Event) {
 	select {
@@ -568,25 +439,6 @@ func (b *Backend) emit(ev backend.Event) {
 	default:
 		b.drops.Add(1)
 	}
-}
-
-// isTab reports whether a target is a tab: a page, not a prerendered one.
-func isTab(ti *target.Info) bool {
-	return ti.Type == "page" && ti.Subtype != "prerender"
-}
-
-func toTab(ti *target.Info) backend.TabInfo {
-	return backend.TabInfo{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title, Opener: string(ti.OpenerID)}
-}
-
-// tabErr wraps a failed per-tab command; the browser's "no such target"
-// becomes backend.ErrTabNotFound.
-func tabErr(op, id string, err error) error {
-	var cerr *cdp.Error
-	if errors.As(err, &cerr) && strings.Contains(strings.ToLower(cerr.Message), "no target") {
-		return fmt.Errorf("launch: %s %s: %w: %w", op, id, backend.ErrTabNotFound, err)
-	}
-	return fmt.Errorf("launch: %s %s: %w", op, id, err)
 }
 
 // browserArgs is the browser's command line after the executable.

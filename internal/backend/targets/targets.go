@@ -1,0 +1,220 @@
+// Package targets drives tabs through the browser-level Target domain of a
+// CDP connection: listing, opening, closing, activating and attaching to
+// page targets, and turning target events into backend tab events. The
+// launch and endpoint backends share it; the bridge, which has no
+// browser-level session, does not.
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// CloseTimeout bounds CloseTab's wait for the tab to be reported gone.
+var CloseTimeout = 5 * time.Second
+
+// Browser is a browser-level session and the name its errors carry
+// ("launch: close tab …").
+type Browser struct {
+	Conn   *cdp.Conn
+	Prefix string
+	Log    *slog.Logger
+}
+
+func (b Browser) sess() *cdp.Session { return b.Conn.Browser() }
+
+// Tabs lists the page targets.
+func (b Browser) Tabs(ctx context.Context) ([]backend.TabInfo, error) {
+	res, err := cdproto.Call(ctx, b.sess(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: list tabs: %w", b.Prefix, err)
+	}
+	tabs := make([]backend.TabInfo, 0, len(res.TargetInfos))
+	for _, ti := range res.TargetInfos {
+		if IsTab(ti) {
+			tabs = append(tabs, ToTab(ti))
+		}
+	}
+	return tabs, nil
+}
+
+// NewTab opens a tab at url ("" means about:blank) in its own background
+// window: a background tab sharing a window is not rendered, and its first
+// input then waits for a frame.
+//
+// When ctx ends before the reply, the browser may still open the window and
+// its id never arrives: that tab is listed by Tabs and reported by events,
+// and there is no id to close it by.
+func (b Browser) NewTab(ctx context.Context, url string) (backend.TabInfo, error) {
+	if url == "" {
+		url = "about:blank"
+	}
+	res, err := cdproto.Call(ctx, b.sess(), target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: new(true), Background: new(true)})
+	if err != nil {
+		return backend.TabInfo{}, fmt.Errorf("%s: new tab %s: %w", b.Prefix, url, err)
+	}
+	tab := backend.TabInfo{ID: string(res.TargetID), URL: url}
+	if info, err := cdproto.Call(ctx, b.sess(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: res.TargetID}); err == nil && info.TargetInfo != nil {
+		tab = ToTab(info.TargetInfo)
+		if tab.URL == "" {
+			tab.URL = url
+		}
+	}
+	return tab, nil
+}
+
+// CloseTab closes the tab and waits (up to CloseTimeout) until the browser
+// reports it gone. An unknown id is an error matching backend.ErrTabNotFound.
+// afterClose, if set, runs once the close was accepted.
+func (b Browser) CloseTab(ctx context.Context, id string, afterClose func()) error {
+	destroyed, cancel := b.sess().Subscribe(target.TargetDestroyed.Method)
+	defer cancel()
+	if _, err := cdproto.Call(ctx, b.sess(), target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(id)}); err != nil {
+		return b.TabErr("close tab", id, err)
+	}
+	if afterClose != nil {
+		afterClose()
+	}
+	wait := time.NewTimer(CloseTimeout)
+	defer wait.Stop()
+	for {
+		select {
+		case raw, ok := <-destroyed:
+			if !ok {
+				return nil // the connection is gone, and the tab with it
+			}
+			var ev target.EventTargetDestroyed
+			if jsonv2.Unmarshal(raw, &ev) == nil && string(ev.TargetID) == id {
+				return nil
+			}
+		case <-wait.C:
+			if b.Log != nil {
+				b.Log.Warn("closed tab not reported gone", "tab", id, "after", CloseTimeout)
+			}
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("%s: close tab %s: %w", b.Prefix, id, ctx.Err())
+		}
+	}
+}
+
+// Activate brings the tab to the front.
+func (b Browser) Activate(ctx context.Context, id string) error {
+	if _, err := cdproto.Call(ctx, b.sess(), target.ActivateTarget, target.ActivateTargetParams{TargetID: target.ID(id)}); err != nil {
+		return b.TabErr("activate tab", id, err)
+	}
+	return nil
+}
+
+// Attach attaches a new flat CDP session to the tab.
+func (b Browser) Attach(ctx context.Context, id string) (cdp.Target, error) {
+	res, err := cdproto.Call(ctx, b.sess(), target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(id), Flatten: new(true)})
+	if err != nil {
+		return nil, b.TabErr("attach to tab", id, err)
+	}
+	return b.Conn.Session(string(res.SessionID)), nil
+}
+
+// TabErr wraps a failed per-tab command; the browser's "no such target"
+// becomes backend.ErrTabNotFound.
+func (b Browser) TabErr(op, id string, err error) error {
+	var cerr *cdp.Error
+	if errors.As(err, &cerr) && strings.Contains(strings.ToLower(cerr.Message), "no target") {
+		return fmt.Errorf("%s: %s %s: %w: %w", b.Prefix, op, id, backend.ErrTabNotFound, err)
+	}
+	return fmt.Errorf("%s: %s %s: %w", b.Prefix, op, id, err)
+}
+
+// IsTab reports whether a target is a tab: a page, not a prerendered one.
+func IsTab(ti *target.Info) bool {
+	return ti.Type == "page" && ti.Subtype != "prerender"
+}
+
+// ToTab describes a target as a tab.
+func ToTab(ti *target.Info) backend.TabInfo {
+	return backend.TabInfo{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title, Opener: string(ti.OpenerID)}
+}
+
+// Pump turns Target.targetCreated / targetInfoChanged / targetDestroyed
+// events (as subscribed before Target.setDiscoverTargets) into tab events
+// until the channels close; then every tab still known is reported removed
+// with endReason. onDestroyed, if set, runs for each destroyed target.
+// TabUpdated is best effort: Chromium reports no title change of a tab
+// nobody is attached to.
+func Pump(created, changed, destroyed <-chan jsonv2.Value, emit func(backend.Event), onDestroyed func(id string), endReason string) {
+	pages := make(map[string]backend.TabInfo)
+	gone := make(map[string]bool)
+	upsert := func(ti *target.Info, isNew bool) {
+		if ti == nil || !IsTab(ti) || gone[string(ti.TargetID)] {
+			return
+		}
+		tab := ToTab(ti)
+		old, known := pages[tab.ID]
+		switch {
+		case !known:
+			pages[tab.ID] = tab
+			emit(backend.Event{Kind: backend.TabCreated, Tab: tab})
+		case !isNew && old != tab:
+			pages[tab.ID] = tab
+			emit(backend.Event{Kind: backend.TabUpdated, Tab: tab})
+		}
+	}
+	for created != nil || changed != nil || destroyed != nil {
+		select {
+		case raw, ok := <-created:
+			if !ok {
+				created = nil
+				continue
+			}
+			var ev target.EventTargetCreated
+			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
+				upsert(ev.TargetInfo, true)
+			}
+		case raw, ok := <-changed:
+			if !ok {
+				changed = nil
+				continue
+			}
+			var ev target.EventTargetInfoChanged
+			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
+				upsert(ev.TargetInfo, false)
+			}
+		case raw, ok := <-destroyed:
+			if !ok {
+				destroyed = nil
+				continue
+			}
+			var ev target.EventTargetDestroyed
+			if err := jsonv2.Unmarshal(raw, &ev); err != nil {
+				continue
+			}
+			id := string(ev.TargetID)
+			if len(gone) > 10000 {
+				clear(gone)
+			}
+			gone[id] = true
+			if onDestroyed != nil {
+				onDestroyed(id)
+			}
+			if tab, ok := pages[id]; ok {
+				delete(pages, id)
+				emit(backend.Event{Kind: backend.TabRemoved, Tab: tab})
+			}
+		}
+	}
+	for _, tab := range pages {
+		emit(backend.Event{Kind: backend.TabRemoved, Tab: tab, Reason: endReason})
+	}
+}
