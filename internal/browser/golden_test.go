@@ -1,16 +1,15 @@
 package browser
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -18,45 +17,43 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
-	"github.com/webpilot-mcp/webpilot/internal/cdp/cdptest"
 )
 
-var (
-	update = flag.Bool("update", false, "rewrite the expected sections of testdata/snapshot/*.txtar")
-	record = flag.Bool("record", false, "re-record the cdp/ sections of testdata/snapshot/*.txtar from page.html in a real browser")
-)
+var update = flag.Bool("update", false, "rewrite the expected sections of testdata/snapshot/*.txtar")
 
-// fixtureOrigin replaces the test server's origin in recorded replies.
-const fixtureOrigin = "http://fixture.test"
+// Origins the goldens show instead of the test servers'.
+const (
+	fixtureOrigin = "http://fixture.test"
+	otherOrigin   = "http://other.test"
+)
 
 var goldenModes = []string{ModeFull, ModeCompact, ModeInteractive}
 
-// TestSnapshotGolden renders recorded CDP replies in every mode and compares
-// with the expected text. Each txtar case holds a comment, page.html, the
-// recorded cdp/ replies and one section per mode; the golden diff in a change
-// is the review of its token cost. -record refreshes the replies from
-// page.html (needs Chromium); -update rewrites the expected sections.
+// TestSnapshotGolden snapshots pages in a real browser, in every mode, and
+// compares with the expected text. Each txtar case holds a comment, the page
+// (a page.html section, or a url section naming a path under
+// testdata/pages, where {{other}} is the origin of a second, cross-site
+// server) and one section per mode; the golden diff in a change is the
+// review of its token cost. -update rewrites the expected sections.
 func TestSnapshotGolden(t *testing.T) {
 	files, err := filepath.Glob("testdata/snapshot/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden cases: %v", err)
 	}
+	srv, other := goldenServers(t)
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			ar, err := txtar.ParseFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *record {
-				recordCase(t, ar)
-			}
-			changed := *record
+			got := snapshotCase(t, ar, srv, other)
+			changed := false
 			for _, mode := range goldenModes {
-				got := renderRecorded(t, ar, mode)
 				want, ok := section(ar, mode)
 				if *update {
-					if !ok || want != got {
-						setSection(ar, mode, got)
+					if !ok || want != got[mode] {
+						setSection(ar, mode, got[mode])
 						changed = true
 					}
 					continue
@@ -65,8 +62,8 @@ func TestSnapshotGolden(t *testing.T) {
 					t.Errorf("%s: no %q section (run with -update)", file, mode)
 					continue
 				}
-				if got != want {
-					t.Errorf("%s, mode %s: got\n%s\nwant\n%s", file, mode, got, want)
+				if got[mode] != want {
+					t.Errorf("%s, mode %s: got\n%s\nwant\n%s", file, mode, got[mode], want)
 				}
 			}
 			if changed {
@@ -78,66 +75,90 @@ func TestSnapshotGolden(t *testing.T) {
 	}
 }
 
-// renderRecorded replays a case's cdp/ replies through a scripted session.
-func renderRecorded(t *testing.T, ar *txtar.Archive, mode string) string {
+// goldenServers serves testdata/pages (and each case's page.html) on
+// 127.0.0.1 and again on localhost: another site, so its frames are
+// out-of-process.
+func goldenServers(t *testing.T) (srv, other string) {
 	t.Helper()
-	fs := cdptest.NewSession()
-	for _, f := range ar.Files {
-		if name, ok := strings.CutPrefix(f.Name, "cdp/"); ok {
-			fs.Reply(strings.TrimSuffix(name, ".json"), string(f.Data))
-		}
-	}
-	m := NewManager(Options{Backend: nopBackend{}})
-	s := m.Session("golden")
-	tab := newTab("t1", fs, slog.New(slog.DiscardHandler))
-	snap, err := s.Snapshot(context.Background(), tab, SnapshotOptions{Mode: mode})
+	h := http.FileServer(http.Dir("../../testdata/pages"))
+	s1 := httptest.NewServer(h)
+	t.Cleanup(s1.Close)
+	ln, err := net.Listen("tcp", "localhost:0")
 	if err != nil {
-		t.Fatalf("snapshot %s: %v", mode, err)
+		t.Fatal(err)
 	}
-	return snap.Text + "\n"
+	s2 := httptest.NewUnstartedServer(h)
+	s2.Listener.Close()
+	s2.Listener = ln
+	s2.Start()
+	t.Cleanup(s2.Close)
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return s1.URL, "http://localhost:" + port
 }
 
-// recordCase loads page.html in a real browser and stores the replies the
-// snapshot reads.
-func recordCase(t *testing.T, ar *txtar.Archive) {
+var snapID = regexp.MustCompile(`\(s\d+ ·`)
+
+// snapshotCase loads the case's page in a fresh tab and renders every mode.
+func snapshotCase(t *testing.T, ar *txtar.Archive, srv, other string) map[string]string {
 	t.Helper()
-	page, ok := section(ar, "page.html")
-	if !ok {
-		t.Fatal("case has no page.html")
+	target := ""
+	if path, ok := section(ar, "url"); ok {
+		target = srv + strings.ReplaceAll(strings.TrimSpace(path), "{{other}}", other)
+	} else if page, ok := section(ar, "page.html"); ok {
+		ps := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, page)
+		}))
+		t.Cleanup(ps.Close)
+		srv = ps.URL
+		target = ps.URL + "/page.html"
+	} else {
+		t.Fatal("case has neither url nor page.html")
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, page)
-	}))
-	defer srv.Close()
 	m := NewManager(Options{Backend: backendtest.Shared(t)})
-	s := m.Session("record")
-	ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(30*time.Second))
+	s := m.Session("golden-" + t.Name())
+	ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(60*time.Second))
 	defer cancel()
+	out := make(map[string]string)
 	err := s.Do(ctx, func(ctx context.Context) error {
 		defer s.CloseTabs(context.WithoutCancel(ctx))
 		tab, err := s.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		if _, err := s.Navigate(ctx, tab, srv.URL+"/page.html", 0); err != nil {
+		if _, err := s.Navigate(ctx, tab, target, 0); err != nil {
 			return err
 		}
-		for _, method := range []string{"Page.getFrameTree", "Accessibility.getFullAXTree"} {
-			var raw json.RawMessage
-			if err := tab.t.Call(ctx, method, struct{}{}, &raw); err != nil {
-				return err
+		if strings.Contains(target, other) || strings.Contains(target, "frames") {
+			waitFrames(ctx, s, tab)
+		}
+		for _, mode := range goldenModes {
+			snap, err := s.Snapshot(ctx, tab, SnapshotOptions{Mode: mode})
+			if err != nil {
+				return fmt.Errorf("snapshot %s: %w", mode, err)
 			}
-			var buf bytes.Buffer
-			if err := json.Indent(&buf, bytes.ReplaceAll(raw, []byte(srv.URL), []byte(fixtureOrigin)), "", " "); err != nil {
-				return err
-			}
-			setSection(ar, "cdp/"+method+".json", buf.String()+"\n")
+			text := strings.ReplaceAll(snap.Text, srv, fixtureOrigin)
+			text = strings.ReplaceAll(text, other, otherOrigin)
+			out[mode] = snapID.ReplaceAllString(text, "(s1 ·") + "\n"
 		}
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("record: %v", err)
+		t.Fatalf("%v", err)
+	}
+	return out
+}
+
+// waitFrames waits until every iframe of the page has a loaded document.
+func waitFrames(ctx context.Context, s *Session, tab *Tab) {
+	for i := 0; i < 50; i++ {
+		var done bool
+		_ = tab.evalValue(ctx, `Array.from(document.querySelectorAll("iframe")).every(f => { try { return !f.src || (f.contentDocument ? f.contentDocument.readyState === "complete" : true) } catch (e) { return true } })`, &done)
+		if done {
+			time.Sleep(200 * time.Millisecond)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -152,11 +152,11 @@ func (t *Tab) waitActionable(ctx context.Context, el *element, tg Target) (actio
 		// short timeout still reports the check that failed.
 		cctx, cancel := checkContext(ctx)
 		var a actionability
-		err := t.callOn(cctx, el.objectID, actionableJS, &a)
+		err := t.callEl(cctx, el, actionableJS, &a)
 		if err == nil && a.Err == "" {
 			// A stable box: the centre must not move between two checks.
 			var b actionability
-			if err := t.callOn(cctx, el.objectID, actionableJS, &b); err == nil && b.Err == "" && b.X == a.X && b.Y == a.Y {
+			if err := t.callEl(cctx, el, actionableJS, &b); err == nil && b.Err == "" && b.X == a.X && b.Y == a.Y {
 				cancel()
 				return b, nil
 			}
@@ -191,7 +191,11 @@ func (s *Session) click(ctx context.Context, t *Tab, el *element, tg Target) err
 	if err != nil {
 		return err
 	}
-	return mouseClick(ctx, t, pt.X, pt.Y)
+	ox, oy, err := t.frameOffset(ctx, el.frame)
+	if err != nil {
+		return backendError("place "+tg.Describe(), err)
+	}
+	return mouseClick(ctx, t, pt.X+ox, pt.Y+oy)
 }
 
 func mouseClick(ctx context.Context, t *Tab, x, y float64) error {
@@ -270,7 +274,7 @@ func (t *Tab) prepareEdit(ctx context.Context, el *element, tg Target) (editStat
 	for {
 		var st editState
 		cctx, cancel := checkContext(ctx)
-		err := t.callOn(cctx, el.objectID, editableJS, &st)
+		err := t.callEl(cctx, el, editableJS, &st)
 		cancel()
 		if err != nil {
 			return st, backendError("focus "+tg.Describe(), err)
@@ -302,7 +306,7 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 	}
 	if st.Kind == "value" {
 		var r editState
-		if err := t.callOn(ctx, el.objectID, setValueJS, &r, a.Value); err != nil {
+		if err := t.callEl(ctx, el, setValueJS, &r, a.Value); err != nil {
 			return backendError("set the value", err)
 		}
 		if r.Err != "" {
@@ -310,7 +314,7 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 		}
 	} else if st.Kind == "select" {
 		var r editState
-		if err := t.callOn(ctx, el.objectID, selectJS, &r, a.Value); err != nil {
+		if err := t.callEl(ctx, el, selectJS, &r, a.Value); err != nil {
 			return backendError("select", err)
 		}
 		if r.Err != "" {
@@ -324,7 +328,7 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 		return dispatchError("fill", err)
 	}
 	var got string
-	if err := t.callOn(ctx, el.objectID, readValueJS, &got); err != nil {
+	if err := t.callEl(ctx, el, readValueJS, &got); err != nil {
 		return backendError("read the field back", err)
 	}
 	res.Value = got
@@ -349,7 +353,7 @@ func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, r
 			return err
 		}
 		// prepareEdit selected the content; typing appends, so collapse to the end.
-		if err := t.callOn(ctx, el.objectID, `function(){ if(typeof this.setSelectionRange==="function"&&"value" in this){const n=this.value.length;this.setSelectionRange(n,n);} else {const s=getSelection(); s.selectAllChildren(this); s.collapseToEnd();} }`, nil); err != nil {
+		if err := t.callEl(ctx, el, `function(){ if(typeof this.setSelectionRange==="function"&&"value" in this){const n=this.value.length;this.setSelectionRange(n,n);} else {const s=getSelection(); s.selectAllChildren(this); s.collapseToEnd();} }`, nil); err != nil {
 			return backendError("place the caret", err)
 		}
 	}
@@ -373,7 +377,7 @@ func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, r
 	}
 	if el != nil {
 		var got string
-		if err := t.callOn(ctx, el.objectID, readValueJS, &got); err == nil {
+		if err := t.callEl(ctx, el, readValueJS, &got); err == nil {
 			res.Value = got
 			if strings.HasSuffix(got, strings.ReplaceAll(a.Value, "\t", "")) {
 				res.Outcome = "verified"
@@ -388,7 +392,7 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 		return &Error{Code: CodeInvalidArgument, Message: "key is empty", Hint: `pass a key such as "Enter", "Tab", "ArrowDown" or "Control+A"`}
 	}
 	if el != nil {
-		if err := t.callOn(ctx, el.objectID, "function(){this.focus()}", nil); err != nil {
+		if err := t.callEl(ctx, el, "function(){this.focus()}", nil); err != nil {
 			return backendError("focus "+a.Target.Describe(), err)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -29,12 +28,17 @@ func (tg Target) Describe() string {
 	return "selector " + quote(tg.Selector)
 }
 
-// element is a located DOM node, held by a remote object in the page.
+// empty says no target was named.
+func (tg Target) empty() bool { return tg.Ref == "" && tg.Selector == "" }
+
+// element is a located DOM node, held by a remote object in the walker's
+// world of its frame.
 type element struct {
-	backendID  int64
+	world      frameWorld
+	frame      *frameRefs // the frame's refs; nil for a selector match outside them
 	objectID   runtime.RemoteObjectID
 	ref        string // the node's ref, when it has one
-	matchLevel string // exact for refs and selectors today
+	matchLevel string // exact, stable or reidentified
 }
 
 // objectGroup holds the remote objects of one action; it is released after.
@@ -62,37 +66,52 @@ func (t *Tab) locate(ctx context.Context, tg Target) (*element, error) {
 }
 
 func (t *Tab) locateRef(ctx context.Context, ref string) (*element, error) {
-	fr, err := t.mainFrame(ctx)
-	if err != nil {
-		return nil, backendError("read the page", err)
-	}
-	if t.refs.loaderID != "" && fr.LoaderID != t.refs.loaderID {
-		t.refs.document(fr.LoaderID)
-	}
 	e, err := t.refs.lookup(ref)
 	if err != nil {
 		return nil, err
 	}
-	res, err := cdproto.Call(ctx, t.t, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: cdproto.BackendNodeID(e.backendID), ObjectGroup: objectGroup})
-	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
-		if err != nil && !isNodeGone(err) {
-			return nil, backendError("find "+ref, err)
-		}
-		return nil, t.staleRef(e)
+	f := e.frame
+	w := frameWorld{sess: f.sess, frameID: f.frameID}
+	fp, _ := json.Marshal(e.fp)
+	var r struct {
+		ID    int      `json:"id"`
+		Level string   `json:"level"`
+		Count int      `json:"count"`
+		Near  []string `json:"near"`
 	}
-	var connected bool
-	if err := t.callOn(ctx, res.Object.ObjectID, "function(){return this.isConnected}", &connected); err != nil {
+	doc, _ := json.Marshal(f.doc)
+	if _, err := w.eval(ctx, fmt.Sprintf("W.doc === %s ? W.resolve(%d, %s) : {level: 'gone'}", doc, e.wid, fp), &r); err != nil {
+		if isContextGone(err) || errors.Is(err, cdp.ErrDetached) {
+			return nil, t.staleRef(e, "its frame is gone", nil)
+		}
 		return nil, backendError("find "+ref, err)
 	}
-	if !connected {
-		return nil, t.staleRef(e)
+	switch r.Level {
+	case "gone":
+		return nil, &Error{Code: CodeStaleRef, Message: fmt.Sprintf("ref %s belongs to a page that is no longer loaded", ref),
+			Hint: "the page navigated or reloaded since that snapshot; take a new browser_snapshot and use its refs"}
+	case "stale":
+		why := "it was removed and no element matches it"
+		if r.Count > 1 {
+			why = fmt.Sprintf("it was removed and %d elements match it", r.Count)
+		}
+		return nil, t.staleRef(e, why, r.Near)
+	case "reidentified":
+		t.refs.rebind(e, r.ID)
 	}
-	return &element{backendID: e.backendID, objectID: res.Object.ObjectID, ref: e.ref, matchLevel: "exact"}, nil
+	obj, err := w.element(ctx, r.ID)
+	if err != nil {
+		return nil, backendError("find "+ref, err)
+	}
+	if obj == "" {
+		return nil, t.staleRef(e, "it was removed", nil)
+	}
+	return &element{world: w, frame: f, objectID: obj, ref: e.ref, matchLevel: r.Level}, nil
 }
 
-func (t *Tab) staleRef(e *refEntry) *Error {
-	return &Error{Code: CodeStaleRef, Message: fmt.Sprintf("ref %s (%s %s) is no longer in the page", e.ref, e.role, quote(e.name)),
-		Hint: "the page changed since the snapshot; take a new browser_snapshot and use its refs"}
+func (t *Tab) staleRef(e *refEntry, why string, near []string) *Error {
+	return &Error{Code: CodeStaleRef, Message: fmt.Sprintf("ref %s (%s %s) is no longer in the page: %s", e.ref, e.role(), quote(e.name()), why),
+		Hint: "the page changed since the snapshot; take a new browser_snapshot (or browser_find) and use its refs", Suggestions: near}
 }
 
 func isNodeGone(err error) bool {
@@ -105,7 +124,16 @@ func (t *Tab) locateSelector(ctx context.Context, sel string) (*element, error) 
 	q, _ := json.Marshal(sel)
 	expr := `(function(s){const all=document.querySelectorAll(s);if(all.length===1)return all[0];` +
 		`return {count:all.length,sample:Array.from(all).slice(0,10).map(e=>{const t=(e.innerText||e.value||e.getAttribute("aria-label")||"").trim().replace(/\s+/g," ").slice(0,40);return e.tagName.toLowerCase()+(e.id?"#"+e.id:"")+(t?" \""+t+"\"":"")})}})(` + string(q) + `)`
-	res, err := cdproto.Call(ctx, t.t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ObjectGroup: objectGroup})
+	fr, err := t.mainFrame(ctx)
+	if err != nil {
+		return nil, backendError("read the page", err)
+	}
+	w := frameWorld{sess: t.t, frameID: fr.ID}
+	cid, err := w.context(ctx)
+	if err != nil {
+		return nil, backendError("query "+sel, err)
+	}
+	res, err := cdproto.Call(ctx, t.t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ObjectGroup: objectGroup, ContextID: cid})
 	if err != nil {
 		return nil, backendError("query "+sel, err)
 	}
@@ -128,20 +156,32 @@ func (t *Tab) locateSelector(ctx context.Context, sel string) (*element, error) 
 		return nil, &Error{Code: CodeAmbiguousTarget, Message: fmt.Sprintf("%d elements match %q", m.Count, sel),
 			Hint: "make the selector more specific, or target by ref", Suggestions: m.Sample}
 	}
-	d, err := cdproto.Call(ctx, t.t, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: res.Result.ObjectID})
-	if err != nil {
-		return nil, backendError("query "+sel, err)
+	el := &element{world: w, objectID: res.Result.ObjectID, matchLevel: "exact"}
+	// A selector match that has a ref says so.
+	var id int
+	if _, err := w.eval(ctx, "0", nil); err == nil {
+		_ = t.callEl(ctx, el, "function(){ const W = globalThis.__webpilot; return W ? W.known(this) : 0 }", &id)
 	}
-	el := &element{backendID: int64(d.Node.BackendNodeID), objectID: res.Result.ObjectID, matchLevel: "exact"}
-	if e, ok := t.refs.byNode[el.backendID]; ok {
-		el.ref = e.ref
+	if f := t.refs.frames[fr.ID]; f != nil && id != 0 {
+		if e, ok := f.byWid[id]; ok {
+			el.ref, el.frame = e.ref, f
+		}
 	}
 	return el, nil
+}
+
+// callEl calls a JavaScript function with this bound to the element.
+func (t *Tab) callEl(ctx context.Context, el *element, fn string, out any, args ...any) error {
+	return callOn(ctx, el.world.sess, el.objectID, fn, out, args...)
 }
 
 // callOn calls a JavaScript function with this bound to the object and
 // decodes its value into out (may be nil).
 func (t *Tab) callOn(ctx context.Context, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
+	return callOn(ctx, t.t, obj, fn, out, args...)
+}
+
+func callOn(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
 	var cargs []*runtime.CallArgument
 	for _, a := range args {
 		raw, err := json.Marshal(a)
@@ -150,7 +190,7 @@ func (t *Tab) callOn(ctx context.Context, obj runtime.RemoteObjectID, fn string,
 		}
 		cargs = append(cargs, &runtime.CallArgument{Value: raw})
 	}
-	res, err := cdproto.Call(ctx, t.t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+	res, err := cdproto.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fn, ObjectID: obj, Arguments: cargs, ReturnByValue: new(true), AwaitPromise: new(true),
 	})
 	if err != nil {

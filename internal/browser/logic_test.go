@@ -288,26 +288,40 @@ func TestWindow(t *testing.T) {
 
 func TestRefTable(t *testing.T) {
 	rt := newRefTable()
-	rt.document("L1")
-	a := rt.refFor(10, "button", "Go")
-	b := rt.refFor(11, "link", "Home")
-	if a != "e1" || b != "e2" || rt.refFor(10, "button", "Go!") != "e1" {
+	fp := func(role, name string) []string { return []string{"button", "", "", "", "", role, name} }
+	main := rt.frame("F0", true, nil, "D1")
+	a := rt.refFor(main, 10, fp("button", "Go"))
+	b := rt.refFor(main, 11, fp("link", "Home"))
+	if a != "e1" || b != "e2" || rt.refFor(main, 10, fp("button", "Go!")) != "e1" {
 		t.Fatalf("refs = %s %s", a, b)
 	}
-	if e, err := rt.lookup("e1"); err != nil || e.backendID != 10 || e.name != "Go!" {
+	if e, err := rt.lookup("e1"); err != nil || e.wid != 10 || e.name() != "Go!" {
 		t.Errorf("lookup e1 = %+v, %v", e, err)
 	}
-	rt.document("L2") // a new document: old refs are stale, numbers go on
+	child := rt.frame("F1", false, nil, "C1")
+	if r := rt.refFor(child, 10, fp("button", "In frame")); r != "f1e1" {
+		t.Errorf("child frame ref = %s", r)
+	}
+	if e, err := rt.lookup("f1e1"); err != nil || e.frame != child {
+		t.Errorf("lookup f1e1 = %+v, %v", e, err)
+	}
+	main = rt.frame("F0", true, nil, "D2") // a new document: old refs are stale, numbers go on
 	if _, err := rt.lookup("e1"); !hasCode(err, CodeStaleRef) {
 		t.Errorf("old ref after navigation: %v", err)
 	}
-	if c := rt.refFor(10, "button", "Go"); c != "e3" {
+	if _, err := rt.lookup("f1e1"); err != nil {
+		t.Errorf("a child frame keeps its refs when the main document changes only in the table: %v", err)
+	}
+	if c := rt.refFor(main, 10, fp("button", "Go")); c != "e3" {
 		t.Errorf("new document reuses numbers: %s", c)
 	}
 	if _, err := rt.lookup("e9"); !hasCode(err, CodeTargetNotFound) {
 		t.Errorf("never-issued ref: %v", err)
 	}
-	for _, bad := range []string{"x1", "e", "e-1", "e0", ""} {
+	if _, err := rt.lookup("f7e1"); !hasCode(err, CodeTargetNotFound) {
+		t.Errorf("ref of an unknown frame: %v", err)
+	}
+	for _, bad := range []string{"x1", "e", "e-1", "e0", "", "f1", "fe1", "fxe1"} {
 		if _, err := rt.lookup(bad); !hasCode(err, CodeInvalidArgument) {
 			t.Errorf("lookup(%q) = %v", bad, err)
 		}

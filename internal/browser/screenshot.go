@@ -135,11 +135,22 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
   if(!this.isConnected) return {Err:"detached"};
   this.scrollIntoView({block:"center",inline:"center",behavior:"instant"});
   const r=this.getBoundingClientRect();
-  return {X:r.left+window.scrollX, Y:r.top+window.scrollY, W:r.width, H:r.height};
+  return {X:r.left, Y:r.top, W:r.width, H:r.height};
 }`
-		if err := t.callOn(ctx, el.objectID, boxJS, &box); err != nil {
+		if err := t.callEl(ctx, el, boxJS, &box); err != nil {
 			return nil, backendError("measure "+o.Target.Describe(), err)
 		}
+		// The box is in its frame's viewport: place it in the page.
+		ox, oy, err := t.frameOffset(ctx, el.frame)
+		if err != nil {
+			return nil, backendError("measure "+o.Target.Describe(), err)
+		}
+		var scroll [2]float64
+		if err := t.evalValue(ctx, "[scrollX, scrollY]", &scroll); err != nil {
+			return nil, backendError("measure "+o.Target.Describe(), err)
+		}
+		box.X += ox + scroll[0]
+		box.Y += oy + scroll[1]
 		if box.Err == "detached" {
 			return nil, &Error{Code: CodeStaleRef, Message: fmt.Sprintf("%s was removed from the page", o.Target.Describe()),
 				Hint: "take a new browser_snapshot and use its refs"}

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // Snapshot modes.
@@ -24,6 +22,7 @@ type SnapshotOptions struct {
 	Mode     string // compact (default), full, interactive, diff
 	MaxChars int    // 0: no cap
 	Offset   int    // continue a capped snapshot at this character
+	Scope    Target // when set, only this element's subtree
 }
 
 // Snapshot is a rendered view of a page.
@@ -32,76 +31,11 @@ type Snapshot struct {
 	URL        string `json:"url"`
 	Title      string `json:"title"`
 	Refs       int    `json:"refs"`
+	Hidden     int    `json:"hidden"` // hidden or zero-size elements left out
+	Frames     int    `json:"frames"` // child frames inlined
 	TotalChars int    `json:"total_chars"` // size of the whole body before paging
 	Text       string `json:"-"`           // header + (the requested page of) the body
 	NextOffset int    `json:"next_offset,omitempty"`
-}
-
-// roles that get a ref: what an agent can act on.
-var actionRoles = map[string]bool{
-	"button": true, "link": true, "textbox": true, "searchbox": true, "combobox": true,
-	"listbox": true, "checkbox": true, "radio": true, "switch": true, "slider": true,
-	"spinbutton": true, "tab": true, "menuitem": true, "menuitemcheckbox": true,
-	"menuitemradio": true, "treeitem": true, "option": true, "colorwell": true,
-	"scrollbar": true,
-}
-
-// editable roles take typed text.
-var editable = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "spinbutton": true, "textarea": true}
-
-// roleAlias renames Chrome-internal roles to the ARIA role an agent knows.
-var roleAlias = map[string]string{
-	"DisclosureTriangle": "button", "ToggleButton": "button", "PopUpButton": "button",
-	"textarea": "textbox", "menubutton": "button",
-}
-
-// roles shown as a labelled block whose children are indented under it.
-var blockRoles = map[string]bool{
-	"navigation": true, "main": true, "banner": true, "contentinfo": true,
-	"complementary": true, "form": true, "search": true, "region": true,
-	"dialog": true, "alertdialog": true, "article": true, "status": true,
-	"alert": true, "menu": true, "menubar": true, "tablist": true, "tabpanel": true,
-	"tree": true, "radiogroup": true, "toolbar": true, "figure": true, "log": true,
-	"list": false, "group": true, "Details": true, "feed": true,
-}
-
-// roles whose own line is not shown; their children stand in their place.
-var transparentRoles = map[string]bool{
-	"generic": true, "none": true, "presentation": true, "paragraph": true,
-	"GenericContainer": true, "Section": true, "LayoutTable": true, "LayoutTableRow": true,
-	"LayoutTableCell": true, "Pre": true, "Abbr": true, "Mark": true, "Ruby": true,
-	"emphasis": true, "strong": true, "code": true, "time": true, "subscript": true,
-	"superscript": true, "deletion": true, "insertion": true, "blockquote": true,
-	"list": true, "Legend": true, "LabelText": true, "DescriptionList": true,
-	"term": true, "definition": true, "caption": true, "Canvas": true, "sectionheader": true,
-	"sectionfooter": true, "math": true, "Iframe": true, "IframePresentational": true,
-	"document": true, "application": true, "ListMarker": true, "FigureCaption": true,
-	"contentdeletion": true, "contentinsertion": true, "note": true, "Summary": true,
-}
-
-// roles never shown, with their subtrees.
-var skipRoles = map[string]bool{
-	"InlineTextBox": true, "LineBreak": true, "separator": true, "MenuListPopup": true,
-}
-
-// line is one rendered line before indentation.
-type line struct {
-	depth int
-	text  string
-	// inline marks plain text that may join the text next to it.
-	inline bool
-	// solo keeps a text line (a whole paragraph) from joining its neighbours.
-	solo bool
-	ref  bool
-	head bool
-}
-
-type renderer struct {
-	nodes map[string]*cdp.AXNode
-	refs  *refTable
-	base  *url.URL
-	mode  string
-	count int
 }
 
 // Snapshot renders the tab's page. Call within Do.
@@ -109,94 +43,590 @@ func (s *Session) Snapshot(ctx context.Context, t *Tab, o SnapshotOptions) (*Sna
 	if o.Mode == "" {
 		o.Mode = ModeCompact
 	}
+	switch o.Mode {
+	case ModeCompact, ModeFull, ModeInteractive, ModeDiff:
+	default:
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown snapshot mode %q", o.Mode), Hint: "use compact, full, interactive or diff"}
+	}
 	// Later pages of a cut snapshot come from the same render, so that the
 	// parts join up (and a diff is not taken against itself).
-	if c := t.cache; o.Offset > 0 && c != nil && c.mode == o.Mode {
+	if c := t.cache; o.Offset > 0 && c != nil && c.mode == o.Mode && c.scope == o.Scope {
 		snap := c.snap
 		snap.Text = s.page(&snap, c.body, o)
 		return &snap, nil
 	}
-	body, snap, err := s.render(ctx, t, o.Mode)
+	defer t.releaseObjects(ctx)
+	body, snap, err := s.render(ctx, t, o)
 	if err != nil {
 		return nil, err
 	}
-	t.cache = &snapCache{mode: o.Mode, body: body, snap: *snap}
+	t.cache = &snapCache{mode: o.Mode, scope: o.Scope, body: body, snap: *snap}
 	snap.Text = s.page(snap, body, o)
 	return snap, nil
 }
 
 // render builds the snapshot body of the tab in the mode, and keeps the
-// compact rendering as the baseline of the next diff.
-func (s *Session) render(ctx context.Context, t *Tab, mode string) (string, *Snapshot, error) {
-	var fr frame
-	var nodes []cdp.AXNode
-	for attempt := 0; ; attempt++ {
-		var err error
-		fr, err = t.mainFrame(ctx)
-		if err != nil {
-			return "", nil, backendError("read the page", err)
-		}
-		nodes, err = cdp.GetFullAXTree(ctx, t.t, "")
-		if err != nil {
-			return "", nil, backendError("read the accessibility tree", err)
-		}
-		// A navigation between the two reads would file the new document's
-		// nodes under the old one's refs: read again.
-		after, err := t.mainFrame(ctx)
-		if err != nil {
-			return "", nil, backendError("read the page", err)
-		}
-		if after.LoaderID == fr.LoaderID || attempt == 2 {
-			fr = after
-			break
-		}
+// compact rendering of the whole page as the baseline of the next diff.
+func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string, *Snapshot, error) {
+	pt, err := t.collect(ctx, o.Scope)
+	if err != nil {
+		return "", nil, err
 	}
-	t.refs.document(fr.LoaderID)
-	r := &renderer{nodes: make(map[string]*cdp.AXNode, len(nodes)), refs: t.refs, mode: mode}
-	r.base, _ = url.Parse(fr.URL)
-	var root *cdp.AXNode
-	for i := range nodes {
-		n := &nodes[i]
-		r.nodes[n.NodeID] = n
-		if root == nil && n.ParentID == "" {
-			root = n
+	snap := &Snapshot{ID: s.nextSnapshotID(), URL: pt.url, Title: pt.title, Refs: pt.refs, Hidden: pt.hidden, Frames: pt.frames}
+	base, _ := url.Parse(pt.url)
+	var pre []string
+	if pt.modal {
+		pre = append(pre, fmt.Sprintf("(a modal dialog is open: only it is shown; %d elements behind it are inert)", pt.inert))
+	}
+	cr := &renderer{base: base, mode: ModeCompact}
+	compact := append(append([]string{}, pre...), flatten(cr.nodes(pt.items, 0))...)
+	if o.Scope.empty() {
+		prev := t.lastSnap
+		t.lastSnap = compact
+		if o.Mode == ModeDiff {
+			return diffLines(prev, compact), snap, nil
 		}
+	} else if o.Mode == ModeDiff {
+		return "", nil, &Error{Code: CodeInvalidArgument, Message: "mode diff takes no scope", Hint: "diff compares whole pages; use compact or full with scope"}
 	}
-	snap := &Snapshot{ID: s.nextSnapshotID(), URL: fr.URL}
-	var lines []line
-	if root != nil {
-		snap.Title = root.Name.String()
-		lines = r.children(root, 0)
-	}
-	lines = dropLabels(mergeInline(lines))
-	compact := make([]string, 0, len(lines))
 	var out []string
-	for _, l := range lines {
-		indent := strings.Repeat("  ", l.depth)
-		text := l.text
-		if l.inline {
-			text = shorten(text, 300)
-		}
-		compact = append(compact, indent+text)
-		switch mode {
-		case ModeInteractive:
-			if l.ref || l.head {
-				out = append(out, l.text)
-			}
-		case ModeFull:
-			out = append(out, indent+l.text)
-		}
-	}
-	prev := t.lastSnap
-	t.lastSnap = compact
-	snap.Refs = r.count
-	switch mode {
-	case ModeDiff:
-		return diffLines(prev, compact), snap, nil
+	switch o.Mode {
 	case ModeCompact:
 		out = compact
+	case ModeFull:
+		fr := &renderer{base: base, mode: ModeFull}
+		out = append(pre, flatten(fr.nodes(pt.items, 0))...)
+	case ModeInteractive:
+		fr := &renderer{base: base, mode: ModeFull}
+		out = append(pre, interactive(fr.nodes(pt.items, 0))...)
 	}
 	return strings.Join(out, "\n"), snap, nil
+}
+
+// pageTree is the walker output of a page, child frames inlined, refs issued.
+type pageTree struct {
+	title, url    string
+	hidden, inert int
+	modal         bool
+	refs, frames  int
+	items         []*wnode
+}
+
+// collect walks the tab's page (or the scope's subtree) and its frames.
+func (t *Tab) collect(ctx context.Context, scope Target) (*pageTree, error) {
+	fr, err := t.mainFrame(ctx)
+	if err != nil {
+		return nil, backendError("read the page", err)
+	}
+	w := frameWorld{sess: t.t, frameID: fr.ID}
+	f := (*frameRefs)(nil)
+	var sc walkScope
+	if !scope.empty() {
+		el, err := t.locate(ctx, scope)
+		if err != nil {
+			return nil, err
+		}
+		w, sc.obj = el.world, el.objectID
+	}
+	res, err := w.walk(ctx, sc)
+	if err != nil {
+		return nil, backendError("read the page", err)
+	}
+	if !scope.empty() && w.frameID != fr.ID {
+		f = t.refs.frames[w.frameID]
+	}
+	if f == nil {
+		f = t.refs.frame(w.frameID, w.frameID == fr.ID, w.sess, res.Doc)
+	}
+	pt := &pageTree{title: res.Title, url: res.URL, hidden: res.Hidden, inert: res.Inert, modal: res.Modal, items: res.C}
+	if pt.url == "" {
+		pt.url = fr.URL
+	}
+	t.inline(ctx, w, f, pt.items, 0, pt)
+	return pt, nil
+}
+
+// inline issues the refs of nodes (of frame f) and walks the frames of
+// their iframes into place.
+func (t *Tab) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes []*wnode, depth int, pt *pageTree) {
+	for _, n := range nodes {
+		if n.I != 0 {
+			n.ref = t.refs.refFor(f, n.I, n.P)
+			pt.refs++
+		}
+		if n.F != 0 {
+			if depth >= maxFrameDepth {
+				n.N += " (nested too deep: not shown)"
+				continue
+			}
+			cw, res, err := t.walkFrame(ctx, w, n.F)
+			if err != nil || res == nil {
+				why := "not loaded"
+				if err != nil {
+					why = "not readable"
+					t.log.Debug("walk a frame", "err", err)
+				}
+				n.N += " (" + why + ")"
+				continue
+			}
+			cf := t.refs.frame(cw.frameID, false, cw.sess, res.Doc)
+			cf.parent, cf.owner = f, n.F
+			n.C, n.frame, n.U = res.C, cf, res.URL
+			pt.hidden += res.Hidden
+			pt.frames++
+			t.inline(ctx, cw, cf, n.C, depth+1, pt)
+			continue
+		}
+		t.inline(ctx, w, f, n.C, depth, pt)
+	}
+}
+
+// walkFrame walks the document of the iframe element iframeID of w. An
+// out-of-process frame is attached a moment after it starts loading: a
+// frame the parent's session cannot reach is waited for briefly.
+func (t *Tab) walkFrame(ctx context.Context, w frameWorld, iframeID int) (frameWorld, *walkResult, error) {
+	cw, err := t.frameOf(ctx, w, iframeID)
+	if err != nil || cw.frameID == "" {
+		return cw, nil, err
+	}
+	res, err := cw.walk(ctx, walkScope{})
+	for i := 0; err != nil && cw.sess == w.sess && i < 20 && ctx.Err() == nil; i++ {
+		if s := t.kids.get(cw.frameID); s != nil {
+			cw.sess = s
+			res, err = cw.walk(ctx, walkScope{})
+			break
+		}
+		sleep(ctx, 50)
+	}
+	return cw, res, err
+}
+
+// renderer turns walker nodes into snapshot lines.
+type renderer struct {
+	base   *url.URL
+	mode   string // full or compact
+	chrome int    // inside page chrome (banner, navigation, contentinfo, complementary)
+}
+
+// line is one rendered line before indentation.
+type line struct {
+	depth int
+	text  string
+	ref   bool // holds a ref
+	head  bool // a heading
+}
+
+func flatten(ls []line) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = strings.Repeat(" ", l.depth) + l.text
+	}
+	return out
+}
+
+// interactive keeps the lines with refs, each heading once before them.
+func interactive(ls []line) []string {
+	var out []string
+	head := ""
+	for _, l := range ls {
+		switch {
+		case l.head:
+			head = l.text
+		case l.ref:
+			if head != "" {
+				out = append(out, head)
+				head = ""
+			}
+			out = append(out, l.text)
+		}
+	}
+	return out
+}
+
+// chromeRoles are page chrome: compact mode shows each on one line.
+var chromeRoles = map[string]bool{"banner": true, "navigation": true, "contentinfo": true, "complementary": true}
+
+// foldMin is the shortest run of similar ref-free siblings compact mode folds.
+const foldMin = 6
+
+func (r *renderer) nodes(ns []*wnode, depth int) []line {
+	return dropLabels(r.siblings(ns, depth))
+}
+
+// dropLabels leaves out a text line that only repeats the name of the
+// control right after it (the text of its label).
+func dropLabels(in []line) []line {
+	out := in[:0:0]
+	for i, l := range in {
+		if !l.ref && !l.head && i+1 < len(in) && in[i+1].ref && in[i+1].depth == l.depth && strings.Contains(in[i+1].text, " "+quote(l.text)) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func (r *renderer) siblings(ns []*wnode, depth int) []line {
+	var out []line
+	if r.mode != ModeCompact || len(ns) < foldMin {
+		for _, n := range ns {
+			out = append(out, r.node(n, depth)...)
+		}
+		return out
+	}
+	// Compact: runs of similar siblings without refs keep their first three.
+	groups := make([][]line, len(ns))
+	for i, n := range ns {
+		groups[i] = r.node(n, depth)
+	}
+	for i := 0; i < len(ns); {
+		j := i
+		key := foldKey(ns[i], groups[i])
+		if key != "" {
+			for j+1 < len(ns) && foldKey(ns[j+1], groups[j+1]) == key {
+				j++
+			}
+		}
+		if key != "" && j-i+1 >= foldMin {
+			for k := i; k < i+3; k++ {
+				out = append(out, groups[k]...)
+			}
+			what := ns[i].R
+			if what == "row" {
+				what = "rows"
+			} else {
+				what += "s"
+			}
+			out = append(out, line{depth: groups[i][0].depth, text: fmt.Sprintf("… %d more %s like these (mode=full shows them)", j-i-2, what)})
+			i = j + 1
+			continue
+		}
+		for k := i; k <= j; k++ {
+			out = append(out, groups[k]...)
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// foldKey is the shape of a sibling for folding: "" when it must not fold.
+func foldKey(n *wnode, ls []line) string {
+	if n.T != nil || n.R == "" || n.R == "heading" || len(ls) == 0 {
+		return ""
+	}
+	for _, l := range ls {
+		if l.ref {
+			return ""
+		}
+	}
+	return n.R + "/" + strconv.Itoa(len(ls))
+}
+
+func (r *renderer) text(s string) string {
+	if r.mode == ModeCompact {
+		return shorten(s, 100)
+	}
+	return s
+}
+
+func (r *renderer) node(n *wnode, depth int) []line {
+	if n.T != nil {
+		if r.chrome > 0 && r.mode == ModeCompact {
+			return nil
+		}
+		return []line{{depth: depth, text: r.text(*n.T)}}
+	}
+	switch {
+	case n.R == "heading":
+		prefix := strings.Repeat("#", max(1, min(n.L, 6))) + " "
+		if len(n.C) > 0 {
+			// A heading holding a link (or other control) reads as one line.
+			parts := r.inlineParts(n.C)
+			return []line{{depth: depth, text: prefix + strings.Join(parts, " "), head: true, ref: hasRef(n.C)}}
+		}
+		return []line{{depth: depth, text: prefix + r.text(n.N), head: true}}
+	case n.R == "iframe":
+		label := "iframe"
+		if n.N != "" {
+			label += " " + quote(n.N)
+		}
+		if n.U != "" {
+			label += " → " + r.relative(n.U)
+		}
+		if len(n.C) == 0 {
+			return []line{{depth: depth, text: label}}
+		}
+		return append([]line{{depth: depth, text: label + ":"}}, r.nodes(n.C, depth+1)...)
+	case n.ref != "":
+		l := line{depth: depth, text: r.control(n), ref: true}
+		if len(n.C) == 0 {
+			return []line{l}
+		}
+		l.text += ":"
+		return append([]line{l}, r.nodes(n.C, depth+1)...)
+	case n.R == "table" || n.R == "grid" || n.R == "treegrid":
+		return r.table(n, depth)
+	case n.R == "list":
+		return r.nodes(n.C, depth)
+	case n.R == "listitem":
+		kids := r.nodes(n.C, depth)
+		if len(kids) == 0 {
+			return nil
+		}
+		if !kids[0].ref {
+			kids[0].text = "- " + kids[0].text
+		}
+		for i := 1; i < len(kids); i++ {
+			if kids[i].depth == depth {
+				kids[i].depth = depth + 1
+			}
+		}
+		return kids
+	case n.R == "img":
+		if n.N == "" || (r.chrome > 0 && r.mode == ModeCompact) {
+			return nil
+		}
+		return []line{{depth: depth, text: "img " + quote(r.text(n.N))}}
+	case chromeRoles[n.R] && r.mode == ModeCompact && r.chrome == 0:
+		return r.chromeLine(n, depth)
+	}
+	if n.N == "" && len(n.S) == 0 && (n.R == "group" || n.R == "generic" || n.R == "region" || n.R == "none") {
+		return r.nodes(n.C, depth)
+	}
+	label := n.R
+	if n.N != "" {
+		label += " " + quote(r.text(n.N))
+	}
+	label += r.valueStates(n)
+	if chromeRoles[n.R] {
+		r.chrome++
+		defer func() { r.chrome-- }()
+	}
+	kids := r.nodes(n.C, depth+1)
+	switch {
+	case len(kids) == 0:
+		if n.N == "" && len(n.S) == 0 {
+			return nil
+		}
+		return []line{{depth: depth, text: label}}
+	case len(kids) == 1 && !kids[0].ref && !kids[0].head && kids[0].depth == depth+1:
+		return []line{{depth: depth, text: label + ": " + kids[0].text}}
+	}
+	return append([]line{{depth: depth, text: label + ":"}}, kids...)
+}
+
+// chromeLine renders page chrome on one line: its controls, without link
+// targets; its text only when it has no controls.
+func (r *renderer) chromeLine(n *wnode, depth int) []line {
+	r.chrome++
+	kids := r.nodes(n.C, 0)
+	r.chrome--
+	label := n.R
+	if n.N != "" {
+		label += " " + quote(n.N)
+	}
+	var parts []string
+	refs := false
+	for _, k := range kids {
+		if k.ref {
+			refs = true
+			parts = append(parts, strings.TrimSuffix(k.text, ":"))
+		}
+	}
+	if !refs {
+		full := &renderer{base: r.base, mode: ModeFull}
+		for _, k := range full.nodes(n.C, 0) {
+			parts = append(parts, k.text)
+		}
+		if len(parts) == 0 {
+			return nil
+		}
+		return []line{{depth: depth, text: label + ": " + shorten(strings.Join(parts, " "), 100)}}
+	}
+	return []line{{depth: depth, text: label + ": " + strings.Join(parts, " · "), ref: true}}
+}
+
+// control renders an element with a ref: role ref "name", then its link
+// target, value, options and states.
+func (r *renderer) control(n *wnode) string {
+	var b strings.Builder
+	b.WriteString(n.R)
+	b.WriteByte(' ')
+	b.WriteString(n.ref)
+	if n.N != "" {
+		b.WriteByte(' ')
+		b.WriteString(quote(r.text(n.N)))
+	}
+	if n.R == "link" && n.U != "" && !(r.chrome > 0 && r.mode == ModeCompact) {
+		if u := r.relative(n.U); u != "" {
+			b.WriteString(" → ")
+			b.WriteString(u)
+		}
+	}
+	b.WriteString(r.valueStates(n))
+	return b.String()
+}
+
+func (r *renderer) valueStates(n *wnode) string {
+	var b strings.Builder
+	if n.V != nil {
+		b.WriteString(" = ")
+		limit := 200
+		if r.mode == ModeCompact {
+			limit = 100
+		}
+		b.WriteString(quote(shorten(clean(*n.V), limit)))
+	}
+	if len(n.O) > 0 {
+		opts := n.O
+		more := n.OM
+		if keep := 6; r.mode == ModeCompact && len(opts) > keep {
+			more += len(opts) - (keep - 1)
+			opts = opts[:keep-1]
+		}
+		b.WriteString(" {" + strings.Join(opts, "|"))
+		if more > 0 {
+			fmt.Fprintf(&b, "|…+%d", more)
+		}
+		b.WriteByte('}')
+	}
+	for _, s := range n.S {
+		b.WriteString(" [" + s + "]")
+	}
+	return b.String()
+}
+
+// inlineParts renders nodes as the parts of one line (a table cell, a
+// heading's content).
+func (r *renderer) inlineParts(ns []*wnode) []string {
+	var parts []string
+	for _, l := range r.nodes(ns, 0) {
+		parts = append(parts, strings.TrimSuffix(l.text, ":"))
+	}
+	return parts
+}
+
+func hasRef(ns []*wnode) bool {
+	for _, n := range ns {
+		if n.ref != "" || hasRef(n.C) {
+			return true
+		}
+	}
+	return false
+}
+
+// table renders a table as a header line and one line per row, its cells
+// joined by "|".
+func (r *renderer) table(n *wnode, depth int) []line {
+	var rows []*wnode
+	var collect func(ns []*wnode)
+	collect = func(ns []*wnode) {
+		for _, c := range ns {
+			switch c.R {
+			case "row":
+				rows = append(rows, c)
+			case "rowgroup", "":
+				collect(c.C)
+			}
+		}
+	}
+	collect(n.C)
+	cols := 0
+	rowNodes := make([]*wnode, 0, len(rows))
+	for _, row := range rows {
+		cols = max(cols, len(row.C))
+		var cells []string
+		for _, cell := range row.C {
+			cells = append(cells, r.cell(cell))
+		}
+		for len(cells) > 0 && cells[len(cells)-1] == "" {
+			cells = cells[:len(cells)-1]
+		}
+		t := strings.Join(cells, "|")
+		rowNodes = append(rowNodes, &wnode{R: "row", T: &t, C: row.C})
+	}
+	label := n.R
+	if n.N != "" {
+		label += " " + quote(n.N)
+	}
+	out := []line{{depth: depth, text: fmt.Sprintf("%s %d×%d:", label, len(rows), cols)}}
+	rr := &rowRenderer{r}
+	out = append(out, rr.rows(rowNodes, depth+1)...)
+	return out
+}
+
+// rowRenderer folds table rows like other siblings.
+type rowRenderer struct{ r *renderer }
+
+func (rr *rowRenderer) rows(rows []*wnode, depth int) []line {
+	groups := make([]line, len(rows))
+	for i, row := range rows {
+		groups[i] = line{depth: depth, text: *row.T, ref: hasRef(row.C)}
+	}
+	if rr.r.mode != ModeCompact || len(rows) < foldMin {
+		return groups
+	}
+	var out []line
+	for i := 0; i < len(groups); {
+		j := i
+		for j+1 < len(groups) && !groups[i].ref && !groups[j+1].ref {
+			j++
+		}
+		if !groups[i].ref && j-i+1 >= foldMin && i > 0 {
+			out = append(out, groups[i:i+3]...)
+			out = append(out, line{depth: depth, text: fmt.Sprintf("… %d more rows like these (mode=full shows them)", j-i-2)})
+			i = j + 1
+			continue
+		}
+		if !groups[i].ref && j-i+1 >= foldMin+1 && i == 0 {
+			// Keep the header row and the first three rows.
+			out = append(out, groups[0:4]...)
+			out = append(out, line{depth: depth, text: fmt.Sprintf("… %d more rows like these (mode=full shows them)", j-3)})
+			i = j + 1
+			continue
+		}
+		out = append(out, groups[i:j+1]...)
+		i = j + 1
+	}
+	return out
+}
+
+// cell renders a table cell's content on one line.
+func (r *renderer) cell(n *wnode) string {
+	if n.ref != "" {
+		return r.control(n)
+	}
+	if len(n.C) == 0 {
+		return r.text(n.N)
+	}
+	parts := r.inlineParts(n.C)
+	return strings.Join(parts, " ")
+}
+
+// relative shortens a link target relative to the page: same origin loses
+// its origin, a link to the page itself keeps only its #fragment.
+func (r *renderer) relative(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || r.base == nil {
+		return raw
+	}
+	if u.Scheme != r.base.Scheme || u.Host != r.base.Host {
+		return raw
+	}
+	s := u.EscapedPath()
+	if s == "" {
+		s = "/"
+	}
+	if u.RawQuery != "" {
+		s += "?" + u.RawQuery
+	}
+	if u.Path == r.base.Path && u.RawQuery == r.base.RawQuery && u.Fragment != "" {
+		return "#" + u.EscapedFragment()
+	}
+	if u.Fragment != "" {
+		s += "#" + u.EscapedFragment()
+	}
+	return s
 }
 
 // page adds the header and cuts the body to the requested window.
@@ -219,7 +649,11 @@ func (s *Session) page(snap *Snapshot, body string, o SnapshotOptions) string {
 	if title == "" {
 		title = "(untitled)"
 	}
-	header := fmt.Sprintf("# %s — %s   (%s · %d refs · %s chars)", title, snap.URL, snap.ID, snap.Refs, commas(snap.TotalChars))
+	hidden := ""
+	if snap.Hidden > 0 {
+		hidden = fmt.Sprintf("%d hidden · ", snap.Hidden)
+	}
+	header := fmt.Sprintf("# %s — %s   (%s · %d refs · %s%s chars)", title, snap.URL, snap.ID, snap.Refs, hidden, commas(snap.TotalChars))
 	if o.Mode == ModeDiff {
 		header += " diff"
 	}
@@ -254,272 +688,6 @@ func window(body string, offset, max int) (string, int) {
 	return strings.TrimSuffix(string(runes[offset:end]), "\n"), next
 }
 
-func (r *renderer) children(n *cdp.AXNode, depth int) []line {
-	var out []line
-	for _, id := range n.ChildIDs {
-		c := r.nodes[id]
-		if c == nil {
-			continue
-		}
-		out = append(out, r.node(c, depth)...)
-	}
-	return out
-}
-
-func (r *renderer) node(n *cdp.AXNode, depth int) []line {
-	role := n.Role.String()
-	if n.Ignored {
-		return r.children(n, depth)
-	}
-	if skipRoles[role] {
-		return nil
-	}
-	if alias, ok := roleAlias[role]; ok {
-		role = alias
-	}
-	name := clean(n.Name.String())
-	switch {
-	case role == "StaticText":
-		if name == "" {
-			return nil
-		}
-		return []line{{depth: depth, text: name, inline: true}}
-	case role == "heading":
-		level := prop(n, "level")
-		if level == "" {
-			level = "2"
-		}
-		return []line{{depth: depth, text: "heading[" + level + "] " + quote(name), head: true}}
-	case actionRoles[role] && n.BackendDOMNodeID != 0:
-		return []line{{depth: depth, text: r.control(n, role, name), ref: true}}
-	case role == "image" || role == "img":
-		if name == "" {
-			return nil
-		}
-		return []line{{depth: depth, text: "img " + quote(name)}}
-	case role == "table" || role == "grid" || role == "treegrid":
-		return r.table(n, role, name, depth)
-	case role == "listitem":
-		kids := mergeInline(r.children(n, depth))
-		if len(kids) == 0 {
-			return nil
-		}
-		kids[0].text = "- " + kids[0].text
-		kids[0].inline = false
-		for i := 1; i < len(kids); i++ {
-			if kids[i].depth == depth {
-				kids[i].depth = depth + 1
-			}
-		}
-		return kids
-	case blockRoles[role] && (name != "" || role != "group"):
-		label := role
-		if name != "" {
-			label += " " + quote(name)
-		}
-		kids := mergeInline(r.children(n, depth+1))
-		if len(kids) == 0 {
-			if name == "" {
-				return nil
-			}
-			return []line{{depth: depth, text: label}}
-		}
-		if len(kids) == 1 && kids[0].inline {
-			// A block holding one line of text reads best on one line.
-			return []line{{depth: depth, text: label + ": " + kids[0].text}}
-		}
-		return append([]line{{depth: depth, text: label + ":"}}, kids...)
-	case transparentRoles[role]:
-		kids := r.children(n, depth)
-		if role == "paragraph" || role == "blockquote" {
-			// A paragraph is a text boundary: merge inside, not across.
-			kids = mergeInline(kids)
-			for i := range kids {
-				kids[i].solo = true
-			}
-		}
-		return kids
-	default:
-		// Unknown or minor roles: show a named node's role, else its content.
-		kids := r.children(n, depth)
-		if len(kids) == 0 && name != "" && role != "" {
-			return []line{{depth: depth, text: role + " " + quote(name)}}
-		}
-		return kids
-	}
-}
-
-// control renders an element an agent can act on, with its ref.
-func (r *renderer) control(n *cdp.AXNode, role, name string) string {
-	ref := r.refs.refFor(n.BackendDOMNodeID, role, name)
-	r.count++
-	var b strings.Builder
-	b.WriteString(role)
-	b.WriteByte(' ')
-	b.WriteString(ref)
-	if name != "" {
-		b.WriteByte(' ')
-		b.WriteString(quote(name))
-	}
-	switch role {
-	case "link":
-		if u := prop(n, "url"); u != "" {
-			b.WriteString(" → ")
-			b.WriteString(r.relative(u))
-		}
-	case "textbox", "searchbox", "combobox", "spinbutton", "slider", "textarea":
-		v := clean(n.Value.String())
-		b.WriteString(" = ")
-		b.WriteString(quote(shorten(v, 200)))
-		if role == "combobox" {
-			if opts := r.options(n); opts != "" {
-				b.WriteString(" {" + opts + "}")
-			}
-		}
-	}
-	b.WriteString(states(n))
-	return b.String()
-}
-
-// options lists a select's option names (the first 12).
-func (r *renderer) options(n *cdp.AXNode) string {
-	var names []string
-	var walk func(*cdp.AXNode)
-	walk = func(x *cdp.AXNode) {
-		for _, id := range x.ChildIDs {
-			c := r.nodes[id]
-			if c == nil {
-				continue
-			}
-			if c.Role.String() == "option" {
-				names = append(names, clean(c.Name.String()))
-				continue
-			}
-			walk(c)
-		}
-	}
-	walk(n)
-	if len(names) == 0 {
-		return ""
-	}
-	more := ""
-	if len(names) > 12 {
-		more = fmt.Sprintf(" | …%d more", len(names)-12)
-		names = names[:12]
-	}
-	return strings.Join(names, " | ") + more
-}
-
-// table renders a table as compact rows of cells joined by " | ".
-func (r *renderer) table(n *cdp.AXNode, role, name string, depth int) []line {
-	var rows [][]string
-	var rowRefs []bool
-	var walk func(x *cdp.AXNode)
-	walk = func(x *cdp.AXNode) {
-		for _, id := range x.ChildIDs {
-			c := r.nodes[id]
-			if c == nil {
-				continue
-			}
-			switch c.Role.String() {
-			case "row":
-				before := r.count
-				var cells []string
-				for _, cid := range c.ChildIDs {
-					cell := r.nodes[cid]
-					if cell == nil {
-						continue
-					}
-					var parts []line
-					switch cell.Role.String() {
-					case "cell", "gridcell", "columnheader", "rowheader":
-						parts = mergeInline(r.children(cell, 0))
-					default:
-						parts = mergeInline(r.node(cell, 0))
-					}
-					texts := make([]string, 0, len(parts))
-					for _, p := range parts {
-						t := p.text
-						if p.inline {
-							t = quote(t)
-						}
-						texts = append(texts, t)
-					}
-					cells = append(cells, strings.Join(texts, " "))
-				}
-				for len(cells) > 0 && cells[len(cells)-1] == "" {
-					cells = cells[:len(cells)-1]
-				}
-				rows = append(rows, cells)
-				rowRefs = append(rowRefs, r.count > before)
-			default:
-				walk(c)
-			}
-		}
-	}
-	walk(n)
-	cols := 0
-	for _, row := range rows {
-		cols = max(cols, len(row))
-	}
-	label := role
-	if name != "" {
-		label += " " + quote(name)
-	}
-	out := []line{{depth: depth, text: fmt.Sprintf("%s %d×%d:", label, len(rows), cols)}}
-	for i, row := range rows {
-		out = append(out, line{depth: depth + 1, text: strings.Join(row, " | "), ref: rowRefs[i]})
-	}
-	return out
-}
-
-// relative shortens a link target relative to the page.
-func (r *renderer) relative(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || r.base == nil {
-		return raw
-	}
-	if u.Scheme == r.base.Scheme && u.Host == r.base.Host {
-		s := u.EscapedPath()
-		if s == "" {
-			s = "/"
-		}
-		if u.RawQuery != "" {
-			s += "?" + u.RawQuery
-		}
-		if u.Fragment != "" {
-			s += "#" + u.EscapedFragment()
-		}
-		return s
-	}
-	return raw
-}
-
-// dropLabels leaves out a text line that only repeats the name of the
-// control right after it (the text of its <label>).
-func dropLabels(in []line) []line {
-	out := in[:0:0]
-	for i, l := range in {
-		if l.inline && i+1 < len(in) && in[i+1].ref && in[i+1].depth == l.depth && strings.Contains(in[i+1].text, " "+quote(l.text)) {
-			continue
-		}
-		out = append(out, l)
-	}
-	return out
-}
-
-// mergeInline joins runs of adjacent inline text lines at the same depth.
-func mergeInline(in []line) []line {
-	out := in[:0:0]
-	for _, l := range in {
-		if n := len(out); n > 0 && l.inline && out[n-1].inline && out[n-1].depth == l.depth && !l.solo && !out[n-1].solo {
-			out[n-1].text = joinText(out[n-1].text, l.text)
-			continue
-		}
-		out = append(out, l)
-	}
-	return out
-}
 
 func joinText(a, b string) string {
 	if a == "" {
@@ -534,51 +702,6 @@ func joinText(a, b string) string {
 	return a + " " + b
 }
 
-func states(n *cdp.AXNode) string {
-	var b strings.Builder
-	for _, p := range n.Properties {
-		v := p.Value.String()
-		switch p.Name {
-		case "focused":
-			// Focus matters where typing goes; on other controls it only
-			// makes every diff after a click noisier.
-			if v == "true" && editable[n.Role.String()] {
-				b.WriteString(" [focused]")
-			}
-		case "disabled", "required", "selected", "modal", "readonly":
-			if v == "true" {
-				b.WriteString(" [" + p.Name + "]")
-			}
-		case "checked", "pressed":
-			switch v {
-			case "true":
-				b.WriteString(" [" + p.Name + "]")
-			case "mixed":
-				b.WriteString(" [mixed]")
-			}
-		case "expanded":
-			if v == "true" {
-				b.WriteString(" [expanded]")
-			} else if v == "false" {
-				b.WriteString(" [collapsed]")
-			}
-		case "invalid":
-			if v != "" && v != "false" {
-				b.WriteString(" [invalid]")
-			}
-		}
-	}
-	return b.String()
-}
-
-func prop(n *cdp.AXNode, name string) string {
-	for _, p := range n.Properties {
-		if p.Name == name {
-			return p.Value.String()
-		}
-	}
-	return ""
-}
 
 // clean collapses whitespace runs to one space.
 func clean(s string) string {

@@ -27,6 +27,7 @@ type Tab struct {
 	policy func(*url.URL) *Error // origin policy; nil allows everything
 
 	refs     *refTable
+	kids     children // out-of-process iframes, attached automatically
 	lastSnap []string   // compact lines of the last snapshot: the diff baseline
 	cache    *snapCache // the last rendered snapshot, for offset pages
 
@@ -38,7 +39,8 @@ type Tab struct {
 // snapCache keeps a rendered snapshot so that its later pages come from the
 // same render.
 type snapCache struct {
-	mode string
+	mode  string
+	scope Target
 	body string
 	snap Snapshot
 }
@@ -70,6 +72,14 @@ func (t *Tab) init(ctx context.Context) error {
 	}
 	if _, err := cdproto.Call(ctx, t.t, network.Enable, network.EnableParams{}); err != nil {
 		return err
+	}
+	if err := installClickHook(ctx, t.t); err != nil {
+		return err
+	}
+	// Out-of-process iframes are attached as they appear, so that snapshots
+	// can inline them.
+	if err := t.autoAttach(ctx, t.t); err != nil {
+		t.log.Debug("auto-attach", "err", err)
 	}
 	dialogs, c1 := t.t.Subscribe("Page.javascriptDialogOpening")
 	var paused <-chan jsonv2.Value

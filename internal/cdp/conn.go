@@ -63,6 +63,11 @@ type Options struct {
 	// launch backend adds the tail of the browser's stderr this way). It may
 	// take a while: it runs without the Conn's lock held.
 	CloseErr func() error
+	// ChildSessionID, when set, maps the session id of a child target (as
+	// Target.attachedToTarget names it) attached through the parent session
+	// to the id the Conn routes it by. A relay that multiplexes several
+	// debuggees sets it; the default is the child's own id.
+	ChildSessionID func(parent, child string) string
 }
 
 // message is one CDP frame in either direction.
@@ -143,6 +148,14 @@ func NewConn(t Transport, opts *Options) *Conn {
 	c.sessions[""] = newSession(c, "")
 	go c.readLoop()
 	return c
+}
+
+// childID is the routing id of the child session attached through parent.
+func (c *Conn) childID(parent, child string) string {
+	if c.opts.ChildSessionID == nil || parent == "" {
+		return child
+	}
+	return c.opts.ChildSessionID(parent, child)
 }
 
 // Browser returns the browser-level session (no session id).
@@ -305,6 +318,7 @@ func (c *Conn) deliverEvent(msg *message) {
 			Reason    string `json:"reason"`
 		}
 		if jsonv2.Unmarshal(msg.Params, &p) == nil && p.SessionID != "" {
+			p.SessionID = c.childID(msg.SessionID, p.SessionID)
 			why := ErrDetached
 			if p.Reason == "canceled_by_user" {
 				why = fmt.Errorf("%w: %w", ErrDetached, ErrDetachedByUser)

@@ -28,6 +28,13 @@ func (s *Session) ID() string { return s.id }
 // Conn is the connection the session runs on.
 func (s *Session) Conn() *Conn { return s.conn }
 
+// Child returns the session of a target attached through this one, given
+// the sessionId of its Target.attachedToTarget event (an out-of-process
+// iframe under auto-attach).
+func (s *Session) Child(sessionID string) *Session {
+	return s.conn.Session(s.conn.childID(s.id, sessionID))
+}
+
 // Call sends the command and decodes its result into result (may be nil).
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
 	return s.conn.call(ctx, s, method, params, result)

@@ -85,7 +85,7 @@ func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
 	if b.relay != r {
 		t := newRelayTransport(r, b)
 		b.relay = r
-		b.conn = cdp.NewConn(t, &cdp.Options{Logger: b.log, CloseErr: func() error {
+		b.conn = cdp.NewConn(t, &cdp.Options{Logger: b.log, ChildSessionID: childSessionID, CloseErr: func() error {
 			return fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, r.err())
 		}})
 		r.OnEvent(t.event)
@@ -292,6 +292,15 @@ func sessionFor(tabID int, child string) string {
 		s += "|" + child
 	}
 	return s
+}
+
+// childSessionID names a child target's session over the relay.
+func childSessionID(parent, child string) string {
+	tabID, _, ok := parseSession(parent)
+	if !ok {
+		return child
+	}
+	return sessionFor(tabID, child)
 }
 
 func parseSession(s string) (int, string, bool) {

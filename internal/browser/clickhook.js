@@ -1,0 +1,39 @@
+// Installed in the main world of every document before the page's scripts:
+// it remembers the elements given click listeners, so that snapshots can
+// give them refs. The walker (in its isolated world) fires the probe event;
+// the hook answers by firing the reply event at each remembered element.
+// The probe name is random per process; nothing else is exposed.
+(() => {
+  const K = "__PROBE__";
+  const TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"]);
+  const refs = [];
+  const seen = new WeakSet();
+  const add = (el) => {
+    if (el instanceof Element && !seen.has(el)) {
+      seen.add(el);
+      refs.push(new WeakRef(el));
+    }
+  };
+  const proto = EventTarget.prototype;
+  const orig = proto.addEventListener;
+  proto.addEventListener = {
+    addEventListener(type, listener, options) {
+      if (TYPES.has(type)) add(this);
+      return orig.call(this, type, listener, options);
+    },
+  }.addEventListener;
+  const d = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "onclick");
+  if (d && d.set) {
+    Object.defineProperty(HTMLElement.prototype, "onclick", {
+      configurable: true, enumerable: d.enumerable, get: d.get,
+      set(v) { if (v) add(this); return d.set.call(this, v); },
+    });
+  }
+  orig.call(document, K, () => {
+    for (let i = refs.length - 1; i >= 0; i--) {
+      const el = refs[i].deref();
+      if (!el) { refs.splice(i, 1); continue; }
+      if (el.isConnected) el.dispatchEvent(new CustomEvent(K + "-r", { bubbles: true, composed: true }));
+    }
+  }, true);
+})();

@@ -1,0 +1,310 @@
+package browser
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// walkerJS is the page walker: an expression that evaluates to the walker
+// object of the world it runs in (created on first use).
+//
+//go:embed walker.js
+var walkerJS string
+
+// clickHookJS remembers, in the main world, the elements given click
+// listeners; __PROBE__ is replaced by probeName.
+//
+//go:embed clickhook.js
+var clickHookJS string
+
+// probeName names the events between the click hook and the walker: random
+// per process, so that a page cannot listen for them by name.
+var probeName = func() string {
+	return "webpilot-" + rand.Text()[:12]
+}()
+
+// installClickHook adds the click hook to every new document of sess.
+func installClickHook(ctx context.Context, sess cdp.Target) error {
+	src := strings.ReplaceAll(clickHookJS, "__PROBE__", probeName)
+	return sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src, "runImmediately": true}, nil)
+}
+
+// worldName is the isolated world the walker runs in.
+const worldName = "webpilot"
+
+// maxFrameDepth bounds how deep iframes are inlined.
+const maxFrameDepth = 4
+
+// wnode is one node of the walker's output: a text run (T) or an element.
+type wnode struct {
+	T  *string  `json:"t,omitempty"` // a run of text
+	R  string   `json:"r,omitempty"` // role
+	N  string   `json:"n,omitempty"` // accessible name
+	I  int      `json:"i,omitempty"` // the walker's number, on elements that get a ref
+	L  int      `json:"l,omitempty"` // heading level
+	V  *string  `json:"v,omitempty"` // value
+	U  string   `json:"u,omitempty"` // link target
+	S  []string `json:"s,omitempty"` // states
+	O  []string `json:"o,omitempty"` // options of a select
+	OM int      `json:"om,omitempty"`
+	F  int      `json:"f,omitempty"` // an iframe element (its walker number)
+	P  []string `json:"p,omitempty"` // fingerprint
+	C  []*wnode `json:"c,omitempty"` // children
+
+	ref   string     // the ref issued for I
+	frame *frameRefs // the frame the node's children belong to (iframes)
+}
+
+// walkResult is what the walker returns for one frame.
+type walkResult struct {
+	Doc    string   `json:"doc"`
+	Title  string   `json:"title"`
+	URL    string   `json:"url"`
+	Hidden int      `json:"hidden"`
+	Inert  int      `json:"inert"`
+	Modal  bool     `json:"modal"`
+	C      []*wnode `json:"c"`
+	Error  string   `json:"error"`
+}
+
+// frameWorld is a frame the walker runs in.
+type frameWorld struct {
+	sess    cdp.Target
+	frameID string
+}
+
+// context returns the walker world's execution context in the frame's
+// current document. The world is created once per document; asking again
+// returns the same one.
+func (w frameWorld) context(ctx context.Context) (runtime.ExecutionContextID, error) {
+	var res struct {
+		ID runtime.ExecutionContextID `json:"executionContextId"`
+	}
+	err := w.sess.Call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": w.frameID, "worldName": worldName, "grantUniveralAccess": false}, &res)
+	return res.ID, err
+}
+
+// eval evaluates call on the walker (as "W.method(args)" with W bound) in
+// the frame and decodes the value into out; with out nil it returns the
+// result as a remote object in the action's object group.
+func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.RemoteObject, error) {
+	cid, err := w.context(ctx)
+	if err != nil {
+		return nil, err
+	}
+	expr := "((W) => " + call + ")(" + walkerJS + ")"
+	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup}
+	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
+	if err != nil {
+		return nil, err
+	}
+	if res.ExceptionDetails != nil {
+		return nil, fmt.Errorf("page walker: %s", exceptionText(res.ExceptionDetails))
+	}
+	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
+		if err := json.Unmarshal(res.Result.Value, out); err != nil {
+			return nil, fmt.Errorf("page walker: %w", err)
+		}
+	}
+	return res.Result, nil
+}
+
+// walkScope says where a walk starts: the whole document, or one element.
+type walkScope struct {
+	obj runtime.RemoteObjectID // an element in the walker's world
+}
+
+// walk runs the walker over the frame's document (or the scope element).
+func (w frameWorld) walk(ctx context.Context, scope walkScope) (*walkResult, error) {
+	var out walkResult
+	if scope.obj != "" {
+		res, err := cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: "function(){ return (" + walkerJS + ").snapshot(this, {}) }",
+			ObjectID:            scope.obj, ReturnByValue: new(true),
+		})
+		if err != nil {
+			return nil, err
+		}
+		if res.ExceptionDetails != nil {
+			return nil, fmt.Errorf("page walker: %s", exceptionText(res.ExceptionDetails))
+		}
+		if err := json.Unmarshal(res.Result.Value, &out); err != nil {
+			return nil, fmt.Errorf("page walker: %w", err)
+		}
+		return &out, nil
+	}
+	if _, err := w.eval(ctx, "W.snapshot(null, {probe: "+strconv.Quote(probeName)+"})", &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// element returns the walker's element number id as a remote object.
+func (w frameWorld) element(ctx context.Context, id int) (runtime.RemoteObjectID, error) {
+	obj, err := w.eval(ctx, "W.get("+strconv.Itoa(id)+")", nil)
+	if err != nil {
+		return "", err
+	}
+	if obj == nil || obj.ObjectID == "" || obj.Subtype == "null" {
+		return "", nil
+	}
+	return obj.ObjectID, nil
+}
+
+// children tracks the out-of-process iframes attached to a tab (auto-attach):
+// their sessions by frame (= target) id.
+type children struct {
+	mu   sync.Mutex
+	byID map[string]cdp.Target
+}
+
+func (c *children) get(frameID string) cdp.Target {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.byID[frameID]
+	if s != nil {
+		select {
+		case <-s.Done():
+			delete(c.byID, frameID)
+			return nil
+		default:
+		}
+	}
+	return s
+}
+
+func (c *children) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.byID)
+}
+
+// childOpener is a session that can name the sessions of targets attached
+// through it.
+type childOpener interface {
+	Child(sessionID string) *cdp.Session
+}
+
+// autoAttach makes the browser attach out-of-process iframes of sess (and,
+// recursively, of those) and records their sessions.
+func (t *Tab) autoAttach(ctx context.Context, sess cdp.Target) error {
+	op, ok := sess.(childOpener)
+	if !ok {
+		return nil // a fake session: no frames
+	}
+	events, cancel := sess.Subscribe("Target.attachedToTarget")
+	go func() {
+		defer cancel()
+		for raw := range events {
+			var ev struct {
+				SessionID  string `json:"sessionId"`
+				TargetInfo struct {
+					TargetID string `json:"targetId"`
+					Type     string `json:"type"`
+				} `json:"targetInfo"`
+			}
+			if jsonv2.Unmarshal(raw, &ev) != nil || ev.TargetInfo.Type != "iframe" {
+				continue
+			}
+			child := op.Child(ev.SessionID)
+			t.kids.mu.Lock()
+			if t.kids.byID == nil {
+				t.kids.byID = make(map[string]cdp.Target)
+			}
+			t.kids.byID[ev.TargetInfo.TargetID] = child
+			t.kids.mu.Unlock()
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
+				defer cancel()
+				if err := installClickHook(ctx, child); err != nil {
+					t.log.Debug("click hook in a frame", "err", err)
+				}
+				if err := t.autoAttach(ctx, child); err != nil {
+					t.log.Debug("auto-attach in a frame", "err", err)
+				}
+				// The frame was paused for us only if waitForDebuggerOnStart
+				// was set; resuming is harmless otherwise.
+				_ = child.Call(ctx, "Runtime.runIfWaitingForDebugger", nil, nil)
+			}()
+		}
+	}()
+	err := sess.Call(ctx, "Target.setAutoAttach", map[string]any{
+		"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true,
+		"filter": []map[string]any{{"type": "iframe", "exclude": false}},
+	}, nil)
+	if err != nil {
+		cancel()
+	}
+	return err
+}
+
+// frameOf finds the frame an iframe element shows: its id, and the session
+// its document lives in (the parent's, or an out-of-process child's).
+func (t *Tab) frameOf(ctx context.Context, parent frameWorld, iframeID int) (frameWorld, error) {
+	obj, err := parent.element(ctx, iframeID)
+	if err != nil || obj == "" {
+		return frameWorld{}, err
+	}
+	d, err := cdproto.Call(ctx, parent.sess, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj})
+	if err != nil {
+		return frameWorld{}, err
+	}
+	fid := string(d.Node.FrameID)
+	if fid == "" {
+		return frameWorld{}, nil
+	}
+	if s := t.kids.get(fid); s != nil {
+		return frameWorld{sess: s, frameID: fid}, nil
+	}
+	return frameWorld{sess: parent.sess, frameID: fid}, nil
+}
+
+// errNoContext matches the errors of a world whose document went away.
+func isContextGone(err error) bool {
+	var ce *cdp.Error
+	return errors.As(err, &ce) && (strings.Contains(ce.Message, "context") || strings.Contains(ce.Message, "No frame") || strings.Contains(ce.Message, "frame"))
+}
+
+// frameOffset is where the viewport of frame f starts in the tab's viewport
+// (0, 0 for the main frame): input coordinates of its elements add it.
+func (t *Tab) frameOffset(ctx context.Context, f *frameRefs) (x, y float64, err error) {
+	for ; f != nil && f.parent != nil; f = f.parent {
+		pw := frameWorld{sess: f.parent.sess, frameID: f.parent.frameID}
+		var box []float64
+		if _, err := pw.eval(ctx, "W.frameBox("+strconv.Itoa(f.owner)+")", &box); err != nil {
+			return 0, 0, err
+		}
+		if len(box) != 2 {
+			return 0, 0, fmt.Errorf("the frame %s is no longer in its page", f.key)
+		}
+		x += box[0]
+		y += box[1]
+	}
+	return x, y, nil
+}
+
+// sleep waits ms milliseconds or until ctx ends.
+func sleep(ctx context.Context, ms int) {
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

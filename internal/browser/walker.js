@@ -1,0 +1,547 @@
+// The page walker of webpilot's snapshots. It runs in an isolated world of
+// each frame (the page's scripts cannot see or change it) and keeps, per
+// document, a numbering of the elements it has handed out: the same element
+// keeps its number across snapshots, which is what makes refs stable.
+//
+// The expression evaluates to the walker object, created once per world.
+(() => {
+  if (globalThis.__webpilot) return globalThis.__webpilot;
+
+  const ids = new WeakMap();
+  const els = new Map();
+  let next = 1;
+  // doc names this walker's document: a new document gets a new world, so a
+  // new token, and Go drops the refs of the old one.
+  const doc = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
+
+  function idOf(el) {
+    let id = ids.get(el);
+    if (!id) {
+      id = next++;
+      ids.set(el, id);
+      els.set(id, new WeakRef(el));
+    }
+    return id;
+  }
+  function get(id) {
+    const r = els.get(id);
+    const el = r && r.deref();
+    if (!el || !el.isConnected) {
+      if (r) els.delete(id);
+      return null;
+    }
+    return el;
+  }
+
+  const norm = (s) => (s || "").replace(/[\s\u00a0\u200b]+/g, " ").trim();
+  const cut = (s, n) => (s.length > n ? s.slice(0, n) : s);
+
+  const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE", "PARAM", "SOURCE", "TRACK"]);
+  const LANDMARK_SCOPE = new Set(["ARTICLE", "ASIDE", "MAIN", "NAV", "SECTION"]);
+  const INPUT_ROLES = {
+    button: "button", submit: "button", reset: "button", image: "button",
+    checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton",
+    search: "searchbox", email: "textbox", tel: "textbox", text: "textbox", url: "textbox",
+    password: "textbox", date: "date", time: "time", "datetime-local": "datetime",
+    month: "month", week: "week", color: "color", file: "file",
+  };
+  // Roles an agent acts on: they get refs.
+  const WIDGET = new Set(["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "treeitem", "slider", "spinbutton", "textbox", "searchbox", "combobox", "listbox",
+    "date", "time", "datetime", "month", "week", "color", "file", "gridcell", "scrollbar"]);
+  // Roles whose name is their content: the content is not repeated.
+  const FROM_CONTENT = new Set(["button", "link", "heading", "cell", "columnheader", "rowheader", "option", "tab",
+    "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem", "checkbox", "radio", "switch", "tooltip",
+    "clickable", "gridcell", "focusable"]);
+  // Roles whose content is kept as children.
+  const CONTAINER = new Set(["navigation", "main", "banner", "contentinfo", "complementary", "form", "search",
+    "region", "dialog", "alertdialog", "article", "status", "alert", "log", "menu", "menubar", "tablist",
+    "tabpanel", "tree", "radiogroup", "toolbar", "figure", "group", "list", "listitem", "table", "row",
+    "rowgroup", "grid", "treegrid", "feed", "scroll", "note", "marquee", "timer", "definition", "term",
+    "focusable", "editable", "paragraph", "blockquote", "generic"]);
+
+  function implicitRole(el, tag) {
+    switch (tag) {
+      case "A": case "AREA": return el.hasAttribute("href") ? "link" : "";
+      case "BUTTON": return "button";
+      case "INPUT": {
+        const t = (el.getAttribute("type") || "text").toLowerCase();
+        if (t === "hidden") return "";
+        if (t === "text" || t === "search" || t === "email" || t === "tel" || t === "url") {
+          if (el.getAttribute("list")) return "combobox";
+        }
+        return INPUT_ROLES[t] || "textbox";
+      }
+      case "SELECT": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "TEXTAREA": return "textbox";
+      case "H1": case "H2": case "H3": case "H4": case "H5": case "H6": return "heading";
+      case "IMG": return el.getAttribute("alt") === "" ? "" : "img";
+      case "NAV": return "navigation";
+      case "MAIN": return "main";
+      case "ASIDE": return "complementary";
+      case "HEADER": case "FOOTER": {
+        for (let p = el.parentElement; p; p = p.parentElement) if (LANDMARK_SCOPE.has(p.tagName)) return "";
+        return tag === "HEADER" ? "banner" : "contentinfo";
+      }
+      case "FORM": return "form";
+      case "SEARCH": return "search";
+      case "SECTION": return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") ? "region" : "";
+      case "ARTICLE": return "article";
+      case "DIALOG": return "dialog";
+      case "FIELDSET": return "group";
+      case "DETAILS": return "group";
+      case "SUMMARY": return "button";
+      case "FIGURE": return "figure";
+      case "TABLE": return "table";
+      case "THEAD": case "TBODY": case "TFOOT": return "rowgroup";
+      case "TR": return "row";
+      case "TD": return "cell";
+      case "TH": return el.getAttribute("scope") === "row" ? "rowheader" : "columnheader";
+      case "UL": case "OL": case "MENU": return "list";
+      case "LI": return "listitem";
+      case "P": return "paragraph";
+      case "BLOCKQUOTE": return "blockquote";
+      case "PROGRESS": return "progressbar";
+      case "METER": return "meter";
+      case "OUTPUT": return "status";
+      case "HR": return "separator";
+      case "IFRAME": case "FRAME": return "iframe";
+      case "VIDEO": return "video";
+      case "AUDIO": return "audio";
+      case "SVG": return el.hasAttribute("aria-label") || el.querySelector(":scope > title") ? "img" : "";
+      case "DT": return "term";
+      case "DD": return "definition";
+    }
+    return "";
+  }
+
+  function roleOf(el, tag) {
+    const r = el.getAttribute("role");
+    if (r) {
+      const first = r.trim().split(/\s+/)[0].toLowerCase();
+      if (first === "none" || first === "presentation") return "";
+      if (first) return first;
+    }
+    return implicitRole(el, tag);
+  }
+
+  function byIds(el, attr) {
+    const v = el.getAttribute(attr);
+    if (!v) return "";
+    const root = el.getRootNode();
+    const out = [];
+    for (const id of v.split(/\s+/)) {
+      const t = (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+      if (t) out.push(t.getAttribute("aria-label") || textOf(t));
+    }
+    return norm(out.join(" "));
+  }
+
+  // textOf is an element's text without the values of form controls.
+  function textOf(el) {
+    let s = "";
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) s += c.data;
+      else if (c.nodeType === 1) {
+        const t = c.tagName;
+        if (t === "INPUT" || t === "SELECT" || t === "TEXTAREA" || SKIP.has(t)) continue;
+        if (t === "IMG") s += " " + (c.getAttribute("alt") || "") + " ";
+        else s += " " + textOf(c) + " ";
+      }
+    }
+    return norm(s);
+  }
+
+  // labelName is the name an element gets from outside its content.
+  function labelName(el, tag, role) {
+    let n = byIds(el, "aria-labelledby");
+    if (n) return n;
+    n = norm(el.getAttribute("aria-label"));
+    if (n) return n;
+    if (el.labels && el.labels.length && tag !== "BUTTON") {
+      n = norm(Array.from(el.labels, textOf).join(" "));
+      if (n) return n;
+    }
+    if (tag === "INPUT") {
+      const t = (el.type || "").toLowerCase();
+      if (t === "submit" || t === "reset" || t === "button") return norm(el.value) || (t === "submit" ? "Submit" : t === "reset" ? "Reset" : "");
+      if (t === "image") return norm(el.getAttribute("alt")) || "Submit";
+    }
+    if (tag === "IMG" || tag === "AREA") return norm(el.getAttribute("alt"));
+    if (tag === "FIELDSET") {
+      const lg = el.querySelector(":scope > legend");
+      if (lg) return textOf(lg);
+    }
+    if (tag === "TABLE") {
+      const c = el.querySelector(":scope > caption");
+      if (c) return textOf(c);
+    }
+    if (tag === "FIGURE") {
+      const c = el.querySelector(":scope > figcaption");
+      if (c) return textOf(c);
+    }
+    if (tag === "SVG") {
+      const t = el.querySelector(":scope > title");
+      if (t) return norm(t.textContent);
+    }
+    return "";
+  }
+
+  function fallbackName(el) {
+    return norm(el.getAttribute("title")) || norm(el.getAttribute("placeholder")) || norm(el.getAttribute("aria-placeholder"));
+  }
+
+  function states(el, tag, role, st, out) {
+    const a = (n) => el.getAttribute(n);
+    const s = [];
+    if (tag === "INPUT" && (role === "checkbox" || role === "radio" || role === "switch")) {
+      if (el.indeterminate) s.push("mixed");
+      else if (el.checked) s.push("checked");
+    } else {
+      const c = a("aria-checked");
+      if (c === "true") s.push("checked");
+      else if (c === "mixed") s.push("mixed");
+    }
+    if (a("aria-pressed") === "true") s.push("pressed");
+    if (el.disabled || a("aria-disabled") === "true" || (tag !== "FIELDSET" && el.matches && el.matches(":disabled"))) s.push("disabled");
+    if (tag === "SUMMARY") {
+      const d = el.parentElement;
+      if (d && d.tagName === "DETAILS") s.push(d.open ? "expanded" : "collapsed");
+    } else {
+      const e = a("aria-expanded");
+      if (e === "true") s.push("expanded");
+      else if (e === "false") s.push("collapsed");
+    }
+    if (a("aria-selected") === "true" && role !== "option") s.push("selected");
+    if (el.required || a("aria-required") === "true") s.push("required");
+    if (el.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) s.push("readonly");
+    const inv = a("aria-invalid");
+    if (inv && inv !== "false") s.push("invalid");
+    if (a("aria-modal") === "true") s.push("modal");
+    if (out.focus === el && (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton" || role === "editable")) s.push("focused");
+    return s;
+  }
+
+  function valueOf(el, tag, role) {
+    if (tag === "INPUT") {
+      const t = (el.type || "").toLowerCase();
+      if (t === "checkbox" || t === "radio" || t === "button" || t === "submit" || t === "reset" || t === "image") return null;
+      if (t === "password") return el.value ? "•".repeat(Math.min(el.value.length, 8)) : "";
+      if (t === "file") return Array.from(el.files || [], (f) => f.name).join(", ");
+      return el.value;
+    }
+    if (tag === "TEXTAREA") return el.value;
+    if (tag === "SELECT") return Array.from(el.selectedOptions, (o) => norm(o.label || o.text)).join(", ");
+    if (role === "editable") return cut(norm(el.innerText), 2000);
+    if (role === "slider" || role === "spinbutton" || role === "progressbar" || role === "meter") {
+      const v = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
+      if (v !== null) return v;
+      if ("value" in el) return String(el.value);
+    }
+    return null;
+  }
+
+  // context text for a fingerprint: the start of the nearest ancestor that
+  // says more than the element itself (a list item, a card).
+  function contextOf(el, name) {
+    let p = el.parentElement;
+    for (let i = 0; p && i < 6; i++, p = p.parentElement) {
+      if (p === document.body) break;
+      const t = norm(p.textContent);
+      if (t.length > name.length + 2) return cut(t, 60);
+    }
+    return "";
+  }
+
+  function pathOf(el) {
+    const parts = [];
+    for (let p = el.parentElement; p && parts.length < 4 && p !== document.body; p = p.parentElement) parts.push(p.tagName.toLowerCase());
+    return parts.join("<");
+  }
+
+  function fingerprint(el, role, name) {
+    return [el.tagName.toLowerCase(), el.id || "", el.getAttribute("data-testid") || el.getAttribute("data-test-id") || "", contextOf(el, name), pathOf(el), role, name];
+  }
+
+  function isScroller(el, st) {
+    const oy = st.overflowY, ox = st.overflowX;
+    if ((oy === "auto" || oy === "scroll") && el.scrollHeight > el.clientHeight + 1) return true;
+    if ((ox === "auto" || ox === "scroll") && el.scrollWidth > el.clientWidth + 1) return true;
+    return false;
+  }
+
+  // children yields the nodes rendered under el: an open shadow root's
+  // content instead of the light DOM, slots replaced by what they show.
+  function kids(el) {
+    const root = el.shadowRoot;
+    const src = root ? root.childNodes : el.tagName === "SLOT" ? (el.assignedNodes({ flatten: true }).length ? el.assignedNodes({ flatten: true }) : el.childNodes) : el.childNodes;
+    return src;
+  }
+
+  const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby", "inline-table"]);
+
+  function walk(el, out, ctx, items) {
+    let buf = "";
+    const flush = () => {
+      const t = norm(buf);
+      if (t) items.push({ t });
+      buf = "";
+    };
+    for (const c of kids(el)) {
+      if (c.nodeType === 3) {
+        if (!ctx.dropText && ctx.visible) buf += c.data;
+        continue;
+      }
+      if (c.nodeType !== 1) continue;
+      const r = visit(c, out, ctx);
+      if (r === null) continue;
+      if (r.inline !== undefined) {
+        // transparent inline content joins the running text
+        if (r.text) buf += r.text;
+        if (r.items) {
+          if (r.items.length) { flush(); for (const x of r.items) items.push(x); }
+        }
+        continue;
+      }
+      if (r.block) { flush(); for (const x of r.items) items.push(x); continue; }
+      flush();
+      items.push(r);
+    }
+    flush();
+    return items;
+  }
+
+  // visit returns null (nothing to show), a node, {block, items} for a
+  // transparent block, or {inline, text, items} for transparent inline.
+  function visit(el, out, ctx) {
+    const tag = el.tagName.toUpperCase();
+    if (SKIP.has(tag)) return null;
+    if (el.getAttribute("aria-hidden") === "true") { out.hidden++; return null; }
+    if (ctx.modal && !ctx.inModal && el !== ctx.modal && !el.contains(ctx.modal) && !(el.shadowRoot && el.shadowRoot.contains(ctx.modal))) {
+      out.inert++;
+      return null;
+    }
+    const st = getComputedStyle(el);
+    const display = st.display;
+    if (display === "none") {
+      if (tag !== "DIALOG" && tag !== "DATALIST" && tag !== "OPTION" && tag !== "SLOT") out.hidden++;
+      return null;
+    }
+    let rect = null;
+    if (display !== "contents") {
+      rect = el.getBoundingClientRect();
+      const clipped = st.overflowX !== "visible" || st.overflowY !== "visible" || st.clip !== "auto";
+      if (rect.width <= 1 && rect.height <= 1 && clipped && (rect.width > 0 || rect.height > 0)) {
+        // the "visually hidden" pattern: a 1px clipped box
+        out.hidden++;
+        return null;
+      }
+      if (rect.width === 0 && rect.height === 0) {
+        if (st.overflowX !== "visible" || st.overflowY !== "visible" || !el.firstElementChild || tag === "INPUT" || tag === "BUTTON" || tag === "SELECT" || tag === "TEXTAREA") {
+          if (el.textContent.trim() || el.firstElementChild) out.hidden++;
+          return null;
+        }
+      }
+      if (rect.right + out.sx <= 0 || rect.bottom + out.sy <= 0) { out.hidden++; return null; }
+    }
+    const visible = st.visibility !== "hidden" && st.visibility !== "collapse";
+    let role = roleOf(el, tag);
+    if (role === "separator" || role === "presentation") return null;
+    let interactive = WIDGET.has(role) && visible;
+    if (role === "option" && (tag === "OPTION")) interactive = false;
+    if (role === "gridcell" || role === "scrollbar") interactive = interactive && el.tabIndex >= 0;
+    let extra = "";
+    if (!interactive && visible) {
+      if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) extra = "editable";
+      else if (el.hasAttribute("onclick") || (out.clickers.has(el) && tag !== "BODY" && tag !== "HTML" && el.getElementsByTagName("*").length <= 50)) extra = "clickable";
+      else if (st.cursor === "pointer" && tag !== "LABEL" && !(el.parentElement && getComputedStyle(el.parentElement).cursor === "pointer") && !ctx.inWidget) extra = "clickable";
+      else if (tag !== "HTML" && tag !== "BODY" && display !== "inline" && isScroller(el, st)) extra = "scroll";
+      else if (el.tabIndex >= 0 && el.hasAttribute("tabindex") && !role) extra = "focusable";
+      if (extra) {
+        interactive = true;
+        if (!role || role === "generic" || role === "paragraph" || extra === "scroll") role = extra;
+      }
+    }
+    if (role === "editable" && el.isContentEditable) role = "editable";
+    const inline = INLINE.has(display);
+
+    if (role === "iframe") {
+      if (!visible) return null;
+      return { r: "iframe", n: norm(el.getAttribute("title") || el.getAttribute("aria-label") || el.getAttribute("name")), f: idOf(el) };
+    }
+
+    // Leaf controls: no content walk.
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || tag === "IMG" || tag === "SVG" || tag === "VIDEO" || tag === "AUDIO" || tag === "CANVAS" || tag === "PROGRESS" || tag === "METER") {
+      if (!role || !visible) return null;
+      const node = { r: role, n: labelName(el, tag, role) || fallbackName(el) };
+      if (interactive) node.i = idOf(el);
+      const v = valueOf(el, tag, role);
+      if (v !== null && v !== undefined) node.v = cut(v, 4000);
+      if (tag === "SELECT") {
+        const opts = [];
+        for (const o of el.options) if (opts.length < 200) opts.push(norm(o.label || o.text));
+        node.o = opts;
+        if (el.options.length > 200) node.om = el.options.length - 200;
+      }
+      const s = states(el, tag, role, st, out);
+      if (s.length) node.s = s;
+      if (node.i) { node.p = fingerprint(el, role, node.n); out.refs++; }
+      return node;
+    }
+
+    // An invisible element shows only its visible descendants.
+    if (!visible && !interactive) {
+      const sub = Object.create(ctx);
+      sub.visible = false;
+      const items = walk(el, out, sub, []);
+      if (!items.length) { out.hidden++; return null; }
+      return { block: true, items };
+    }
+
+    // Content walk.
+    const sub = Object.create(ctx);
+    sub.visible = visible;
+    if (interactive || WIDGET.has(role)) sub.inWidget = true;
+    if (tag === "LABEL" && el.control) sub.dropText = true;
+    if ((tag === "LEGEND" && el.parentElement && el.parentElement.tagName === "FIELDSET") || tag === "CAPTION" || tag === "FIGCAPTION") return null;
+    if (el === ctx.modal) sub.inModal = true;
+    let items;
+    if (tag === "DETAILS" && !el.open) {
+      items = [];
+      const s = el.querySelector(":scope > summary");
+      if (s) { const r = visit(s, out, sub); if (r) items.push(r); }
+    } else {
+      items = walk(el, out, sub, []);
+    }
+
+    if (!role || role === "generic" || role === "paragraph" || role === "blockquote" || role === "rowgroup" || (role === "region" && !interactive) && false) {
+      if (role === "rowgroup") return { block: true, items };
+      if (inline && !interactive) {
+        // inline text joins the surrounding run; inline nodes break it
+        if (items.every((x) => x.t !== undefined)) return { inline: true, text: " " + items.map((x) => x.t).join(" ") + " " };
+        return { inline: true, items };
+      }
+      return { block: true, items };
+    }
+
+    const node = { r: role };
+    let name = labelName(el, tag, role);
+    if (!name && (FROM_CONTENT.has(role) || extra === "focusable" || role === "editable" && false)) {
+      name = norm(items.map((x) => (x.t !== undefined ? x.t : x.n || "")).join(" "));
+      if (!name) name = norm(textOf(el));
+    }
+    if (!name) name = fallbackName(el);
+    if (role === "editable") name = labelName(el, tag, role) || fallbackName(el);
+    node.n = cut(name, 400);
+    if (role === "heading") node.l = +(el.getAttribute("aria-level") || (/^H[1-6]$/.test(tag) ? tag[1] : 2));
+    if (role === "link" && el.href) node.u = String(el.href);
+    if (interactive) node.i = idOf(el);
+    const v = valueOf(el, tag, role);
+    if (v !== null && v !== undefined) node.v = cut(v, 4000);
+    const s = states(el, tag, role, st, out);
+    if (s.length) node.s = s;
+    // A name-from-content node drops content that only spells its name.
+    const keep = items.some((x) => x.t === undefined);
+    if (role === "editable") { /* its text is its value */ }
+    else if (!FROM_CONTENT.has(role) || keep) { if (items.length) node.c = items; }
+    if (node.i) { node.p = fingerprint(el, role, node.n); out.refs++; }
+    return node;
+  }
+
+  function deepFocus() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
+
+  function snapshot(root, opts) {
+    const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new WeakSet() };
+    if (opts && opts.probe) {
+      // The main world's hook knows the elements with click listeners: it
+      // answers the probe event by firing the reply event at each of them.
+      const note = (e) => { const t = e.composedPath()[0]; if (t && t.nodeType === 1) out.clickers.add(t); };
+      document.addEventListener(opts.probe + "-r", note, true);
+      try { document.dispatchEvent(new CustomEvent(opts.probe)); } finally { document.removeEventListener(opts.probe + "-r", note, true); }
+    }
+    let modal = null;
+    try { modal = document.querySelector("dialog:modal"); } catch (e) { modal = null; }
+    const ctx = { visible: true, modal: root ? null : modal, inModal: false };
+    let items;
+    if (root) {
+      const r = visit(root, out, ctx);
+      items = r === null ? [] : r.block || r.inline !== undefined ? (r.items || (r.text ? [{ t: norm(r.text) }] : [])) : [r];
+    } else {
+      items = document.body ? walk(document.body, out, ctx, []) : [];
+    }
+    return { doc, title: document.title, url: location.href, hidden: out.hidden, inert: out.inert, modal: !!ctx.modal, c: items };
+  }
+
+  // resolve finds the element a ref stands for: the same element when it is
+  // still in the page, else the one live element matching its fingerprint.
+  function resolve(id, fp) {
+    const [tag, elid, testid, context, , role, name] = fp;
+    const el = get(id);
+    if (el) {
+      const now = check(id);
+      return { id, level: now && now[0] === role && now[1] === name ? "exact" : "stable" };
+    }
+    let pool;
+    if (elid) {
+      const e = document.getElementById(elid);
+      pool = e ? [e] : [];
+    } else {
+      pool = Array.from(document.getElementsByTagName(tag));
+    }
+    const scored = [];
+    for (const e of pool) {
+      if (!e.isConnected) continue;
+      const t = e.tagName.toUpperCase();
+      const r = roleOf(e, t);
+      let n = labelName(e, t, r);
+      if (!n) n = FROM_CONTENT.has(r) || !r ? textOf(e) : "";
+      if (!n) n = fallbackName(e);
+      n = norm(n);
+      let score = 0;
+      if (r === role) score += 2;
+      if (cut(n, 400) === name) score += 4;
+      if (testid && (e.getAttribute("data-testid") || e.getAttribute("data-test-id")) === testid) score += 2;
+      if (context && contextOf(e, n) === context) score += 3;
+      scored.push({ e, score, r, n });
+    }
+    scored.sort((a, b) => b.score - a.score);
+    const full = 2 + 4 + (testid ? 2 : 0) + (context ? 3 : 0);
+    const best = scored.filter((x) => x.score === full);
+    if (best.length === 1) {
+      const b = best[0].e;
+      return { id: idOf(b), level: "reidentified" };
+    }
+    return { level: "stale", count: best.length, near: scored.slice(0, 3).filter((x) => x.score > 0).map((x) => x.r + ' "' + cut(x.n, 40) + '"') };
+  }
+
+  // check re-reads an element's role and name, to compare with its ref.
+  function check(id) {
+    const el = get(id);
+    if (!el) return null;
+    const t = el.tagName.toUpperCase();
+    const r = roleOf(el, t);
+    let n = labelName(el, t, r);
+    if (!n && (FROM_CONTENT.has(r) || !r)) n = textOf(el);
+    if (!n) n = fallbackName(el);
+    return [r, cut(norm(n), 400)];
+  }
+
+  // frameBox is where the content of an iframe element starts in its
+  // document's viewport.
+  function frameBox(id) {
+    const el = get(id);
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    const st = getComputedStyle(el);
+    return [r.left + el.clientLeft + parseFloat(st.paddingLeft), r.top + el.clientTop + parseFloat(st.paddingTop)];
+  }
+
+  const known = (el) => ids.get(el) || 0;
+
+  globalThis.__webpilot = { snapshot, get, resolve, check, frameBox, known, doc };
+  return globalThis.__webpilot;
+})()
