@@ -123,17 +123,24 @@ func checkContext(ctx context.Context) (context.Context, context.CancelFunc) {
 const actionableJS = `function(){
   if(!this.isConnected) return {err:"detached", why:"the element was removed from the page"};
   this.scrollIntoView({block:"center",inline:"center",behavior:"instant"});
-  const r=this.getBoundingClientRect(), st=getComputedStyle(this);
-  if(r.width===0||r.height===0||st.visibility==="hidden"||st.display==="none") return {err:"visible", why:"the element is not visible"};
+  const st=getComputedStyle(this), box=this.getBoundingClientRect();
+  const rects=Array.from(this.getClientRects()).filter(q=>q.width>0&&q.height>0);
+  if(!rects.length||box.width===0||box.height===0||st.visibility==="hidden"||st.display==="none") return {err:"visible", why:"the element is not visible"};
   if(this.disabled||this.getAttribute("aria-disabled")==="true") return {err:"enabled", why:"the element is disabled"};
-  const x=r.left+r.width/2, y=r.top+r.height/2;
-  let hit=document.elementFromPoint(x,y);
-  while(hit&&hit.shadowRoot){const inner=hit.shadowRoot.elementFromPoint(x,y); if(!inner||inner===hit) break; hit=inner;}
-  let ok=!hit||hit===this||this.contains(hit);
-  for(let n=hit;!ok&&n;){ if(n===this){ok=true;break;} n=n.parentNode||(n.host||null); }
-  if(!ok){const d=hit.tagName.toLowerCase()+(hit.id?"#"+hit.id:"")+(hit.className&&typeof hit.className==="string"?"."+hit.className.trim().split(/\s+/).join("."):"");
-    return {err:"receives events", why:"another element covers it: "+d, cover:d};}
-  return {x:x,y:y};
+  const deep=(x,y)=>{let hit=document.elementFromPoint(x,y); while(hit&&hit.shadowRoot){const inner=hit.shadowRoot.elementFromPoint(x,y); if(!inner||inner===hit) break; hit=inner;} return hit;};
+  // The hit is this element, inside it (across slots and shadow roots), or
+  // the host of the shadow tree it lives in (slotted text hits the host).
+  const reaches=(hit)=>{ if(!hit) return true; if(hit.shadowRoot&&hit.shadowRoot.contains(this)) return true;
+    for(let n=hit;n;n=n.assignedSlot||n.parentNode||n.host||null){ if(n===this) return true; } return false; };
+  // An inline element broken over lines is tried line by line.
+  let cover=null;
+  for(const q of rects.length>1?rects:[box]){
+    const x=q.left+q.width/2, y=q.top+q.height/2, hit=deep(x,y);
+    if(reaches(hit)) return {x:x,y:y};
+    if(!cover) cover=hit;
+  }
+  const d=cover.tagName.toLowerCase()+(cover.id?"#"+cover.id:"")+(cover.className&&typeof cover.className==="string"&&cover.className.trim()?"."+cover.className.trim().split(/\s+/).join("."):"");
+  return {err:"receives events", why:"another element covers it: "+d, cover:d};
 }`
 
 type actionability struct {

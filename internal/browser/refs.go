@@ -145,3 +145,9 @@ func (rt *refTable) lookup(ref string) (*refEntry, error) {
 	return nil, &Error{Code: CodeTargetNotFound, Message: fmt.Sprintf("ref %s was never issued in this tab", ref),
 		Hint: "use a ref from the latest browser_snapshot of this tab"}
 }
+
+// IsRef says whether s is written like a ref ("e3", "f1e3").
+func IsRef(s string) bool {
+	_, _, ok := parseRef(s)
+	return ok
+}

@@ -31,8 +31,8 @@ type Snapshot struct {
 	URL        string `json:"url"`
 	Title      string `json:"title"`
 	Refs       int    `json:"refs"`
-	Hidden     int    `json:"hidden"` // hidden or zero-size elements left out
-	Frames     int    `json:"frames"` // child frames inlined
+	Hidden     int    `json:"hidden"`      // hidden or zero-size elements left out
+	Frames     int    `json:"frames"`      // child frames inlined
 	TotalChars int    `json:"total_chars"` // size of the whole body before paging
 	Text       string `json:"-"`           // header + (the requested page of) the body
 	NextOffset int    `json:"next_offset,omitempty"`
@@ -688,7 +688,6 @@ func window(body string, offset, max int) (string, int) {
 	return strings.TrimSuffix(string(runes[offset:end]), "\n"), next
 }
 
-
 func joinText(a, b string) string {
 	if a == "" {
 		return b
@@ -701,7 +700,6 @@ func joinText(a, b string) string {
 	}
 	return a + " " + b
 }
-
 
 // clean collapses whitespace runs to one space.
 func clean(s string) string {

@@ -27,7 +27,7 @@ type Tab struct {
 	policy func(*url.URL) *Error // origin policy; nil allows everything
 
 	refs     *refTable
-	kids     children // out-of-process iframes, attached automatically
+	kids     children   // out-of-process iframes, attached automatically
 	lastSnap []string   // compact lines of the last snapshot: the diff baseline
 	cache    *snapCache // the last rendered snapshot, for offset pages
 
@@ -41,8 +41,8 @@ type Tab struct {
 type snapCache struct {
 	mode  string
 	scope Target
-	body string
-	snap Snapshot
+	body  string
+	snap  Snapshot
 }
 
 func newTab(id string, t cdp.Target, log *slog.Logger) *Tab {

@@ -444,6 +444,8 @@
     const keep = items.some((x) => x.t === undefined);
     if (role === "editable") { /* its text is its value */ }
     else if (!FROM_CONTENT.has(role) || keep) { if (items.length) node.c = items; }
+    // A listener or pointer element with nothing to show is no use to an agent.
+    if ((extra === "clickable" || extra === "focusable") && !node.n && !node.c) return null;
     if (node.i) { node.p = fingerprint(el, role, node.n); out.refs++; }
     return node;
   }

@@ -30,6 +30,7 @@ var wantTools = map[string][]string{
 	"browser_status":     nil,
 	"browser_navigate":   nil,
 	"browser_snapshot":   nil,
+	"browser_find":       nil,
 	"browser_action":     {"action"},
 	"browser_tabs":       {"action"},
 	"browser_close":      nil,

@@ -55,6 +55,7 @@ func Register(s *mcp.Server, d *Deps, render Renderer) []*mcp.Tool {
 	r.status()
 	r.navigate()
 	r.snapshot()
+	r.find()
 	r.action()
 	r.tabs()
 	r.screenshot()

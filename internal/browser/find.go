@@ -1,0 +1,187 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// FindOptions say what browser_find looks for. Each of Text, Role and Name
+// that is set must match; a value written /like this/ (optionally /…/i) is
+// a regular expression, any other is a case-insensitive substring (Role is
+// compared whole).
+type FindOptions struct {
+	Text  string // in the name, value or text
+	Role  string
+	Name  string
+	Limit int // matches shown (default 20)
+}
+
+// DefaultFindLimit is how many matches browser_find shows by default.
+const DefaultFindLimit = 20
+
+// Find searches the live page (frames included) and returns the matches as
+// snapshot lines with refs, each with its nearest landmark and heading.
+// Call within Do.
+func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, error) {
+	if o.Text == "" && o.Role == "" && o.Name == "" {
+		return "", &Error{Code: CodeInvalidArgument, Message: "give text, role or name to look for",
+			Hint: `e.g. {"role": "button", "name": "/add to cart/i"} or {"text": "Total"}`}
+	}
+	text, err := matcher("text", o.Text)
+	if err != nil {
+		return "", err
+	}
+	name, err := matcher("name", o.Name)
+	if err != nil {
+		return "", err
+	}
+	if o.Limit <= 0 {
+		o.Limit = DefaultFindLimit
+	}
+	defer t.releaseObjects(ctx)
+	pt, err := t.collect(ctx, Target{})
+	if err != nil {
+		return "", err
+	}
+	base := pt.url
+	r := &renderer{mode: ModeFull}
+	r.base, _ = parseURL(base)
+	role := strings.ToLower(strings.TrimSpace(o.Role))
+
+	var found []string
+	total := 0
+	heading := ""
+	var walk func(ns []*wnode, where []string)
+	walk = func(ns []*wnode, where []string) {
+		for _, n := range ns {
+			ok := true
+			var line string
+			if n.T != nil {
+				ok = role == "" && name == nil && text != nil && text(*n.T)
+				line = *n.T
+			} else {
+				if role != "" && !strings.EqualFold(n.R, role) {
+					ok = false
+				}
+				if ok && name != nil && !name(n.N) {
+					ok = false
+				}
+				if ok && text != nil && !text(n.N) && (n.V == nil || !text(*n.V)) {
+					ok = false
+				}
+				if ok {
+					line = findLine(r, n)
+				}
+			}
+			if ok && line != "" {
+				total++
+				if len(found) < o.Limit {
+					ctx := strings.Join(where, " › ")
+					if heading != "" {
+						if ctx != "" {
+							ctx += " › "
+						}
+						ctx += heading
+					}
+					if ctx != "" {
+						line += "   (in " + ctx + ")"
+					}
+					found = append(found, line)
+				}
+			}
+			if n.R == "heading" {
+				heading = strings.Repeat("#", max(1, min(n.L, 6))) + " " + shorten(n.N, 60)
+			}
+			sub := where
+			if chromeRoles[n.R] || n.R == "main" || n.R == "dialog" || n.R == "alertdialog" || n.R == "form" || n.R == "iframe" || n.R == "region" || n.R == "search" {
+				label := n.R
+				if n.N != "" {
+					label += " " + quote(shorten(n.N, 40))
+				}
+				sub = append(append([]string{}, where...), label)
+			}
+			walk(n.C, sub)
+		}
+	}
+	walk(pt.items, nil)
+
+	var b strings.Builder
+	what := describeFind(o)
+	fmt.Fprintf(&b, "# %d match(es) for %s on %s — %s", total, what, orUntitled(pt.title), pt.url)
+	if total > len(found) {
+		fmt.Fprintf(&b, " (first %d shown; narrow the search or raise limit)", len(found))
+	}
+	b.WriteByte('\n')
+	if total == 0 {
+		b.WriteString("(nothing matches; try a shorter text, another role, or browser_snapshot)")
+	}
+	b.WriteString(strings.Join(found, "\n"))
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// findLine renders one found element as its snapshot line.
+func findLine(r *renderer, n *wnode) string {
+	switch {
+	case n.ref != "":
+		return r.control(n)
+	case n.R == "heading":
+		return strings.Repeat("#", max(1, min(n.L, 6))) + " " + n.N
+	case n.N != "":
+		return n.R + " " + quote(n.N) + r.valueStates(n)
+	}
+	return ""
+}
+
+func describeFind(o FindOptions) string {
+	var parts []string
+	if o.Role != "" {
+		parts = append(parts, "role "+o.Role)
+	}
+	if o.Name != "" {
+		parts = append(parts, "name "+o.Name)
+	}
+	if o.Text != "" {
+		parts = append(parts, "text "+o.Text)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orUntitled(s string) string {
+	if s == "" {
+		return "(untitled)"
+	}
+	return s
+}
+
+// matcher compiles a search value: /re/ or /re/i is a regular expression,
+// anything else a case-insensitive substring. An empty value matches
+// nothing and returns nil.
+func matcher(field, v string) (func(string) bool, error) {
+	if v == "" {
+		return nil, nil
+	}
+	if len(v) >= 2 && strings.HasPrefix(v, "/") {
+		end := strings.LastIndex(v, "/")
+		if end > 0 {
+			pat, flags := v[1:end], v[end+1:]
+			if flags == "" || flags == "i" {
+				if flags == "i" {
+					pat = "(?i)" + pat
+				}
+				re, err := regexp.Compile(pat)
+				if err != nil {
+					return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s %s is not a valid regular expression: %v", field, v, err),
+						Hint: "use RE2 syntax between slashes, e.g. /sign ?in/i; or plain text for a substring"}
+				}
+				return re.MatchString, nil
+			}
+		}
+	}
+	low := strings.ToLower(v)
+	return func(s string) bool { return strings.Contains(strings.ToLower(s), low) }, nil
+}
+
+func parseURL(s string) (*url.URL, error) { return url.Parse(s) }
