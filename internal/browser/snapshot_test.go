@@ -1,0 +1,191 @@
+package browser_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// snapFixtures serves testdata/pages (the snap/ fixtures included).
+func (e *env) snapPage(path string) string {
+	e.t.Helper()
+	e.navigate(path)
+	return e.snapshot(browser.ModeFull)
+}
+
+// refIn finds the ref of the `role ref "name"` line that follows the line
+// containing after, in a snapshot.
+func refIn(t *testing.T, snap, after, role, name string) string {
+	t.Helper()
+	i := strings.Index(snap, after)
+	if i < 0 {
+		t.Fatalf("no %q in snapshot:\n%s", after, snap)
+	}
+	return refOf(t, snap[i:], role, name)
+}
+
+func TestRelistRefs(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	snap := e.snapPage("/snap/relist.html")
+	done := refIn(t, snap, "- Pay rent", "button", "Done")
+	// Shuffle replaces every item with a new element: the ref is
+	// reidentified by its fingerprint (role, name, the item's text), so the
+	// click goes to "Pay rent", wherever it now is.
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#shuffle"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: done}})
+	if err != nil {
+		t.Fatalf("click %s after the list re-rendered: %v", done, err)
+	}
+	if res.MatchLevel != "reidentified" {
+		t.Errorf("match_level = %q, want reidentified", res.MatchLevel)
+	}
+	if got := e.eval(`document.querySelector("[role=status]").textContent`); got != "done: Pay rent" {
+		t.Errorf("status = %q: the click went to another item", got)
+	}
+	// Rename changes the item's text: its Done button matches no element
+	// uniquely any more, and the ref is STALE_REF, never a click elsewhere.
+	snap = e.snapshot(browser.ModeFull)
+	third := refIn(t, snap, "- Pay rent", "button", "Done")
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#rename"}}); err != nil {
+		t.Fatal(err)
+	}
+	renamed := e.eval(`Array.from(document.querySelectorAll("li")).some(li => li.textContent.includes("Pay rent (renamed)"))`)
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: third}})
+	if renamed == "true" {
+		be := wantCode(t, err, browser.CodeStaleRef)
+		if !strings.Contains(be.Message, "Done") {
+			t.Errorf("stale message does not name the element: %s", be.Message)
+		}
+	} else if err != nil {
+		t.Fatalf("click %s: %v", third, err)
+	}
+	// An element that stays keeps its ref across snapshots.
+	add := refOf(t, snap, "button", "Add")
+	if again := refOf(t, e.snapshot(browser.ModeFull), "button", "Add"); again != add {
+		t.Errorf("ref of Add changed from %s to %s", add, again)
+	}
+}
+
+func TestModalSnapshot(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	snap := e.snapPage("/snap/modal.html")
+	open := refOf(t, snap, "button", "Open dialog")
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: open}}); err != nil {
+		t.Fatal(err)
+	}
+	snap = e.snapshot(browser.ModeCompact)
+	if !strings.Contains(snap, "a modal dialog is open") || !strings.Contains(snap, "Confirm order") {
+		t.Fatalf("modal not shown first:\n%s", snap)
+	}
+	if strings.Contains(snap, `"Edit cart"`) {
+		t.Errorf("the inert page behind the modal is listed:\n%s", snap)
+	}
+	confirm := refOf(t, snap, "button", "Confirm")
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: confirm}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.querySelector("[role=status]").textContent`); !strings.Contains(got, "confirmed") {
+		t.Errorf("status after Confirm = %q", got)
+	}
+}
+
+func TestHiddenContentLeftOut(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	snap := e.snapPage("/snap/hidden.html")
+	for _, secret := range regexp.MustCompile(`SECRET-[A-Z-]+`).FindAllString(e.eval(`document.body.innerHTML`), -1) {
+		if secret == "SECRET-OPACITY-ZERO" {
+			continue // transparent but there: it takes clicks
+		}
+		if strings.Contains(snap, secret) {
+			t.Errorf("hidden %s is in the snapshot", secret)
+		}
+	}
+	if !regexp.MustCompile(`refs · \d+ hidden ·`).MatchString(snap) {
+		t.Errorf("header does not count the hidden elements:\n%s", snap)
+	}
+	// Shown after a click: the snapshot follows the page.
+	more := refOf(t, snap, "button", "Show more")
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: more}}); err != nil {
+		t.Fatal(err)
+	}
+	if after := e.snapshot(browser.ModeFull); after == snap {
+		t.Errorf("snapshot unchanged after Show more")
+	}
+}
+
+func TestFindAndScope(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	snap := e.snapPage("/snap/heavy.html")
+	var found string
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
+		found, err = e.s.Find(ctx, tab, browser.FindOptions{Role: "link", Name: "/^portable coffee grinder 42$/i"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(found, "# 1 match(es)") || !strings.Contains(found, "(in main") {
+		t.Fatalf("find:\n%s", found)
+	}
+	m := regexp.MustCompile(`link (e\d+) "([^"]+)"`).FindStringSubmatch(found)
+	if m == nil || refOf(t, snap, "link", m[2]) != m[1] {
+		t.Fatalf("find's ref is not the snapshot's: %q", found)
+	}
+	// Text search, a limit, and a bad regex.
+	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
+		found, err = e.s.Find(ctx, tab, browser.FindOptions{Text: "add to cart", Limit: 3})
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(found, "first 3 shown") || strings.Count(found, "\n") != 3 {
+			t.Errorf("limited find:\n%s", found)
+		}
+		_, err = e.s.Find(ctx, tab, browser.FindOptions{Name: "/(/"})
+		wantCode(t, err, browser.CodeInvalidArgument)
+		_, err = e.s.Find(ctx, tab, browser.FindOptions{})
+		wantCode(t, err, browser.CodeInvalidArgument)
+		// A scoped snapshot shows one card, with the page's refs.
+		sc, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull, Scope: browser.Target{Selector: ".card:nth-of-type(2)"}})
+		if err != nil {
+			return err
+		}
+		if strings.Count(sc.Text, "Add to cart") != 1 || sc.Refs < 3 || sc.Refs > 6 {
+			t.Errorf("scoped snapshot:\n%s", sc.Text)
+		}
+		for _, r := range regexp.MustCompile(`button (e\d+) "Add to cart"`).FindAllStringSubmatch(sc.Text, -1) {
+			if !strings.Contains(snap, "button "+r[1]+` "Add to cart"`) {
+				t.Errorf("scoped ref %s is not the page snapshot's", r[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFrameRefsAct(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	snap := e.snapPage("/snap/frames.html")
+	code := regexp.MustCompile(`textbox (f\d+e\d+) "Code"`).FindStringSubmatch(snap)
+	apply := regexp.MustCompile(`button (f\d+e\d+) "Apply"`).FindStringSubmatch(snap)
+	if code == nil || apply == nil {
+		t.Fatalf("no frame refs:\n%s", snap)
+	}
+	if _, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Ref: code[1]}, Value: "XYZ"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: apply[1]}}); err != nil {
+		t.Fatal(err)
+	}
+	if after := e.snapshot(browser.ModeFull); !strings.Contains(after, "applied: XYZ") {
+		t.Errorf("the frame's status did not change:\n%s", after)
+	}
+}
