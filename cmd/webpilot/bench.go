@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -45,8 +46,30 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fixtures = append(fixtures, e.Name())
 		}
 	}
+	if sub, err := os.ReadDir(filepath.Join(*pages, "snap")); err == nil {
+		for _, e := range sub {
+			if strings.HasSuffix(e.Name(), ".html") && e.Name() != "frame-child.html" {
+				fixtures = append(fixtures, "snap/"+e.Name())
+			}
+		}
+	}
 	srv := httptest.NewServer(http.FileServer(http.Dir(*pages)))
 	defer srv.Close()
+	// A second site for the cross-site frame of snap/frames.html.
+	other := httptest.NewUnstartedServer(http.FileServer(http.Dir(*pages)))
+	if ln, err := net.Listen("tcp", "localhost:0"); err == nil {
+		other.Listener.Close()
+		other.Listener = ln
+	}
+	other.Start()
+	defer other.Close()
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	pageURL := func(f string) string {
+		if f == "snap/frames.html" {
+			return srv.URL + "/" + f + "?xsite=" + otherURL
+		}
+		return srv.URL + "/" + f
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
@@ -110,12 +133,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	fmt.Fprintln(stdout)
 	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "fixture\tmode\tchars\ttokens\trefs\tsnapshot ms\tnavigate ms\t")
+	fmt.Fprintln(tw, "fixture\tmode\tchars\ttokens\t× best peer\trefs\tsnapshot ms\tnavigate ms\t")
 	refsRe := regexp.MustCompile(`· (\d+) refs ·`)
 	for _, f := range fixtures {
 		var navMs []float64
 		for range *runs {
-			_, d, err := call("browser_navigate", map[string]any{"url": srv.URL + "/" + f, "snapshot": "none"})
+			_, d, err := call("browser_navigate", map[string]any{"url": pageURL(f), "snapshot": "none"})
 			if err != nil {
 				return err
 			}
@@ -137,10 +160,21 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if m := refsRe.FindStringSubmatch(text); m != nil {
 				refs = m[1]
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.0f\t%.0f\t\n", f, mode, len([]rune(text)), tokens, refs, median(times), median(navMs))
+			ratio := "-"
+			if p, ok := peerTokens[f]; ok {
+				ratio = fmt.Sprintf("%.2f", float64(tokens)/float64(p.tokens))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%.0f\t%.0f\t\n", f, mode, len([]rune(text)), tokens, ratio, refs, median(times), median(navMs))
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(stdout, "\n× best peer: tokens over the smaller snapshot of playwright-mcp 0.0.83 and chrome-devtools-mcp 1.11.0")
+	fmt.Fprintln(stdout, "on the same fixture, measured on this machine kind (2026-12-02):")
+	for _, f := range fixtures {
+		if p, ok := peerTokens[f]; ok {
+			fmt.Fprintf(stdout, "  %-22s %6d tokens (%s), snapshot %d ms (fastest peer)\n", f, p.tokens, p.who, p.ms)
+		}
+	}
 
 	// 3. Actions on a warm page.
 	if _, _, err := call("browser_navigate", map[string]any{"url": srv.URL + "/form.html", "snapshot": "none"}); err != nil {
@@ -216,4 +250,24 @@ func rss(pid int) string {
 		}
 	}
 	return "unknown"
+}
+
+// peerTokens are the peers' snapshot sizes on our fixtures (o200k tokens of
+// the whole snapshot result, the smaller of the two peers) and the faster
+// peer's median snapshot time, measured with their MCP servers over stdio
+// on headless Chromium 156.
+var peerTokens = map[string]struct {
+	tokens int
+	who    string
+	ms     int
+}{
+	"basic.html":           {199, "chrome-devtools-mcp", 6},
+	"form.html":            {231, "chrome-devtools-mcp", 12},
+	"long.html":            {9224, "chrome-devtools-mcp", 76},
+	"snap/article.html":    {11355, "chrome-devtools-mcp", 107},
+	"snap/form-all.html":   {1174, "playwright-mcp", 29},
+	"snap/table.html":      {35044, "chrome-devtools-mcp", 542},
+	"snap/heavy.html":      {30584, "chrome-devtools-mcp", 388},
+	"snap/clickables.html": {758, "chrome-devtools-mcp", 15},
+	"snap/frames.html":     {401, "playwright-mcp", 25},
 }

@@ -246,6 +246,9 @@ func interactive(ls []line) []string {
 // chromeRoles are page chrome: compact mode shows each on one line.
 var chromeRoles = map[string]bool{"banner": true, "navigation": true, "contentinfo": true, "complementary": true}
 
+// compactText is the length past which compact mode shortens a text.
+const compactText = 80
+
 // foldMin is the shortest run of similar ref-free siblings compact mode folds.
 const foldMin = 6
 
@@ -324,7 +327,7 @@ func foldKey(n *wnode, ls []line) string {
 
 func (r *renderer) text(s string) string {
 	if r.mode == ModeCompact {
-		return shorten(s, 100)
+		return shorten(s, compactText)
 	}
 	return s
 }

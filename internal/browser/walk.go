@@ -45,6 +45,9 @@ func installClickHook(ctx context.Context, sess cdp.Target) error {
 	return sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src, "runImmediately": true}, nil)
 }
 
+// noWalker is what an evaluation returns in a world without the walker.
+const noWalker = "webpilot: no walker"
+
 // worldName is the isolated world the walker runs in.
 const worldName = "webpilot"
 
@@ -108,9 +111,14 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 	if err != nil {
 		return nil, err
 	}
-	expr := "((W) => " + call + ")(" + walkerJS + ")"
+	// The walker's source is sent only when the world does not have it yet.
+	expr := "globalThis.__webpilot ? ((W) => " + call + ")(globalThis.__webpilot) : " + strconv.Quote(noWalker)
 	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup}
 	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
+	if err == nil && res.ExceptionDetails == nil && res.Result != nil && res.Result.Type == "string" && (res.Result.Value == nil || string(res.Result.Value) == strconv.Quote(noWalker)) {
+		p.Expression = "((W) => " + call + ")(" + walkerJS + ")"
+		res, err = cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
+	}
 	if err != nil {
 		return nil, err
 	}
