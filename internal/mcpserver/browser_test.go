@@ -286,3 +286,25 @@ func TestBrowserTabsTool(t *testing.T) {
 	mustFail(t, ctx, cs, "browser_tabs", map[string]any{"action": "select"}, "INVALID_ARGUMENT")
 	mustFail(t, ctx, cs, "browser_tabs", map[string]any{"action": "close", "tab": "nope"}, "TAB_NOT_FOUND")
 }
+
+// browser_find and a scoped browser_snapshot through MCP: the refs they
+// give are the snapshot's, and a bad search is INVALID_ARGUMENT.
+func TestFindAndScopeTools(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+
+	nav := mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/form.html"})
+	ref := refOf(t, nav, "button", "Create account")
+	found := mustCall(t, ctx, cs, "browser_find", map[string]any{"role": "button", "name": "/^create/i"})
+	if !strings.Contains(found, `button `+ref+` "Create account"`) || !strings.Contains(found, "# 1 match") {
+		t.Errorf("browser_find:\n%s", found)
+	}
+	scoped := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{"scope": "#signup", "mode": "full"})
+	if !strings.Contains(scoped, `button `+ref+` "Create account"`) || strings.Contains(scoped, "Sign up\n") {
+		t.Errorf("scoped snapshot:\n%s", scoped)
+	}
+	mustFail(t, ctx, cs, "browser_find", map[string]any{}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_snapshot", map[string]any{"scope": "#nothing-here"}, "TARGET_NOT_FOUND")
+}
