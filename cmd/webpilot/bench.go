@@ -33,6 +33,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	pages := fs.String("pages", "testdata/pages", "directory of fixture pages")
 	runs := fs.Int("runs", 5, "repetitions per measurement (the median is shown)")
+	dump := fs.String("dump", "", "directory to write each fixture's snapshot text to (fixture.mode.txt)")
+	only := fs.String("only", "", "measure only fixtures whose name contains this")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -53,6 +55,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 	}
+	fixtures = slices.DeleteFunc(fixtures, func(f string) bool { return !strings.Contains(f, *only) })
 	srv := httptest.NewServer(http.FileServer(http.Dir(*pages)))
 	defer srv.Close()
 	// A second site for the cross-site frame of snap/frames.html.
@@ -129,6 +132,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(tw, "start → tools/list answered\t%.0f ms\t\n", median(startMs))
 	fmt.Fprintf(tw, "tools/list size (o200k tokens)\t%d\t\n", listTokens)
 	fmt.Fprintf(tw, "first navigate (browser launch included)\t%.0f ms\t\n", firstNav)
+	var rtt []float64
+	for range *runs * 3 {
+		_, d, err := call("browser_tabs", map[string]any{"action": "list"})
+		if err != nil {
+			return err
+		}
+		rtt = append(rtt, d)
+	}
+	fmt.Fprintf(tw, "MCP round trip (browser_tabs list)\t%.1f ms\t\n", median(rtt))
 	tw.Flush()
 
 	fmt.Fprintln(stdout)
@@ -156,6 +168,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				text = t
 			}
 			tokens, _ := enc.Count(text)
+			if *dump != "" {
+				name := strings.ReplaceAll(strings.TrimSuffix(f, ".html"), "/", "-") + "." + mode + ".txt"
+				if err := os.WriteFile(filepath.Join(*dump, name), []byte(text), 0o644); err != nil {
+					return fmt.Errorf("bench: dump: %w", err)
+				}
+			}
 			refs := ""
 			if m := refsRe.FindStringSubmatch(text); m != nil {
 				refs = m[1]

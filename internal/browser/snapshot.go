@@ -252,6 +252,9 @@ const compactText = 80
 // foldMin is the shortest run of similar ref-free siblings compact mode folds.
 const foldMin = 6
 
+// foldProse is the shortest text block that counts as prose for folding.
+const foldProse = 40
+
 func (r *renderer) nodes(ns []*wnode, depth int) []line {
 	return dropLabels(r.siblings(ns, depth))
 }
@@ -294,13 +297,20 @@ func (r *renderer) siblings(ns []*wnode, depth int) []line {
 			for k := i; k < i+3; k++ {
 				out = append(out, groups[k]...)
 			}
-			what := ns[i].R
-			if what == "row" {
-				what = "rows"
-			} else {
-				what += "s"
+			var fold string
+			switch ns[i].R {
+			case "":
+				chars := 0
+				for k := i + 3; k <= j; k++ {
+					chars += utf8.RuneCountInString(*ns[k].T)
+				}
+				fold = fmt.Sprintf("… %d more paragraphs, %s chars (mode=full shows them)", j-i-2, commas(chars))
+			case "row":
+				fold = fmt.Sprintf("… %d more rows like these (mode=full shows them)", j-i-2)
+			default:
+				fold = fmt.Sprintf("… %d more %ss like these (mode=full shows them)", j-i-2, ns[i].R)
 			}
-			out = append(out, line{depth: groups[i][0].depth, text: fmt.Sprintf("… %d more %s like these (mode=full shows them)", j-i-2, what)})
+			out = append(out, line{depth: groups[i][0].depth, text: fold})
 			i = j + 1
 			continue
 		}
@@ -313,7 +323,11 @@ func (r *renderer) siblings(ns []*wnode, depth int) []line {
 }
 
 // foldKey is the shape of a sibling for folding: "" when it must not fold.
+// Prose (text blocks of at least foldProse runes) folds too.
 func foldKey(n *wnode, ls []line) string {
+	if n.T != nil && len(ls) == 1 && utf8.RuneCountInString(*n.T) >= foldProse {
+		return "text"
+	}
 	if n.T != nil || n.R == "" || n.R == "heading" || len(ls) == 0 {
 		return ""
 	}
