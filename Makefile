@@ -59,7 +59,7 @@ test-short:
 # Snapshot size (chars, o200k tokens), per-tool latency and memory on the fixture pages.
 bench:
 	bash scripts/ensure-chromium.sh
-	$(GO) run ./cmd/webpilot bench
+	$(GO) run ./cmd/webpilot bench $(ARGS)
 	@for b in launch bridge endpoint; do \
 		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run TestLatencyTable -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
 	done
