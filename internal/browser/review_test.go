@@ -2,8 +2,12 @@ package browser_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -204,5 +208,70 @@ func TestDataURL(t *testing.T) {
 		if err != nil || res.Title != "Inline" || res.Status != 0 {
 			t.Errorf("data: URL = %+v, %v", res, err)
 		}
+	}
+}
+
+// The origin policy holds inside frames too: a frame's first load and a
+// navigation inside an out-of-process (cross-site) frame.
+func TestOriginPolicyInFrames(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatalf("a third loopback host: %v", err)
+	}
+	blocked := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<title>Secret</title><p>SECRET-TEXT</p>"))
+	}))
+	blocked.Listener.Close()
+	blocked.Listener = ln
+	blocked.Start()
+	defer blocked.Close()
+	lh, err := net.Listen("tcp", "localhost:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<p>child-ok</p><button onclick="location.href='%s/'">go</button>`, blocked.URL)
+	}))
+	child.Listener.Close()
+	child.Listener = lh
+	child.Start()
+	defer child.Close()
+	_, port, _ := net.SplitHostPort(lh.Addr().String())
+	parent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<title>Frames</title><iframe title="xsite" src="http://localhost:%s/"></iframe><iframe title="direct" src="%s/"></iframe>`, port, blocked.URL)
+	}))
+	defer parent.Close()
+
+	e := newEnv(t, browser.Options{BlockedOrigins: []string{"127.0.0.2"}})
+	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, parent.URL+"/", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap string
+	for i := 0; i < 40 && !strings.Contains(snap, "child-ok"); i++ {
+		time.Sleep(100 * time.Millisecond)
+		snap = e.snapshot(browser.ModeFull)
+	}
+	if !strings.Contains(snap, "child-ok") || strings.Contains(snap, "SECRET-TEXT") {
+		t.Fatalf("frames loaded wrongly:\n%s", snap)
+	}
+	ref := regexp.MustCompile(`button (f\d+e\d+) "go"`).FindStringSubmatch(snap)
+	if ref == nil {
+		t.Fatalf("no frame button:\n%s", snap)
+	}
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: ref[1]}}); err != nil {
+		var be *browser.Error
+		if !errors.As(err, &be) || be.Code != browser.CodeOriginBlocked {
+			t.Fatalf("click in the frame: %v", err)
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	if snap := e.snapshot(browser.ModeFull); strings.Contains(snap, "SECRET-TEXT") {
+		t.Errorf("a navigation inside a cross-site frame reached the blocked origin:\n%s", snap)
 	}
 }

@@ -86,9 +86,7 @@ func (t *Tab) init(ctx context.Context) error {
 	c2 := func() {}
 	if t.policy != nil {
 		paused, c2 = t.t.Subscribe("Fetch.requestPaused")
-		err := t.t.Call(ctx, "Fetch.enable", map[string]any{"patterns": []map[string]any{
-			{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"},
-		}}, nil)
+		err := t.t.Call(ctx, "Fetch.enable", map[string]any{"patterns": documentRequests}, nil)
 		if err != nil {
 			c1()
 			c2()

@@ -240,6 +240,9 @@ func (t *Tab) autoAttach(ctx context.Context, sess cdp.Target) error {
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
 				defer cancel()
+				if err := t.guardFrame(ctx, child); err != nil {
+					t.log.Warn("origin policy in a frame", "err", err)
+				}
 				if err := installClickHook(ctx, child); err != nil {
 					t.log.Debug("click hook in a frame", "err", err)
 				}

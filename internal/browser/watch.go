@@ -7,6 +7,8 @@ import (
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // handleTimeout bounds the calls the watcher makes to answer the browser.
@@ -33,7 +35,7 @@ func (t *Tab) watch(dialogs, paused <-chan jsonv2.Value, cancel func()) {
 				paused = nil
 				continue
 			}
-			t.answerRequest(raw)
+			t.answerRequest(t.t, raw)
 		}
 	}
 }
@@ -75,9 +77,10 @@ type pausedEvent struct {
 	FrameID string `json:"frameId"`
 }
 
-// answerRequest lets a paused document request go on, or fails it when the
-// origin policy refuses its URL.
-func (t *Tab) answerRequest(raw jsonv2.Value) {
+// answerRequest lets a paused document request (paused in sess: the tab's
+// or an out-of-process frame's) go on, or fails it when the origin policy
+// refuses its URL.
+func (t *Tab) answerRequest(sess cdp.Target, raw jsonv2.Value) {
 	var p pausedEvent
 	if err := jsonv2.Unmarshal(raw, &p); err != nil {
 		return
@@ -91,11 +94,11 @@ func (t *Tab) answerRequest(raw jsonv2.Value) {
 			t.blocked = p.Request.URL
 			t.mu.Unlock()
 			t.addNote(fmt.Sprintf("blocked a load of %s: %s", p.Request.URL, perr.Message))
-			_ = t.t.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": p.RequestID, "errorReason": "BlockedByClient"}, nil)
+			_ = sess.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": p.RequestID, "errorReason": "BlockedByClient"}, nil)
 			return
 		}
 	}
-	_ = t.t.Call(ctx, "Fetch.continueRequest", map[string]any{"requestId": p.RequestID}, nil)
+	_ = sess.Call(ctx, "Fetch.continueRequest", map[string]any{"requestId": p.RequestID}, nil)
 }
 
 func (t *Tab) addNote(n string) {
@@ -124,3 +127,39 @@ func (t *Tab) lastBlocked() string {
 	t.blocked = ""
 	return b
 }
+
+// guardFrame applies the origin policy to the document loads of an
+// out-of-process frame's session (its own navigations are paused there, not
+// in the tab's session), until that session ends.
+func (t *Tab) guardFrame(ctx context.Context, sess cdp.Target) error {
+	if t.policy == nil {
+		return nil
+	}
+	paused, cancel := sess.Subscribe("Fetch.requestPaused")
+	err := sess.Call(ctx, "Fetch.enable", map[string]any{"patterns": documentRequests}, nil)
+	if err != nil {
+		cancel()
+		return err
+	}
+	go func() {
+		defer cancel()
+		for {
+			select {
+			case <-sess.Done():
+				return
+			case <-t.t.Done():
+				return
+			case raw, ok := <-paused:
+				if !ok {
+					return
+				}
+				t.answerRequest(sess, raw)
+			}
+		}
+	}()
+	return nil
+}
+
+// documentRequests is the Fetch pattern of the origin policy: every
+// document request, paused before it is sent.
+var documentRequests = []map[string]any{{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}}
