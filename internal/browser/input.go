@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,10 +15,13 @@ import (
 
 // Action is one thing to do to the page.
 type Action struct {
-	Kind   string // click, fill, type, press
-	Target Target // click and fill need one; type and press may have one
-	Value  string // fill, type
-	Key    string // press: "Enter", "Control+A", …
+	Kind      string   // one of actionKinds
+	Target    Target   // needed except by type, press and scroll
+	Value     string   // fill, type; select (one value)
+	Values    []string // select: option values or labels
+	Key       string   // press: "Enter", "Control+A", …
+	Direction string   // scroll: up, down, left, right, top, bottom
+	Expect    *Expect  // what should hold after the action
 	// Timeout bounds the wait for actionability (0: the action timeout).
 	Timeout time.Duration
 }
@@ -34,7 +38,12 @@ type ActionResult struct {
 	URL        string `json:"url"`
 	Title      string `json:"title"`
 	Navigated  bool   `json:"navigated,omitempty"`
+	Scrolled   bool   `json:"scrolled,omitempty"`
 	Note       string `json:"note,omitempty"`
+	// ExpectMet and ExpectFailed report the action's expect: met, or what
+	// did not hold.
+	ExpectMet    bool   `json:"expect_met,omitempty"`
+	ExpectFailed string `json:"expect_failed,omitempty"`
 	// NewTabs are tabs the action opened (popups, target=_blank links);
 	// they joined the session.
 	NewTabs []TabView `json:"new_tabs,omitempty"`
@@ -73,10 +82,14 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		}
 	}
 
+	if !slices.Contains(actionKinds, a.Kind) {
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown action %q", a.Kind), Hint: "use one of " + strings.Join(actionKinds, ", ")}
+	}
+	if a.Kind == "clear" && a.Value != "" {
+		return nil, &Error{Code: CodeInvalidArgument, Message: "clear takes no value", Hint: `use {"action":"fill","value":"…"} to replace the text`}
+	}
 	var el *element
-	needsTarget := a.Kind == "click" || a.Kind == "fill"
-	hasTarget := a.Target.Ref != "" || a.Target.Selector != ""
-	if needsTarget || hasTarget {
+	if needsTarget(a.Kind) || !a.Target.Empty() {
 		el, err = t.locate(callCtx, a.Target)
 		if err != nil {
 			return nil, err
@@ -89,20 +102,31 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	switch a.Kind {
 	case "click":
 		err = s.click(ctx, t, el, a.Target)
-	case "fill":
+	case "dblclick", "right_click", "hover":
+		err = s.pointer(ctx, t, el, a)
+	case "focus":
+		err = s.focus(ctx, t, el, a, res)
+	case "check", "uncheck":
+		err = s.check(ctx, t, el, a, res)
+	case "fill", "clear":
 		err = s.fill(ctx, t, el, a, res)
+	case "select":
+		err = s.selectOptions(ctx, t, el, a, res)
 	case "type":
 		err = s.typeText(ctx, t, el, a, res)
 	case "press":
 		err = s.press(ctx, t, el, a)
-	default:
-		err = &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown action %q", a.Kind), Hint: "use click, fill, type or press"}
+	case "scroll":
+		err = s.scroll(ctx, t, el, a, res)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if err := s.settle(callCtx, t, w, before, res); err != nil {
 		return nil, err
+	}
+	if a.Expect != nil {
+		s.expect(callCtx, t, a, res)
 	}
 	if adopted, err := s.AdoptPopups(callCtx); err == nil {
 		for _, ti := range adopted {

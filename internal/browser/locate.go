@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/runtime"
 
@@ -14,22 +16,50 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
-// Target names the element an action is for: exactly one of Ref or Selector.
+// Target names the element an action is for: exactly one of Ref, Selector
+// (CSS), Text, or Role (with an optional Name, matched exactly when Exact),
+// optionally Within an element (a ref or selector) and in a Frame (the ref
+// or selector of an iframe element).
 type Target struct {
 	Ref      string
 	Selector string
+	Text     string
+	Role     string
+	Name     string
+	Exact    bool
+	Within   string
+	Frame    string
 }
 
 // Describe says how the target was named, for messages.
 func (tg Target) Describe() string {
-	if tg.Ref != "" {
+	var d string
+	switch {
+	case tg.Ref != "":
 		return "ref " + tg.Ref
+	case tg.Selector != "":
+		d = "selector " + quote(tg.Selector)
+	case tg.Text != "":
+		d = "text " + quote(tg.Text)
+	case tg.Role != "":
+		d = tg.Role
+		if tg.Name != "" {
+			d += " " + quote(tg.Name)
+		}
 	}
-	return "selector " + quote(tg.Selector)
+	if tg.Within != "" {
+		d += " within " + tg.Within
+	}
+	if tg.Frame != "" {
+		d += " in frame " + tg.Frame
+	}
+	return d
 }
 
-// empty says no target was named.
-func (tg Target) empty() bool { return tg.Ref == "" && tg.Selector == "" }
+// Empty says no target was named.
+func (tg Target) Empty() bool {
+	return tg.Ref == "" && tg.Selector == "" && tg.Text == "" && tg.Role == "" && tg.Name == ""
+}
 
 // element is a located DOM node, held by a remote object in the walker's
 // world of its frame.
@@ -50,19 +80,240 @@ func (t *Tab) releaseObjects(ctx context.Context) {
 	_, _ = cdproto.Call(ctx, t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
 }
 
-// locate finds the target's element in the tab.
+// locate finds the target's element in the tab. A selector, text or role
+// must match exactly one element; one that matches none yet is looked for
+// again for a moment (the page may still be rendering it).
 func (t *Tab) locate(ctx context.Context, tg Target) (*element, error) {
-	switch {
-	case tg.Ref != "" && tg.Selector != "":
-		return nil, &Error{Code: CodeInvalidArgument, Message: "give either ref or selector, not both", Hint: "refs come from browser_snapshot; selector is CSS"}
-	case tg.Ref != "":
-		return t.locateRef(ctx, tg.Ref)
-	case strings.TrimSpace(tg.Selector) != "":
-		return t.locateSelector(ctx, tg.Selector)
-	case tg.Selector != "":
-		return nil, &Error{Code: CodeInvalidArgument, Message: "selector is empty", Hint: `pass a CSS selector such as "#submit", or a ref from browser_snapshot`}
+	if err := tg.validate(); err != nil {
+		return nil, err
 	}
-	return nil, &Error{Code: CodeInvalidArgument, Message: "no target: pass ref or selector", Hint: "take a browser_snapshot and pass a ref such as e3"}
+	if tg.Ref != "" {
+		return t.locateRef(ctx, tg.Ref)
+	}
+	deadline := time.Now().Add(notFoundWait)
+	for {
+		el, err := t.locateOnce(ctx, tg)
+		var we *Error
+		if err == nil || !errors.As(err, &we) || we.Code != CodeTargetNotFound || time.Now().After(deadline) {
+			return el, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// notFoundWait is how long a target that matches nothing is looked for.
+var notFoundWait = 1500 * time.Millisecond
+
+func (tg Target) validate() error {
+	n := 0
+	for _, v := range []string{tg.Ref, tg.Selector, tg.Text, tg.Role} {
+		if strings.TrimSpace(v) != "" {
+			n++
+		}
+	}
+	hint := "name the element one way: ref (from browser_snapshot), selector (CSS), text, or role with name"
+	switch {
+	case n > 1:
+		return &Error{Code: CodeInvalidArgument, Message: "give only one of ref, selector, text and role", Hint: hint}
+	case n == 0 && tg.Name != "":
+		return &Error{Code: CodeInvalidArgument, Message: "name goes with role", Hint: `e.g. {"role":"button","name":"Save"}`}
+	case n == 0 && (tg.Ref != "" || tg.Selector != "" || tg.Text != "" || tg.Role != ""):
+		return &Error{Code: CodeInvalidArgument, Message: "the target is empty", Hint: hint}
+	case n == 0:
+		return &Error{Code: CodeInvalidArgument, Message: "no target: pass ref, selector, text or role", Hint: "take a browser_snapshot and pass a ref such as e3"}
+	case tg.Ref != "" && (tg.Within != "" || tg.Frame != ""):
+		return &Error{Code: CodeInvalidArgument, Message: "a ref needs no within or frame", Hint: "a ref already names one element in one frame"}
+	case tg.Name != "" && tg.Role == "":
+		return &Error{Code: CodeInvalidArgument, Message: "name goes with role", Hint: `e.g. {"role":"button","name":"Save"}`}
+	}
+	for _, pat := range []string{tg.Text, tg.Name} {
+		if re, ok := strings.CutPrefix(pat, "/"); ok && strings.Contains(re, "/") {
+			body := re[:strings.LastIndex(re, "/")]
+			if _, err := regexp.Compile(body); err != nil {
+				return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is not a valid regular expression: %v", quote(pat), err),
+					Hint: "write /pattern/ or /pattern/i, or plain text for a case-insensitive substring"}
+			}
+		}
+	}
+	return nil
+}
+
+// locateOnce looks for a selector, text or role target once.
+func (t *Tab) locateOnce(ctx context.Context, tg Target) (*element, error) {
+	w, f, err := t.targetWorld(ctx, tg.Frame)
+	if err != nil {
+		return nil, err
+	}
+	var root runtime.RemoteObjectID
+	if tg.Within != "" {
+		in, err := t.locateIn(ctx, w, f, tg.Within, "", "within")
+		if err != nil {
+			return nil, err
+		}
+		root = in.objectID
+	}
+	if tg.Selector != "" {
+		return t.locateSelectorIn(ctx, w, f, tg.Selector, root)
+	}
+	return t.locateQuery(ctx, w, tg, root)
+}
+
+// targetWorld is the walker world a target is looked for in: the main
+// frame's, or that of the iframe element frame names.
+func (t *Tab) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *frameRefs, error) {
+	fr, err := t.mainFrame(ctx)
+	if err != nil {
+		return frameWorld{}, nil, backendError("read the page", err)
+	}
+	w := frameWorld{sess: t.t, frameID: fr.ID}
+	f := t.refs.frames[fr.ID]
+	if frameSpec == "" {
+		return w, f, nil
+	}
+	var el *element
+	if IsRef(frameSpec) {
+		el, err = t.locateRef(ctx, frameSpec)
+	} else {
+		el, err = t.locateIn(ctx, w, f, frameSpec, "", "frame")
+	}
+	if err != nil {
+		return frameWorld{}, nil, err
+	}
+	var id int
+	if err := t.callEl(ctx, el, "function(){ return this.tagName === 'IFRAME' || this.tagName === 'FRAME' ? globalThis.__webpilot.idOf(this) : 0 }", &id); err != nil {
+		return frameWorld{}, nil, backendError("read frame "+frameSpec, err)
+	}
+	if id == 0 {
+		return frameWorld{}, nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("frame %s is not an iframe element", frameSpec),
+			Hint: "frame takes the ref or CSS selector of an <iframe>, e.g. iframe[title=Checkout]"}
+	}
+	cw, err := t.frameOf(ctx, el.world, id)
+	var cf *frameRefs
+	if err == nil && cw.frameID != "" {
+		cf, err = t.frameRefsOf(ctx, cw, false)
+	}
+	if err != nil || cf == nil {
+		return frameWorld{}, nil, &Error{Code: CodeTargetNotFound, Message: fmt.Sprintf("frame %s has no document that can be reached", frameSpec),
+			Hint: "wait for the frame to load (browser_snapshot shows it inline when it has), then try again"}
+	}
+	if cf.parent == nil {
+		pf := el.frame
+		if pf == nil {
+			if pf, err = t.frameRefsOf(ctx, el.world, true); err != nil {
+				return frameWorld{}, nil, backendError("read the page", err)
+			}
+		}
+		cf.parent, cf.owner = pf, id
+	}
+	return cw, cf, nil
+}
+
+// frameRefsOf is the ref table of the document now in world w.
+func (t *Tab) frameRefsOf(ctx context.Context, w frameWorld, main bool) (*frameRefs, error) {
+	var doc string
+	if _, err := w.eval(ctx, "W.doc", &doc); err != nil {
+		return nil, err
+	}
+	return t.refs.frame(w.frameID, main, w.sess, doc), nil
+}
+
+// locateIn finds the one element spec (a ref or a CSS selector) names in
+// world w, for an argument (within, frame) of a target.
+func (t *Tab) locateIn(ctx context.Context, w frameWorld, f *frameRefs, spec string, _ runtime.RemoteObjectID, arg string) (*element, error) {
+	if IsRef(spec) {
+		el, err := t.locateRef(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		if el.world.frameID != w.frameID {
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s %s is in another frame than the target", arg, spec),
+				Hint: "within and the target must be in the same frame"}
+		}
+		return el, nil
+	}
+	el, err := t.locateSelectorIn(ctx, w, f, spec, "")
+	if err != nil {
+		var we *Error
+		if errors.As(err, &we) {
+			we.Message = arg + ": " + we.Message
+		}
+		return nil, err
+	}
+	return el, nil
+}
+
+// queryHit is an element the walker's query matched.
+type queryHit struct {
+	ID int      `json:"id"`
+	R  string   `json:"r"`
+	N  string   `json:"n"`
+	P  []string `json:"p"`
+}
+
+// locateQuery finds the one element a text or role target matches.
+func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Target, root runtime.RemoteObjectID) (*element, error) {
+	q := map[string]any{"text": tg.Text, "role": strings.TrimSpace(tg.Role), "name": tg.Name, "exact": tg.Exact}
+	var r struct {
+		Count int        `json:"count"`
+		Hits  []queryHit `json:"hits"`
+		Near  []queryHit `json:"near"`
+		Doc   string     `json:"doc"`
+	}
+	if root != "" {
+		if err := callOn(ctx, w.sess, root, "function(q){ return globalThis.__webpilot.query(q, this) }", &r, q); err != nil {
+			return nil, backendError("look for "+tg.Describe(), err)
+		}
+	} else {
+		qj, _ := json.Marshal(q)
+		if _, err := w.eval(ctx, "W.query("+string(qj)+", null)", &r); err != nil {
+			return nil, backendError("look for "+tg.Describe(), err)
+		}
+	}
+	f := t.refs.frames[w.frameID]
+	if f == nil || f.doc != r.Doc {
+		fr, err := t.mainFrame(ctx)
+		if err != nil {
+			return nil, backendError("read the page", err)
+		}
+		f = t.refs.frame(w.frameID, w.frameID == fr.ID, w.sess, r.Doc)
+	}
+	line := func(h queryHit) string {
+		s := h.R + " " + t.refs.refFor(f, h.ID, h.P)
+		if h.N != "" {
+			s += " " + quote(shorten(h.N, 60))
+		}
+		if len(h.P) > 3 && h.P[3] != "" {
+			s += " (in " + quote(shorten(h.P[3], 40)) + ")"
+		}
+		return s
+	}
+	switch {
+	case r.Count == 0:
+		var near []string
+		for _, h := range r.Near {
+			near = append(near, line(h))
+		}
+		return nil, &Error{Code: CodeTargetNotFound, Message: fmt.Sprintf("nothing visible matches %s", tg.Describe()),
+			Hint: "check the text or role against a fresh browser_snapshot or browser_find; text and name match a case-insensitive substring unless exact", Suggestions: near}
+	case r.Count > 1:
+		var cands []string
+		for _, h := range r.Hits[:min(len(r.Hits), 10)] {
+			cands = append(cands, line(h))
+		}
+		return nil, &Error{Code: CodeAmbiguousTarget, Message: fmt.Sprintf("%d elements match %s", r.Count, tg.Describe()),
+			Hint: "act on one of these refs, or narrow the target with exact, within (a ref or selector of a container) or role and name", Suggestions: cands}
+	}
+	h := r.Hits[0]
+	ref := t.refs.refFor(f, h.ID, h.P)
+	obj, err := w.element(ctx, h.ID)
+	if err != nil || obj == "" {
+		return nil, backendError("find "+tg.Describe(), err)
+	}
+	return &element{world: w, frame: f, objectID: obj, ref: ref, matchLevel: "exact"}, nil
 }
 
 func (t *Tab) locateRef(ctx context.Context, ref string) (*element, error) {
@@ -119,21 +370,25 @@ func isNodeGone(err error) bool {
 	return errors.As(err, &ce) && (strings.Contains(ce.Message, "No node") || strings.Contains(ce.Message, "not found") || strings.Contains(ce.Message, "Could not find"))
 }
 
-// locateSelector finds exactly one element matching a CSS selector.
-func (t *Tab) locateSelector(ctx context.Context, sel string) (*element, error) {
-	q, _ := json.Marshal(sel)
-	expr := `(function(s){const all=document.querySelectorAll(s);if(all.length===1)return all[0];` +
-		`return {count:all.length,sample:Array.from(all).slice(0,10).map(e=>{const t=(e.innerText||e.value||e.getAttribute("aria-label")||"").trim().replace(/\s+/g," ").slice(0,40);return e.tagName.toLowerCase()+(e.id?"#"+e.id:"")+(t?" \""+t+"\"":"")})}})(` + string(q) + `)`
-	fr, err := t.mainFrame(ctx)
-	if err != nil {
-		return nil, backendError("read the page", err)
+// locateSelectorIn finds exactly one element matching a CSS selector in
+// world w (under root when given; open shadow roots are not pierced).
+func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, sel string, root runtime.RemoteObjectID) (*element, error) {
+	fn := `function(s){const all=(this&&this.querySelectorAll?this:document).querySelectorAll(s);if(all.length===1)return all[0];` +
+		`return {count:all.length,sample:Array.from(all).slice(0,10).map(e=>{const t=(e.innerText||e.value||e.getAttribute("aria-label")||"").trim().replace(/\s+/g," ").slice(0,40);return e.tagName.toLowerCase()+(e.id?"#"+e.id:"")+(t?" \""+t+"\"":"")})}}`
+	var res runtime.CallFunctionOnResult
+	var err error
+	arg, _ := json.Marshal(sel)
+	if root != "" {
+		res, err = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectID: root, ObjectGroup: objectGroup,
+			Arguments: []*runtime.CallArgument{{Value: arg}}})
+	} else {
+		var cid runtime.ExecutionContextID
+		if cid, err = w.context(ctx); err != nil {
+			return nil, backendError("query "+sel, err)
+		}
+		res, err = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: fn, ExecutionContextID: cid, ObjectGroup: objectGroup,
+			Arguments: []*runtime.CallArgument{{Value: arg}}})
 	}
-	w := frameWorld{sess: t.t, frameID: fr.ID}
-	cid, err := w.context(ctx)
-	if err != nil {
-		return nil, backendError("query "+sel, err)
-	}
-	res, err := cdproto.Call(ctx, t.t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ObjectGroup: objectGroup, ContextID: cid})
 	if err != nil {
 		return nil, backendError("query "+sel, err)
 	}
@@ -146,7 +401,7 @@ func (t *Tab) locateSelector(ctx context.Context, sel string) (*element, error) 
 			Count  int      `json:"count"`
 			Sample []string `json:"sample"`
 		}
-		if err := t.callOn(ctx, res.Result.ObjectID, "function(){return this}", &m); err != nil {
+		if err := callOn(ctx, w.sess, res.Result.ObjectID, "function(){return this}", &m); err != nil {
 			return nil, backendError("query "+sel, err)
 		}
 		if m.Count == 0 {
@@ -156,15 +411,22 @@ func (t *Tab) locateSelector(ctx context.Context, sel string) (*element, error) 
 		return nil, &Error{Code: CodeAmbiguousTarget, Message: fmt.Sprintf("%d elements match %q", m.Count, sel),
 			Hint: "make the selector more specific, or target by ref", Suggestions: m.Sample}
 	}
-	el := &element{world: w, objectID: res.Result.ObjectID, matchLevel: "exact"}
-	// A selector match that has a ref says so.
-	var id int
-	if _, err := w.eval(ctx, "0", nil); err == nil {
-		_ = t.callEl(ctx, el, "function(){ const W = globalThis.__webpilot; return W ? W.known(this) : 0 }", &id)
+	el := &element{world: w, objectID: res.Result.ObjectID, matchLevel: "exact", frame: f}
+	if f == nil {
+		// Not snapshotted yet: its document's ref table (for the offset of
+		// a frame's content and for the ref the action reports).
+		if fr, err := t.mainFrame(ctx); err == nil && fr.ID == w.frameID {
+			el.frame, _ = t.frameRefsOf(ctx, w, true)
+		}
 	}
-	if f := t.refs.frames[fr.ID]; f != nil && id != 0 {
-		if e, ok := f.byWid[id]; ok {
-			el.ref, el.frame = e.ref, f
+	// The match gets a ref (its own when it has one), which the result
+	// reports.
+	var h queryHit
+	if el.frame != nil {
+		if _, err := w.eval(ctx, "0", nil); err == nil {
+			if err := t.callEl(ctx, el, "function(){ return globalThis.__webpilot.hit(this) }", &h); err == nil && h.ID != 0 {
+				el.ref = t.refs.refFor(el.frame, h.ID, h.P)
+			}
 		}
 	}
 	return el, nil

@@ -124,8 +124,8 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 			return nil, err
 		}
 		shot.Of, shot.Ref = o.Target.Describe(), el.ref
-		if el.ref != "" {
-			shot.Of = "ref " + el.ref
+		if el.ref != "" && o.Target.Ref == "" {
+			shot.Of += " (" + el.ref + ")"
 		}
 		var box struct {
 			Err        string

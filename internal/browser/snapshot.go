@@ -80,7 +80,7 @@ func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string
 	}
 	cr := &renderer{base: base, mode: ModeCompact}
 	compact := append(append([]string{}, pre...), flatten(cr.nodes(pt.items, 0))...)
-	if o.Scope.empty() {
+	if o.Scope.Empty() {
 		prev := t.lastSnap
 		t.lastSnap = compact
 		if o.Mode == ModeDiff {
@@ -121,7 +121,7 @@ func (t *Tab) collect(ctx context.Context, scope Target) (*pageTree, error) {
 	w := frameWorld{sess: t.t, frameID: fr.ID}
 	f := (*frameRefs)(nil)
 	var sc walkScope
-	if !scope.empty() {
+	if !scope.Empty() {
 		el, err := t.locate(ctx, scope)
 		if err != nil {
 			return nil, err
@@ -132,7 +132,7 @@ func (t *Tab) collect(ctx context.Context, scope Target) (*pageTree, error) {
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
-	if !scope.empty() && w.frameID != fr.ID {
+	if !scope.Empty() && w.frameID != fr.ID {
 		f = t.refs.frames[w.frameID]
 	}
 	if f == nil {

@@ -520,16 +520,126 @@
     return { level: "stale", count: best.length, near: scored.slice(0, 3).filter((x) => x.score > 0).map((x) => x.r + ' "' + cut(x.n, 40) + '"') };
   }
 
+  // nameOf is an element's accessible name as refs record it.
+  function nameOf(el, t, r) {
+    let n = labelName(el, t, r);
+    if (!n && (FROM_CONTENT.has(r) || !r)) n = textOf(el);
+    if (!n) n = fallbackName(el);
+    return cut(norm(n), 400);
+  }
+
   // check re-reads an element's role and name, to compare with its ref.
   function check(id) {
     const el = get(id);
     if (!el) return null;
     const t = el.tagName.toUpperCase();
     const r = roleOf(el, t);
-    let n = labelName(el, t, r);
-    if (!n && (FROM_CONTENT.has(r) || !r)) n = textOf(el);
-    if (!n) n = fallbackName(el);
-    return [r, cut(norm(n), 400)];
+    return [r, nameOf(el, t, r)];
+  }
+
+  // matcher tests a string against a pattern: /re/flags is a regular
+  // expression; else a case-insensitive substring, or equality when exact.
+  function matcher(pat, exact) {
+    const m = /^\/(.*)\/([a-z]*)$/s.exec(pat);
+    if (m) {
+      const re = new RegExp(m[1], m[2]);
+      return (s) => re.test(s);
+    }
+    const p = norm(pat);
+    if (exact) return (s) => s === p;
+    const lp = p.toLowerCase();
+    return (s) => s.toLowerCase().includes(lp);
+  }
+
+  // shown says an element is rendered with a box and not hidden from
+  // assistive technology.
+  function shown(el) {
+    if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) return false;
+    return !el.closest('[aria-hidden="true"]');
+  }
+
+  // each calls fn for every element under node in document order, open
+  // shadow roots included; fn returning false skips the element's subtree.
+  function each(node, fn) {
+    for (let c = node.firstElementChild; c; c = c.nextElementSibling) {
+      if (SKIP.has(c.tagName.toUpperCase())) continue;
+      if (fn(c) === false) continue;
+      if (c.shadowRoot) each(c.shadowRoot, fn);
+      each(c, fn);
+    }
+  }
+
+  // hit describes a matching element for Go: its number, role, name and
+  // fingerprint.
+  function hit(el) {
+    const t = el.tagName.toUpperCase();
+    const r = roleOf(el, t);
+    const n = nameOf(el, t, r);
+    return { id: idOf(el), r: r || t.toLowerCase(), n, p: fingerprint(el, r, n) };
+  }
+
+  const ACTABLE = new Set([...WIDGET, "option"]);
+
+  // query finds the elements a locator names under root (the document when
+  // null): {text} matches the innermost elements whose text (or a button
+  // input's value) matches; {role, name} matches computed roles and
+  // accessible names. It returns the count, up to 11 hits and, when none
+  // match, the nearest elements.
+  function query(q, root) {
+    root = root || document.body || document.documentElement;
+    const hits = [];
+    let count = 0;
+    const take = (el) => { count++; if (hits.length < 11) hits.push(hit(el)); };
+    const nm = q.name !== undefined && q.name !== null && q.name !== "" ? matcher(q.name, q.exact) : null;
+    if (q.text !== undefined && q.text !== null && q.text !== "") {
+      const test = matcher(q.text, q.exact);
+      // post-order: an element matches only when none of its children does
+      const visit = (node) => {
+        let inner = false;
+        const kidsOf = [];
+        for (let c = node.firstElementChild; c; c = c.nextElementSibling) kidsOf.push(c);
+        if (node.shadowRoot) for (let c = node.shadowRoot.firstElementChild; c; c = c.nextElementSibling) kidsOf.push(c);
+        for (const c of kidsOf) {
+          if (SKIP.has(c.tagName.toUpperCase())) continue;
+          if (visit(c)) inner = true;
+        }
+        if (inner || node === root && root === document.body) return inner;
+        const t = node.tagName.toUpperCase();
+        const v = t === "INPUT" && /^(button|submit|reset)$/i.test(node.type) ? norm(node.value) : textOf(node);
+        if (v && test(v) && shown(node)) { take(node); return true; }
+        return false;
+      };
+      visit(root);
+    } else if (q.role) {
+      each(root, (el) => {
+        const t = el.tagName.toUpperCase();
+        if (roleOf(el, t) !== q.role) return true;
+        if (nm && !nm(nameOf(el, t, q.role))) return true;
+        if (shown(el)) take(el);
+        return true;
+      });
+    }
+    const out = { count, hits, doc };
+    if (count === 0) {
+      // nearest: same role (any name), else actionable elements sharing a word
+      const words = norm(String(q.name || q.text || "")).toLowerCase().split(" ").filter((w) => w.length > 1 && !/^\//.test(w));
+      const near = [];
+      each(root, (el) => {
+        const t = el.tagName.toUpperCase();
+        const r = roleOf(el, t);
+        if (!ACTABLE.has(r) || !shown(el)) return true;
+        const n = nameOf(el, t, r).toLowerCase();
+        let score = q.role && r === q.role ? 1 : 0;
+        for (const w of words) if (n.includes(w)) score += 2;
+        if (score > 0) near.push({ el, score });
+        return true;
+      });
+      near.sort((a, b) => b.score - a.score);
+      out.near = near.slice(0, 5).map((x) => hit(x.el));
+    }
+    return out;
   }
 
   // frameBox is where the content of an iframe element starts in its
@@ -544,6 +654,6 @@
 
   const known = (el) => ids.get(el) || 0;
 
-  globalThis.__webpilot = { snapshot, get, resolve, check, frameBox, known, doc };
+  globalThis.__webpilot = { snapshot, get, resolve, check, frameBox, known, query, idOf, hit, doc };
   return globalThis.__webpilot;
 })()

@@ -33,7 +33,7 @@ func TestScreenshotResult(t *testing.T) {
 	}{
 		{map[string]any{}, "image/jpeg", "Screenshot of the viewport: "},
 		{map[string]any{"format": "png"}, "image/png", "Screenshot of the viewport: "},
-		{map[string]any{"selector": "#counter", "quality": "80"}, "image/jpeg", `Screenshot of selector "#counter": `},
+		{map[string]any{"selector": "#counter", "quality": "80"}, "image/jpeg", `Screenshot of selector "#counter" (e1): `},
 		{map[string]any{"full_page": "true"}, "image/jpeg", "Screenshot of the full page: "},
 	} {
 		res, err := cs.CallTool(ctx, callParams("browser_screenshot", tc.args))

@@ -114,8 +114,15 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s.%s: type %v, want %s", c.tool, c.prop, p["type"], c.typ)
 		}
 	}
-	if p, _ := props("browser_action")["action"].(map[string]any); fmt.Sprint(p["enum"]) != "[click fill type press]" {
-		t.Errorf("browser_action.action enum = %v, want [click fill type press]", p["enum"])
+	const kinds = "[click dblclick right_click hover focus check uncheck type fill clear select press scroll]"
+	if p, _ := props("browser_action")["action"].(map[string]any); fmt.Sprint(p["enum"]) != kinds {
+		t.Errorf("browser_action.action enum = %v, want %s", p["enum"], kinds)
+	}
+	// The shared target fields are flat properties of the action.
+	for _, f := range []string{"ref", "selector", "text", "role", "name", "exact", "within", "frame", "values", "expect", "direction"} {
+		if _, ok := props("browser_action")[f]; !ok {
+			t.Errorf("browser_action has no %q property", f)
+		}
 	}
 
 	got := toolsListReport(t, res)

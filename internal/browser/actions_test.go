@@ -1,0 +1,203 @@
+package browser_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// log reads the fixture page's event log.
+func (e *env) log() string {
+	e.t.Helper()
+	return e.eval(`window.__log.join("|")`)
+}
+
+func sel(s string) browser.Target { return browser.Target{Selector: s} }
+
+// TestActionKinds runs every action kind on the element kind it is for and
+// checks, in the page, that it happened.
+func TestActionKinds(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/kinds.html")
+	cases := []struct {
+		name    string
+		a       browser.Action
+		wantLog string // a log entry the action must add
+		outcome string
+		value   string // ActionResult.Value
+	}{
+		{"dblclick", browser.Action{Kind: "dblclick", Target: sel("#dbl")}, "dblclick", "dispatched", ""},
+		{"right_click", browser.Action{Kind: "right_click", Target: browser.Target{Text: "Right-click me"}}, "contextmenu", "dispatched", ""},
+		{"hover", browser.Action{Kind: "hover", Target: sel("#menu")}, "mouseenter", "dispatched", ""},
+		{"focus", browser.Action{Kind: "focus", Target: sel("#focusme")}, "focus", "verified", ""},
+		{"check", browser.Action{Kind: "check", Target: browser.Target{Role: "checkbox", Name: "I agree"}}, "agree:true", "verified", ""},
+		{"uncheck", browser.Action{Kind: "uncheck", Target: sel("#agree")}, "agree:false", "verified", ""},
+		{"check aria", browser.Action{Kind: "check", Target: browser.Target{Role: "checkbox", Name: "Custom option"}}, "custom:true", "verified", ""},
+		{"check radio", browser.Action{Kind: "check", Target: browser.Target{Role: "radio", Name: "Medium", Exact: true}}, "size:medium", "verified", ""},
+		{"select by label", browser.Action{Kind: "select", Target: browser.Target{Role: "combobox", Name: "City"}, Values: []string{"Berlin"}}, "city:ber", "verified", "Berlin"},
+		{"select multiple", browser.Action{Kind: "select", Target: sel("#langs"), Values: []string{"Go", "py"}}, "langs:go,py", "verified", "Go, Python"},
+		{"type contenteditable", browser.Action{Kind: "type", Target: sel("#editor"), Value: "hello"}, "input", "verified", "hello"},
+		{"clear", browser.Action{Kind: "clear", Target: browser.Target{Role: "textbox", Name: "Name", Exact: true}}, "", "verified", ""},
+		{"click by text", browser.Action{Kind: "click", Target: browser.Target{Text: "Save changes"}}, "save", "dispatched", ""},
+		{"click within", browser.Action{Kind: "click", Target: browser.Target{Text: "Delete", Within: "tr:nth-child(2)"}}, "delete 2", "dispatched", ""},
+		{"press on target", browser.Action{Kind: "press", Target: sel("#focusme"), Key: "Control+A"}, "", "dispatched", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := e.log()
+			res, err := e.act(c.a)
+			if err != nil {
+				t.Fatalf("%+v: %v", c.a, err)
+			}
+			if res.Outcome != c.outcome || res.Value != c.value {
+				t.Errorf("outcome %q value %q, want %q %q (%+v)", res.Outcome, res.Value, c.outcome, c.value, res)
+			}
+			if c.a.Target.Ref == "" && res.Ref == "" {
+				t.Errorf("the result names no ref for %s", c.a.Target.Describe())
+			}
+			if c.wantLog != "" {
+				var after string
+				for i := 0; i < 20; i++ {
+					if after = e.log(); strings.Contains(strings.TrimPrefix(after, before), c.wantLog) {
+						return
+					}
+					time.Sleep(25 * time.Millisecond)
+				}
+				t.Errorf("log after %s = %q, want a new %q", c.name, after, c.wantLog)
+			}
+		})
+	}
+	if v := e.eval(`document.getElementById("name").value`); v != "" {
+		t.Errorf("clear left %q", v)
+	}
+	if res, err := e.act(browser.Action{Kind: "check", Target: sel("#custom")}); err != nil || res.Note == "" {
+		t.Errorf("checking a checked box: %+v %v, want a note that nothing was clicked", res, err)
+	}
+	_, err := e.act(browser.Action{Kind: "uncheck", Target: sel("#medium")})
+	wantCode(t, err, browser.CodeInvalidArgument)
+	_, err = e.act(browser.Action{Kind: "select", Target: sel("#city"), Values: []string{"Tokyo"}})
+	if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, "Paris") {
+		t.Errorf("an unknown option does not list the options: %v", be.Message)
+	}
+	_, err = e.act(browser.Action{Kind: "select", Target: sel("#city"), Values: []string{"Paris", "Rome"}})
+	wantCode(t, err, browser.CodeInvalidArgument)
+	_, err = e.act(browser.Action{Kind: "check", Target: sel("#save")})
+	wantCode(t, err, browser.CodeNotActionable)
+}
+
+func TestScroll(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/kinds.html")
+	res, err := e.act(browser.Action{Kind: "scroll", Target: sel("#box"), Direction: "down"})
+	if err != nil || !res.Scrolled || e.eval(`String(document.getElementById("box").scrollTop > 0)`) != "true" {
+		t.Fatalf("scroll the container: %+v %v", res, err)
+	}
+	res, err = e.act(browser.Action{Kind: "scroll", Direction: "bottom"})
+	if err != nil || !res.Scrolled || e.eval(`String(scrollY > 0)`) != "true" {
+		t.Fatalf("scroll the page: %+v %v", res, err)
+	}
+	res, err = e.act(browser.Action{Kind: "scroll", Direction: "bottom"})
+	if err != nil || res.Scrolled || !strings.Contains(res.Note, "did not move") {
+		t.Errorf("scrolling past the end: %+v %v, want did not move", res, err)
+	}
+	res, err = e.act(browser.Action{Kind: "scroll", Target: browser.Target{Text: "Double me"}})
+	if err != nil || !res.Scrolled || !strings.Contains(res.Note, "into view") {
+		t.Errorf("scroll into view: %+v %v", res, err)
+	}
+	_, err = e.act(browser.Action{Kind: "scroll"})
+	wantCode(t, err, browser.CodeInvalidArgument)
+}
+
+// Text and role targets are strict: several matches are ambiguous, none is
+// not found, both with candidates an agent can use.
+func TestLocators(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/kinds.html")
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Delete"}})
+	if be := wantCode(t, err, browser.CodeAmbiguousTarget); be != nil {
+		if len(be.Suggestions) != 2 || !strings.Contains(be.Suggestions[0], "Invoice 1") || !strings.Contains(be.Suggestions[1], "button e") {
+			t.Errorf("candidates = %q, want two buttons with refs and their rows", be.Suggestions)
+		}
+	}
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "Delete everything now"}})
+	if be := wantCode(t, err, browser.CodeTargetNotFound); be != nil && (len(be.Suggestions) == 0 || !strings.Contains(strings.Join(be.Suggestions, "\n"), `"Delete"`)) {
+		t.Errorf("no near candidates: %q", be.Suggestions)
+	}
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "/^Save/"}})
+	if err != nil {
+		t.Errorf("a regex name: %v", err)
+	}
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "/(/"}})
+	wantCode(t, err, browser.CodeInvalidArgument)
+	for _, tg := range []browser.Target{
+		{Ref: "e1", Selector: "#x"},
+		{Name: "Save"},
+		{Text: "Save", Role: "button"},
+		{Ref: "e1", Within: "#x"},
+	} {
+		_, err = e.act(browser.Action{Kind: "click", Target: tg})
+		wantCode(t, err, browser.CodeInvalidArgument)
+	}
+	// A target inside a frame.
+	e.navigate("/snap/frames.html")
+	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Role: "textbox", Name: "Code", Frame: "#same"}, Value: "XYZ"})
+	if err != nil || res.Outcome != "verified" || !strings.HasPrefix(res.Ref, "f") {
+		t.Fatalf("fill in a frame: %+v %v", res, err)
+	}
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Apply", Frame: "#same"}}); err != nil {
+		t.Fatal(err)
+	}
+	if snap := e.snapshot(browser.ModeFull); !strings.Contains(snap, "applied: XYZ") {
+		t.Errorf("the frame's button was not clicked:\n%s", snap)
+	}
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Apply", Frame: "h1"}})
+	wantCode(t, err, browser.CodeInvalidArgument)
+}
+
+// Actionability: covered elements are named, late ones waited for.
+func TestActionability(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/overlay.html")
+	_, err := e.act(browser.Action{Kind: "click", Target: sel("#under"), Timeout: 400 * time.Millisecond})
+	if be := wantCode(t, err, browser.CodeNotActionable); be != nil {
+		if cover, _ := be.Diagnosis["covered_by"].(string); !strings.Contains(cover, "cookie-banner") {
+			t.Errorf("covered_by = %v, want the banner", be.Diagnosis)
+		}
+	}
+	for _, id := range []string{"#late", "#mover", "#accept", "#under"} {
+		if _, err := e.act(browser.Action{Kind: "click", Target: sel(id)}); err != nil {
+			t.Fatalf("click %s: %v", id, err)
+		}
+	}
+	if got := e.log(); got != "late|mover|accept|under" {
+		t.Errorf("log = %q", got)
+	}
+}
+
+func TestExpect(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/kinds.html")
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#save"), Expect: &browser.Expect{Text: "save", Title: "/./"}})
+	if err != nil || !res.ExpectMet || res.Outcome != "verified" {
+		t.Errorf("expect met: %+v %v", res, err)
+	}
+	res, err = e.act(browser.Action{Kind: "click", Target: sel("#save"), Expect: &browser.Expect{Selector: "#nothing-like-this"}, Timeout: 500 * time.Millisecond})
+	if err != nil || res.ExpectMet || res.Outcome != "dispatched" || !strings.Contains(res.ExpectFailed, "#nothing-like-this") {
+		t.Errorf("expect not met: %+v %v", res, err)
+	}
+}
+
+// A click that opens a popup reports the new tab, which joins the session.
+func TestClickOpensPopup(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/kinds.html")
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#popup")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.NewTabs) != 1 || !strings.Contains(res.NewTabs[0].URL, "kinds.html") {
+		t.Errorf("new tabs = %+v", res.NewTabs)
+	}
+}
