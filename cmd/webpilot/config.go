@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
 // Config is webpilot's configuration. Each value comes from, in order of
@@ -37,6 +39,7 @@ type Config struct {
 	NavTimeout     time.Duration
 	AllowedOrigins []string
 	BlockedOrigins []string
+	DialogPolicy   string // ask, accept, dismiss
 	LogFile        string
 	Debug          bool
 
@@ -111,6 +114,14 @@ func configKeys() []configKey {
 			}
 			return fmt.Errorf("%q is not auto, launch, bridge or endpoint", v)
 		}, get: func(c *Config) any { return c.Backend }},
+		{name: "dialog-policy", def: "ask", usage: "what happens to a page's alert, confirm, prompt or leave-page dialog: ask (it waits for browser_dialog), accept or dismiss", set: func(c *Config, v string) error {
+			v = strings.ToLower(strings.TrimSpace(v))
+			if !slices.Contains(browser.DialogPolicies, v) {
+				return fmt.Errorf("%q is not ask, accept or dismiss", v)
+			}
+			c.DialogPolicy = v
+			return nil
+		}, get: func(c *Config) any { return c.DialogPolicy }},
 		{name: "bridge-port", def: "47218", usage: "loopback port the browser extension connects to", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 65535 {

@@ -107,6 +107,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		BlockedOrigins: cfg.BlockedOrigins,
 		OutputDir:      cfg.OutputDir,
 		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
+		DialogPolicy:   cfg.DialogPolicy,
 	})
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,

@@ -19,6 +19,7 @@ const (
 	CodeNotActionable    Code = "NOT_ACTIONABLE"
 	CodeTimeout          Code = "TIMEOUT"
 	CodeNavigationFailed Code = "NAVIGATION_FAILED"
+	CodeDialogOpen       Code = "DIALOG_OPEN"
 	CodeOriginBlocked    Code = "ORIGIN_BLOCKED"
 	CodeOutcomeUnknown   Code = "OUTCOME_UNKNOWN"
 	CodeLimitExceeded    Code = "LIMIT_EXCEEDED"

@@ -26,6 +26,9 @@ const DefaultFindLimit = 20
 // snapshot lines with refs, each with its nearest landmark and heading.
 // Call within Do.
 func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, error) {
+	if err := t.DialogError(); err != nil {
+		return "", err
+	}
 	if o.Text == "" && o.Role == "" && o.Name == "" {
 		return "", &Error{Code: CodeInvalidArgument, Message: "give text, role or name to look for",
 			Hint: `e.g. {"role": "button", "name": "/add to cart/i"} or {"text": "Total"}`}

@@ -44,6 +44,9 @@ type ActionResult struct {
 	// did not hold.
 	ExpectMet    bool   `json:"expect_met,omitempty"`
 	ExpectFailed string `json:"expect_failed,omitempty"`
+	// Dialog is the JavaScript dialog the action opened, waiting for
+	// browser_dialog.
+	Dialog *DialogView `json:"dialog,omitempty"`
 	// NewTabs are tabs the action opened (popups, target=_blank links);
 	// they joined the session.
 	NewTabs []TabView `json:"new_tabs,omitempty"`
@@ -59,7 +62,30 @@ var settleWindow = 60 * time.Millisecond
 
 // Act runs an action in the tab, waiting (up to the action timeout) for the
 // target to be actionable, then settles. Call within Do.
+//
+// An action that opens a JavaScript dialog (kept open by the ask policy)
+// returns at once with the dialog in its result; while a dialog is open,
+// Act reports DIALOG_OPEN.
 func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
+	if err := t.DialogError(); err != nil {
+		return nil, err
+	}
+	dctx, stop := t.untilDialog(ctx)
+	defer stop()
+	res, err := s.act(dctx, t, a)
+	if errors.Is(context.Cause(dctx), errDialogOpened) {
+		if d := t.OpenDialog(); d != nil && res != nil {
+			res.Dialog, res.Outcome = d, "dispatched"
+			return res, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
 	callCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, or(a.Timeout, s.m.opts.ActionTimeout))
 	defer cancel()
@@ -120,10 +146,10 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		err = s.scroll(ctx, t, el, a, res)
 	}
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	if err := s.settle(callCtx, t, w, before, res); err != nil {
-		return nil, err
+		return res, err
 	}
 	if a.Expect != nil {
 		s.expect(callCtx, t, a, res)

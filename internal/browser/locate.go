@@ -75,6 +75,9 @@ type element struct {
 const objectGroup = "webpilot-action"
 
 func (t *Tab) releaseObjects(ctx context.Context) {
+	if t.OpenDialog() != nil {
+		return // the page answers nothing until then; the next action releases them
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
 	defer cancel()
 	_, _ = cdproto.Call(ctx, t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})

@@ -24,6 +24,7 @@ type Options struct {
 	AllowFileURLs  bool   // file: URLs (also allowed when AllowedOrigins lists "file://")
 	OutputDir      string // large artifacts (default DefaultOutputDir)
 	OutputMaxBytes int64  // cap on the output dir (default 100 MB)
+	DialogPolicy   string // DialogAsk (default), DialogAccept or DialogDismiss
 }
 
 // Manager holds the agent sessions on one backend.
@@ -48,6 +49,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.OutputDir == "" {
 		opts.OutputDir = DefaultOutputDir
+	}
+	if opts.DialogPolicy == "" {
+		opts.DialogPolicy = DialogAsk
 	}
 	if opts.OutputMaxBytes <= 0 {
 		opts.OutputMaxBytes = 100 << 20

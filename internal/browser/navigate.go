@@ -149,6 +149,10 @@ func originMatches(pattern string, u *url.URL) bool {
 // (0: the navigation timeout). A client-side redirect during the load is
 // followed to the document that finally loads.
 func (s *Session) Navigate(ctx context.Context, t *Tab, rawURL string, timeout time.Duration) (NavResult, error) {
+	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return s.navigate(ctx, t, rawURL, timeout) })
+}
+
+func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout time.Duration) (NavResult, error) {
 	u, err := s.m.NormalizeURL(rawURL)
 	if err != nil {
 		return NavResult{}, err
@@ -196,6 +200,10 @@ func (t *Tab) blockedError(blocked string) *Error {
 // History goes back, forward or reloads, and waits for the main frame's new
 // document to load (or to be restored from the back/forward cache).
 func (s *Session) History(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
+	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return s.history(ctx, t, dir, timeout) })
+}
+
+func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.m.opts.NavTimeout))
 	defer cancel()
 	t.cache = nil

@@ -16,28 +16,116 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
-// A dialog opened by an action is answered, never left to block the
-// session, and the next result says what it said.
-func TestDialogsNeverHang(t *testing.T) {
+// Under the accept and dismiss policies a dialog is answered at once,
+// never left to block the session, and the next result says what it said.
+func TestDialogPolicies(t *testing.T) {
+	for _, c := range []struct {
+		policy               string
+		confirm, prompt, say string
+	}{
+		{browser.DialogAccept, "confirm:true", "prompt:Ada", "accepted"},
+		{browser.DialogDismiss, "confirm:false", "prompt:null", "dismissed"},
+	} {
+		t.Run(c.policy, func(t *testing.T) {
+			e := newEnv(t, browser.Options{DialogPolicy: c.policy})
+			e.navigate("/act/dialogs.html")
+			for _, id := range []string{"#alert", "#confirm", "#prompt"} {
+				res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: id}})
+				if err != nil || res.Dialog != nil {
+					t.Fatalf("click %s: %+v %v", id, res, err)
+				}
+			}
+			if got, want := e.log(), "alert done|"+c.confirm+"|"+c.prompt; got != want {
+				t.Errorf("log = %q, want %q", got, want)
+			}
+			var notes []string
+			_ = e.do(func(ctx context.Context, tab *browser.Tab) error { notes = tab.TakeNotes(); return nil })
+			joined := strings.Join(notes, "\n")
+			if !strings.Contains(joined, `confirm dialog said "Delete everything?"; webpilot `+c.say) || !strings.Contains(joined, `alert dialog said "Hello from the page"; webpilot accepted`) {
+				t.Errorf("notes = %q", notes)
+			}
+		})
+	}
+}
+
+// Under the ask policy (the default) a dialog waits for the agent: the
+// action that opened it returns at once with it, every call on the page
+// reports DIALOG_OPEN, and AnswerDialog answers it.
+func TestDialogAsk(t *testing.T) {
 	e := newEnv(t, browser.Options{})
-	e.navigate("/alert")
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#b"}}); err != nil {
-		t.Fatalf("click that opens an alert: %v", err)
+	e.navigate("/act/dialogs.html")
+	answer := func(accept bool, text *string) {
+		t.Helper()
+		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.AnswerDialog(ctx, tab, accept, text)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("answer: %v", err)
+		}
 	}
-	if got := e.eval(`document.querySelector("#b").textContent`); got != "after" {
-		t.Errorf("the page did not go on after the alert: %q", got)
+	for _, c := range []struct {
+		id, typ, msg string
+		accept       bool
+		text         *string
+		want         string
+	}{
+		{"#alert", "alert", "Hello from the page", true, nil, "alert done"},
+		{"#confirm", "confirm", "Delete everything?", true, nil, "confirm:true"},
+		{"#confirm", "confirm", "Delete everything?", false, nil, "confirm:false"},
+		{"#prompt", "prompt", "Your name?", true, new("Grace"), "prompt:Grace"},
+		{"#prompt", "prompt", "Your name?", false, nil, "prompt:null"},
+	} {
+		start := time.Now()
+		res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: c.id}})
+		if err != nil || res.Dialog == nil || res.Dialog.Type != c.typ || res.Dialog.Message != c.msg {
+			t.Fatalf("click %s: %+v %v, want the %s dialog", c.id, res, err, c.typ)
+		}
+		if d := time.Since(start); d > backendtest.Timeout(5*time.Second) {
+			t.Errorf("click %s took %v: it waited on the dialog", c.id, d)
+		}
+		_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#alert"}})
+		wantCode(t, err, browser.CodeDialogOpen)
+		err = e.do(func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+			return err
+		})
+		wantCode(t, err, browser.CodeDialogOpen)
+		answer(c.accept, c.text)
+		if got := e.log(); !strings.HasSuffix(got, c.want) {
+			t.Errorf("after answering %s: log %q, want it to end with %q", c.id, got, c.want)
+		}
 	}
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#c"}}); err != nil {
-		t.Fatalf("click that opens a confirm: %v", err)
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.AnswerDialog(ctx, tab, true, nil)
+		return err
+	})
+	wantCode(t, err, browser.CodeInvalidArgument)
+
+	// A page that asks before it is left.
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#arm"}}); err != nil {
+		t.Fatal(err)
 	}
-	if got := e.eval(`document.querySelector("#c").textContent`); got != "no" {
-		t.Errorf("confirm was not dismissed: %q", got)
+	leave := func() error {
+		return e.do(func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Navigate(ctx, tab, e.base+"/basic.html", 0)
+			return err
+		})
 	}
-	var notes []string
-	_ = e.do(func(ctx context.Context, tab *browser.Tab) error { notes = tab.TakeNotes(); return nil })
-	joined := strings.Join(notes, "\n")
-	if !strings.Contains(joined, `alert dialog said "hello there"; webpilot accepted it`) || !strings.Contains(joined, `confirm dialog said "sure?"; webpilot dismissed it`) {
-		t.Errorf("notes = %q", notes)
+	if be := wantCode(t, leave(), browser.CodeDialogOpen); be != nil && !strings.Contains(be.Message, "beforeunload") {
+		t.Errorf("leaving: %v", be)
+	}
+	answer(false, nil)
+	if got := e.eval(`document.title`); got != "Dialogs" {
+		t.Errorf("dismissed leaving but the page is %q", got)
+	}
+	wantCode(t, leave(), browser.CodeDialogOpen)
+	answer(true, nil)
+	for i := 0; i < 50 && e.eval(`document.title`) != "Basic page"; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := e.eval(`document.title`); got != "Basic page" {
+		t.Errorf("accepted leaving but the page is %q", got)
 	}
 }
 

@@ -83,6 +83,9 @@ type clip struct {
 
 // Screenshot captures the viewport, the full page or one element of the tab.
 func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot, error) {
+	if err := t.DialogError(); err != nil {
+		return nil, err
+	}
 	hasTarget := o.Target.Ref != "" || o.Target.Selector != ""
 	if o.FullPage && hasTarget {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "give full_page or an element (ref or selector), not both",

@@ -40,6 +40,9 @@ type Snapshot struct {
 
 // Snapshot renders the tab's page. Call within Do.
 func (s *Session) Snapshot(ctx context.Context, t *Tab, o SnapshotOptions) (*Snapshot, error) {
+	if err := t.DialogError(); err != nil {
+		return nil, err
+	}
 	if o.Mode == "" {
 		o.Mode = ModeCompact
 	}

@@ -31,9 +31,15 @@ type Tab struct {
 	lastSnap []string   // compact lines of the last snapshot: the diff baseline
 	cache    *snapCache // the last rendered snapshot, for offset pages
 
-	mu      sync.Mutex // guards notes and blocked, written by the watcher
+	dialogPolicy string // DialogAsk, DialogAccept or DialogDismiss
+
+	mu      sync.Mutex // guards notes, blocked and the dialog, written by the watcher
 	notes   []string
 	blocked string
+	// dialog is the JavaScript dialog open in the page (policy ask);
+	// dialogOpened is closed when one opens, and replaced when it closes.
+	dialog       *dialogEvent
+	dialogOpened chan struct{}
 }
 
 // snapCache keeps a rendered snapshot so that its later pages come from the
@@ -46,7 +52,7 @@ type snapCache struct {
 }
 
 func newTab(id string, t cdp.Target, log *slog.Logger) *Tab {
-	return &Tab{ID: id, t: t, log: log.With("tab", id), refs: newRefTable()}
+	return &Tab{ID: id, t: t, log: log.With("tab", id), refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{})}
 }
 
 // Target is the tab's CDP session.
@@ -82,6 +88,7 @@ func (t *Tab) init(ctx context.Context) error {
 		t.log.Debug("auto-attach", "err", err)
 	}
 	dialogs, c1 := t.t.Subscribe("Page.javascriptDialogOpening")
+	closed, c3 := t.t.Subscribe("Page.javascriptDialogClosed")
 	var paused <-chan jsonv2.Value
 	c2 := func() {}
 	if t.policy != nil {
@@ -90,10 +97,11 @@ func (t *Tab) init(ctx context.Context) error {
 		if err != nil {
 			c1()
 			c2()
+			c3()
 			return err
 		}
 	}
-	go t.watch(dialogs, paused, func() { c1(); c2() })
+	go t.watch(dialogs, closed, paused, func() { c1(); c2(); c3() })
 	return nil
 }
 

@@ -85,6 +85,7 @@ func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
 		return nil, backendError("attach to the tab", err)
 	}
 	t := newTab(id, target, s.m.log)
+	t.dialogPolicy = s.m.opts.DialogPolicy
 	if len(s.m.opts.AllowedOrigins)+len(s.m.opts.BlockedOrigins) > 0 {
 		t.policy = s.m.originPolicy
 	}

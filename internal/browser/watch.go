@@ -15,11 +15,12 @@ import (
 const handleTimeout = 5 * time.Second
 
 // watch answers what the browser asks of a tab while nobody else is
-// listening: JavaScript dialogs (which would block every page script, and so
-// every later call, until answered) and, when an origin policy is set,
+// listening: JavaScript dialogs (which block every page script, and so
+// every later call, until answered: by the dialog policy at once, or by the
+// agent through browser_dialog) and, when an origin policy is set,
 // paused document requests (blocked before they are sent, redirects and
 // iframes included). It runs until the tab's session ends.
-func (t *Tab) watch(dialogs, paused <-chan jsonv2.Value, cancel func()) {
+func (t *Tab) watch(dialogs, closed, paused <-chan jsonv2.Value, cancel func()) {
 	defer cancel()
 	for {
 		select {
@@ -30,6 +31,11 @@ func (t *Tab) watch(dialogs, paused <-chan jsonv2.Value, cancel func()) {
 				return
 			}
 			t.answerDialog(raw)
+		case _, ok := <-closed:
+			if !ok {
+				return
+			}
+			t.dialogClosed()
 		case raw, ok := <-paused:
 			if !ok {
 				paused = nil
@@ -47,26 +53,50 @@ type dialogEvent struct {
 	DefaultPrompt string `json:"defaultPrompt"`
 }
 
-// answerDialog accepts alerts and beforeunload prompts and dismisses
-// confirm and prompt dialogs, and notes what it did for the next result.
+// answerDialog handles a dialog that opened, by the tab's dialog policy:
+// accept or dismiss it at once and note that for the next result, or (ask)
+// keep it open for browser_dialog and wake the call waiting on the page.
 func (t *Tab) answerDialog(raw jsonv2.Value) {
 	var d dialogEvent
 	if err := jsonv2.Unmarshal(raw, &d); err != nil {
 		return
 	}
-	accept := d.Type == "alert" || d.Type == "beforeunload"
+	d.Message = shorten(clean(d.Message), 500)
+	if t.dialogPolicy == DialogAsk {
+		t.mu.Lock()
+		t.dialog = &d
+		close(t.dialogOpened)
+		t.mu.Unlock()
+		return
+	}
+	accept := t.dialogPolicy == DialogAccept || d.Type == "alert"
 	ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
 	defer cancel()
-	err := t.t.Call(ctx, "Page.handleJavaScriptDialog", map[string]any{"accept": accept}, nil)
+	p := map[string]any{"accept": accept}
+	if accept && d.Type == "prompt" {
+		p["promptText"] = d.DefaultPrompt
+	}
+	err := t.t.Call(ctx, "Page.handleJavaScriptDialog", p, nil)
 	verb := "dismissed"
 	if accept {
 		verb = "accepted"
 	}
-	note := fmt.Sprintf("a %s dialog said %s; webpilot %s it", d.Type, quote(shorten(clean(d.Message), 200)), verb)
+	note := fmt.Sprintf("a %s dialog said %s; webpilot %s it (--dialog-policy %s)", d.Type, quote(shorten(d.Message, 200)), verb, t.dialogPolicy)
 	if err != nil {
-		note = fmt.Sprintf("a %s dialog said %s and could not be answered: %v", d.Type, quote(shorten(clean(d.Message), 200)), err)
+		note = fmt.Sprintf("a %s dialog said %s and could not be answered: %v", d.Type, quote(shorten(d.Message, 200)), err)
 	}
 	t.addNote(note)
+}
+
+// dialogClosed clears the open dialog when it was answered some other way
+// (by the user, or by the page going away).
+func (t *Tab) dialogClosed() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dialog != nil {
+		t.dialog = nil
+		t.dialogOpened = make(chan struct{})
+	}
 }
 
 type pausedEvent struct {

@@ -308,3 +308,35 @@ func TestFindAndScopeTools(t *testing.T) {
 	mustFail(t, ctx, cs, "browser_find", map[string]any{}, "INVALID_ARGUMENT")
 	mustFail(t, ctx, cs, "browser_snapshot", map[string]any{"scope": "#nothing-here"}, "TARGET_NOT_FOUND")
 }
+
+// The dialog flow through MCP: an action that opens a confirm says so,
+// other calls report DIALOG_OPEN, browser_dialog answers it; and an action
+// targeted by role and name reports the ref it acted on.
+func TestDialogAndLocatorTools(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/act/dialogs.html", "snapshot": "none"})
+	out := mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "click", "role": "button", "name": "Confirm"})
+	if !strings.Contains(out, `A confirm dialog opened and waits for an answer: "Delete everything?"`) || !strings.Contains(out, "click e") {
+		t.Errorf("click that opens a confirm:\n%s", out)
+	}
+	body := mustFail(t, ctx, cs, "browser_snapshot", map[string]any{}, "DIALOG_OPEN")
+	if !strings.Contains(body.Error.Message, "Delete everything?") || !strings.Contains(body.Error.Hint, "browser_dialog") {
+		t.Errorf("DIALOG_OPEN body: %+v", body)
+	}
+	mustFail(t, ctx, cs, "browser_dialog", map[string]any{"action": "dismiss", "text": "no"}, "INVALID_ARGUMENT")
+	out = mustCall(t, ctx, cs, "browser_dialog", map[string]any{"action": "accept"})
+	if !strings.Contains(out, `Accepted the confirm dialog "Delete everything?"`) {
+		t.Errorf("browser_dialog: %s", out)
+	}
+	snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{"mode": "full"})
+	if !strings.Contains(snap, "confirm:true") {
+		t.Errorf("the page did not get OK:\n%s", snap)
+	}
+	mustFail(t, ctx, cs, "browser_dialog", map[string]any{"action": "accept"}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "text": "nothing like this at all"}, "TARGET_NOT_FOUND")
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "ref": "e1", "text": "x"}, "INVALID_ARGUMENT")
+}

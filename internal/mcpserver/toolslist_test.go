@@ -35,6 +35,7 @@ var wantTools = map[string][]string{
 	"browser_tabs":       {"action"},
 	"browser_close":      nil,
 	"browser_screenshot": nil,
+	"browser_dialog":     {"action"},
 }
 
 // TestToolsList checks the listed tools and their schemas, and pins the

@@ -71,7 +71,7 @@ func (r *registry) action() {
 		s := r.session(in.Session)
 		var out *Result
 		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.Tab(ctx, in.Tab)
+			t, err := s.ReadyTab(ctx, in.Tab)
 			if err != nil {
 				return err
 			}
@@ -82,6 +82,10 @@ func (r *registry) action() {
 			mode := in.Snapshot
 			if mode == "" {
 				mode = browser.ModeDiff
+			}
+			if res.Dialog != nil {
+				out = &Result{Text: describeAction(in, res) + notes(t) + dialogText(res.Dialog)}
+				return nil
 			}
 			out = &Result{Text: describeAction(in, res) + notes(t) + inlineSnapshot(ctx, s, t, mode)}
 			return nil

@@ -31,7 +31,7 @@ func (r *registry) screenshot() {
 		s := r.session(in.Session)
 		var out *Result
 		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.Tab(ctx, in.Tab)
+			t, err := s.ReadyTab(ctx, in.Tab)
 			if err != nil {
 				return err
 			}

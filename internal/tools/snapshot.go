@@ -36,7 +36,7 @@ func (r *registry) snapshot() {
 		s := r.session(in.Session)
 		var out *Result
 		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.Tab(ctx, in.Tab)
+			t, err := s.ReadyTab(ctx, in.Tab)
 			if err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ func (r *registry) find() {
 		s := r.session(in.Session)
 		var out *Result
 		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.Tab(ctx, in.Tab)
+			t, err := s.ReadyTab(ctx, in.Tab)
 			if err != nil {
 				return err
 			}

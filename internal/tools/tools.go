@@ -59,6 +59,7 @@ func Register(s *mcp.Server, d *Deps, render Renderer) []*mcp.Tool {
 	r.action()
 	r.tabs()
 	r.screenshot()
+	r.dialog()
 	r.close()
 	return r.defs
 }
