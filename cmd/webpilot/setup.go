@@ -108,6 +108,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		OutputDir:      cfg.OutputDir,
 		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
 		DialogPolicy:   cfg.DialogPolicy,
+		UploadRoots:    uploadRoots(cfg),
 	})
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
@@ -198,4 +199,18 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 		kind = "bridge (auto: an extension is paired)"
 	}
 	return bridge.New(srv, bridge.BackendOptions{CloseServer: true, Logger: log.With("component", "bridge")}), kind, nil
+}
+
+// uploadRoots are the directories uploads may come from besides the
+// client's roots: the working directory and the output directory.
+func uploadRoots(cfg *Config) []string {
+	out := cfg.OutputDir
+	if out == "" {
+		out = browser.DefaultOutputDir
+	}
+	roots := []string{out}
+	if wd, err := os.Getwd(); err == nil {
+		roots = append(roots, wd)
+	}
+	return roots
 }

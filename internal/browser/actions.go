@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // Action kinds browser_action takes.
 var actionKinds = []string{"click", "dblclick", "right_click", "hover", "focus", "check", "uncheck",
-	"type", "fill", "clear", "select", "press", "scroll"}
+	"type", "fill", "clear", "select", "press", "scroll", "upload", "drag"}
 
 // needsTarget says an action kind acts on an element; the others (type,
 // press, scroll) may go to the focus or the page.
@@ -367,4 +368,73 @@ func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResul
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// drag presses the mouse on the target, moves it in steps to the drop
+// target and releases it there: trusted pointer events, which drive both
+// pointer-based drag libraries and the browser's own HTML5 drag and drop.
+func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+	if a.To.Empty() {
+		return &Error{Code: CodeInvalidArgument, Message: "drag needs a drop target: to_ref or to_selector", Hint: `e.g. {"action":"drag","ref":"e3","to_ref":"e9"}`}
+	}
+	to, err := t.locate(ctx, a.To)
+	if err != nil {
+		var we *Error
+		if errors.As(err, &we) {
+			we.Message = "drop target: " + we.Message
+		}
+		return err
+	}
+	x0, y0, err := t.pointAt(ctx, el, a.Target)
+	if err != nil {
+		return err
+	}
+	steps := []input.DispatchMouseEventParams{
+		{Type: input.DispatchMouseEventTypeMouseMoved, X: x0, Y: y0},
+		{Type: input.DispatchMouseEventTypeMousePressed, X: x0, Y: y0, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1},
+	}
+	for _, p := range steps {
+		if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, p); err != nil {
+			return dispatchError("drag", err)
+		}
+	}
+	// The drop target is placed only now: pressing may have moved things.
+	x1, y1, err := t.dropPoint(ctx, to, a.To)
+	if err != nil {
+		_, _ = cdproto.Call(ctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
+		return err
+	}
+	const n = 12
+	for i := 1; i <= n; i++ {
+		x, y := x0+(x1-x0)*float64(i)/n, y0+(y1-y0)*float64(i)/n
+		if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
+			return dispatchError("drag", err)
+		}
+	}
+	if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x1, Y: y1, Button: input.MouseButtonLeft, ClickCount: 1}); err != nil {
+		return dispatchError("drag", err)
+	}
+	res.Note = "dropped on " + a.To.Describe()
+	if to.ref != "" && a.To.Ref == "" {
+		res.Note += " (" + to.ref + ")"
+	}
+	return nil
+}
+
+// dropPoint is the centre of the drop target in the tab's viewport, without
+// scrolling (the drag has started) and without the hit test (the dragged
+// element may cover it).
+func (t *Tab) dropPoint(ctx context.Context, el *element, tg Target) (x, y float64, err error) {
+	var pt []float64
+	if err := t.callEl(ctx, el, `function(){ if(!this.isConnected) return null; const r=this.getBoundingClientRect(); if(!r.width||!r.height) return null; return [r.left+r.width/2, r.top+r.height/2] }`, &pt); err != nil {
+		return 0, 0, backendError("place "+tg.Describe(), err)
+	}
+	if len(pt) != 2 {
+		return 0, 0, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("the drop target %s is not visible", tg.Describe()), Diagnosis: map[string]any{"failed_check": "visible"}}
+	}
+	ox, oy, err := t.frameOffset(ctx, el.frame)
+	if err != nil {
+		return 0, 0, backendError("place "+tg.Describe(), err)
+	}
+	return pt[0] + ox, pt[1] + oy, nil
 }

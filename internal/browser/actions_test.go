@@ -1,6 +1,9 @@
 package browser_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -200,4 +203,145 @@ func TestClickOpensPopup(t *testing.T) {
 	if len(res.NewTabs) != 1 || !strings.Contains(res.NewTabs[0].URL, "kinds.html") {
 		t.Errorf("new tabs = %+v", res.NewTabs)
 	}
+}
+
+func TestUpload(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, n := range []string{"a.txt", "b.txt"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte("content of "+n), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	e := newEnv(t, browser.Options{UploadRoots: []string{dir}})
+	e.navigate("/act/upload.html")
+	res, err := e.act(browser.Action{Kind: "upload", Target: browser.Target{Role: "file", Name: "Files"}, Files: files})
+	if err != nil || res.Outcome != "verified" || res.Value != "a.txt, b.txt" {
+		t.Fatalf("upload two files: %+v %v", res, err)
+	}
+	// A button that opens the chooser of a hidden input.
+	res, err = e.act(browser.Action{Kind: "upload", Target: browser.Target{Text: "Choose a photo"}, Files: files[:1]})
+	if err != nil || res.Outcome != "verified" || res.Value != "a.txt" {
+		t.Fatalf("upload through a file chooser: %+v %v", res, err)
+	}
+	if got := e.log(); got != "files:a.txt,b.txt|chosen:a.txt" {
+		t.Errorf("log = %q", got)
+	}
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		files []string
+		why   string
+	}{
+		{[]string{outside}, "outside the directories"},
+		{[]string{link}, "outside the directories"},
+		{[]string{filepath.Join(dir, "missing.txt")}, "no file"},
+		{[]string{dir}, "not a regular file"},
+		{nil, "needs files"},
+	} {
+		_, err := e.act(browser.Action{Kind: "upload", Target: sel("#files"), Files: c.files})
+		if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, c.why) {
+			t.Errorf("upload %v: %q, want %q", c.files, be.Message, c.why)
+		}
+	}
+	_, err = e.act(browser.Action{Kind: "upload", Target: sel("#chooser"), Files: files})
+	wantCode(t, err, browser.CodeInvalidArgument) // one file only
+	_, err = e.act(browser.Action{Kind: "upload", Target: browser.Target{Role: "heading", Name: "Upload"}, Files: files[:1]})
+	wantCode(t, err, browser.CodeNotActionable) // opens no chooser
+}
+
+func TestDrag(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/drag.html")
+	if _, err := e.act(browser.Action{Kind: "drag", Target: sel("#task1"), To: sel("#done")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.querySelector("#done #task1") ? "yes" : "no"`); got != "yes" {
+		t.Errorf("HTML5 drag did not move the task: log %q", e.log())
+	}
+	if _, err := e.act(browser.Action{Kind: "drag", Target: sel("#s1"), To: sel("#s3")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`Array.from(document.querySelectorAll("#sortable li")).map(x => x.id).join(",")`); got != "s2,s3,s1" && got != "s2,s1,s3" {
+		t.Errorf("the pointer sortable did not move One: order %s, log %q", got, e.log())
+	}
+	_, err := e.act(browser.Action{Kind: "drag", Target: sel("#task2")})
+	wantCode(t, err, browser.CodeInvalidArgument)
+}
+
+func TestFillForm(t *testing.T) {
+	dir := t.TempDir()
+	avatar := filepath.Join(dir, "me.png")
+	if err := os.WriteFile(avatar, []byte("png"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, browser.Options{UploadRoots: []string{dir}})
+	fields := []browser.FormField{
+		{Target: browser.Target{Role: "textbox", Name: "Email"}, Value: "ada@example.com"},
+		{Target: sel("#pw"), Value: "s3cret"},
+		{Target: sel("#bday"), Value: "1990-12-10"},
+		{Target: browser.Target{Role: "checkbox", Name: "Newsletter"}, Value: "true"},
+		{Target: browser.Target{Role: "radio", Name: "Pro"}, Value: "true"},
+		{Target: sel("#country"), Value: "Germany"},
+		{Target: sel("#avatar"), Value: avatar},
+		{Target: browser.Target{Role: "textbox", Name: "Bio"}, Value: "Mathematician"},
+	}
+	fill := func(f browser.FormFill) (*browser.FormResult, error) {
+		var res *browser.FormResult
+		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+			var err error
+			res, err = e.s.FillForm(ctx, tab, f)
+			return err
+		})
+		return res, err
+	}
+	for _, submit := range []string{browser.SubmitForm, browser.SubmitEvent, browser.SubmitBoth} {
+		t.Run(submit, func(t *testing.T) {
+			e.navigate("/act/form.html")
+			res, err := fill(browser.FormFill{Fields: fields, Submit: submit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Completed) != len(fields) || !res.SubmitVerified || !res.Navigated || !strings.Contains(res.URLAfter, "/act/done.html?email=ada%40example.com") {
+				t.Fatalf("fill and submit %s: %+v", submit, res)
+			}
+			for _, want := range []string{"news=on", "plan=pro", "country=de", "bday=1990-12-10", "avatar=me.png"} {
+				if !strings.Contains(res.URLAfter, want) {
+					t.Errorf("submitted %s, want %s in it", res.URLAfter, want)
+				}
+			}
+		})
+	}
+	// A form whose page handles the submit event itself.
+	e.navigate("/act/form.html")
+	res, err := fill(browser.FormFill{Fields: []browser.FormField{{Target: browser.Target{Role: "textbox", Name: "Search"}, Value: "night trains"}}, Submit: browser.SubmitEvent})
+	if err != nil || !res.SubmitVerified || res.Navigated || !strings.Contains(e.log(), "submit:") {
+		t.Errorf("a script-handled form: %+v %v, log %q", res, err, e.log())
+	}
+	// Invalid: the required email is empty.
+	e.navigate("/act/form.html")
+	_, err = fill(browser.FormFill{Fields: fields[1:3], Submit: browser.SubmitForm})
+	if be := wantCode(t, err, browser.CodeNotActionable); be != nil && !strings.Contains(be.Message, "Email") {
+		t.Errorf("invalid form: %v", be.Message)
+	}
+	// The first failure stops the fill and says what was done.
+	bad := append(append([]browser.FormField{}, fields[:2]...), browser.FormField{Target: sel("#country"), Value: "Atlantis"}, fields[3])
+	_, err = fill(browser.FormFill{Fields: bad})
+	if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil {
+		done, _ := be.Diagnosis["completed"].([]browser.FieldDone)
+		skipped, _ := be.Diagnosis["skipped"].([]string)
+		if len(done) != 2 || len(skipped) != 1 || !strings.Contains(be.Message, "field 3 of 4") {
+			t.Errorf("failure report: %v %+v", be.Message, be.Diagnosis)
+		}
+	}
+	_, err = fill(browser.FormFill{Fields: fields[:1], Submit: "later"})
+	wantCode(t, err, browser.CodeInvalidArgument)
 }

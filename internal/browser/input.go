@@ -21,6 +21,9 @@ type Action struct {
 	Values    []string // select: option values or labels
 	Key       string   // press: "Enter", "Control+A", …
 	Direction string   // scroll: up, down, left, right, top, bottom
+	Files     []string // upload: paths inside the upload roots
+	To        Target   // drag: the drop target
+	Roots     []string // upload: more directories files may come from (the client's roots)
 	Expect    *Expect  // what should hold after the action
 	// Timeout bounds the wait for actionability (0: the action timeout).
 	Timeout time.Duration
@@ -144,6 +147,10 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		err = s.press(ctx, t, el, a)
 	case "scroll":
 		err = s.scroll(ctx, t, el, a, res)
+	case "upload":
+		err = s.upload(ctx, t, el, a, res)
+	case "drag":
+		err = s.drag(ctx, t, el, a, res)
 	}
 	if err != nil {
 		return res, err

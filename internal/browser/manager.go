@@ -25,6 +25,9 @@ type Options struct {
 	OutputDir      string // large artifacts (default DefaultOutputDir)
 	OutputMaxBytes int64  // cap on the output dir (default 100 MB)
 	DialogPolicy   string // DialogAsk (default), DialogAccept or DialogDismiss
+	// UploadRoots are the directories uploads may come from (besides the
+	// client's roots each call passes); none: uploads are refused.
+	UploadRoots []string
 }
 
 // Manager holds the agent sessions on one backend.

@@ -340,3 +340,37 @@ func TestDialogAndLocatorTools(t *testing.T) {
 	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "text": "nothing like this at all"}, "TARGET_NOT_FOUND")
 	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "ref": "e1", "text": "x"}, "INVALID_ARGUMENT")
 }
+
+// browser_fill_form through MCP: fields by role and selector, submitted
+// with Enter; a failing field reports what was completed and skipped.
+func TestFillFormTool(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/act/form.html", "snapshot": "none"})
+	out := mustCall(t, ctx, cs, "browser_fill_form", map[string]any{
+		"fields": []map[string]any{
+			{"role": "textbox", "name": "Email", "value": "ada@example.com"},
+			{"selector": "#news", "value": "true"},
+			{"role": "combobox", "name": "Country", "value": "Germany"},
+		},
+		"submit": "event", "snapshot": "none",
+	})
+	if !strings.Contains(out, "Filled 3 field(s)") || !strings.Contains(out, `= "Germany"`) || !strings.Contains(out, "Submitted (event): verified") || !strings.Contains(out, "/act/done.html?email=ada%40example.com") {
+		t.Errorf("fill_form:\n%s", out)
+	}
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/act/form.html", "snapshot": "none"})
+	body := mustFail(t, ctx, cs, "browser_fill_form", map[string]any{
+		"fields": []map[string]any{
+			{"selector": "#email", "value": "ada@example.com"},
+			{"selector": "#country", "value": "Atlantis"},
+			{"selector": "#bio", "value": "x"},
+		},
+	}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, "field 2 of 3") || body.Diagnosis["skipped"] == nil || body.Diagnosis["completed"] == nil {
+		t.Errorf("failure body: %+v", body)
+	}
+	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "upload", "selector": "#avatar", "files": []string{"/etc/hostname"}}, "INVALID_ARGUMENT")
+}

@@ -36,6 +36,7 @@ var wantTools = map[string][]string{
 	"browser_close":      nil,
 	"browser_screenshot": nil,
 	"browser_dialog":     {"action"},
+	"browser_fill_form":  {"fields"},
 }
 
 // TestToolsList checks the listed tools and their schemas, and pins the
@@ -115,7 +116,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s.%s: type %v, want %s", c.tool, c.prop, p["type"], c.typ)
 		}
 	}
-	const kinds = "[click dblclick right_click hover focus check uncheck type fill clear select press scroll]"
+	const kinds = "[click dblclick right_click hover focus check uncheck type fill clear select press scroll upload drag]"
 	if p, _ := props("browser_action")["action"].(map[string]any); fmt.Sprint(p["enum"]) != kinds {
 		t.Errorf("browser_action.action enum = %v, want %s", p["enum"], kinds)
 	}
@@ -170,7 +171,9 @@ func toolsListReport(t *testing.T, res *mcp.ListToolsResult) string {
 	var out strings.Builder
 	fmt.Fprintf(&out, "tools/list: %d tools, %d o200k tokens, %d JSON bytes (budget %d tokens)\n", len(res.Tools), n, len(b), toolsListBudget)
 	for _, tool := range res.Tools {
-		fmt.Fprintf(&out, "%-18s description %3d chars\n", tool.Name, len(tool.Description))
+		tb, _ := json.Marshal(tool)
+		tn, _ := enc.Count(string(tb))
+		fmt.Fprintf(&out, "%-18s %4d tokens, description %3d chars\n", tool.Name, tn, len(tool.Description))
 	}
 	return out.String()
 }

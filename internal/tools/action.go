@@ -13,14 +13,14 @@ import (
 // TargetIn names an element: exactly one of ref, selector, text, or role
 // (with name), optionally within a container and in a frame.
 type TargetIn struct {
-	Ref      string `json:"ref,omitempty" jsonschema:"element ref from browser_snapshot (e.g. e3, f1e2)"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector (must match one element)"`
-	Text     string `json:"text,omitempty" jsonschema:"visible text of the element (substring, case-insensitive; /re/ allowed)"`
-	Role     string `json:"role,omitempty" jsonschema:"ARIA role, e.g. button, link, textbox, checkbox"`
-	Name     string `json:"name,omitempty" jsonschema:"with role: accessible name (substring; /re/ allowed)"`
-	Exact    bool   `json:"exact,omitempty" jsonschema:"text or name must match whole, case-sensitive"`
-	Within   string `json:"within,omitempty" jsonschema:"only inside this element: a ref or CSS selector"`
-	Frame    string `json:"frame,omitempty" jsonschema:"inside this iframe: its ref or CSS selector"`
+	Ref      string `json:"ref,omitempty" jsonschema:"ref from browser_snapshot, e.g. e3"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Text     string `json:"text,omitempty" jsonschema:"visible text (substring; /re/ ok)"`
+	Role     string `json:"role,omitempty" jsonschema:"ARIA role, e.g. button"`
+	Name     string `json:"name,omitempty" jsonschema:"accessible name, with role"`
+	Exact    bool   `json:"exact,omitempty" jsonschema:"match text/name whole"`
+	Within   string `json:"within,omitempty" jsonschema:"container ref or selector"`
+	Frame    string `json:"frame,omitempty" jsonschema:"iframe ref or selector"`
 }
 
 func (tg TargetIn) target() browser.Target {
@@ -30,29 +30,44 @@ func (tg TargetIn) target() browser.Target {
 
 // ActionIn is browser_action's input.
 type ActionIn struct {
-	Action string `json:"action" jsonschema:"what to do" enum:"click,dblclick,right_click,hover,focus,check,uncheck,type,fill,clear,select,press,scroll"`
+	Action string `json:"action" jsonschema:"what to do" enum:"click,dblclick,right_click,hover,focus,check,uncheck,type,fill,clear,select,press,scroll,upload,drag"`
 	TargetIn
-	Value     string          `json:"value,omitempty" jsonschema:"text for fill (replaces, verified) or type (appends, as key presses)"`
-	Values    []string        `json:"values,omitempty" jsonschema:"select: option values or labels (several for a multiple select)"`
-	Key       string          `json:"key,omitempty" jsonschema:"press: a key or combo, e.g. Enter, Tab, Control+A"`
-	Direction string          `json:"direction,omitempty" jsonschema:"scroll: the page, or the target container" enum:"up,down,left,right,top,bottom"`
-	Expect    *browser.Expect `json:"expect,omitempty" jsonschema:"what should hold afterwards (text, selector, url, title); met makes the outcome verified"`
-	Snapshot  string          `json:"snapshot,omitempty" jsonschema:"what to return afterwards: diff (default), compact or none" enum:"none,diff,compact"`
-	Session   string          `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
-	Tab       string          `json:"tab,omitempty" jsonschema:"tab id (default: the session's current tab)"`
-	TimeoutMs int             `json:"timeout_ms,omitempty" jsonschema:"how long to wait for the element to be actionable, in ms (default 10000)"`
+	Value      string          `json:"value,omitempty" jsonschema:"text to fill or type"`
+	Values     []string        `json:"values,omitempty" jsonschema:"select: option values or labels"`
+	Key        string          `json:"key,omitempty" jsonschema:"press: key or combo, e.g. Control+A"`
+	Direction  string          `json:"direction,omitempty" jsonschema:"scroll: page or target container" enum:"up,down,left,right,top,bottom"`
+	Files      []string        `json:"files,omitempty" jsonschema:"upload: file paths"`
+	ToRef      string          `json:"to_ref,omitempty" jsonschema:"drag: drop target ref"`
+	ToSelector string          `json:"to_selector,omitempty" jsonschema:"drag: drop target selector"`
+	Expect     *browser.Expect `json:"expect,omitempty" jsonschema:"must hold afterwards"`
+	Snapshot   string          `json:"snapshot,omitempty" jsonschema:"returned afterwards" enum:"none,diff,compact"`
+	Session    string          `json:"session,omitempty" jsonschema:"agent session"`
+	Tab        string          `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	TimeoutMs  int             `json:"timeout_ms,omitempty" jsonschema:"wait for the element, ms"`
 }
 
 func (r *registry) action() {
 	add(r, &mcp.Tool{
 		Name: "browser_action",
-		Description: "Act on the page like a user, with trusted input: click, dblclick, right_click, hover, focus, check/uncheck, " +
-			"fill/clear (verified), type (key presses), select options, press a key, scroll. Target by ref (from browser_snapshot), " +
-			"selector, text, or role+name. Waits until the element is actionable; returns what changed.",
+		Description: "Act like a user (trusted input) on an element named by ref, selector, text or role+name. " +
+			"Waits until it is actionable; reports the outcome and what changed.",
 		Annotations: &mcp.ToolAnnotations{Title: "Act", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 	}, func(ctx context.Context, in ActionIn) (*Result, error) {
 		a := browser.Action{Kind: in.Action, Target: in.target(), Value: in.Value, Values: in.Values, Key: in.Key,
-			Direction: in.Direction, Expect: in.Expect, Timeout: timeout(in.TimeoutMs)}
+			Direction: in.Direction, Files: in.Files, To: browser.Target{Ref: strings.TrimSpace(in.ToRef), Selector: in.ToSelector},
+			Expect: in.Expect, Timeout: timeout(in.TimeoutMs)}
+		if len(in.Files) > 0 && in.Action != "upload" {
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no files", Hint: "files are for upload"}
+		}
+		if (in.ToRef != "" || in.ToSelector != "") && in.Action != "drag" {
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no drop target", Hint: "to_ref and to_selector are for drag"}
+		}
+		if in.ToRef != "" && in.ToSelector != "" {
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "give to_ref or to_selector, not both"}
+		}
+		if in.Action == "upload" {
+			a.Roots = clientRoots(ctx)
+		}
 		if in.Expect != nil && *in.Expect == (browser.Expect{}) {
 			a.Expect = nil
 		}
@@ -117,6 +132,8 @@ func describeAction(in ActionIn, res *browser.ActionResult) string {
 		}
 	case "select":
 		fmt.Fprintf(&b, "; selected %q", res.Value)
+	case "upload":
+		fmt.Fprintf(&b, "; the input holds %s", res.Value)
 	}
 	if res.ExpectMet {
 		b.WriteString("; expect met")

@@ -9,13 +9,13 @@ import (
 
 // CloseIn is browser_close's input.
 type CloseIn struct {
-	Session string `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
+	Session string `json:"session,omitempty" jsonschema:"agent session"`
 }
 
 func (r *registry) close() {
 	add(r, &mcp.Tool{
 		Name:        "browser_close",
-		Description: "Close the tabs this session opened. The next browser call opens a fresh tab.",
+		Description: "Close the tabs this session opened.",
 		Annotations: &mcp.ToolAnnotations{Title: "Close session tabs", DestructiveHint: ptr(true), IdempotentHint: true},
 	}, func(ctx context.Context, in CloseIn) (*Result, error) {
 		name := in.Session

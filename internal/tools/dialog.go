@@ -11,16 +11,16 @@ import (
 
 // DialogIn is browser_dialog's input.
 type DialogIn struct {
-	Action  string  `json:"action" jsonschema:"accept (OK, leave) or dismiss (Cancel, stay)" enum:"accept,dismiss"`
-	Text    *string `json:"text,omitempty" jsonschema:"prompt: the text to answer with (default: the prompt's own)"`
-	Session string  `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
-	Tab     string  `json:"tab,omitempty" jsonschema:"tab id (default: the session's current tab)"`
+	Action  string  `json:"action" jsonschema:"accept (OK) or dismiss (Cancel)" enum:"accept,dismiss"`
+	Text    *string `json:"text,omitempty" jsonschema:"prompt answer"`
+	Session string  `json:"session,omitempty" jsonschema:"agent session"`
+	Tab     string  `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }
 
 func (r *registry) dialog() {
 	add(r, &mcp.Tool{
 		Name:        "browser_dialog",
-		Description: "Answer the page's open alert, confirm, prompt or leave-page dialog (other calls report DIALOG_OPEN until then).",
+		Description: "Answer the page's open dialog (alert, confirm, prompt, leave page).",
 		Annotations: &mcp.ToolAnnotations{Title: "Answer dialog", DestructiveHint: ptr(true)},
 	}, func(ctx context.Context, in DialogIn) (*Result, error) {
 		s := r.session(in.Session)

@@ -11,19 +11,18 @@ import (
 
 // NavigateIn is browser_navigate's input.
 type NavigateIn struct {
-	URL       string `json:"url,omitempty" jsonschema:"absolute URL to open (a bare host gets https://)"`
-	Go        string `json:"go,omitempty" jsonschema:"instead of url: back, forward or reload" enum:"back,forward,reload"`
-	Snapshot  string `json:"snapshot,omitempty" jsonschema:"what to return after loading: compact (default) or none" enum:"none,compact,diff"`
-	Session   string `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
-	Tab       string `json:"tab,omitempty" jsonschema:"tab id (default: the session's current tab)"`
-	TimeoutMs int    `json:"timeout_ms,omitempty" jsonschema:"navigation timeout in ms (default 30000)"`
+	URL       string `json:"url,omitempty" jsonschema:"URL to open"`
+	Go        string `json:"go,omitempty" jsonschema:"instead of url" enum:"back,forward,reload"`
+	Snapshot  string `json:"snapshot,omitempty" jsonschema:"returned after loading" enum:"none,compact,diff"`
+	Session   string `json:"session,omitempty" jsonschema:"agent session"`
+	Tab       string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	TimeoutMs int    `json:"timeout_ms,omitempty" jsonschema:"ms"`
 }
 
 func (r *registry) navigate() {
 	add(r, &mcp.Tool{
-		Name: "browser_navigate",
-		Description: "Open a URL in the session's tab (or go back/forward/reload) and wait for it to load. " +
-			"Returns the final URL, HTTP status, title and a compact snapshot with refs.",
+		Name:        "browser_navigate",
+		Description: "Open a URL (or go back, forward, reload) and wait for the load; returns status, title and a snapshot.",
 		Annotations: &mcp.ToolAnnotations{Title: "Navigate", OpenWorldHint: ptr(true), DestructiveHint: ptr(false)},
 	}, func(ctx context.Context, in NavigateIn) (*Result, error) {
 		if (in.URL == "") == (in.Go == "") {

@@ -12,20 +12,19 @@ import (
 
 // ScreenshotIn is browser_screenshot's input.
 type ScreenshotIn struct {
-	FullPage bool   `json:"full_page,omitempty" jsonschema:"capture the whole page, not just the viewport"`
-	Ref      string `json:"ref,omitempty" jsonschema:"capture one element, by ref from browser_snapshot"`
-	Selector string `json:"selector,omitempty" jsonschema:"capture one element, by CSS selector"`
-	Format   string `json:"format,omitempty" jsonschema:"jpeg (default) or png" enum:"jpeg,png"`
-	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG quality 1-100 (default 60)"`
-	Session  string `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
-	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: the session's current tab)"`
+	FullPage bool   `json:"full_page,omitempty" jsonschema:"whole page"`
+	Ref      string `json:"ref,omitempty" jsonschema:"element ref"`
+	Selector string `json:"selector,omitempty" jsonschema:"element CSS selector"`
+	Format   string `json:"format,omitempty" jsonschema:"default jpeg" enum:"jpeg,png"`
+	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG quality (60)"`
+	Session  string `json:"session,omitempty" jsonschema:"agent session"`
+	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }
 
 func (r *registry) screenshot() {
 	add(r, &mcp.Tool{
-		Name: "browser_screenshot",
-		Description: "Capture the viewport, the full page or one element as an image. " +
-			"Prefer browser_snapshot to read the page; a large capture is saved to a file with a smaller preview returned.",
+		Name:        "browser_screenshot",
+		Description: "An image of the viewport, the full page or one element. To read the page, prefer browser_snapshot.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Screenshot"},
 	}, func(ctx context.Context, in ScreenshotIn) (*Result, error) {
 		s := r.session(in.Session)

@@ -11,19 +11,18 @@ import (
 
 // SnapshotIn is browser_snapshot's input.
 type SnapshotIn struct {
-	Mode     string `json:"mode,omitempty" jsonschema:"compact (default), full, interactive (refs and headings only) or diff (changes since the last snapshot)" enum:"compact,full,interactive,diff"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"cap on returned characters (default 20000)"`
-	Offset   int    `json:"offset,omitempty" jsonschema:"continue a cut snapshot from this character"`
-	Scope    string `json:"scope,omitempty" jsonschema:"only this element's subtree: a ref (e3) or a CSS selector"`
-	Session  string `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
-	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: the session's current tab)"`
+	Mode     string `json:"mode,omitempty" jsonschema:"default compact; interactive: refs only; diff: changes" enum:"compact,full,interactive,diff"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"default 20000"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"continue a cut snapshot here"`
+	Scope    string `json:"scope,omitempty" jsonschema:"subtree: ref or selector"`
+	Session  string `json:"session,omitempty" jsonschema:"agent session"`
+	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }
 
 func (r *registry) snapshot() {
 	add(r, &mcp.Tool{
-		Name: "browser_snapshot",
-		Description: "Show the page as text: one line per element, with refs (e3; f1e3 inside frames) on what can be acted on. " +
-			"Use a ref with browser_action. Long pages are cut with an offset to continue.",
+		Name:        "browser_snapshot",
+		Description: "The page as text, with refs (e3) on what can be acted on. Long pages continue with offset.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Snapshot"},
 	}, func(ctx context.Context, in SnapshotIn) (*Result, error) {
 		if in.MaxChars < 0 || in.Offset < 0 {
@@ -62,18 +61,18 @@ func scopeTarget(scope string) browser.Target {
 
 // FindIn is browser_find's input.
 type FindIn struct {
-	Text    string `json:"text,omitempty" jsonschema:"text in the element's name, value or content; /regex/ or /regex/i allowed"`
-	Role    string `json:"role,omitempty" jsonschema:"role, e.g. button, link, textbox, heading"`
-	Name    string `json:"name,omitempty" jsonschema:"accessible name; /regex/ or /regex/i allowed"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"matches shown (default 20)"`
-	Session string `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
-	Tab     string `json:"tab,omitempty" jsonschema:"tab id (default: the session's current tab)"`
+	Text    string `json:"text,omitempty" jsonschema:"text (/re/i ok)"`
+	Role    string `json:"role,omitempty" jsonschema:"role, e.g. button"`
+	Name    string `json:"name,omitempty" jsonschema:"accessible name (/re/i ok)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"default 20"`
+	Session string `json:"session,omitempty" jsonschema:"agent session"`
+	Tab     string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }
 
 func (r *registry) find() {
 	add(r, &mcp.Tool{
 		Name:        "browser_find",
-		Description: "Search the live page by text, role and/or name; returns matching snapshot lines with refs and where they are, without a whole snapshot.",
+		Description: "Find elements by text, role and/or name: their snapshot lines with refs, without a whole snapshot.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Find"},
 	}, func(ctx context.Context, in FindIn) (*Result, error) {
 		if in.Limit < 0 {

@@ -13,7 +13,7 @@ type StatusIn struct{}
 func (r *registry) status() {
 	add(r, &mcp.Tool{
 		Name:        "browser_status",
-		Description: "Report webpilot's state: backend, browser path and version, profile, sessions, tool count and configuration with where each value came from.",
+		Description: "webpilot's backend, browser, sessions and configuration.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Browser status"},
 	}, func(ctx context.Context, _ StatusIn) (*Result, error) {
 		m := r.d.Manager

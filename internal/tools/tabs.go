@@ -12,17 +12,16 @@ import (
 
 // TabsIn is browser_tabs's input.
 type TabsIn struct {
-	Action  string `json:"action" jsonschema:"list the session's tabs, open a new one, select one as current, or close one" enum:"list,new,select,close"`
-	Tab     string `json:"tab,omitempty" jsonschema:"tab id for select and close (close defaults to the current tab)"`
-	URL     string `json:"url,omitempty" jsonschema:"for new: a URL to open in it"`
-	Session string `json:"session,omitempty" jsonschema:"agent session (default: this client's)"`
+	Action  string `json:"action" jsonschema:"what to do" enum:"list,new,select,close"`
+	Tab     string `json:"tab,omitempty" jsonschema:"tab id (select, close)"`
+	URL     string `json:"url,omitempty" jsonschema:"new: URL to open"`
+	Session string `json:"session,omitempty" jsonschema:"agent session"`
 }
 
 func (r *registry) tabs() {
 	add(r, &mcp.Tool{
-		Name: "browser_tabs",
-		Description: "The session's tabs: list (id, title, URL, current), new (optionally at a URL; becomes current), " +
-			"select (make current), close (only tabs this session opened). Popups opened by the session's tabs join it.",
+		Name:        "browser_tabs",
+		Description: "List, open, select or close the session's tabs (popups join it).",
 		Annotations: &mcp.ToolAnnotations{Title: "Tabs", DestructiveHint: ptr(true)},
 	}, func(ctx context.Context, in TabsIn) (*Result, error) {
 		switch in.Action {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -57,6 +59,7 @@ func Register(s *mcp.Server, d *Deps, render Renderer) []*mcp.Tool {
 	r.snapshot()
 	r.find()
 	r.action()
+	r.fillForm()
 	r.tabs()
 	r.screenshot()
 	r.dialog()
@@ -88,10 +91,11 @@ func add[In any](r *registry, t *mcp.Tool, h func(ctx context.Context, in In) (*
 			}
 		}
 	}
+	dropNull(schema)
 	t.InputSchema = schema
 	r.defs = append(r.defs, t)
 	mcp.AddTool(r.s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		res, err := h(ctx, in)
+		res, err := h(context.WithValue(ctx, requestKey{}, req), in)
 		return r.render(ctx, t.Name, res, err), nil, nil
 	})
 }
@@ -137,3 +141,49 @@ func notes(t *browser.Tab) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// requestKey holds the MCP request of a tool call in its context.
+type requestKey struct{}
+
+// clientRoots are the local directories the client declared as its roots
+// (file:// URIs), asked for with a short timeout; none when the client has
+// no roots.
+func clientRoots(ctx context.Context) []string {
+	req, _ := ctx.Value(requestKey{}).(*mcp.CallToolRequest)
+	if req == nil || req.Session == nil {
+		return nil
+	}
+	ip := req.Session.InitializeParams()
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.RootsV2 == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	res, err := req.Session.ListRoots(ctx, nil)
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, r := range res.Roots {
+		if u, err := url.Parse(r.URI); err == nil && u.Scheme == "file" && u.Path != "" {
+			dirs = append(dirs, filepath.FromSlash(u.Path))
+		}
+	}
+	return dirs
+}
+
+// dropNull turns the ["null", T] types the schema library gives slices and
+// pointers into T: an omitted argument already means none, and every type
+// word costs tokens in tools/list.
+func dropNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		dropNull(p)
+	}
+	dropNull(s.Items)
+}

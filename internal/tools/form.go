@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// FieldIn is one field of browser_fill_form.
+type FieldIn struct {
+	TargetIn
+	Value  string   `json:"value,omitempty" jsonschema:"checkbox/radio: true or false"`
+	Values []string `json:"values,omitempty" jsonschema:"options or files"`
+	Type   string   `json:"type,omitempty" jsonschema:"default: from the element" enum:"textbox,checkbox,radio,select,date,file"`
+}
+
+// FillFormIn is browser_fill_form's input.
+type FillFormIn struct {
+	Fields   []FieldIn `json:"fields" jsonschema:"targets like browser_action"`
+	Submit   string    `json:"submit,omitempty" jsonschema:"form: requestSubmit; event: Enter key" enum:"none,form,event,both"`
+	Snapshot string    `json:"snapshot,omitempty" jsonschema:"returned afterwards" enum:"none,diff,compact"`
+	Session  string    `json:"session,omitempty" jsonschema:"agent session"`
+	Tab      string    `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+}
+
+func (r *registry) fillForm() {
+	add(r, &mcp.Tool{
+		Name:        "browser_fill_form",
+		Description: "Fill many fields in one call, each read back; stops at the first failure; optionally submits.",
+		Annotations: &mcp.ToolAnnotations{Title: "Fill form", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+	}, func(ctx context.Context, in FillFormIn) (*Result, error) {
+		f := browser.FormFill{Submit: in.Submit}
+		for _, fd := range in.Fields {
+			f.Fields = append(f.Fields, browser.FormField{Target: fd.target(), Value: fd.Value, Values: fd.Values, Type: fd.Type})
+		}
+		f.Roots = func() []string { return clientRoots(ctx) }
+		s := r.session(in.Session)
+		var out *Result
+		err := s.Do(ctx, func(ctx context.Context) error {
+			t, err := s.ReadyTab(ctx, in.Tab)
+			if err != nil {
+				return err
+			}
+			res, err := s.FillForm(ctx, t, f)
+			if err != nil {
+				return err
+			}
+			text := describeForm(res) + notes(t)
+			if res.Dialog != nil {
+				out = &Result{Text: text + dialogText(res.Dialog)}
+				return nil
+			}
+			mode := in.Snapshot
+			if mode == "" {
+				mode = browser.ModeDiff
+			}
+			out = &Result{Text: text + inlineSnapshot(ctx, s, t, mode)}
+			return nil
+		})
+		return out, err
+	})
+}
+
+func describeForm(res *browser.FormResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Filled %d field(s), each read back:", len(res.Completed))
+	for _, c := range res.Completed {
+		name := c.Ref
+		if name == "" {
+			name = c.Field
+		}
+		fmt.Fprintf(&b, "\n- %s = %q", name, c.Value)
+	}
+	switch {
+	case res.Submit == browser.SubmitNone:
+	case res.SubmitVerified:
+		fmt.Fprintf(&b, "\nSubmitted (%s): verified", res.Submit)
+	case res.Submitted:
+		fmt.Fprintf(&b, "\nSubmitted (%s): sent, but no submit event or navigation was seen", res.Submit)
+	}
+	if res.Navigated {
+		fmt.Fprintf(&b, "\nNavigated: %s → %s — %q", res.URLBefore, res.URLAfter, res.Title)
+	}
+	if res.Note != "" {
+		b.WriteString("\nNote: " + res.Note)
+	}
+	for _, t := range res.NewTabs {
+		fmt.Fprintf(&b, "\nOpened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
+	}
+	return b.String()
+}
