@@ -194,27 +194,48 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 
-	// 3. Actions on a warm page.
-	if _, _, err := call("browser_navigate", map[string]any{"url": srv.URL + "/form.html", "snapshot": "none"}); err != nil {
+	// 3. Actions on a warm page, verification included.
+	if _, _, err := call("browser_navigate", map[string]any{"url": srv.URL + "/act/kinds.html", "snapshot": "none"}); err != nil {
 		return err
 	}
 	actions := []struct {
 		name string
-		args map[string]any
+		args func(i int) map[string]any
 	}{
-		{"click", map[string]any{"action": "click", "selector": "#subscribe", "snapshot": "none"}},
-		{"fill", map[string]any{"action": "fill", "selector": "#name", "value": "Ada Lovelace", "snapshot": "none"}},
-		{"type", map[string]any{"action": "type", "selector": "#bio", "value": "hello", "snapshot": "none"}},
-		{"press", map[string]any{"action": "press", "key": "Tab", "snapshot": "none"}},
-		{"click+diff", map[string]any{"action": "click", "selector": "#subscribe"}},
+		{"click (selector)", func(int) map[string]any {
+			return map[string]any{"action": "click", "selector": "#save", "snapshot": "none"}
+		}},
+		{"click (role+name)", func(int) map[string]any {
+			return map[string]any{"action": "click", "role": "button", "name": "Save changes", "snapshot": "none"}
+		}},
+		{"click (text)", func(int) map[string]any {
+			return map[string]any{"action": "click", "text": "Save changes", "snapshot": "none"}
+		}},
+		{"fill", func(int) map[string]any {
+			return map[string]any{"action": "fill", "selector": "#name", "value": "Ada Lovelace", "snapshot": "none"}
+		}},
+		{"type (5 chars)", func(int) map[string]any {
+			return map[string]any{"action": "type", "selector": "#focusme", "value": "hello", "snapshot": "none"}
+		}},
+		{"select", func(i int) map[string]any {
+			return map[string]any{"action": "select", "selector": "#city", "values": []string{[]string{"Berlin", "Rome"}[i%2]}, "snapshot": "none"}
+		}},
+		{"check/uncheck", func(i int) map[string]any {
+			return map[string]any{"action": []string{"check", "uncheck"}[i%2], "selector": "#agree", "snapshot": "none"}
+		}},
+		{"hover", func(int) map[string]any {
+			return map[string]any{"action": "hover", "selector": "#menu", "snapshot": "none"}
+		}},
+		{"press Tab", func(int) map[string]any { return map[string]any{"action": "press", "key": "Tab", "snapshot": "none"} }},
+		{"click + diff snapshot", func(int) map[string]any { return map[string]any{"action": "click", "selector": "#save"} }},
 	}
 	fmt.Fprintln(stdout)
 	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "action (form.html)\tms\t")
+	fmt.Fprintln(tw, "action (act/kinds.html)\tms\t")
 	for _, a := range actions {
 		var times []float64
-		for range *runs {
-			_, d, err := call("browser_action", a.args)
+		for i := range *runs {
+			_, d, err := call("browser_action", a.args(i))
 			if err != nil {
 				return err
 			}
@@ -223,6 +244,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(tw, "%s\t%.0f\t\n", a.name, median(times))
 	}
 	tw.Flush()
+	fmt.Fprintln(stdout, "(peers on such pages on this machine kind: 300–1,700 ms per click, 90–600 ms per type call)")
 
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "server RSS: %s\n", rss(cmd.Process.Pid))

@@ -97,7 +97,7 @@ func (s *Session) focus(ctx context.Context, t *Tab, el *element, a Action, res 
 		return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("%s cannot take the focus", a.Target.Describe()),
 			Hint: "only focusable elements (fields, buttons, links, tabindex) take the focus", Diagnosis: map[string]any{"failed_check": "focusable"}}
 	}
-	res.Outcome = "verified"
+	res.Outcome, res.InputMode = "verified", InputDOM
 	return nil
 }
 
@@ -123,7 +123,9 @@ func (s *Session) check(ctx context.Context, t *Tab, el *element, a Action, res 
 	want := a.Kind == "check"
 	read := func() (checkState, error) {
 		var st checkState
-		err := t.callEl(ctx, el, checkedJS, &st)
+		cctx, cancel := checkContext(ctx) // the read-back outlives the wait
+		defer cancel()
+		err := t.callEl(cctx, el, checkedJS, &st)
 		return st, err
 	}
 	st, err := read()
@@ -142,7 +144,9 @@ func (s *Session) check(ctx context.Context, t *Tab, el *element, a Action, res 
 		res.Note = fmt.Sprintf("it was already %sed; nothing was clicked", a.Kind)
 		return nil
 	}
-	if err := s.click(ctx, t, el, a.Target); err != nil {
+	click := a
+	click.Kind = "click"
+	if err := s.pointerAction(ctx, t, el, click, res); err != nil {
 		return err
 	}
 	for i := 0; i < 10; i++ {
@@ -212,7 +216,7 @@ func (s *Session) selectOptions(ctx context.Context, t *Tab, el *element, a Acti
 		return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("cannot select in %s: %s", a.Target.Describe(), r.Why), Hint: "pass option values or their visible labels"}
 	}
 	res.Value = strings.Join(r.Labels, ", ")
-	res.Outcome = "verified"
+	res.Outcome, res.InputMode = "verified", InputDOM
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -343,5 +344,53 @@ func TestFillForm(t *testing.T) {
 		}
 	}
 	_, err = fill(browser.FormFill{Fields: fields[:1], Submit: "later"})
+	wantCode(t, err, browser.CodeInvalidArgument)
+}
+
+// input_mode: dom sends DOM events (past a cover, too); auto falls back to
+// them only for an element the pointer cannot see; cdp never does.
+func TestInputModes(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/styled-check")
+	// A control nothing shows: cdp fails, auto sends DOM events.
+	e.eval(`(document.querySelector("label").insertAdjacentHTML("afterend", '<input type="checkbox" id="bare" aria-label="Bare" style="opacity:0;width:0;height:0;margin:0;border:0;padding:0">'), "")`)
+	_, err := e.act(browser.Action{Kind: "check", Target: sel("#bare"), InputMode: browser.InputCDP, Timeout: 300 * time.Millisecond})
+	if be := wantCode(t, err, browser.CodeNotActionable); be != nil && be.Diagnosis["failed_check"] != "visible" {
+		t.Errorf("cdp on a hidden checkbox: %+v", be.Diagnosis)
+	}
+	res, err := e.act(browser.Action{Kind: "check", Target: sel("#bare"), Timeout: 300 * time.Millisecond})
+	if err != nil || res.InputMode != browser.InputDOM || res.Outcome != "verified" || !strings.Contains(res.Note, "DOM events") {
+		t.Errorf("auto on a hidden checkbox: %+v %v", res, err)
+	}
+	res, err = e.act(browser.Action{Kind: "check", Target: browser.Target{Role: "checkbox", Name: "Remember me"}, Timeout: 300 * time.Millisecond})
+	if err != nil || res.InputMode != browser.InputCDP || res.Outcome != "verified" || !strings.Contains(res.Note, "clicked the label") {
+		t.Errorf("a checkbox drawn over by its label: %+v %v", res, err)
+	}
+	if snap := e.snapshot(browser.ModeFull); !regexp.MustCompile(`checkbox e\d+ "Remember me" \[checked\]`).MatchString(snap) {
+		t.Errorf("the styled checkbox is not in the snapshot:\n%s", snap)
+	}
+	e.navigate("/act/overlay.html")
+	res, err = e.act(browser.Action{Kind: "click", Target: sel("#under"), InputMode: browser.InputAuto, Timeout: 300 * time.Millisecond})
+	wantCode(t, err, browser.CodeNotActionable) // covered: auto does not click through
+	res, err = e.act(browser.Action{Kind: "click", Target: sel("#under"), InputMode: browser.InputDOM})
+	if err != nil || res.InputMode != browser.InputDOM || e.log() != "under" {
+		t.Errorf("dom click past the cover: %+v %v, log %q", res, err, e.log())
+	}
+	e.navigate("/act/kinds.html")
+	res, err = e.act(browser.Action{Kind: "fill", Target: sel("#name"), Value: "Grace", InputMode: browser.InputDOM})
+	if err != nil || res.InputMode != browser.InputDOM || res.Outcome != "verified" || res.Value != "Grace" {
+		t.Errorf("dom fill: %+v %v", res, err)
+	}
+	if _, err := e.act(browser.Action{Kind: "dblclick", Target: sel("#dbl"), InputMode: browser.InputDOM}); err != nil || !strings.Contains(e.log(), "dblclick") {
+		t.Errorf("dom dblclick: %v, log %q", err, e.log())
+	}
+	e.navigate("/act/drag.html")
+	if _, err := e.act(browser.Action{Kind: "drag", Target: sel("#task2"), To: sel("#done"), InputMode: browser.InputDOM}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.querySelector("#done #task2") ? "yes" : "no"`); got != "yes" {
+		t.Errorf("dom drag did not move the task: log %q", e.log())
+	}
+	_, err = e.act(browser.Action{Kind: "click", Target: sel("#s1"), InputMode: "telepathy"})
 	wantCode(t, err, browser.CodeInvalidArgument)
 }

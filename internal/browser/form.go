@@ -146,7 +146,11 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 		}
 	}
 	ar := &ActionResult{URLBefore: before.URL}
-	if err := s.settle(callCtx, t, w, before, ar); err != nil {
+	window := settleWindow
+	if f.Submit == SubmitNone {
+		window = 0
+	}
+	if err := s.settle(callCtx, t, w, before, ar, window); err != nil {
 		return res, err
 	}
 	res.URLAfter, res.Title, res.Navigated, res.Note = ar.URL, ar.Title, ar.Navigated, ar.Note
@@ -175,7 +179,7 @@ func (s *Session) fillField(ctx context.Context, t *Tab, fd FormField, roots fun
 			return done, el, "", backendError("read "+fd.Target.Describe(), err)
 		}
 	}
-	a := Action{Target: fd.Target, Value: fd.Value, Values: fd.Values}
+	a := Action{Target: fd.Target, Value: fd.Value, Values: fd.Values, InputMode: InputAuto}
 	r := &ActionResult{}
 	switch kind {
 	case "checkbox", "radio":

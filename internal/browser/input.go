@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 )
@@ -25,6 +26,7 @@ type Action struct {
 	To        Target   // drag: the drop target
 	Roots     []string // upload: more directories files may come from (the client's roots)
 	Expect    *Expect  // what should hold after the action
+	InputMode string   // InputAuto (default), InputCDP or InputDOM
 	// Timeout bounds the wait for actionability (0: the action timeout).
 	Timeout time.Duration
 }
@@ -117,6 +119,17 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	if a.Kind == "clear" && a.Value != "" {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "clear takes no value", Hint: `use {"action":"fill","value":"…"} to replace the text`}
 	}
+	switch a.InputMode {
+	case "":
+		a.InputMode = InputAuto
+	case InputAuto, InputCDP:
+	case InputDOM:
+		if !domKinds[a.Kind] {
+			a.InputMode = InputAuto // focus, select, scroll and upload have one way only
+		}
+	default:
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown input_mode %q", a.InputMode), Hint: "use auto, cdp or dom"}
+	}
 	var el *element
 	if needsTarget(a.Kind) || !a.Target.Empty() {
 		el, err = t.locate(callCtx, a.Target)
@@ -128,11 +141,35 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 
 	w := t.watchNavigation()
 	defer w.stop()
+	switch {
+	case a.InputMode == InputDOM && a.Kind != "check" && a.Kind != "uncheck":
+		err = s.domAction(ctx, t, el, a, res)
+	case a.Kind == "click" || a.Kind == "dblclick" || a.Kind == "right_click" || a.Kind == "hover":
+		err = s.pointerAction(ctx, t, el, a, res)
+	default:
+		err = s.runKind(ctx, t, el, a, res)
+	}
+	if err != nil {
+		return res, err
+	}
+	if err := s.settle(callCtx, t, w, before, res, navWindow(a)); err != nil {
+		return res, err
+	}
+	if a.Expect != nil {
+		s.expect(callCtx, t, a, res)
+	}
+	if adopted, err := s.AdoptPopups(callCtx); err == nil {
+		for _, ti := range adopted {
+			res.NewTabs = append(res.NewTabs, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener})
+		}
+	}
+	return res, nil
+}
+
+// runKind runs the action kinds without a DOM form in act's switch.
+func (s *Session) runKind(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+	var err error
 	switch a.Kind {
-	case "click":
-		err = s.click(ctx, t, el, a.Target)
-	case "dblclick", "right_click", "hover":
-		err = s.pointer(ctx, t, el, a)
 	case "focus":
 		err = s.focus(ctx, t, el, a, res)
 	case "check", "uncheck":
@@ -152,21 +189,65 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	case "drag":
 		err = s.drag(ctx, t, el, a, res)
 	}
-	if err != nil {
-		return res, err
+	return err
+}
+
+// pointerAction runs a pointer action with trusted input; in auto mode an
+// element the pointer cannot reach because it is not visible gets DOM
+// events instead, and the result says so.
+func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+	if a.InputMode == InputDOM {
+		return s.domAction(ctx, t, el, a, res)
 	}
-	if err := s.settle(callCtx, t, w, before, res); err != nil {
-		return res, err
-	}
-	if a.Expect != nil {
-		s.expect(callCtx, t, a, res)
-	}
-	if adopted, err := s.AdoptPopups(callCtx); err == nil {
-		for _, ti := range adopted {
-			res.NewTabs = append(res.NewTabs, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener})
+	if a.Kind == "click" {
+		// A checkbox or radio drawn over by its label: a user clicks the label.
+		if lbl, lerr := t.visibleLabel(ctx, el); lerr == nil && lbl != nil {
+			if err := s.pointer(ctx, t, lbl, a); err != nil {
+				return err
+			}
+			res.Note = "the control is drawn over by its label; clicked the label"
+			return nil
 		}
 	}
-	return res, nil
+	err := s.pointer(ctx, t, el, a)
+	if a.InputMode == InputAuto && failedCheck(err) == "visible" {
+		// The wait used the action's time: the DOM events get their own.
+		cctx, cancel := checkContext(ctx)
+		defer cancel()
+		if err := s.domAction(cctx, t, el, a, res); err != nil {
+			return err
+		}
+		res.Note = "the element is not visible to the pointer, so DOM events were sent instead of trusted input"
+		return nil
+	}
+	return err
+}
+
+// navWindow is how long after an action a navigation it started is looked
+// for: settleWindow after input that can start one (clicks, keys, choices
+// that fire change), none after input that cannot (hover, focus, scrolling,
+// and fill, clear or type without a line break, which fire input events
+// but no change, no Enter).
+func navWindow(a Action) time.Duration {
+	switch a.Kind {
+	case "hover", "focus", "scroll", "fill", "clear":
+		return 0
+	case "type":
+		if !strings.ContainsAny(a.Value, "\n\r") {
+			return 0
+		}
+	}
+	return settleWindow
+}
+
+// failedCheck is the actionability check an error names, if any.
+func failedCheck(err error) string {
+	var we *Error
+	if errors.As(err, &we) && we.Code == CodeNotActionable && we.Diagnosis != nil {
+		c, _ := we.Diagnosis["failed_check"].(string)
+		return c
+	}
+	return ""
 }
 
 // checkContext bounds one page-side check: it outlives the action's own
@@ -467,8 +548,8 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 // started; if one started, it waits (bounded by the navigation timeout and
 // the call's own deadline) until it loads or stops without a document. Then
 // it notes where the page is.
-func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult) error {
-	if w.navigationStarted(ctx, before.ID, settleWindow) {
+func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, window time.Duration) error {
+	if w.navigationStarted(ctx, before.ID, window) {
 		nctx, cancel := context.WithTimeout(ctx, s.m.opts.NavTimeout)
 		_, err := w.waitSettled(nctx, before.ID, before.LoaderID)
 		cancel()
@@ -487,4 +568,25 @@ func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame,
 	}
 	res.Navigated = res.URL != res.URLBefore
 	return nil
+}
+
+// visibleLabel is, for a checkbox or radio input with no box of its own
+// (drawn over by its label), its first visible label; else nil.
+func (t *Tab) visibleLabel(ctx context.Context, el *element) (*element, error) {
+	res, err := cdproto.Call(ctx, el.world.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: `function(){
+  if (this.tagName !== "INPUT" || (this.type !== "checkbox" && this.type !== "radio")) return null;
+  const own = this.getBoundingClientRect(), st = getComputedStyle(this);
+  if (own.width > 1 && own.height > 1 && st.opacity !== "0" && st.visibility !== "hidden") return null;
+  for (const l of this.labels || []) { const r = l.getBoundingClientRect(); if (r.width > 1 && r.height > 1) return l; }
+  return null; }`,
+		ObjectID:            el.objectID, ObjectGroup: objectGroup,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.ExceptionDetails != nil || res.Result == nil || res.Result.Subtype != "node" {
+		return nil, nil
+	}
+	return &element{world: el.world, frame: el.frame, objectID: res.Result.ObjectID}, nil
 }

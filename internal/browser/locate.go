@@ -469,3 +469,25 @@ func callOn(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjectID, fn
 	}
 	return json.Unmarshal(res.Result.Value, out)
 }
+
+// callOnObjects calls a JavaScript function with this bound to obj and
+// remote objects (of the same world) as its arguments.
+func callOnObjects(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjectID, fn string, out any, args ...runtime.RemoteObjectID) error {
+	var cargs []*runtime.CallArgument
+	for _, a := range args {
+		cargs = append(cargs, &runtime.CallArgument{ObjectID: a})
+	}
+	res, err := cdproto.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: fn, ObjectID: obj, Arguments: cargs, ReturnByValue: new(true),
+	})
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return fmt.Errorf("page script: %s", exceptionText(res.ExceptionDetails))
+	}
+	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(res.Result.Value, out)
+}

@@ -328,7 +328,7 @@
       return null;
     }
     let rect = null;
-    if (display !== "contents") {
+    if (display !== "contents" && !styledOver(el, tag)) {
       rect = el.getBoundingClientRect();
       const clipped = st.overflowX !== "visible" || st.overflowY !== "visible" || st.clip !== "auto";
       if (rect.width <= 1 && rect.height <= 1 && clipped && (rect.width > 0 || rect.height > 0)) {
@@ -520,6 +520,18 @@
     return { level: "stale", count: best.length, near: scored.slice(0, 3).filter((x) => x.score > 0).map((x) => x.r + ' "' + cut(x.n, 40) + '"') };
   }
 
+  // styledOver says el is a checkbox or radio input drawn invisible (no
+  // size, or clipped) with a visible label in its place: a custom-styled
+  // control, which a user operates through the label.
+  function styledOver(el, tag) {
+    if (tag !== "INPUT" || (el.type !== "checkbox" && el.type !== "radio") || !el.labels || !el.labels.length) return false;
+    for (const l of el.labels) {
+      const r = l.getBoundingClientRect();
+      if (r.width > 1 && r.height > 1) return true;
+    }
+    return false;
+  }
+
   // nameOf is an element's accessible name as refs record it.
   function nameOf(el, t, r) {
     let n = labelName(el, t, r);
@@ -551,12 +563,13 @@
     return (s) => s.toLowerCase().includes(lp);
   }
 
-  // shown says an element is rendered with a box and not hidden from
-  // assistive technology.
+  // shown says an element is rendered with a box (or is a checkbox or radio
+  // styled over by its visible label) and not hidden from assistive
+  // technology.
   function shown(el) {
     if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return false;
     const r = el.getBoundingClientRect();
-    if (r.width === 0 && r.height === 0) return false;
+    if (r.width === 0 && r.height === 0 && !styledOver(el, el.tagName.toUpperCase())) return false;
     return !el.closest('[aria-hidden="true"]');
   }
 

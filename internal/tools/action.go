@@ -40,6 +40,7 @@ type ActionIn struct {
 	ToRef      string          `json:"to_ref,omitempty" jsonschema:"drag: drop target ref"`
 	ToSelector string          `json:"to_selector,omitempty" jsonschema:"drag: drop target selector"`
 	Expect     *browser.Expect `json:"expect,omitempty" jsonschema:"must hold afterwards"`
+	InputMode  string          `json:"input_mode,omitempty" jsonschema:"auto (default): trusted input, DOM events for an invisible element" enum:"auto,cdp,dom"`
 	Snapshot   string          `json:"snapshot,omitempty" jsonschema:"returned afterwards" enum:"none,diff,compact"`
 	Session    string          `json:"session,omitempty" jsonschema:"agent session"`
 	Tab        string          `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
@@ -55,7 +56,7 @@ func (r *registry) action() {
 	}, func(ctx context.Context, in ActionIn) (*Result, error) {
 		a := browser.Action{Kind: in.Action, Target: in.target(), Value: in.Value, Values: in.Values, Key: in.Key,
 			Direction: in.Direction, Files: in.Files, To: browser.Target{Ref: strings.TrimSpace(in.ToRef), Selector: in.ToSelector},
-			Expect: in.Expect, Timeout: timeout(in.TimeoutMs)}
+			Expect: in.Expect, InputMode: in.InputMode, Timeout: timeout(in.TimeoutMs)}
 		if len(in.Files) > 0 && in.Action != "upload" {
 			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no files", Hint: "files are for upload"}
 		}
