@@ -2,10 +2,13 @@ package browser_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -393,4 +396,42 @@ func TestInputModes(t *testing.T) {
 	}
 	_, err = e.act(browser.Action{Kind: "click", Target: sel("#s1"), InputMode: "telepathy"})
 	wantCode(t, err, browser.CodeInvalidArgument)
+}
+
+// A click whose navigation does not load in time is OUTCOME_UNKNOWN, and it
+// is not repeated.
+func TestNavigationTimeoutIsOutcomeUnknown(t *testing.T) {
+	var hits atomic.Int32
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<title>Start</title><a id="go" href="/slow">slow page</a>`))
+			return
+		}
+		if r.URL.Path != "/slow" {
+			http.NotFound(w, r)
+			return
+		}
+		hits.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(2 * time.Second):
+		}
+	}))
+	defer slow.Close()
+	e := newEnv(t, browser.Options{NavTimeout: 700 * time.Millisecond})
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, slow.URL+"/", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.act(browser.Action{Kind: "click", Target: sel("#go")})
+	if be := wantCode(t, err, browser.CodeOutcomeUnknown); be != nil && !strings.Contains(be.Hint, "never repeats") {
+		t.Errorf("hint: %q", be.Hint)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("the slow page was requested %d times, want once", n)
+	}
 }

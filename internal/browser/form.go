@@ -145,7 +145,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 			return res, err
 		}
 	}
-	ar := &ActionResult{URLBefore: before.URL}
+	ar := &ActionResult{Action: "submit", URLBefore: before.URL}
 	window := settleWindow
 	if f.Submit == SubmitNone {
 		window = 0

@@ -547,7 +547,8 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 // settle waits briefly for a cross-document navigation the action may have
 // started; if one started, it waits (bounded by the navigation timeout and
 // the call's own deadline) until it loads or stops without a document. Then
-// it notes where the page is.
+// it notes where the page is. A navigation that does not finish in time is
+// OUTCOME_UNKNOWN: the action happened, what it did is not known.
 func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, window time.Duration) error {
 	if w.navigationStarted(ctx, before.ID, window) {
 		nctx, cancel := context.WithTimeout(ctx, s.m.opts.NavTimeout)
@@ -557,7 +558,8 @@ func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame,
 			return t.blockedError(blocked)
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			res.Note = "a navigation started but did not finish loading in time; take a browser_snapshot to see the page"
+			return &Error{Code: CodeOutcomeUnknown, Message: fmt.Sprintf("the %s was sent and started a navigation that did not finish loading within %v", res.Action, s.m.opts.NavTimeout),
+				Hint: "take a browser_snapshot to see where the page is before doing it again: webpilot never repeats it", Err: err}
 		}
 	}
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
