@@ -582,7 +582,7 @@ func (t *Tab) visibleLabel(ctx context.Context, el *element) (*element, error) {
   if (own.width > 1 && own.height > 1 && st.opacity !== "0" && st.visibility !== "hidden") return null;
   for (const l of this.labels || []) { const r = l.getBoundingClientRect(); if (r.width > 1 && r.height > 1) return l; }
   return null; }`,
-		ObjectID:            el.objectID, ObjectGroup: objectGroup,
+		ObjectID: el.objectID, ObjectGroup: objectGroup,
 	})
 	if err != nil {
 		return nil, err
