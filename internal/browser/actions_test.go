@@ -435,3 +435,25 @@ func TestNavigationTimeoutIsOutcomeUnknown(t *testing.T) {
 		t.Errorf("the slow page was requested %d times, want once", n)
 	}
 }
+
+// An action reports the console errors and exceptions it caused.
+func TestActionReportsConsoleErrors(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/errors")
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#boom")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range res.ConsoleErrors {
+		got = append(got, c.String())
+	}
+	joined := strings.Join(got, "\n")
+	if res.ConsoleErrorCount != 2 || !strings.Contains(joined, "error: bad thing 42") || !strings.Contains(joined, "exception:") || !strings.Contains(joined, "TypeError") || strings.Contains(joined, "fine") {
+		t.Errorf("console errors = %d %q", res.ConsoleErrorCount, got)
+	}
+	res, err = e.act(browser.Action{Kind: "hover", Target: sel("#boom")})
+	if err != nil || res.ConsoleErrorCount != 0 {
+		t.Errorf("a quiet action reports errors: %+v %v", res, err)
+	}
+}

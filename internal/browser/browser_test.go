@@ -54,6 +54,7 @@ func fixtures(t *testing.T) string {
 	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	page("/popups", `<title>Popups</title><a id="blank" href="/form.html" target="_blank">new tab</a>
 		<button id="open" onclick="window.open('/basic.html', 'pop', 'width=400,height=300')">popup</button>`)
+	page("/errors", `<title>Errors</title><button id="boom" onclick="console.error('bad thing', 42); console.log('fine'); null.x">boom</button>`)
 	page("/styled-check", `<title>Styled</title><label><input type="checkbox" id="hc" style="opacity:0;position:absolute;width:0;height:0;margin:0"> <span>Remember me</span></label>`)
 	page("/with-frame", `<title>Framed</title><p>outer</p><iframe src="/missing"></iframe>`)
 	page("/inputs", `<title>Inputs</title><label>Day <input type="date" id="day"></label>

@@ -52,6 +52,10 @@ type ActionResult struct {
 	// Dialog is the JavaScript dialog the action opened, waiting for
 	// browser_dialog.
 	Dialog *DialogView `json:"dialog,omitempty"`
+	// ConsoleErrors are errors and uncaught exceptions the page logged
+	// during the action (up to 5; ConsoleErrorCount says how many).
+	ConsoleErrors     []ConsoleEntry `json:"console_errors,omitempty"`
+	ConsoleErrorCount int            `json:"console_error_count,omitempty"`
 	// NewTabs are tabs the action opened (popups, target=_blank links);
 	// they joined the session.
 	NewTabs []TabView `json:"new_tabs,omitempty"`
@@ -139,6 +143,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		res.Ref, res.MatchLevel = el.ref, el.matchLevel
 	}
 
+	mark := t.consoleMark()
 	w := t.watchNavigation()
 	defer w.stop()
 	switch {
@@ -158,6 +163,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	if a.Expect != nil {
 		s.expect(callCtx, t, a, res)
 	}
+	res.ConsoleErrors, res.ConsoleErrorCount = t.errorsSince(mark, 5)
 	if adopted, err := s.AdoptPopups(callCtx); err == nil {
 		for _, ti := range adopted {
 			res.NewTabs = append(res.NewTabs, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener})

@@ -40,6 +40,8 @@ type Tab struct {
 	// dialogOpened is closed when one opens, and replaced when it closes.
 	dialog       *dialogEvent
 	dialogOpened chan struct{}
+	console      []ConsoleEntry // the newest consoleCap entries
+	consoleSeq   int
 }
 
 // snapCache keeps a rendered snapshot so that its later pages come from the
@@ -77,6 +79,13 @@ func (t *Tab) init(ctx context.Context) error {
 		return err
 	}
 	if _, err := cdproto.Call(ctx, t.t, network.Enable, network.EnableParams{}); err != nil {
+		return err
+	}
+	// Console messages and uncaught exceptions, for action results.
+	consoleEvents, c4 := t.t.Subscribe("Runtime.consoleAPICalled")
+	exceptions, c5 := t.t.Subscribe("Runtime.exceptionThrown")
+	go t.watchConsole(consoleEvents, exceptions, func() { c4(); c5() })
+	if _, err := cdproto.Call(ctx, t.t, runtime.Enable, cdproto.Empty{}); err != nil {
 		return err
 	}
 	if err := installClickHook(ctx, t.t); err != nil {

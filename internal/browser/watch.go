@@ -193,3 +193,25 @@ func (t *Tab) guardFrame(ctx context.Context, sess cdp.Target) error {
 // documentRequests is the Fetch pattern of the origin policy: every
 // document request, paused before it is sent.
 var documentRequests = []map[string]any{{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}}
+
+// watchConsole records the tab's console messages and exceptions until its
+// session ends.
+func (t *Tab) watchConsole(msgs, exceptions <-chan jsonv2.Value, cancel func()) {
+	defer cancel()
+	for {
+		select {
+		case <-t.t.Done():
+			return
+		case raw, ok := <-msgs:
+			if !ok {
+				return
+			}
+			t.onConsole(raw)
+		case raw, ok := <-exceptions:
+			if !ok {
+				return
+			}
+			t.onException(raw)
+		}
+	}
+}

@@ -145,11 +145,28 @@ func describeAction(in ActionIn, res *browser.ActionResult) string {
 	if res.Navigated {
 		fmt.Fprintf(&b, "\nNavigated to %s — %q", res.URL, res.Title)
 	}
+	b.WriteString(consoleText(res.ConsoleErrors, res.ConsoleErrorCount))
 	if res.Note != "" {
 		b.WriteString("\nNote: " + res.Note)
 	}
 	for _, t := range res.NewTabs {
 		fmt.Fprintf(&b, "\nOpened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
+	}
+	return b.String()
+}
+
+// consoleText lists the console errors an action caused.
+func consoleText(errs []browser.ConsoleEntry, n int) string {
+	if n == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nConsole errors (%d):", n)
+	for _, e := range errs {
+		b.WriteString("\n- " + e.String())
+	}
+	if n > len(errs) {
+		fmt.Fprintf(&b, "\n- … %d more", n-len(errs))
 	}
 	return b.String()
 }
