@@ -254,6 +254,12 @@ func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID s
 	}
 	r := NavResult{URL: href, Title: title}
 	if strings.HasPrefix(href, "http:") || strings.HasPrefix(href, "https:") {
+		// The status is the shown document's: a navigation Chrome restarted
+		// (from an error page, say) commits under another loader than the
+		// one it started with.
+		if fr, err := t.mainFrame(ctx); err == nil && fr.LoaderID != "" {
+			loaderID = fr.LoaderID
+		}
 		r.Status = w.awaitStatus(ctx, loaderID, statusGrace)
 	}
 	if pu, err := url.Parse(href); err == nil {

@@ -59,7 +59,10 @@ func startBridge(ctx context.Context) (*bridgeRig, error) {
 		return nil, fmt.Errorf("write the extension: %w", err)
 	}
 	br := launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv,
-		ExtraArgs: []string{"--load-extension=" + dir, "--disable-extensions-except=" + dir, "--enable-unsafe-extension-debugging"}})
+		ExtraArgs: []string{"--load-extension=" + dir, "--disable-extensions-except=" + dir, "--enable-unsafe-extension-debugging",
+			// No "started debugging" infobar: it comes and goes as tests attach
+			// and detach tabs, and resizes every viewport when it does.
+			"--silent-debugger-extension-api"}})
 	rig := &bridgeRig{Backend: bridge.New(srv, bridge.BackendOptions{CloseServer: true, ConnectWait: Timeout(20 * time.Second)}), browser: br, dir: dir}
 	fail := func(err error) (*bridgeRig, error) {
 		_ = rig.Close()
