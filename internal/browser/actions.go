@@ -11,6 +11,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // Action kinds browser_action takes.
@@ -154,7 +156,15 @@ func (s *Session) check(ctx context.Context, t *Tab, el *element, a Action, res 
 			res.Outcome = "verified"
 			return nil
 		}
+		if pageGone(err) || errors.Is(context.Cause(ctx), errDialogOpened) {
+			break
+		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if pageGone(err) {
+		// The click navigated: the box is gone with its page.
+		res.Note = "the click loaded another page, so the state could not be read back"
+		return nil
 	}
 	if err != nil {
 		return backendError("read "+a.Target.Describe()+" back", err)
@@ -322,7 +332,7 @@ func (e *Expect) empty() bool {
 
 // expectJS checks an Expect in the page and returns what does not hold.
 const expectJS = `(e)=>{
-  const m=(pat,s)=>{const r=/^\/(.*)\/([a-z]*)$/s.exec(pat); if(r) return new RegExp(r[1],r[2]).test(s); return s.toLowerCase().includes(pat.toLowerCase());};
+  const m=(pat,s)=>{const r=/^\/(.*)\/([dimsuv]*)$/s.exec(pat); if(r) return new RegExp(r[1],r[2]).test(s); return s.toLowerCase().includes(pat.toLowerCase());};
   const bad=[];
   if(e.url&&!m(e.url,location.href)) bad.push("url is "+location.href);
   if(e.title&&!m(e.title,document.title)) bad.push("title is "+JSON.stringify(document.title));
@@ -441,4 +451,11 @@ func (t *Tab) dropPoint(ctx context.Context, el *element, tg Target) (x, y float
 		return 0, 0, backendError("place "+tg.Describe(), err)
 	}
 	return pt[0] + ox, pt[1] + oy, nil
+}
+
+// pageGone says a call failed because the element's document went away
+// (the page navigated or the frame was removed).
+func pageGone(err error) bool {
+	var ce *cdp.Error
+	return isContextGone(err) || errors.As(err, &ce) && (strings.Contains(ce.Message, "Could not find object") || strings.Contains(ce.Message, "navigated or closed"))
 }

@@ -54,6 +54,16 @@ func fixtures(t *testing.T) string {
 	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	page("/popups", `<title>Popups</title><a id="blank" href="/form.html" target="_blank">new tab</a>
 		<button id="open" onclick="window.open('/basic.html', 'pop', 'width=400,height=300')">popup</button>`)
+	page("/hiddenchild", `<title>H</title><script>window.__log=[]</script>
+		<div id="app" onclick="__log.push('app')" style="padding:40px;border:1px solid"><p>Order #123</p>
+		<div id="modal" style="display:none"><button onclick="__log.push('cancel')">Cancel order</button></div></div>`)
+	page("/paths", `<title>P</title><code>/api/users</code> <button>Save</button><button>Save</button>`)
+	page("/twoalerts", `<title>T</title><button id="b" onclick="alert('one'); alert('two'); document.title='done'">go</button>`)
+	page("/alertstorm", `<title>S</title><button id="b" onclick="for(let i=0;i<12;i++) alert('a'+i); document.title='done'">go</button>`)
+	page("/asyncconfirm", `<title>AC</title><label><input type="checkbox" id="cb" onclick="event.preventDefault(); setTimeout(()=>{ if(confirm('sure?')) this.checked=true },30)"> Subscribe</label>`)
+	page("/labellink", `<title>LL</title><label style="display:inline-block;width:400px"><input type="checkbox" id="cb" style="opacity:0;position:absolute;width:0;height:0"><span>[ ]</span> I agree to the <a href="/basic.html" id="terms">Terms of Service and Privacy Policy</a></label>`)
+	page("/formdialog", `<title>FD</title><form><input id="a" aria-label="A"><select id="s" aria-label="S" onchange="alert('changed')"><option>x</option><option>y</option></select><input id="c" aria-label="C"></form>`)
+	page("/focuspress", `<title>FP</title><script>window.__log=[]</script><button id="del" onclick="__log.push('delete')">Delete</button><div id="plain">plain div</div>`)
 	page("/errors", `<title>Errors</title><button id="boom" onclick="console.error('bad thing', 42); console.log('fine'); null.x">boom</button>`)
 	page("/styled-check", `<title>Styled</title><label><input type="checkbox" id="hc" style="opacity:0;position:absolute;width:0;height:0;margin:0"> <span>Remember me</span></label>`)
 	page("/with-frame", `<title>Framed</title><p>outer</p><iframe src="/missing"></iframe>`)

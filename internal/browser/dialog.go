@@ -92,6 +92,9 @@ func (t *Tab) untilDialog(ctx context.Context) (context.Context, context.CancelF
 // AnswerDialog accepts (with text for a prompt) or dismisses the dialog
 // open in the tab. Call within Do.
 func (s *Session) AnswerDialog(ctx context.Context, t *Tab, accept bool, text *string) (*DialogView, error) {
+	t.mu.Lock()
+	gen := t.dialogGen
+	t.mu.Unlock()
 	d := t.OpenDialog()
 	if d == nil {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "no dialog is open in this tab",
@@ -110,13 +113,23 @@ func (s *Session) AnswerDialog(ctx context.Context, t *Tab, accept bool, text *s
 	if err := t.t.Call(ctx, "Page.handleJavaScriptDialog", p, nil); err != nil {
 		var ce *cdp.Error
 		if errors.As(err, &ce) && strings.Contains(ce.Message, "No dialog") {
-			t.dialogClosed() // closed meanwhile (by the user or the page)
+			t.answered(gen) // closed meanwhile (by the user or the page)
 			return nil, &Error{Code: CodeInvalidArgument, Message: "the dialog closed before it was answered", Hint: "take a browser_snapshot to see the page"}
 		}
 		return nil, backendError("answer the dialog", err)
 	}
-	t.dialogClosed()
+	t.answered(gen)
 	return d, nil
+}
+
+// answered forgets the dialog of generation gen, unless the page opened
+// another since (whose opening the watcher has recorded already).
+func (t *Tab) answered(gen int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dialogGen == gen {
+		t.clearDialogLocked()
+	}
 }
 
 // ReadyTab is Tab for a call that needs the page: DIALOG_OPEN while a

@@ -43,6 +43,7 @@ const domEditJS = `function(kind,v){
   if(this.disabled) return {err:"enabled", why:"the field is disabled"};
   if(this.readOnly) return {err:"editable", why:"the field is read-only"};
   const tag=this.tagName;
+  if(tag==="INPUT"&&/^(checkbox|radio|file|button|submit|reset|image|range|color|hidden)$/.test(this.type)) return {err:"editable", why:"it is an input of type "+this.type+", not a text field"};
   if(tag==="INPUT"||tag==="TEXTAREA"){
     const proto=tag==="INPUT"?HTMLInputElement.prototype:HTMLTextAreaElement.prototype;
     const set=Object.getOwnPropertyDescriptor(proto,"value").set;

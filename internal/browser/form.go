@@ -52,6 +52,10 @@ type FormResult struct {
 	Note           string      `json:"note,omitempty"`
 	NewTabs        []TabView   `json:"new_tabs,omitempty"`
 	Dialog         *DialogView `json:"dialog,omitempty"`
+	// Stopped is the field being filled when a dialog opened, and Skipped
+	// the fields after it, left alone.
+	Stopped string   `json:"stopped,omitempty"`
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // fieldKindJS says what kind of form control the element is.
@@ -106,12 +110,18 @@ func (s *Session) FillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	defer stop()
 	res, err := s.fillForm(dctx, t, f)
 	if errors.Is(context.Cause(dctx), errDialogOpened) {
-		if d := t.OpenDialog(); d != nil && res != nil {
+		if d := t.OpenDialog(); d != nil {
+			if res == nil {
+				return nil, t.DialogError()
+			}
 			res.Dialog = d
 			return res, nil
 		}
 	}
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult, error) {
@@ -130,6 +140,13 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	for i, fd := range f.Fields {
 		done, el, kind, err := s.fillField(ctx, t, fd, f.Roots)
 		if err != nil {
+			if errors.Is(context.Cause(ctx), errDialogOpened) {
+				res.Stopped = fd.Target.Describe()
+				for _, rest := range f.Fields[i+1:] {
+					res.Skipped = append(res.Skipped, rest.Target.Describe())
+				}
+				return res, err
+			}
 			return res, fieldFailure(err, i, f.Fields, res.Completed)
 		}
 		res.Completed = append(res.Completed, done)
@@ -278,7 +295,7 @@ func (s *Session) submit(ctx context.Context, t *Tab, f FormFill, last *element,
 	submitted := func() bool {
 		var ok bool
 		if err := t.callEl(ctx, last, `function(){ return !!globalThis.__webpilot.submitted }`, &ok); err != nil {
-			return true // the document is gone: the submit navigated
+			return pageGone(err) // the document is gone: the submit navigated
 		}
 		return ok
 	}

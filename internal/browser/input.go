@@ -52,6 +52,8 @@ type ActionResult struct {
 	// Dialog is the JavaScript dialog the action opened, waiting for
 	// browser_dialog.
 	Dialog *DialogView `json:"dialog,omitempty"`
+
+	changed bool // the action fired a change event (which may navigate)
 	// ConsoleErrors are errors and uncaught exceptions the page logged
 	// during the action (up to 5; ConsoleErrorCount says how many).
 	ConsoleErrors     []ConsoleEntry `json:"console_errors,omitempty"`
@@ -83,7 +85,12 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	defer stop()
 	res, err := s.act(dctx, t, a)
 	if errors.Is(context.Cause(dctx), errDialogOpened) {
-		if d := t.OpenDialog(); d != nil && res != nil {
+		if d := t.OpenDialog(); d != nil {
+			if res == nil {
+				// It opened before the action's input was sent (the page
+				// opened it on its own): the action did not run.
+				return nil, t.DialogError()
+			}
 			res.Dialog, res.Outcome = d, "dispatched"
 			return res, nil
 		}
@@ -134,6 +141,11 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	default:
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown input_mode %q", a.InputMode), Hint: "use auto, cdp or dom"}
 	}
+	if a.Expect != nil {
+		if err := t.checkPatterns(callCtx, a.Expect.Text, a.Expect.URL, a.Expect.Title); err != nil {
+			return nil, err
+		}
+	}
 	var el *element
 	if needsTarget(a.Kind) || !a.Target.Empty() {
 		el, err = t.locate(callCtx, a.Target)
@@ -157,7 +169,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	if err != nil {
 		return res, err
 	}
-	if err := s.settle(callCtx, t, w, before, res, navWindow(a)); err != nil {
+	if err := s.settle(callCtx, t, w, before, res, navWindow(a, res)); err != nil {
 		return res, err
 	}
 	if a.Expect != nil {
@@ -206,13 +218,27 @@ func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Acti
 		return s.domAction(ctx, t, el, a, res)
 	}
 	if a.Kind == "click" {
-		// A checkbox or radio drawn over by its label: a user clicks the label.
-		if lbl, lerr := t.visibleLabel(ctx, el); lerr == nil && lbl != nil {
+		// A checkbox or radio drawn over by its label: a user clicks the
+		// label, unless the label holds a link or another control, whose
+		// click would do something else.
+		lbl, busy, lerr := t.visibleLabel(ctx, el)
+		switch {
+		case lerr != nil:
+		case lbl != nil:
 			if err := s.pointer(ctx, t, lbl, a); err != nil {
 				return err
 			}
 			res.Note = "the control is drawn over by its label; clicked the label"
 			return nil
+		case busy && a.InputMode == InputAuto:
+			if err := s.domAction(ctx, t, el, a, res); err != nil {
+				return err
+			}
+			res.Note = "the control is drawn over by a label that holds a link or control, so a DOM click was sent to the control"
+			return nil
+		case busy:
+			return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("%s is drawn over by a label that holds a link or control", a.Target.Describe()),
+				Hint: "use input_mode dom (or auto) to click the control itself", Diagnosis: map[string]any{"failed_check": "visible"}}
 		}
 	}
 	err := s.pointer(ctx, t, el, a)
@@ -234,7 +260,10 @@ func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Acti
 // that fire change), none after input that cannot (hover, focus, scrolling,
 // and fill, clear or type without a line break, which fire input events
 // but no change, no Enter).
-func navWindow(a Action) time.Duration {
+func navWindow(a Action, res *ActionResult) time.Duration {
+	if res.changed {
+		return settleWindow
+	}
 	switch a.Kind {
 	case "hover", "focus", "scroll", "fill", "clear":
 		return 0
@@ -258,8 +287,16 @@ func failedCheck(err error) string {
 
 // checkContext bounds one page-side check: it outlives the action's own
 // deadline by up to handleTimeout, so the last check always completes.
+// A dialog opening still ends it: the page answers nothing until the
+// dialog is.
 func checkContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(context.Cause(ctx), errDialogOpened) {
+			cancel()
+		}
+	})
+	return c, func() { stop(); cancel() }
 }
 
 // actionable is the page-side check before pointer input: the element is
@@ -455,6 +492,9 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 	if err != nil {
 		return err
 	}
+	if st.Kind == "value" || st.Kind == "select" {
+		res.changed = true // a change event: a jump menu may navigate
+	}
 	if st.Kind == "value" {
 		var r editState
 		if err := t.callEl(ctx, el, setValueJS, &r, a.Value); err != nil {
@@ -543,8 +583,14 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 		return &Error{Code: CodeInvalidArgument, Message: "key is empty", Hint: `pass a key such as "Enter", "Tab", "ArrowDown" or "Control+A"`}
 	}
 	if el != nil {
-		if err := t.callEl(ctx, el, "function(){this.focus()}", nil); err != nil {
+		var focused bool
+		if err := t.callEl(ctx, el, focusJS, &focused); err != nil {
 			return backendError("focus "+a.Target.Describe(), err)
+		}
+		if !focused {
+			// The key would go to whatever holds the focus now.
+			return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("%s cannot take the focus, so the key would go elsewhere", a.Target.Describe()),
+				Hint: "press on a field, button or link (or without a target, at the current focus)", Diagnosis: map[string]any{"failed_check": "focusable"}}
 		}
 	}
 	return pressKey(ctx, t, a.Key)
@@ -579,22 +625,35 @@ func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame,
 }
 
 // visibleLabel is, for a checkbox or radio input with no box of its own
-// (drawn over by its label), its first visible label; else nil.
-func (t *Tab) visibleLabel(ctx context.Context, el *element) (*element, error) {
+// (drawn over by its label), its first visible label; busy when that
+// label holds a link or another control (its centre may be one); nothing
+// for other elements.
+func (t *Tab) visibleLabel(ctx context.Context, el *element) (label *element, busy bool, err error) {
 	res, err := cdproto.Call(ctx, el.world.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: `function(){
   if (this.tagName !== "INPUT" || (this.type !== "checkbox" && this.type !== "radio")) return null;
   const own = this.getBoundingClientRect(), st = getComputedStyle(this);
   if (own.width > 1 && own.height > 1 && st.opacity !== "0" && st.visibility !== "hidden") return null;
-  for (const l of this.labels || []) { const r = l.getBoundingClientRect(); if (r.width > 1 && r.height > 1) return l; }
+  for (const l of this.labels || []) {
+    const r = l.getBoundingClientRect();
+    if (r.width <= 1 || r.height <= 1) continue;
+    const other = Array.from(l.querySelectorAll("a[href],button,input,select,textarea,[onclick],[role=link],[role=button]")).some(e => e !== this);
+    return other ? "busy" : l;
+  }
   return null; }`,
 		ObjectID: el.objectID, ObjectGroup: objectGroup,
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if res.ExceptionDetails != nil || res.Result == nil || res.Result.Subtype != "node" {
-		return nil, nil
+	if res.ExceptionDetails != nil || res.Result == nil {
+		return nil, false, nil
 	}
-	return &element{world: el.world, frame: el.frame, objectID: res.Result.ObjectID}, nil
+	if res.Result.Type == "string" {
+		return nil, true, nil
+	}
+	if res.Result.Subtype != "node" {
+		return nil, false, nil
+	}
+	return &element{world: el.world, frame: el.frame, objectID: res.Result.ObjectID}, false, nil
 }

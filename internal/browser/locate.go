@@ -93,6 +93,9 @@ func (t *Tab) locate(ctx context.Context, tg Target) (*element, error) {
 	if tg.Ref != "" {
 		return t.locateRef(ctx, tg.Ref)
 	}
+	if err := t.checkPatterns(ctx, tg.Text, tg.Name); err != nil {
+		return nil, err
+	}
 	deadline := time.Now().Add(notFoundWait)
 	for {
 		el, err := t.locateOnce(ctx, tg)
@@ -133,14 +136,31 @@ func (tg Target) validate() error {
 	case tg.Name != "" && tg.Role == "":
 		return &Error{Code: CodeInvalidArgument, Message: "name goes with role", Hint: `e.g. {"role":"button","name":"Save"}`}
 	}
-	for _, pat := range []string{tg.Text, tg.Name} {
-		if re, ok := strings.CutPrefix(pat, "/"); ok && strings.Contains(re, "/") {
-			body := re[:strings.LastIndex(re, "/")]
-			if _, err := regexp.Compile(body); err != nil {
-				return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is not a valid regular expression: %v", quote(pat), err),
-					Hint: "write /pattern/ or /pattern/i, or plain text for a case-insensitive substring"}
-			}
+	return nil
+}
+
+// patternRe recognises a /regex/flags value; anything else is plain text.
+var patternRe = regexp.MustCompile(`(?s)^/(.*)/([dimsuv]*)$`)
+
+// checkPatterns refuses values written as /regex/flags that the page's
+// JavaScript cannot compile (the page runs them), before anything is done.
+func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
+	var res []string
+	for _, p := range pats {
+		if patternRe.MatchString(p) {
+			res = append(res, p)
 		}
+	}
+	if len(res) == 0 {
+		return nil
+	}
+	var bad []string
+	if err := t.evalValue(ctx, `(ps => ps.flatMap(p => { const m = /^\/(.*)\/([dimsuv]*)$/s.exec(p); try { new RegExp(m[1], m[2]); return []; } catch (e) { return [p + ": " + e.message]; } }))(`+mustJSON(res)+`)`, &bad); err != nil {
+		return backendError("check the patterns", err)
+	}
+	if len(bad) > 0 {
+		return &Error{Code: CodeInvalidArgument, Message: "not a valid regular expression: " + strings.Join(bad, "; "),
+			Hint: "write /pattern/ or /pattern/i (JavaScript syntax), or plain text for a case-insensitive substring"}
 	}
 	return nil
 }
@@ -377,7 +397,7 @@ func isNodeGone(err error) bool {
 // world w (under root when given; open shadow roots are not pierced).
 func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, sel string, root runtime.RemoteObjectID) (*element, error) {
 	fn := `function(s){const all=(this&&this.querySelectorAll?this:document).querySelectorAll(s);if(all.length===1)return all[0];` +
-		`return {count:all.length,sample:Array.from(all).slice(0,10).map(e=>{const t=(e.innerText||e.value||e.getAttribute("aria-label")||"").trim().replace(/\s+/g," ").slice(0,40);return e.tagName.toLowerCase()+(e.id?"#"+e.id:"")+(t?" \""+t+"\"":"")})}}`
+		`return {count:all.length,sample:Array.from(all).slice(0,10).map(e=>{const t=String(e.innerText||e.value||e.getAttribute("aria-label")||"").trim().replace(/\s+/g," ").slice(0,40);return e.tagName.toLowerCase()+(e.id?"#"+e.id:"")+(t?" \""+t+"\"":"")})}}`
 	var res runtime.CallFunctionOnResult
 	var err error
 	arg, _ := json.Marshal(sel)
@@ -396,7 +416,11 @@ func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, 
 		return nil, backendError("query "+sel, err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%q is not a valid CSS selector: %s", sel, exceptionText(res.ExceptionDetails)),
+		msg := exceptionText(res.ExceptionDetails)
+		if !strings.Contains(msg, "SyntaxError") && !strings.Contains(msg, "not a valid selector") {
+			return nil, backendError("query "+sel, errors.New(msg))
+		}
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%q is not a valid CSS selector: %s", sel, msg),
 			Hint: "use CSS syntax such as #id, .class, button[name=go]; or a ref from browser_snapshot"}
 	}
 	if res.Result.Subtype != "node" {
@@ -414,23 +438,33 @@ func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, 
 		return nil, &Error{Code: CodeAmbiguousTarget, Message: fmt.Sprintf("%d elements match %q", m.Count, sel),
 			Hint: "make the selector more specific, or target by ref", Suggestions: m.Sample}
 	}
-	el := &element{world: w, objectID: res.Result.ObjectID, matchLevel: "exact", frame: f}
-	if f == nil {
-		// Not snapshotted yet: its document's ref table (for the offset of
-		// a frame's content and for the ref the action reports).
-		if fr, err := t.mainFrame(ctx); err == nil && fr.ID == w.frameID {
-			el.frame, _ = t.frameRefsOf(ctx, w, true)
-		}
+	el := &element{world: w, objectID: res.Result.ObjectID, matchLevel: "exact"}
+	// The match gets a ref (its own when it has one) in the ref table of
+	// the document it is in now, which the result reports.
+	if _, err := w.eval(ctx, "0", nil); err != nil {
+		return nil, backendError("query "+sel, err)
 	}
-	// The match gets a ref (its own when it has one), which the result
-	// reports.
-	var h queryHit
-	if el.frame != nil {
-		if _, err := w.eval(ctx, "0", nil); err == nil {
-			if err := t.callEl(ctx, el, "function(){ return globalThis.__webpilot.hit(this) }", &h); err == nil && h.ID != 0 {
-				el.ref = t.refs.refFor(el.frame, h.ID, h.P)
+	var h struct {
+		queryHit
+		Doc string `json:"doc"`
+	}
+	if err := t.callEl(ctx, el, "function(){ const W = globalThis.__webpilot; return Object.assign(W.hit(this), {doc: W.doc}) }", &h); err != nil {
+		return nil, backendError("query "+sel, err)
+	}
+	if f == nil || f.doc != h.Doc {
+		main := f != nil && f.key == ""
+		if f == nil {
+			fr, err := t.mainFrame(ctx)
+			if err != nil {
+				return nil, backendError("read the page", err)
 			}
+			main = fr.ID == w.frameID
 		}
+		f = t.refs.frame(w.frameID, main, w.sess, h.Doc)
+	}
+	el.frame = f
+	if h.ID != 0 {
+		el.ref = t.refs.refFor(f, h.ID, h.P)
 	}
 	return el, nil
 }

@@ -2,6 +2,8 @@ package browser
 
 import (
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -354,5 +356,55 @@ func TestRenderHelpers(t *testing.T) {
 	var nilValue *cdp.AXValue
 	if nilValue.String() != "" {
 		t.Error("nil AXValue is not empty")
+	}
+}
+
+func TestCheckUploadPaths(t *testing.T) {
+	own, client := t.TempDir(), t.TempDir()
+	write := func(p string) string {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	plain := write(filepath.Join(own, "docs", "a.txt"))
+	secret := write(filepath.Join(own, ".ssh", "id_ed25519"))
+	env := write(filepath.Join(own, ".env"))
+	clientDot := write(filepath.Join(client, ".config", "c.json"))
+	outside := write(filepath.Join(t.TempDir(), "b.txt"))
+	link := filepath.Join(own, "link.txt")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		file        string
+		own, client []string
+		ok          bool
+	}{
+		{"in an own root", plain, []string{own}, nil, true},
+		{"under a dot-directory of an own root", secret, []string{own}, nil, false},
+		{"a dot-file of an own root", env, []string{own}, nil, false},
+		{"a dot-file of a client root", clientDot, []string{own}, []string{client}, true},
+		{"outside every root", outside, []string{own}, []string{client}, false},
+		{"a link out of the root", link, []string{own}, nil, false},
+		{"the root is /", plain, []string{"/"}, nil, true},
+		{"no roots", plain, nil, nil, false},
+		{"a directory", filepath.Join(own, "docs"), []string{own}, nil, false},
+		{"missing", filepath.Join(own, "none.txt"), []string{own}, nil, false},
+	} {
+		got, err := checkUploadPaths([]string{c.file}, c.own, c.client)
+		if c.ok != (err == nil) {
+			t.Errorf("%s: %v, %v; want ok=%v", c.name, got, err, c.ok)
+			continue
+		}
+		if err != nil {
+			if e, ok := AsError(err); !ok || e.Code != CodeInvalidArgument {
+				t.Errorf("%s: %v, want INVALID_ARGUMENT", c.name, err)
+			}
+		}
 	}
 }

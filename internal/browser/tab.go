@@ -36,12 +36,15 @@ type Tab struct {
 	mu      sync.Mutex // guards notes, blocked and the dialog, written by the watcher
 	notes   []string
 	blocked string
-	// dialog is the JavaScript dialog open in the page (policy ask);
-	// dialogOpened is closed when one opens, and replaced when it closes.
-	dialog       *dialogEvent
-	dialogOpened chan struct{}
-	console      []ConsoleEntry // the newest consoleCap entries
-	consoleSeq   int
+	// dialog is the JavaScript dialog open in the page (policy ask), and
+	// dialogGen counts the dialogs opened; dialogOpened is closed when one
+	// opens (dialogSignalled), and replaced when it closes.
+	dialog          *dialogEvent
+	dialogGen       int
+	dialogOpened    chan struct{}
+	dialogSignalled bool
+	console         []ConsoleEntry // the newest consoleCap entries
+	consoleSeq      int
 }
 
 // snapCache keeps a rendered snapshot so that its later pages come from the

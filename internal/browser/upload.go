@@ -15,19 +15,24 @@ import (
 
 // checkUploadPaths resolves files (absolute, or relative to the working
 // directory) and requires each to be an existing regular file inside one of
-// roots, symbolic links followed. It returns the resolved paths.
-func checkUploadPaths(files, roots []string) ([]string, error) {
+// the roots, symbolic links followed: webpilot's own roots (not under a
+// dot-file or dot-directory) or the client's. It returns the resolved paths.
+func checkUploadPaths(files, ownRoots, clientRoots []string) ([]string, error) {
 	if len(files) == 0 {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "upload needs files", Hint: `e.g. {"action":"upload","ref":"e5","files":["report.pdf"]}`}
 	}
 	var real []string
-	for _, r := range roots {
+	nDefault := 0
+	for i, r := range append(append([]string(nil), ownRoots...), clientRoots...) {
 		if r == "" {
 			continue
 		}
 		if abs, err := filepath.Abs(r); err == nil {
 			if ev, err := filepath.EvalSymlinks(abs); err == nil {
 				real = append(real, ev)
+				if i < len(ownRoots) {
+					nDefault = len(real)
+				}
 			}
 		}
 	}
@@ -46,15 +51,23 @@ func checkUploadPaths(files, roots []string) ([]string, error) {
 			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is not a regular file", abs), Hint: "upload files, not directories or devices"}
 		}
 		inside := false
-		for _, r := range real {
-			if ev == r || strings.HasPrefix(ev, r+string(filepath.Separator)) {
-				inside = true
-				break
+		for i, r := range real {
+			rel, err := filepath.Rel(r, ev)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				continue
 			}
+			if i < nDefault && hidden(rel) {
+				// webpilot's own roots never give out dot-files and
+				// dot-directories (.ssh, .env, .aws): only a root the client
+				// named does.
+				continue
+			}
+			inside = true
+			break
 		}
 		if !inside {
 			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is outside the directories uploads may come from", abs),
-				Hint: "uploads may come from: " + strings.Join(real, ", ") + " (the working directory, the output directory and the client's roots)"}
+				Hint: "uploads may come from: " + strings.Join(real, ", ") + " (the working directory, the output directory and the client's roots; dot-files only from a client root)"}
 		}
 		out = append(out, ev)
 	}
@@ -82,7 +95,7 @@ var chooserWait = 3 * time.Second
 // that clicking the target opens (the chooser is intercepted, never shown),
 // and reads the names back.
 func (s *Session) upload(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
-	files, err := checkUploadPaths(a.Files, append(append([]string(nil), s.m.opts.UploadRoots...), a.Roots...))
+	files, err := checkUploadPaths(a.Files, s.m.opts.UploadRoots, a.Roots)
 	if err != nil {
 		return err
 	}
@@ -148,10 +161,12 @@ func (s *Session) chooseFiles(ctx context.Context, t *Tab, el *element, a Action
 			return nil, backendError("read the file chooser", errors.New("no event"))
 		}
 	case <-time.After(chooserWait):
-		return nil, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("clicking %s opened no file chooser", a.Target.Describe()),
-			Hint: "target the <input type=file> itself, or the button or label that opens the chooser", Diagnosis: map[string]any{"failed_check": "file chooser"}}
+		return nil, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("clicked %s, but no file chooser opened within %v", a.Target.Describe(), chooserWait),
+			Hint:      "the click itself reached the page (check it with browser_snapshot); target the <input type=file>, or the button or label that opens the chooser",
+			Diagnosis: map[string]any{"failed_check": "file chooser"}}
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, &Error{Code: CodeOutcomeUnknown, Message: fmt.Sprintf("clicked %s and the time ran out waiting for a file chooser", a.Target.Describe()),
+			Hint: "the click reached the page; check it with browser_snapshot before trying again", Err: ctx.Err()}
 	}
 	if len(files) > 1 && ev.Mode != "selectMultiple" {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the file chooser takes one file, not %d", len(files)), Hint: "upload one file"}
@@ -172,4 +187,14 @@ func (s *Session) chooseFiles(ctx context.Context, t *Tab, el *element, a Action
 		return nil, backendError("read the files back", err)
 	}
 	return fi.Names, nil
+}
+
+// hidden says a relative path has a component starting with a dot.
+func hidden(rel string) bool {
+	for _, p := range strings.Split(rel, string(filepath.Separator)) {
+		if strings.HasPrefix(p, ".") && p != "." {
+			return true
+		}
+	}
+	return false
 }

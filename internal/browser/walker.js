@@ -552,9 +552,9 @@
   // matcher tests a string against a pattern: /re/flags is a regular
   // expression; else a case-insensitive substring, or equality when exact.
   function matcher(pat, exact) {
-    const m = /^\/(.*)\/([a-z]*)$/s.exec(pat);
+    const m = /^\/(.*)\/([dimsuv]*)$/s.exec(pat);
     if (m) {
-      const re = new RegExp(m[1], m[2]);
+      const re = new RegExp(m[1], m[2]); // no g or y: test() would keep state
       return (s) => re.test(s);
     }
     const p = norm(pat);
@@ -621,8 +621,11 @@
         if (inner || node === root && root === document.body) return inner;
         const t = node.tagName.toUpperCase();
         const v = t === "INPUT" && /^(button|submit|reset)$/i.test(node.type) ? norm(node.value) : textOf(node);
-        if (v && test(v) && shown(node)) { take(node); return true; }
-        return false;
+        if (!v || !test(v)) return false;
+        // A hidden match is not taken, and its ancestors do not match
+        // through it either.
+        if (shown(node)) take(node);
+        return true;
       };
       visit(root);
     } else if (q.role) {

@@ -30,6 +30,20 @@ func (t *Tab) watch(dialogs, closed, paused <-chan jsonv2.Value, cancel func()) 
 			if !ok {
 				return
 			}
+			// A close the browser sent before this opening is already
+			// queued on its own channel: apply it first, in order.
+			for drained := false; !drained; {
+				select {
+				case _, ok := <-closed:
+					if ok {
+						t.dialogClosed()
+					} else {
+						drained = true
+					}
+				default:
+					drained = true
+				}
+			}
 			t.answerDialog(raw)
 		case _, ok := <-closed:
 			if !ok {
@@ -65,7 +79,11 @@ func (t *Tab) answerDialog(raw jsonv2.Value) {
 	if t.dialogPolicy == DialogAsk {
 		t.mu.Lock()
 		t.dialog = &d
-		close(t.dialogOpened)
+		t.dialogGen++
+		if !t.dialogSignalled {
+			t.dialogSignalled = true
+			close(t.dialogOpened)
+		}
 		t.mu.Unlock()
 		return
 	}
@@ -93,8 +111,14 @@ func (t *Tab) answerDialog(raw jsonv2.Value) {
 func (t *Tab) dialogClosed() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.dialog != nil {
-		t.dialog = nil
+	t.clearDialogLocked()
+}
+
+// clearDialogLocked forgets the open dialog; t.mu is held.
+func (t *Tab) clearDialogLocked() {
+	t.dialog = nil
+	if t.dialogSignalled {
+		t.dialogSignalled = false
 		t.dialogOpened = make(chan struct{})
 	}
 }

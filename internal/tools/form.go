@@ -51,6 +51,15 @@ func (r *registry) fillForm() {
 			}
 			text := describeForm(res) + notes(t)
 			if res.Dialog != nil {
+				if res.Stopped != "" {
+					text += fmt.Sprintf("\nStopped at %s when the dialog opened", res.Stopped)
+					if len(res.Skipped) > 0 {
+						text += "; not filled: " + strings.Join(res.Skipped, ", ")
+					}
+				}
+				if in.Submit != "" && in.Submit != "none" && !res.Submitted {
+					text += "\nThe form was not submitted."
+				}
 				out = &Result{Text: text + dialogText(res.Dialog)}
 				return nil
 			}

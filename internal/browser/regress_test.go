@@ -1,0 +1,172 @@
+package browser_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+func (e *env) answer(accept bool) {
+	e.t.Helper()
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.AnswerDialog(ctx, tab, accept, nil)
+		return err
+	})
+	if err != nil {
+		e.t.Fatalf("answer: %v", err)
+	}
+}
+
+func (e *env) openDialog() *browser.DialogView {
+	var d *browser.DialogView
+	_ = e.do(func(ctx context.Context, tab *browser.Tab) error { d = tab.OpenDialog(); return nil })
+	return d
+}
+
+// Dialogs that follow each other are each reported and answered, never
+// lost while the page waits on one.
+func TestDialogsInARow(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	for _, page := range []string{"/twoalerts", "/alertstorm"} {
+		e.navigate(page)
+		res, err := e.act(browser.Action{Kind: "click", Target: sel("#b")})
+		if err != nil || res.Dialog == nil {
+			t.Fatalf("%s: %+v %v", page, res, err)
+		}
+		answered := 0
+		for {
+			// The next dialog opens a moment after the last is answered;
+			// nothing else may touch the page meanwhile (it is blocked).
+			var d *browser.DialogView
+			for j := 0; j < 40 && d == nil; j++ {
+				if d = e.openDialog(); d == nil {
+					time.Sleep(25 * time.Millisecond)
+				}
+			}
+			if d == nil {
+				break
+			}
+			e.answer(true)
+			answered++
+		}
+		if want := map[string]int{"/twoalerts": 2, "/alertstorm": 12}[page]; answered != want {
+			t.Errorf("%s: answered %d dialogs, want %d", page, answered, want)
+		}
+		if got := e.eval(`document.title`); got != "done" {
+			t.Errorf("%s: the page is stuck (title %q, dialog %+v)", page, got, e.openDialog())
+		}
+	}
+}
+
+// A dialog the page opens a moment after a click is reported without
+// waiting out the read-back.
+func TestCheckThatOpensAConfirm(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/asyncconfirm")
+	start := time.Now()
+	res, err := e.act(browser.Action{Kind: "check", Target: sel("#cb")})
+	if err != nil || res.Dialog == nil || res.Dialog.Type != "confirm" {
+		t.Fatalf("check that opens a confirm: %+v %v", res, err)
+	}
+	if d := time.Since(start); d > backendtest.Timeout(3*time.Second) {
+		t.Errorf("took %v", d)
+	}
+	e.answer(true)
+}
+
+// Text inside a hidden element matches nothing, not its visible ancestor.
+func TestHiddenTextIsNoTarget(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/hiddenchild")
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Cancel order"}})
+	wantCode(t, err, browser.CodeTargetNotFound)
+	if got := e.eval(`__log.join("|")`); got != "" {
+		t.Errorf("clicked something: %q", got)
+	}
+}
+
+func TestTextPatterns(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/paths")
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "/api/users"}}); err != nil {
+		t.Errorf("a path is plain text: %v", err)
+	}
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "/save/i"}})
+	wantCode(t, err, browser.CodeAmbiguousTarget)
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "/save/gi"}}) // g is no flag here: plain text
+	wantCode(t, err, browser.CodeTargetNotFound)
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "/(?i)save/"}})
+	wantCode(t, err, browser.CodeInvalidArgument)
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "Save"}, Expect: &browser.Expect{Title: "/[/"}})
+	wantCode(t, err, browser.CodeInvalidArgument)
+}
+
+// A styled-over checkbox whose label holds a link is checked without
+// following the link.
+func TestLabelWithLink(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/labellink")
+	res, err := e.act(browser.Action{Kind: "check", Target: sel("#cb")})
+	if err != nil || res.Outcome != "verified" || res.Navigated {
+		t.Fatalf("check: %+v %v", res, err)
+	}
+	if got := e.eval(`document.title + " " + document.getElementById("cb").checked`); got != "LL true" {
+		t.Errorf("page: %q", got)
+	}
+	_, err = e.act(browser.Action{Kind: "uncheck", Target: sel("#cb"), InputMode: browser.InputCDP})
+	wantCode(t, err, browser.CodeNotActionable)
+}
+
+// press on an element that cannot take the focus sends no key anywhere.
+func TestPressNeedsFocus(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/focuspress")
+	if _, err := e.act(browser.Action{Kind: "focus", Target: sel("#del")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.act(browser.Action{Kind: "press", Target: sel("#plain"), Key: "Enter"})
+	wantCode(t, err, browser.CodeNotActionable)
+	if got := e.eval(`__log.join("|")`); got != "" {
+		t.Errorf("the key went to the focused button: %q", got)
+	}
+}
+
+// The ref a selector match reports belongs to the page it is in.
+func TestSelectorRefAfterNavigation(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/links")
+	e.snapshot(browser.ModeCompact)
+	if _, err := e.act(browser.Action{Kind: "click", Target: sel("#form")}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.act(browser.Action{Kind: "focus", Target: sel("#name")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.act(browser.Action{Kind: "focus", Target: browser.Target{Ref: res.Ref}}); err != nil {
+		t.Errorf("the reported ref %s does not work: %v", res.Ref, err)
+	}
+}
+
+// A dialog in the middle of a form fill says where the fill stopped.
+func TestFillFormInterruptedByDialog(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/formdialog")
+	var res *browser.FormResult
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
+		res, err = e.s.FillForm(ctx, tab, browser.FormFill{Submit: browser.SubmitForm, Fields: []browser.FormField{
+			{Target: sel("#a"), Value: "one"}, {Target: sel("#s"), Value: "y"}, {Target: sel("#c"), Value: "three"}}})
+		return err
+	})
+	if err != nil || res.Dialog == nil || res.Stopped != `selector "#s"` || len(res.Skipped) != 1 || res.Submitted {
+		t.Fatalf("fill interrupted: %+v %v", res, err)
+	}
+	e.answer(true)
+	if got := e.eval(`document.getElementById("c").value`); got != "" {
+		t.Errorf("a skipped field was filled: %q", got)
+	}
+}
