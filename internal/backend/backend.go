@@ -74,6 +74,9 @@ type Info struct {
 	Version     string `json:"version,omitempty"`      // product, e.g. Chrome/156.0.8078.114
 	ProfileDir  string `json:"profile_dir,omitempty"`  // user data dir (launch)
 	Headless    bool   `json:"headless"`
+	// Local: the browser runs on this machine, so a directory webpilot
+	// names is one the browser can write (launch; an endpoint on loopback).
+	Local bool `json:"local,omitempty"`
 	PID         int    `json:"pid,omitempty"` // browser process (launch)
 	// Bridge only: pairing state, protocol, extension version and the Chrome
 	// profile connected.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -455,5 +456,39 @@ func TestActionReportsConsoleErrors(t *testing.T) {
 	res, err = e.act(browser.Action{Kind: "hover", Target: sel("#boom")})
 	if err != nil || res.ConsoleErrorCount != 0 {
 		t.Errorf("a quiet action reports errors: %+v %v", res, err)
+	}
+}
+
+// A click that downloads a file reports it: saved into the output directory
+// under its own name when the browser runs here, else into the browser's
+// download folder.
+func TestActionReportsDownload(t *testing.T) {
+	out := t.TempDir()
+	e := newEnv(t, browser.Options{OutputDir: out})
+	e.navigate("/links")
+	for i, want := range []string{"x.bin", "x (2).bin"} {
+		res, err := e.act(browser.Action{Kind: "click", Target: sel("#dl")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Downloads) != 1 {
+			t.Fatalf("downloads = %+v", res.Downloads)
+		}
+		d := res.Downloads[0]
+		if d.Name != "x.bin" || d.State != "completed" || d.Bytes != 4 {
+			t.Errorf("download %d = %+v", i, d)
+		}
+		if !backendtest.Shared(t).Info().Local {
+			if d.Path != "" || !strings.Contains(d.String(), "browser's download folder") {
+				t.Errorf("a remote download says %q", d.String())
+			}
+			continue
+		}
+		if d.Path != filepath.Join(out, want) {
+			t.Errorf("saved to %q, want %q", d.Path, filepath.Join(out, want))
+		}
+		if b, err := os.ReadFile(d.Path); err != nil || string(b) != "data" {
+			t.Errorf("saved file: %q %v", b, err)
+		}
 	}
 }

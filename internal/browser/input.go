@@ -54,6 +54,9 @@ type ActionResult struct {
 	Dialog *DialogView `json:"dialog,omitempty"`
 
 	changed bool // the action fired a change event (which may navigate)
+	// Downloads are the files the action started downloading, as they
+	// are once finished (or after a short wait).
+	Downloads []Download `json:"downloads,omitempty"`
 	// ConsoleErrors are errors and uncaught exceptions the page logged
 	// during the action (up to 5; ConsoleErrorCount says how many).
 	ConsoleErrors     []ConsoleEntry `json:"console_errors,omitempty"`
@@ -155,7 +158,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		res.Ref, res.MatchLevel = el.ref, el.matchLevel
 	}
 
-	mark := t.consoleMark()
+	mark, dmark := t.consoleMark(), t.downloadMark()
 	w := t.watchNavigation()
 	defer w.stop()
 	switch {
@@ -176,6 +179,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		s.expect(callCtx, t, a, res)
 	}
 	res.ConsoleErrors, res.ConsoleErrorCount = t.errorsSince(mark, 5)
+	res.Downloads = t.downloadsSince(callCtx, dmark)
 	if adopted, err := s.AdoptPopups(callCtx); err == nil {
 		for _, ti := range adopted {
 			res.NewTabs = append(res.NewTabs, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener})

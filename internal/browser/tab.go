@@ -45,6 +45,11 @@ type Tab struct {
 	dialogSignalled bool
 	console         []ConsoleEntry // the newest consoleCap entries
 	consoleSeq      int
+	downloads       []*Download // the newest downloadCap downloads
+	downloadSeq     int
+	downloadDir     string                      // where the browser saves them ("" its own folder)
+	downloadMax     int64                       // the output directory's cap
+	downloadEarly   map[string]downloadProgress // progress that came before its download's beginning
 }
 
 // snapCache keeps a rendered snapshot so that its later pages come from the
@@ -84,10 +89,13 @@ func (t *Tab) init(ctx context.Context) error {
 	if _, err := cdproto.Call(ctx, t.t, network.Enable, network.EnableParams{}); err != nil {
 		return err
 	}
-	// Console messages and uncaught exceptions, for action results.
+	// Console messages, uncaught exceptions and downloads, for action
+	// results.
 	consoleEvents, c4 := t.t.Subscribe("Runtime.consoleAPICalled")
 	exceptions, c5 := t.t.Subscribe("Runtime.exceptionThrown")
-	go t.watchConsole(consoleEvents, exceptions, func() { c4(); c5() })
+	dlBegin, c6 := t.t.Subscribe("Page.downloadWillBegin")
+	dlProgress, c7 := t.t.Subscribe("Page.downloadProgress")
+	go t.watchConsole(consoleEvents, exceptions, dlBegin, dlProgress, func() { c4(); c5(); c6(); c7() })
 	if _, err := cdproto.Call(ctx, t.t, runtime.Enable, cdproto.Empty{}); err != nil {
 		return err
 	}

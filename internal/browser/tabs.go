@@ -92,6 +92,9 @@ func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
 	if err := t.init(ctx); err != nil {
 		return nil, backendError("prepare the tab", err)
 	}
+	if s.m.opts.Backend.Info().Local {
+		t.saveDownloads(ctx, s.m.opts.OutputDir, s.m.opts.OutputMaxBytes)
+	}
 	return t, nil
 }
 

@@ -218,9 +218,9 @@ func (t *Tab) guardFrame(ctx context.Context, sess cdp.Target) error {
 // document request, paused before it is sent.
 var documentRequests = []map[string]any{{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}}
 
-// watchConsole records the tab's console messages and exceptions until its
-// session ends.
-func (t *Tab) watchConsole(msgs, exceptions <-chan jsonv2.Value, cancel func()) {
+// watchConsole records the tab's console messages, exceptions and
+// downloads until its session ends.
+func (t *Tab) watchConsole(msgs, exceptions, dlBegin, dlProgress <-chan jsonv2.Value, cancel func()) {
 	defer cancel()
 	for {
 		select {
@@ -236,6 +236,16 @@ func (t *Tab) watchConsole(msgs, exceptions <-chan jsonv2.Value, cancel func()) 
 				return
 			}
 			t.onException(raw)
+		case raw, ok := <-dlBegin:
+			if !ok {
+				return
+			}
+			t.onDownloadBegin(raw)
+		case raw, ok := <-dlProgress:
+			if !ok {
+				return
+			}
+			t.onDownloadProgress(raw)
 		}
 	}
 }

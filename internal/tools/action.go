@@ -145,6 +145,9 @@ func describeAction(in ActionIn, res *browser.ActionResult) string {
 	if res.Navigated {
 		fmt.Fprintf(&b, "\nNavigated to %s — %q", res.URL, res.Title)
 	}
+	for _, d := range res.Downloads {
+		b.WriteString("\nDownload: " + d.String())
+	}
 	b.WriteString(consoleText(res.ConsoleErrors, res.ConsoleErrorCount))
 	if res.Note != "" {
 		b.WriteString("\nNote: " + res.Note)

@@ -189,7 +189,7 @@ func (b *Backend) Events() <-chan backend.Event { return b.events }
 func (b *Backend) Info() backend.Info {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	info := backend.Info{Kind: "endpoint", BrowserPath: b.display}
+	info := backend.Info{Kind: "endpoint", BrowserPath: b.display, Local: loopback(b.opts.URL)}
 	if l := b.cur; l != nil && !b.closed && l.up() {
 		info.Running = true
 		info.Version = l.version
@@ -453,4 +453,18 @@ func (b *Backend) emit(ev backend.Event) {
 	default:
 		b.drops.Add(1)
 	}
+}
+
+// loopback says the endpoint URL names this machine.
+func loopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

@@ -192,6 +192,7 @@ func (b *Backend) Info() backend.Info {
 		BrowserPath: b.path,
 		ProfileDir:  b.profile,
 		Headless:    b.opts.Headless,
+		Local:       true,
 	}
 	if info.BrowserPath == "" {
 		info.BrowserPath = b.opts.BrowserPath
