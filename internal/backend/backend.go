@@ -77,7 +77,7 @@ type Info struct {
 	// Local: the browser runs on this machine, so a directory webpilot
 	// names is one the browser can write (launch; an endpoint on loopback).
 	Local bool `json:"local,omitempty"`
-	PID         int    `json:"pid,omitempty"` // browser process (launch)
+	PID   int  `json:"pid,omitempty"` // browser process (launch)
 	// Bridge only: pairing state, protocol, extension version and the Chrome
 	// profile connected.
 	Paired         bool   `json:"paired,omitempty"`
