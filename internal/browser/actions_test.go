@@ -492,3 +492,23 @@ func TestActionReportsDownload(t *testing.T) {
 		}
 	}
 }
+
+// An action's result (and the diff after it) includes what the requests it
+// started brought in; a page that never stops changing still returns.
+func TestActionWaitsForWhatItStarted(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/lazy")
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Load more"}}); err != nil {
+		t.Fatal(err)
+	}
+	if snap := e.snapshot(browser.ModeFull); !strings.Contains(snap, "loaded: 42") {
+		t.Errorf("the click's request had not landed when it returned:\n%s", snap)
+	}
+	e.navigate("/ticker")
+	if _, err := e.act(browser.Action{Kind: "click", Target: sel("#b")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.getElementById("b").textContent`); got != "clicked" {
+		t.Errorf("button = %q", got)
+	}
+}

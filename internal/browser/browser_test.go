@@ -64,6 +64,13 @@ func fixtures(t *testing.T) string {
 	page("/labellink", `<title>LL</title><label style="display:inline-block;width:400px"><input type="checkbox" id="cb" style="opacity:0;position:absolute;width:0;height:0"><span>[ ]</span> I agree to the <a href="/basic.html" id="terms">Terms of Service and Privacy Policy</a></label>`)
 	page("/formdialog", `<title>FD</title><form><input id="a" aria-label="A"><select id="s" aria-label="S" onchange="alert('changed')"><option>x</option><option>y</option></select><input id="c" aria-label="C"></form>`)
 	page("/focuspress", `<title>FP</title><script>window.__log=[]</script><button id="del" onclick="__log.push('delete')">Delete</button><div id="plain">plain div</div>`)
+	page("/lazy", `<title>Lazy</title><button id="more" onclick="fetch('/slowjson').then(r => r.json()).then(j => { const p = document.createElement('p'); p.textContent = 'loaded: ' + j.n; document.body.append(p) })">Load more</button>`)
+	mux.HandleFunc("/slowjson", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"n": 42}`)
+	})
+	page("/ticker", `<title>Ticker</title><span id="t">0</span><button id="b" onclick="this.textContent='clicked'">go</button><script>setInterval(() => { document.getElementById('t').textContent = Date.now() }, 10)</script>`)
 	page("/errors", `<title>Errors</title><button id="boom" onclick="console.error('bad thing', 42); console.log('fine'); null.x">boom</button>`)
 	page("/styled-check", `<title>Styled</title><label><input type="checkbox" id="hc" style="opacity:0;position:absolute;width:0;height:0;margin:0"> <span>Remember me</span></label>`)
 	page("/with-frame", `<title>Framed</title><p>outer</p><iframe src="/missing"></iframe>`)

@@ -157,6 +157,8 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	}
 	w := t.watchNavigation()
 	defer w.stop()
+	q := t.watchQuiet(callCtx, before.ID)
+	defer q.stop()
 	if f.Submit != SubmitNone {
 		if err := s.submit(ctx, t, f, last, lastText, res); err != nil {
 			return res, err
@@ -169,6 +171,13 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	}
 	if err := s.settle(callCtx, t, w, before, ar, window); err != nil {
 		return res, err
+	}
+	if !ar.Navigated && f.Submit != SubmitNone && q.wait(callCtx) {
+		lctx, cancel := checkContext(callCtx)
+		if url, title, err := t.location(lctx); err == nil {
+			ar.URL, ar.Title, ar.Navigated = url, title, url != before.URL
+		}
+		cancel()
 	}
 	res.URLAfter, res.Title, res.Navigated, res.Note = ar.URL, ar.Title, ar.Navigated, ar.Note
 	if res.Navigated {

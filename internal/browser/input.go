@@ -161,6 +161,8 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	mark, dmark := t.consoleMark(), t.downloadMark()
 	w := t.watchNavigation()
 	defer w.stop()
+	q := t.watchQuiet(callCtx, before.ID)
+	defer q.stop()
 	switch {
 	case a.InputMode == InputDOM && a.Kind != "check" && a.Kind != "uncheck":
 		err = s.domAction(ctx, t, el, a, res)
@@ -174,6 +176,16 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	}
 	if err := s.settle(callCtx, t, w, before, res, navWindow(a, res)); err != nil {
 		return res, err
+	}
+	if !res.Navigated && q.wait(callCtx) {
+		// Something ran after the input: the page may have moved (pushState)
+		// or retitled itself.
+		lctx, cancel := checkContext(callCtx)
+		if url, title, err := t.location(lctx); err == nil {
+			res.URL, res.Title = url, title
+			res.Navigated = res.URL != res.URLBefore
+		}
+		cancel()
 	}
 	if a.Expect != nil {
 		s.expect(callCtx, t, a, res)

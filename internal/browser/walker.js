@@ -668,8 +668,19 @@
     return [r.left + el.clientLeft + parseFloat(st.paddingLeft), r.top + el.clientTop + parseFloat(st.paddingTop)];
   }
 
+  // Mutations of the document since quiet() was first asked: their count
+  // and the time since the last, for the wait after an action.
+  let mutations = 0, lastMutation = 0, observer = null;
+  function quiet() {
+    if (!observer) {
+      observer = new MutationObserver(() => { mutations++; lastMutation = performance.now(); });
+      observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    }
+    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9];
+  }
+
   const known = (el) => ids.get(el) || 0;
 
-  globalThis.__webpilot = { snapshot, get, resolve, check, frameBox, known, query, idOf, hit, doc };
+  globalThis.__webpilot = { snapshot, get, resolve, check, frameBox, known, query, idOf, hit, quiet, doc };
   return globalThis.__webpilot;
 })()
