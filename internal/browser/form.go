@@ -164,6 +164,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 			return res, err
 		}
 	}
+	q.inputDone()
 	ar := &ActionResult{Action: "submit", URLBefore: before.URL}
 	window := settleWindow
 	if f.Submit == SubmitNone {

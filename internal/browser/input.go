@@ -174,6 +174,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	if err != nil {
 		return res, err
 	}
+	q.inputDone()
 	if err := s.settle(callCtx, t, w, before, res, navWindow(a, res)); err != nil {
 		return res, err
 	}

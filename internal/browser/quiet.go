@@ -12,11 +12,11 @@ import (
 // scripts, frame documents) and the DOM changes that follow. All bounded:
 // a page that never goes quiet (a ticker, a long poll) costs at most these.
 var (
-	quietStart    = 30 * time.Millisecond   // nothing started by then: done
-	quietDOM      = 50 * time.Millisecond   // the DOM counts as settled after this long unchanged
+	quietStart    = 20 * time.Millisecond   // nothing started by then: done
+	quietDOM      = 25 * time.Millisecond   // the DOM counts as settled after this long unchanged
 	quietMaxDOM   = 300 * time.Millisecond  // longest wait for the DOM alone
 	quietMaxTotal = 1500 * time.Millisecond // longest wait for requests
-	quietPoll     = 20 * time.Millisecond
+	quietPoll     = 20 * time.Millisecond   // between checks while requests run
 )
 
 // quietWatch follows the requests a tab starts from its creation on.
@@ -30,7 +30,12 @@ type quietWatch struct {
 	cancels  []func()
 	inflight map[string]bool
 	started  bool
+	inputAt  time.Time // when the action's input was done
 }
+
+// inputDone notes that the action's input was sent: the start window runs
+// from here, so the navigation window after it counts too.
+func (q *quietWatch) inputDone() { q.inputAt = time.Now() }
 
 // watchQuiet starts following requests and DOM changes in the tab's main
 // frame; call before the action's input.
@@ -96,12 +101,16 @@ func (q *quietWatch) done(raw jsonv2.Value) {
 // has been still for quietDOM, or when the bounds pass. It says whether
 // the action set anything off.
 func (q *quietWatch) wait(ctx context.Context) (active bool) {
-	start := time.Now()
+	start := q.inputAt
+	if start.IsZero() {
+		start = time.Now()
+	}
 	for {
 		q.drain()
 		elapsed := time.Since(start)
 		domQuiet := true
 		mutated := false
+		var age time.Duration
 		if q.mut0 >= 0 {
 			var m [2]float64
 			cctx, cancel := checkContext(ctx)
@@ -111,7 +120,8 @@ func (q *quietWatch) wait(ctx context.Context) (active bool) {
 				return true // the document went away (a navigation): nothing to wait for here
 			}
 			mutated = int(m[0]) != q.mut0
-			domQuiet = !mutated || m[1] >= float64(quietDOM.Milliseconds())
+			age = time.Duration(m[1] * float64(time.Millisecond))
+			domQuiet = !mutated || age >= quietDOM
 		}
 		netQuiet := len(q.inflight) == 0
 		active = q.started || mutated
@@ -125,10 +135,19 @@ func (q *quietWatch) wait(ctx context.Context) (active bool) {
 		case netQuiet && elapsed >= quietMaxDOM:
 			return active // the DOM keeps changing on its own
 		}
+		// Check again when the DOM would have been still long enough, or
+		// the start window is over, whichever comes first.
+		next := quietPoll
+		if mutated && age < quietDOM {
+			next = min(next, quietDOM-age)
+		}
+		if elapsed < quietStart {
+			next = min(next, quietStart-elapsed)
+		}
 		select {
 		case <-ctx.Done():
 			return active
-		case <-time.After(quietPoll):
+		case <-time.After(max(next, 2*time.Millisecond)):
 		}
 	}
 }
