@@ -280,6 +280,19 @@ func TestDrag(t *testing.T) {
 	}
 	_, err := e.act(browser.Action{Kind: "drag", Target: sel("#task2")})
 	wantCode(t, err, browser.CodeInvalidArgument)
+	// By refs: the snapshot gives draggable elements and drop zones refs.
+	snap := e.snapshot(browser.ModeCompact)
+	src := regexp.MustCompile(`listitem (e\d+): Task 2`).FindStringSubmatch(snap)
+	dst := regexp.MustCompile(`dropzone (e\d+)`).FindStringSubmatch(snap)
+	if src == nil || dst == nil {
+		t.Fatalf("no refs for the drag source or the drop zone:\n%s", snap)
+	}
+	if _, err := e.act(browser.Action{Kind: "drag", Target: browser.Target{Ref: src[1]}, To: browser.Target{Ref: dst[1]}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.querySelector("#done #task2") ? "yes" : "no"`); got != "yes" {
+		t.Errorf("drag by refs did not move the task: log %q", e.log())
+	}
 }
 
 func TestFillForm(t *testing.T) {

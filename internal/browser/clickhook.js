@@ -1,13 +1,15 @@
 // Installed in the main world of every document before the page's scripts:
-// it remembers the elements given click listeners, so that snapshots can
+// it remembers the elements given click or drop listeners, so that snapshots can
 // give them refs. The walker (in its isolated world) fires the probe event;
 // the hook answers by firing the reply event at each remembered element.
 // The probe name is random per process; nothing else is exposed.
 (() => {
   const K = "__PROBE__";
   const TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"]);
+  const DROP = new Set(["drop", "dragover"]);
   const refs = [];
   const seen = new WeakSet();
+  const drops = new WeakSet();
   const add = (el) => {
     if (el instanceof Element && !seen.has(el)) {
       seen.add(el);
@@ -19,6 +21,7 @@
   proto.addEventListener = {
     addEventListener(type, listener, options) {
       if (TYPES.has(type)) add(this);
+      else if (DROP.has(type) && this instanceof Element) { drops.add(this); add(this); }
       return orig.call(this, type, listener, options);
     },
   }.addEventListener;
@@ -33,7 +36,7 @@
     for (let i = refs.length - 1; i >= 0; i--) {
       const el = refs[i].deref();
       if (!el) { refs.splice(i, 1); continue; }
-      if (el.isConnected) el.dispatchEvent(new CustomEvent(K + "-r", { bubbles: true, composed: true }));
+      if (el.isConnected) el.dispatchEvent(new CustomEvent(K + (drops.has(el) ? "-d" : "-r"), { bubbles: true, composed: true }));
     }
   }, true);
 })();

@@ -382,8 +382,14 @@ func (r *renderer) node(n *wnode, depth int) []line {
 		if len(n.C) == 0 {
 			return []line{l}
 		}
+		kids := r.nodes(n.C, depth+1)
+		if len(kids) == 1 && !kids[0].ref && !kids[0].head && kids[0].depth == depth+1 {
+			// One line of text: on the control's line.
+			l.text += ": " + kids[0].text
+			return []line{l}
+		}
 		l.text += ":"
-		return append([]line{l}, r.nodes(n.C, depth+1)...)
+		return append([]line{l}, kids...)
 	case n.R == "table" || n.R == "grid" || n.R == "treegrid":
 		return r.table(n, depth)
 	case n.R == "list":

@@ -52,11 +52,11 @@
   // Roles whose name is their content: the content is not repeated.
   const FROM_CONTENT = new Set(["button", "link", "heading", "cell", "columnheader", "rowheader", "option", "tab",
     "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem", "checkbox", "radio", "switch", "tooltip",
-    "clickable", "gridcell", "focusable"]);
+    "clickable", "gridcell", "focusable", "draggable"]);
   // Roles whose content is kept as children.
   const CONTAINER = new Set(["navigation", "main", "banner", "contentinfo", "complementary", "form", "search",
     "region", "dialog", "alertdialog", "article", "status", "alert", "log", "menu", "menubar", "tablist",
-    "tabpanel", "tree", "radiogroup", "toolbar", "figure", "group", "list", "listitem", "table", "row",
+    "tabpanel", "tree", "radiogroup", "toolbar", "figure", "group", "list", "listitem", "table", "row", "dropzone",
     "rowgroup", "grid", "treegrid", "feed", "scroll", "note", "marquee", "timer", "definition", "term",
     "focusable", "editable", "paragraph", "blockquote", "generic"]);
 
@@ -354,12 +354,14 @@
     if (!interactive && visible) {
       if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) extra = "editable";
       else if (el.hasAttribute("onclick") || (out.clickers.has(el) && tag !== "BODY" && tag !== "HTML" && el.getElementsByTagName("*").length <= 50)) extra = "clickable";
+      else if (el.getAttribute("draggable") === "true") extra = "draggable";
+      else if (out.droppers.has(el) && tag !== "BODY" && tag !== "HTML") extra = "dropzone";
       else if (st.cursor === "pointer" && tag !== "LABEL" && !(el.parentElement && getComputedStyle(el.parentElement).cursor === "pointer") && !ctx.inWidget) extra = "clickable";
       else if (tag !== "HTML" && tag !== "BODY" && display !== "inline" && isScroller(el, st)) extra = "scroll";
       else if (el.tabIndex >= 0 && el.hasAttribute("tabindex") && !role) extra = "focusable";
       if (extra) {
         interactive = true;
-        if (!role || role === "generic" || role === "paragraph" || extra === "scroll") role = extra;
+        if (!role || role === "generic" || role === "paragraph" || extra === "scroll" || extra === "dropzone") role = extra;
       }
     }
     if (role === "editable" && el.isContentEditable) role = "editable";
@@ -445,7 +447,7 @@
     if (role === "editable") { /* its text is its value */ }
     else if (!FROM_CONTENT.has(role) || keep) { if (items.length) node.c = items; }
     // A listener or pointer element with nothing to show is no use to an agent.
-    if ((extra === "clickable" || extra === "focusable") && !node.n && !node.c) return null;
+    if ((extra === "clickable" || extra === "focusable" || extra === "draggable") && !node.n && !node.c) return null;
     if (node.i) { node.p = fingerprint(el, role, node.n); out.refs++; }
     return node;
   }
@@ -457,13 +459,18 @@
   }
 
   function snapshot(root, opts) {
-    const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new WeakSet() };
+    const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new WeakSet(), droppers: new WeakSet() };
     if (opts && opts.probe) {
       // The main world's hook knows the elements with click listeners: it
       // answers the probe event by firing the reply event at each of them.
       const note = (e) => { const t = e.composedPath()[0]; if (t && t.nodeType === 1) out.clickers.add(t); };
+      const drop = (e) => { const t = e.composedPath()[0]; if (t && t.nodeType === 1) out.droppers.add(t); };
       document.addEventListener(opts.probe + "-r", note, true);
-      try { document.dispatchEvent(new CustomEvent(opts.probe)); } finally { document.removeEventListener(opts.probe + "-r", note, true); }
+      document.addEventListener(opts.probe + "-d", drop, true);
+      try { document.dispatchEvent(new CustomEvent(opts.probe)); } finally {
+        document.removeEventListener(opts.probe + "-r", note, true);
+        document.removeEventListener(opts.probe + "-d", drop, true);
+      }
     }
     let modal = null;
     try { modal = document.querySelector("dialog:modal"); } catch (e) { modal = null; }
