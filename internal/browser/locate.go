@@ -489,19 +489,7 @@ func callOn(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjectID, fn
 		}
 		cargs = append(cargs, &runtime.CallArgument{Value: raw})
 	}
-	res, err := cdproto.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn, ObjectID: obj, Arguments: cargs, ReturnByValue: new(true), AwaitPromise: new(true),
-	})
-	if err != nil {
-		return err
-	}
-	if res.ExceptionDetails != nil {
-		return fmt.Errorf("page script: %s", exceptionText(res.ExceptionDetails))
-	}
-	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
-		return nil
-	}
-	return json.Unmarshal(res.Result.Value, out)
+	return callWith(ctx, sess, obj, fn, out, cargs)
 }
 
 // callOnObjects calls a JavaScript function with this bound to obj and
@@ -511,8 +499,13 @@ func callOnObjects(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjec
 	for _, a := range args {
 		cargs = append(cargs, &runtime.CallArgument{ObjectID: a})
 	}
+	return callWith(ctx, sess, obj, fn, out, cargs)
+}
+
+// callWith runs Runtime.callFunctionOn and decodes the value into out.
+func callWith(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjectID, fn string, out any, args []*runtime.CallArgument) error {
 	res, err := cdproto.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn, ObjectID: obj, Arguments: cargs, ReturnByValue: new(true),
+		FunctionDeclaration: fn, ObjectID: obj, Arguments: args, ReturnByValue: new(true), AwaitPromise: new(true),
 	})
 	if err != nil {
 		return err
