@@ -84,29 +84,13 @@ func (r *registry) action() {
 		if in.Direction != "" && in.Action != "scroll" {
 			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no direction", Hint: "direction is for scroll"}
 		}
-		s := r.session(in.Session)
-		var out *Result
-		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.ReadyTab(ctx, in.Tab)
-			if err != nil {
-				return err
-			}
+		return r.onPage(ctx, in.Session, in.Tab, in.Snapshot, func(ctx context.Context, s *browser.Session, t *browser.Tab) (string, *browser.DialogView, error) {
 			res, err := s.Act(ctx, t, a)
 			if err != nil {
-				return err
+				return "", nil, err
 			}
-			mode := in.Snapshot
-			if mode == "" {
-				mode = browser.ModeDiff
-			}
-			if res.Dialog != nil {
-				out = &Result{Text: describeAction(in, res) + notes(t) + dialogText(res.Dialog)}
-				return nil
-			}
-			out = &Result{Text: describeAction(in, res) + notes(t) + inlineSnapshot(ctx, s, t, mode)}
-			return nil
+			return describeAction(in, res), res.Dialog, nil
 		})
-		return out, err
 	})
 }
 

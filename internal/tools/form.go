@@ -38,18 +38,12 @@ func (r *registry) fillForm() {
 			f.Fields = append(f.Fields, browser.FormField{Target: fd.target(), Value: fd.Value, Values: fd.Values, Type: fd.Type})
 		}
 		f.Roots = func() []string { return clientRoots(ctx) }
-		s := r.session(in.Session)
-		var out *Result
-		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.ReadyTab(ctx, in.Tab)
-			if err != nil {
-				return err
-			}
+		return r.onPage(ctx, in.Session, in.Tab, in.Snapshot, func(ctx context.Context, s *browser.Session, t *browser.Tab) (string, *browser.DialogView, error) {
 			res, err := s.FillForm(ctx, t, f)
 			if err != nil {
-				return err
+				return "", nil, err
 			}
-			text := describeForm(res) + notes(t)
+			text := describeForm(res)
 			if res.Dialog != nil {
 				if res.Stopped != "" {
 					text += fmt.Sprintf("\nStopped at %s when the dialog opened", res.Stopped)
@@ -60,17 +54,9 @@ func (r *registry) fillForm() {
 				if in.Submit != "" && in.Submit != "none" && !res.Submitted {
 					text += "\nThe form was not submitted."
 				}
-				out = &Result{Text: text + dialogText(res.Dialog)}
-				return nil
 			}
-			mode := in.Snapshot
-			if mode == "" {
-				mode = browser.ModeDiff
-			}
-			out = &Result{Text: text + inlineSnapshot(ctx, s, t, mode)}
-			return nil
+			return text, res.Dialog, nil
 		})
-		return out, err
 	})
 }
 

@@ -187,3 +187,34 @@ func dropNull(s *jsonschema.Schema) {
 	}
 	dropNull(s.Items)
 }
+
+// onPage runs an acting call on the session's tab (DIALOG_OPEN while a
+// dialog waits for an answer) and ends its text with the tab's notes, then
+// the dialog the call opened or else the snapshot asked for (diff by
+// default).
+func (r *registry) onPage(ctx context.Context, session, tab, snapshot string,
+	fn func(ctx context.Context, s *browser.Session, t *browser.Tab) (string, *browser.DialogView, error)) (*Result, error) {
+	s := r.session(session)
+	var out *Result
+	err := s.Do(ctx, func(ctx context.Context) error {
+		t, err := s.ReadyTab(ctx, tab)
+		if err != nil {
+			return err
+		}
+		text, dialog, err := fn(ctx, s, t)
+		if err != nil {
+			return err
+		}
+		text += notes(t)
+		if dialog != nil {
+			out = &Result{Text: text + dialogText(dialog)}
+			return nil
+		}
+		if snapshot == "" {
+			snapshot = browser.ModeDiff
+		}
+		out = &Result{Text: text + inlineSnapshot(ctx, s, t, snapshot)}
+		return nil
+	})
+	return out, err
+}
