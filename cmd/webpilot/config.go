@@ -102,6 +102,18 @@ func configKeys() []configKey {
 			return nil
 		}
 	}
+	// origins is list for --allowed-origins and --blocked-origins: a rule
+	// that does not parse is refused at start, never silently ignored.
+	origins := func(dst func(c *Config) *[]string) func(c *Config, v string) error {
+		set := list(dst)
+		return func(c *Config, v string) error {
+			if err := set(c, v); err != nil {
+				return err
+			}
+			_, err := browser.ParseOriginRules(*dst(c))
+			return err
+		}
+	}
 	str := func(dst func(c *Config) *string) func(c *Config, v string) error {
 		return func(c *Config, v string) error { *dst(c) = v; return nil }
 	}
@@ -174,8 +186,8 @@ func configKeys() []configKey {
 		{name: "timeout", def: "90s", usage: "ceiling for one tool call", set: dur(func(c *Config) *time.Duration { return &c.Timeout }), get: func(c *Config) any { return c.Timeout.String() }},
 		{name: "action-timeout", def: "10s", usage: "how long an action waits for its element", set: dur(func(c *Config) *time.Duration { return &c.ActionTimeout }), get: func(c *Config) any { return c.ActionTimeout.String() }},
 		{name: "nav-timeout", def: "30s", usage: "how long a navigation waits for the load", set: dur(func(c *Config) *time.Duration { return &c.NavTimeout }), get: func(c *Config) any { return c.NavTimeout.String() }},
-		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all); \"file://\" allows local files", set: list(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }},
-		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened", set: list(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }},
+		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all): example.com, *.example.com, example.com:8080, https://example.com; \"file://\" allows local files, \"data:\" data: pages", set: origins(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }},
+		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened (same forms as --allowed-origins)", set: origins(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }},
 		{name: "output-dir", usage: "where large artifacts (full-page screenshots) are saved (default: webpilot-output in the temp dir)", set: str(func(c *Config) *string { return &c.OutputDir }), get: func(c *Config) any { return c.OutputDir }},
 		{name: "output-max-mb", def: "100", usage: "cap on the output dir's size in MB", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,31 +57,6 @@ func TestNormalizeURL(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("NormalizeURL(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
-		}
-	}
-}
-
-func TestOriginMatches(t *testing.T) {
-	tests := []struct {
-		pattern, url string
-		want         bool
-	}{
-		{"example.com", "https://example.com/x", true},
-		{"example.com", "http://example.com:8080/", true},
-		{"example.com", "https://www.example.com/", false},
-		{"*.example.com", "https://www.example.com/", true},
-		{"*.example.com", "https://example.com/", true},
-		{"*.example.com", "https://badexample.com/", false},
-		{"https://example.com", "https://example.com/a", true},
-		{"https://example.com", "http://example.com/a", false},
-		{"http://localhost:3000", "http://localhost:3000/", true},
-		{"http://localhost:3000", "http://localhost:4000/", false},
-		{"EXAMPLE.com", "https://example.COM/", true},
-	}
-	for _, tc := range tests {
-		u, _ := url.Parse(tc.url)
-		if got := originMatches(tc.pattern, u); got != tc.want {
-			t.Errorf("originMatches(%q, %q) = %v, want %v", tc.pattern, tc.url, got, tc.want)
 		}
 	}
 }

@@ -35,6 +35,11 @@ type Manager struct {
 	opts Options
 	log  *slog.Logger
 
+	// allowed and blocked are the parsed origin rules; a rule that does
+	// not parse blocks every web origin (blocked) or allows none (allowed),
+	// so a typo never opens what was meant to be closed.
+	allowed, blocked []OriginRule
+
 	mu       sync.Mutex // guards sessions
 	sessions map[string]*Session
 }
@@ -63,7 +68,19 @@ func NewManager(opts Options) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{opts: opts, log: log, sessions: make(map[string]*Session)}
+	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session)}
+	var err error
+	if m.allowed, err = ParseOriginRules(opts.AllowedOrigins); err != nil {
+		log.Error("allowed origins: a rule that does not parse allows nothing", "err", err)
+		if len(m.allowed) == 0 {
+			m.allowed = []OriginRule{{raw: "(invalid)", kind: "none"}}
+		}
+	}
+	if m.blocked, err = ParseOriginRules(opts.BlockedOrigins); err != nil {
+		log.Error("blocked origins: a rule that does not parse blocks every origin", "err", err)
+		m.blocked = append(m.blocked, OriginRule{raw: "(invalid rule)", kind: "all"})
+	}
+	return m
 }
 
 // Backend returns the backend the manager drives.

@@ -84,17 +84,16 @@ func (m *Manager) fileAllowed() bool {
 	if m.opts.AllowFileURLs {
 		return true
 	}
-	for _, o := range m.opts.AllowedOrigins {
-		if strings.HasPrefix(strings.ToLower(o), "file:") {
+	for _, r := range m.allowed {
+		if r.kind == "file" {
 			return true
 		}
 	}
 	return false
 }
 
-// checkOrigin applies --allowed-origins and --blocked-origins. A pattern is
-// an origin ("https://example.com"), a host ("example.com") or a host
-// wildcard ("*.example.com"); a host pattern matches every scheme and port.
+// checkOrigin applies --allowed-origins and --blocked-origins (see
+// OriginRule for what a rule may be).
 func (m *Manager) checkOrigin(u *url.URL) error {
 	if e := m.originPolicy(u); e != nil {
 		return e
@@ -102,47 +101,45 @@ func (m *Manager) checkOrigin(u *url.URL) error {
 	return nil
 }
 
-// originPolicy is checkOrigin with a typed result, for the tab watcher.
+// policySet says an origin policy is configured.
+func (m *Manager) policySet() bool { return len(m.allowed)+len(m.blocked) > 0 }
+
+// originPolicy is checkOrigin with a typed result, for the tab watcher: it
+// judges http(s) URLs by their host, blob: URLs by their inner URL, data:
+// URLs by a "data:" rule (refused under --allowed-origins without one) and
+// file: URLs by a "file://" rule. about: URLs always pass.
 func (m *Manager) originPolicy(u *url.URL) *Error {
+	u = policyURL(u)
 	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
+	switch scheme {
+	case "http", "https", "data", "file":
+	default:
 		return nil
 	}
-	for _, p := range m.opts.BlockedOrigins {
-		if originMatches(p, u) {
-			return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s is blocked by --blocked-origins (%s)", u.Host, p),
+	what := u.Host
+	if scheme == "data" || scheme == "file" {
+		what = scheme + ": URLs"
+	}
+	for _, r := range m.blocked {
+		if r.matches(u) {
+			return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s is blocked by --blocked-origins (%s)", what, r),
 				Hint: "this origin may not be opened in this configuration"}
 		}
 	}
-	if len(m.opts.AllowedOrigins) == 0 {
+	if len(m.allowed) == 0 || scheme == "file" && m.opts.AllowFileURLs {
 		return nil
 	}
-	for _, p := range m.opts.AllowedOrigins {
-		if originMatches(p, u) {
+	for _, r := range m.allowed {
+		if r.matches(u) {
 			return nil
 		}
 	}
-	return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s is not in --allowed-origins", u.Host),
-		Hint: "only these origins may be opened", Suggestions: m.opts.AllowedOrigins}
-}
-
-func originMatches(pattern string, u *url.URL) bool {
-	p := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(pattern)), ".")
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if i := strings.Index(p, "://"); i >= 0 {
-		pu, err := url.Parse(p)
-		if err != nil || pu.Scheme != strings.ToLower(u.Scheme) {
-			return false
-		}
-		if pu.Port() != "" && pu.Port() != u.Port() {
-			return false
-		}
-		p = strings.TrimSuffix(pu.Hostname(), ".")
+	hint := "only these origins may be opened"
+	if scheme == "data" {
+		hint = `data: pages run script; add "data:" to --allowed-origins to allow them`
 	}
-	if strings.HasPrefix(p, "*.") {
-		return strings.HasSuffix(host, p[1:]) || host == p[2:]
-	}
-	return host == p
+	return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s is not in --allowed-origins", what),
+		Hint: hint, Suggestions: m.opts.AllowedOrigins}
 }
 
 // Navigate opens url in the tab and waits for its load event, up to timeout

@@ -167,9 +167,12 @@ func TestOriginPolicyInTheBrowser(t *testing.T) {
 		w.Write([]byte("<title>Secret</title>secret"))
 	}))
 	defer blocked.Close()
-	bu := strings.Replace(blocked.URL, "127.0.0.1", "localhost", 1) // another host than the fixtures
-	e := newEnv(t, browser.Options{BlockedOrigins: []string{"localhost", "blocked.example"}})
-	for _, u := range []string{bu + "/", strings.Replace(bu, "localhost", "localhost.", 1) + "/", strings.Replace(bu, "localhost", "LOCALHOST", 1) + "/"} {
+	bu := strings.Replace(blocked.URL, "127.0.0.1", "localhost", 1) // another origin than the fixtures
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(blocked.URL, "http://"))
+	// Written host:port, as a user would; the loopback is one host by any name.
+	e := newEnv(t, browser.Options{BlockedOrigins: []string{"localhost:" + port, "blocked.example"}})
+	for _, u := range []string{bu + "/", strings.Replace(bu, "localhost", "localhost.", 1) + "/", strings.Replace(bu, "localhost", "LOCALHOST", 1) + "/",
+		blocked.URL + "/", "http://2130706433:" + port + "/", "http://0x7f.1:" + port + "/", "http://[::ffff:127.0.0.1]:" + port + "/"} {
 		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
 			_, err := e.s.Navigate(ctx, tab, u, 0)
 			return err

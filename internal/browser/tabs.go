@@ -86,7 +86,7 @@ func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
 	}
 	t := newTab(id, target, s.m.log)
 	t.dialogPolicy = s.m.opts.DialogPolicy
-	if len(s.m.opts.AllowedOrigins)+len(s.m.opts.BlockedOrigins) > 0 {
+	if s.m.policySet() {
 		t.policy = s.m.originPolicy
 	}
 	if err := t.init(ctx); err != nil {
