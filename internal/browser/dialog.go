@@ -133,13 +133,17 @@ func (t *Tab) answered(gen int) {
 }
 
 // ReadyTab is Tab for a call that needs the page: DIALOG_OPEN while a
-// dialog waits for an answer.
+// dialog waits for an answer, ORIGIN_BLOCKED (and the page cleared) when
+// the tab shows a document the origin policy refuses.
 func (s *Session) ReadyTab(ctx context.Context, id string) (*Tab, error) {
 	t, err := s.Tab(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if err := t.DialogError(); err != nil {
+		return nil, err
+	}
+	if err := t.checkShown(ctx); err != nil {
 		return nil, err
 	}
 	return t, nil

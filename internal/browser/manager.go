@@ -95,7 +95,7 @@ func (m *Manager) Session(name string) *Session {
 	defer m.mu.Unlock()
 	s, ok := m.sessions[name]
 	if !ok {
-		s = &Session{name: name, m: m, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab)}
+		s = &Session{name: name, m: m, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool)}
 		m.sessions[name] = s
 	}
 	return s
@@ -150,6 +150,9 @@ type Session struct {
 	tabs    map[string]*Tab
 	current *Tab
 	snapSeq int
+	// refused are tabs the session's pages opened on origins the policy
+	// refuses: closed, never adopted.
+	refused map[string]bool
 }
 
 // Name is the session's name.

@@ -181,10 +181,12 @@ func TestOriginPolicyInTheBrowser(t *testing.T) {
 	}
 	// A server redirect to the blocked host.
 	e.m2redirect(t, bu)
+	e.noNotesLeft(t, "a redirect")
 	// A link click.
 	e.navigate("/links")
 	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#far"}})
 	wantCode(t, err, browser.CodeOriginBlocked)
+	e.noNotesLeft(t, "a link click")
 	// A script navigation.
 	e.navigate("/basic.html")
 	e.eval(`(location.href = "` + bu + `/", "")`)
@@ -192,6 +194,18 @@ func TestOriginPolicyInTheBrowser(t *testing.T) {
 	if got := e.eval(`document.title`); got == "Secret" {
 		t.Errorf("a script navigation reached the blocked origin")
 	}
+}
+
+// noNotesLeft checks that an error that reported a refused load left no
+// note of it for a later result.
+func (e *env) noNotesLeft(t *testing.T, after string) {
+	t.Helper()
+	_ = e.do(func(ctx context.Context, tab *browser.Tab) error {
+		if n := tab.TakeNotes(); len(n) > 0 {
+			t.Errorf("after %s was refused, notes left for the next call: %q", after, n)
+		}
+		return nil
+	})
 }
 
 func (e *env) m2redirect(t *testing.T, target string) {

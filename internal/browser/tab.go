@@ -109,19 +109,21 @@ func (t *Tab) init(ctx context.Context) error {
 	}
 	dialogs, c1 := t.t.Subscribe("Page.javascriptDialogOpening")
 	closed, c3 := t.t.Subscribe("Page.javascriptDialogClosed")
-	var paused <-chan jsonv2.Value
-	c2 := func() {}
+	var paused, committed <-chan jsonv2.Value
+	c2, c8 := func() {}, func() {}
 	if t.policy != nil {
 		paused, c2 = t.t.Subscribe("Fetch.requestPaused")
+		committed, c8 = t.t.Subscribe("Page.frameNavigated")
 		err := t.t.Call(ctx, "Fetch.enable", map[string]any{"patterns": documentRequests}, nil)
 		if err != nil {
 			c1()
 			c2()
 			c3()
+			c8()
 			return err
 		}
 	}
-	go t.watch(dialogs, closed, paused, func() { c1(); c2(); c3() })
+	go t.watch(dialogs, closed, paused, committed, func() { c1(); c2(); c3(); c8() })
 	return nil
 }
 

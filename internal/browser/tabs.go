@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
@@ -54,7 +55,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]backend.TabInfo, error) {
 	for changed := true; changed; {
 		changed = false
 		for _, ti := range infos {
-			if _, mine := s.tabs[ti.ID]; mine || ti.Opener == "" {
+			if _, mine := s.tabs[ti.ID]; mine || ti.Opener == "" || s.refused[ti.ID] {
 				continue
 			}
 			if _, parent := s.tabs[ti.Opener]; !parent {
@@ -63,6 +64,17 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]backend.TabInfo, error) {
 			t, err := s.attachTab(ctx, ti.ID)
 			if err != nil {
 				continue // it may have closed already
+			}
+			if perr := s.refusedPopup(ctx, t, ti); perr != nil {
+				// Its first load ran before webpilot could pause it: the tab
+				// never joins the session, so no call can read it.
+				_ = s.m.opts.Backend.CloseTab(ctx, ti.ID)
+				if opener := s.tabs[ti.Opener]; opener != nil {
+					opener.addNote(fmt.Sprintf("closed a new tab on %s that the page opened: %s", shorten(perr.url, 200), perr.err.Message))
+				}
+				s.refused[ti.ID] = true
+				changed = true
+				continue
 			}
 			s.tabs[t.ID] = t
 			adopted = append(adopted, ti)
@@ -76,6 +88,33 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]backend.TabInfo, error) {
 		_ = s.m.opts.Backend.Activate(ctx, s.current.ID)
 	}
 	return adopted, nil
+}
+
+// refusal is a URL the origin policy refuses, and why.
+type refusal struct {
+	url string
+	err *Error
+}
+
+// refusedPopup applies the origin policy to a tab a page opened: the URL
+// the browser lists for it and the document its main frame holds once
+// attached (from then on its loads are paused and checked like any other).
+func (s *Session) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) *refusal {
+	if t.policy == nil {
+		return nil
+	}
+	urls := []string{ti.URL}
+	if f, err := t.mainFrame(ctx); err == nil {
+		urls = append(urls, f.URL)
+	}
+	for _, raw := range urls {
+		if u, err := url.Parse(raw); err == nil && raw != "" {
+			if perr := t.policy(u); perr != nil {
+				return &refusal{url: raw, err: perr}
+			}
+		}
+	}
+	return nil
 }
 
 // attachTab attaches to an existing tab and prepares it.

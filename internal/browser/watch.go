@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -20,7 +21,7 @@ const handleTimeout = 5 * time.Second
 // agent through browser_dialog) and, when an origin policy is set,
 // paused document requests (blocked before they are sent, redirects and
 // iframes included). It runs until the tab's session ends.
-func (t *Tab) watch(dialogs, closed, paused <-chan jsonv2.Value, cancel func()) {
+func (t *Tab) watch(dialogs, closed, paused, committed <-chan jsonv2.Value, cancel func()) {
 	defer cancel()
 	for {
 		select {
@@ -56,8 +57,75 @@ func (t *Tab) watch(dialogs, closed, paused <-chan jsonv2.Value, cancel func()) 
 				continue
 			}
 			t.answerRequest(t.t, raw)
+		case raw, ok := <-committed:
+			if !ok {
+				committed = nil
+				continue
+			}
+			t.checkCommit(raw)
 		}
 	}
+}
+
+// checkCommit is the origin policy's last line: a main-frame document that
+// committed on an origin the policy refuses (a load that started before
+// webpilot attached, as a popup's first one can) is replaced at once by
+// about:blank.
+func (t *Tab) checkCommit(raw jsonv2.Value) {
+	var ev struct {
+		Frame struct {
+			ParentID string `json:"parentId"`
+			URL      string `json:"url"`
+		} `json:"frame"`
+	}
+	if err := jsonv2.Unmarshal(raw, &ev); err != nil || ev.Frame.ParentID != "" || t.policy == nil {
+		return
+	}
+	u, err := url.Parse(ev.Frame.URL)
+	if err != nil {
+		return
+	}
+	if perr := t.policy(u); perr != nil {
+		t.clearRefused(ev.Frame.URL, perr, true)
+	}
+}
+
+// clearRefused replaces a refused document with about:blank and, when
+// note, says so in the next result.
+func (t *Tab) clearRefused(raw string, perr *Error, note bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
+	defer cancel()
+	t.mu.Lock()
+	t.blocked = raw
+	t.mu.Unlock()
+	_ = t.t.Call(ctx, "Page.navigate", map[string]any{"url": "about:blank"}, nil)
+	if !note {
+		return
+	}
+	t.addNote(fmt.Sprintf("the tab showed %s, which the origin policy refuses (%s); webpilot replaced it with about:blank", shorten(raw, 200), perr.Message))
+}
+
+// checkShown refuses a call on a tab whose document the origin policy
+// refuses (it is cleared, and the next call finds about:blank).
+func (t *Tab) checkShown(ctx context.Context) error {
+	if t.policy == nil {
+		return nil
+	}
+	f, err := t.mainFrame(ctx)
+	if err != nil {
+		return nil // the call itself reports a tab that cannot be read
+	}
+	u, err := url.Parse(f.URL)
+	if err != nil {
+		return nil
+	}
+	perr := t.policy(u)
+	if perr == nil {
+		return nil
+	}
+	t.clearRefused(f.URL, perr, false)
+	return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("the tab was showing %s: %s", shorten(f.URL, 200), perr.Message),
+		Hint: "webpilot replaced it with about:blank; navigate to an allowed origin", Suggestions: perr.Suggestions}
 }
 
 type dialogEvent struct {
@@ -147,7 +215,7 @@ func (t *Tab) answerRequest(sess cdp.Target, raw jsonv2.Value) {
 			t.mu.Lock()
 			t.blocked = p.Request.URL
 			t.mu.Unlock()
-			t.addNote(fmt.Sprintf("blocked a load of %s: %s", p.Request.URL, perr.Message))
+			t.addNote(fmt.Sprintf("%s%s: %s", blockedNote, p.Request.URL, perr.Message))
 			_ = sess.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": p.RequestID, "errorReason": "BlockedByClient"}, nil)
 			return
 		}
@@ -173,14 +241,28 @@ func (t *Tab) TakeNotes() []string {
 	return n
 }
 
-// lastBlocked returns and clears the URL of the last load the policy refused.
+// lastBlocked returns and clears the URL of the last load the policy
+// refused. The caller reports it as its error, so the note of that load is
+// dropped too: it must not turn up in a later call's result.
 func (t *Tab) lastBlocked() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	b := t.blocked
 	t.blocked = ""
+	if b != "" {
+		kept := t.notes[:0]
+		for _, n := range t.notes {
+			if !strings.HasPrefix(n, blockedNote+b+":") {
+				kept = append(kept, n)
+			}
+		}
+		t.notes = kept
+	}
 	return b
 }
+
+// blockedNote starts the note of a load the policy refused.
+const blockedNote = "blocked a load of "
 
 // guardFrame applies the origin policy to the document loads of an
 // out-of-process frame's session (its own navigations are paused there, not

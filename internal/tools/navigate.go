@@ -33,6 +33,13 @@ func (r *registry) navigate() {
 		var out *Result
 		err := s.Do(ctx, func(ctx context.Context) error {
 			t, err := s.ReadyTab(ctx, in.Tab)
+			cleared := ""
+			if be, ok := browser.AsError(err); ok && be.Code == browser.CodeOriginBlocked {
+				// The tab showed a refused page and was cleared: going
+				// elsewhere is what the agent asks anyway.
+				cleared = "\nNote: " + be.Message + "; webpilot cleared it."
+				t, err = s.Tab(ctx, in.Tab)
+			}
 			if err != nil {
 				return err
 			}
@@ -53,7 +60,7 @@ func (r *registry) navigate() {
 			if mode == "" {
 				mode = browser.ModeCompact
 			}
-			out = &Result{Text: text + notes(t) + inlineSnapshot(ctx, s, t, mode)}
+			out = &Result{Text: text + cleared + notes(t) + inlineSnapshot(ctx, s, t, mode)}
 			return nil
 		})
 		return out, err
