@@ -43,6 +43,13 @@ func (t *Tab) pointAt(ctx context.Context, el *element, tg Target) (x, y float64
 	return pt.X + ox, pt.Y + oy, nil
 }
 
+// finishing is a context for the step that completes an input already
+// begun (a release after a press): it outlives the call's cancellation,
+// bounded by handleTimeout.
+func finishing(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
+}
+
 // mouse sends one mouse gesture at (x, y): a move, then count presses and
 // releases of button ("" moves only).
 func mouse(ctx context.Context, t *Tab, x, y float64, button input.MouseButton, count int64) error {
@@ -56,10 +63,17 @@ func mouse(ctx context.Context, t *Tab, x, y float64, button input.MouseButton, 
 	for i := int64(1); i <= count; i++ {
 		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
 			p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, ClickCount: i}
+			cctx, cancel := ctx, func() {}
 			if typ == input.DispatchMouseEventTypeMousePressed {
 				p.Buttons = buttons
+			} else {
+				// A pressed button is always released, even when the call
+				// was cancelled in between.
+				cctx, cancel = finishing(ctx)
 			}
-			if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, p); err != nil {
+			_, err := cdproto.Call(cctx, t.t, input.DispatchMouseEvent, p)
+			cancel()
+			if err != nil {
 				return dispatchError("click", err)
 			}
 		}
@@ -415,17 +429,25 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 	// The drop target is placed only now: pressing may have moved things.
 	x1, y1, err := t.dropPoint(ctx, to, a.To)
 	if err != nil {
-		_, _ = cdproto.Call(ctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
+		fctx, cancel := finishing(ctx)
+		_, _ = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
+		cancel()
 		return err
 	}
 	const n = 12
 	for i := 1; i <= n; i++ {
 		x, y := x0+(x1-x0)*float64(i)/n, y0+(y1-y0)*float64(i)/n
 		if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
+			fctx, cancel := finishing(ctx)
+			_, _ = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1})
+			cancel()
 			return dispatchError("drag", err)
 		}
 	}
-	if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x1, Y: y1, Button: input.MouseButtonLeft, ClickCount: 1}); err != nil {
+	fctx, cancel := finishing(ctx)
+	_, err = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x1, Y: y1, Button: input.MouseButtonLeft, ClickCount: 1})
+	cancel()
+	if err != nil {
 		return dispatchError("drag", err)
 	}
 	res.Note = "dropped on " + a.To.Describe()

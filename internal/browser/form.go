@@ -80,6 +80,7 @@ var fieldTypes = map[string]string{"": "", "textbox": "text", "text": "text", "d
 // failure (an error whose diagnosis lists the fields completed, the one
 // that failed and those skipped), then submits as asked. Call within Do.
 func (s *Session) FillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult, error) {
+	defer t.stopIfCancelled(ctx)
 	if len(f.Fields) == 0 {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "fields is empty", Hint: `e.g. {"fields":[{"role":"textbox","name":"Email","value":"ada@example.com"}],"submit":"form"}`}
 	}

@@ -81,6 +81,7 @@ var settleWindow = 60 * time.Millisecond
 // returns at once with the dialog in its result; while a dialog is open,
 // Act reports DIALOG_OPEN.
 func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
+	defer t.stopIfCancelled(ctx)
 	if err := t.DialogError(); err != nil {
 		return nil, err
 	}

@@ -178,14 +178,19 @@ func pressKey(ctx context.Context, t *Tab, combo string) error {
 	if mods&(modCtrl|modAlt|modMeta) != 0 {
 		text = "" // shortcuts type nothing
 	}
-	if err := dispatchKey(ctx, t, k, mods, text); err != nil {
-		return dispatchError("press "+combo, err)
-	}
+	err = dispatchKey(ctx, t, k, mods, text)
+	// Modifiers that went down come up, even when the key failed or the
+	// call was cancelled.
+	fctx, cancel := finishing(ctx)
+	defer cancel()
 	for i := len(held) - 1; i >= 0; i-- {
 		mk := held[i]
-		if _, err := cdproto.Call(ctx, t.t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: mk.key, Code: mk.code, WindowsVirtualKeyCode: mk.keyCode}); err != nil {
-			return dispatchError("press "+combo, err)
+		if _, uerr := cdproto.Call(fctx, t.t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: mk.key, Code: mk.code, WindowsVirtualKeyCode: mk.keyCode}); uerr != nil && err == nil {
+			err = uerr
 		}
+	}
+	if err != nil {
+		return dispatchError("press "+combo, err)
 	}
 	return nil
 }
@@ -204,7 +209,9 @@ func dispatchKey(ctx context.Context, t *Tab, k keyDef, mods int64, text string)
 	}
 	err := sendKey(ctx, t, k, mods|modShift, text)
 	// Release Shift even when the key failed, so that it is not left down.
-	_, upErr := cdproto.Call(ctx, t.t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: sk.key, Code: sk.code, WindowsVirtualKeyCode: sk.keyCode, NativeVirtualKeyCode: sk.keyCode, Modifiers: mods})
+	fctx, cancel := finishing(ctx)
+	defer cancel()
+	_, upErr := cdproto.Call(fctx, t.t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: sk.key, Code: sk.code, WindowsVirtualKeyCode: sk.keyCode, NativeVirtualKeyCode: sk.keyCode, Modifiers: mods})
 	if err != nil {
 		return err
 	}
@@ -223,6 +230,8 @@ func sendKey(ctx context.Context, t *Tab, k keyDef, mods int64, text string) err
 		return err
 	}
 	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.keyCode, NativeVirtualKeyCode: k.keyCode, Modifiers: mods}
-	_, err := cdproto.Call(ctx, t.t, input.DispatchKeyEvent, up)
+	fctx, cancel := finishing(ctx)
+	defer cancel()
+	_, err := cdproto.Call(fctx, t.t, input.DispatchKeyEvent, up)
 	return err
 }

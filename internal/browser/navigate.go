@@ -146,7 +146,22 @@ func (m *Manager) originPolicy(u *url.URL) *Error {
 // (0: the navigation timeout). A client-side redirect during the load is
 // followed to the document that finally loads.
 func (s *Session) Navigate(ctx context.Context, t *Tab, rawURL string, timeout time.Duration) (NavResult, error) {
+	defer t.stopIfCancelled(ctx)
 	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return s.navigate(ctx, t, rawURL, timeout) })
+}
+
+// stopIfCancelled stops the tab's loading when the call was cancelled (the
+// client sent notifications/cancelled): a navigation it started must not go
+// on, and hold the tab, after the call is over.
+func (t *Tab) stopIfCancelled(ctx context.Context) {
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
+	defer cancel()
+	if _, err := cdproto.Call(sctx, t.t, page.StopLoading, cdproto.Empty{}); err != nil {
+		t.log.Debug("stop loading after a cancel", "err", err)
+	}
 }
 
 func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout time.Duration) (NavResult, error) {
@@ -197,6 +212,7 @@ func (t *Tab) blockedError(blocked string) *Error {
 // History goes back, forward or reloads, and waits for the main frame's new
 // document to load (or to be restored from the back/forward cache).
 func (s *Session) History(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
+	defer t.stopIfCancelled(ctx)
 	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return s.history(ctx, t, dir, timeout) })
 }
 

@@ -1,0 +1,84 @@
+package browser_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// A cancelled call stops its page work: the browser gives up the
+// navigation's request, and the next call finds the page as it was.
+func TestCancelStopsNavigation(t *testing.T) {
+	started, aborted := make(chan struct{}), make(chan struct{})
+	var once, onceAbort sync.Once
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(started) })
+		select {
+		case <-r.Context().Done():
+			onceAbort.Do(func() { close(aborted) })
+		case <-time.After(30 * time.Second):
+			w.Write([]byte("<title>Slow</title>late"))
+		}
+	}))
+	defer slow.Close()
+	defer slow.CloseClientConnections()
+
+	e := newEnv(t, browser.Options{})
+	e.navigate("/basic.html")
+	ctx, cancel := context.WithCancel(e.ctx)
+	go func() {
+		select {
+		case <-started:
+			time.Sleep(200 * time.Millisecond)
+		case <-time.After(backendtest.Timeout(10 * time.Second)):
+		}
+		cancel()
+	}()
+	err := e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = e.s.Navigate(ctx, tab, slow.URL+"/", 0)
+		return err
+	})
+	if err == nil {
+		t.Fatal("a cancelled navigation returned no error")
+	}
+	select {
+	case <-aborted:
+	case <-time.After(backendtest.Timeout(5 * time.Second)):
+		t.Error("the cancelled navigation's request is still open")
+	}
+	// The next call reads the page that was there, and a navigation works.
+	nctx, ncancel := context.WithTimeout(e.ctx, backendtest.Timeout(10*time.Second))
+	defer ncancel()
+	err = e.s.Do(nctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeCompact})
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(snap.Text, "Basic page") {
+			t.Errorf("after the cancel, the page is not the one before:\n%s", snap.Text)
+		}
+		res, err := e.s.Navigate(ctx, tab, e.base+"/form.html", 0)
+		if err == nil && !strings.Contains(res.URL, "form.html") {
+			t.Errorf("navigate after the cancel = %+v", res)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the call after the cancel: %v", err)
+	}
+}

@@ -1,0 +1,62 @@
+package mcpserver_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+)
+
+// notifications/cancelled stops the call's page work: the browser gives up
+// the navigation's request, and the next call on the session is answered.
+func TestCancelledNavigationStops(t *testing.T) {
+	t.Parallel()
+	started, aborted := make(chan struct{}), make(chan struct{})
+	var once, onceAbort sync.Once
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(started) })
+		select {
+		case <-r.Context().Done():
+			onceAbort.Do(func() { close(aborted) })
+		case <-time.After(30 * time.Second):
+			w.Write([]byte("<title>Slow</title>late"))
+		}
+	}))
+	defer slow.Close()
+	defer slow.CloseClientConnections()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html"})
+
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-started:
+			time.Sleep(200 * time.Millisecond)
+		case <-time.After(backendtest.Timeout(10 * time.Second)):
+		}
+		cancel() // the client sends notifications/cancelled
+	}()
+	if _, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": slow.URL + "/"}}); err == nil {
+		t.Fatal("the cancelled call returned a result")
+	}
+	select {
+	case <-aborted:
+	case <-time.After(backendtest.Timeout(5 * time.Second)):
+		t.Error("the cancelled navigation's request is still open")
+	}
+	nctx, ncancel := context.WithTimeout(ctx, backendtest.Timeout(15*time.Second))
+	defer ncancel()
+	snap := mustCall(t, nctx, cs, "browser_snapshot", map[string]any{})
+	if !strings.Contains(snap, "Basic page") {
+		t.Errorf("after the cancel, the snapshot is not of the page before:\n%s", snap)
+	}
+}
