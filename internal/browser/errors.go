@@ -67,3 +67,71 @@ func (e *Error) with(sugg ...string) *Error {
 	e.Suggestions = append(e.Suggestions, sugg...)
 	return e
 }
+
+// Bounds on what an error may echo back: an agent's 5 MB value or URL must
+// not come back as a 10 MB error.
+const (
+	maxMessage     = 1000
+	maxHint        = 500
+	maxSuggestion  = 300
+	maxSuggestions = 20
+	maxDiagnosis   = 1000 // per string in the diagnosis
+	// MaxEcho bounds a value a result repeats back (a filled value, a URL).
+	MaxEcho = 500
+)
+
+// Echo is s as a result repeats it back: at most MaxEcho characters, the
+// rest counted.
+func Echo(s string) string { return shorten(s, MaxEcho) }
+
+// Bounded returns e with every text it carries shortened to its bound
+// (message, hint, suggestions, the strings of the diagnosis).
+func (e *Error) Bounded() *Error {
+	b := *e
+	b.Message = shorten(e.Message, maxMessage)
+	b.Hint = shorten(e.Hint, maxHint)
+	if e.Suggestions != nil {
+		n := min(len(e.Suggestions), maxSuggestions)
+		b.Suggestions = make([]string, n)
+		for i, s := range e.Suggestions[:n] {
+			b.Suggestions[i] = shorten(s, maxSuggestion)
+		}
+	}
+	if e.Diagnosis != nil {
+		b.Diagnosis = boundValue(e.Diagnosis, 0).(map[string]any)
+	}
+	return &b
+}
+
+// boundValue shortens the strings in a diagnosis value, and its lists.
+func boundValue(v any, depth int) any {
+	switch x := v.(type) {
+	case string:
+		return shorten(x, maxDiagnosis)
+	case []string:
+		out := make([]string, 0, min(len(x), maxSuggestions))
+		for _, s := range x[:min(len(x), maxSuggestions)] {
+			out = append(out, shorten(s, maxSuggestion))
+		}
+		return out
+	case []any:
+		if depth > 4 {
+			return []any{}
+		}
+		out := make([]any, 0, min(len(x), maxSuggestions))
+		for _, e := range x[:min(len(x), maxSuggestions)] {
+			out = append(out, boundValue(e, depth+1))
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if depth > 4 {
+				break
+			}
+			out[k] = boundValue(e, depth+1)
+		}
+		return out
+	}
+	return v
+}

@@ -190,6 +190,7 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 
 // ErrorBody is the JSON shape of a failed call.
 func ErrorBody(e *browser.Error) map[string]any {
+	e = e.Bounded()
 	sugg := e.Suggestions
 	if sugg == nil {
 		sugg = []string{}

@@ -104,27 +104,27 @@ func describeAction(in ActionIn, res *browser.ActionResult) string {
 			b.WriteString(" (" + res.MatchLevel + ")")
 		}
 	case !in.target().Empty():
-		b.WriteString(" " + in.target().Describe())
+		b.WriteString(" " + browser.Echo(in.target().Describe()))
 	}
 	if in.Action == "press" {
-		b.WriteString(" " + in.Key)
+		b.WriteString(" " + browser.Echo(in.Key))
 	}
 	fmt.Fprintf(&b, ": %s (%s input)", res.Outcome, res.InputMode)
 	switch in.Action {
 	case "fill", "type", "clear":
 		if res.Value != "" || res.Outcome == "verified" {
-			fmt.Fprintf(&b, "; value now %q", res.Value)
+			fmt.Fprintf(&b, "; value now %q", browser.Echo(res.Value))
 		}
 	case "select":
-		fmt.Fprintf(&b, "; selected %q", res.Value)
+		fmt.Fprintf(&b, "; selected %q", browser.Echo(res.Value))
 	case "upload":
-		fmt.Fprintf(&b, "; the input holds %s", res.Value)
+		fmt.Fprintf(&b, "; the input holds %s", browser.Echo(res.Value))
 	}
 	if res.ExpectMet {
 		b.WriteString("; expect met")
 	}
 	if res.ExpectFailed != "" {
-		b.WriteString("\nExpect NOT met: " + res.ExpectFailed)
+		b.WriteString("\nExpect NOT met: " + browser.Echo(res.ExpectFailed))
 	}
 	if res.Navigated {
 		fmt.Fprintf(&b, "\nNavigated to %s — %q", res.URL, res.Title)

@@ -68,7 +68,7 @@ func describeForm(res *browser.FormResult) string {
 		if name == "" {
 			name = c.Field
 		}
-		fmt.Fprintf(&b, "\n- %s = %q", name, c.Value)
+		fmt.Fprintf(&b, "\n- %s = %q", browser.Echo(name), browser.Echo(c.Value))
 	}
 	switch {
 	case res.Submit == browser.SubmitNone:
