@@ -186,16 +186,30 @@ func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
 	if s.current != nil && s.current.alive() {
 		return s.current, nil
 	}
+	lost := false
 	if t := s.current; t != nil {
 		delete(s.tabs, t.ID)
 		s.current = nil
 		// The agent must learn that the user took the tab back, rather
 		// than find itself on a blank new one.
-		if e, ok := t.t.(interface{ Err() error }); ok && errors.Is(e.Err(), cdp.ErrDetachedByUser) {
-			return nil, backendError("use the tab", e.Err())
+		if e, ok := t.t.(interface{ Err() error }); ok {
+			if errors.Is(e.Err(), cdp.ErrDetachedByUser) {
+				return nil, backendError("use the tab", e.Err())
+			}
+			lost = errors.Is(e.Err(), cdp.ErrClosed)
 		}
 	}
-	return s.openTab(ctx)
+	nt, err := s.openTab(ctx)
+	if err == nil && lost {
+		// Tabs that went with the browser are gone too.
+		for id, t := range s.tabs {
+			if !t.alive() {
+				delete(s.tabs, id)
+			}
+		}
+		nt.addNote("the browser connection was lost since the last call (the browser exited, crashed or disconnected) and webpilot started again: this is a new blank tab; the session's earlier tabs and their refs are gone")
+	}
+	return nt, err
 }
 
 // Tab returns the session's tab by id ("" = current). Call within Do.
@@ -256,6 +270,10 @@ func (s *Session) nextSnapshotID() string {
 	return fmt.Sprintf("s%d", s.snapSeq)
 }
 
+// timeoutHint is the hint of a call that ran out of time, whatever the
+// tool: only navigate and actions take timeout_ms.
+const timeoutHint = "the page may be busy or very large: retry, narrow the call (scope, browser_find), or allow more time (timeout_ms on browser_navigate and browser_action; --timeout bounds every call)"
+
 // backendError turns a backend or CDP failure into an agent-facing error.
 func backendError(doing string, err error) error {
 	if _, ok := AsError(err); ok {
@@ -284,7 +302,7 @@ func backendError(doing string, err error) error {
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser connection was lost",
 			Hint: "the browser exited or crashed; the next call starts it again", Err: err}
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: CodeTimeout, Message: "timed out trying to " + doing, Hint: "raise timeout_ms, or check that the page is responsive", Err: err}
+		return &Error{Code: CodeTimeout, Message: "timed out trying to " + doing, Hint: timeoutHint, Err: err}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: CodeTimeout, Message: "cancelled while trying to " + doing, Err: err}
 	}

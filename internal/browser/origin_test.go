@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
@@ -139,5 +140,13 @@ func TestDataURLsUnderAllowedOrigins(t *testing.T) {
 	u, _ := url.Parse("blob:https://evil.test/1234-5678")
 	if bl.originPolicy(u) == nil {
 		t.Error("a blob: URL of a blocked origin passed")
+	}
+}
+
+// A timeout's hint names only arguments the tools have.
+func TestTimeoutHint(t *testing.T) {
+	be, ok := AsError(backendError("walk the page", context.DeadlineExceeded))
+	if !ok || be.Code != CodeTimeout || !strings.Contains(be.Hint, "--timeout") || !strings.Contains(be.Hint, "timeout_ms on browser_navigate and browser_action") {
+		t.Errorf("timeout error = %+v", be)
 	}
 }

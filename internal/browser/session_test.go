@@ -2,6 +2,7 @@ package browser_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,6 +110,20 @@ func TestBackendRecovers(t *testing.T) {
 		}
 		if err := nav(); err != nil {
 			t.Fatalf("navigate after the loss: %v", err)
+		}
+	}
+	if backendtest.Kind() == "launch" {
+		// The agent is told that it is on a new tab of a new browser.
+		var notes []string
+		_ = s.Do(ctx, func(ctx context.Context) error {
+			tab, err := s.CurrentTab(ctx)
+			if err == nil {
+				notes = tab.TakeNotes()
+			}
+			return err
+		})
+		if !strings.Contains(strings.Join(notes, "\n"), "connection was lost") {
+			t.Errorf("after the browser restarted, notes = %q; want one saying so", notes)
 		}
 	}
 }
