@@ -446,6 +446,11 @@ func TestCheckUploadPaths(t *testing.T) {
 			}
 		}
 	}
+	// The probe: webpilot started in /, a relative path into /etc.
+	t.Chdir("/")
+	if got, err := checkUploadPaths([]string{"etc/hostname"}, []string{out, "/"}, nil, out, nil); err == nil {
+		t.Errorf("started in /, etc/hostname uploads: %v", got)
+	}
 	for _, c := range []struct {
 		dir, why string
 	}{
