@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"runtime"
 	"strings"
@@ -106,13 +107,18 @@ func TestSilentClientIsRefusedAtTheDeadline(t *testing.T) {
 // The read limit is raised once the extension has proved the secret:
 // replies such as full-page screenshots are large.
 func TestLargeMessageAfterAuthentication(t *testing.T) {
-	_, f, r := admitted(t, 5*time.Second)
+	// A long idle timeout: under the race detector and a loaded machine
+	// the 8 MB reply takes seconds to build and read.
+	_, f, r := admitted(t, time.Minute)
 	big := strings.Repeat("x", 8<<20)
 	go func() {
 		m := f.read(t)
-		f.send(t, map[string]any{"id": m["id"], "result": map[string]any{"data": big}})
+		reply := fmt.Appendf(nil, `{"id":%v,"result":{"data":"%s"}}`, m["id"], big)
+		if err := f.c.Write(context.Background(), websocket.MessageText, reply); err != nil {
+			t.Errorf("write the reply: %v", err)
+		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var res struct {
 		Data string `json:"data"`
