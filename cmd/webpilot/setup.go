@@ -108,7 +108,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		OutputDir:      cfg.OutputDir,
 		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
 		DialogPolicy:   cfg.DialogPolicy,
-		UploadRoots:    uploadRoots(cfg),
+		UploadRoots:    uploadRoots(cfg, a.log),
 	})
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
@@ -202,8 +202,11 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 }
 
 // uploadRoots are the directories uploads may come from besides the
-// client's roots: the working directory and the output directory.
-func uploadRoots(cfg *Config) []string {
+// client's roots: the working directory and the output directory. One that
+// may not be a root (/, the home directory or above it, a symbolic link;
+// see browser.UploadRootProblem) is named in the log now; each upload
+// checks the roots again and leaves it out.
+func uploadRoots(cfg *Config, log *slog.Logger) []string {
 	out := cfg.OutputDir
 	if out == "" {
 		out = browser.DefaultOutputDir
@@ -211,6 +214,15 @@ func uploadRoots(cfg *Config) []string {
 	roots := []string{out}
 	if wd, err := os.Getwd(); err == nil {
 		roots = append(roots, wd)
+	}
+	for i, r := range roots {
+		if _, why := browser.UploadRootProblem(r); why != "" && why != browser.RootMissing {
+			which := "output directory"
+			if i == 1 {
+				which = "working directory"
+			}
+			log.Warn("uploads will not come from the "+which, "dir", r, "why", why)
+		}
 	}
 	return roots
 }

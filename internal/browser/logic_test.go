@@ -334,7 +334,9 @@ func TestRenderHelpers(t *testing.T) {
 }
 
 func TestCheckUploadPaths(t *testing.T) {
-	own, client := t.TempDir(), t.TempDir()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	own, client, out := t.TempDir(), t.TempDir(), t.TempDir()
 	write := func(p string) string {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
@@ -344,41 +346,98 @@ func TestCheckUploadPaths(t *testing.T) {
 		}
 		return p
 	}
+	symlink := func(target, link string) string {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		return link
+	}
+	hardlink := func(target, link string) string {
+		if err := os.Link(target, link); err != nil {
+			t.Fatal(err)
+		}
+		return link
+	}
 	plain := write(filepath.Join(own, "docs", "a.txt"))
 	secret := write(filepath.Join(own, ".ssh", "id_ed25519"))
 	env := write(filepath.Join(own, ".env"))
 	clientDot := write(filepath.Join(client, ".config", "c.json"))
 	outside := write(filepath.Join(t.TempDir(), "b.txt"))
-	link := filepath.Join(own, "link.txt")
-	if err := os.Symlink(outside, link); err != nil {
-		t.Fatal(err)
-	}
+	link := symlink(outside, filepath.Join(own, "link.txt"))
+	// A hard link in the working directory to a file elsewhere, and one in
+	// the output directory.
+	hard := hardlink(outside, filepath.Join(own, "hard.txt"))
+	outHard := hardlink(write(filepath.Join(t.TempDir(), "c.txt")), filepath.Join(out, "c.txt"))
+	outPlain := write(filepath.Join(out, "shot.png"))
+	inHome := write(filepath.Join(home, "notes.txt"))
+	inProject := write(filepath.Join(home, "project", "a.txt"))
+	// An output directory that is a link to /etc, and a root that is a link
+	// to a real directory.
+	etcLink := symlink("/etc", filepath.Join(t.TempDir(), "out"))
+	ownLink := symlink(own, filepath.Join(t.TempDir(), "own"))
 	for _, c := range []struct {
 		name        string
 		file        string
 		own, client []string
-		ok          bool
+		out         string
+		why         string // "" = allowed; else a part of the error message
 	}{
-		{"in an own root", plain, []string{own}, nil, true},
-		{"under a dot-directory of an own root", secret, []string{own}, nil, false},
-		{"a dot-file of an own root", env, []string{own}, nil, false},
-		{"a dot-file of a client root", clientDot, []string{own}, []string{client}, true},
-		{"outside every root", outside, []string{own}, []string{client}, false},
-		{"a link out of the root", link, []string{own}, nil, false},
-		{"the root is /", plain, []string{"/"}, nil, true},
-		{"no roots", plain, nil, nil, false},
-		{"a directory", filepath.Join(own, "docs"), []string{own}, nil, false},
-		{"missing", filepath.Join(own, "none.txt"), []string{own}, nil, false},
+		{"in an own root", plain, []string{own}, nil, "", ""},
+		{"under a dot-directory of an own root", secret, []string{own}, nil, "", "outside the directories"},
+		{"a dot-file of an own root", env, []string{own}, nil, "", "outside the directories"},
+		{"a dot-file of a client root", clientDot, []string{own}, []string{client}, "", ""},
+		{"outside every root", outside, []string{own}, []string{client}, "", "outside the directories"},
+		{"a link out of the root", link, []string{own}, nil, "", "outside the directories"},
+		{"the root is /", plain, []string{"/"}, nil, "", "no directory they may come from"},
+		{"a client root / beside an own root", "/etc/hostname", []string{own}, []string{"/"}, "", "outside the directories"},
+		{"the root is home", inHome, []string{home}, nil, "", "no directory they may come from"},
+		{"a client root that is home", inHome, []string{own}, []string{home}, "", "outside the directories"},
+		{"a root above home", inProject, []string{filepath.Dir(home)}, nil, "", "no directory they may come from"},
+		{"a project under home", inProject, []string{filepath.Join(home, "project")}, nil, "", ""},
+		{"an output dir linked to /etc", "/etc/hostname", []string{etcLink, own}, nil, etcLink, "outside the directories"},
+		{"a path through an output dir linked to /etc", filepath.Join(etcLink, "hostname"), []string{etcLink}, nil, etcLink, "no directory they may come from"},
+		{"a root that is a link", plain, []string{ownLink}, nil, "", "no directory they may come from"},
+		// A root below a linked parent (as under macOS's /var and /tmp).
+		{"a root below a linked parent", plain, []string{filepath.Join(ownLink, "docs")}, nil, "", ""},
+		{"a hard link in the working dir", hard, []string{own}, nil, out, "2 hard links"},
+		{"a hard link in the output dir", outHard, []string{own, out}, nil, out, ""},
+		{"a plain file in the output dir", outPlain, []string{own, out}, nil, out, ""},
+		{"no roots", plain, nil, nil, "", "no directory they may come from"},
+		{"a directory", filepath.Join(own, "docs"), []string{own}, nil, "", "not a regular file"},
+		{"missing", filepath.Join(own, "none.txt"), []string{own}, nil, "", "no file"},
 	} {
-		got, err := checkUploadPaths([]string{c.file}, c.own, c.client)
-		if c.ok != (err == nil) {
-			t.Errorf("%s: %v, %v; want ok=%v", c.name, got, err, c.ok)
+		got, err := checkUploadPaths([]string{c.file}, c.own, c.client, c.out, nil)
+		if (c.why == "") != (err == nil) {
+			t.Errorf("%s: %v, %v; want allowed=%v", c.name, got, err, c.why == "")
 			continue
 		}
 		if err != nil {
-			if e, ok := AsError(err); !ok || e.Code != CodeInvalidArgument {
-				t.Errorf("%s: %v, want INVALID_ARGUMENT", c.name, err)
+			e, ok := AsError(err)
+			if !ok || e.Code != CodeInvalidArgument || e.Hint == "" {
+				t.Errorf("%s: %v, want INVALID_ARGUMENT with a hint", c.name, err)
+			} else if !strings.Contains(e.Message, c.why) {
+				t.Errorf("%s: %q, want %q in it", c.name, e.Message, c.why)
 			}
+		}
+	}
+	// The probe: webpilot started in /, a relative path into /etc.
+	t.Chdir("/")
+	if got, err := checkUploadPaths([]string{"etc/hostname"}, []string{out, "/"}, nil, out, nil); err == nil {
+		t.Errorf("started in /, etc/hostname uploads: %v", got)
+	}
+	for _, c := range []struct {
+		dir, why string
+	}{
+		{"/", "root of the filesystem"},
+		{home, "home directory"},
+		{filepath.Dir(home), "holds the home directory"},
+		{etcLink, "symbolic link (to /etc)"},
+		{plain, "not a directory"},
+		{filepath.Join(home, "project"), ""},
+	} {
+		_, why := UploadRootProblem(c.dir)
+		if (c.why == "") != (why == "") || !strings.Contains(why, c.why) {
+			t.Errorf("UploadRootProblem(%s) = %q, want %q", c.dir, why, c.why)
 		}
 	}
 }

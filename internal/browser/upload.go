@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,28 +14,133 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 )
 
+// RootMissing is UploadRootProblem's answer for a directory that does not
+// exist (yet: the output directory is made on its first use).
+const RootMissing = "does not exist"
+
+// UploadRootProblem checks a directory offered as an upload root (the
+// working directory, the output directory, a client's root) and returns its
+// resolved path, or why it may not be a root:
+//   - the filesystem root (/, a drive root on Windows), the user's home
+//     directory itself, or a directory above home: they hold everything
+//     (a subdirectory of home is fine);
+//   - a symbolic link: the root itself must be a real directory, so a
+//     link to /etc named as the output directory does not open /etc. Links
+//     in the components above it are resolved (macOS's /var and /tmp are
+//     links), and the resolved directory is checked again;
+//   - missing or not a directory.
+func UploadRootProblem(dir string) (resolved, problem string) {
+	if dir == "" {
+		return "", "no directory named"
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err.Error()
+	}
+	if p := tooWide(abs); p != "" {
+		return "", p
+	}
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", RootMissing
+	case err != nil:
+		return "", err.Error()
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, _ := filepath.EvalSymlinks(abs)
+		return "", fmt.Sprintf("is a symbolic link (to %s); name a real directory", target)
+	case !fi.IsDir():
+		return "", "is not a directory"
+	}
+	ev, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err.Error()
+	}
+	if p := tooWide(ev); p != "" {
+		return "", fmt.Sprintf("resolves to %s, which %s", ev, p)
+	}
+	return ev, ""
+}
+
+// tooWide says why an absolute directory holds too much to upload from:
+// it is a filesystem root, the home directory, or above it.
+func tooWide(abs string) string {
+	abs = filepath.Clean(abs)
+	if filepath.Dir(abs) == abs {
+		return "is the root of the filesystem"
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	homes := []string{filepath.Clean(home)}
+	if ev, err := filepath.EvalSymlinks(home); err == nil {
+		homes = append(homes, ev)
+	}
+	for _, h := range homes {
+		if abs == h {
+			return "is the home directory (name a project directory under it)"
+		}
+		if within(abs, h) {
+			return fmt.Sprintf("holds the home directory %s", h)
+		}
+	}
+	return ""
+}
+
+// within says path is dir or inside it (both absolute and clean).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // checkUploadPaths resolves files (absolute, or relative to the working
 // directory) and requires each to be an existing regular file inside one of
 // the roots, symbolic links followed: webpilot's own roots (not under a
-// dot-file or dot-directory) or the client's. It returns the resolved paths.
-func checkUploadPaths(files, ownRoots, clientRoots []string) ([]string, error) {
+// dot-file or dot-directory) or the client's. Roots that UploadRootProblem
+// refuses are left out (and logged); with none left every upload is
+// refused. A file with more than one hard link is refused unless it is in
+// outputDir (which webpilot writes itself): a hard link inside a root can
+// name a file from anywhere on the same filesystem. It returns the resolved
+// paths.
+func checkUploadPaths(files, ownRoots, clientRoots []string, outputDir string, log *slog.Logger) ([]string, error) {
 	if len(files) == 0 {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "upload needs files", Hint: `e.g. {"action":"upload","ref":"e5","files":["report.pdf"]}`}
 	}
-	var real []string
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var real, ignored []string
 	nDefault := 0
 	for i, r := range append(append([]string(nil), ownRoots...), clientRoots...) {
 		if r == "" {
 			continue
 		}
-		if abs, err := filepath.Abs(r); err == nil {
-			if ev, err := filepath.EvalSymlinks(abs); err == nil {
-				real = append(real, ev)
-				if i < len(ownRoots) {
-					nDefault = len(real)
-				}
+		ev, why := UploadRootProblem(r)
+		if why != "" {
+			own := i < len(ownRoots)
+			if why != RootMissing { // an output dir not written yet
+				ignored = append(ignored, r+" ("+why+")")
+				log.Info("upload root ignored", "root", r, "why", why, "client_root", !own)
 			}
+			continue
 		}
+		real = append(real, ev)
+		if i < len(ownRoots) {
+			nDefault = len(real)
+		}
+	}
+	outReal, _ := UploadRootProblem(outputDir)
+	if len(real) == 0 {
+		msg := "uploads are refused: there is no directory they may come from"
+		if len(ignored) > 0 {
+			msg += "; not used: " + strings.Join(ignored, "; ")
+		}
+		hint := "start webpilot in a project directory (not / or your home directory), or have the MCP client declare the project as a root"
+		if outputDir != "" {
+			hint += ", or copy the files into the output directory " + outputDir
+		}
+		return nil, &Error{Code: CodeInvalidArgument, Message: msg, Hint: hint}
 	}
 	out := make([]string, 0, len(files))
 	for _, f := range files {
@@ -52,11 +158,10 @@ func checkUploadPaths(files, ownRoots, clientRoots []string) ([]string, error) {
 		}
 		inside := false
 		for i, r := range real {
-			rel, err := filepath.Rel(r, ev)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if !within(r, ev) {
 				continue
 			}
-			if i < nDefault && hidden(rel) {
+			if i < nDefault && hidden(mustRel(r, ev)) {
 				// webpilot's own roots never give out dot-files and
 				// dot-directories (.ssh, .env, .aws): only a root the client
 				// named does.
@@ -66,12 +171,33 @@ func checkUploadPaths(files, ownRoots, clientRoots []string) ([]string, error) {
 			break
 		}
 		if !inside {
-			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is outside the directories uploads may come from", abs),
-				Hint: "uploads may come from: " + strings.Join(real, ", ") + " (the working directory, the output directory and the client's roots; dot-files only from a client root)"}
+			hint := "uploads may come from: " + strings.Join(real, ", ") + " (the working directory, the output directory and the client's roots; dot-files only from a client root)"
+			if len(ignored) > 0 {
+				hint += "; not used: " + strings.Join(ignored, "; ")
+			}
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is outside the directories uploads may come from", abs), Hint: hint}
+		}
+		if n := linkCount(st); n > 1 && (outReal == "" || !within(outReal, ev)) {
+			hint := "copy the file (a copy, not a link) into the working directory"
+			if outputDir != "" {
+				hint += " or the output directory " + outputDir
+			}
+			return nil, &Error{Code: CodeInvalidArgument,
+				Message: fmt.Sprintf("%s has %d hard links: a hard link can bring a file from outside the upload directories into them, so such files are not uploaded", abs, n),
+				Hint:    hint + ", then upload the copy"}
 		}
 		out = append(out, ev)
 	}
 	return out, nil
+}
+
+// mustRel is filepath.Rel for a path known to be inside dir.
+func mustRel(dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return path
+	}
+	return rel
 }
 
 // fileInputJS says whether the element is a file input, whether it takes
@@ -95,7 +221,7 @@ var chooserWait = 3 * time.Second
 // that clicking the target opens (the chooser is intercepted, never shown),
 // and reads the names back.
 func (s *Session) upload(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
-	files, err := checkUploadPaths(a.Files, s.m.opts.UploadRoots, a.Roots)
+	files, err := checkUploadPaths(a.Files, s.m.opts.UploadRoots, a.Roots, s.m.opts.OutputDir, s.m.log)
 	if err != nil {
 		return err
 	}

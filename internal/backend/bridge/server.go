@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bufio"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -10,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -35,6 +37,23 @@ const (
 	closePairing      websocket.StatusCode = 4004
 )
 
+// Read limits. Before the extension has proved the secret, nothing it
+// sends may make the server allocate more than a hello takes (a hello or
+// pair message is well under 1 KB: ids, a version, a user agent and a
+// 44-character proof); once welcomed, replies such as full-page screenshots
+// are large.
+const (
+	// HandshakeReadLimit is the largest first message (hello or pair) the
+	// server reads; a larger one is refused with close code 4001.
+	HandshakeReadLimit = 8 << 10
+	// ReadLimit is the largest message of an admitted connection.
+	ReadLimit = 256 << 20
+)
+
+// DefaultMaxUnauthenticated is how many connections may wait in the
+// handshake at once unless Options.MaxUnauthenticated says otherwise.
+const DefaultMaxUnauthenticated = 4
+
 // Sentinel errors.
 var (
 	// ErrDisconnected means no extension is connected now.
@@ -58,8 +77,15 @@ type Options struct {
 	ServerVersion string
 	// Logger receives refusals and connection changes; nil discards.
 	Logger *slog.Logger
-	// HandshakeTimeout bounds the wait for hello (default 10 s).
+	// HandshakeTimeout bounds the wait for hello or pair after the
+	// challenge (default 10 s); a client that has not sent it by then is
+	// refused with close code 4001.
 	HandshakeTimeout time.Duration
+	// MaxUnauthenticated bounds the connections in the handshake at once
+	// (default DefaultMaxUnauthenticated); further ones are refused with
+	// HTTP 503 before the upgrade, so a flood of local connections cannot
+	// pile up.
+	MaxUnauthenticated int
 	// IdleTimeout closes a connection that sent nothing for this long
 	// (default 60 s; the extension pings every 20 s).
 	IdleTimeout time.Duration
@@ -71,6 +97,8 @@ type Server struct {
 	log  *slog.Logger
 	ln   net.Listener
 	http *http.Server
+
+	waiting chan struct{} // one token per connection in the handshake
 
 	mu       sync.Mutex // guards the fields below
 	secret   []byte
@@ -99,6 +127,9 @@ func Listen(opts Options) (*Server, error) {
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = 60 * time.Second
 	}
+	if opts.MaxUnauthenticated <= 0 {
+		opts.MaxUnauthenticated = DefaultMaxUnauthenticated
+	}
 	host, _, err := net.SplitHostPort(opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("bridge: listen %s: %w", opts.Addr, err)
@@ -114,7 +145,8 @@ func Listen(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log, ln: ln, secret: opts.Secret, changed: make(chan struct{})}
+	s := &Server{opts: opts, log: log, ln: ln, secret: opts.Secret, changed: make(chan struct{}),
+		waiting: make(chan struct{}, opts.MaxUnauthenticated)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/bridge", s.handle)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
@@ -230,12 +262,28 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden", http.StatusForbidden)
 		return
 	}
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: []string{"chrome-extension://" + s.opts.ExtensionID}})
+	select {
+	case s.waiting <- struct{}{}:
+	default:
+		s.refuse(r, fmt.Sprintf("%d connections are already in the handshake", cap(s.waiting)))
+		http.Error(w, "too many connections in the handshake", http.StatusServiceUnavailable)
+		return
+	}
+	hs := &handshake{release: sync.OnceFunc(func() { <-s.waiting })}
+	defer hs.release()
+	rec := &hijackRecorder{ResponseWriter: w}
+	c, err := websocket.Accept(rec, r, &websocket.AcceptOptions{OriginPatterns: []string{"chrome-extension://" + s.opts.ExtensionID}})
 	if err != nil {
 		s.refuse(r, "websocket upgrade failed: "+err.Error())
 		return
 	}
-	c.SetReadLimit(256 << 20)
+	hs.c, hs.nc = c, rec.conn
+	// A backstop under the handshake deadline, for what the deadline timer
+	// does not cover (a client that stops reading the challenge).
+	hs.deadline(s.opts.HandshakeTimeout + closeGrace)
+	// Above what readFirst reads, so the library never closes with its own
+	// code (1009) first.
+	c.SetReadLimit(2 * HandshakeReadLimit)
 	ctx := context.Background()
 	nonce := make([]byte, 32)
 	_, _ = rand.Read(nonce)
@@ -244,12 +292,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		c.CloseNow()
 		return
 	}
-	hctx, cancel := context.WithTimeout(ctx, s.opts.HandshakeTimeout)
-	_, data, err := c.Read(hctx)
-	cancel()
-	if err != nil {
-		s.refuse(r, "no hello: "+err.Error())
-		c.Close(closeUnauthorized, "no hello")
+	data, ok := s.readFirst(ctx, r, hs)
+	if !ok {
 		return
 	}
 	var h struct {
@@ -263,7 +307,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := json.Unmarshal(data, &h); err != nil {
 		s.refuse(r, "hello is not JSON")
-		s.refuseConn(ctx, c, closeUnauthorized, "unauthorized", "the first message must be hello or pair")
+		s.refuseConn(ctx, hs, closeUnauthorized, "unauthorized", "the first message must be hello or pair")
 		return
 	}
 	if h.Type == "hello" || h.Type == "pair" {
@@ -271,18 +315,18 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			msg := fmt.Sprintf("the extension speaks bridge protocol %d, this webpilot speaks %d: update the %s", h.Protocol, ProtocolVersion, olderSide(h.Protocol))
 			s.refuse(r, msg)
 			s.setLastErr(fmt.Errorf("%w: %s", ErrVersionMismatch, msg))
-			s.refuseConn(ctx, c, closeVersion, "version", msg)
+			s.refuseConn(ctx, hs, closeVersion, "version", msg)
 			return
 		}
 	}
 	switch h.Type {
 	case "pair":
-		s.pair(ctx, r, c, h.Code)
+		s.pair(ctx, r, hs, h.Code)
 		return
 	case "hello":
 	default:
 		s.refuse(r, "first message was "+h.Type)
-		s.refuseConn(ctx, c, closeUnauthorized, "unauthorized", "the first message must be hello or pair")
+		s.refuseConn(ctx, hs, closeUnauthorized, "unauthorized", "the first message must be hello or pair")
 		return
 	}
 	s.mu.Lock()
@@ -295,14 +339,20 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			why = "webpilot is not paired with an extension yet"
 		}
 		s.refuse(r, why)
-		s.refuseConn(ctx, c, closeUnauthorized, "unauthorized", why+"; run `webpilot pair`")
+		s.refuseConn(ctx, hs, closeUnauthorized, "unauthorized", why+"; run `webpilot pair`")
 		return
 	}
 	if h.ProfileID == "" {
 		s.refuse(r, "hello without profile_id")
-		s.refuseConn(ctx, c, closeUnauthorized, "unauthorized", "hello needs a profile_id")
+		s.refuseConn(ctx, hs, closeUnauthorized, "unauthorized", "hello needs a profile_id")
 		return
 	}
+	// The extension proved the secret: from here on it may send large
+	// replies, it has no deadline but the relay's idle timeout, and it no
+	// longer counts as waiting.
+	c.SetReadLimit(ReadLimit)
+	hs.deadline(0)
+	hs.release()
 	relay := newRelay(c, Hello{ExtensionVersion: h.ExtensionVersion, ProfileID: h.ProfileID, UserAgent: h.UserAgent}, s.log, s.opts.IdleTimeout)
 	s.mu.Lock()
 	if old := s.relay; old != nil && old.alive() {
@@ -312,7 +362,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			why = fmt.Sprintf("another Chrome profile (%s) is connected; one profile at a time", old.hello.ProfileID)
 		}
 		s.refuse(r, why)
-		s.refuseConn(ctx, c, closeDuplicate, "duplicate", why)
+		s.refuseConn(ctx, hs, closeDuplicate, "duplicate", why)
 		return
 	}
 	s.relay = relay
@@ -336,13 +386,62 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.log.Info("bridge: extension disconnected", "profile", h.ProfileID, "why", relay.err())
 }
 
+// readFirst reads the first message after the challenge, bounded in size
+// (HandshakeReadLimit) and time (HandshakeTimeout). A client that sends
+// more, or nothing in time, is refused with 4001 and ok is false.
+func (s *Server) readFirst(ctx context.Context, r *http.Request, hs *handshake) (data []byte, ok bool) {
+	// A read context that ends closes the connection at once, without a
+	// close frame; a timer sends the refusal and 4001 instead.
+	timedOut := make(chan struct{})
+	timer := time.AfterFunc(s.opts.HandshakeTimeout, func() {
+		defer close(timedOut)
+		s.refuse(r, fmt.Sprintf("no hello or pair within %v", s.opts.HandshakeTimeout))
+		s.refuseConn(ctx, hs, closeUnauthorized, "unauthorized", "no hello or pair within the handshake deadline")
+	})
+	data, err := readLimited(ctx, hs.c, HandshakeReadLimit)
+	if !timer.Stop() {
+		<-timedOut // the timer refused the connection
+		return nil, false
+	}
+	switch {
+	case errors.Is(err, errTooLarge):
+		s.refuse(r, fmt.Sprintf("first message over %d bytes", HandshakeReadLimit))
+		s.refuseConn(ctx, hs, closeUnauthorized, "unauthorized", fmt.Sprintf("the first message is too large (over %d bytes); it must be hello or pair", HandshakeReadLimit))
+		return nil, false
+	case err != nil:
+		s.refuse(r, "no hello: "+err.Error())
+		hs.end(closeUnauthorized, "no hello")
+		return nil, false
+	}
+	return data, true
+}
+
+var errTooLarge = errors.New("bridge: message too large")
+
+// readLimited reads one message of at most limit bytes; of a larger one it
+// reads limit+1 bytes and returns errTooLarge, leaving the rest unread.
+func readLimited(ctx context.Context, c *websocket.Conn, limit int64) ([]byte, error) {
+	_, rd, err := c.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(rd, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, errTooLarge
+	}
+	return data, nil
+}
+
 func (s *Server) setLastErr(err error) {
 	s.mu.Lock()
 	s.lastErr = err
 	s.mu.Unlock()
 }
 
-func (s *Server) pair(ctx context.Context, r *http.Request, c *websocket.Conn, code string) {
+func (s *Server) pair(ctx context.Context, r *http.Request, hs *handshake, code string) {
 	s.mu.Lock()
 	p := s.pairing
 	ok := p != nil && time.Now().Before(p.expires) &&
@@ -353,23 +452,72 @@ func (s *Server) pair(ctx context.Context, r *http.Request, c *websocket.Conn, c
 	s.mu.Unlock()
 	if !ok {
 		s.refuse(r, "pairing code wrong, expired or not expected")
-		s.refuseConn(ctx, c, closePairing, "pairing", "that pairing code is wrong or expired; run `webpilot pair` for a new one")
+		s.refuseConn(ctx, hs, closePairing, "pairing", "that pairing code is wrong or expired; run `webpilot pair` for a new one")
 		return
 	}
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
-	if err := writeJSON(ctx, c, map[string]any{"type": "paired", "secret": base64.StdEncoding.EncodeToString(secret)}); err != nil {
-		c.CloseNow()
+	if err := writeJSON(ctx, hs.c, map[string]any{"type": "paired", "secret": base64.StdEncoding.EncodeToString(secret)}); err != nil {
+		hs.c.CloseNow()
 		return
 	}
 	s.SetSecret(secret)
 	p.done <- secret
-	c.Close(websocket.StatusNormalClosure, "paired")
+	hs.end(websocket.StatusNormalClosure, "paired")
 }
 
-func (s *Server) refuseConn(ctx context.Context, c *websocket.Conn, code websocket.StatusCode, reason, msg string) {
-	_ = writeJSON(ctx, c, map[string]any{"type": "refused", "reason": reason, "message": msg})
-	c.Close(code, reason)
+// refuseConn tells the client why and closes the connection with code.
+func (s *Server) refuseConn(ctx context.Context, hs *handshake, code websocket.StatusCode, reason, msg string) {
+	hs.release()
+	hs.deadline(closeGrace)
+	_ = writeJSON(ctx, hs.c, map[string]any{"type": "refused", "reason": reason, "message": msg})
+	hs.end(code, reason)
+}
+
+// closeGrace is how long a refused client has to read the refusal and
+// answer the close frame before its TCP connection is dropped.
+const closeGrace = time.Second
+
+// handshake is one connection until it is admitted or refused.
+type handshake struct {
+	c       *websocket.Conn
+	nc      net.Conn // the TCP connection under c, for deadlines; nil if unknown
+	release func()   // frees the connection's waiting slot (idempotent)
+}
+
+// deadline bounds every read and write on the connection to d from now;
+// 0 removes the bound.
+func (hs *handshake) deadline(d time.Duration) {
+	if hs.nc == nil {
+		return
+	}
+	var t time.Time
+	if d > 0 {
+		t = time.Now().Add(d)
+	}
+	_ = hs.nc.SetDeadline(t)
+}
+
+// end closes the connection with code: the slot is freed at once, and the
+// close handshake gets closeGrace at most.
+func (hs *handshake) end(code websocket.StatusCode, reason string) {
+	hs.release()
+	hs.deadline(closeGrace)
+	hs.c.Close(code, reason)
+}
+
+// hijackRecorder keeps the connection websocket.Accept hijacks, so the
+// handshake can put deadlines on it.
+type hijackRecorder struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+// Hijack hands over the connection and remembers it.
+func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	h.conn = c
+	return c, brw, err
 }
 
 // sign is the proof of the secret for a nonce.
