@@ -118,11 +118,13 @@ func (m *Manager) originPolicy(u *url.URL) *Error {
 	}
 	what := u.Host
 	if scheme == "data" || scheme == "file" {
-		what = scheme + ": URLs"
+		what = scheme + ": URLs are"
+	} else {
+		what += " is"
 	}
 	for _, r := range m.blocked {
 		if r.matches(u) {
-			return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s is blocked by --blocked-origins (%s)", what, r),
+			return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s blocked by --blocked-origins (%s)", what, r),
 				Hint: "this origin may not be opened in this configuration"}
 		}
 	}
@@ -134,12 +136,12 @@ func (m *Manager) originPolicy(u *url.URL) *Error {
 			return nil
 		}
 	}
-	hint := "only these origins may be opened"
+	hint, msg := "only these origins may be opened", fmt.Sprintf("%s not in --allowed-origins", what)
 	if scheme == "data" {
 		hint = `data: pages run script; add "data:" to --allowed-origins to allow them`
+		msg = "data: URLs are not allowed by --allowed-origins"
 	}
-	return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s is not in --allowed-origins", what),
-		Hint: hint, Suggestions: m.opts.AllowedOrigins}
+	return &Error{Code: CodeOriginBlocked, Message: msg, Hint: hint, Suggestions: m.opts.AllowedOrigins}
 }
 
 // Navigate opens url in the tab and waits for its load event, up to timeout
