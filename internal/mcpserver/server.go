@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,7 +48,8 @@ type Server struct {
 	ceiling time.Duration
 	defs    []*mcp.Tool
 	schemas map[string]*jsonschema.Resolved
-	props   map[string]map[string]string // tool -> property -> JSON type
+	inputs  map[string]*jsonschema.Schema // tool -> input schema
+	props   map[string]map[string]string  // tool -> property -> JSON type
 	onInit  func()
 	initMu  sync.Once
 }
@@ -63,7 +66,7 @@ func New(opts Options) *Server {
 	if opts.CallCeiling <= 0 {
 		opts.CallCeiling = CallCeiling
 	}
-	s := &Server{log: log, ceiling: opts.CallCeiling, schemas: make(map[string]*jsonschema.Resolved), props: make(map[string]map[string]string)}
+	s := &Server{log: log, ceiling: opts.CallCeiling, schemas: make(map[string]*jsonschema.Resolved), inputs: make(map[string]*jsonschema.Schema), props: make(map[string]map[string]string)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "webpilot browser"},
 		&mcp.ServerOptions{Instructions: Instructions, Logger: log})
 	s.onInit = opts.OnInitialized
@@ -78,6 +81,7 @@ func New(opts Options) *Server {
 			panic(fmt.Sprintf("mcpserver: tool %s: %v", d.Name, err))
 		}
 		s.schemas[d.Name] = res
+		s.inputs[d.Name] = schema
 		types := make(map[string]string)
 		for name, p := range schema.Properties {
 			types[name] = p.Type
@@ -130,6 +134,13 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		start := time.Now()
 		res, err = next(ctx, method, req)
 		s.log.Debug("tool call", "tool", name, "ms", time.Since(start).Milliseconds())
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && !isErrorBody(r) {
+			// The go-sdk's own refusal of the arguments (its schema check or
+			// its decoding into the tool's input), which has no code.
+			res = s.render(ctx, name, nil, &browser.Error{Code: browser.CodeInvalidArgument,
+				Message: "invalid arguments: " + resultText(r),
+				Hint:    "check the tool's input schema (tools/list) for names, types and ranges"})
+		}
 		return res, err
 	}
 }
@@ -140,14 +151,23 @@ func (s *Server) checkArgs(tool string, raw json.RawMessage) (json.RawMessage, e
 	args := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &args); err != nil {
+			if e := overflow(s.inputs[tool], raw); e != nil {
+				return nil, e
+			}
 			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "arguments must be a JSON object: " + err.Error(),
 				Hint: `pass the arguments as an object, e.g. {"url": "https://example.com"}`}
 		}
 	}
 	coerce(args, s.props[tool])
 	if err := s.schemas[tool].Validate(args); err != nil {
-		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "invalid arguments: " + trimValidation(err.Error()),
-			Hint: "check the tool's input schema (tools/list) for names and types"}
+		return nil, argError(s.inputs[tool], args, err)
+	}
+	if _, ok := s.props[tool]["session"]; ok {
+		if name, ok := args["session"].(string); ok {
+			if err := tools.CheckSessionName(name); err != nil {
+				return nil, err
+			}
+		}
 	}
 	out, err := json.Marshal(args)
 	if err != nil {
@@ -186,6 +206,53 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 	body := ErrorBody(be)
 	b, _ := json.Marshal(body)
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
+
+// overflow explains arguments that are an object but do not decode: an
+// argument holds a number no float64 can (1e400). Nil when that is not it.
+func overflow(root *jsonschema.Schema, raw json.RawMessage) *browser.Error {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		var v any
+		if json.Unmarshal(fields[n], &v) == nil {
+			continue
+		}
+		want := describe(root.Properties[n])
+		return &browser.Error{Code: browser.CodeInvalidArgument,
+			Message: fmt.Sprintf("%s must be %s; got %s", n, want, show(json.RawMessage(fields[n]))),
+			Hint:    fmt.Sprintf("pass %s as %s", n, want)}
+	}
+	return nil
+}
+
+// isErrorBody reports whether a failed result carries the JSON error body
+// that render writes.
+func isErrorBody(r *mcp.CallToolResult) bool {
+	var body struct {
+		Error *struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	return json.Unmarshal([]byte(resultText(r)), &body) == nil && body.Error != nil && body.Error.Code != ""
+}
+
+// resultText is the text of a result's text blocks.
+func resultText(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
 }
 
 // ErrorBody is the JSON shape of a failed call.
