@@ -5,7 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"runtime"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +21,7 @@ import (
 // rawSession is `webpilot mcp` as a subprocess driven line by line.
 type rawSession struct {
 	t      *testing.T
+	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan map[string]json.RawMessage // stdout, one parsed message a line
 	stdout *syncBuffer                     // stdout as received
@@ -37,7 +44,7 @@ func startRaw(t *testing.T, stderr *syncBuffer, args ...string) *rawSession {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &rawSession{t: t, stdin: stdin, lines: make(chan map[string]json.RawMessage, 100), stdout: new(syncBuffer), exited: make(chan struct{})}
+	s := &rawSession{t: t, cmd: cmd, stdin: stdin, lines: make(chan map[string]json.RawMessage, 100), stdout: new(syncBuffer), exited: make(chan struct{})}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -137,5 +144,143 @@ func TestStdioMalformedLinesSubprocess(t *testing.T) {
 		}
 	case <-time.After(backendtest.Timeout(20 * time.Second)):
 		t.Fatal("webpilot did not exit after stdin closed")
+	}
+}
+
+// SIGTERM or SIGINT with a call in flight: the call answers (by itself when
+// it ends within the shutdown grace, else with OUTCOME_UNKNOWN once the
+// grace is over), the browser is closed, and webpilot exits 0. Before, it
+// exited 1 at once and the call never got an answer.
+func TestSignalDuringCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: skipped under -short")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the process tree from /proc")
+	}
+	const shortDelay = 1500 * time.Millisecond // within the 5 s grace
+	arrived := make(chan string, 100)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- r.URL.RequestURI()
+		switch r.URL.Path {
+		case "/slow":
+			time.Sleep(shortDelay)
+		case "/stuck": // answers only when the browser gives up or the test ends
+			select {
+			case <-r.Context().Done():
+				return
+			case <-release:
+			}
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Slow page</title><p>finally</p>`)
+	}))
+	t.Cleanup(slow.Close)
+
+	// Short names: the browser's socket path under the test's temp dir must
+	// stay short.
+	for _, c := range []struct {
+		name   string
+		sig    syscall.Signal
+		path   string
+		wantOK bool // the call answers by itself, else OUTCOME_UNKNOWN
+	}{
+		{"term-ends", syscall.SIGTERM, "/slow", true},
+		{"int-ends", syscall.SIGINT, "/slow", true},
+		{"term-cut", syscall.SIGTERM, "/stuck", false},
+		{"int-cut", syscall.SIGINT, "/stuck", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stderr := new(syncBuffer)
+			s := startRaw(t, stderr, mcpArgs...)
+			uri := c.path + "?" + c.name
+			s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"browser_navigate","arguments":{"url":%q,"snapshot":"none"}}}`, slow.URL+uri))
+			for timeout := time.After(backendtest.Timeout(60 * time.Second)); ; {
+				select {
+				case got := <-arrived:
+					if got != uri {
+						continue
+					}
+				case <-timeout:
+					t.Fatalf("the page was never requested; stdout:\n%s\nstderr:\n%s", s.stdout, stderr)
+				}
+				break
+			}
+			// The browser runs: remember its processes.
+			pid := s.cmd.Process.Pid
+			procs := processTable(t)
+			watch := map[int]proc{}
+			for _, p := range descendantsOf(procs, pid) {
+				watch[p] = procs[p]
+			}
+			if len(watch) == 0 {
+				t.Fatalf("webpilot (pid %d) has no child process during a navigation", pid)
+			}
+			signalled := time.Now()
+			if err := s.cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			got := s.await("2", backendtest.Timeout(30*time.Second))
+			answer := got[len(got)-1]
+			answeredAfter := time.Since(signalled)
+			var res struct {
+				IsError bool `json:"isError"`
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			}
+			if answer["error"] != nil || json.Unmarshal(answer["result"], &res) != nil || len(res.Content) == 0 {
+				t.Fatalf("the call was not answered with a tool result: %v", answer)
+			}
+			text := res.Content[0].Text
+			if c.wantOK {
+				if res.IsError || !strings.Contains(text, "Slow page") {
+					t.Errorf("the call did not finish: %s", text)
+				}
+			} else {
+				if !res.IsError || !strings.Contains(text, `"OUTCOME_UNKNOWN"`) {
+					t.Errorf("want OUTCOME_UNKNOWN for the call cut off, got isError=%v %s", res.IsError, text)
+				}
+				if answeredAfter < 4*time.Second {
+					t.Errorf("the call was cut off %v after the signal, before the 5 s grace", answeredAfter)
+				}
+			}
+			select {
+			case <-s.exited:
+				if s.err != nil {
+					t.Errorf("webpilot exited with %v, want status 0; stderr:\n%s", s.err, stderr)
+				}
+			case <-time.After(backendtest.Timeout(30 * time.Second)):
+				t.Fatalf("webpilot did not exit after %v", c.sig)
+			}
+			t.Logf("%v: the call answered %v after the signal, webpilot exited %v after it",
+				c.sig, answeredAfter.Round(time.Millisecond), time.Since(signalled).Round(time.Millisecond))
+			var alive []string
+			deadline := time.Now().Add(backendtest.Timeout(10 * time.Second))
+			for {
+				alive = alive[:0]
+				for p, info := range watch {
+					if stillRunning(p, info) {
+						alive = append(alive, fmt.Sprintf("%d %s", p, cmdline(p)))
+					}
+				}
+				if len(alive) == 0 || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if len(alive) > 0 {
+				slices.Sort(alive)
+				t.Errorf("browser processes outlived webpilot:\n%s", strings.Join(alive, "\n"))
+			}
+			if !strings.Contains(stderr.String(), "stopping") && !c.wantOK {
+				t.Errorf("the log does not say calls were cut off; stderr:\n%s", stderr)
+			}
+		})
 	}
 }

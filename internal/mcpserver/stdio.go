@@ -42,11 +42,16 @@ const (
 // the go-sdk ends the session on a batch once it has negotiated it.
 const batchlessVersion = "2025-06-18"
 
-// RunStdio serves MCP on in/out until in ends (or ctx is done). Calls still
+// RunStdio serves MCP on in/out until in ends or ctx is done. Calls still
 // running when in reaches EOF finish and answer before the session ends: the
 // go-sdk cancels in-flight calls on EOF, so the EOF is held back until every
 // tools/call request read has been answered, at most the call ceiling plus a
 // few seconds.
+//
+// When ctx ends (the process was told to stop), new calls are refused,
+// running ones get ShutdownGrace to answer and are then answered with
+// OUTCOME_UNKNOWN, and RunStdio returns nil once the answers are written:
+// every call read gets an answer, and the caller closes the browser.
 //
 // Every line of in is checked before the go-sdk reads it, since the go-sdk
 // ends the session on the first line it cannot decode: a line that is not
@@ -60,11 +65,32 @@ func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.WriteCloser)
 	g := &eofGate{p: p, w: w, r: bufio.NewReaderSize(in, 1<<16), grace: s.eofGrace(), log: s}
 	// The gate bounds lines itself (MaxLineBytes), so the transport's own
 	// frame limit, which would end the session, is off.
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(g), Writer: w, MaxLineLength: -1})
-	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
-		return nil
+	// The session runs on past ctx, which only starts the shutdown below.
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRun()
+	ran := make(chan error, 1)
+	go func() {
+		ran <- s.mcp.Run(runCtx, &mcp.IOTransport{Reader: io.NopCloser(g), Writer: w, MaxLineLength: -1})
+	}()
+	select {
+	case err := <-ran:
+		if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
 	}
-	return err
+	s.stop()
+	if n := p.waitIdle(s.grace); n > 0 {
+		s.log.Warn("stopping: cutting off calls still running", "running", n, "after", s.grace)
+		s.cutCalls()
+		if n := p.waitIdle(cutSlack); n > 0 {
+			s.log.Warn("stopping: calls left unanswered", "running", n)
+		}
+	}
+	stopRun()
+	<-ran
+	return nil
 }
 
 // pending tracks what the stdio gate and writer need to know about requests

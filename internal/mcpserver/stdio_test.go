@@ -388,3 +388,58 @@ func TestStdioBatches(t *testing.T) {
 		t.Errorf("RunStdio: %v", err)
 	}
 }
+
+// TestStdioShutdown: when RunStdio's context ends, a call that ignores its
+// context still gets an answer (OUTCOME_UNKNOWN, after the shutdown grace),
+// a call sent during the shutdown is refused at once, and RunStdio returns
+// nil.
+func TestStdioShutdown(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	started, release := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	srv := stdioServer(t, mcpserver.Options{ShutdownGrace: grace}, "stuck",
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			<-release // ignores ctx
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil
+		})
+	out := new(outBuffer)
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { _ = pw.Close() })
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.RunStdio(ctx, pr, out) }()
+	writeLines(t, pw, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if !out.waitFor(`"id":"init"`, 30*time.Second) {
+		t.Fatalf("no answer to initialize; stdout:\n%s", out)
+	}
+	writeLines(t, pw, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck","arguments":{}}}`)
+	<-started
+	stopped := time.Now()
+	stop()
+	time.Sleep(grace / 3)
+	writeLines(t, pw, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"browser_status","arguments":{}}}`)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("RunStdio: %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("RunStdio did not return after its context ended; stdout:\n%s", out)
+	}
+	if d := time.Since(stopped); d < grace {
+		t.Errorf("RunStdio returned %v after the stop, before the grace of %v", d, grace)
+	}
+	answers := map[string]string{}
+	for _, m := range stdoutLines(t, out.String()) {
+		answers[string(m["id"])] = string(m["result"])
+	}
+	if !strings.Contains(answers["1"], `\"OUTCOME_UNKNOWN\"`) || !strings.Contains(answers["1"], `"isError":true`) {
+		t.Errorf("the running call: want OUTCOME_UNKNOWN, got %s", answers["1"])
+	}
+	if !strings.Contains(answers["2"], `shutting down`) || !strings.Contains(answers["2"], `"isError":true`) {
+		t.Errorf("the call sent during the shutdown: want a refusal, got %s", answers["2"])
+	}
+}
