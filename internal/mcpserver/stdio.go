@@ -393,7 +393,15 @@ func depth(data []byte) int {
 // refuse answers a line the session cannot take with a JSON-RPC error.
 func (g *eofGate) refuse(id any, code int, msg string) {
 	g.log.log.Warn("refused a stdin line", "code", code, "message", msg)
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	type wireError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string    `json:"jsonrpc"`
+		ID      any       `json:"id"`
+		Error   wireError `json:"error"`
+	}{"2.0", id, wireError{code, msg}})
 	if err != nil {
 		return
 	}
