@@ -187,6 +187,8 @@ func TestRunUsage(t *testing.T) {
 		{"bad flag value", []string{"mcp", "--nav-timeout=abc"}, 2, "--nav-timeout"},
 		{"unknown flag", []string{"mcp", "--colour"}, 2, "colour"},
 		{"bad demo flag", []string{"demo", "--headless=maybe"}, 2, "--headless"},
+		{"bad session name", []string{"mcp", "--session", "my session"}, 2, "--session"},
+		{"session name too long", []string{"mcp", "--session=" + strings.Repeat("s", 65)}, 2, "64"},
 		{"mcp help", []string{"mcp", "-h"}, 0, ""},
 		{"help", []string{"help"}, 0, ""},
 	} {

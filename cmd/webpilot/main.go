@@ -27,7 +27,11 @@ import (
 var version = "dev"
 
 func main() {
+	// The first SIGINT or SIGTERM ends ctx: `webpilot mcp` then answers the
+	// calls running (a few seconds at most), closes the browser and exits 0.
+	// A second one ends the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))

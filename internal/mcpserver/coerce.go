@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -25,8 +26,13 @@ func coerce(args map[string]any, types map[string]string) {
 		case "integer":
 			if n, err := strconv.ParseInt(trimmed, 10, 64); err == nil {
 				args[name] = n
-			} else if f, err := strconv.ParseFloat(trimmed, 64); err == nil && f == float64(int64(f)) {
-				args[name] = int64(f)
+			} else if f, err := strconv.ParseFloat(trimmed, 64); err == nil && f == math.Trunc(f) && !math.IsInf(f, 0) {
+				// A whole number, in exponent form or past int64 (the
+				// schema's bounds then refuse it by its value).
+				args[name] = f
+				if math.Abs(f) < 1<<62 {
+					args[name] = int64(f)
+				}
 			}
 		case "number":
 			if f, err := strconv.ParseFloat(trimmed, 64); err == nil {

@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -21,34 +23,94 @@ const eofSlack = 5 * time.Second
 // eofGrace bounds how long an EOF on stdin waits for in-flight calls.
 func (s *Server) eofGrace() time.Duration { return s.ceiling + eofSlack }
 
-// RunStdio serves MCP on in/out until in ends (or ctx is done). Calls still
+// MaxLineBytes bounds one line of stdin (the go-sdk's default frame limit).
+// A longer line is answered with an invalid-request error and skipped
+// without being held in memory.
+const MaxLineBytes = mcp.DefaultMaxLineLength
+
+// maxDepth is the deepest JSON nesting the go-sdk decodes; deeper lines are
+// refused before they reach it.
+const maxDepth = 1000
+
+// JSON-RPC error codes the stdin gate answers with itself.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
+
+// batchlessVersion is the first protocol version without JSON-RPC batches;
+// the go-sdk ends the session on a batch once it has negotiated it.
+const batchlessVersion = "2025-06-18"
+
+// RunStdio serves MCP on in/out until in ends or ctx is done. Calls still
 // running when in reaches EOF finish and answer before the session ends: the
 // go-sdk cancels in-flight calls on EOF, so the EOF is held back until every
 // tools/call request read has been answered, at most the call ceiling plus a
 // few seconds.
+//
+// When ctx ends (the process was told to stop), new calls are refused,
+// running ones get ShutdownGrace to answer and are then answered with
+// OUTCOME_UNKNOWN, and RunStdio returns nil once the answers are written:
+// every call read gets an answer, and the caller closes the browser.
+//
+// Every line of in is checked before the go-sdk reads it, since the go-sdk
+// ends the session on the first line it cannot decode: a line that is not
+// JSON is answered with a parse error (-32700), one that is JSON but no
+// JSON-RPC 2.0 message (or batch the session cannot take) with an invalid
+// request error (-32600), and the session goes on. Those answers go through
+// the same writer as the go-sdk's, one whole line per write.
 func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.WriteCloser) error {
 	p := newPending()
-	g := &eofGate{p: p, r: bufio.NewReaderSize(in, 1<<16), grace: s.eofGrace(), log: s}
 	w := &answerWriter{p: p, w: out}
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(g), Writer: w})
-	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
-		return nil
+	g := &eofGate{p: p, w: w, r: bufio.NewReaderSize(in, 1<<16), grace: s.eofGrace(), log: s}
+	// The gate bounds lines itself (MaxLineBytes), so the transport's own
+	// frame limit, which would end the session, is off.
+	// The session runs on past ctx, which only starts the shutdown below.
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRun()
+	ran := make(chan error, 1)
+	go func() {
+		ran <- s.mcp.Run(runCtx, &mcp.IOTransport{Reader: io.NopCloser(g), Writer: w, MaxLineLength: -1})
+	}()
+	select {
+	case err := <-ran:
+		if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
 	}
-	return err
+	s.stop()
+	if n := p.waitIdle(s.grace); n > 0 {
+		s.log.Warn("stopping: cutting off calls still running", "running", n, "after", s.grace)
+		s.cutCalls()
+		if n := p.waitIdle(cutSlack); n > 0 {
+			s.log.Warn("stopping: calls left unanswered", "running", n)
+		}
+	}
+	stopRun()
+	<-ran
+	return nil
 }
 
-// pending is the set of tools/call request ids read but not yet answered.
-// Ids are compared as the go-sdk sees them (jsonrpc.ID: a string, or a number
-// made an integer), not as raw JSON: the SDK echoes "\u0061b" as "ab" and
-// 1e0 or 1.0 as 1.
+// pending tracks what the stdio gate and writer need to know about requests
+// read and answers written: the tools/call requests not yet answered (for
+// EOF), the initialize requests not yet answered and the protocol version
+// the first one settled (for batches), and the ids of requests in batches
+// not yet answered. Ids are compared as the go-sdk sees them (jsonrpc.ID: a
+// string, or a number made an integer), not as raw JSON: the SDK echoes
+// "\u0061b" as "ab" and 1e0 or 1.0 as 1.
 type pending struct {
-	mu   sync.Mutex // guards ids
-	ids  map[jsonrpc.ID]bool
-	cond *sync.Cond
+	mu      sync.Mutex // guards the fields below
+	ids     map[jsonrpc.ID]bool
+	inits   map[jsonrpc.ID]bool
+	batched map[jsonrpc.ID]bool
+	version string // negotiated by the first successful initialize
+	cond    *sync.Cond
 }
 
 func newPending() *pending {
-	p := &pending{ids: make(map[jsonrpc.ID]bool)}
+	p := &pending{ids: make(map[jsonrpc.ID]bool), inits: make(map[jsonrpc.ID]bool), batched: make(map[jsonrpc.ID]bool)}
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
@@ -73,31 +135,83 @@ func messages(line []byte) []jsonrpc.Message {
 	return msgs
 }
 
-func (p *pending) noteRequests(line []byte) {
-	for _, m := range messages(line) {
-		if r, ok := m.(*jsonrpc.Request); ok && r.Method == "tools/call" && r.ID.IsValid() {
-			p.mu.Lock()
+func (p *pending) noteRequests(msgs []jsonrpc.Message, batch bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range msgs {
+		r, ok := m.(*jsonrpc.Request)
+		if !ok || !r.ID.IsValid() {
+			continue
+		}
+		if batch {
+			p.batched[r.ID] = true
+		}
+		switch r.Method {
+		case "tools/call":
 			p.ids[r.ID] = true
-			p.mu.Unlock()
+		case "initialize":
+			if p.version == "" {
+				p.inits[r.ID] = true
+			}
 		}
 	}
 }
 
 func (p *pending) noteAnswers(line []byte) {
 	p.mu.Lock()
-	empty := len(p.ids) == 0
+	empty := len(p.ids) == 0 && len(p.inits) == 0 && len(p.batched) == 0
 	p.mu.Unlock()
 	if empty {
 		return
 	}
 	for _, m := range messages(line) {
-		if r, ok := m.(*jsonrpc.Response); ok && r.ID.IsValid() {
-			p.mu.Lock()
-			delete(p.ids, r.ID)
-			p.mu.Unlock()
-			p.cond.Broadcast()
+		r, ok := m.(*jsonrpc.Response)
+		if !ok || !r.ID.IsValid() {
+			continue
 		}
+		p.mu.Lock()
+		delete(p.ids, r.ID)
+		delete(p.batched, r.ID)
+		if p.inits[r.ID] {
+			delete(p.inits, r.ID)
+			var res struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if r.Error == nil && json.Unmarshal(r.Result, &res) == nil && res.ProtocolVersion != "" && p.version == "" {
+				p.version = res.ProtocolVersion
+				clear(p.inits)
+			}
+		}
+		p.mu.Unlock()
+		p.cond.Broadcast()
 	}
+}
+
+// batchRefusal says why the session cannot take a batch of these requests
+// now, or "" when it can: the go-sdk ends the session on a batch after
+// negotiating a protocol without batches, and on a batch reusing the id of
+// an earlier batch's request still running.
+func (p *pending) batchRefusal(msgs []jsonrpc.Message) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.version >= batchlessVersion:
+		return fmt.Sprintf("JSON-RPC batches are not supported in protocol version %s; send one message per line", p.version)
+	case len(p.inits) > 0:
+		return "a batch cannot be sent before the answer to initialize"
+	}
+	seen := make(map[jsonrpc.ID]bool)
+	for _, m := range msgs {
+		r, ok := m.(*jsonrpc.Request)
+		if !ok || !r.ID.IsValid() {
+			continue
+		}
+		if seen[r.ID] || p.batched[r.ID] {
+			return fmt.Sprintf("the batch reuses the request id %v", r.ID.Raw())
+		}
+		seen[r.ID] = true
+	}
+	return ""
 }
 
 // waitIdle waits until every read call has been answered, at most d; it
@@ -114,10 +228,12 @@ func (p *pending) waitIdle(d time.Duration) int {
 	return len(p.ids)
 }
 
-// eofGate reads whole lines, notes tools/call requests as they are read,
-// and on EOF waits until each has been answered.
+// eofGate reads whole lines, answers the ones the go-sdk could not decode
+// and passes the others on, notes tools/call requests as they are read, and
+// on EOF waits until each has been answered.
 type eofGate struct {
 	p     *pending
+	w     *answerWriter
 	r     *bufio.Reader
 	buf   []byte
 	grace time.Duration
@@ -125,12 +241,15 @@ type eofGate struct {
 }
 
 func (g *eofGate) Read(b []byte) (int, error) {
-	if len(g.buf) == 0 {
-		line, err := g.r.ReadBytes('\n')
-		if len(line) > 0 {
-			g.p.noteRequests(line)
-			g.buf = line
-		} else if err != nil {
+	for len(g.buf) == 0 {
+		line, tooLong, err := g.readLine()
+		switch {
+		case tooLong:
+			g.refuse(nil, codeInvalidRequest, fmt.Sprintf("invalid request: a message is limited to %d bytes", MaxLineBytes))
+		case len(line) > 0:
+			g.buf = g.screen(line)
+		}
+		if len(g.buf) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
 				if n := g.p.waitIdle(g.grace); n > 0 {
 					g.log.log.Warn("stdin closed with calls still running", "running", n)
@@ -144,17 +263,167 @@ func (g *eofGate) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// readLine reads up to and including the next newline. A line over
+// MaxLineBytes is read to its end but not kept: tooLong is set instead.
+func (g *eofGate) readLine() (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := g.r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > MaxLineBytes {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
+		}
+	}
+}
+
+// screen checks a line as the go-sdk's transport will read it. It returns
+// the line to pass on, newline-terminated, or nil when the line was blank or
+// has been answered with an error here.
+func (g *eofGate) screen(line []byte) []byte {
+	line = bytes.TrimSpace(line)
+	switch {
+	case len(line) == 0:
+		return nil
+	case !json.Valid(line):
+		g.refuse(nil, codeParseError, "parse error: the line is not valid JSON")
+		return nil
+	case depth(line) > maxDepth:
+		g.refuse(nil, codeInvalidRequest, fmt.Sprintf("invalid request: JSON nested deeper than %d levels", maxDepth))
+		return nil
+	}
+	var msgs []jsonrpc.Message
+	batch := line[0] == '['
+	if batch {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(line, &raws); err != nil || len(raws) == 0 {
+			g.refuse(nil, codeInvalidRequest, "invalid request: an empty batch")
+			return nil
+		}
+		for i, raw := range raws {
+			m, err := decode(raw)
+			if err != nil {
+				g.refuse(nil, codeInvalidRequest, fmt.Sprintf("invalid request: batch element %d: %v", i, err))
+				return nil
+			}
+			msgs = append(msgs, m)
+		}
+		if why := g.p.batchRefusal(msgs); why != "" {
+			g.refuse(nil, codeInvalidRequest, "invalid request: "+why)
+			return nil
+		}
+	} else {
+		m, err := decode(line)
+		if err != nil {
+			g.refuse(requestID(line), codeInvalidRequest, "invalid request: "+err.Error())
+			return nil
+		}
+		msgs = []jsonrpc.Message{m}
+	}
+	g.p.noteRequests(msgs, batch)
+	return append(line, '\n')
+}
+
+// decode decodes one JSON-RPC 2.0 message with the go-sdk's decoder, after
+// checking what it would otherwise accept wrongly or trip over.
+func decode(raw []byte) (jsonrpc.Message, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, errors.New("a JSON-RPC message must be a JSON object")
+	}
+	m, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// requestID is the id to echo in the error answer to a request that could
+// not be taken: its id when it names a method and has a valid id, else null.
+func requestID(line []byte) any {
+	var v struct {
+		ID     any             `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	if json.Unmarshal(line, &v) != nil || v.Method == nil {
+		return nil
+	}
+	switch id := v.ID.(type) {
+	case string:
+		return id
+	case float64:
+		if id == math.Trunc(id) && math.Abs(id) <= 1<<53 {
+			return int64(id)
+		}
+	}
+	return nil
+}
+
+// depth is the deepest nesting of arrays and objects in a valid JSON text.
+func depth(data []byte) int {
+	d, most := 0, 0
+	inString, escaped := false, false
+	for _, c := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			d++
+			most = max(most, d)
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return most
+}
+
+// refuse answers a line the session cannot take with a JSON-RPC error.
+func (g *eofGate) refuse(id any, code int, msg string) {
+	g.log.log.Warn("refused a stdin line", "code", code, "message", msg)
+	type wireError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string    `json:"jsonrpc"`
+		ID      any       `json:"id"`
+		Error   wireError `json:"error"`
+	}{"2.0", id, wireError{code, msg}})
+	if err != nil {
+		return
+	}
+	if _, err := g.w.writeLine(append(b, '\n')); err != nil {
+		g.log.log.Warn("answering a refused line", "err", err)
+	}
+}
+
 // answerWriter passes the server's output through and notes the answers.
+// Each Write reaches out whole, never interleaved with another: the go-sdk
+// writes one message per Write, and so does the gate.
 type answerWriter struct {
 	p    *pending
 	w    io.WriteCloser
-	mu   sync.Mutex // guards line
+	mu   sync.Mutex // serializes writes to w; guards line
 	line []byte
 }
 
 func (a *answerWriter) Write(b []byte) (int, error) {
-	n, err := a.w.Write(b)
 	a.mu.Lock()
+	defer a.mu.Unlock()
+	n, err := a.w.Write(b)
 	a.line = append(a.line, b[:n]...)
 	for {
 		i := bytes.IndexByte(a.line, '\n')
@@ -164,8 +433,14 @@ func (a *answerWriter) Write(b []byte) (int, error) {
 		a.p.noteAnswers(a.line[:i])
 		a.line = a.line[i+1:]
 	}
-	a.mu.Unlock()
 	return n, err
+}
+
+// writeLine writes one line of the gate's own, not an answer to note.
+func (a *answerWriter) writeLine(b []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.w.Write(b)
 }
 
 func (a *answerWriter) Close() error { return a.w.Close() }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -193,5 +194,252 @@ func TestStdioEOFGraceFollowsCeiling(t *testing.T) {
 		}
 	case <-time.After(limit):
 		t.Fatal("RunStdio did not return once the call ended")
+	}
+}
+
+// stdoutLines parses every line of out as JSON, failing the test on a line
+// that is not: stdout carries protocol only.
+func stdoutLines(t *testing.T, out string) []map[string]json.RawMessage {
+	t.Helper()
+	var msgs []map[string]json.RawMessage
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			var batch []map[string]json.RawMessage
+			if json.Unmarshal(sc.Bytes(), &batch) == nil {
+				msgs = append(msgs, batch...)
+				continue
+			}
+			t.Errorf("stdout carries a line that is no JSON-RPC message: %.200q", sc.Text())
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("reading stdout: %v", err)
+	}
+	return msgs
+}
+
+// rpcError is the error member of a JSON-RPC answer.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// TestStdioBadLines: each line the go-sdk cannot take (not JSON, JSON that
+// is no JSON-RPC 2.0 message, a batch the session cannot take, a huge line)
+// is answered with a JSON-RPC error, with the request's id when it has one
+// and null otherwise, and the session goes on: the tools/list sent after it
+// is answered. Before, the first such line ended the process.
+func TestStdioBadLines(t *testing.T) {
+	srv := stdioServer(t, mcpserver.Options{}, "quick",
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	out := new(outBuffer)
+	in, done := startStdio(t, srv, out)
+	ended := make(chan struct{}) // closed when RunStdio returns; runErr is its result
+	var runErr error
+	go func() { runErr = <-done; close(ended) }()
+	garbage := strings.Repeat("garbage ", 5<<20/8) // 5 MB
+	for i, c := range []struct {
+		name, line string
+		code       int    // 0: no error answer expected
+		id         string // the answer's id as JSON
+	}{
+		{"not JSON", `{not json`, -32700, "null"},
+		{"empty batch", `[]`, -32600, "null"},
+		{"empty object", `{}`, -32600, "null"},
+		{"JSON-RPC 1.0", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, -32600, "1"},
+		{"no version, string id", `{"id":"x","method":"ping"}`, -32600, `"x"`},
+		{"null", `null`, -32600, "null"},
+		{"number", `5`, -32600, "null"},
+		{"string", `"ping"`, -32600, "null"},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, "null"},
+		{"numeric method", `{"jsonrpc":"2.0","id":2,"method":5}`, -32600, "2"},
+		{"response without id", `{"jsonrpc":"2.0","result":{}}`, -32600, "null"},
+		{"two messages on a line", `{"jsonrpc":"2.0","id":3,"method":"ping"}{"jsonrpc":"2.0","id":4,"method":"ping"}`, -32700, "null"},
+		{"trailing garbage", `{"jsonrpc":"2.0","id":3,"method":"ping"} x`, -32700, "null"},
+		{"batch on protocol 2025-06-18", `[{"jsonrpc":"2.0","id":"b","method":"ping"}]`, -32600, "null"},
+		{"batch of a number", `[1]`, -32600, "null"},
+		{"nested 1001 deep", strings.Repeat("[", 1001) + strings.Repeat("]", 1001), -32600, "null"},
+		{"5 MB of garbage", garbage, -32700, "null"},
+		{"a line over the limit", `"` + strings.Repeat("x", mcpserver.MaxLineBytes) + `"`, -32600, "null"},
+		{"blank line", `   `, 0, ""},
+		{"ping with trailing blanks", "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"} \t\r", 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := len(stdoutLines(t, out.String()))
+			after := fmt.Sprintf("after-%d", i)
+			// A pipe write blocks until the server reads it, which it never
+			// does once its session has ended.
+			wrote := make(chan error, 1)
+			go func() {
+				_, err := io.WriteString(in, c.line+"\n"+`{"jsonrpc":"2.0","id":"`+after+`","method":"tools/list"}`+"\n")
+				wrote <- err
+			}()
+			select {
+			case err := <-wrote:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-ended:
+				t.Fatalf("the session ended on the line (RunStdio: %v); stdout:\n%.3000s", runErr, out)
+			}
+			for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), `"id":"`+after+`"`); time.Sleep(5 * time.Millisecond) {
+				select {
+				case <-ended:
+					t.Fatalf("the session ended on the line (RunStdio: %v); stdout:\n%.3000s", runErr, out)
+				default:
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no answer to the tools/list after the line; stdout:\n%.3000s", out)
+				}
+			}
+			var answered bool
+			var errs []map[string]json.RawMessage
+			for _, m := range stdoutLines(t, out.String())[before:] {
+				switch {
+				case string(m["id"]) == `"`+after+`"`:
+					answered = m["result"] != nil && strings.Contains(string(m["result"]), `"quick"`)
+				case m["error"] != nil:
+					errs = append(errs, m)
+				}
+			}
+			if !answered {
+				t.Errorf("tools/list after the line was not answered with the tools; stdout:\n%.3000s", out)
+			}
+			if c.code == 0 {
+				if len(errs) > 0 {
+					t.Errorf("want no error answer, got %d: %s", len(errs), errs[0]["error"])
+				}
+				return
+			}
+			if len(errs) != 1 {
+				t.Fatalf("want one error answer, got %d; stdout:\n%.3000s", len(errs), out)
+			}
+			var e rpcError
+			if err := json.Unmarshal(errs[0]["error"], &e); err != nil {
+				t.Fatal(err)
+			}
+			if e.Code != c.code || e.Message == "" || string(errs[0]["id"]) != c.id || string(errs[0]["jsonrpc"]) != `"2.0"` {
+				t.Errorf("answer id %s error %+v, want id %s code %d", errs[0]["id"], e, c.id, c.code)
+			}
+		})
+	}
+	if !out.waitFor(`"id":"p","result"`, time.Second) {
+		t.Errorf("the ping with trailing blanks was not answered")
+	}
+	_ = in.Close()
+	select {
+	case <-ended:
+		if runErr != nil {
+			t.Errorf("RunStdio: %v", runErr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("RunStdio did not return after stdin closed")
+	}
+}
+
+// TestStdioBatches: on a protocol with batches (2025-03-26) a batch is
+// served and answered as an array; a batch reusing an id is refused with an
+// error, and the session goes on.
+func TestStdioBatches(t *testing.T) {
+	srv := stdioServer(t, mcpserver.Options{}, "quick",
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	out := new(outBuffer)
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { _ = pw.Close() })
+	done := make(chan error, 1)
+	go func() { done <- srv.RunStdio(context.Background(), pr, out) }()
+	writeLines(t, pw, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if !out.waitFor(`"id":"init"`, 30*time.Second) {
+		t.Fatalf("no answer to initialize; stdout:\n%s", out)
+	}
+	writeLines(t, pw, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"quick","arguments":{}}}]`,
+		`[{"jsonrpc":"2.0","id":"c","method":"ping"},{"jsonrpc":"2.0","id":"c","method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":"last","method":"ping"}`)
+	if !out.waitFor(`"id":"last"`, 30*time.Second) {
+		t.Fatalf("no answer to the last ping; stdout:\n%s", out)
+	}
+	if !strings.Contains(out.String(), `[{"jsonrpc":"2.0","id":"a","result":{}}`) || !strings.Contains(out.String(), `"id":"b","result":{"content":[{"type":"text","text":"done"}]}`) {
+		t.Errorf("the batch was not answered as an array; stdout:\n%s", out)
+	}
+	var refused int
+	for _, m := range stdoutLines(t, out.String()) {
+		if m["error"] != nil {
+			refused++
+			if string(m["id"]) != "null" || !strings.Contains(string(m["error"]), "-32600") {
+				t.Errorf("refusal of the batch with a repeated id: %s %s", m["id"], m["error"])
+			}
+		}
+	}
+	if refused != 1 {
+		t.Errorf("want one refusal, got %d; stdout:\n%s", refused, out)
+	}
+	_ = pw.Close()
+	if err := <-done; err != nil {
+		t.Errorf("RunStdio: %v", err)
+	}
+}
+
+// TestStdioShutdown: when RunStdio's context ends, a call that ignores its
+// context still gets an answer (OUTCOME_UNKNOWN, after the shutdown grace),
+// a call sent during the shutdown is refused at once, and RunStdio returns
+// nil.
+func TestStdioShutdown(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	started, release := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	srv := stdioServer(t, mcpserver.Options{ShutdownGrace: grace}, "stuck",
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			<-release // ignores ctx
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil
+		})
+	out := new(outBuffer)
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { _ = pw.Close() })
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.RunStdio(ctx, pr, out) }()
+	writeLines(t, pw, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if !out.waitFor(`"id":"init"`, 30*time.Second) {
+		t.Fatalf("no answer to initialize; stdout:\n%s", out)
+	}
+	writeLines(t, pw, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"stuck","arguments":{}}}`)
+	<-started
+	stopped := time.Now()
+	stop()
+	time.Sleep(grace / 3)
+	writeLines(t, pw, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"browser_status","arguments":{}}}`)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("RunStdio: %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("RunStdio did not return after its context ended; stdout:\n%s", out)
+	}
+	if d := time.Since(stopped); d < grace {
+		t.Errorf("RunStdio returned %v after the stop, before the grace of %v", d, grace)
+	}
+	answers := map[string]string{}
+	for _, m := range stdoutLines(t, out.String()) {
+		answers[string(m["id"])] = string(m["result"])
+	}
+	if !strings.Contains(answers["1"], `\"OUTCOME_UNKNOWN\"`) || !strings.Contains(answers["1"], `"isError":true`) {
+		t.Errorf("the running call: want OUTCOME_UNKNOWN, got %s", answers["1"])
+	}
+	if !strings.Contains(answers["2"], `shutting down`) || !strings.Contains(answers["2"], `"isError":true`) {
+		t.Errorf("the call sent during the shutdown: want a refusal, got %s", answers["2"])
 	}
 }

@@ -83,6 +83,11 @@ func TestToolsList(t *testing.T) {
 			if p.Description == "" {
 				t.Errorf("%s.%s: no description", tool.Name, name)
 			}
+			// Bounds keep values the Go type cannot hold (1e300, -1 for an
+			// offset) from reaching the decoder.
+			if p.Type == "integer" && (p.Minimum == nil || p.Maximum == nil) {
+				t.Errorf("%s.%s: an integer without minimum and maximum", tool.Name, name)
+			}
 		}
 	}
 	for name := range wantTools {

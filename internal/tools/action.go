@@ -44,7 +44,7 @@ type ActionIn struct {
 	Snapshot   string          `json:"snapshot,omitempty" jsonschema:"returned afterwards" enum:"none,diff,compact"`
 	Session    string          `json:"session,omitempty" jsonschema:"agent session"`
 	Tab        string          `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
-	TimeoutMs  int             `json:"timeout_ms,omitempty" jsonschema:"wait for the element, ms"`
+	TimeoutMs  int             `json:"timeout_ms,omitempty" jsonschema:"wait for the element, ms" minimum:"1" maximum:"120000"`
 }
 
 func (r *registry) action() {

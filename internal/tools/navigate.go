@@ -16,7 +16,7 @@ type NavigateIn struct {
 	Snapshot  string `json:"snapshot,omitempty" jsonschema:"returned after loading" enum:"none,compact,diff"`
 	Session   string `json:"session,omitempty" jsonschema:"agent session"`
 	Tab       string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
-	TimeoutMs int    `json:"timeout_ms,omitempty" jsonschema:"ms"`
+	TimeoutMs int    `json:"timeout_ms,omitempty" jsonschema:"ms" minimum:"1" maximum:"120000"`
 }
 
 func (r *registry) navigate() {

@@ -16,7 +16,7 @@ type ScreenshotIn struct {
 	Ref      string `json:"ref,omitempty" jsonschema:"element ref"`
 	Selector string `json:"selector,omitempty" jsonschema:"element CSS selector"`
 	Format   string `json:"format,omitempty" jsonschema:"default jpeg" enum:"jpeg,png"`
-	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG quality (60)"`
+	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG quality (60)" minimum:"1" maximum:"100"`
 	Session  string `json:"session,omitempty" jsonschema:"agent session"`
 	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }

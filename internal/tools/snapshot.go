@@ -12,8 +12,8 @@ import (
 // SnapshotIn is browser_snapshot's input.
 type SnapshotIn struct {
 	Mode     string `json:"mode,omitempty" jsonschema:"default compact; interactive: refs only; diff: changes" enum:"compact,full,interactive,diff"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"default 20000"`
-	Offset   int    `json:"offset,omitempty" jsonschema:"continue a cut snapshot here"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"default 20000" minimum:"1" maximum:"1000000"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"continue a cut snapshot here" minimum:"0" maximum:"10000000"`
 	Scope    string `json:"scope,omitempty" jsonschema:"subtree: ref or selector"`
 	Session  string `json:"session,omitempty" jsonschema:"agent session"`
 	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
@@ -64,7 +64,7 @@ type FindIn struct {
 	Text    string `json:"text,omitempty" jsonschema:"text (/re/i ok)"`
 	Role    string `json:"role,omitempty" jsonschema:"role, e.g. button"`
 	Name    string `json:"name,omitempty" jsonschema:"accessible name (/re/i ok)"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"default 20"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"default 20" minimum:"1" maximum:"1000"`
 	Session string `json:"session,omitempty" jsonschema:"agent session"`
 	Tab     string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }

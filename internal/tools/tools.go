@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,7 +76,10 @@ type registry struct {
 }
 
 // add registers a tool whose input schema is inferred from In, with enum
-// values from `enum:"a,b"` struct tags.
+// values from `enum:"a,b"` struct tags and bounds of numbers from
+// `minimum:"N"` and `maximum:"N"` tags. Every integer argument needs both
+// bounds: the schema is what keeps a value the Go type cannot hold (1e300,
+// -1 for an offset) from reaching the decoder.
 func add[In any](r *registry, t *mcp.Tool, h func(ctx context.Context, in In) (*Result, error)) {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -90,6 +94,10 @@ func add[In any](r *registry, t *mcp.Tool, h func(ctx context.Context, in In) (*
 				schema.Properties[name].Enum = append(schema.Properties[name].Enum, v)
 			}
 		}
+		if p := schema.Properties[name]; p != nil {
+			p.Minimum = bound(t.Name, name, f.Tag.Get("minimum"))
+			p.Maximum = bound(t.Name, name, f.Tag.Get("maximum"))
+		}
 	}
 	dropNull(schema)
 	t.InputSchema = schema
@@ -98,6 +106,54 @@ func add[In any](r *registry, t *mcp.Tool, h func(ctx context.Context, in In) (*
 		res, err := h(context.WithValue(ctx, requestKey{}, req), in)
 		return r.render(ctx, t.Name, res, err), nil, nil
 	})
+}
+
+// bound reads a minimum or maximum tag ("" for none).
+func bound(tool, arg, tag string) *float64 {
+	if tag == "" {
+		return nil
+	}
+	v, err := strconv.ParseFloat(tag, 64)
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s.%s: bad bound %q", tool, arg, tag)) // a programming error
+	}
+	return &v
+}
+
+// SessionNameMax is the longest session name an agent may pass.
+const SessionNameMax = 64
+
+// CheckSessionName refuses a session name that is too long or has
+// characters other than letters, digits and - _ . : @ (with
+// INVALID_ARGUMENT); "" means the default session and passes.
+func CheckSessionName(name string) error {
+	valid := func(c rune) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.:@", c)
+	}
+	ok := len(name) <= SessionNameMax
+	for _, c := range name {
+		ok = ok && valid(c)
+	}
+	if ok {
+		return nil
+	}
+	// The nearest valid name: other characters as '-', cut to the limit.
+	near := []rune(strings.Map(func(c rune) rune {
+		if valid(c) {
+			return c
+		}
+		return '-'
+	}, name))
+	near = near[:min(len(near), SessionNameMax)]
+	shown := []rune(name)
+	if len(shown) > SessionNameMax {
+		shown = append(shown[:SessionNameMax], '…')
+	}
+	return &browser.Error{Code: browser.CodeInvalidArgument,
+		Message: fmt.Sprintf("session %q is not a valid session name: use 1 to %d letters, digits and - _ . : @ (got %d characters)",
+			string(shown), SessionNameMax, len([]rune(name))),
+		Hint:        `name sessions like "research", "task-2" or "agent@site:1"; omit session for the default one`,
+		Suggestions: []string{fmt.Sprintf(`"session": %q`, string(near))}}
 }
 
 // session picks the session a call runs in.
