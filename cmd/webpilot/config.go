@@ -15,6 +15,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
 // Config is webpilot's configuration. Each value comes from, in order of
@@ -179,6 +180,10 @@ func configKeys() []configKey {
 		{name: "session", def: "default", usage: "default agent session name", set: func(c *Config, v string) error {
 			if strings.TrimSpace(v) == "" {
 				return errors.New("must not be empty")
+			}
+			// The default session obeys the rule for the names agents pass.
+			if be, ok := browser.AsError(tools.CheckSessionName(v)); ok {
+				return errors.New(be.Message)
 			}
 			c.Session = v
 			return nil

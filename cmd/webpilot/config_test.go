@@ -131,6 +131,7 @@ func TestConfigInvalid(t *testing.T) {
 		{"origin with a path", []string{"--blocked-origins=example.com,https://x.test/admin"}, nil, "", []string{"--blocked-origins", "https://x.test/admin", "no path"}},
 		{"origin with a bad port", nil, map[string]string{"WEBPILOT_ALLOWED_ORIGINS": "127.0.0.1:99999"}, "", []string{"WEBPILOT_ALLOWED_ORIGINS", "1-65535"}},
 		{"origin in the file", nil, nil, `{"allowed_origins": ["ftp://a.example"]}`, []string{"allowed_origins", "ftp://a.example"}},
+		{"session name in env", nil, map[string]string{"WEBPILOT_SESSION": "my agent/1"}, "", []string{"WEBPILOT_SESSION", "not a valid session name"}},
 		{"bool env", nil, map[string]string{"WEBPILOT_ISOLATED": "yes please"}, "", []string{"WEBPILOT_ISOLATED"}},
 		{"bool flag", []string{"--prewarm=sometimes"}, nil, "", []string{"--prewarm", "sometimes"}},
 		{"empty session flag", []string{"--session="}, nil, "", []string{"--session", "empty"}},

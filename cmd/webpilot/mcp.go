@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
-	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
 // runMCP serves MCP on stdio. Until the per-user daemon exists, mcp always
@@ -16,11 +12,6 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	cfg, err := parseConfig("mcp", args, stderr)
 	if err != nil {
 		return err
-	}
-	// The default session obeys the rule for the names agents pass.
-	var be *browser.Error
-	if err := tools.CheckSessionName(cfg.Session); errors.As(err, &be) {
-		return fmt.Errorf("%w: --session: %s", errUsage, be.Message)
 	}
 	a, err := newApp(cfg, stderr)
 	if err != nil {
