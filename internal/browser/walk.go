@@ -87,6 +87,31 @@ type walkResult struct {
 	// Stopped is, for a walk that ran out of its time budget, the number
 	// of elements it had visited: the tree holds what came before.
 	Stopped int `json:"stopped"`
+	// S is the string table of the nodes' short fingerprints.
+	S []string `json:"s"`
+}
+
+// expand turns the walk's short fingerprints (tag, id, test id, context
+// and path as numbers into S) into full ones (with role and name).
+func (r *walkResult) expand() {
+	str := func(v string) string {
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i >= len(r.S) {
+			return ""
+		}
+		return r.S[i]
+	}
+	var walk func(ns []*wnode)
+	walk = func(ns []*wnode) {
+		for _, n := range ns {
+			if len(n.P) == 5 {
+				n.P = []string{n.P[0], n.P[1], n.P[2], str(n.P[3]), str(n.P[4]), n.R, n.N}
+			}
+			walk(n.C)
+		}
+	}
+	walk(r.C)
+	r.S = nil
 }
 
 // frameWorld is a frame the walker runs in.
@@ -163,11 +188,13 @@ func (w frameWorld) walk(ctx context.Context, scope walkScope, budget time.Durat
 		if err := json.Unmarshal(res.Result.Value, &out); err != nil {
 			return nil, fmt.Errorf("page walker: %w", err)
 		}
+		out.expand()
 		return &out, nil
 	}
 	if _, err := w.eval(ctx, "W.snapshot(null, {probe: "+strconv.Quote(probeName)+", budget: "+ms+"})", &out); err != nil {
 		return nil, err
 	}
+	out.expand()
 	return &out, nil
 }
 
@@ -383,15 +410,17 @@ const maxWalkBudget = 20 * time.Second
 
 // walkBudget is how long a walk may run in the page before it stops and
 // returns what it has: the time left before ctx's deadline, less what the
-// answer needs (sending the tree over takes about half the walk's time on
-// big pages; rendering, frames), at most maxWalkBudget.
+// answer needs: sending the tree over and decoding it take about as long
+// as the walk through a launched browser, two to three times as long
+// through the bridge's extension; then rendering and frames. At most
+// maxWalkBudget.
 func walkBudget(ctx context.Context) time.Duration {
 	d, ok := ctx.Deadline()
 	if !ok {
 		return maxWalkBudget
 	}
 	left := time.Until(d)
-	return max(min(left/2, maxWalkBudget), 50*time.Millisecond)
+	return max(min(left/4, maxWalkBudget), 50*time.Millisecond)
 }
 
 // sleep waits ms milliseconds or until ctx ends.

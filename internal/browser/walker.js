@@ -311,6 +311,19 @@
     return parts.join("<");
   }
 
+  // shortPrint is the fingerprint of a walked node as the walk returns it:
+  // tag, id, test id, then the context text and the ancestor path as
+  // numbers into the walk's string table (neighbours share them), without
+  // the role and name (the node's own). Go expands it.
+  function shortPrint(el, name, out) {
+    const ix = (s) => {
+      let i = out.strIx.get(s);
+      if (i === undefined) { i = out.strs.length; out.strs.push(s); out.strIx.set(s, i); }
+      return String(i);
+    };
+    return [el.tagName.toLowerCase(), el.id || "", el.getAttribute("data-testid") || el.getAttribute("data-test-id") || "", ix(contextOf(el, name)), ix(pathOf(el))];
+  }
+
   function fingerprint(el, role, name) {
     return [el.tagName.toLowerCase(), el.id || "", el.getAttribute("data-testid") || el.getAttribute("data-test-id") || "", contextOf(el, name), pathOf(el), role, name];
   }
@@ -452,7 +465,7 @@
       }
       const s = states(el, tag, role, st, out);
       if (s.length) node.s = s;
-      if (node.i) { node.p = fingerprint(el, role, node.n); out.refs++; }
+      if (node.i) { node.p = shortPrint(el, node.n, out); out.refs++; }
       return node;
     }
 
@@ -513,7 +526,7 @@
     else if (!FROM_CONTENT.has(role) || keep) { if (items.length) node.c = items; }
     // A listener or pointer element with nothing to show is no use to an agent.
     if ((extra === "clickable" || extra === "focusable" || extra === "draggable") && !node.n && !node.c) return null;
-    if (node.i) { node.p = fingerprint(el, role, node.n); out.refs++; }
+    if (node.i) { node.p = shortPrint(el, node.n, out); out.refs++; }
     return node;
   }
 
@@ -525,7 +538,7 @@
 
   function snapshot(root, opts) {
     const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new WeakSet(), droppers: new WeakSet(),
-      seen: 0, stopped: false, until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity };
+      seen: 0, stopped: false, strs: [], strIx: new Map(), until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity };
     if (opts && opts.probe) {
       // The main world's hook knows the elements with click listeners: it
       // answers the probe event by firing the reply event at each of them.
@@ -548,7 +561,7 @@
     } else {
       items = document.body ? walk(document.body, out, ctx, []) : [];
     }
-    const res = { doc, title: document.title, url: location.href, hidden: out.hidden, inert: out.inert, modal: !!ctx.modal, c: items };
+    const res = { doc, title: document.title, url: location.href, hidden: out.hidden, inert: out.inert, modal: !!ctx.modal, c: items, s: out.strs };
     if (out.stopped) res.stopped = out.seen;
     return res;
   }
