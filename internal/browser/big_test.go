@@ -45,6 +45,14 @@ func bigPage(w http.ResponseWriter, n int) {
 func bigServer(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/block" {
+			// A disabled button, and a page that stops answering a
+			// moment after it loads (its main thread busy for 10 s).
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<title>Block</title><button id="b" disabled>Go</button>` +
+				`<script>setTimeout(() => { const end = Date.now() + 10000; while (Date.now() < end); }, 1000)</script>`))
+			return
+		}
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		bigPage(w, n)
 	}))
@@ -257,4 +265,72 @@ func commas(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// TestActionWithinCallDeadline: an action whose call ends before its own
+// action timeout (the element never becomes actionable, and the page stops
+// answering) answers by the call's deadline, not handleTimeout after it.
+func TestActionWithinCallDeadline(t *testing.T) {
+	e := newEnv(t, browser.Options{ActionTimeout: 30 * time.Second})
+	base := bigServer(t)
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, base+"/block", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := 3 * time.Second
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(e.ctx, call)
+	defer cancel()
+	err = e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = e.s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Target{Selector: "#b"}})
+		return err
+	})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("a click on a disabled button succeeded")
+	}
+	if took > call+500*time.Millisecond {
+		t.Errorf("the action answered after %v, past its call's %v: %v", took, call, err)
+	}
+	t.Logf("answered after %v: %v", took, err)
+}
+
+// TestSnapshotWithinCallDeadline: a snapshot of a page whose main thread is
+// busy (with its own script) answers TIMEOUT by its call's deadline.
+func TestSnapshotWithinCallDeadline(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	base := bigServer(t)
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, base+"/block", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // the page is busy now
+	call := 3 * time.Second
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(e.ctx, call)
+	defer cancel()
+	err = e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		return err
+	})
+	took := time.Since(start)
+	wantCode(t, err, browser.CodeTimeout)
+	t.Logf("answered after %v: %v", took, err)
+	if took > call {
+		t.Errorf("the snapshot answered after %v, past its call's %v", took, call)
+	}
 }

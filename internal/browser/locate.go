@@ -78,11 +78,11 @@ func (t *Tab) releaseObjects(ctx context.Context) {
 	if t.OpenDialog() != nil {
 		return // the page answers nothing until then; the next action releases them
 	}
-	// Past the call's deadline the release is left to the next call (it
-	// releases the same group): the answer must not wait for the page.
+	// Near the call's deadline the release is left to the next call (it
+	// releases the same group): the answer must not wait for a busy page.
 	wait := handleTimeout
 	if d, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(d))
+		wait = min(wait, time.Until(d)-answerMargin)
 	}
 	if wait <= 0 {
 		return
