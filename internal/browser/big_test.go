@@ -45,6 +45,13 @@ func bigPage(w http.ResponseWriter, n int) {
 func bigServer(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/evil-csp" {
+			// Agent patterns cannot run in a worker here.
+			w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; worker-src 'none'")
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<title>CSP</title><div hidden>aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</div><button id="go">go</button>`))
+			return
+		}
 		if r.URL.Path == "/block" {
 			// A disabled button, and a page that stops answering a
 			// moment after it loads (its main thread busy for 10 s).

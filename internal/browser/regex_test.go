@@ -81,3 +81,33 @@ func TestCatastrophicPattern(t *testing.T) {
 		t.Errorf("expect not met: %+v", res)
 	}
 }
+
+// TestCatastrophicPatternNoWorker: on a page whose CSP forbids workers the
+// patterns run on the page's main thread; through a launched browser the
+// evaluation is stopped there (terminateExecution) and the pattern named.
+func TestCatastrophicPatternNoWorker(t *testing.T) {
+	if backendtest.Kind() == "bridge" {
+		t.Skip("chrome.debugger refuses Runtime.terminateExecution to extensions: without a worker, nothing stops a pattern in the page")
+	}
+	e := newEnv(t, browser.Options{})
+	base := bigServer(t)
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, base+"/evil-csp", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Text: catastrophic}})
+	if be := wantCode(t, err, browser.CodeInvalidArgument); !strings.Contains(be.Message, "/(a+)+b/") {
+		t.Errorf("message does not name the pattern: %s", be.Message)
+	}
+	if took := time.Since(start); took > backendtest.Timeout(8*time.Second) {
+		t.Errorf("the refusal took %v", took)
+	}
+	e.prompt("a snapshot after it", backendtest.Timeout(3*time.Second), func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		return err
+	})
+}
