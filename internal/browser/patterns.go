@@ -10,9 +10,10 @@ import (
 // patternBudget bounds the tests of an agent's regular expressions in a
 // page: JavaScript's backtracking engine can run for minutes on a pattern
 // such as /(a+)+b/. The walker runs them in a worker, stopped at the
-// budget; where a page forbids workers they run on its main thread, and
-// the evaluation is stopped (Runtime.terminateExecution) at twice the
-// budget.
+// budget (counted from the worker's start, which may take up to 3 s on a
+// busy machine); where a page forbids workers they run on its main thread,
+// and the evaluation is stopped (Runtime.terminateExecution) at three
+// times the budget.
 var patternBudget = 2 * time.Second
 
 // patternMS is patternBudget for the walker, in milliseconds.
@@ -38,7 +39,7 @@ func (w frameWorld) evalPatterns(ctx context.Context, retry bool, pats []string,
 	if !hasPattern(pats...) {
 		return fn(ctx)
 	}
-	pctx, cancel := context.WithTimeout(ctx, 2*patternBudget)
+	pctx, cancel := context.WithTimeout(ctx, 3*patternBudget)
 	err := fn(pctx)
 	cancel()
 	if err == nil || pctx.Err() == nil || ctx.Err() != nil {

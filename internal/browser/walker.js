@@ -795,10 +795,16 @@
       return Promise.resolve(here());
     }
     return new Promise((resolve) => {
-      let at = null;
+      // The budget starts when the worker does: a busy machine can take a
+      // while to start one, and that is no fault of the pattern. A worker
+      // that does not start in time is given up for the main thread.
+      let at = null, timer = setTimeout(() => done(null), Math.max(ms, 3000));
       const done = (v) => { clearTimeout(timer); w.terminate(); resolve(v); };
-      const timer = setTimeout(() => done({ busy: at || pairs[0][0] }), ms);
-      w.onmessage = (e) => { if (e.data.res) done({ res: e.data.res }); else at = e.data.at; };
+      w.onmessage = (e) => {
+        if (e.data.res) return done({ res: e.data.res });
+        if (at === null) { clearTimeout(timer); timer = setTimeout(() => done({ busy: at }), ms); }
+        at = e.data.at;
+      };
       w.onerror = (e) => { e.preventDefault(); done(null); };
       w.postMessage(pairs);
     }).then((v) => v || here());
