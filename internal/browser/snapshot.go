@@ -200,7 +200,7 @@ func (t *Tab) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes []*w
 			cf.parent, cf.owner = f, n.F
 			n.C, n.frame, n.U = res.C, cf, res.URL
 			if res.Stopped > 0 {
-				n.N += " (" + stoppedNote(res.Stopped) + ")"
+				n.N += " " + stoppedNote(res.Stopped)
 			}
 			pt.hidden += res.Hidden
 			pt.frames++
