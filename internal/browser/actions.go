@@ -344,16 +344,24 @@ func (e *Expect) empty() bool {
 	return e.Text == "" && e.Selector == "" && e.URL == "" && e.Title == ""
 }
 
-// expectJS checks an Expect in the page and returns what does not hold.
-const expectJS = `(e)=>{
-  const m=(pat,s)=>{const r=/^\/(.*)\/([dimsuv]*)$/s.exec(pat); if(r) return new RegExp(r[1],r[2]).test(s); return s.toLowerCase().includes(pat.toLowerCase());};
+// expectJS checks an Expect in the page (in the walker's world, W) and
+// returns what does not hold ({bad}), or the pattern that ran out of time
+// ({busy}): patterns run in a worker, within ms (W.rxAll).
+const expectJS = `async (W,e,ms)=>{
+  const url=location.href, title=document.title, text=(document.body?document.body.innerText:"").replace(/\s+/g," ");
+  const checks=[["url",e.url,url],["title",e.title,title],["text",e.text,text]].filter(c=>c[1]);
+  const rx=checks.filter(c=>W.isPattern(c[1])).map(c=>[c[1],c[2]]);
+  const r=await W.rxAll(rx,ms);
+  if(r.busy) return {busy:r.busy};
+  let k=0; const ok={};
+  for(const c of checks) ok[c[0]]=W.isPattern(c[1])?r.res[k++]:c[2].toLowerCase().includes(c[1].toLowerCase());
   const bad=[];
-  if(e.url&&!m(e.url,location.href)) bad.push("url is "+location.href);
-  if(e.title&&!m(e.title,document.title)) bad.push("title is "+JSON.stringify(document.title));
-  if(e.text&&!m(e.text,(document.body?document.body.innerText:"").replace(/\s+/g," "))) bad.push("no visible text "+JSON.stringify(e.text));
+  if(e.url&&!ok.url) bad.push("url is "+url);
+  if(e.title&&!ok.title) bad.push("title is "+JSON.stringify(title));
+  if(e.text&&!ok.text) bad.push("no visible text "+JSON.stringify(e.text));
   if(e.selector){ let hit=null; try{ hit=Array.from(document.querySelectorAll(e.selector)).find(x=>x.checkVisibility?x.checkVisibility({visibilityProperty:true}):x.getClientRects().length>0); }catch(err){ bad.push("selector "+JSON.stringify(e.selector)+" is not valid CSS"); }
     if(!hit&&!bad.length) bad.push("no visible element matches "+JSON.stringify(e.selector)); }
-  return bad;
+  return {bad};
 }`
 
 // expectWait bounds how long an action's expect is waited for.
@@ -365,13 +373,26 @@ var expectWait = 5 * time.Second
 func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResult) {
 	ctx, cancel := context.WithTimeout(ctx, min(or(a.Timeout, s.m.opts.ActionTimeout), expectWait))
 	defer cancel()
-	arg := fmt.Sprintf("(%s)(%s)", expectJS, mustJSON(a.Expect))
+	call := fmt.Sprintf("(%s)(W, %s, %s)", expectJS, mustJSON(a.Expect), patternMS())
+	pats := []string{a.Expect.Text, a.Expect.URL, a.Expect.Title}
 	var bad []string
 	for {
 		cctx, ccancel := checkContext(ctx)
-		var got []string
-		err := t.evalValue(cctx, arg, &got)
+		var r struct {
+			Bad  []string `json:"bad"`
+			Busy string   `json:"busy"`
+		}
+		err := t.evalInPage(cctx, call, pats, &r)
 		ccancel()
+		if be, ok := AsError(err); ok && be.Code == CodeInvalidArgument || r.Busy != "" {
+			// A pattern that hangs on the page's text: the check stops.
+			if r.Busy != "" {
+				be = patternError(r.Busy)
+			}
+			res.ExpectFailed = be.Message
+			return
+		}
+		got := r.Bad
 		if err == nil {
 			bad = got
 			if len(got) == 0 {
@@ -390,6 +411,20 @@ func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResul
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// evalInPage evaluates call (with W, the walker) in the main frame's walker
+// world, where agent patterns among pats run within patternBudget.
+func (t *Tab) evalInPage(ctx context.Context, call string, pats []string, out any) error {
+	fr, err := t.mainFrame(ctx)
+	if err != nil {
+		return err
+	}
+	w := frameWorld{sess: t.t, frameID: fr.ID}
+	return w.evalPatterns(ctx, false, pats, func(ctx context.Context) error {
+		_, err := w.eval(ctx, call, out)
+		return err
+	})
 }
 
 // mustJSON is v as JSON (v holds only strings).

@@ -45,7 +45,9 @@ func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, erro
 		o.Limit = DefaultFindLimit
 	}
 	defer t.releaseObjects(ctx)
-	pt, err := t.collect(ctx, Target{})
+	ictx, cancel := innerContext(ctx)
+	defer cancel()
+	pt, err := t.collect(ictx, Target{})
 	if err != nil {
 		return "", err
 	}
@@ -118,6 +120,9 @@ func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, erro
 		fmt.Fprintf(&b, " (first %d shown; narrow the search or raise limit)", len(found))
 	}
 	b.WriteByte('\n')
+	if pt.stopped > 0 {
+		b.WriteString(stoppedNote(pt.stopped) + "\n")
+	}
 	if total == 0 {
 		b.WriteString("(nothing matches; try a shorter text, another role, or browser_snapshot)")
 	}

@@ -106,6 +106,7 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 }
 
 func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
+	ctx = withCallDeadline(ctx)
 	callCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, or(a.Timeout, s.m.opts.ActionTimeout))
 	defer cancel()
@@ -304,11 +305,12 @@ func failedCheck(err error) string {
 }
 
 // checkContext bounds one page-side check: it outlives the action's own
-// deadline by up to handleTimeout, so the last check always completes.
+// deadline by up to handleTimeout (never past the call's), so the last
+// check always completes.
 // A dialog opening still ends it: the page answers nothing until the
 // dialog is.
 func checkContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
+	c, cancel := beyondContext(ctx, handleTimeout)
 	stop := context.AfterFunc(ctx, func() {
 		if errors.Is(context.Cause(ctx), errDialogOpened) {
 			cancel()
@@ -632,7 +634,7 @@ func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame,
 				Hint: "take a browser_snapshot to see where the page is before doing it again: webpilot never repeats it", Err: err}
 		}
 	}
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
+	lctx, cancel := beyondContext(ctx, handleTimeout)
 	defer cancel()
 	url, title, err := t.location(lctx)
 	if err == nil {

@@ -78,7 +78,16 @@ func (t *Tab) releaseObjects(ctx context.Context) {
 	if t.OpenDialog() != nil {
 		return // the page answers nothing until then; the next action releases them
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
+	// Near the call's deadline the release is left to the next call (it
+	// releases the same group): the answer must not wait for a busy page.
+	wait := handleTimeout
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d)-answerMargin)
+	}
+	if wait <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
 	_, _ = cdproto.Call(ctx, t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
 }
@@ -143,7 +152,9 @@ func (tg Target) validate() error {
 var patternRe = regexp.MustCompile(`(?s)^/(.*)/([dimsuv]*)$`)
 
 // checkPatterns refuses values written as /regex/flags that the page's
-// JavaScript cannot compile (the page runs them), before anything is done.
+// JavaScript cannot compile (the page runs them), or that do not finish
+// within patternBudget on the page's text (catastrophic backtracking),
+// before anything is done.
 func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
 	var res []string
 	for _, p := range pats {
@@ -161,6 +172,31 @@ func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
 	if len(bad) > 0 {
 		return &Error{Code: CodeInvalidArgument, Message: "not a valid regular expression: " + strings.Join(bad, "; "),
 			Hint: "write /pattern/ or /pattern/i (JavaScript syntax), or plain text for a case-insensitive substring"}
+	}
+	// A trial on the page's text as it is now: a pattern that hangs is
+	// refused before an action is sent. (A page too slow to read in time
+	// is no reason to refuse: the real use is bounded too.)
+	fr, err := t.mainFrame(ctx)
+	if err != nil {
+		return backendError("read the page", err)
+	}
+	w := frameWorld{sess: t.t, frameID: fr.ID}
+	var trial struct {
+		Busy string `json:"busy"`
+	}
+	err = w.evalPatterns(ctx, false, res, func(ctx context.Context) error {
+		var v json.RawMessage
+		_, err := w.eval(ctx, "W.trial("+mustJSON(res)+", "+patternMS()+")", &v)
+		if err == nil && len(v) > 0 && v[0] == '{' {
+			err = json.Unmarshal(v, &trial)
+		}
+		return err
+	})
+	if trial.Busy != "" {
+		return patternError(trial.Busy)
+	}
+	if _, isErr := AsError(err); isErr {
+		return err
 	}
 	return nil
 }
@@ -285,16 +321,23 @@ func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Target, root run
 		Hits  []queryHit `json:"hits"`
 		Near  []queryHit `json:"near"`
 		Doc   string     `json:"doc"`
+		Busy  string     `json:"busy"` // a pattern that ran out of time
 	}
-	if root != "" {
-		if err := callOn(ctx, w.sess, root, "function(q){ return globalThis.__webpilot.query(q, this) }", &r, q); err != nil {
-			return nil, backendError("look for "+tg.Describe(), err)
+	err := w.evalPatterns(ctx, true, []string{tg.Text, tg.Name}, func(ctx context.Context) error {
+		if root != "" {
+			err := callOn(ctx, w.sess, root, "function(q, ms){ return globalThis.__webpilot.find(q, this, ms) }", &r, q, patternBudget.Milliseconds())
+			stopScript(ctx, w.sess, err)
+			return err
 		}
-	} else {
 		qj, _ := json.Marshal(q)
-		if _, err := w.eval(ctx, "W.query("+string(qj)+", null)", &r); err != nil {
-			return nil, backendError("look for "+tg.Describe(), err)
-		}
+		_, err := w.eval(ctx, "W.find("+string(qj)+", null, "+patternMS()+")", &r)
+		return err
+	})
+	if err != nil {
+		return nil, backendError("look for "+tg.Describe(), err)
+	}
+	if r.Busy != "" {
+		return nil, patternError(r.Busy)
 	}
 	f := t.refs.frames[w.frameID]
 	if f == nil || f.doc != r.Doc {

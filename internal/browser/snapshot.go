@@ -25,6 +25,10 @@ type SnapshotOptions struct {
 	Scope    Target // when set, only this element's subtree
 }
 
+// MaxSnapshotChars is the most a snapshot returns in one page: a larger
+// max_chars (or none) is lowered to it, and the header says so.
+const MaxSnapshotChars = 100_000
+
 // Snapshot is a rendered view of a page.
 type Snapshot struct {
 	ID         string `json:"id"`
@@ -36,6 +40,11 @@ type Snapshot struct {
 	TotalChars int    `json:"total_chars"` // size of the whole body before paging
 	Text       string `json:"-"`           // header + (the requested page of) the body
 	NextOffset int    `json:"next_offset,omitempty"`
+	// Stopped is set when the walk ran out of its time budget: the number
+	// of elements it read; the snapshot shows only those.
+	Stopped int `json:"stopped,omitempty"`
+	// Clamped is the max_chars asked for when it was above MaxSnapshotChars.
+	Clamped int `json:"clamped,omitempty"`
 }
 
 // Snapshot renders the tab's page. Call within Do.
@@ -46,6 +55,13 @@ func (s *Session) Snapshot(ctx context.Context, t *Tab, o SnapshotOptions) (*Sna
 	if o.Mode == "" {
 		o.Mode = ModeCompact
 	}
+	clamped := 0
+	if o.MaxChars > MaxSnapshotChars {
+		clamped = o.MaxChars
+	}
+	if o.MaxChars <= 0 || o.MaxChars > MaxSnapshotChars {
+		o.MaxChars = MaxSnapshotChars
+	}
 	switch o.Mode {
 	case ModeCompact, ModeFull, ModeInteractive, ModeDiff:
 	default:
@@ -55,15 +71,19 @@ func (s *Session) Snapshot(ctx context.Context, t *Tab, o SnapshotOptions) (*Sna
 	// parts join up (and a diff is not taken against itself).
 	if c := t.cache; o.Offset > 0 && c != nil && c.mode == o.Mode && c.scope == o.Scope {
 		snap := c.snap
+		snap.Clamped = clamped
 		snap.Text = s.page(&snap, c.body, o)
 		return &snap, nil
 	}
 	defer t.releaseObjects(ctx)
-	body, snap, err := s.render(ctx, t, o)
+	ictx, cancel := innerContext(ctx)
+	defer cancel()
+	body, snap, err := s.render(ictx, t, o)
 	if err != nil {
 		return nil, err
 	}
 	t.cache = &snapCache{mode: o.Mode, scope: o.Scope, body: body, snap: *snap}
+	snap.Clamped = clamped
 	snap.Text = s.page(snap, body, o)
 	return snap, nil
 }
@@ -75,9 +95,12 @@ func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string
 	if err != nil {
 		return "", nil, err
 	}
-	snap := &Snapshot{ID: s.nextSnapshotID(), URL: pt.url, Title: pt.title, Refs: pt.refs, Hidden: pt.hidden, Frames: pt.frames}
+	snap := &Snapshot{ID: s.nextSnapshotID(), URL: pt.url, Title: pt.title, Refs: pt.refs, Hidden: pt.hidden, Frames: pt.frames, Stopped: pt.stopped}
 	base, _ := url.Parse(pt.url)
 	var pre []string
+	if pt.stopped > 0 {
+		pre = append(pre, stoppedNote(pt.stopped))
+	}
 	if pt.modal {
 		pre = append(pre, fmt.Sprintf("(a modal dialog is open: only it is shown; %d elements behind it are inert)", pt.inert))
 	}
@@ -113,6 +136,7 @@ type pageTree struct {
 	modal         bool
 	refs, frames  int
 	items         []*wnode
+	stopped       int // the walk of the main document stopped after this many elements
 }
 
 // collect walks the tab's page (or the scope's subtree) and its frames.
@@ -131,9 +155,9 @@ func (t *Tab) collect(ctx context.Context, scope Target) (*pageTree, error) {
 		}
 		w, sc.obj = el.world, el.objectID
 	}
-	res, err := w.walk(ctx, sc)
+	res, err := w.walk(ctx, sc, walkBudget(ctx))
 	if err != nil {
-		return nil, backendError("read the page", err)
+		return nil, walkError(ctx, err)
 	}
 	if !scope.Empty() && w.frameID != fr.ID {
 		f = t.refs.frames[w.frameID]
@@ -141,7 +165,7 @@ func (t *Tab) collect(ctx context.Context, scope Target) (*pageTree, error) {
 	if f == nil {
 		f = t.refs.frame(w.frameID, w.frameID == fr.ID, w.sess, res.Doc)
 	}
-	pt := &pageTree{title: res.Title, url: res.URL, hidden: res.Hidden, inert: res.Inert, modal: res.Modal, items: res.C}
+	pt := &pageTree{title: res.Title, url: res.URL, hidden: res.Hidden, inert: res.Inert, modal: res.Modal, items: res.C, stopped: res.Stopped}
 	if pt.url == "" {
 		pt.url = fr.URL
 	}
@@ -175,6 +199,9 @@ func (t *Tab) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes []*w
 			cf := t.refs.frame(cw.frameID, false, cw.sess, res.Doc)
 			cf.parent, cf.owner = f, n.F
 			n.C, n.frame, n.U = res.C, cf, res.URL
+			if res.Stopped > 0 {
+				n.N += " " + stoppedNote(res.Stopped)
+			}
 			pt.hidden += res.Hidden
 			pt.frames++
 			t.inline(ctx, cw, cf, n.C, depth+1, pt)
@@ -182,6 +209,21 @@ func (t *Tab) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes []*w
 		}
 		t.inline(ctx, w, f, n.C, depth, pt)
 	}
+}
+
+// stoppedNote says a walk was cut at its time budget.
+func stoppedNote(n int) string {
+	return fmt.Sprintf("(walk stopped after %s elements at the time budget: the rest of the page is not shown; use scope or browser_find)", commas(n))
+}
+
+// walkError is the error of a walk that failed: TIMEOUT when the call ran
+// out of time (the walk was stopped in the page).
+func walkError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &Error{Code: CodeTimeout, Message: "reading the page took longer than the call's time; the walk was stopped",
+			Hint: "snapshot a part of the page (scope) or look for elements with browser_find; a larger timeout_ms may help", Err: err}
+	}
+	return backendError("read the page", err)
 }
 
 // walkFrame walks the document of the iframe element iframeID of w. An
@@ -192,11 +234,11 @@ func (t *Tab) walkFrame(ctx context.Context, w frameWorld, iframeID int) (frameW
 	if err != nil || cw.frameID == "" {
 		return cw, nil, err
 	}
-	res, err := cw.walk(ctx, walkScope{})
+	res, err := cw.walk(ctx, walkScope{}, walkBudget(ctx))
 	for i := 0; err != nil && cw.sess == w.sess && i < 20 && ctx.Err() == nil; i++ {
 		if s := t.kids.get(cw.frameID); s != nil {
 			cw.sess = s
-			res, err = cw.walk(ctx, walkScope{})
+			res, err = cw.walk(ctx, walkScope{}, walkBudget(ctx))
 			break
 		}
 		sleep(ctx, 50)
@@ -682,6 +724,9 @@ func (s *Session) page(snap *Snapshot, body string, o SnapshotOptions) string {
 	header := fmt.Sprintf("# %s — %s   (%s · %d refs · %s%s chars)", title, snap.URL, snap.ID, snap.Refs, hidden, commas(snap.TotalChars))
 	if o.Mode == ModeDiff {
 		header += " diff"
+	}
+	if snap.Clamped > 0 {
+		header += fmt.Sprintf("\n(max_chars %s lowered to %s, the most one snapshot returns; offset continues)", commas(snap.Clamped), commas(MaxSnapshotChars))
 	}
 	return header + "\n" + part + tail
 }

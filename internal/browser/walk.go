@@ -84,6 +84,34 @@ type walkResult struct {
 	Modal  bool     `json:"modal"`
 	C      []*wnode `json:"c"`
 	Error  string   `json:"error"`
+	// Stopped is, for a walk that ran out of its time budget, the number
+	// of elements it had visited: the tree holds what came before.
+	Stopped int `json:"stopped"`
+	// S is the string table of the nodes' short fingerprints.
+	S []string `json:"s"`
+}
+
+// expand turns the walk's short fingerprints (tag, id, test id, context
+// and path as numbers into S) into full ones (with role and name).
+func (r *walkResult) expand() {
+	str := func(v string) string {
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i >= len(r.S) {
+			return ""
+		}
+		return r.S[i]
+	}
+	var walk func(ns []*wnode)
+	walk = func(ns []*wnode) {
+		for _, n := range ns {
+			if len(n.P) == 5 {
+				n.P = []string{n.P[0], n.P[1], n.P[2], str(n.P[3]), str(n.P[4]), n.R, n.N}
+			}
+			walk(n.C)
+		}
+	}
+	walk(r.C)
+	r.S = nil
 }
 
 // frameWorld is a frame the walker runs in.
@@ -113,12 +141,13 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 	}
 	// The walker's source is sent only when the world does not have it yet.
 	expr := "globalThis.__webpilot ? ((W) => " + call + ")(globalThis.__webpilot) : " + strconv.Quote(noWalker)
-	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup}
+	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup, AwaitPromise: new(true)}
 	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
 	if err == nil && res.ExceptionDetails == nil && res.Result != nil && res.Result.Type == "string" && (res.Result.Value == nil || string(res.Result.Value) == strconv.Quote(noWalker)) {
 		p.Expression = "((W) => " + call + ")(" + walkerJS + ")"
 		res, err = cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
 	}
+	stopScript(ctx, w.sess, err)
 	if err != nil {
 		return nil, err
 	}
@@ -138,14 +167,18 @@ type walkScope struct {
 	obj runtime.RemoteObjectID // an element in the walker's world
 }
 
-// walk runs the walker over the frame's document (or the scope element).
-func (w frameWorld) walk(ctx context.Context, scope walkScope) (*walkResult, error) {
+// walk runs the walker over the frame's document (or the scope element),
+// within budget (0: none): past it the walker stops and returns what it
+// has, with Stopped set.
+func (w frameWorld) walk(ctx context.Context, scope walkScope, budget time.Duration) (*walkResult, error) {
 	var out walkResult
+	ms := strconv.FormatInt(budget.Milliseconds(), 10)
 	if scope.obj != "" {
 		res, err := cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: "function(){ return (" + walkerJS + ").snapshot(this, {}) }",
+			FunctionDeclaration: "function(){ return (" + walkerJS + ").snapshot(this, {budget: " + ms + "}) }",
 			ObjectID:            scope.obj, ReturnByValue: new(true),
 		})
+		stopScript(ctx, w.sess, err)
 		if err != nil {
 			return nil, err
 		}
@@ -155,11 +188,13 @@ func (w frameWorld) walk(ctx context.Context, scope walkScope) (*walkResult, err
 		if err := json.Unmarshal(res.Result.Value, &out); err != nil {
 			return nil, fmt.Errorf("page walker: %w", err)
 		}
+		out.expand()
 		return &out, nil
 	}
-	if _, err := w.eval(ctx, "W.snapshot(null, {probe: "+strconv.Quote(probeName)+"})", &out); err != nil {
+	if _, err := w.eval(ctx, "W.snapshot(null, {probe: "+strconv.Quote(probeName)+", budget: "+ms+"})", &out); err != nil {
 		return nil, err
 	}
+	out.expand()
 	return &out, nil
 }
 
@@ -308,6 +343,84 @@ func (t *Tab) frameOffset(ctx context.Context, f *frameRefs) (x, y float64, err 
 		y += box[1]
 	}
 	return x, y, nil
+}
+
+// terminateWait bounds the Runtime.terminateExecution sent after a call
+// ran out of time while the page was still running its script.
+const terminateWait = 500 * time.Millisecond
+
+// stopScript stops the script running in sess's page when ctx ended before
+// an evaluation of ours answered (err): the page's main thread would
+// otherwise stay busy with it, and every later call on the tab would wait
+// behind it. Chromium dispatches Runtime.terminateExecution by interrupt,
+// even while the thread runs script (also through chrome.debugger). The
+// termination applies to the script running now; in the rare case that the
+// evaluation ended just as ctx did, it applies to the next script of the
+// page instead, which is then cut short.
+func stopScript(ctx context.Context, sess cdp.Target, err error) {
+	if err == nil || ctx.Err() == nil {
+		return
+	}
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), terminateWait)
+	defer cancel()
+	_ = sess.Call(tctx, "Runtime.terminateExecution", nil, nil)
+}
+
+// answerMargin is the time kept, before a call's deadline, for answering:
+// stopping a script in the page, rendering, writing the result.
+const answerMargin = 1500 * time.Millisecond
+
+// innerContext is ctx with its deadline moved answerMargin earlier (or, for
+// a short deadline, to halfway), for the work a call does before it
+// answers.
+func innerContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	left := time.Until(d)
+	return context.WithDeadline(ctx, d.Add(-min(answerMargin, left/2)))
+}
+
+// callDeadlineKey holds, in a context, the deadline of the whole call.
+type callDeadlineKey struct{}
+
+// withCallDeadline records ctx's deadline as the call's: checks that may
+// outlive an inner deadline (checkContext) still end before it.
+func withCallDeadline(ctx context.Context) context.Context {
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithValue(ctx, callDeadlineKey{}, d)
+	}
+	return ctx
+}
+
+// beyondContext is ctx without its cancellation, for a last check after
+// ctx's own end, bounded by d and by the call's deadline (less a moment to
+// answer) when one was recorded.
+func beyondContext(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if end, ok := ctx.Value(callDeadlineKey{}).(time.Time); ok {
+		d = min(d, max(time.Until(end)-answerMargin/3, 50*time.Millisecond))
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// maxWalkBudget bounds the time of one walk: past it a snapshot is cut
+// (and says so) rather than keeping the agent waiting.
+const maxWalkBudget = 20 * time.Second
+
+// walkBudget is how long a walk may run in the page before it stops and
+// returns what it has: the time left before ctx's deadline, less what the
+// answer needs: sending the tree over and decoding it take about as long
+// as the walk through a launched browser, two to three times as long
+// through the bridge's extension; then rendering and frames. At most
+// maxWalkBudget.
+func walkBudget(ctx context.Context) time.Duration {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return maxWalkBudget
+	}
+	left := time.Until(d)
+	return max(min(left/4, maxWalkBudget), 50*time.Millisecond)
 }
 
 // sleep waits ms milliseconds or until ctx ends.

@@ -33,7 +33,58 @@
     return el;
   }
 
-  const norm = (s) => (s || "").replace(/[\s\u00a0\u200b]+/g, " ").trim();
+  const WS = /[\s\u00a0\u200b]+/g;
+  const norm = (s) => (s || "").replace(WS, " ").trim();
+
+  // memo caches, for one pass over the page (a snapshot, a query), what
+  // would otherwise be recomputed per element at the cost of a document
+  // traversal each: the labels of controls and the text of ancestors. It
+  // is set afresh by each entry point (a terminated walk leaves it behind).
+  let memo = null;
+  // rx is the agent pattern being tested now: a walk stopped while it is
+  // set was stuck in that regular expression.
+  let rx = null;
+
+  // labelsOf is el.labels, which Chromium computes by scanning the whole
+  // document: within a pass, all labels of a tree are read once.
+  function labelsOf(el) {
+    if (!memo) return el.labels ? Array.from(el.labels) : [];
+    const root = el.getRootNode();
+    let byControl = memo.labels.get(root);
+    if (!byControl) {
+      byControl = new Map();
+      const all = root.querySelectorAll ? root.querySelectorAll("label") : [];
+      for (const l of all) {
+        const c = l.control;
+        if (!c) continue;
+        const list = byControl.get(c);
+        if (list) list.push(l);
+        else byControl.set(c, [l]);
+      }
+      memo.labels.set(root, byControl);
+    }
+    return byControl.get(el) || [];
+  }
+
+  // textStart is the start of norm(el.textContent): all of it, or at least
+  // need+2 characters of it, without reading the whole text of a big
+  // container.
+  function textStart(el, need) {
+    const m = memo && memo.text.get(el);
+    if (m && (m.full || m.s.length > need + 1)) return m.s;
+    let acc = "";
+    let full = true;
+    const tw = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+      let d = n.data.replace(WS, " ");
+      if (d.charCodeAt(0) === 32 && (acc === "" || acc.charCodeAt(acc.length - 1) === 32)) d = d.slice(1);
+      acc += d;
+      if (acc.length > need + 1) { full = false; break; }
+    }
+    const s = full ? acc.trimEnd() : acc;
+    if (memo) memo.text.set(el, { s, full });
+    return s;
+  }
   const cut = (s, n) => (s.length > n ? s.slice(0, n) : s);
 
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE", "PARAM", "SOURCE", "TRACK"]);
@@ -158,8 +209,9 @@
     if (n) return n;
     n = norm(el.getAttribute("aria-label"));
     if (n) return n;
-    if (el.labels && el.labels.length && tag !== "BUTTON") {
-      n = norm(Array.from(el.labels, textOf).join(" "));
+    if (tag !== "BUTTON" && el.labels !== undefined && el.labels !== null) {
+      const ls = labelsOf(el);
+      n = ls.length ? norm(ls.map(textOf).join(" ")) : "";
       if (n) return n;
     }
     if (tag === "INPUT") {
@@ -247,7 +299,7 @@
     let p = el.parentElement;
     for (let i = 0; p && i < 6; i++, p = p.parentElement) {
       if (p === document.body) break;
-      const t = norm(p.textContent);
+      const t = textStart(p, Math.max(60, name.length + 2));
       if (t.length > name.length + 2) return cut(t, 60);
     }
     return "";
@@ -259,8 +311,30 @@
     return parts.join("<");
   }
 
+  // shortPrint is the fingerprint of a walked node as the walk returns it:
+  // tag, id, test id, then the context text and the ancestor path as
+  // numbers into the walk's string table (neighbours share them), without
+  // the role and name (the node's own). Go expands it.
+  function shortPrint(el, name, out) {
+    const ix = (s) => {
+      let i = out.strIx.get(s);
+      if (i === undefined) { i = out.strs.length; out.strs.push(s); out.strIx.set(s, i); }
+      return String(i);
+    };
+    return [el.tagName.toLowerCase(), el.id || "", el.getAttribute("data-testid") || el.getAttribute("data-test-id") || "", ix(contextOf(el, name)), ix(pathOf(el))];
+  }
+
   function fingerprint(el, role, name) {
     return [el.tagName.toLowerCase(), el.id || "", el.getAttribute("data-testid") || el.getAttribute("data-test-id") || "", contextOf(el, name), pathOf(el), role, name];
+  }
+
+  // fewDescendants says el has at most max descendant elements, counting
+  // no further than that.
+  function fewDescendants(el, max) {
+    let n = 0;
+    const tw = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT);
+    while (tw.nextNode()) if (++n > max) return false;
+    return true;
   }
 
   function isScroller(el, st) {
@@ -288,6 +362,7 @@
       buf = "";
     };
     for (const c of kids(el)) {
+      if (out.stopped) break;
       if (c.nodeType === 3) {
         if (!ctx.dropText && ctx.visible) buf += c.data;
         continue;
@@ -314,6 +389,9 @@
   // visit returns null (nothing to show), a node, {block, items} for a
   // transparent block, or {inline, text, items} for transparent inline.
   function visit(el, out, ctx) {
+    // The time budget is checked every 64 elements.
+    if (out.stopped) return null;
+    if ((++out.seen & 63) === 0 && performance.now() > out.until) { out.stopped = true; return null; }
     const tag = el.tagName.toUpperCase();
     if (SKIP.has(tag)) return null;
     if (el.getAttribute("aria-hidden") === "true") { out.hidden++; return null; }
@@ -353,7 +431,7 @@
     let extra = "";
     if (!interactive && visible) {
       if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) extra = "editable";
-      else if (el.hasAttribute("onclick") || (out.clickers.has(el) && tag !== "BODY" && tag !== "HTML" && el.getElementsByTagName("*").length <= 50)) extra = "clickable";
+      else if (el.hasAttribute("onclick") || (out.clickers.has(el) && tag !== "BODY" && tag !== "HTML" && fewDescendants(el, 50))) extra = "clickable";
       else if (el.getAttribute("draggable") === "true") extra = "draggable";
       else if (out.droppers.has(el) && tag !== "BODY" && tag !== "HTML") extra = "dropzone";
       else if (st.cursor === "pointer" && tag !== "LABEL" && !(el.parentElement && getComputedStyle(el.parentElement).cursor === "pointer") && !ctx.inWidget) extra = "clickable";
@@ -387,7 +465,7 @@
       }
       const s = states(el, tag, role, st, out);
       if (s.length) node.s = s;
-      if (node.i) { node.p = fingerprint(el, role, node.n); out.refs++; }
+      if (node.i) { node.p = shortPrint(el, node.n, out); out.refs++; }
       return node;
     }
 
@@ -448,7 +526,7 @@
     else if (!FROM_CONTENT.has(role) || keep) { if (items.length) node.c = items; }
     // A listener or pointer element with nothing to show is no use to an agent.
     if ((extra === "clickable" || extra === "focusable" || extra === "draggable") && !node.n && !node.c) return null;
-    if (node.i) { node.p = fingerprint(el, role, node.n); out.refs++; }
+    if (node.i) { node.p = shortPrint(el, node.n, out); out.refs++; }
     return node;
   }
 
@@ -459,7 +537,8 @@
   }
 
   function snapshot(root, opts) {
-    const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new WeakSet(), droppers: new WeakSet() };
+    const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new WeakSet(), droppers: new WeakSet(),
+      seen: 0, stopped: false, strs: [], strIx: new Map(), until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity };
     if (opts && opts.probe) {
       // The main world's hook knows the elements with click listeners: it
       // answers the probe event by firing the reply event at each of them.
@@ -482,7 +561,9 @@
     } else {
       items = document.body ? walk(document.body, out, ctx, []) : [];
     }
-    return { doc, title: document.title, url: location.href, hidden: out.hidden, inert: out.inert, modal: !!ctx.modal, c: items };
+    const res = { doc, title: document.title, url: location.href, hidden: out.hidden, inert: out.inert, modal: !!ctx.modal, c: items, s: out.strs };
+    if (out.stopped) res.stopped = out.seen;
+    return res;
   }
 
   // resolve finds the element a ref stands for: the same element when it is
@@ -531,8 +612,8 @@
   // size, or clipped) with a visible label in its place: a custom-styled
   // control, which a user operates through the label.
   function styledOver(el, tag) {
-    if (tag !== "INPUT" || (el.type !== "checkbox" && el.type !== "radio") || !el.labels || !el.labels.length) return false;
-    for (const l of el.labels) {
+    if (tag !== "INPUT" || (el.type !== "checkbox" && el.type !== "radio")) return false;
+    for (const l of labelsOf(el)) {
       const r = l.getBoundingClientRect();
       if (r.width > 1 && r.height > 1) return true;
     }
@@ -561,8 +642,9 @@
   function matcher(pat, exact) {
     const m = /^\/(.*)\/([dimsuv]*)$/s.exec(pat);
     if (m) {
+      if (rxHook) { const h = rxHook; return (s) => h(pat, s); }
       const re = new RegExp(m[1], m[2]); // no g or y: test() would keep state
-      return (s) => re.test(s);
+      return (s) => { rx = pat; const r = re.test(s); rx = null; return r; };
     }
     const p = norm(pat);
     if (exact) return (s) => s === p;
@@ -688,6 +770,94 @@
 
   const known = (el) => ids.get(el) || 0;
 
-  globalThis.__webpilot = { snapshot, get, resolve, check, frameBox, known, query, idOf, hit, quiet, doc };
+  // Agent patterns run in a worker, off the page's main thread: a pattern
+  // that backtracks for minutes is stopped there (Worker.terminate) when
+  // its time is up, which works where Runtime.terminateExecution is not
+  // allowed (chrome.debugger). rxHook, when set, answers a pattern's
+  // tests instead of running them.
+  let rxHook = null;
+  const isPattern = (p) => typeof p === "string" && /^\/(.*)\/([dimsuv]*)$/s.test(p);
+  const RX_WORKER = "onmessage = (e) => { const out = []; let at = null;" +
+    " for (const [p, s] of e.data) { if (p !== at) { at = p; postMessage({ at: p }); }" +
+    " const m = /^\\/(.*)\\/([dimsuv]*)$/s.exec(p); out.push(new RegExp(m[1], m[2]).test(s)); }" +
+    " postMessage({ res: out }); };";
+
+  // rxAll tests pairs [pattern, string] within ms: {res: [bool…]}, or
+  // {busy: pattern} when the time ran out in that pattern. Without a
+  // worker (a page's CSP may forbid it) the tests run here.
+  function rxAll(pairs, ms) {
+    const here = () => ({ res: pairs.map(([p, s]) => matcher(p, false)(s)) });
+    if (!pairs.length) return Promise.resolve({ res: [] });
+    let w;
+    try {
+      w = new Worker(URL.createObjectURL(new Blob([RX_WORKER], { type: "text/javascript" })));
+    } catch (e) {
+      return Promise.resolve(here());
+    }
+    return new Promise((resolve) => {
+      // The budget starts when the worker does: a busy machine can take a
+      // while to start one, and that is no fault of the pattern. A worker
+      // that does not start in time is given up for the main thread.
+      let at = null, timer = setTimeout(() => done(null), Math.max(ms, 3000));
+      const done = (v) => { clearTimeout(timer); w.terminate(); resolve(v); };
+      w.onmessage = (e) => {
+        if (e.data.res) return done({ res: e.data.res });
+        if (at === null) { clearTimeout(timer); timer = setTimeout(() => done({ busy: at }), ms); }
+        at = e.data.at;
+      };
+      w.onerror = (e) => { e.preventDefault(); done(null); };
+      w.postMessage(pairs);
+    }).then((v) => v || here());
+  }
+
+  // withPatterns runs fn (a pass that tests agent patterns through
+  // matcher) twice when pats hold patterns: first recording the strings
+  // each is tested on, then, after rxAll answered for them, with the
+  // answers. It resolves to fn's result or {busy: pattern}.
+  async function withPatterns(pats, ms, fn) {
+    rxHook = null;
+    pats = pats.filter(isPattern);
+    if (!pats.length) return fn();
+    const seen = new Map();
+    rxHook = (p, s) => { let set = seen.get(p); if (!set) seen.set(p, (set = new Set())); set.add(s); return false; };
+    try { fn(); } finally { rxHook = null; }
+    const pairs = [];
+    for (const [p, set] of seen) for (const s of set) pairs.push([p, s]);
+    const r = await rxAll(pairs, ms);
+    if (r.busy) return { busy: r.busy };
+    const ans = new Map();
+    pairs.forEach(([p, s], i) => ans.set(p + "\u0000" + s, r.res[i]));
+    rxHook = (p, s) => ans.get(p + "\u0000" + s) === true;
+    try { return fn(); } finally { rxHook = null; }
+  }
+
+  // entry wraps an entry point: a pass over the page (bulk) gets a fresh
+  // memo, anything else none; a call that was terminated half-way leaves
+  // its memo and pattern behind, and they must not leak into the next.
+  const entry = (fn, bulk) => function (...a) {
+    memo = bulk ? { labels: new Map(), text: new Map() } : null;
+    rx = null;
+    try { return fn.apply(this, a); } finally { memo = null; }
+  };
+  // busy is the pattern a terminated evaluation was stuck in, if any.
+  const busy = () => { const r = rx; rx = null; return r; };
+  // test runs an agent pattern (or text) against a string, marking it as
+  // running (for expect, in the same world).
+  const test = (pat, s) => { rxHook = null; return matcher(pat, false)(s); };
+  // trial runs agent patterns on the page's text as it is now: true, or
+  // {busy: pattern}.
+  async function trial(pats, ms) {
+    const texts = [document.title, location.href, document.body ? document.body.innerText : ""];
+    const r = await rxAll(pats.filter(isPattern).flatMap((p) => texts.map((s) => [p, s])), ms);
+    return r.busy ? { busy: r.busy } : true;
+  }
+  const Q = entry(query, true);
+  // find is query with its patterns tested in a worker, within ms.
+  const find = (q, root, ms) => withPatterns([q.text, q.name], ms, () => Q(q, root));
+
+  globalThis.__webpilot = {
+    snapshot: entry(snapshot, true), get, resolve: entry(resolve, true), check: entry(check, false), frameBox, known,
+    query: Q, find, idOf, hit: entry(hit, false), quiet, doc, busy, test, trial, rxAll, isPattern,
+  };
   return globalThis.__webpilot;
 })()

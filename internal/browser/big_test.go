@@ -1,0 +1,343 @@
+package browser_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// bigPage writes a page of n clickable elements: buttons, links, inputs
+// with labels and onclick divs, in rows of a few containers, the shape of
+// long product lists and data grids.
+func bigPage(w http.ResponseWriter, n int) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	var b strings.Builder
+	b.WriteString("<!doctype html><title>Big " + strconv.Itoa(n) + "</title><h1>Big page</h1><main><div id=list>")
+	for i := 0; i < n; i++ {
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "<button>Buy %d</button>", i)
+		case 1:
+			fmt.Fprintf(&b, "<a href=\"/item/%d\">Item %d</a>", i, i)
+		case 2:
+			fmt.Fprintf(&b, "<label>Qty %d <input name=q%d></label>", i, i)
+		case 3:
+			fmt.Fprintf(&b, "<div onclick=\"void 0\">Open %d</div>", i)
+		}
+		if i%20 == 19 {
+			b.WriteString("<br>\n")
+		}
+	}
+	b.WriteString("</div></main><p id=end>the end</p>")
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// bigServer serves /big?n=N.
+func bigServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/evil-csp" {
+			// Agent patterns cannot run in a worker here.
+			w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; worker-src 'none'")
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<title>CSP</title><div hidden>aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</div><button id="go">go</button>`))
+			return
+		}
+		if r.URL.Path == "/block" {
+			// A disabled button, and a page that stops answering a
+			// moment after it loads (its main thread busy for 10 s).
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<title>Block</title><button id="b" disabled>Go</button>` +
+				`<script>setTimeout(() => { const end = Date.now() + 10000; while (Date.now() < end); }, 1000)</script>`))
+			return
+		}
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		bigPage(w, n)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestBigPageTimes prints the time of a first and a second snapshot of
+// generated pages of 5k to 40k clickable elements (WEBPILOT_BENCH=1): the
+// walk must grow linearly.
+func TestBigPageTimes(t *testing.T) {
+	if os.Getenv("WEBPILOT_BENCH") == "" {
+		t.Skip("a measurement, not a test (WEBPILOT_BENCH=1)")
+	}
+	e := newEnv(t, browser.Options{})
+	e.ctx = backendtest.Context(t, 600*time.Second)
+	base := bigServer(t)
+	sizes := []int{5000, 10000, 20000, 40000}
+	if s := os.Getenv("WEBPILOT_BENCH_SIZES"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, _ := strconv.Atoi(f)
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
+		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+			_, err := e.s.Navigate(ctx, tab, base+"/big?n="+strconv.Itoa(n), 0)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for run := 0; run < 2; run++ {
+			start := time.Now()
+			var snap *browser.Snapshot
+			err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+				var err error
+				snap, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{MaxChars: 20000})
+				return err
+			})
+			if err != nil {
+				t.Fatalf("n=%d: %v", n, err)
+			}
+			fmt.Printf("n=%6d run %d: %7.0f ms  refs %d chars %d\n", n, run, float64(time.Since(start).Milliseconds()), snap.Refs, snap.TotalChars)
+		}
+	}
+}
+
+// prompt runs fn on the env's tab with its own deadline and fails the test
+// when it errs or takes longer than within.
+func (e *env) prompt(what string, within time.Duration, fn func(ctx context.Context, tab *browser.Tab) error) {
+	e.t.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(e.ctx, within+backendtest.Timeout(2*time.Second))
+	defer cancel()
+	err := e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, tab)
+	})
+	if err != nil {
+		e.t.Fatalf("%s: %v (after %v)", what, err, time.Since(start))
+	}
+	if d := time.Since(start); d > within {
+		e.t.Errorf("%s took %v, want under %v", what, d, within)
+	}
+}
+
+// TestSnapshotHugePage: a page of 200,000 elements snapshots within the
+// call's deadline (cut at the walk's time budget, and saying so, when the
+// walk does not finish), and the tab answers the next call promptly.
+func TestSnapshotHugePage(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.ctx = backendtest.Context(t, 180*time.Second)
+	base := bigServer(t)
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, base+"/big?n=200000", backendtest.Timeout(60*time.Second))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := backendtest.Timeout(15 * time.Second)
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(e.ctx, limit)
+	var snap *browser.Snapshot
+	err = e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		snap, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{MaxChars: 20000})
+		return err
+	})
+	cancel()
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("snapshot of 200,000 elements: %v (after %v)", err, took)
+	}
+	if took > limit {
+		t.Errorf("snapshot took %v, past the call's %v", took, limit)
+	}
+	if snap.Stopped == 0 && snap.Refs < 200000 {
+		t.Errorf("snapshot has %d refs and does not say it was cut", snap.Refs)
+	}
+	if snap.Stopped > 0 && !strings.Contains(snap.Text, "walk stopped after") {
+		t.Errorf("a cut walk is not reported:\n%.500s", snap.Text)
+	}
+	if !strings.Contains(snap.Text, "Buy 0") {
+		t.Errorf("the start of the page is missing:\n%.500s", snap.Text)
+	}
+	t.Logf("snapshot: %v, %d refs, stopped %d, %d chars", took, snap.Refs, snap.Stopped, snap.TotalChars)
+	// A short call: the walk stops at its budget and the snapshot says so.
+	short := 5 * time.Second
+	start = time.Now()
+	ctx, cancel = context.WithTimeout(e.ctx, short)
+	err = e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		snap, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{MaxChars: 20000})
+		return err
+	})
+	cancel()
+	if err != nil {
+		t.Fatalf("snapshot in %v: %v (after %v)", short, err, time.Since(start))
+	}
+	if snap.Stopped == 0 || !strings.Contains(snap.Text, "walk stopped after "+commas(snap.Stopped)+" elements at the time budget") {
+		t.Errorf("a walk cut at %v is not reported (stopped %d):\n%.400s", short, snap.Stopped, snap.Text)
+	}
+	t.Logf("short snapshot: %v, %d refs, stopped %d", time.Since(start), snap.Refs, snap.Stopped)
+	e.prompt("a scoped snapshot after it", backendtest.Timeout(5*time.Second), func(ctx context.Context, tab *browser.Tab) error {
+		s, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Scope: browser.Target{Selector: "#end"}})
+		if err == nil && !strings.Contains(s.Text, "the end") {
+			t.Errorf("scoped snapshot:\n%s", s.Text)
+		}
+		return err
+	})
+}
+
+// TestWalkStoppedAtDeadline: an evaluation in the walker's world that is
+// still running when its call's time ends is stopped in the page
+// (Runtime.terminateExecution), so the next call on the tab works at once.
+func TestWalkStoppedAtDeadline(t *testing.T) {
+	if backendtest.Kind() == "bridge" {
+		t.Skip("chrome.debugger refuses Runtime.terminateExecution to extensions (untrusted clients): over the bridge, walks stop at their own time budget and patterns run in a worker")
+	}
+	e := newEnv(t, browser.Options{})
+	e.navigate("/basic.html")
+	start := time.Now()
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		return browser.EvalWalkerWorld(ctx, tab, "(() => { for (;;) {} })()")
+	})
+	if err == nil {
+		t.Fatal("an endless script returned")
+	}
+	if d := time.Since(start); d > backendtest.Timeout(2*time.Second) {
+		t.Errorf("the endless script's call took %v", d)
+	}
+	e.prompt("a snapshot after the stopped script", backendtest.Timeout(3*time.Second), func(ctx context.Context, tab *browser.Tab) error {
+		s, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		if err == nil && !strings.Contains(s.Text, "Basic page") {
+			t.Errorf("snapshot:\n%s", s.Text)
+		}
+		return err
+	})
+	if got := e.eval("document.title"); got != "Basic page" {
+		t.Errorf("title = %q", got)
+	}
+}
+
+// TestSnapshotMaxCharsClamped: max_chars above the cap is lowered to it,
+// and the result says so.
+func TestSnapshotMaxCharsClamped(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	base := bigServer(t)
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, base+"/big?n=8000", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap *browser.Snapshot
+	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
+		snap, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull, MaxChars: 1_000_000_000})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len([]rune(snap.Text)); n > browser.MaxSnapshotChars+1000 {
+		t.Errorf("snapshot text is %d chars, want at most about %d", n, browser.MaxSnapshotChars)
+	}
+	if !strings.Contains(snap.Text, "max_chars 1,000,000,000 lowered to 100,000") || snap.NextOffset == 0 {
+		t.Errorf("the clamp is not reported (next offset %d):\n%.400s", snap.NextOffset, snap.Text)
+	}
+}
+
+// commas formats n with thousands separators, as snapshots do.
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// TestActionWithinCallDeadline: an action whose call ends before its own
+// action timeout (the element never becomes actionable, and the page stops
+// answering) answers by the call's deadline, not handleTimeout after it.
+func TestActionWithinCallDeadline(t *testing.T) {
+	e := newEnv(t, browser.Options{ActionTimeout: 30 * time.Second})
+	base := bigServer(t)
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, base+"/block", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := 3 * time.Second
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(e.ctx, call)
+	defer cancel()
+	err = e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = e.s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Target{Selector: "#b"}})
+		return err
+	})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("a click on a disabled button succeeded")
+	}
+	if took > call+500*time.Millisecond {
+		t.Errorf("the action answered after %v, past its call's %v: %v", took, call, err)
+	}
+	t.Logf("answered after %v: %v", took, err)
+}
+
+// TestSnapshotWithinCallDeadline: a snapshot of a page whose main thread is
+// busy (with its own script) answers TIMEOUT by its call's deadline.
+func TestSnapshotWithinCallDeadline(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	base := bigServer(t)
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, base+"/block", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // the page is busy now
+	call := 3 * time.Second
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(e.ctx, call)
+	defer cancel()
+	err = e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		return err
+	})
+	took := time.Since(start)
+	wantCode(t, err, browser.CodeTimeout)
+	t.Logf("answered after %v: %v", took, err)
+	if took > call {
+		t.Errorf("the snapshot answered after %v, past its call's %v", took, call)
+	}
+}
