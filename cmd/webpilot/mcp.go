@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-
 )
 
 // runMCP serves MCP on stdio. Until the per-user daemon exists, mcp always
