@@ -44,9 +44,15 @@ func (t *Tab) pointAt(ctx context.Context, el *element, tg Target) (x, y float64
 }
 
 // finishing is a context for the step that completes an input already
-// begun (a release after a press): it outlives the call's cancellation,
-// bounded by handleTimeout.
+// begun (a release after a press): ctx while it lasts (a message sent goes
+// to the browser even if ctx ends while it is answered); once ctx has
+// ended, a context that outlives it, bounded by handleTimeout, so that a
+// cancelled call still releases what it pressed. Not when a dialog ended
+// ctx: input waits behind an open dialog, and the call must return with it.
 func finishing(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil || errors.Is(context.Cause(ctx), errDialogOpened) {
+		return ctx, func() {}
+	}
 	return context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
 }
 
