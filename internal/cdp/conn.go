@@ -126,6 +126,9 @@ type Conn struct {
 	// entry is a few dozen bytes per tab ever attached.
 	detached map[string]struct{}
 	closeErr error
+	// closeCause is the first real reason for a shutdown (a transport
+	// failure), kept for whichever shutdown path finishes it.
+	closeCause error
 }
 
 // NewConn starts reading t. The Conn owns t and closes it on Close.
@@ -385,7 +388,20 @@ func (c *Conn) shutdown(cause error) {
 	// browser's stderr to end), so it runs before c.mu is taken: calls,
 	// subscriptions and cancels go on meanwhile, and those that slip in are
 	// failed below like any other pending call.
+	// The cause is recorded before CloseErr runs: a Close racing the
+	// reader's failure must not replace the reason the connection was
+	// lost (a broken pipe) with a bare ErrClosed.
+	c.mu.Lock()
+	if cause != nil && !errors.Is(cause, ErrClosed) && c.closeCause == nil {
+		c.closeCause = cause
+	}
+	c.mu.Unlock()
 	extra := c.closeExtra()
+	c.mu.Lock()
+	if c.closeCause != nil {
+		cause = c.closeCause
+	}
+	c.mu.Unlock()
 	// Both the cause and the extra stay in the chain, so callers can tell,
 	// say, a lost bridge from a crashed browser with errors.Is.
 	err := ErrClosed
