@@ -2,10 +2,7 @@ package browser_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,31 +13,12 @@ import (
 // A cancelled call stops its page work: the browser gives up the
 // navigation's request, and the next call finds the page as it was.
 func TestCancelStopsNavigation(t *testing.T) {
-	started, aborted := make(chan struct{}), make(chan struct{})
-	var once, onceAbort sync.Once
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		once.Do(func() { close(started) })
-		select {
-		case <-r.Context().Done():
-			onceAbort.Do(func() { close(aborted) })
-		case <-time.After(30 * time.Second):
-			w.Write([]byte("<title>Slow</title>late"))
-		}
-	}))
-	defer slow.Close()
-	defer slow.CloseClientConnections()
+	slow := backendtest.NewStuckServer(t)
 
 	e := newEnv(t, browser.Options{})
 	e.navigate("/basic.html")
 	ctx, cancel := context.WithCancel(e.ctx)
-	go func() {
-		select {
-		case <-started:
-			time.Sleep(200 * time.Millisecond)
-		case <-time.After(backendtest.Timeout(10 * time.Second)):
-		}
-		cancel()
-	}()
+	slow.CancelWhenStarted(cancel)
 	err := e.s.Do(ctx, func(ctx context.Context) error {
 		tab, err := e.s.CurrentTab(ctx)
 		if err != nil {
@@ -53,7 +31,7 @@ func TestCancelStopsNavigation(t *testing.T) {
 		t.Fatal("a cancelled navigation returned no error")
 	}
 	select {
-	case <-aborted:
+	case <-slow.Aborted:
 	case <-time.After(backendtest.Timeout(5 * time.Second)):
 		t.Error("the cancelled navigation's request is still open")
 	}

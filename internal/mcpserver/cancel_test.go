@@ -2,10 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,38 +15,19 @@ import (
 // the navigation's request, and the next call on the session is answered.
 func TestCancelledNavigationStops(t *testing.T) {
 	t.Parallel()
-	started, aborted := make(chan struct{}), make(chan struct{})
-	var once, onceAbort sync.Once
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		once.Do(func() { close(started) })
-		select {
-		case <-r.Context().Done():
-			onceAbort.Do(func() { close(aborted) })
-		case <-time.After(30 * time.Second):
-			w.Write([]byte("<title>Slow</title>late"))
-		}
-	}))
-	defer slow.Close()
-	defer slow.CloseClientConnections()
+	slow := backendtest.NewStuckServer(t)
 	base := fixtures(t)
 	cs := browserClient(t)
 	ctx := backendtest.Context(t, 60*time.Second)
 	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html"})
 
 	cctx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-started:
-			time.Sleep(200 * time.Millisecond)
-		case <-time.After(backendtest.Timeout(10 * time.Second)):
-		}
-		cancel() // the client sends notifications/cancelled
-	}()
+	slow.CancelWhenStarted(cancel)
 	if _, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": slow.URL + "/"}}); err == nil {
 		t.Fatal("the cancelled call returned a result")
 	}
 	select {
-	case <-aborted:
+	case <-slow.Aborted:
 	case <-time.After(backendtest.Timeout(5 * time.Second)):
 		t.Error("the cancelled navigation's request is still open")
 	}
