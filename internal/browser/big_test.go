@@ -146,19 +146,7 @@ func TestSnapshotHugePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	limit := backendtest.Timeout(15 * time.Second)
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(e.ctx, limit)
-	var snap *browser.Snapshot
-	err = e.s.Do(ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
-		if err != nil {
-			return err
-		}
-		snap, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{MaxChars: 20000})
-		return err
-	})
-	cancel()
-	took := time.Since(start)
+	snap, took, err := e.snapshotWithin(limit, browser.SnapshotOptions{MaxChars: 20000})
 	if err != nil {
 		t.Fatalf("snapshot of 200,000 elements: %v (after %v)", err, took)
 	}
@@ -177,24 +165,14 @@ func TestSnapshotHugePage(t *testing.T) {
 	t.Logf("snapshot: %v, %d refs, stopped %d, %d chars", took, snap.Refs, snap.Stopped, snap.TotalChars)
 	// A short call: the walk stops at its budget and the snapshot says so.
 	short := 5 * time.Second
-	start = time.Now()
-	ctx, cancel = context.WithTimeout(e.ctx, short)
-	err = e.s.Do(ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
-		if err != nil {
-			return err
-		}
-		snap, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{MaxChars: 20000})
-		return err
-	})
-	cancel()
+	snap, took, err = e.snapshotWithin(short, browser.SnapshotOptions{MaxChars: 20000})
 	if err != nil {
-		t.Fatalf("snapshot in %v: %v (after %v)", short, err, time.Since(start))
+		t.Fatalf("snapshot in %v: %v (after %v)", short, err, took)
 	}
 	if snap.Stopped == 0 || !strings.Contains(snap.Text, "walk stopped after "+commas(snap.Stopped)+" elements at the time budget") {
 		t.Errorf("a walk cut at %v is not reported (stopped %d):\n%.400s", short, snap.Stopped, snap.Text)
 	}
-	t.Logf("short snapshot: %v, %d refs, stopped %d", time.Since(start), snap.Refs, snap.Stopped)
+	t.Logf("short snapshot: %v, %d refs, stopped %d", took, snap.Refs, snap.Stopped)
 	e.prompt("a scoped snapshot after it", backendtest.Timeout(5*time.Second), func(ctx context.Context, tab *browser.Tab) error {
 		s, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Scope: browser.Target{Selector: "#end"}})
 		if err == nil && !strings.Contains(s.Text, "the end") {
@@ -202,6 +180,23 @@ func TestSnapshotHugePage(t *testing.T) {
 		}
 		return err
 	})
+}
+
+// snapshotWithin takes a snapshot in a call of d and says how long it took.
+func (e *env) snapshotWithin(d time.Duration, opts browser.SnapshotOptions) (*browser.Snapshot, time.Duration, error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(e.ctx, d)
+	defer cancel()
+	var snap *browser.Snapshot
+	err := e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		snap, err = e.s.Snapshot(ctx, tab, opts)
+		return err
+	})
+	return snap, time.Since(start), err
 }
 
 // TestWalkStoppedAtDeadline: an evaluation in the walker's world that is
