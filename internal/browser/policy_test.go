@@ -66,7 +66,7 @@ func TestOriginPolicyForPopups(t *testing.T) {
 				}
 				// Whatever opened, no tab of the session shows the content,
 				// now or a moment later.
-				deadline := time.Now().Add(1500 * time.Millisecond)
+				deadline := time.Now().Add(700 * time.Millisecond)
 				for time.Now().Before(deadline) {
 					e.readEveryTab(t, sel)
 					time.Sleep(150 * time.Millisecond)
