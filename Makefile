@@ -63,6 +63,8 @@ bench:
 	@for b in launch bridge endpoint; do \
 		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run TestLatencyTable -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
 	done
+	@echo "snapshot time by page size (launch; the walk grows linearly)"
+	@WEBPILOT_BENCH=1 WEBPILOT_BENCH_SIZES=5000,10000,20000,40000,200000 $(GO) test -count=1 -timeout 20m -run TestBigPageTimes -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '
 
 # Binaries for linux/amd64, linux/arm64, darwin/amd64, darwin/arm64 and windows/amd64 in dist/,
 # with the version stamped in, and dist/SHA256SUMS.
