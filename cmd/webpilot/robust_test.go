@@ -192,8 +192,10 @@ func TestSignalDuringCall(t *testing.T) {
 	}{
 		{"term-ends", syscall.SIGTERM, "/slow", true},
 		{"int-ends", syscall.SIGINT, "/slow", true},
+		// The cut-off path is the same for either signal; int-ends already
+		// shows that SIGINT starts it (without the handler the process
+		// would not exit).
 		{"term-cut", syscall.SIGTERM, "/stuck", false},
-		{"int-cut", syscall.SIGINT, "/stuck", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stderr := new(syncBuffer)
