@@ -23,7 +23,7 @@ import (
 // trailing dot do not matter, numeric IPv4 forms (2130706433, 0x7f.1,
 // 0177.0.0.1) are the dotted address, IPv4-mapped IPv6 is the IPv4 address,
 // and the names of this machine's loopback (localhost, *.localhost,
-// 127.0.0.1, ::1) are one host.
+// and every loopback or unspecified address) are one host.
 type OriginRule struct {
 	raw      string
 	kind     string // "web", "file" or "data"
@@ -123,7 +123,13 @@ func ParseOriginRule(s string) (OriginRule, error) {
 				return bad("empty label")
 			}
 			for _, c := range label {
-				if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c >= 0x80) {
+				if c >= 0x80 {
+					// The browser asks for the ASCII (xn--) form of an
+					// international name; a rule in another form would
+					// never match it.
+					return bad("write an international host in its ASCII form, xn--…")
+				}
+				if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
 					return bad(fmt.Sprintf("%q in the host", c))
 				}
 			}
@@ -206,10 +212,16 @@ func parseIPv4(h string) (string, bool) {
 	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&255, v>>8&255, v&255), true
 }
 
-// loopbackName says a canonical host names this machine's loopback the way
-// the browser resolves it.
+// loopbackName says a canonical host reaches this machine the way the
+// browser resolves it: localhost and its subdomains, every loopback address
+// (127.0.0.0/8, ::1) and the unspecified addresses (0.0.0.0, ::), which
+// connect to this machine too.
 func loopbackName(h string) bool {
-	return h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "127.0.0.1" || h == "::1"
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && (a.Unmap().IsLoopback() || a.Unmap().IsUnspecified())
 }
 
 // effectivePort is a URL's port, the scheme's default when none is written.

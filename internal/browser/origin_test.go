@@ -42,8 +42,14 @@ func TestOriginRuleMatches(t *testing.T) {
 		{"::1", "http://127.0.0.1/", true},
 		{"localhost:8702", "http://127.0.0.1:8702/", true},
 		{"localhost:8702", "http://127.0.0.1:8701/", false},
-		{"127.0.0.2", "http://127.0.0.1/", false},
-		{"localhost", "http://127.0.0.2/", false},
+		{"127.0.0.2", "http://127.0.0.1/", true},
+		{"localhost", "http://127.0.0.2/", true},
+		{"localhost", "http://0x7f000002/", true},
+		{"localhost", "http://[::ffff:127.0.0.2]/", true},
+		{"localhost", "http://0.0.0.0:8080/", true},
+		{"localhost", "http://[::]:8080/", true},
+		{"localhost", "http://10.0.0.1/", false},
+		{"localhost:8080", "http://0.0.0.0:8081/", false},
 		// numeric forms of an address
 		{"127.0.0.1", "http://2130706433/", true},
 		{"127.0.0.1", "http://0x7f000001/", true},
@@ -82,7 +88,7 @@ func TestParseOriginRuleRefuses(t *testing.T) {
 	for _, bad := range []string{
 		"", "   ", "https://example.com/path", "ftp://example.com", "example.com:", "example.com:99999",
 		"example.com:port", "exa mple.com", "user@example.com", "https://example.com?x=1", "[::1", "[nothost]:80",
-		"*.", "a..b", "example.com/x", "javascript:", "::1:", "http://",
+		"*.", "a..b", "example.com/x", "javascript:", "::1:", "http://", "bücher.de",
 	} {
 		if r, err := ParseOriginRule(bad); err == nil {
 			t.Errorf("ParseOriginRule(%q) = %+v, want an error", bad, r)

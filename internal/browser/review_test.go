@@ -349,7 +349,10 @@ func TestOriginPolicyInFrames(t *testing.T) {
 	}))
 	defer parent.Close()
 
-	e := newEnv(t, browser.Options{BlockedOrigins: []string{"127.0.0.2"}})
+	// Every loopback address is one host to the policy: the rule names the
+	// blocked server's port.
+	_, bport, _ := net.SplitHostPort(ln.Addr().String())
+	e := newEnv(t, browser.Options{BlockedOrigins: []string{"127.0.0.2:" + bport}})
 	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
 		_, err := e.s.Navigate(ctx, tab, parent.URL+"/", 0)
 		return err
