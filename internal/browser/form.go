@@ -247,6 +247,9 @@ func (s *Session) fillField(ctx context.Context, t *Tab, fd FormField, roots fun
 	if err == nil && r.Outcome != "verified" {
 		err = &Error{Code: CodeNotActionable, Message: fmt.Sprintf("%s did not take the value", fd.Target.Describe())}
 	}
+	// What was filled goes back to the agent (in results and in a failure's
+	// diagnosis): bounded like every echo.
+	done.Field, done.Value = Echo(done.Field), Echo(done.Value)
 	return done, el, kind, err
 }
 

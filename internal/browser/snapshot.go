@@ -713,7 +713,7 @@ func (s *Session) page(snap *Snapshot, body string, o SnapshotOptions) string {
 			tail = fmt.Sprintf("\n(end; chars %s–%s of %s)", commas(o.Offset), commas(end), commas(snap.TotalChars))
 		}
 	}
-	title := snap.Title
+	title := Echo(snap.Title)
 	if title == "" {
 		title = "(untitled)"
 	}
@@ -721,7 +721,7 @@ func (s *Session) page(snap *Snapshot, body string, o SnapshotOptions) string {
 	if snap.Hidden > 0 {
 		hidden = fmt.Sprintf("%d hidden · ", snap.Hidden)
 	}
-	header := fmt.Sprintf("# %s — %s   (%s · %d refs · %s%s chars)", title, snap.URL, snap.ID, snap.Refs, hidden, commas(snap.TotalChars))
+	header := fmt.Sprintf("# %s — %s   (%s · %d refs · %s%s chars)", title, Echo(snap.URL), snap.ID, snap.Refs, hidden, commas(snap.TotalChars))
 	if o.Mode == ModeDiff {
 		header += " diff"
 	}

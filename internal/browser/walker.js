@@ -790,7 +790,12 @@
     if (!pairs.length) return Promise.resolve({ res: [] });
     let w;
     try {
-      w = new Worker(URL.createObjectURL(new Blob([RX_WORKER], { type: "text/javascript" })));
+      const src = URL.createObjectURL(new Blob([RX_WORKER], { type: "text/javascript" }));
+      try {
+        w = new Worker(src);
+      } finally {
+        URL.revokeObjectURL(src); // the worker has its script; nothing stays registered
+      }
     } catch (e) {
       return Promise.resolve(here());
     }

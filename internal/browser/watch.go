@@ -95,9 +95,8 @@ func (t *Tab) checkCommit(raw jsonv2.Value) {
 func (t *Tab) clearRefused(raw string, perr *Error, note bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
 	defer cancel()
-	t.mu.Lock()
-	t.blocked = raw
-	t.mu.Unlock()
+	// t.blocked stays as it is: it names a load a call of the agent's
+	// started, and this one was not (a later call would report it wrongly).
 	_ = t.t.Call(ctx, "Page.navigate", map[string]any{"url": "about:blank"}, nil)
 	if !note {
 		return

@@ -52,7 +52,7 @@ func (r *registry) navigate() {
 			if err != nil {
 				return err
 			}
-			text := fmt.Sprintf("Loaded %s — %q", nav.URL, nav.Title)
+			text := fmt.Sprintf("Loaded %s — %q", browser.Echo(nav.URL), browser.Echo(nav.Title))
 			if nav.Status != 0 {
 				text += fmt.Sprintf(" (HTTP %d)", nav.Status)
 			}
