@@ -80,6 +80,13 @@ func mouse(ctx context.Context, t *Tab, x, y float64, button input.MouseButton, 
 			_, err := cdproto.Call(cctx, t.t, input.DispatchMouseEvent, p)
 			cancel()
 			if err != nil {
+				if typ == input.DispatchMouseEventTypeMousePressed {
+					// The press may have reached the page (its answer was
+					// cut off): release it.
+					fctx, fcancel := finishing(ctx)
+					_, _ = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: button, ClickCount: i})
+					fcancel()
+				}
 				return dispatchError("click", err)
 			}
 		}
@@ -464,6 +471,12 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 	}
 	for _, p := range steps {
 		if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, p); err != nil {
+			if p.Type == input.DispatchMouseEventTypeMousePressed {
+				// The press may have reached the page: release it.
+				fctx, cancel := finishing(ctx)
+				_, _ = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
+				cancel()
+			}
 			return dispatchError("drag", err)
 		}
 	}

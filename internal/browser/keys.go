@@ -226,12 +226,15 @@ func sendKey(ctx context.Context, t *Tab, k keyDef, mods int64, text string) err
 		down.Text = text
 		down.UnmodifiedText = text
 	}
-	if _, err := cdproto.Call(ctx, t.t, input.DispatchKeyEvent, down); err != nil {
-		return err
-	}
+	_, downErr := cdproto.Call(ctx, t.t, input.DispatchKeyEvent, down)
+	// The key comes up even when the answer to its press was cut off: the
+	// press may have reached the page.
 	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.keyCode, NativeVirtualKeyCode: k.keyCode, Modifiers: mods}
 	fctx, cancel := finishing(ctx)
 	defer cancel()
 	_, err := cdproto.Call(fctx, t.t, input.DispatchKeyEvent, up)
+	if downErr != nil {
+		return downErr
+	}
 	return err
 }

@@ -350,9 +350,9 @@ func (t *Tab) frameOffset(ctx context.Context, f *frameRefs) (x, y float64, err 
 const terminateWait = 500 * time.Millisecond
 
 // stopScript stops the script running in sess's page when ctx ended before
-// an evaluation of ours answered (err): the page's main thread would
-// otherwise stay busy with it, and every later call on the tab would wait
-// behind it. Chromium dispatches Runtime.terminateExecution by interrupt,
+// an evaluation of ours answered (err) and the page's thread is still busy:
+// it would otherwise stay busy with it, and every later call on the tab
+// would wait behind it. Chromium dispatches Runtime.terminateExecution by interrupt,
 // even while the thread runs script (also through chrome.debugger). The
 // termination applies to the script running now; in the rare case that the
 // evaluation ended just as ctx did, it applies to the next script of the
@@ -363,8 +363,22 @@ func stopScript(ctx context.Context, sess cdp.Target, err error) {
 	}
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), terminateWait)
 	defer cancel()
+	// An evaluation that awaits a promise (patterns tested in a worker)
+	// leaves the page's thread idle, and a termination then cuts the next
+	// script that runs, the page's own or the worker's timer. So the
+	// thread is asked first: one that answers at once runs nothing of ours.
+	pctx, pcancel := context.WithTimeout(tctx, idleProbe)
+	idle := sess.Call(pctx, "Runtime.evaluate", map[string]any{"expression": "0"}, nil) == nil
+	pcancel()
+	if idle {
+		return
+	}
 	_ = sess.Call(tctx, "Runtime.terminateExecution", nil, nil)
 }
+
+// idleProbe is how long a page's thread may take to answer before it is
+// taken to be busy with a script of ours.
+const idleProbe = 150 * time.Millisecond
 
 // answerMargin is the time kept, before a call's deadline, for answering:
 // stopping a script in the page, rendering, writing the result.
