@@ -85,6 +85,25 @@ func tooWide(abs string) string {
 			return fmt.Sprintf("holds the home directory %s", h)
 		}
 	}
+	// By identity too: on a file system that ignores case (macOS, Windows)
+	// /users/me is the home directory /Users/me under another spelling.
+	ai, err := os.Stat(abs)
+	if err != nil {
+		return ""
+	}
+	for _, h := range homes {
+		for d := h; ; d = filepath.Dir(d) {
+			if di, err := os.Stat(d); err == nil && os.SameFile(di, ai) {
+				if d == h {
+					return "is the home directory (name a project directory under it)"
+				}
+				return fmt.Sprintf("holds the home directory %s", h)
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
 	return ""
 }
 
