@@ -182,6 +182,18 @@ func TestSnapshotHugePage(t *testing.T) {
 	})
 }
 
+// open navigates the env's tab to an absolute URL.
+func (e *env) open(url string) {
+	e.t.Helper()
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, url, 0)
+		return err
+	})
+	if err != nil {
+		e.t.Fatalf("navigate %s: %v", url, err)
+	}
+}
+
 // snapshotWithin takes a snapshot in a call of d and says how long it took.
 func (e *env) snapshotWithin(d time.Duration, opts browser.SnapshotOptions) (*browser.Snapshot, time.Duration, error) {
 	start := time.Now()
@@ -237,15 +249,10 @@ func TestWalkStoppedAtDeadline(t *testing.T) {
 func TestSnapshotMaxCharsClamped(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	base := bigServer(t)
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, base+"/big?n=8000", 0)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.open(base + "/big?n=8000")
 	var snap *browser.Snapshot
-	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		var err error
 		snap, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull, MaxChars: 1_000_000_000})
 		return err
 	})
@@ -275,18 +282,12 @@ func commas(n int) string {
 func TestActionWithinCallDeadline(t *testing.T) {
 	e := newEnv(t, browser.Options{ActionTimeout: 30 * time.Second})
 	base := bigServer(t)
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, base+"/block", 0)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.open(base + "/block")
 	call := 3 * time.Second
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(e.ctx, call)
 	defer cancel()
-	err = e.s.Do(ctx, func(ctx context.Context) error {
+	err := e.s.Do(ctx, func(ctx context.Context) error {
 		tab, err := e.s.CurrentTab(ctx)
 		if err != nil {
 			return err
@@ -309,19 +310,13 @@ func TestActionWithinCallDeadline(t *testing.T) {
 func TestSnapshotWithinCallDeadline(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	base := bigServer(t)
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, base+"/block", 0)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.open(base + "/block")
 	time.Sleep(1500 * time.Millisecond) // the page is busy now
 	call := 3 * time.Second
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(e.ctx, call)
 	defer cancel()
-	err = e.s.Do(ctx, func(ctx context.Context) error {
+	err := e.s.Do(ctx, func(ctx context.Context) error {
 		tab, err := e.s.CurrentTab(ctx)
 		if err != nil {
 			return err
