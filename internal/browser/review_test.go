@@ -121,10 +121,21 @@ func TestDialogAsk(t *testing.T) {
 	}
 	wantCode(t, leave(), browser.CodeDialogOpen)
 	answer(true, nil)
-	for i := 0; i < 50 && e.eval(`document.title`) != "Basic page"; i++ {
+	// The page is being left: an evaluation may meet the old document
+	// going away, so the title is polled, errors and all.
+	title := func() string {
+		var got string
+		_ = e.do(func(ctx context.Context, tab *browser.Tab) error {
+			var err error
+			got, err = browser.EvalString(ctx, tab, `document.title`)
+			return err
+		})
+		return got
+	}
+	for i := 0; i < 50 && title() != "Basic page"; i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if got := e.eval(`document.title`); got != "Basic page" {
+	if got := title(); got != "Basic page" {
 		t.Errorf("accepted leaving but the page is %q", got)
 	}
 }
