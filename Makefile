@@ -36,6 +36,7 @@ test:
 		fi; \
 	fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run 'go mod tidy'" >&2; $(GO) mod tidy -diff; exit 1; }
 	@echo "--- cross-builds: windows/amd64, darwin/arm64, linux/arm64"
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/webpilot
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/webpilot
