@@ -313,18 +313,7 @@ func TestSnapshotWithinCallDeadline(t *testing.T) {
 	e.open(base + "/block")
 	time.Sleep(1500 * time.Millisecond) // the page is busy now
 	call := 3 * time.Second
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(e.ctx, call)
-	defer cancel()
-	err := e.s.Do(ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
-		if err != nil {
-			return err
-		}
-		_, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
-		return err
-	})
-	took := time.Since(start)
+	_, took, err := e.snapshotWithin(call, browser.SnapshotOptions{})
 	wantCode(t, err, browser.CodeTimeout)
 	t.Logf("answered after %v: %v", took, err)
 	if took > call {
