@@ -259,6 +259,7 @@ type line struct {
 	text  string
 	ref   bool // holds a ref
 	head  bool // a heading
+	plain bool // text of the page (not a container's label)
 }
 
 func flatten(ls []line) []string {
@@ -393,10 +394,7 @@ func (r *renderer) text(s string) string {
 
 func (r *renderer) node(n *wnode, depth int) []line {
 	if n.T != nil {
-		if r.chrome > 0 && r.mode == ModeCompact {
-			return nil
-		}
-		return []line{{depth: depth, text: r.text(*n.T)}}
+		return []line{{depth: depth, text: r.text(*n.T), plain: true}}
 	}
 	switch {
 	case n.R == "heading":
@@ -483,8 +481,10 @@ func (r *renderer) node(n *wnode, depth int) []line {
 	return append([]line{{depth: depth, text: label + ":"}}, kids...)
 }
 
-// chromeLine renders page chrome on one line: its controls, without link
-// targets; its text only when it has no controls.
+// chromeLine renders page chrome on one line: its controls without link
+// targets, its headings, and the short texts between them (a counter, a
+// status, a caption), in document order; texts are shortened like the rest
+// of compact mode, never dropped. Without controls it is its text.
 func (r *renderer) chromeLine(n *wnode, depth int) []line {
 	r.chrome++
 	kids := r.nodes(n.C, 0)
@@ -496,13 +496,26 @@ func (r *renderer) chromeLine(n *wnode, depth int) []line {
 	var parts []string
 	refs := false
 	for _, k := range kids {
-		if k.ref {
+		text := k.text
+		switch {
+		case k.ref:
 			refs = true
-			parts = append(parts, strings.TrimSuffix(k.text, ":"))
+			text = strings.TrimSuffix(text, ":")
+		case !k.plain && !k.head && strings.HasSuffix(text, ":"):
+			// A container's label ("navigation "Footer":") adds nothing here.
+			continue
+		}
+		text = strings.TrimPrefix(text, "- ")
+		if !k.ref {
+			text = strings.Trim(text, separators)
+		}
+		if text != "" {
+			parts = append(parts, text)
 		}
 	}
 	if !refs {
 		full := &renderer{base: r.base, mode: ModeFull}
+		parts = parts[:0]
 		for _, k := range full.nodes(n.C, 0) {
 			parts = append(parts, k.text)
 		}
@@ -513,6 +526,10 @@ func (r *renderer) chromeLine(n *wnode, depth int) []line {
 	}
 	return []line{{depth: depth, text: label + ": " + strings.Join(parts, " · "), ref: true}}
 }
+
+// separators are the characters pages put between links ("Home | About"):
+// on a chrome line, where " · " separates parts, they say nothing.
+const separators = " |·•/»›–—"
 
 // control renders an element with a ref: role ref "name", then its link
 // target, value, options and states.
