@@ -3,6 +3,10 @@
 // give them refs. The walker (in its isolated world) fires the probe event;
 // the hook answers by firing the reply event at each remembered element.
 // The probe name is random per process; nothing else is exposed.
+// An element that listens to many kinds of events is a framework's root
+// delegating everything (React attaches every event type, drop and click
+// included, to the app's container): it is neither clickable nor a drop
+// zone itself, so it is not reported.
 (() => {
   const K = "__PROBE__";
   const TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"]);
@@ -10,6 +14,9 @@
   const refs = [];
   const seen = new WeakSet();
   const drops = new WeakSet();
+  // kinds counts, per element, the event types it listens to (up to DELEGATE).
+  const kinds = new WeakMap();
+  const DELEGATE = 12;
   const add = (el) => {
     if (el instanceof Element && !seen.has(el)) {
       seen.add(el);
@@ -20,6 +27,11 @@
   const orig = proto.addEventListener;
   proto.addEventListener = {
     addEventListener(type, listener, options) {
+      if (this instanceof Element) {
+        let k = kinds.get(this);
+        if (!k) kinds.set(this, (k = new Set()));
+        if (k.size < DELEGATE) k.add(type);
+      }
       if (TYPES.has(type)) add(this);
       else if (DROP.has(type) && this instanceof Element) { drops.add(this); add(this); }
       return orig.call(this, type, listener, options);
@@ -36,6 +48,8 @@
     for (let i = refs.length - 1; i >= 0; i--) {
       const el = refs[i].deref();
       if (!el) { refs.splice(i, 1); continue; }
+      const k = kinds.get(el);
+      if (k && k.size >= DELEGATE) continue;
       if (el.isConnected) el.dispatchEvent(new CustomEvent(K + (drops.has(el) ? "-d" : "-r"), { bubbles: true, composed: true }));
     }
   }, true);

@@ -203,6 +203,9 @@ func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
 
 // locateOnce looks for a selector, text or role target once.
 func (t *Tab) locateOnce(ctx context.Context, tg Target) (*element, error) {
+	if tg.Selector == "" && tg.Frame == "" && tg.Within == "" {
+		return t.locateEverywhere(ctx, tg)
+	}
 	w, f, err := t.targetWorld(ctx, tg.Frame)
 	if err != nil {
 		return nil, err
@@ -313,16 +316,28 @@ type queryHit struct {
 	P  []string `json:"p"`
 }
 
-// locateQuery finds the one element a text or role target matches.
-func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Target, root runtime.RemoteObjectID) (*element, error) {
-	q := map[string]any{"text": tg.Text, "role": strings.TrimSpace(tg.Role), "name": tg.Name, "exact": tg.Exact}
-	var r struct {
-		Count int        `json:"count"`
-		Hits  []queryHit `json:"hits"`
-		Near  []queryHit `json:"near"`
-		Doc   string     `json:"doc"`
-		Busy  string     `json:"busy"` // a pattern that ran out of time
-	}
+// queryResult is what the walker's query answers for one frame.
+type queryResult struct {
+	Count  int        `json:"count"`
+	Hits   []queryHit `json:"hits"`
+	Near   []queryHit `json:"near"`
+	Doc    string     `json:"doc"`
+	Busy   string     `json:"busy"`   // a pattern that ran out of time
+	Frames []int      `json:"frames"` // the frame's shown iframes, when asked
+}
+
+// frameQuery is one frame's answer with the frame's world and refs.
+type frameQuery struct {
+	w frameWorld
+	f *frameRefs
+	r queryResult
+}
+
+// query runs a text or role query in world w (under root when given),
+// listing the frame's iframes too when frames is set.
+func (t *Tab) query(ctx context.Context, w frameWorld, tg Target, root runtime.RemoteObjectID, frames bool) (frameQuery, error) {
+	q := map[string]any{"text": tg.Text, "role": strings.TrimSpace(tg.Role), "name": tg.Name, "exact": tg.Exact, "frames": frames}
+	var r queryResult
 	err := w.evalPatterns(ctx, true, []string{tg.Text, tg.Name}, func(ctx context.Context) error {
 		if root != "" {
 			err := callOn(ctx, w.sess, root, "function(q, ms){ return globalThis.__webpilot.find(q, this, ms) }", &r, q, patternBudget.Milliseconds())
@@ -334,20 +349,83 @@ func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Target, root run
 		return err
 	})
 	if err != nil {
-		return nil, backendError("look for "+tg.Describe(), err)
+		return frameQuery{}, backendError("look for "+tg.Describe(), err)
 	}
 	if r.Busy != "" {
-		return nil, patternError(r.Busy)
+		return frameQuery{}, patternError(r.Busy)
 	}
 	f := t.refs.frames[w.frameID]
 	if f == nil || f.doc != r.Doc {
 		fr, err := t.mainFrame(ctx)
 		if err != nil {
-			return nil, backendError("read the page", err)
+			return frameQuery{}, backendError("read the page", err)
 		}
 		f = t.refs.frame(w.frameID, w.frameID == fr.ID, w.sess, r.Doc)
 	}
-	line := func(h queryHit) string {
+	return frameQuery{w: w, f: f, r: r}, nil
+}
+
+// locateQuery finds the one element a text or role target matches in
+// world w.
+func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Target, root runtime.RemoteObjectID) (*element, error) {
+	fq, err := t.query(ctx, w, tg, root, false)
+	if err != nil {
+		return nil, err
+	}
+	return t.pick(ctx, tg, []frameQuery{fq})
+}
+
+// locateEverywhere finds the one element a text or role target matches in
+// the page and all its frames (same-process and out-of-process, as deep as
+// snapshots inline them): a button inside an iframe is found by its role
+// and name as it is in the main document, and a match in two frames is
+// ambiguous.
+func (t *Tab) locateEverywhere(ctx context.Context, tg Target) (*element, error) {
+	fr, err := t.mainFrame(ctx)
+	if err != nil {
+		return nil, backendError("read the page", err)
+	}
+	var all []frameQuery
+	var visit func(w frameWorld, parent *frameRefs, owner, depth int) error
+	visit = func(w frameWorld, parent *frameRefs, owner, depth int) error {
+		fq, err := t.query(ctx, w, tg, "", depth < maxFrameDepth)
+		if err != nil {
+			if parent != nil {
+				if _, agent := AsError(err); !agent {
+					// A frame that cannot be read now (still loading, just
+					// gone) is left out; the search is repeated for a while.
+					t.log.Debug("look in a frame", "frame", w.frameID, "err", err)
+					return nil
+				}
+			}
+			return err
+		}
+		if parent != nil && fq.f.parent == nil {
+			fq.f.parent, fq.f.owner = parent, owner
+		}
+		all = append(all, fq)
+		for _, id := range fq.r.Frames {
+			cw, err := t.frameOf(ctx, w, id)
+			if err != nil || cw.frameID == "" {
+				continue
+			}
+			if err := visit(cw, fq.f, id, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := visit(frameWorld{sess: t.t, frameID: fr.ID}, nil, 0, 0); err != nil {
+		return nil, err
+	}
+	return t.pick(ctx, tg, all)
+}
+
+// pick decides on the answers of one or more frames: exactly one match is
+// the element; none is TARGET_NOT_FOUND with the nearest candidates, more
+// than one AMBIGUOUS_TARGET with the matches (refs of their frames).
+func (t *Tab) pick(ctx context.Context, tg Target, qs []frameQuery) (*element, error) {
+	line := func(f *frameRefs, h queryHit) string {
 		s := h.R + " " + t.refs.refFor(f, h.ID, h.P)
 		if h.N != "" {
 			s += " " + quote(shorten(h.N, 60))
@@ -357,29 +435,49 @@ func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Target, root run
 		}
 		return s
 	}
+	count := 0
+	var one *frameQuery
+	for i := range qs {
+		count += qs[i].r.Count
+		if qs[i].r.Count > 0 && one == nil {
+			one = &qs[i]
+		}
+	}
 	switch {
-	case r.Count == 0:
+	case count == 0:
 		var near []string
-		for _, h := range r.Near {
-			near = append(near, line(h))
+		for _, q := range qs {
+			for _, h := range q.r.Near {
+				if len(near) < 5 {
+					near = append(near, line(q.f, h))
+				}
+			}
 		}
 		return nil, &Error{Code: CodeTargetNotFound, Message: fmt.Sprintf("nothing visible matches %s", tg.Describe()),
 			Hint: "check the text or role against a fresh browser_snapshot or browser_find; text and name match a case-insensitive substring unless exact", Suggestions: near}
-	case r.Count > 1:
+	case count > 1:
 		var cands []string
-		for _, h := range r.Hits[:min(len(r.Hits), 10)] {
-			cands = append(cands, line(h))
+		for _, q := range qs {
+			for _, h := range q.r.Hits[:min(len(q.r.Hits), q.r.Count)] {
+				if len(cands) < 10 {
+					cands = append(cands, line(q.f, h))
+				}
+			}
 		}
-		return nil, &Error{Code: CodeAmbiguousTarget, Message: fmt.Sprintf("%d elements match %s", r.Count, tg.Describe()),
-			Hint: "act on one of these refs, or narrow the target with exact, within (a ref or selector of a container) or role and name", Suggestions: cands}
+		where := ""
+		if len(qs) > 1 {
+			where = " in the page and its frames"
+		}
+		return nil, &Error{Code: CodeAmbiguousTarget, Message: fmt.Sprintf("%d elements match %s%s", count, tg.Describe(), where),
+			Hint: "act on one of these refs, or narrow the target with exact, within (a ref or selector of a container), frame or role and name", Suggestions: cands}
 	}
-	h := r.Hits[0]
-	ref := t.refs.refFor(f, h.ID, h.P)
-	obj, err := w.element(ctx, h.ID)
+	h := one.r.Hits[0]
+	ref := t.refs.refFor(one.f, h.ID, h.P)
+	obj, err := one.w.element(ctx, h.ID)
 	if err != nil || obj == "" {
 		return nil, backendError("find "+tg.Describe(), err)
 	}
-	return &element{world: w, frame: f, objectID: obj, ref: ref, matchLevel: "exact"}, nil
+	return &element{world: one.w, frame: one.f, objectID: obj, ref: ref, matchLevel: "exact"}, nil
 }
 
 func (t *Tab) locateRef(ctx context.Context, ref string) (*element, error) {

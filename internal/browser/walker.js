@@ -727,6 +727,15 @@
       });
     }
     const out = { count, hits, doc };
+    // frames: the shown iframes of the document, for a search of every frame
+    if (q.frames) {
+      out.frames = [];
+      each(root, (el) => {
+        const t = el.tagName.toUpperCase();
+        if ((t === "IFRAME" || t === "FRAME") && shown(el)) out.frames.push(idOf(el));
+        return true;
+      });
+    }
     if (count === 0) {
       // nearest: same role (any name), else actionable elements sharing a word
       const words = norm(String(q.name || q.text || "")).toLowerCase().split(" ").filter((w) => w.length > 1 && !/^\//.test(w));
