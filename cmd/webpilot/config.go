@@ -43,6 +43,8 @@ type Config struct {
 	DialogPolicy   string // ask, accept, dismiss
 	LogFile        string
 	Debug          bool
+	Profile        string // tool profile: core, full
+	Caps           string // capability groups added or removed: +group,-group
 
 	// Sources maps each key to where its value came from: flag, env,
 	// file, default.
@@ -202,9 +204,34 @@ func configKeys() []configKey {
 			c.OutputMaxMB = n
 			return nil
 		}, get: func(c *Config) any { return c.OutputMaxMB }},
+		{name: "profile", def: tools.DefaultProfile, usage: "tool profile: core (the everyday tools) or full (every tool)", set: func(c *Config, v string) error {
+			v = strings.ToLower(strings.TrimSpace(v))
+			if _, err := tools.ProfileGroups(v); err != nil {
+				return err
+			}
+			c.Profile = v
+			return nil
+		}, get: func(c *Config) any { return c.Profile }},
+		{name: "caps", usage: "capability groups to add to or remove from the profile, e.g. +screenshot,-dialogs (groups: " + groupNames() + ")", set: func(c *Config, v string) error {
+			caps, err := tools.ParseCaps(v)
+			if err != nil {
+				return err
+			}
+			c.Caps = caps.String()
+			return nil
+		}, get: func(c *Config) any { return c.Caps }},
 		{name: "log-file", usage: "also write the log to this file", set: str(func(c *Config) *string { return &c.LogFile }), get: func(c *Config) any { return c.LogFile }},
 		{name: "debug", def: "false", bool: true, usage: "log at debug level", set: boolean(func(c *Config) *bool { return &c.Debug }), get: func(c *Config) any { return c.Debug }},
 	}
+}
+
+// groupNames lists the capability groups for --caps's usage.
+func groupNames() string {
+	var names []string
+	for _, g := range tools.Groups() {
+		names = append(names, string(g))
+	}
+	return strings.Join(names, ", ")
 }
 
 // fileForbidden are the keys .webpilot.json may not set: MCP clients start

@@ -10,9 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
 // load runs loadConfig with a fresh flag set, env as the whole environment
@@ -100,6 +103,46 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 }
 
+// The tool profile and caps come from flag, environment or file like every
+// key, and choose the tools the server lists.
+func TestConfigTools(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		file     string
+		profile  string
+		caps     string
+		src      string // source of caps
+		excluded []string
+	}{
+		{"defaults", nil, nil, "", "core", "", "default", nil},
+		{"flags", []string{"--profile=full", "--caps=-screenshot,-dialogs"}, nil, "", "full", "-screenshot,-dialogs", "flag", []string{"browser_screenshot", "browser_dialog"}},
+		{"env", nil, map[string]string{"WEBPILOT_PROFILE": "Full", "WEBPILOT_CAPS": "-tabs"}, "", "full", "-tabs", "env", []string{"browser_tabs"}},
+		{"file", nil, nil, `{"profile": "core", "caps": "-forms"}`, "core", "-forms", "file", []string{"browser_fill_form"}},
+		{"flag over env", []string{"--caps=+tabs"}, map[string]string{"WEBPILOT_CAPS": "-tabs"}, "", "core", "+tabs", "flag", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := mustLoad(t, c.args, c.env, c.file)
+			if cfg.Profile != c.profile || cfg.Caps != c.caps || cfg.Sources["caps"] != c.src {
+				t.Errorf("profile %q, caps %q from %s; want %q, %q from %s", cfg.Profile, cfg.Caps, cfg.Sources["caps"], c.profile, c.caps, c.src)
+			}
+			sel, err := tools.Select(cfg.Profile, cfg.Caps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(sel.Tools), len(tools.Table())-len(c.excluded); got != want {
+				t.Errorf("%d tools active (%v), want %d", got, sel.Names(), want)
+			}
+			for _, n := range c.excluded {
+				if slices.Contains(sel.Names(), n) {
+					t.Errorf("%s is active with caps %q", n, cfg.Caps)
+				}
+			}
+		})
+	}
+}
+
 func TestConfigHeaded(t *testing.T) {
 	c := mustLoad(t, []string{"--headed"}, map[string]string{"WEBPILOT_HEADLESS": "true"}, "")
 	if c.Headless != "false" || c.Sources["headless"] != "flag" {
@@ -144,6 +187,9 @@ func TestConfigInvalid(t *testing.T) {
 		{"browser in file", nil, nil, `{"browser": "./pwn.sh"}`, []string{".webpilot.json", "browser", "flag or environment"}},
 		{"profile in file", nil, nil, `{"user_data_dir": "/home/me/.config/google-chrome"}`, []string{"user_data_dir"}},
 		{"log file in file", nil, nil, `{"log_file": "/home/me/.bashrc"}`, []string{"log_file"}},
+		{"unknown profile", []string{"--profile=tiny"}, nil, "", []string{"--profile", "tiny", "core or full"}},
+		{"unknown group in caps", nil, map[string]string{"WEBPILOT_CAPS": "+screenshot,+network"}, "", []string{"WEBPILOT_CAPS", "network", "core, forms, tabs, screenshot, dialogs"}},
+		{"unknown group in the file", nil, nil, `{"caps": "-teleport"}`, []string{"caps", "teleport"}},
 		{"unknown flag", []string{"--colour=blue"}, nil, "", []string{"colour"}},
 		{"positional argument", []string{"extra"}, nil, "", []string{"extra"}},
 	} {

@@ -110,6 +110,10 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		DialogPolicy:   cfg.DialogPolicy,
 		UploadRoots:    uploadRoots(cfg, a.log),
 	})
+	sel, err := tools.Select(cfg.Profile, cfg.Caps)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
 		OnInitialized: func() {
@@ -126,6 +130,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 				a.log.Warn("prewarm: the browser did not start", "err", err)
 			}
 		},
+		Tools: sel,
 		Deps: &tools.Deps{
 			Manager:        a.manager,
 			DefaultSession: cfg.Session,

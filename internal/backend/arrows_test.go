@@ -20,6 +20,8 @@ func TestArrows(t *testing.T) {
 	}{
 		{mod + "/internal/tools", true, []string{mod + "/internal/cdp", "github.com/chromedp/cdproto", mod + "/internal/backend/launch", mod + "/internal/backend/bridge", mod + "/internal/mcpserver"},
 			"tools are thin: they call package browser and never speak CDP or pick a backend"},
+		{mod + "/internal/tools", false, []string{"github.com/modelcontextprotocol/go-sdk", mod + "/internal/mcpserver"},
+			"the tool table does not speak MCP: package mcpserver registers it"},
 		{mod + "/internal/browser", false, []string{"github.com/modelcontextprotocol/go-sdk", mod + "/internal/mcpserver", mod + "/internal/tools", mod + "/internal/backend/launch", mod + "/internal/backend/bridge"},
 			"browser knows neither MCP nor a concrete backend"},
 		{mod + "/internal/backend/launch", false, []string{mod + "/internal/browser", mod + "/internal/tools", mod + "/internal/mcpserver", "github.com/modelcontextprotocol/go-sdk"},

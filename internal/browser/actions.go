@@ -532,6 +532,6 @@ func (t *Tab) dropPoint(ctx context.Context, el *element, tg Target) (x, y float
 // pageGone says a call failed because the element's document went away
 // (the page navigated or the frame was removed).
 func pageGone(err error) bool {
-	var ce *cdp.Error
-	return isContextGone(err) || errors.As(err, &ce) && (strings.Contains(ce.Message, "Could not find object") || strings.Contains(ce.Message, "navigated or closed"))
+	f := cdp.Classify(err)
+	return f == cdp.FaultContextGone || f == cdp.FaultObjectGone || f == cdp.FaultTargetGone
 }

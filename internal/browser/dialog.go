@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
@@ -111,8 +110,7 @@ func (s *Session) AnswerDialog(ctx context.Context, t *Tab, accept bool, text *s
 		}
 	}
 	if err := t.t.Call(ctx, "Page.handleJavaScriptDialog", p, nil); err != nil {
-		var ce *cdp.Error
-		if errors.As(err, &ce) && strings.Contains(ce.Message, "No dialog") {
+		if cdp.Classify(err) == cdp.FaultNoDialog {
 			t.answered(gen) // closed meanwhile (by the user or the page)
 			return nil, &Error{Code: CodeInvalidArgument, Message: "the dialog closed before it was answered", Hint: "take a browser_snapshot to see the page"}
 		}

@@ -530,8 +530,8 @@ func (t *Tab) staleRef(e *refEntry, why string, near []string) *Error {
 }
 
 func isNodeGone(err error) bool {
-	var ce *cdp.Error
-	return errors.As(err, &ce) && (strings.Contains(ce.Message, "No node") || strings.Contains(ce.Message, "not found") || strings.Contains(ce.Message, "Could not find"))
+	f := cdp.Classify(err)
+	return f == cdp.FaultNodeGone || f == cdp.FaultObjectGone
 }
 
 // locateSelectorIn finds exactly one element matching a CSS selector in

@@ -10,7 +10,6 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
-	"github.com/webpilot-mcp/webpilot/internal/cdp"
 	"github.com/webpilot-mcp/webpilot/internal/cdp/cdptest"
 )
 
@@ -326,10 +325,6 @@ func TestRenderHelpers(t *testing.T) {
 	}
 	if got := joinText("Hello", ", world"); got != "Hello, world" {
 		t.Errorf("joinText = %q", got)
-	}
-	var nilValue *cdp.AXValue
-	if nilValue.String() != "" {
-		t.Error("nil AXValue is not empty")
 	}
 }
 

@@ -180,9 +180,15 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 	res, err := cdproto.Call(ctx, t.t, page.Navigate, page.NavigateParams{URL: u})
 	if err != nil {
 		var ce *cdp.Error
-		if errors.As(err, &ce) && strings.Contains(strings.ToLower(ce.Message), "invalid") {
+		errors.As(err, &ce)
+		switch cdp.Classify(err) {
+		case cdp.FaultInvalid:
 			return NavResult{}, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the browser refused the URL %s: %s", u, ce.Message),
 				Hint: "check the URL: host, port and escaping", Err: err}
+		case cdp.FaultUnsupported:
+			return NavResult{}, &Error{Code: CodeNavigationFailed, Message: fmt.Sprintf("could not open %s: %s", u, ce.Message),
+				Hint:      "this backend cannot open such a URL; serve the content over http, or use another backend (--backend launch)",
+				Diagnosis: map[string]any{"kind": "unsupported", "url": u}, Err: err}
 		}
 		return NavResult{}, backendError("navigate", err)
 	}

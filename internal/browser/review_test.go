@@ -305,7 +305,8 @@ func TestDiffBaselineAndPaging(t *testing.T) {
 }
 
 // data: URLs open on a launched browser; through the extension Chrome
-// cannot open them in an existing tab, which is refused at once with a hint.
+// cannot open them in an existing tab, which is refused at once
+// (NAVIGATION_FAILED, kind unsupported) with a hint.
 func TestDataURL(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	var res browser.NavResult
@@ -316,9 +317,9 @@ func TestDataURL(t *testing.T) {
 	})
 	switch backendtest.Kind() {
 	case "bridge":
-		be := wantCode(t, err, browser.CodeInvalidArgument)
-		if !strings.Contains(be.Message, "data: URLs cannot be opened") {
-			t.Errorf("message: %s", be.Message)
+		be := wantCode(t, err, browser.CodeNavigationFailed)
+		if !strings.Contains(be.Message, "data: URLs cannot be opened") || be.Diagnosis["kind"] != "unsupported" {
+			t.Errorf("message: %s, diagnosis %v", be.Message, be.Diagnosis)
 		}
 	default:
 		if err != nil || res.Title != "Inline" || res.Status != 0 {

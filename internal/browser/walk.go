@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -323,8 +322,7 @@ func (t *Tab) frameOf(ctx context.Context, parent frameWorld, iframeID int) (fra
 
 // errNoContext matches the errors of a world whose document went away.
 func isContextGone(err error) bool {
-	var ce *cdp.Error
-	return errors.As(err, &ce) && (strings.Contains(ce.Message, "context") || strings.Contains(ce.Message, "No frame") || strings.Contains(ce.Message, "frame"))
+	return cdp.Classify(err) == cdp.FaultContextGone
 }
 
 // frameOffset is where the viewport of frame f starts in the tab's viewport

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +40,9 @@ const cutSlack = 2 * time.Second
 type Options struct {
 	Name, Version string
 	Deps          *tools.Deps
+	// Tools are the active tools and what chose them (tools.Select); the
+	// zero value means the default profile.
+	Tools         tools.Selection
 	Logger        *slog.Logger
 	CallCeiling   time.Duration // default CallCeiling
 	ShutdownGrace time.Duration // default ShutdownGrace
@@ -57,6 +58,8 @@ type Server struct {
 	mcp     *mcp.Server
 	log     *slog.Logger
 	ceiling time.Duration
+	deps    *tools.Deps
+	sel     tools.Selection
 	defs    []*mcp.Tool
 	schemas map[string]*jsonschema.Resolved
 	inputs  map[string]*jsonschema.Schema // tool -> input schema
@@ -70,7 +73,7 @@ type Server struct {
 	cutOnce  sync.Once
 }
 
-// New builds the server with every tool registered.
+// New builds the server with the selected tools registered.
 func New(opts Options) *Server {
 	log := opts.Logger
 	if log == nil {
@@ -90,23 +93,23 @@ func New(opts Options) *Server {
 		&mcp.ServerOptions{Instructions: Instructions, Logger: log})
 	s.onInit = opts.OnInitialized
 	s.grace, s.cut = opts.ShutdownGrace, make(chan struct{})
-	s.defs = tools.Register(s.mcp, opts.Deps, s.render)
-	for _, d := range s.defs {
-		schema, ok := d.InputSchema.(*jsonschema.Schema)
-		if !ok {
-			panic(fmt.Sprintf("mcpserver: tool %s has no schema", d.Name))
-		}
-		res, err := schema.Resolve(nil)
+	s.deps = opts.Deps
+	if s.deps == nil {
+		s.deps = &tools.Deps{}
+	}
+	if s.deps.DefaultSession == "" {
+		s.deps.DefaultSession = "default"
+	}
+	s.sel = opts.Tools
+	if s.sel.Tools == nil {
+		sel, err := tools.Select(tools.DefaultProfile, "")
 		if err != nil {
-			panic(fmt.Sprintf("mcpserver: tool %s: %v", d.Name, err))
+			panic(fmt.Sprintf("mcpserver: the default tool selection: %v", err)) // a programming error
 		}
-		s.schemas[d.Name] = res
-		s.inputs[d.Name] = schema
-		types := make(map[string]string)
-		for name, p := range schema.Properties {
-			types[name] = p.Type
-		}
-		s.props[d.Name] = types
+		s.sel = sel
+	}
+	for _, t := range s.sel.Tools {
+		s.register(t)
 	}
 	s.mcp.AddReceivingMiddleware(s.middleware)
 	return s
@@ -115,11 +118,12 @@ func New(opts Options) *Server {
 // MCP returns the underlying go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Tools returns the registered tool definitions.
+// Tools returns the registered tool definitions, in table order.
 func (s *Server) Tools() []*mcp.Tool { return s.defs }
 
-// middleware runs around every request: for tools/call it coerces and
-// validates arguments, bounds the call and recovers panics.
+// middleware runs around every request: for tools/call it refuses calls
+// while stopping, bounds the call and recovers panics (the tool's handler
+// checks its arguments).
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		s.log.Debug("request", "method", method)
@@ -145,25 +149,11 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.stopping.Load() {
 			return s.render(ctx, name, nil, errStopping), nil
 		}
-		if _, known := s.schemas[name]; known {
-			args, verr := s.checkArgs(name, ctr.Params.Arguments)
-			if verr != nil {
-				return s.render(ctx, name, nil, verr), nil
-			}
-			ctr.Params.Arguments = args
-		}
 		ctx, cancel := context.WithTimeout(ctx, s.ceiling)
 		defer cancel()
 		start := time.Now()
 		res, err = s.runCall(ctx, cancel, name, func(ctx context.Context) (mcp.Result, error) { return next(ctx, method, req) })
 		s.log.Debug("tool call", "tool", name, "ms", time.Since(start).Milliseconds())
-		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && !isErrorBody(r) {
-			// The go-sdk's own refusal of the arguments (its schema check or
-			// its decoding into the tool's input), which has no code.
-			res = s.render(ctx, name, nil, &browser.Error{Code: browser.CodeInvalidArgument,
-				Message: "invalid arguments: " + resultText(r),
-				Hint:    "check the tool's input schema (tools/list) for names, types and ranges"})
-		}
 		return res, err
 	}
 }
@@ -212,37 +202,6 @@ func (s *Server) stop() { s.stopping.Store(true) }
 // cutCalls answers every running call with OUTCOME_UNKNOWN and cancels it.
 func (s *Server) cutCalls() { s.cutOnce.Do(func() { close(s.cut) }) }
 
-// checkArgs coerces string-encoded values where the schema wants another
-// type, then validates against the tool's schema.
-func (s *Server) checkArgs(tool string, raw json.RawMessage) (json.RawMessage, error) {
-	args := map[string]any{}
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			if e := overflow(s.inputs[tool], raw); e != nil {
-				return nil, e
-			}
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "arguments must be a JSON object: " + err.Error(),
-				Hint: `pass the arguments as an object, e.g. {"url": "https://example.com"}`}
-		}
-	}
-	coerce(args, s.props[tool])
-	if err := s.schemas[tool].Validate(args); err != nil {
-		return nil, argError(s.inputs[tool], args, err)
-	}
-	if _, ok := s.props[tool]["session"]; ok {
-		if name, ok := args["session"].(string); ok {
-			if err := tools.CheckSessionName(name); err != nil {
-				return nil, err
-			}
-		}
-	}
-	out, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // render turns a tool outcome into a result; errors become the JSON error
 // body of DESIGN.md with isError set.
 func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err error) *mcp.CallToolResult {
@@ -273,53 +232,6 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 	body := ErrorBody(be)
 	b, _ := json.Marshal(body)
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
-}
-
-// overflow explains arguments that are an object but do not decode: an
-// argument holds a number no float64 can (1e400). Nil when that is not it.
-func overflow(root *jsonschema.Schema, raw json.RawMessage) *browser.Error {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
-		return nil
-	}
-	names := make([]string, 0, len(fields))
-	for n := range fields {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		var v any
-		if json.Unmarshal(fields[n], &v) == nil {
-			continue
-		}
-		want := describe(root.Properties[n])
-		return &browser.Error{Code: browser.CodeInvalidArgument,
-			Message: fmt.Sprintf("%s must be %s; got %s", n, want, show(json.RawMessage(fields[n]))),
-			Hint:    fmt.Sprintf("pass %s as %s", n, want)}
-	}
-	return nil
-}
-
-// isErrorBody reports whether a failed result carries the JSON error body
-// that render writes.
-func isErrorBody(r *mcp.CallToolResult) bool {
-	var body struct {
-		Error *struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	return json.Unmarshal([]byte(resultText(r)), &body) == nil && body.Error != nil && body.Error.Code != ""
-}
-
-// resultText is the text of a result's text blocks.
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
 }
 
 // ErrorBody is the JSON shape of a failed call.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -47,51 +45,62 @@ type ActionIn struct {
 	TimeoutMs  int             `json:"timeout_ms,omitempty" jsonschema:"wait for the element, ms" minimum:"1" maximum:"120000"`
 }
 
-func (r *registry) action() {
-	add(r, &mcp.Tool{
-		Name: "browser_action",
-		Description: "Act like a user (trusted input) on an element named by ref, selector, text or role+name. " +
-			"Waits until it is actionable; reports the outcome and what changed.",
-		Annotations: &mcp.ToolAnnotations{Title: "Act", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-	}, func(ctx context.Context, in ActionIn) (*Result, error) {
-		a := browser.Action{Kind: in.Action, Target: in.target(), Value: in.Value, Values: in.Values, Key: in.Key,
-			Direction: in.Direction, Files: in.Files, To: browser.Target{Ref: strings.TrimSpace(in.ToRef), Selector: in.ToSelector},
-			Expect: in.Expect, InputMode: in.InputMode, Timeout: timeout(in.TimeoutMs)}
-		if len(in.Files) > 0 && in.Action != "upload" {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no files", Hint: "files are for upload"}
-		}
-		if (in.ToRef != "" || in.ToSelector != "") && in.Action != "drag" {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no drop target", Hint: "to_ref and to_selector are for drag"}
-		}
-		if in.ToRef != "" && in.ToSelector != "" {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "give to_ref or to_selector, not both"}
-		}
-		if in.Action == "upload" {
-			a.Roots = clientRoots(ctx)
-		}
-		if in.Expect != nil && *in.Expect == (browser.Expect{}) {
-			a.Expect = nil
-		}
-		if in.Key != "" && in.Action != "press" {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no key", Hint: `use {"action":"press","key":"Enter"} for keys`}
-		}
-		if in.Action == "press" && in.Value != "" {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "press takes key, not value", Hint: `use {"action":"type","value":"text"} to type text`}
-		}
-		if len(in.Values) > 0 && in.Action != "select" {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no values", Hint: "values are for select"}
-		}
-		if in.Direction != "" && in.Action != "scroll" {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no direction", Hint: "direction is for scroll"}
-		}
-		return r.onPage(ctx, in.Session, in.Tab, in.Snapshot, func(ctx context.Context, s *browser.Session, t *browser.Tab) (string, *browser.DialogView, error) {
-			res, err := s.Act(ctx, t, a)
-			if err != nil {
-				return "", nil, err
-			}
-			return describeAction(in, res), res.Dialog, nil
-		})
-	})
+// Check refuses arguments that belong to another action.
+func (in ActionIn) Check() error {
+	if len(in.Files) > 0 && in.Action != "upload" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no files", Hint: "files are for upload"}
+	}
+	if (in.ToRef != "" || in.ToSelector != "") && in.Action != "drag" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no drop target", Hint: "to_ref and to_selector are for drag"}
+	}
+	if in.ToRef != "" && in.ToSelector != "" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "give to_ref or to_selector, not both"}
+	}
+	if in.Key != "" && in.Action != "press" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no key", Hint: `use {"action":"press","key":"Enter"} for keys`}
+	}
+	if in.Action == "press" && in.Value != "" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "press takes key, not value", Hint: `use {"action":"type","value":"text"} to type text`}
+	}
+	if len(in.Values) > 0 && in.Action != "select" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no values", Hint: "values are for select"}
+	}
+	if in.Direction != "" && in.Action != "scroll" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no direction", Hint: "direction is for scroll"}
+	}
+	return nil
+}
+
+var actionTool = Def(Tool{
+	Name: "browser_action",
+	Description: "Act like a user (trusted input) on an element named by ref, selector, text or role+name. " +
+		"Waits until it is actionable; reports the outcome and what changed.",
+	Annotations: Annotations{Title: "Act", Destructive: ptr(true), OpenWorld: ptr(true)},
+	Group:       GroupCore,
+	Hold:        HoldTab,
+}, func(ctx context.Context, h *Held, in ActionIn) (*Result, error) {
+	a := browser.Action{Kind: in.Action, Target: in.target(), Value: in.Value, Values: in.Values, Key: in.Key,
+		Direction: in.Direction, Files: in.Files, To: browser.Target{Ref: strings.TrimSpace(in.ToRef), Selector: in.ToSelector},
+		Expect: in.Expect, InputMode: in.InputMode, Timeout: timeout(in.TimeoutMs)}
+	if in.Action == "upload" {
+		a.Roots = h.Roots(ctx)
+	}
+	if in.Expect != nil && *in.Expect == (browser.Expect{}) {
+		a.Expect = nil
+	}
+	res, err := h.Act(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Text: describeAction(in, res), Dialog: res.Dialog, Snapshot: inlineMode(in.Snapshot)}, nil
+})
+
+// inlineMode is the inline snapshot after an action: diff unless asked.
+func inlineMode(mode string) string {
+	if mode == "" {
+		return browser.ModeDiff
+	}
+	return mode
 }
 
 func describeAction(in ActionIn, res *browser.ActionResult) string {

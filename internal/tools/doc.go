@@ -1,6 +1,12 @@
-// Package tools defines webpilot's MCP tools. Each file holds one tool
-// family and stays thin: decode the input, call package browser, render text
-// for a model. Failures are returned as Go errors (usually *browser.Error);
-// the renderer passed to Register, owned by package mcpserver, turns them
-// into results. The package never speaks CDP.
+// Package tools is webpilot's tool table. Each entry (Tool) declares what
+// is advertised — name, description, annotations, the input type its schema
+// is inferred from — the capability group that switches it on, what the call
+// holds (Hold), and Run, which calls package browser on the held session and
+// tab (Held) and renders text for a model. Profiles and caps select from the
+// table (Select).
+//
+// The package does not speak MCP (package mcpserver registers the tools,
+// decodes and validates arguments once, takes the hold and renders results,
+// notes and inline snapshots) and never speaks CDP. Failures are returned as
+// Go errors, usually *browser.Error.
 package tools

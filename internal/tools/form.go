@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -27,38 +25,36 @@ type FillFormIn struct {
 	Tab      string    `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }
 
-func (r *registry) fillForm() {
-	add(r, &mcp.Tool{
-		Name:        "browser_fill_form",
-		Description: "Fill many fields in one call, each read back; stops at the first failure; optionally submits.",
-		Annotations: &mcp.ToolAnnotations{Title: "Fill form", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-	}, func(ctx context.Context, in FillFormIn) (*Result, error) {
-		f := browser.FormFill{Submit: in.Submit}
-		for _, fd := range in.Fields {
-			f.Fields = append(f.Fields, browser.FormField{Target: fd.target(), Value: fd.Value, Values: fd.Values, Type: fd.Type})
+var fillFormTool = Def(Tool{
+	Name:        "browser_fill_form",
+	Description: "Fill many fields in one call, each read back; stops at the first failure; optionally submits.",
+	Annotations: Annotations{Title: "Fill form", Destructive: ptr(true), OpenWorld: ptr(true)},
+	Group:       GroupForms,
+	Hold:        HoldTab,
+}, func(ctx context.Context, h *Held, in FillFormIn) (*Result, error) {
+	f := browser.FormFill{Submit: in.Submit}
+	for _, fd := range in.Fields {
+		f.Fields = append(f.Fields, browser.FormField{Target: fd.target(), Value: fd.Value, Values: fd.Values, Type: fd.Type})
+	}
+	f.Roots = func() []string { return h.Roots(ctx) }
+	res, err := h.FillForm(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	text := describeForm(res)
+	if res.Dialog != nil {
+		if res.Stopped != "" {
+			text += fmt.Sprintf("\nStopped at %s when the dialog opened", res.Stopped)
+			if len(res.Skipped) > 0 {
+				text += "; not filled: " + strings.Join(res.Skipped, ", ")
+			}
 		}
-		f.Roots = func() []string { return clientRoots(ctx) }
-		return r.onPage(ctx, in.Session, in.Tab, in.Snapshot, func(ctx context.Context, s *browser.Session, t *browser.Tab) (string, *browser.DialogView, error) {
-			res, err := s.FillForm(ctx, t, f)
-			if err != nil {
-				return "", nil, err
-			}
-			text := describeForm(res)
-			if res.Dialog != nil {
-				if res.Stopped != "" {
-					text += fmt.Sprintf("\nStopped at %s when the dialog opened", res.Stopped)
-					if len(res.Skipped) > 0 {
-						text += "; not filled: " + strings.Join(res.Skipped, ", ")
-					}
-				}
-				if in.Submit != "" && in.Submit != "none" && !res.Submitted {
-					text += "\nThe form was not submitted."
-				}
-			}
-			return text, res.Dialog, nil
-		})
-	})
-}
+		if in.Submit != "" && in.Submit != "none" && !res.Submitted {
+			text += "\nThe form was not submitted."
+		}
+	}
+	return &Result{Text: text, Dialog: res.Dialog, Snapshot: inlineMode(in.Snapshot)}, nil
+})
 
 func describeForm(res *browser.FormResult) string {
 	var b strings.Builder

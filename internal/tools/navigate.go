@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -19,50 +17,39 @@ type NavigateIn struct {
 	TimeoutMs int    `json:"timeout_ms,omitempty" jsonschema:"ms" minimum:"1" maximum:"120000"`
 }
 
-func (r *registry) navigate() {
-	add(r, &mcp.Tool{
-		Name:        "browser_navigate",
-		Description: "Open a URL (or go back, forward, reload) and wait for the load; returns status, title and a snapshot.",
-		Annotations: &mcp.ToolAnnotations{Title: "Navigate", OpenWorldHint: ptr(true), DestructiveHint: ptr(false)},
-	}, func(ctx context.Context, in NavigateIn) (*Result, error) {
-		if (in.URL == "") == (in.Go == "") {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "pass exactly one of url or go",
-				Hint: `{"url": "https://example.com"} or {"go": "back"}`}
-		}
-		s := r.session(in.Session)
-		var out *Result
-		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.ReadyTab(ctx, in.Tab)
-			cleared := ""
-			if be, ok := browser.AsError(err); ok && be.Code == browser.CodeOriginBlocked {
-				// The tab showed a refused page and was cleared: going
-				// elsewhere is what the agent asks anyway.
-				cleared = "\nNote: " + be.Message + "; webpilot cleared it."
-				t, err = s.Tab(ctx, in.Tab)
-			}
-			if err != nil {
-				return err
-			}
-			var nav browser.NavResult
-			if in.URL != "" {
-				nav, err = s.Navigate(ctx, t, in.URL, timeout(in.TimeoutMs))
-			} else {
-				nav, err = s.History(ctx, t, in.Go, timeout(in.TimeoutMs))
-			}
-			if err != nil {
-				return err
-			}
-			text := fmt.Sprintf("Loaded %s — %q", browser.Echo(nav.URL), browser.Echo(nav.Title))
-			if nav.Status != 0 {
-				text += fmt.Sprintf(" (HTTP %d)", nav.Status)
-			}
-			mode := in.Snapshot
-			if mode == "" {
-				mode = browser.ModeCompact
-			}
-			out = &Result{Text: text + cleared + notes(t) + inlineSnapshot(ctx, s, t, mode)}
-			return nil
-		})
-		return out, err
-	})
+// Check refuses both or neither of url and go.
+func (in NavigateIn) Check() error {
+	if (in.URL == "") == (in.Go == "") {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "pass exactly one of url or go",
+			Hint: `{"url": "https://example.com"} or {"go": "back"}`}
+	}
+	return nil
 }
+
+var navigateTool = Def(Tool{
+	Name:        "browser_navigate",
+	Description: "Open a URL (or go back, forward, reload) and wait for the load; returns status, title and a snapshot.",
+	Annotations: Annotations{Title: "Navigate", OpenWorld: ptr(true), Destructive: ptr(false)},
+	Group:       GroupCore,
+	Hold:        HoldTabToLeave,
+}, func(ctx context.Context, h *Held, in NavigateIn) (*Result, error) {
+	var nav browser.NavResult
+	var err error
+	if in.URL != "" {
+		nav, err = h.Navigate(ctx, in.URL, timeout(in.TimeoutMs))
+	} else {
+		nav, err = h.History(ctx, in.Go, timeout(in.TimeoutMs))
+	}
+	if err != nil {
+		return nil, err
+	}
+	text := fmt.Sprintf("Loaded %s — %q", browser.Echo(nav.URL), browser.Echo(nav.Title))
+	if nav.Status != 0 {
+		text += fmt.Sprintf(" (HTTP %d)", nav.Status)
+	}
+	mode := in.Snapshot
+	if mode == "" {
+		mode = browser.ModeCompact
+	}
+	return &Result{Text: text, Snapshot: mode}, nil
+})

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -21,30 +19,20 @@ type ScreenshotIn struct {
 	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }
 
-func (r *registry) screenshot() {
-	add(r, &mcp.Tool{
-		Name:        "browser_screenshot",
-		Description: "An image of the viewport, the full page or one element. To read the page, prefer browser_snapshot.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Screenshot"},
-	}, func(ctx context.Context, in ScreenshotIn) (*Result, error) {
-		s := r.session(in.Session)
-		var out *Result
-		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.ReadyTab(ctx, in.Tab)
-			if err != nil {
-				return err
-			}
-			shot, err := s.Screenshot(ctx, t, browser.ShotOptions{FullPage: in.FullPage,
-				Target: browser.Target{Ref: in.Ref, Selector: in.Selector}, Format: in.Format, Quality: in.Quality})
-			if err != nil {
-				return err
-			}
-			out = &Result{Text: describeShot(shot) + notes(t), Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}
-			return nil
-		})
-		return out, err
-	})
-}
+var screenshotTool = Def(Tool{
+	Name:        "browser_screenshot",
+	Description: "An image of the viewport, the full page or one element. To read the page, prefer browser_snapshot.",
+	Annotations: Annotations{ReadOnly: true, Title: "Screenshot"},
+	Group:       GroupScreenshot,
+	Hold:        HoldTab,
+}, func(ctx context.Context, h *Held, in ScreenshotIn) (*Result, error) {
+	shot, err := h.Screenshot(ctx, browser.ShotOptions{FullPage: in.FullPage,
+		Target: browser.Target{Ref: in.Ref, Selector: in.Selector}, Format: in.Format, Quality: in.Quality})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Text: describeShot(shot), Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}, nil
+})
 
 func describeShot(s *browser.Shot) string {
 	kind := func(mime string) string { return strings.ToUpper(strings.TrimPrefix(mime, "image/")) }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -19,39 +17,34 @@ type SnapshotIn struct {
 	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }
 
-func (r *registry) snapshot() {
-	add(r, &mcp.Tool{
-		Name:        "browser_snapshot",
-		Description: "The page as text, with refs (e3) on what can be acted on. Long pages continue with offset.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Snapshot"},
-	}, func(ctx context.Context, in SnapshotIn) (*Result, error) {
-		if in.MaxChars < 0 || in.Offset < 0 {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "max_chars and offset must not be negative",
-				Hint: "omit max_chars for the default (20000); offset comes from a cut snapshot's continuation line"}
-		}
-		if in.MaxChars == 0 {
-			in.MaxChars = SnapshotMaxChars
-		}
-		s := r.session(in.Session)
-		var out *Result
-		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.ReadyTab(ctx, in.Tab)
-			if err != nil {
-				return err
-			}
-			snap, err := s.Snapshot(ctx, t, browser.SnapshotOptions{Mode: in.Mode, MaxChars: in.MaxChars, Offset: in.Offset, Scope: scopeTarget(in.Scope)})
-			if err != nil {
-				return err
-			}
-			out = &Result{Text: snap.Text + notes(t)}
-			return nil
-		})
-		return out, err
-	})
+// Check refuses negative numbers.
+func (in SnapshotIn) Check() error {
+	if in.MaxChars < 0 || in.Offset < 0 {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "max_chars and offset must not be negative",
+			Hint: "omit max_chars for the default (20000); offset comes from a cut snapshot's continuation line"}
+	}
+	return nil
 }
 
-// scopeTarget reads a scope: a ref such as e3 or f1e3, else a CSS selector.
-func scopeTarget(scope string) browser.Target {
+var snapshotTool = Def(Tool{
+	Name:        "browser_snapshot",
+	Description: "The page as text, with refs (e3) on what can be acted on. Long pages continue with offset.",
+	Annotations: Annotations{ReadOnly: true, Title: "Snapshot"},
+	Group:       GroupCore,
+	Hold:        HoldTab,
+}, func(ctx context.Context, h *Held, in SnapshotIn) (*Result, error) {
+	if in.MaxChars == 0 {
+		in.MaxChars = SnapshotMaxChars
+	}
+	snap, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: in.Mode, MaxChars: in.MaxChars, Offset: in.Offset, Scope: scopeLocator(in.Scope)})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Text: snap.Text}, nil
+})
+
+// scopeLocator reads a scope: a ref such as e3 or f1e3, else a CSS selector.
+func scopeLocator(scope string) browser.Target {
 	scope = strings.TrimSpace(scope)
 	if browser.IsRef(scope) {
 		return browser.Target{Ref: scope}
@@ -69,29 +62,24 @@ type FindIn struct {
 	Tab     string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
 }
 
-func (r *registry) find() {
-	add(r, &mcp.Tool{
-		Name:        "browser_find",
-		Description: "Find elements by text, role and/or name: their snapshot lines with refs, without a whole snapshot.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Find"},
-	}, func(ctx context.Context, in FindIn) (*Result, error) {
-		if in.Limit < 0 {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "limit must not be negative", Hint: "omit limit for 20 matches"}
-		}
-		s := r.session(in.Session)
-		var out *Result
-		err := s.Do(ctx, func(ctx context.Context) error {
-			t, err := s.ReadyTab(ctx, in.Tab)
-			if err != nil {
-				return err
-			}
-			text, err := s.Find(ctx, t, browser.FindOptions{Text: in.Text, Role: in.Role, Name: in.Name, Limit: in.Limit})
-			if err != nil {
-				return err
-			}
-			out = &Result{Text: text + notes(t)}
-			return nil
-		})
-		return out, err
-	})
+// Check refuses a negative limit.
+func (in FindIn) Check() error {
+	if in.Limit < 0 {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "limit must not be negative", Hint: "omit limit for 20 matches"}
+	}
+	return nil
 }
+
+var findTool = Def(Tool{
+	Name:        "browser_find",
+	Description: "Find elements by text, role and/or name: their snapshot lines with refs, without a whole snapshot.",
+	Annotations: Annotations{ReadOnly: true, Title: "Find"},
+	Group:       GroupCore,
+	Hold:        HoldTab,
+}, func(ctx context.Context, h *Held, in FindIn) (*Result, error) {
+	text, err := h.Find(ctx, browser.FindOptions{Text: in.Text, Role: in.Role, Name: in.Name, Limit: in.Limit})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Text: text}, nil
+})

@@ -3,34 +3,28 @@ package tools
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // StatusIn is browser_status's input: nothing.
 type StatusIn struct{}
 
-func (r *registry) status() {
-	add(r, &mcp.Tool{
-		Name:        "browser_status",
-		Description: "webpilot's backend, browser, sessions and configuration.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Browser status"},
-	}, func(ctx context.Context, _ StatusIn) (*Result, error) {
-		m := r.d.Manager
-		out := map[string]any{
-			"backend":    m.Backend().Info(),
-			"sessions":   m.SessionNames(),
-			"tool_count": len(r.defs),
-		}
-		if r.d.Status != nil {
-			for k, v := range r.d.Status() {
-				out[k] = v
-			}
-		}
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		return &Result{Text: string(b)}, nil
-	})
-}
+var statusTool = Def(Tool{
+	Name:        "browser_status",
+	Description: "webpilot's backend, browser, sessions and configuration.",
+	Annotations: Annotations{ReadOnly: true, Title: "Browser status"},
+	Group:       GroupCore,
+	Hold:        HoldNothing,
+}, func(ctx context.Context, h *Held, _ StatusIn) (*Result, error) {
+	out := map[string]any{
+		"backend":  h.BackendInfo(),
+		"sessions": h.SessionNames(),
+	}
+	for k, v := range h.Status() {
+		out[k] = v
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Text: string(b)}, nil
+})

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -18,74 +16,65 @@ type TabsIn struct {
 	Session string `json:"session,omitempty" jsonschema:"agent session"`
 }
 
-func (r *registry) tabs() {
-	add(r, &mcp.Tool{
-		Name:        "browser_tabs",
-		Description: "List, open, select or close the session's tabs (popups join it).",
-		Annotations: &mcp.ToolAnnotations{Title: "Tabs", DestructiveHint: ptr(true)},
-	}, func(ctx context.Context, in TabsIn) (*Result, error) {
-		switch in.Action {
-		case "select":
-			if in.Tab == "" {
-				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "select needs tab", Hint: "browser_tabs list shows the ids"}
-			}
-		case "new", "list", "close":
-		}
-		if in.URL != "" && in.Action != "new" {
-			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "url goes with action new", Hint: "use browser_navigate to load a URL in an existing tab"}
-		}
-		s := r.session(in.Session)
-		var out *Result
-		err := s.Do(ctx, func(ctx context.Context) error {
-			switch in.Action {
-			case "new":
-				t, err := s.NewTab(ctx)
-				if err != nil {
-					return err
-				}
-				text := fmt.Sprintf("Opened tab %s (now current).", t.ID)
-				if in.URL != "" {
-					nav, err := s.Navigate(ctx, t, in.URL, 0)
-					if err != nil {
-						return err
-					}
-					text = fmt.Sprintf("Opened tab %s (now current): %s — %q", t.ID, nav.URL, nav.Title)
-					text += notes(t) + inlineSnapshot(ctx, s, t, browser.ModeCompact)
-				}
-				out = &Result{Text: text}
-				return nil
-			case "select":
-				t, err := s.SelectTab(ctx, in.Tab)
-				if err != nil {
-					return err
-				}
-				out = &Result{Text: fmt.Sprintf("Tab %s is current.", t.ID) + notes(t)}
-				return nil
-			case "close":
-				id := in.Tab
-				if id == "" {
-					t, err := s.CurrentTab(ctx)
-					if err != nil {
-						return err
-					}
-					id = t.ID
-				}
-				if err := s.CloseTab(ctx, id); err != nil {
-					return err
-				}
-				out = &Result{Text: fmt.Sprintf("Closed tab %s.", id)}
-				return nil
-			}
-			tabs, err := s.ListTabs(ctx)
-			if err != nil {
-				return err
-			}
-			out = &Result{Text: renderTabs(s.Name(), tabs)}
-			return nil
-		})
-		return out, err
-	})
+// Check refuses select without a tab and a URL for anything but new.
+func (in TabsIn) Check() error {
+	if in.Action == "select" && in.Tab == "" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "select needs tab", Hint: "browser_tabs list shows the ids"}
+	}
+	if in.URL != "" && in.Action != "new" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "url goes with action new", Hint: "use browser_navigate to load a URL in an existing tab"}
+	}
+	return nil
 }
+
+var tabsTool = Def(Tool{
+	Name:        "browser_tabs",
+	Description: "List, open, select or close the session's tabs (popups join it).",
+	Annotations: Annotations{Title: "Tabs", Destructive: ptr(true)},
+	Group:       GroupTabs,
+	Hold:        HoldSession,
+}, func(ctx context.Context, h *Held, in TabsIn) (*Result, error) {
+	switch in.Action {
+	case "new":
+		t, err := h.NewTab(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if in.URL == "" {
+			return &Result{Text: fmt.Sprintf("Opened tab %s (now current).", t.ID)}, nil
+		}
+		nav, err := h.Navigate(ctx, in.URL, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Text: fmt.Sprintf("Opened tab %s (now current): %s — %q", t.ID, nav.URL, nav.Title),
+			Tab: t, Snapshot: browser.ModeCompact}, nil
+	case "select":
+		t, err := h.SelectTab(ctx, in.Tab)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Text: fmt.Sprintf("Tab %s is current.", t.ID), Tab: t}, nil
+	case "close":
+		id := in.Tab
+		if id == "" {
+			t, err := h.CurrentTab(ctx)
+			if err != nil {
+				return nil, err
+			}
+			id = t.ID
+		}
+		if err := h.CloseTab(ctx, id); err != nil {
+			return nil, err
+		}
+		return &Result{Text: fmt.Sprintf("Closed tab %s.", id)}, nil
+	}
+	tabs, err := h.ListTabs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Text: renderTabs(h.SessionName(), tabs)}, nil
+})
 
 func renderTabs(session string, tabs []browser.TabView) string {
 	if len(tabs) == 0 {

@@ -2,17 +2,15 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
@@ -23,7 +21,7 @@ const (
 	InlineSnapshotMaxChar = 6_000  // snapshots returned by navigate and actions
 )
 
-// Deps is what the tools need.
+// Deps is what the tools need from the program that serves them.
 type Deps struct {
 	Manager        *browser.Manager
 	DefaultSession string
@@ -33,10 +31,71 @@ type Deps struct {
 	Logger *slog.Logger
 }
 
+// Tool is one entry of the table: what is advertised (name, description,
+// annotations, the input type its schema is inferred from), the capability
+// group that switches it on, what the call holds while it runs, and Run.
+type Tool struct {
+	Name        string
+	Description string
+	Annotations Annotations
+	Group       Group
+	Hold        Hold
+
+	input reflect.Type
+	run   func(ctx context.Context, h *Held, in any) (*Result, error)
+}
+
+// Annotations are the hints a client gets about a tool (MCP's tool
+// annotations): nil pointers are left out.
+type Annotations struct {
+	Title       string
+	ReadOnly    bool
+	Destructive *bool
+	Idempotent  bool
+	OpenWorld   *bool
+}
+
+// Hold says what a call holds while its tool runs. The server takes it
+// before Run (Session.Do, then the tab) and renders the tab's notes and the
+// inline snapshot after it, still holding it.
+type Hold int
+
+// Holds.
+const (
+	// HoldNothing: no session (browser_status).
+	HoldNothing Hold = iota
+	// HoldSession: the session named by the session argument (made when
+	// new), no tab.
+	HoldSession
+	// HoldExistingSession: the session if it exists; otherwise Run gets a
+	// Held with no session (Held.Exists is false).
+	HoldExistingSession
+	// HoldTab: the session and the tab named by the tab argument (default:
+	// current), ready for a call on the page: DIALOG_OPEN while a dialog
+	// waits, ORIGIN_BLOCKED on a refused page.
+	HoldTab
+	// HoldTabAsIs: the session and that tab even while a dialog is open
+	// (browser_dialog).
+	HoldTabAsIs
+	// HoldTabToLeave: like HoldTab, but a tab showing a refused page is
+	// taken anyway and the refusal noted (browser_navigate goes elsewhere).
+	HoldTabToLeave
+)
+
 // Result is what a tool returns on success: text first, written for a model.
+// The server appends, in order, the notes of the tab (Tab, else the held
+// tab), then Dialog or else the inline snapshot in mode Snapshot.
 type Result struct {
 	Text  string
 	Image *Image // optional; rendered as one image block after the text
+	// Tab is the tab the result tells of when the tool opened or selected
+	// one; nil means the held tab, if any.
+	Tab *browser.Tab
+	// Dialog is a dialog the call opened: it is told in place of the
+	// inline snapshot.
+	Dialog *browser.DialogView
+	// Snapshot is the mode of the inline snapshot ("" or none: none).
+	Snapshot string
 }
 
 // Image is an image a tool returns, as raw encoded bytes.
@@ -45,79 +104,103 @@ type Image struct {
 	MIMEType string
 }
 
-// Renderer turns a tool's outcome into an MCP result. Package mcpserver owns
-// it, so error bodies are rendered in one place.
-type Renderer func(ctx context.Context, tool string, res *Result, err error) *mcp.CallToolResult
+// Checker is an input that checks itself before the call holds anything:
+// arguments that contradict each other are refused without touching the
+// browser.
+type Checker interface {
+	Check() error
+}
 
-// Register adds every tool to the server and returns their definitions.
-func Register(s *mcp.Server, d *Deps, render Renderer) []*mcp.Tool {
-	if d.DefaultSession == "" {
-		d.DefaultSession = "default"
+// Def makes a table entry whose input is In and whose Run is run.
+func Def[In any](t Tool, run func(ctx context.Context, h *Held, in In) (*Result, error)) Tool {
+	t.input = reflect.TypeFor[In]()
+	t.run = func(ctx context.Context, h *Held, in any) (*Result, error) { return run(ctx, h, in.(In)) }
+	return t
+}
+
+// Decode reads arguments, already validated against InputSchema, into the
+// tool's input type, and checks them (Checker).
+func (t Tool) Decode(args json.RawMessage) (any, error) {
+	p := reflect.New(t.input)
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, p.Interface()); err != nil {
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "invalid arguments: " + err.Error(),
+				Hint: "check the tool's input schema (tools/list) for names, types and ranges", Err: err}
+		}
 	}
-	r := &registry{s: s, d: d, render: render}
-	r.status()
-	r.navigate()
-	r.snapshot()
-	r.find()
-	r.action()
-	r.fillForm()
-	r.tabs()
-	r.screenshot()
-	r.dialog()
-	r.close()
-	return r.defs
+	in := p.Elem().Interface()
+	if c, ok := in.(Checker); ok {
+		if err := c.Check(); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
 }
 
-type registry struct {
-	s      *mcp.Server
-	d      *Deps
-	render Renderer
-	defs   []*mcp.Tool
+// Run runs the tool on a decoded input within what the call holds.
+func (t Tool) Run(ctx context.Context, h *Held, in any) (*Result, error) {
+	return t.run(ctx, h, in)
 }
 
-// add registers a tool whose input schema is inferred from In, with enum
-// values from `enum:"a,b"` struct tags and bounds of numbers from
-// `minimum:"N"` and `maximum:"N"` tags. Every integer argument needs both
-// bounds: the schema is what keeps a value the Go type cannot hold (1e300,
-// -1 for an offset) from reaching the decoder.
-func add[In any](r *registry, t *mcp.Tool, h func(ctx context.Context, in In) (*Result, error)) {
-	schema, err := jsonschema.For[In](nil)
+// InputSchema is the schema advertised for the tool, inferred from its
+// input type, with enum values from `enum:"a,b"` struct tags and bounds of
+// numbers from `minimum:"N"` and `maximum:"N"` tags. Every integer argument
+// needs both bounds: the schema is what keeps a value the Go type cannot
+// hold (1e300, -1 for an offset) from reaching the decoder.
+func (t Tool) InputSchema() (*jsonschema.Schema, error) {
+	schema, err := jsonschema.ForType(t.input, nil)
 	if err != nil {
-		panic(fmt.Sprintf("tools: schema for %s: %v", t.Name, err)) // a programming error
+		return nil, fmt.Errorf("tools: schema for %s: %w", t.Name, err)
 	}
-	rt := reflect.TypeFor[In]()
-	for i := range rt.NumField() {
-		f := rt.Field(i)
+	for i := range t.input.NumField() {
+		f := t.input.Field(i)
 		name := strings.Split(f.Tag.Get("json"), ",")[0]
-		if enum := f.Tag.Get("enum"); enum != "" && schema.Properties[name] != nil {
+		p := schema.Properties[name]
+		if p == nil {
+			continue
+		}
+		if enum := f.Tag.Get("enum"); enum != "" {
 			for _, v := range strings.Split(enum, ",") {
-				schema.Properties[name].Enum = append(schema.Properties[name].Enum, v)
+				p.Enum = append(p.Enum, v)
 			}
 		}
-		if p := schema.Properties[name]; p != nil {
-			p.Minimum = bound(t.Name, name, f.Tag.Get("minimum"))
-			p.Maximum = bound(t.Name, name, f.Tag.Get("maximum"))
+		if p.Minimum, err = bound(t.Name, name, f.Tag.Get("minimum")); err != nil {
+			return nil, err
+		}
+		if p.Maximum, err = bound(t.Name, name, f.Tag.Get("maximum")); err != nil {
+			return nil, err
 		}
 	}
 	dropNull(schema)
-	t.InputSchema = schema
-	r.defs = append(r.defs, t)
-	mcp.AddTool(r.s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		res, err := h(context.WithValue(ctx, requestKey{}, req), in)
-		return r.render(ctx, t.Name, res, err), nil, nil
-	})
+	return schema, nil
 }
 
 // bound reads a minimum or maximum tag ("" for none).
-func bound(tool, arg, tag string) *float64 {
+func bound(tool, arg, tag string) (*float64, error) {
 	if tag == "" {
-		return nil
+		return nil, nil
 	}
 	v, err := strconv.ParseFloat(tag, 64)
 	if err != nil {
-		panic(fmt.Sprintf("tools: %s.%s: bad bound %q", tool, arg, tag)) // a programming error
+		return nil, fmt.Errorf("tools: %s.%s: bad bound %q: %w", tool, arg, tag, err)
 	}
-	return &v
+	return &v, nil
+}
+
+// dropNull turns the ["null", T] types the schema library gives slices and
+// pointers into T: an omitted argument already means none, and every type
+// word costs tokens in tools/list.
+func dropNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		dropNull(p)
+	}
+	dropNull(s.Items)
 }
 
 // SessionNameMax is the longest session name an agent may pass.
@@ -156,14 +239,6 @@ func CheckSessionName(name string) error {
 		Suggestions: []string{fmt.Sprintf(`"session": %q`, string(near))}}
 }
 
-// session picks the session a call runs in.
-func (r *registry) session(name string) *browser.Session {
-	if name == "" {
-		name = r.d.DefaultSession
-	}
-	return r.d.Manager.Session(name)
-}
-
 func timeout(ms int) time.Duration {
 	if ms <= 0 {
 		return 0
@@ -171,106 +246,4 @@ func timeout(ms int) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-// inlineSnapshot renders the snapshot a navigate or action call asked for.
-func inlineSnapshot(ctx context.Context, s *browser.Session, t *browser.Tab, mode string) string {
-	if mode == "" || mode == "none" {
-		return ""
-	}
-	snap, err := s.Snapshot(ctx, t, browser.SnapshotOptions{Mode: mode, MaxChars: InlineSnapshotMaxChar})
-	if err != nil {
-		if be, ok := browser.AsError(err); ok {
-			return fmt.Sprintf("\n(no snapshot: %s: %s)", be.Code, be.Message)
-		}
-		return "\n(no snapshot: the page could not be read)"
-	}
-	return "\n\n" + snap.Text
-}
-
-// notes renders what happened in the tab on its own (dialogs answered,
-// loads blocked) since the last call.
-func notes(t *browser.Tab) string {
-	var b strings.Builder
-	for _, n := range t.TakeNotes() {
-		b.WriteString("\nNote: " + n)
-	}
-	return b.String()
-}
-
 func ptr[T any](v T) *T { return &v }
-
-// requestKey holds the MCP request of a tool call in its context.
-type requestKey struct{}
-
-// clientRoots are the local directories the client declared as its roots
-// (file:// URIs), asked for with a short timeout; none when the client has
-// no roots.
-func clientRoots(ctx context.Context) []string {
-	req, _ := ctx.Value(requestKey{}).(*mcp.CallToolRequest)
-	if req == nil || req.Session == nil {
-		return nil
-	}
-	ip := req.Session.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.RootsV2 == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	res, err := req.Session.ListRoots(ctx, nil)
-	if err != nil {
-		return nil
-	}
-	var dirs []string
-	for _, r := range res.Roots {
-		if u, err := url.Parse(r.URI); err == nil && u.Scheme == "file" && u.Path != "" {
-			dirs = append(dirs, filepath.FromSlash(u.Path))
-		}
-	}
-	return dirs
-}
-
-// dropNull turns the ["null", T] types the schema library gives slices and
-// pointers into T: an omitted argument already means none, and every type
-// word costs tokens in tools/list.
-func dropNull(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	if len(s.Types) == 2 && s.Types[0] == "null" {
-		s.Type, s.Types = s.Types[1], nil
-	}
-	for _, p := range s.Properties {
-		dropNull(p)
-	}
-	dropNull(s.Items)
-}
-
-// onPage runs an acting call on the session's tab (DIALOG_OPEN while a
-// dialog waits for an answer) and ends its text with the tab's notes, then
-// the dialog the call opened or else the snapshot asked for (diff by
-// default).
-func (r *registry) onPage(ctx context.Context, session, tab, snapshot string,
-	fn func(ctx context.Context, s *browser.Session, t *browser.Tab) (string, *browser.DialogView, error)) (*Result, error) {
-	s := r.session(session)
-	var out *Result
-	err := s.Do(ctx, func(ctx context.Context) error {
-		t, err := s.ReadyTab(ctx, tab)
-		if err != nil {
-			return err
-		}
-		text, dialog, err := fn(ctx, s, t)
-		if err != nil {
-			return err
-		}
-		text += notes(t)
-		if dialog != nil {
-			out = &Result{Text: text + dialogText(dialog)}
-			return nil
-		}
-		if snapshot == "" {
-			snapshot = browser.ModeDiff
-		}
-		out = &Result{Text: text + inlineSnapshot(ctx, s, t, snapshot)}
-		return nil
-	})
-	return out, err
-}

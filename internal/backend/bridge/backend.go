@@ -416,7 +416,11 @@ func (t *relayTransport) reply(id int64, session string, result json.RawMessage,
 		if errors.As(err, &oe) {
 			msg = oe.Message
 		}
-		out["error"] = map[string]any{"code": -32000, "message": msg}
+		code := int64(-32000)
+		if errors.Is(err, errUnsupported) {
+			code = cdp.CodeUnsupported
+		}
+		out["error"] = map[string]any{"code": code, "message": msg}
 	} else {
 		if len(result) == 0 {
 			result = json.RawMessage("{}")
@@ -438,8 +442,12 @@ func (t *relayTransport) navigateData(ctx context.Context, tabID int, raw json.R
 	if json.Unmarshal(raw, &p) != nil || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(p.URL)), "data:") {
 		return nil, false, nil
 	}
-	return nil, true, errors.New("invalid URL for this backend: data: URLs cannot be opened in your Chrome through the extension; serve the content over http (or use --backend launch)")
+	return nil, true, fmt.Errorf("%w: data: URLs cannot be opened in your Chrome through the extension; serve the content over http (or use --backend launch)", errUnsupported)
 }
+
+// errUnsupported marks a command this backend cannot run; its reply carries
+// cdp.CodeUnsupported.
+var errUnsupported = errors.New("not supported by this backend")
 
 // event turns an extension event into CDP frames and backend events. It runs
 // on the relay's reader and never blocks.

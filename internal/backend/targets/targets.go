@@ -7,10 +7,8 @@ package targets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/target"
@@ -130,8 +128,7 @@ func (b Browser) Attach(ctx context.Context, id string) (cdp.Target, error) {
 // TabErr wraps a failed per-tab command; the browser's "no such target"
 // becomes backend.ErrTabNotFound.
 func (b Browser) TabErr(op, id string, err error) error {
-	var cerr *cdp.Error
-	if errors.As(err, &cerr) && strings.Contains(strings.ToLower(cerr.Message), "no target") {
+	if cdp.Classify(err) == cdp.FaultNoTarget {
 		return fmt.Errorf("%s: %s %s: %w: %w", b.Prefix, op, id, backend.ErrTabNotFound, err)
 	}
 	return fmt.Errorf("%s: %s %s: %w", b.Prefix, op, id, err)

@@ -1,0 +1,264 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+// register adds a table entry to the go-sdk server: its definition, with
+// the schema inferred from its input type, and the handler that runs it.
+func (s *Server) register(t tools.Tool) {
+	schema, err := t.InputSchema()
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: %v", err)) // a programming error in the table
+	}
+	res, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: tool %s: %v", t.Name, err))
+	}
+	s.schemas[t.Name] = res
+	s.inputs[t.Name] = schema
+	props := make(map[string]string)
+	for name, p := range schema.Properties {
+		props[name] = p.Type
+	}
+	s.props[t.Name] = props
+	a := t.Annotations
+	def := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema,
+		Annotations: &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive,
+			IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}}
+	s.defs = append(s.defs, def)
+	s.mcp.AddTool(def, s.handler(t))
+}
+
+// handler runs one tool call: the arguments are coerced and validated
+// against the advertised schema and decoded once into the tool's input, the
+// hold is taken, the tool runs, and its outcome is rendered.
+func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := s.checkArgs(t.Name, req.Params.Arguments)
+		if err != nil {
+			return s.render(ctx, t.Name, nil, err), nil
+		}
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return s.render(ctx, t.Name, nil, err), nil
+		}
+		in, err := t.Decode(raw)
+		if err != nil {
+			return s.render(ctx, t.Name, nil, err), nil
+		}
+		env := &tools.Env{Manager: s.deps.Manager, Status: s.status,
+			Roots: func(ctx context.Context) []string { return clientRoots(ctx, req) }}
+		session, _ := args["session"].(string)
+		tab, _ := args["tab"].(string)
+		res, err := s.hold(ctx, t, session, tab, in, env)
+		return s.render(ctx, t.Name, res, err), nil
+	}
+}
+
+// hold takes what the tool holds (tools.Hold), runs it and, still holding
+// it, adds the tab's notes and then the dialog the call opened or else the
+// inline snapshot the result asks for.
+func (s *Server) hold(ctx context.Context, t tools.Tool, session, tab string, in any, env *tools.Env) (*tools.Result, error) {
+	if session == "" {
+		session = s.deps.DefaultSession
+	}
+	if t.Hold == tools.HoldNothing {
+		return t.Run(ctx, tools.NewHeld(session, nil, nil, env), in)
+	}
+	m := s.deps.Manager
+	var bs *browser.Session
+	if t.Hold == tools.HoldExistingSession {
+		var ok bool
+		if bs, ok = m.Lookup(session); !ok {
+			return t.Run(ctx, tools.NewHeld(session, nil, nil, env), in)
+		}
+	} else {
+		bs = m.Session(session)
+	}
+	var out *tools.Result
+	err := bs.Do(ctx, func(ctx context.Context) error {
+		var bt *browser.Tab
+		var err error
+		cleared := ""
+		switch t.Hold {
+		case tools.HoldTab:
+			bt, err = bs.ReadyTab(ctx, tab)
+		case tools.HoldTabAsIs:
+			bt, err = bs.Tab(ctx, tab)
+		case tools.HoldTabToLeave:
+			bt, err = bs.ReadyTab(ctx, tab)
+			if be, ok := browser.AsError(err); ok && be.Code == browser.CodeOriginBlocked {
+				// The tab showed a refused page and was cleared: going
+				// elsewhere is what the agent asks anyway.
+				cleared = "\nNote: " + be.Message + "; webpilot cleared it."
+				bt, err = bs.Tab(ctx, tab)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		res, err := t.Run(ctx, tools.NewHeld(session, bs, bt, env), in)
+		if err != nil {
+			return err
+		}
+		if res == nil {
+			res = &tools.Result{}
+		}
+		about := res.Tab
+		if about == nil {
+			about = bt
+		}
+		if about == nil {
+			out = res
+			return nil
+		}
+		res.Text += cleared + notes(about)
+		if res.Dialog != nil {
+			res.Text += dialogText(res.Dialog)
+		} else {
+			res.Text += inlineSnapshot(ctx, bs, about, res.Snapshot)
+		}
+		out = res
+		return nil
+	})
+	return out, err
+}
+
+// status are the facts browser_status adds to the backend and sessions:
+// the program's (configuration) and the active tools.
+func (s *Server) status() map[string]any {
+	out := map[string]any{}
+	if s.deps.Status != nil {
+		for k, v := range s.deps.Status() {
+			out[k] = v
+		}
+	}
+	out["profile"] = s.sel.Profile
+	out["caps"] = s.sel.Caps.String()
+	out["tools"] = s.sel.Names()
+	out["tool_count"] = len(s.sel.Tools)
+	return out
+}
+
+// inlineSnapshot renders the snapshot a navigate or action call asked for.
+func inlineSnapshot(ctx context.Context, s *browser.Session, t *browser.Tab, mode string) string {
+	if mode == "" || mode == "none" {
+		return ""
+	}
+	snap, err := s.Snapshot(ctx, t, browser.SnapshotOptions{Mode: mode, MaxChars: tools.InlineSnapshotMaxChar})
+	if err != nil {
+		if be, ok := browser.AsError(err); ok {
+			return fmt.Sprintf("\n(no snapshot: %s: %s)", be.Code, be.Message)
+		}
+		return "\n(no snapshot: the page could not be read)"
+	}
+	return "\n\n" + snap.Text
+}
+
+// notes renders what happened in the tab on its own (dialogs answered,
+// loads blocked) since the last call.
+func notes(t *browser.Tab) string {
+	var b strings.Builder
+	for _, n := range t.TakeNotes() {
+		b.WriteString("\nNote: " + n)
+	}
+	return b.String()
+}
+
+// dialogText tells the agent about a dialog a call opened.
+func dialogText(d *browser.DialogView) string {
+	return fmt.Sprintf("\nA %s dialog opened and waits for an answer: %q. Answer it with browser_dialog (accept or dismiss); until then other calls report DIALOG_OPEN.", d.Type, d.Message)
+}
+
+// clientRoots are the local directories the client declared as its roots
+// (file:// URIs), asked for with a short timeout; none when the client has
+// no roots.
+func clientRoots(ctx context.Context, req *mcp.CallToolRequest) []string {
+	if req == nil || req.Session == nil {
+		return nil
+	}
+	ip := req.Session.InitializeParams()
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.RootsV2 == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	res, err := req.Session.ListRoots(ctx, nil)
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, r := range res.Roots {
+		if u, err := url.Parse(r.URI); err == nil && u.Scheme == "file" && u.Path != "" {
+			dirs = append(dirs, filepath.FromSlash(u.Path))
+		}
+	}
+	return dirs
+}
+
+// checkArgs coerces string-encoded values where the schema wants another
+// type, then validates against the tool's schema and checks the session
+// name.
+func (s *Server) checkArgs(tool string, raw json.RawMessage) (map[string]any, error) {
+	args := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			if e := overflow(s.inputs[tool], raw); e != nil {
+				return nil, e
+			}
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "arguments must be a JSON object: " + err.Error(),
+				Hint: `pass the arguments as an object, e.g. {"url": "https://example.com"}`}
+		}
+	}
+	coerce(args, s.props[tool])
+	if err := s.schemas[tool].Validate(args); err != nil {
+		return nil, argError(s.inputs[tool], args, err)
+	}
+	if _, ok := s.props[tool]["session"]; ok {
+		if name, ok := args["session"].(string); ok {
+			if err := tools.CheckSessionName(name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return args, nil
+}
+
+// overflow explains arguments that are an object but do not decode: an
+// argument holds a number no float64 can (1e400). Nil when that is not it.
+func overflow(root *jsonschema.Schema, raw json.RawMessage) *browser.Error {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		var v any
+		if json.Unmarshal(fields[n], &v) == nil {
+			continue
+		}
+		want := describe(root.Properties[n])
+		return &browser.Error{Code: browser.CodeInvalidArgument,
+			Message: fmt.Sprintf("%s must be %s; got %s", n, want, show(json.RawMessage(fields[n]))),
+			Hint:    fmt.Sprintf("pass %s as %s", n, want)}
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// Env is what a call may know besides its session, set by the server for
+// each call.
+type Env struct {
+	Manager *browser.Manager
+	// Roots are the local directories the client declared as its roots
+	// (asked when an upload needs them); nil for none.
+	Roots func(ctx context.Context) []string
+	// Status are facts for browser_status: configuration, the active tools.
+	Status func() map[string]any
+}
+
+// Held is what a call holds while its tool runs: the session, inside its
+// Session.Do, and the tab the tool works on (see Hold). The server makes
+// one per call with NewHeld; the session methods that must run within Do
+// are methods of Held, so a tool cannot call them outside it.
+type Held struct {
+	name string
+	s    *browser.Session
+	t    *browser.Tab
+	env  *Env
+}
+
+// NewHeld is what a call holds: session s (nil when the tool holds none, or
+// the session named does not exist) and tab t, with the call's environment.
+// Only the server calls it, inside s.Do.
+func NewHeld(name string, s *browser.Session, t *browser.Tab, env *Env) *Held {
+	if env == nil {
+		env = &Env{}
+	}
+	return &Held{name: name, s: s, t: t, env: env}
+}
+
+// Exists reports whether a session is held (HoldExistingSession: whether
+// the session existed).
+func (h *Held) Exists() bool { return h.s != nil }
+
+// SessionName is the held session's name (the name asked for when it does
+// not exist).
+func (h *Held) SessionName() string {
+	if h.s != nil {
+		return h.s.Name()
+	}
+	return h.name
+}
+
+// Tab is the tab the call works on: the held one, or the one NewTab or
+// SelectTab made current.
+func (h *Held) Tab() *browser.Tab { return h.t }
+
+// Navigate opens url in the tab and waits for the load.
+func (h *Held) Navigate(ctx context.Context, url string, timeout time.Duration) (browser.NavResult, error) {
+	return h.s.Navigate(ctx, h.t, url, timeout)
+}
+
+// History goes back, forward or reloads the tab.
+func (h *Held) History(ctx context.Context, dir string, timeout time.Duration) (browser.NavResult, error) {
+	return h.s.History(ctx, h.t, dir, timeout)
+}
+
+// Snapshot renders the tab's page.
+func (h *Held) Snapshot(ctx context.Context, o browser.SnapshotOptions) (*browser.Snapshot, error) {
+	return h.s.Snapshot(ctx, h.t, o)
+}
+
+// Find looks for elements in the tab's page.
+func (h *Held) Find(ctx context.Context, o browser.FindOptions) (string, error) {
+	return h.s.Find(ctx, h.t, o)
+}
+
+// Act performs an action in the tab.
+func (h *Held) Act(ctx context.Context, a browser.Action) (*browser.ActionResult, error) {
+	return h.s.Act(ctx, h.t, a)
+}
+
+// FillForm fills fields in the tab.
+func (h *Held) FillForm(ctx context.Context, f browser.FormFill) (*browser.FormResult, error) {
+	return h.s.FillForm(ctx, h.t, f)
+}
+
+// Screenshot captures the tab.
+func (h *Held) Screenshot(ctx context.Context, o browser.ShotOptions) (*browser.Shot, error) {
+	return h.s.Screenshot(ctx, h.t, o)
+}
+
+// AnswerDialog answers the tab's open dialog.
+func (h *Held) AnswerDialog(ctx context.Context, accept bool, text *string) (*browser.DialogView, error) {
+	return h.s.AnswerDialog(ctx, h.t, accept, text)
+}
+
+// NewTab opens a tab in the session; it becomes current and the call's tab.
+func (h *Held) NewTab(ctx context.Context) (*browser.Tab, error) {
+	t, err := h.s.NewTab(ctx)
+	if err == nil {
+		h.t = t
+	}
+	return t, err
+}
+
+// SelectTab makes a tab of the session current and the call's tab.
+func (h *Held) SelectTab(ctx context.Context, id string) (*browser.Tab, error) {
+	t, err := h.s.SelectTab(ctx, id)
+	if err == nil {
+		h.t = t
+	}
+	return t, err
+}
+
+// CurrentTab is the session's current tab (opened when there is none).
+func (h *Held) CurrentTab(ctx context.Context) (*browser.Tab, error) { return h.s.CurrentTab(ctx) }
+
+// CloseTab closes a tab of the session.
+func (h *Held) CloseTab(ctx context.Context, id string) error { return h.s.CloseTab(ctx, id) }
+
+// ListTabs lists the session's tabs.
+func (h *Held) ListTabs(ctx context.Context) ([]browser.TabView, error) { return h.s.ListTabs(ctx) }
+
+// TabIDs are the ids of the session's tabs.
+func (h *Held) TabIDs() []string { return h.s.TabIDs() }
+
+// CloseTabs closes every tab of the session.
+func (h *Held) CloseTabs(ctx context.Context) error { return h.s.CloseTabs(ctx) }
+
+// Roots are the client's root directories (see Env.Roots).
+func (h *Held) Roots(ctx context.Context) []string {
+	if h.env.Roots == nil {
+		return nil
+	}
+	return h.env.Roots(ctx)
+}
+
+// BackendInfo describes the backend now.
+func (h *Held) BackendInfo() backend.Info { return h.env.Manager.Backend().Info() }
+
+// SessionNames are the agent sessions that exist.
+func (h *Held) SessionNames() []string { return h.env.Manager.SessionNames() }
+
+// Status are the server's facts for browser_status.
+func (h *Held) Status() map[string]any {
+	if h.env.Status == nil {
+		return nil
+	}
+	return h.env.Status()
+}

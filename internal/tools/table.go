@@ -1,0 +1,182 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Group is a capability group: tools are switched on and off by group, by
+// a profile and --caps.
+type Group string
+
+// Capability groups.
+const (
+	GroupCore       Group = "core"       // status, navigate, snapshot, find, action, close
+	GroupForms      Group = "forms"      // browser_fill_form
+	GroupTabs       Group = "tabs"       // browser_tabs
+	GroupScreenshot Group = "screenshot" // browser_screenshot
+	GroupDialogs    Group = "dialogs"    // browser_dialog
+)
+
+// Table is every tool webpilot has, in the order they are listed.
+func Table() []Tool {
+	return []Tool{
+		statusTool,
+		navigateTool,
+		snapshotTool,
+		findTool,
+		actionTool,
+		fillFormTool,
+		tabsTool,
+		screenshotTool,
+		dialogTool,
+		closeTool,
+	}
+}
+
+// Profiles.
+const (
+	// ProfileCore is DESIGN.md's core profile (the default): the everyday
+	// tools.
+	ProfileCore = "core"
+	// ProfileFull is every group of the table.
+	ProfileFull = "full"
+	// DefaultProfile is the profile used when none is given.
+	DefaultProfile = ProfileCore
+)
+
+// Profiles are the valid profile names.
+var Profiles = []string{ProfileCore, ProfileFull}
+
+// coreGroups are the groups of the core profile. Groups added later for
+// DESIGN.md's full-only tools (browser_cdp, browser_pdf, …) stay out of it.
+var coreGroups = []Group{GroupCore, GroupForms, GroupTabs, GroupScreenshot, GroupDialogs}
+
+// Groups are the groups of the table, in the order of their first tool.
+func Groups() []Group {
+	var out []Group
+	for _, t := range Table() {
+		if !slices.Contains(out, t.Group) {
+			out = append(out, t.Group)
+		}
+	}
+	return out
+}
+
+// ProfileGroups are the groups a profile switches on.
+func ProfileGroups(profile string) ([]Group, error) {
+	switch strings.ToLower(strings.TrimSpace(profile)) {
+	case "", ProfileCore:
+		return slices.Clone(coreGroups), nil
+	case ProfileFull:
+		return Groups(), nil
+	}
+	return nil, fmt.Errorf("%q is not a tool profile: use %s", profile, strings.Join(Profiles, " or "))
+}
+
+// Caps are changes to a profile's groups, applied in order: "+group" adds
+// one, "-group" removes one ("group" alone adds it), comma-separated.
+type Caps []Cap
+
+// Cap is one change: a group switched on or off.
+type Cap struct {
+	Group Group
+	On    bool
+}
+
+// ParseCaps reads --caps; an unknown group is an error naming the valid
+// ones.
+func ParseCaps(s string) (Caps, error) {
+	var c Caps
+	valid := Groups()
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		add := true
+		switch part[0] {
+		case '+':
+			part = part[1:]
+		case '-':
+			add, part = false, part[1:]
+		}
+		g := Group(strings.ToLower(strings.TrimSpace(part)))
+		if !slices.Contains(valid, g) {
+			names := make([]string, len(valid))
+			for i, v := range valid {
+				names[i] = string(v)
+			}
+			return Caps{}, fmt.Errorf("%q is not a capability group: use +group or -group with %s", part, strings.Join(names, ", "))
+		}
+		c = append(c, Cap{Group: g, On: add})
+	}
+	return c, nil
+}
+
+// String writes caps back as +a,-b.
+func (c Caps) String() string {
+	var parts []string
+	for _, cp := range c {
+		sign := "-"
+		if cp.On {
+			sign = "+"
+		}
+		parts = append(parts, sign+string(cp.Group))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Selection is the active tools and what chose them.
+type Selection struct {
+	Profile string
+	Caps    Caps
+	Groups  []Group // active, in table order
+	Tools   []Tool  // active, in table order
+}
+
+// Names are the active tools' names.
+func (s Selection) Names() []string {
+	names := make([]string, len(s.Tools))
+	for i, t := range s.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Select picks the active tools: the profile's groups (DefaultProfile for
+// ""), changed by caps in order (the last word on a group wins).
+func Select(profile, caps string) (Selection, error) {
+	groups, err := ProfileGroups(profile)
+	if err != nil {
+		return Selection{}, err
+	}
+	c, err := ParseCaps(caps)
+	if err != nil {
+		return Selection{}, err
+	}
+	if profile = strings.ToLower(strings.TrimSpace(profile)); profile == "" {
+		profile = DefaultProfile
+	}
+	active := map[Group]bool{}
+	for _, g := range groups {
+		active[g] = true
+	}
+	for _, cp := range c {
+		active[cp.Group] = cp.On
+	}
+	on := func(g Group) bool { return active[g] }
+	sel := Selection{Profile: profile, Caps: c}
+	for _, g := range Groups() {
+		if on(g) {
+			sel.Groups = append(sel.Groups, g)
+		}
+	}
+	for _, t := range Table() {
+		if on(t.Group) {
+			sel.Tools = append(sel.Tools, t)
+		}
+	}
+	return sel, nil
+}

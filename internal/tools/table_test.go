@@ -1,0 +1,146 @@
+package tools_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+// The exact tools of each profile and caps combination, in table order.
+func TestSelect(t *testing.T) {
+	all := []string{"browser_status", "browser_navigate", "browser_snapshot", "browser_find", "browser_action",
+		"browser_fill_form", "browser_tabs", "browser_screenshot", "browser_dialog", "browser_close"}
+	core := []string{"browser_status", "browser_navigate", "browser_snapshot", "browser_find", "browser_action", "browser_close"}
+	without := func(names ...string) []string {
+		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
+	}
+	for _, tc := range []struct {
+		profile, caps string
+		want          []string
+		wantCaps      string
+	}{
+		// DESIGN.md: the core profile (the default) holds every tool built
+		// so far; full adds the full-only tools once they exist.
+		{"", "", all, ""},
+		{"core", "", all, ""},
+		{"full", "", all, ""},
+		{"CORE", " ", all, ""},
+		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
+		{"core", "-screenshot,-dialogs", without("browser_screenshot", "browser_dialog"), "-screenshot,-dialogs"},
+		{"core", "-forms,-tabs,-screenshot,-dialogs", core, "-forms,-tabs,-screenshot,-dialogs"},
+		{"core", "-forms,-tabs,-screenshot,-dialogs,+tabs", append(slices.Clone(core[:5]), "browser_tabs", "browser_close"), "-forms,-tabs,-screenshot,-dialogs,+tabs"},
+		{"core", "+tabs,-tabs", without("browser_tabs"), "+tabs,-tabs"},
+		{"full", "-tabs", without("browser_tabs"), "-tabs"},
+		{"full", "+tabs", all, "+tabs"},
+		{"core", "tabs", all, "+tabs"},
+		{"core", "-core", []string{"browser_fill_form", "browser_tabs", "browser_screenshot", "browser_dialog"}, "-core"},
+		{"full", "-core,-forms,-tabs,-screenshot,-dialogs", nil, "-core,-forms,-tabs,-screenshot,-dialogs"},
+	} {
+		sel, err := tools.Select(tc.profile, tc.caps)
+		if err != nil {
+			t.Errorf("Select(%q, %q): %v", tc.profile, tc.caps, err)
+			continue
+		}
+		if got := sel.Names(); !slices.Equal(got, tc.want) {
+			t.Errorf("Select(%q, %q) = %v\nwant %v", tc.profile, tc.caps, got, tc.want)
+		}
+		if got := sel.Caps.String(); got != tc.wantCaps {
+			t.Errorf("Select(%q, %q).Caps = %q, want %q", tc.profile, tc.caps, got, tc.wantCaps)
+		}
+		if want := strings.ToLower(strings.TrimSpace(tc.profile)); want != "" && sel.Profile != want || want == "" && sel.Profile != tools.DefaultProfile {
+			t.Errorf("Select(%q, %q).Profile = %q", tc.profile, tc.caps, sel.Profile)
+		}
+	}
+}
+
+// An unknown profile or group is refused, naming what is valid.
+func TestSelectRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		profile, caps string
+		want          []string
+	}{
+		{"tiny", "", []string{`"tiny"`, "core", "full"}},
+		{"core", "+network", []string{`"network"`, "core, forms, tabs, screenshot, dialogs"}},
+		{"core", "-", []string{`""`, "core, forms"}},
+		{"core", "+tabs,+bogus", []string{`"bogus"`}},
+	} {
+		_, err := tools.Select(tc.profile, tc.caps)
+		if err == nil {
+			t.Errorf("Select(%q, %q) passed", tc.profile, tc.caps)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("Select(%q, %q) = %v; want it to name %s", tc.profile, tc.caps, err, w)
+			}
+		}
+	}
+}
+
+// Every entry is complete: a name, a description, a group, a schema of type
+// object with a description for every property, and bounds on integers.
+func TestTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tool := range tools.Table() {
+		if tool.Name == "" || tool.Description == "" || tool.Group == "" || tool.Annotations.Title == "" {
+			t.Errorf("incomplete entry: %+v", tool)
+		}
+		if seen[tool.Name] {
+			t.Errorf("%s listed twice", tool.Name)
+		}
+		seen[tool.Name] = true
+		s, err := tool.InputSchema()
+		if err != nil {
+			t.Errorf("%s: %v", tool.Name, err)
+			continue
+		}
+		if s.Type != "object" {
+			t.Errorf("%s: schema type %q", tool.Name, s.Type)
+		}
+		for name, p := range s.Properties {
+			if p.Description == "" {
+				t.Errorf("%s.%s: no description", tool.Name, name)
+			}
+			if p.Type == "integer" && (p.Minimum == nil || p.Maximum == nil) {
+				t.Errorf("%s.%s: an integer without bounds", tool.Name, name)
+			}
+		}
+	}
+}
+
+// Decode reads validated arguments into the input type and runs its own
+// checks before anything is held.
+func TestDecode(t *testing.T) {
+	var nav, tabs tools.Tool
+	for _, tool := range tools.Table() {
+		switch tool.Name {
+		case "browser_navigate":
+			nav = tool
+		case "browser_tabs":
+			tabs = tool
+		}
+	}
+	in, err := nav.Decode([]byte(`{"url":"https://example.com","timeout_ms":5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := in.(tools.NavigateIn); !ok || got.URL != "https://example.com" || got.TimeoutMs != 5 {
+		t.Errorf("decoded %#v", in)
+	}
+	for _, c := range []struct {
+		tool tools.Tool
+		args string
+		want string
+	}{
+		{nav, `{}`, "exactly one of url or go"},
+		{nav, `{"url":"x","go":"back"}`, "exactly one of url or go"},
+		{tabs, `{"action":"select"}`, "select needs tab"},
+		{tabs, `{"action":"list","url":"https://example.com"}`, "url goes with action new"},
+	} {
+		if _, err := c.tool.Decode([]byte(c.args)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: %v, want %q", c.tool.Name, c.args, err, c.want)
+		}
+	}
+}
