@@ -52,6 +52,9 @@ func fixtures(t *testing.T) string {
 		fmt.Fprint(w, "data")
 	})
 	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	// Where quiet/keepalive-frame.html sends its keepalive fetches,
+	// beacons and pings.
+	mux.HandleFunc("/x", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	page("/popups", `<title>Popups</title><a id="blank" href="/form.html" target="_blank">new tab</a>
 		<button id="open" onclick="window.open('/basic.html', 'pop', 'width=400,height=300')">popup</button>`)
 	page("/hiddenchild", `<title>H</title><script>window.__log=[]</script>
@@ -69,6 +72,13 @@ func fixtures(t *testing.T) string {
 		time.Sleep(300 * time.Millisecond)
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"n": 42}`)
+	})
+	page("/hang", `<title>Hang</title><button id="b" onclick="fetch('/hangs')">go</button>`)
+	mux.HandleFunc("/hangs", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
 	})
 	page("/ticker", `<title>Ticker</title><span id="t">0</span><button id="b" onclick="this.textContent='clicked'">go</button><script>setInterval(() => { document.getElementById('t').textContent = Date.now() }, 10)</script>`)
 	page("/errors", `<title>Errors</title><button id="boom" onclick="console.error('bad thing', 42); console.log('fine'); null.x">boom</button>`)

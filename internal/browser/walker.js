@@ -758,14 +758,46 @@
   }
 
   // Mutations of the document since quiet() was first asked: their count
-  // and the time since the last, for the wait after an action.
-  let mutations = 0, lastMutation = 0, observer = null;
-  function quiet() {
+  // and the time since the last, for the wait after an action. Then the
+  // finite animations (CSS transitions and animations, Web Animations) of
+  // the document and its same-process frames that run now and did not when
+  // quiet(true) marked the action's start: their count, the ms left of the
+  // longest, and what it is. Infinite ones (spinners) are left out.
+  let mutations = 0, lastMutation = 0, observer = null, animsBefore = new WeakSet();
+  function animations() {
+    const out = [], docs = [document];
+    for (let i = 0; i < docs.length && i < 32; i++) {
+      try { out.push(...docs[i].getAnimations()); } catch (e) { /* a document going away */ }
+      for (const f of docs[i].querySelectorAll("iframe,frame")) {
+        try { if (f.contentDocument) docs.push(f.contentDocument); } catch (e) { /* another origin */ }
+      }
+    }
+    return out;
+  }
+  function animName(a) {
+    const el = a.effect && a.effect.target;
+    const what = a.transitionProperty ? a.transitionProperty + " transition" : a.animationName ? "animation " + a.animationName : "animation";
+    if (!el || !el.tagName) return what;
+    const cls = Array.from(el.classList || []).slice(0, 2).map((c) => "." + c).join("");
+    return what + " on " + el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + cls;
+  }
+  function quiet(mark) {
     if (!observer) {
       observer = new MutationObserver(() => { mutations++; lastMutation = performance.now(); });
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     }
-    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9];
+    const anims = animations();
+    if (mark) animsBefore = new WeakSet(anims);
+    let n = 0, left = 0, what = "";
+    for (const a of anims) {
+      if (animsBefore.has(a) || a.playState !== "running" || !a.effect) continue;
+      const t = a.effect.getComputedTiming();
+      if (!isFinite(t.endTime)) continue;
+      const rest = (t.endTime - (t.localTime || 0)) / Math.abs(a.playbackRate || 1);
+      n++;
+      if (rest >= left) { left = rest; what = animName(a); }
+    }
+    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what];
   }
 
   const known = (el) => ids.get(el) || 0;

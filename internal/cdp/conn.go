@@ -203,6 +203,14 @@ func (c *Conn) Err() error {
 // behind.
 func (c *Conn) Dropped() int64 { return c.drops.Load() }
 
+// commandsSent counts the commands every Conn of the process has written.
+var commandsSent atomic.Int64
+
+// CommandsSent reports how many commands all connections of this process
+// have sent to browsers (instrumentation: `webpilot bench` shows it per
+// action, through browser_status).
+func CommandsSent() int64 { return commandsSent.Load() }
+
 // Close closes the transport and fails every pending call.
 func (c *Conn) Close() error {
 	err := c.t.Close()
@@ -245,6 +253,7 @@ func (c *Conn) call(ctx context.Context, s *Session, method string, params, resu
 	c.mu.Unlock()
 
 	c.log.Debug("send", "id", msg.ID, "session", session, "method", method)
+	commandsSent.Add(1)
 	c.wmu.Lock()
 	err = c.t.WriteMessage(frame)
 	c.wmu.Unlock()
