@@ -3,6 +3,7 @@ package browser_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
@@ -48,4 +49,78 @@ func TestQuietReportsBound(t *testing.T) {
 	if !strings.Contains(res.Busy, "kept changing") {
 		t.Errorf("a page that keeps changing: busy %q, note %q", res.Busy, res.Note)
 	}
+}
+
+// An action that starts a CSS transition returns when it has ended: after
+// "next" on a carousel whose slide moves for 600 ms, one slide shows (the
+// new one), not two, and the next click is not ignored by a carousel still
+// sliding.
+func TestQuietWaitsForTransitions(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/quiet/carousel.html")
+	for _, want := range []string{"Slide two", "Slide three"} {
+		res, err := e.act(browser.Action{Kind: "click", Target: sel(".carousel-control-next")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Busy != "" {
+			// A renderer starved of frames (a loaded machine) starts
+			// transitions late, and the wait's bound may come first.
+			t.Logf("the slide hit a bound: %q", res.Busy)
+			sleepUntilStill(t, e)
+		}
+		snap := e.snapshot(browser.ModeFull)
+		shown := 0
+		for _, s := range []string{"Slide one", "Slide two", "Slide three"} {
+			if strings.Contains(snap, s) {
+				shown++
+			}
+		}
+		if !strings.Contains(snap, want) || shown != 1 {
+			t.Errorf("after next: want %s alone, got\n%s", want, snap)
+		}
+	}
+
+	// A modal that fades in: the action's diff shows its content.
+	e.navigate("/quiet/modal.html")
+	e.snapshot(browser.ModeCompact) // the diff's baseline
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#open")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Busy != "" {
+		t.Logf("the fade hit a bound: %q", res.Busy)
+	}
+	if diff := e.snapshot(browser.ModeDiff); !strings.Contains(diff, "Ship 3 items to Berlin?") {
+		t.Errorf("the diff after opening the modal lacks its content:\n%s", diff)
+	}
+}
+
+// An infinite animation (a spinner) the action started does not hold it.
+func TestQuietIgnoresInfiniteAnimations(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/quiet/spinner.html")
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#load")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Busy != "" || strings.Contains(res.Note, "still busy") {
+		t.Errorf("a spinner held the action: busy %q, note %q", res.Busy, res.Note)
+	}
+	if got := e.eval(`String(document.getAnimations().length)`); got != "1" {
+		t.Errorf("the spinner is not turning: %s animations", got)
+	}
+}
+
+// sleepUntilStill waits until the page runs no animation, so that a test
+// can go on after an action that hit the wait's bound.
+func sleepUntilStill(t *testing.T, e *env) {
+	t.Helper()
+	for range 100 {
+		if e.eval(`String(document.getAnimations().length)`) == "0" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the page kept animating")
 }
