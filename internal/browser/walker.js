@@ -762,7 +762,9 @@
   // finite animations (CSS transitions and animations, Web Animations) of
   // the document and its same-process frames that run now and did not when
   // quiet(true) marked the action's start: their count, the ms left of the
-  // longest, and what it is. Infinite ones (spinners) are left out.
+  // longest, and what it is. Infinite ones (spinners) are left out, and so
+  // are transitions of paint-only properties (a button's hover colour, a
+  // focus ring): they change nothing a snapshot or the next input meets.
   let mutations = 0, lastMutation = 0, observer = null, animsBefore = new WeakSet();
   function animations() {
     const out = [], docs = [document];
@@ -774,6 +776,7 @@
     }
     return out;
   }
+  const PAINT_ONLY = /(color|shadow|^outline|^fill|^stroke)/;
   function animName(a) {
     const el = a.effect && a.effect.target;
     const what = a.transitionProperty ? a.transitionProperty + " transition" : a.animationName ? "animation " + a.animationName : "animation";
@@ -791,6 +794,7 @@
     let n = 0, left = 0, what = "";
     for (const a of anims) {
       if (animsBefore.has(a) || a.playState !== "running" || !a.effect) continue;
+      if (a.transitionProperty && PAINT_ONLY.test(a.transitionProperty)) continue;
       const t = a.effect.getComputedTiming();
       if (!isFinite(t.endTime)) continue;
       const rest = (t.endTime - (t.localTime || 0)) / Math.abs(a.playbackRate || 1);
