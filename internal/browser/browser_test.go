@@ -53,8 +53,15 @@ func fixtures(t *testing.T) string {
 	})
 	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	// Where quiet/keepalive-frame.html sends its keepalive fetches,
-	// beacons and pings.
-	mux.HandleFunc("/x", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	// beacons and pings: answered late, so that an action waiting for
+	// them would hit its bound.
+	mux.HandleFunc("/x", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(3 * time.Second):
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	page("/popups", `<title>Popups</title><a id="blank" href="/form.html" target="_blank">new tab</a>
 		<button id="open" onclick="window.open('/basic.html', 'pop', 'width=400,height=300')">popup</button>`)
 	page("/hiddenchild", `<title>H</title><script>window.__log=[]</script>

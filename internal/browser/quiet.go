@@ -38,8 +38,13 @@ type quietWatch struct {
 	// three events come through separate subscriptions, and requests the
 	// browser process runs for the page (keepalive fetches) may report
 	// their end first.
-	ended   map[string]bool
-	started bool
+	ended map[string]bool
+	// keepalive counts, by URL, the keepalive fetches the page reported
+	// whose request has not been seen yet; kaSeen is how many of the
+	// page's reports were taken.
+	keepalive map[string]int
+	kaSeen    int
+	started   bool
 	inputAt time.Time // when the action's input was done
 }
 
@@ -57,14 +62,12 @@ type quietState struct {
 	anims     int
 	animLeft  time.Duration
 	animWhat  string
+	keepalive []string // URLs of the keepalive fetches started since the mark
 }
 
 func (q *quietWatch) read(ctx context.Context, mark bool) (quietState, error) {
 	var m []any
-	call := "W.quiet()"
-	if mark {
-		call = "W.quiet(true)"
-	}
+	call := fmt.Sprintf("W.quiet(%t, %q)", mark, probeName)
 	if _, err := q.w.eval(ctx, call, &m); err != nil {
 		return quietState{}, err
 	}
@@ -80,6 +83,14 @@ func (q *quietWatch) read(ctx context.Context, mark bool) (quietState, error) {
 	if len(m) > 4 {
 		st.animWhat, _ = m[4].(string)
 	}
+	if len(m) > 5 {
+		urls, _ := m[5].([]any)
+		for _, u := range urls {
+			if s, ok := u.(string); ok {
+				st.keepalive = append(st.keepalive, s)
+			}
+		}
+	}
 	return st, nil
 }
 
@@ -88,7 +99,7 @@ func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(ti
 // watchQuiet starts following requests, DOM changes and animations in the
 // tab's main frame; call before the action's input.
 func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
-	q := &quietWatch{t: t, w: frameWorld{sess: t.t, frameID: main}, inflight: make(map[string]string), ended: make(map[string]bool)}
+	q := &quietWatch{t: t, w: frameWorld{sess: t.t, frameID: main}, inflight: make(map[string]string), ended: make(map[string]bool), keepalive: make(map[string]int)}
 	sub := func(method string) <-chan jsonv2.Value {
 		ch, cancel := t.t.Subscribe(method)
 		q.cancels = append(q.cancels, cancel)
@@ -133,6 +144,10 @@ func (q *quietWatch) drain() {
 				delete(q.ended, e.RequestID)
 				continue
 			}
+			if e.Type == "Fetch" && q.keepalive[e.Request.URL] > 0 {
+				q.keepalive[e.Request.URL]--
+				continue
+			}
 			q.inflight[e.RequestID] = e.Request.URL
 		case raw := <-q.finished:
 			q.done(raw)
@@ -142,6 +157,25 @@ func (q *quietWatch) drain() {
 			return
 		}
 	}
+}
+
+// keepaliveSeen takes the keepalive fetches the page reported: each lets go
+// of a pending request to its URL, or of the next one to be seen.
+func (q *quietWatch) keepaliveSeen(urls []string) {
+	for _, u := range urls[min(q.kaSeen, len(urls)):] {
+		found := false
+		for id, have := range q.inflight {
+			if have == u {
+				delete(q.inflight, id)
+				found = true
+				break
+			}
+		}
+		if !found {
+			q.keepalive[u]++
+		}
+	}
+	q.kaSeen = max(q.kaSeen, len(urls))
 }
 
 func (q *quietWatch) done(raw jsonv2.Value) {
@@ -188,6 +222,7 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			if err != nil {
 				return quietResult{active: true} // the document went away (a navigation): nothing to wait for here
 			}
+			q.keepaliveSeen(st.keepalive)
 			mutated = st.mutations != q.mut0
 			domQuiet = !mutated || st.age >= quietDOM
 		}

@@ -39,9 +39,16 @@ var probeName = func() string {
 	return "webpilot-" + rand.Text()[:12]
 }()
 
-// installClickHook adds the click hook to every new document of sess.
+// keepaliveHookJS tells the walker's world about keepalive fetches (see
+// quiet.go); installed with the click hook.
+//
+//go:embed keepalive.js
+var keepaliveHookJS string
+
+// installClickHook adds the click hook (and the keepalive hook) to every
+// new document of sess.
 func installClickHook(ctx context.Context, sess cdp.Target) error {
-	src := strings.ReplaceAll(clickHookJS, "__PROBE__", probeName)
+	src := strings.ReplaceAll(clickHookJS+";\n"+keepaliveHookJS, "__PROBE__", probeName)
 	return sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src, "runImmediately": true}, nil)
 }
 

@@ -784,13 +784,18 @@
     const cls = Array.from(el.classList || []).slice(0, 2).map((c) => "." + c).join("");
     return what + " on " + el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + cls;
   }
-  function quiet(mark) {
+  // keepalive lists the keepalive fetches the page's documents started since
+  // quiet(true) (the hook in their main world tells, with probe the
+  // per-process event name).
+  let keepalive = [];
+  function quiet(mark, probe) {
     if (!observer) {
       observer = new MutationObserver(() => { mutations++; lastMutation = performance.now(); });
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      if (probe) document.addEventListener(probe + "-keepalive", (e) => { if (typeof e.detail === "string" && keepalive.length < 100) keepalive.push(e.detail); }, true);
     }
     const anims = animations();
-    if (mark) animsBefore = new WeakSet(anims);
+    if (mark) { animsBefore = new WeakSet(anims); keepalive = []; }
     let n = 0, left = 0, what = "";
     for (const a of anims) {
       if (animsBefore.has(a) || a.playState !== "running" || !a.effect) continue;
@@ -801,7 +806,7 @@
       n++;
       if (rest >= left) { left = rest; what = animName(a); }
     }
-    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what];
+    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive];
   }
 
   const known = (el) => ids.get(el) || 0;
