@@ -45,7 +45,7 @@ type quietWatch struct {
 	keepalive map[string]int
 	kaSeen    int
 	started   bool
-	inputAt time.Time // when the action's input was done
+	inputAt   time.Time // when the action's input was done
 }
 
 // inputDone notes that the action's input was sent: the start window runs
