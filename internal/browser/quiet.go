@@ -19,6 +19,7 @@ var (
 	quietStart    = 20 * time.Millisecond   // nothing started by then: done
 	quietDOM      = 25 * time.Millisecond   // the DOM counts as settled after this long unchanged
 	quietMaxDOM   = 300 * time.Millisecond  // longest wait for the DOM alone
+	quietAfter    = 100 * time.Millisecond  // what the DOM gets at least once requests and animations are over
 	quietMaxAnim  = 1000 * time.Millisecond // longest wait for finite animations
 	quietMaxTotal = 1500 * time.Millisecond // longest wait for requests
 	quietPoll     = 20 * time.Millisecond   // between checks while requests or animations run
@@ -207,7 +208,7 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 	if start.IsZero() {
 		start = time.Now()
 	}
-	animSince := start // when requests and animations were last seen over, for the DOM's own bound
+	over := start // when requests and animations were last seen over
 	for {
 		q.drain()
 		elapsed := time.Since(start)
@@ -229,9 +230,6 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		netQuiet := len(q.inflight) == 0
 		animQuiet := st.anims == 0
 		active := q.started || mutated || !animQuiet
-		if netQuiet && animQuiet && animSince.IsZero() {
-			animSince = time.Now()
-		}
 		switch {
 		case !active && elapsed >= quietStart:
 			return quietResult{} // the action set nothing off
@@ -241,11 +239,11 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			return quietResult{active: active, busy: q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)}
 		case netQuiet && !animQuiet && elapsed >= quietMaxAnim:
 			return quietResult{active: active, busy: q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)}
-		case netQuiet && animQuiet && time.Since(animSince) >= quietMaxDOM:
+		case netQuiet && animQuiet && elapsed >= quietMaxDOM && time.Since(over) >= quietAfter:
 			return quietResult{active: active, busy: q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)}
 		}
 		if !netQuiet || !animQuiet {
-			animSince = time.Time{}
+			over = time.Now()
 		}
 		// Check again when the DOM would have been still long enough, or
 		// the start window is over, whichever comes first.
