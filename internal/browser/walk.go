@@ -233,11 +233,10 @@ func (w frameWorld) createWorld(ctx context.Context) (runtime.ExecutionContextID
 // context returns the walker world's execution context in the frame's
 // current document: the cached one, else a new one (cached is then false).
 func (w frameWorld) context(ctx context.Context) (id runtime.ExecutionContextID, cached bool, gen int, err error) {
-	c := worldsOf(w.sess)
-	if id, gen, ok := c.get(w.frameID); ok {
+	id, gen, cached = worldsOf(w.sess).get(w.frameID)
+	if cached {
 		return id, true, gen, nil
 	}
-	_, gen, _ = c.get(w.frameID)
 	id, err = w.createWorld(ctx)
 	return id, false, gen, err
 }
