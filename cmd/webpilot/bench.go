@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -198,50 +199,90 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, _, err := call("browser_navigate", map[string]any{"url": srv.URL + "/act/kinds.html", "snapshot": "none"}); err != nil {
 		return err
 	}
+	// The ref of the Save button, for a click by ref.
+	snap, _, err := call("browser_snapshot", map[string]any{"mode": "interactive"})
+	if err != nil {
+		return err
+	}
+	saveRef := ""
+	if m := regexp.MustCompile(`button (e\d+) "Save changes"`).FindStringSubmatch(snap); m != nil {
+		saveRef = m[1]
+	} else {
+		return fmt.Errorf("bench: no Save changes button in the snapshot of act/kinds.html")
+	}
 	actions := []struct {
 		name string
+		tool string
 		args func(i int) map[string]any
 	}{
-		{"click (selector)", func(int) map[string]any {
+		{"click (ref)", "", func(int) map[string]any {
+			return map[string]any{"action": "click", "ref": saveRef, "snapshot": "none"}
+		}},
+		{"click (selector)", "", func(int) map[string]any {
 			return map[string]any{"action": "click", "selector": "#save", "snapshot": "none"}
 		}},
-		{"click (role+name)", func(int) map[string]any {
+		{"click (role+name)", "", func(int) map[string]any {
 			return map[string]any{"action": "click", "role": "button", "name": "Save changes", "snapshot": "none"}
 		}},
-		{"click (text)", func(int) map[string]any {
+		{"click (text)", "", func(int) map[string]any {
 			return map[string]any{"action": "click", "text": "Save changes", "snapshot": "none"}
 		}},
-		{"fill", func(int) map[string]any {
+		{"fill", "", func(int) map[string]any {
 			return map[string]any{"action": "fill", "selector": "#name", "value": "Ada Lovelace", "snapshot": "none"}
 		}},
-		{"type (5 chars)", func(int) map[string]any {
+		{"type (5 chars)", "", func(int) map[string]any {
 			return map[string]any{"action": "type", "selector": "#focusme", "value": "hello", "snapshot": "none"}
 		}},
-		{"select", func(i int) map[string]any {
+		{"select", "", func(i int) map[string]any {
 			return map[string]any{"action": "select", "selector": "#city", "values": []string{[]string{"Berlin", "Rome"}[i%2]}, "snapshot": "none"}
 		}},
-		{"check/uncheck", func(i int) map[string]any {
+		{"check/uncheck", "", func(i int) map[string]any {
 			return map[string]any{"action": []string{"check", "uncheck"}[i%2], "selector": "#agree", "snapshot": "none"}
 		}},
-		{"hover", func(int) map[string]any {
+		{"hover", "", func(int) map[string]any {
 			return map[string]any{"action": "hover", "selector": "#menu", "snapshot": "none"}
 		}},
-		{"press Tab", func(int) map[string]any { return map[string]any{"action": "press", "key": "Tab", "snapshot": "none"} }},
-		{"click + diff snapshot", func(int) map[string]any { return map[string]any{"action": "click", "selector": "#save"} }},
+		{"press Tab", "", func(int) map[string]any { return map[string]any{"action": "press", "key": "Tab", "snapshot": "none"} }},
+		{"click + diff snapshot", "", func(int) map[string]any { return map[string]any{"action": "click", "selector": "#save"} }},
+		{"snapshot (compact)", "browser_snapshot", func(int) map[string]any { return map[string]any{"mode": "compact"} }},
+	}
+	// CDP commands per action: the server's count (browser_status) before
+	// and after each action; browser_status itself sends none.
+	sent := func() (int64, error) {
+		text, _, err := call("browser_status", map[string]any{})
+		if err != nil {
+			return 0, err
+		}
+		var st struct {
+			N int64 `json:"cdp_commands_sent"`
+		}
+		if err := json.Unmarshal([]byte(text), &st); err != nil {
+			return 0, fmt.Errorf("bench: browser_status: %w", err)
+		}
+		return st.N, nil
 	}
 	fmt.Fprintln(stdout)
 	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "action (act/kinds.html)\tms\t")
+	fmt.Fprintln(tw, "action (act/kinds.html)\tms\tCDP commands\t")
 	for _, a := range actions {
-		var times []float64
+		var times, cmds []float64
 		for i := range *runs {
-			_, d, err := call("browser_action", a.args(i))
+			n0, err := sent()
+			if err != nil {
+				return err
+			}
+			_, d, err := call(cmp.Or(a.tool, "browser_action"), a.args(i))
+			if err != nil {
+				return err
+			}
+			n1, err := sent()
 			if err != nil {
 				return err
 			}
 			times = append(times, d)
+			cmds = append(cmds, float64(n1-n0))
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t\n", a.name, median(times))
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t\n", a.name, median(times), median(cmds))
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "(peers on such pages on this machine kind: 300–1,700 ms per click, 90–600 ms per type call)")

@@ -20,6 +20,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
@@ -136,7 +137,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 			DefaultSession: cfg.Session,
 			Logger:         a.log,
 			Status: func() map[string]any {
-				return map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind}
+				return map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind, "cdp_commands_sent": cdp.CommandsSent()}
 			},
 		},
 	})

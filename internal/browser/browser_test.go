@@ -52,6 +52,16 @@ func fixtures(t *testing.T) string {
 		fmt.Fprint(w, "data")
 	})
 	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	// Where quiet/keepalive-frame.html sends its keepalive fetches,
+	// beacons and pings: answered late, so that an action waiting for
+	// them would hit its bound.
+	mux.HandleFunc("/x", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(3 * time.Second):
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	page("/popups", `<title>Popups</title><a id="blank" href="/form.html" target="_blank">new tab</a>
 		<button id="open" onclick="window.open('/basic.html', 'pop', 'width=400,height=300')">popup</button>`)
 	page("/hiddenchild", `<title>H</title><script>window.__log=[]</script>
@@ -70,6 +80,18 @@ func fixtures(t *testing.T) string {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"n": 42}`)
 	})
+	page("/hang", `<title>Hang</title><button id="b" onclick="fetch('/hangs')">go</button>`)
+	mux.HandleFunc("/hangs", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	// A click that changes the DOM for a second without a pause (no timer,
+	// which a background page may have throttled).
+	page("/storm", `<title>Storm</title><span id="t">0</span><button id="b" onclick="storm()">go</button><script>
+		function storm() { const ch = new MessageChannel(), end = performance.now() + 1000, t = document.getElementById('t');
+		ch.port1.onmessage = () => { t.textContent = performance.now(); if (performance.now() < end) ch.port2.postMessage(0) }; ch.port2.postMessage(0) }</script>`)
 	page("/ticker", `<title>Ticker</title><span id="t">0</span><button id="b" onclick="this.textContent='clicked'">go</button><script>setInterval(() => { document.getElementById('t').textContent = Date.now() }, 10)</script>`)
 	page("/errors", `<title>Errors</title><button id="boom" onclick="console.error('bad thing', 42); console.log('fine'); null.x">boom</button>`)
 	page("/styled-check", `<title>Styled</title><label><input type="checkbox" id="hc" style="opacity:0;position:absolute;width:0;height:0;margin:0"> <span>Remember me</span></label>`)

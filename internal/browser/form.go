@@ -174,12 +174,16 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	if err := s.settle(callCtx, t, w, before, ar, window); err != nil {
 		return res, err
 	}
-	if !ar.Navigated && f.Submit != SubmitNone && q.wait(callCtx) {
-		lctx, cancel := checkContext(callCtx)
-		if url, title, err := t.location(lctx); err == nil {
-			ar.URL, ar.Title, ar.Navigated = url, title, url != before.URL
+	if !ar.Navigated && f.Submit != SubmitNone {
+		qr := q.wait(callCtx)
+		ar.addBusy(qr.busy)
+		if qr.active {
+			lctx, cancel := checkContext(callCtx)
+			if url, title, err := t.location(lctx); err == nil {
+				ar.URL, ar.Title, ar.Navigated = url, title, url != before.URL
+			}
+			cancel()
 		}
-		cancel()
 	}
 	res.URLAfter, res.Title, res.Navigated, res.Note = ar.URL, ar.Title, ar.Navigated, ar.Note
 	if res.Navigated {

@@ -45,6 +45,10 @@ type ActionResult struct {
 	Navigated  bool   `json:"navigated,omitempty"`
 	Scrolled   bool   `json:"scrolled,omitempty"`
 	Note       string `json:"note,omitempty"`
+	// Busy says the wait after the input ended at a bound, and what was
+	// still going on then (requests, animations, DOM changes); it is in
+	// Note too.
+	Busy string `json:"busy,omitempty"`
 	// ExpectMet and ExpectFailed report the action's expect: met, or what
 	// did not hold.
 	ExpectMet    bool   `json:"expect_met,omitempty"`
@@ -180,15 +184,19 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	if err := s.settle(callCtx, t, w, before, res, navWindow(a, res)); err != nil {
 		return res, err
 	}
-	if !res.Navigated && q.wait(callCtx) {
-		// Something ran after the input: the page may have moved (pushState)
-		// or retitled itself.
-		lctx, cancel := checkContext(callCtx)
-		if url, title, err := t.location(lctx); err == nil {
-			res.URL, res.Title = url, title
-			res.Navigated = res.URL != res.URLBefore
+	if !res.Navigated {
+		qr := q.wait(callCtx)
+		res.addBusy(qr.busy)
+		if qr.active {
+			// Something ran after the input: the page may have moved
+			// (pushState) or retitled itself.
+			lctx, cancel := checkContext(callCtx)
+			if url, title, err := t.location(lctx); err == nil {
+				res.URL, res.Title = url, title
+				res.Navigated = res.URL != res.URLBefore
+			}
+			cancel()
 		}
-		cancel()
 	}
 	if a.Expect != nil {
 		s.expect(callCtx, t, a, res)
@@ -201,6 +209,18 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		}
 	}
 	return res, nil
+}
+
+// addBusy records that the wait after the input hit a bound.
+func (res *ActionResult) addBusy(busy string) {
+	if busy == "" {
+		return
+	}
+	res.Busy = busy
+	if res.Note != "" {
+		res.Note += "; "
+	}
+	res.Note += busy
 }
 
 // runKind runs the action kinds without a DOM form in act's switch.

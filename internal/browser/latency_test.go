@@ -10,6 +10,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // TestLatencyTable prints, for the backend under test, the latency of one
@@ -23,17 +24,20 @@ func TestLatencyTable(t *testing.T) {
 	const runs = 7
 	e := newEnv(t, browser.Options{})
 	e.navigate("/basic.html")
-	measure := func(fn func(ctx context.Context, tab *browser.Tab) error) float64 {
+	measure := func(fn func(ctx context.Context, tab *browser.Tab) error) (ms float64, cmds int64) {
 		var ds []float64
+		var ns []int64
 		for range runs {
-			start := time.Now()
+			start, n0 := time.Now(), cdp.CommandsSent()
 			if err := e.do(fn); err != nil {
 				t.Fatal(err)
 			}
 			ds = append(ds, float64(time.Since(start).Microseconds())/1000)
+			ns = append(ns, cdp.CommandsSent()-n0)
 		}
 		slices.Sort(ds)
-		return ds[len(ds)/2]
+		slices.Sort(ns)
+		return ds[len(ds)/2], ns[len(ns)/2]
 	}
 	rows := []struct {
 		name string
@@ -77,6 +81,7 @@ func TestLatencyTable(t *testing.T) {
 			// click needs basic.html loaded
 			e.navigate("/basic.html")
 		}
-		fmt.Printf("  %-38s %8.1f ms\n", r.name, measure(r.fn))
+		ms, n := measure(r.fn)
+		fmt.Printf("  %-38s %8.1f ms %4d CDP commands\n", r.name, ms, n)
 	}
 }

@@ -546,11 +546,7 @@ func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, 
 		res, err = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectID: root, ObjectGroup: objectGroup,
 			Arguments: []*runtime.CallArgument{{Value: arg}}})
 	} else {
-		var cid runtime.ExecutionContextID
-		if cid, err = w.context(ctx); err != nil {
-			return nil, backendError("query "+sel, err)
-		}
-		res, err = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: fn, ExecutionContextID: cid, ObjectGroup: objectGroup,
+		res, err = w.callFunction(ctx, runtime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectGroup: objectGroup,
 			Arguments: []*runtime.CallArgument{{Value: arg}}})
 	}
 	if err != nil {

@@ -2,6 +2,8 @@ package browser
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -9,14 +11,18 @@ import (
 
 // After an action that loaded no new page, the page is given a moment to
 // finish what the action set off: requests it started (XHR, fetch,
-// scripts, frame documents) and the DOM changes that follow. All bounded:
-// a page that never goes quiet (a ticker, a long poll) costs at most these.
+// scripts, frame documents), the CSS transitions and animations it started,
+// and the DOM changes that follow. All bounded: a page that never goes
+// quiet (a ticker, a long poll) costs at most these, and the result says
+// which bound was hit.
 var (
 	quietStart    = 20 * time.Millisecond   // nothing started by then: done
 	quietDOM      = 25 * time.Millisecond   // the DOM counts as settled after this long unchanged
 	quietMaxDOM   = 300 * time.Millisecond  // longest wait for the DOM alone
+	quietAfter    = 100 * time.Millisecond  // what the DOM gets at least once requests and animations are over
+	quietMaxAnim  = 1000 * time.Millisecond // longest wait for finite animations
 	quietMaxTotal = 1500 * time.Millisecond // longest wait for requests
-	quietPoll     = 20 * time.Millisecond   // between checks while requests run
+	quietPoll     = 20 * time.Millisecond   // between checks while requests or animations run
 )
 
 // quietWatch follows the requests a tab starts from its creation on.
@@ -28,30 +34,83 @@ type quietWatch struct {
 	finished <-chan jsonv2.Value
 	failed   <-chan jsonv2.Value
 	cancels  []func()
-	inflight map[string]bool
-	started  bool
-	inputAt  time.Time // when the action's input was done
+	inflight map[string]string // request id → URL
+	// ended holds requests whose end was seen before their start: the
+	// three events come through separate subscriptions, and requests the
+	// browser process runs for the page (keepalive fetches) may report
+	// their end first.
+	ended map[string]bool
+	// keepalive counts, by URL, the keepalive fetches the page reported
+	// whose request has not been seen yet; kaSeen is how many of the
+	// page's reports were taken.
+	keepalive map[string]int
+	kaSeen    int
+	started   bool
+	inputAt   time.Time // when the action's input was done
 }
 
 // inputDone notes that the action's input was sent: the start window runs
 // from here, so the navigation window after it counts too.
 func (q *quietWatch) inputDone() { q.inputAt = time.Now() }
 
-// watchQuiet starts following requests and DOM changes in the tab's main
-// frame; call before the action's input.
+// quietState is what W.quiet() reports: mutations since the observer
+// started, ms since the last one, then the finite animations running that
+// did not run when the action began (count, ms left of the longest, and
+// what it is).
+type quietState struct {
+	mutations int
+	age       time.Duration
+	anims     int
+	animLeft  time.Duration
+	animWhat  string
+	keepalive []string // URLs of the keepalive fetches started since the mark
+}
+
+func (q *quietWatch) read(ctx context.Context, mark bool) (quietState, error) {
+	var m []any
+	call := fmt.Sprintf("W.quiet(%t, %q)", mark, probeName)
+	if _, err := q.w.eval(ctx, call, &m); err != nil {
+		return quietState{}, err
+	}
+	num := func(i int) float64 {
+		if i < len(m) {
+			if f, ok := m[i].(float64); ok {
+				return f
+			}
+		}
+		return 0
+	}
+	st := quietState{mutations: int(num(0)), age: msDuration(num(1)), anims: int(num(2)), animLeft: msDuration(num(3))}
+	if len(m) > 4 {
+		st.animWhat, _ = m[4].(string)
+	}
+	if len(m) > 5 {
+		urls, _ := m[5].([]any)
+		for _, u := range urls {
+			if s, ok := u.(string); ok {
+				st.keepalive = append(st.keepalive, s)
+			}
+		}
+	}
+	return st, nil
+}
+
+func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
+// watchQuiet starts following requests, DOM changes and animations in the
+// tab's main frame; call before the action's input.
 func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
-	q := &quietWatch{t: t, w: frameWorld{sess: t.t, frameID: main}, inflight: make(map[string]bool)}
+	q := &quietWatch{t: t, w: frameWorld{sess: t.t, frameID: main}, inflight: make(map[string]string), ended: make(map[string]bool), keepalive: make(map[string]int)}
 	sub := func(method string) <-chan jsonv2.Value {
 		ch, cancel := t.t.Subscribe(method)
 		q.cancels = append(q.cancels, cancel)
 		return ch
 	}
 	q.sent, q.finished, q.failed = sub("Network.requestWillBeSent"), sub("Network.loadingFinished"), sub("Network.loadingFailed")
-	var m [2]float64
-	if _, err := q.w.eval(ctx, "W.quiet()", &m); err == nil {
-		q.mut0 = int(m[0])
+	if st, err := q.read(ctx, true); err == nil {
+		q.mut0 = st.mutations
 	} else {
-		q.mut0 = -1 // no observer: DOM changes are not waited for
+		q.mut0 = -1 // no observer: DOM changes and animations are not waited for
 	}
 	return q
 }
@@ -62,7 +121,8 @@ func (q *quietWatch) stop() {
 	}
 }
 
-// quietTypes are the request types an action's outcome waits for.
+// quietTypes are the request types an action's outcome waits for; beacons
+// and pings (type Ping) are not among them: they never hold an action.
 var quietTypes = map[string]bool{"XHR": true, "Fetch": true, "Script": true, "Document": true}
 
 // drain takes the queued request events.
@@ -73,11 +133,23 @@ func (q *quietWatch) drain() {
 			var e struct {
 				RequestID string `json:"requestId"`
 				Type      string `json:"type"`
+				Request   struct {
+					URL string `json:"url"`
+				} `json:"request"`
 			}
-			if jsonv2.Unmarshal(raw, &e) == nil && quietTypes[e.Type] {
-				q.inflight[e.RequestID] = true
-				q.started = true
+			if jsonv2.Unmarshal(raw, &e) != nil || !quietTypes[e.Type] {
+				continue
 			}
+			q.started = true
+			if q.ended[e.RequestID] {
+				delete(q.ended, e.RequestID)
+				continue
+			}
+			if e.Type == "Fetch" && q.keepalive[e.Request.URL] > 0 {
+				q.keepalive[e.Request.URL]--
+				continue
+			}
+			q.inflight[e.RequestID] = e.Request.URL
 		case raw := <-q.finished:
 			q.done(raw)
 		case raw := <-q.failed:
@@ -88,66 +160,141 @@ func (q *quietWatch) drain() {
 	}
 }
 
+// keepaliveSeen takes the keepalive fetches the page reported: each lets go
+// of a pending request to its URL, or of the next one to be seen.
+func (q *quietWatch) keepaliveSeen(urls []string) {
+	for _, u := range urls[min(q.kaSeen, len(urls)):] {
+		found := false
+		for id, have := range q.inflight {
+			if have == u {
+				delete(q.inflight, id)
+				found = true
+				break
+			}
+		}
+		if !found {
+			q.keepalive[u]++
+		}
+	}
+	q.kaSeen = max(q.kaSeen, len(urls))
+}
+
 func (q *quietWatch) done(raw jsonv2.Value) {
 	var e struct {
 		RequestID string `json:"requestId"`
 	}
-	if jsonv2.Unmarshal(raw, &e) == nil {
-		delete(q.inflight, e.RequestID)
+	if jsonv2.Unmarshal(raw, &e) != nil {
+		return
 	}
+	if _, ok := q.inflight[e.RequestID]; ok {
+		delete(q.inflight, e.RequestID)
+		return
+	}
+	q.ended[e.RequestID] = true
 }
 
-// wait returns once the requests the action started have ended and the DOM
-// has been still for quietDOM, or when the bounds pass. It says whether
-// the action set anything off.
-func (q *quietWatch) wait(ctx context.Context) (active bool) {
+// quietResult is how the wait after an action ended.
+type quietResult struct {
+	active bool   // the action set something off
+	busy   string // the bound that was hit, with what was still going on ("" none)
+}
+
+// wait returns once the requests the action started have ended, the
+// animations it started have finished and the DOM has been still for
+// quietDOM, or when the bounds pass: then busy says what was still going
+// on.
+func (q *quietWatch) wait(ctx context.Context) quietResult {
 	start := q.inputAt
 	if start.IsZero() {
 		start = time.Now()
 	}
+	over := start // when requests and animations were last seen over
 	for {
 		q.drain()
 		elapsed := time.Since(start)
 		domQuiet := true
 		mutated := false
-		var age time.Duration
+		var st quietState
 		if q.mut0 >= 0 {
-			var m [2]float64
 			cctx, cancel := checkContext(ctx)
-			_, err := q.w.eval(cctx, "W.quiet()", &m)
+			var err error
+			st, err = q.read(cctx, false)
 			cancel()
 			if err != nil {
-				return true // the document went away (a navigation): nothing to wait for here
+				return quietResult{active: true} // the document went away (a navigation): nothing to wait for here
 			}
-			mutated = int(m[0]) != q.mut0
-			age = time.Duration(m[1] * float64(time.Millisecond))
-			domQuiet = !mutated || age >= quietDOM
+			q.keepaliveSeen(st.keepalive)
+			mutated = st.mutations != q.mut0
+			domQuiet = !mutated || st.age >= quietDOM
 		}
 		netQuiet := len(q.inflight) == 0
-		active = q.started || mutated
+		animQuiet := st.anims == 0
+		active := q.started || mutated || !animQuiet
 		switch {
 		case !active && elapsed >= quietStart:
-			return false // the action set nothing off
-		case netQuiet && domQuiet && elapsed >= quietStart:
-			return active
+			return quietResult{} // the action set nothing off
+		case netQuiet && domQuiet && animQuiet && elapsed >= quietStart:
+			return quietResult{active: active}
 		case elapsed >= quietMaxTotal:
-			return active
-		case netQuiet && elapsed >= quietMaxDOM:
-			return active // the DOM keeps changing on its own
+			return quietResult{active: active, busy: q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)}
+		case netQuiet && !animQuiet && elapsed >= quietMaxAnim:
+			return quietResult{active: active, busy: q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)}
+		case netQuiet && animQuiet && elapsed >= quietMaxDOM && time.Since(over) >= quietAfter:
+			return quietResult{active: active, busy: q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)}
+		}
+		if !netQuiet || !animQuiet {
+			over = time.Now()
 		}
 		// Check again when the DOM would have been still long enough, or
 		// the start window is over, whichever comes first.
 		next := quietPoll
-		if mutated && age < quietDOM {
-			next = min(next, quietDOM-age)
+		if mutated && st.age < quietDOM {
+			next = min(next, quietDOM-st.age)
 		}
 		if elapsed < quietStart {
 			next = min(next, quietStart-elapsed)
 		}
 		select {
 		case <-ctx.Done():
-			return active
+			return quietResult{active: active}
 		case <-time.After(max(next, 2*time.Millisecond)):
 		}
 	}
+}
+
+// busyNote says which bound the wait hit and what was still going on.
+func (q *quietWatch) busyNote(elapsed time.Duration, st quietState, netQuiet, animQuiet, domQuiet bool) string {
+	var what []string
+	if !netQuiet {
+		urls := make([]string, 0, 3)
+		for _, u := range q.inflight {
+			if len(urls) == 3 {
+				urls = append(urls, "…")
+				break
+			}
+			urls = append(urls, shorten(u, 100))
+		}
+		what = append(what, fmt.Sprintf("%d %s pending (%s)", len(q.inflight), plural(len(q.inflight), "request", "requests"), strings.Join(urls, ", ")))
+	}
+	if !animQuiet {
+		a := fmt.Sprintf("%d %s running", st.anims, plural(st.anims, "animation", "animations"))
+		if st.animWhat != "" {
+			a += fmt.Sprintf(" (%s, %.1f s left)", st.animWhat, st.animLeft.Seconds())
+		}
+		what = append(what, a)
+	}
+	if !domQuiet {
+		what = append(what, "the page kept changing")
+	}
+	if len(what) == 0 {
+		what = append(what, "the page kept changing")
+	}
+	return fmt.Sprintf("still busy after %.1f s: %s; the result shows the page as it was then", elapsed.Seconds(), strings.Join(what, "; "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

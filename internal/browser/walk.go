@@ -38,9 +38,16 @@ var probeName = func() string {
 	return "webpilot-" + rand.Text()[:12]
 }()
 
-// installClickHook adds the click hook to every new document of sess.
+// keepaliveHookJS tells the walker's world about keepalive fetches (see
+// quiet.go); installed with the click hook.
+//
+//go:embed keepalive.js
+var keepaliveHookJS string
+
+// installClickHook adds the click hook (and the keepalive hook) to every
+// new document of sess.
 func installClickHook(ctx context.Context, sess cdp.Target) error {
-	src := strings.ReplaceAll(clickHookJS, "__PROBE__", probeName)
+	src := strings.ReplaceAll(clickHookJS+";\n"+keepaliveHookJS, "__PROBE__", probeName)
 	return sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src, "runImmediately": true}, nil)
 }
 
@@ -119,10 +126,102 @@ type frameWorld struct {
 	frameID string
 }
 
-// context returns the walker world's execution context in the frame's
-// current document. The world is created once per document; asking again
-// returns the same one.
-func (w frameWorld) context(ctx context.Context) (runtime.ExecutionContextID, error) {
+// worldKey names, in the walker's world, a global that only webpilot sets
+// (random per process, so a page cannot set it in its own world): a cached
+// execution context that does not have it is not the walker's world.
+var worldKey = "__webpilot_" + rand.Text()[:10]
+
+// worldCache keeps, for one session, the execution context of the walker's
+// world in each frame's current document, so that a call costs one
+// evaluation instead of Page.createIsolatedWorld plus one. An entry is
+// dropped when the browser reports its context destroyed or all contexts
+// cleared (the session's Runtime domain is enabled: tabs), and when using
+// it fails (a frame's new document; sessions without Runtime events:
+// out-of-process frames), and the call is then made again in a fresh world.
+type worldCache struct {
+	mu   sync.Mutex
+	ctxs map[string]runtime.ExecutionContextID // by frame id
+	gen  int                                   // counts drops: a context asked for before one is not stored
+}
+
+// worlds holds the worldCache of each session in use (cdp.Target →
+// *worldCache); an entry goes when its session ends.
+var worlds sync.Map
+
+// worldsOf returns sess's cache, following its context events from the
+// first use on.
+func worldsOf(sess cdp.Target) *worldCache {
+	if c, ok := worlds.Load(sess); ok {
+		return c.(*worldCache)
+	}
+	c := &worldCache{ctxs: make(map[string]runtime.ExecutionContextID)}
+	if got, loaded := worlds.LoadOrStore(sess, c); loaded {
+		return got.(*worldCache)
+	}
+	destroyed, c1 := sess.Subscribe("Runtime.executionContextDestroyed")
+	cleared, c2 := sess.Subscribe("Runtime.executionContextsCleared")
+	go func() {
+		defer func() { worlds.Delete(sess); c1(); c2() }()
+		for {
+			select {
+			case <-sess.Done():
+				return
+			case raw, ok := <-destroyed:
+				if !ok {
+					return
+				}
+				var ev struct {
+					ID runtime.ExecutionContextID `json:"executionContextId"`
+				}
+				if jsonv2.Unmarshal(raw, &ev) == nil {
+					c.dropID(ev.ID)
+				}
+			case _, ok := <-cleared:
+				if !ok {
+					return
+				}
+				c.mu.Lock()
+				clear(c.ctxs)
+				c.gen++
+				c.mu.Unlock()
+			}
+		}
+	}()
+	return c
+}
+
+func (c *worldCache) get(frameID string) (runtime.ExecutionContextID, int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id, ok := c.ctxs[frameID]
+	return id, c.gen, ok
+}
+
+// put stores a frame's context, unless something was dropped since gen
+// (the context may be one of those).
+func (c *worldCache) put(frameID string, id runtime.ExecutionContextID, gen int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen {
+		c.ctxs[frameID] = id
+	}
+}
+
+func (c *worldCache) dropID(id runtime.ExecutionContextID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for f, have := range c.ctxs {
+		if have == id {
+			delete(c.ctxs, f)
+		}
+	}
+	c.gen++
+}
+
+// createWorld asks the browser for the walker world's execution context in
+// the frame's current document. The world is created once per document;
+// asking again returns the same one.
+func (w frameWorld) createWorld(ctx context.Context) (runtime.ExecutionContextID, error) {
 	var res struct {
 		ID runtime.ExecutionContextID `json:"executionContextId"`
 	}
@@ -130,25 +229,71 @@ func (w frameWorld) context(ctx context.Context) (runtime.ExecutionContextID, er
 	return res.ID, err
 }
 
+// context returns the walker world's execution context in the frame's
+// current document: the cached one, else a new one (cached is then false).
+func (w frameWorld) context(ctx context.Context) (id runtime.ExecutionContextID, cached bool, gen int, err error) {
+	id, gen, cached = worldsOf(w.sess).get(w.frameID)
+	if cached {
+		return id, true, gen, nil
+	}
+	id, err = w.createWorld(ctx)
+	return id, false, gen, err
+}
+
+// callFunction calls a function in the walker's world of the frame (p
+// without an object or context), once more in a fresh world when the
+// cached one is gone.
+func (w frameWorld) callFunction(ctx context.Context, p runtime.CallFunctionOnParams) (runtime.CallFunctionOnResult, error) {
+	for {
+		cid, cached, gen, err := w.context(ctx)
+		if err != nil {
+			return runtime.CallFunctionOnResult{}, err
+		}
+		p.ExecutionContextID = cid
+		res, err := cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, p)
+		if cached && isContextGone(err) {
+			worldsOf(w.sess).dropID(cid)
+			continue
+		}
+		if err == nil && !cached {
+			worldsOf(w.sess).put(w.frameID, cid, gen)
+		}
+		return res, err
+	}
+}
+
 // eval evaluates call on the walker (as "W.method(args)" with W bound) in
 // the frame and decodes the value into out; with out nil it returns the
 // result as a remote object in the action's object group.
 func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.RemoteObject, error) {
-	cid, err := w.context(ctx)
+	cid, cached, gen, err := w.context(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// The walker's source is sent only when the world does not have it yet.
-	expr := "globalThis.__webpilot ? ((W) => " + call + ")(globalThis.__webpilot) : " + strconv.Quote(noWalker)
+	expr := "globalThis." + worldKey + " === true && globalThis.__webpilot ? ((W) => " + call + ")(globalThis.__webpilot) : " + strconv.Quote(noWalker)
 	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup, AwaitPromise: new(true)}
 	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
-	if err == nil && res.ExceptionDetails == nil && res.Result != nil && res.Result.Type == "string" && (res.Result.Value == nil || string(res.Result.Value) == strconv.Quote(noWalker)) {
-		p.Expression = "((W) => " + call + ")(" + walkerJS + ")"
+	if cached && (isContextGone(err) || err == nil && isNoWalker(res)) {
+		// The document the cached world belonged to is gone (or the id
+		// now names another context): a fresh world.
+		worldsOf(w.sess).dropID(cid)
+		if cid, cached, gen, err = w.context(ctx); err != nil {
+			return nil, err
+		}
+		p.ContextID = cid
+		res, err = cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
+	}
+	if !cached && err == nil && isNoWalker(res) {
+		p.Expression = "((W) => " + call + ")((globalThis." + worldKey + " = true, " + walkerJS + "))"
 		res, err = cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
 	}
 	stopScript(ctx, w.sess, err)
 	if err != nil {
 		return nil, err
+	}
+	if !cached {
+		worldsOf(w.sess).put(w.frameID, cid, gen)
 	}
 	if res.ExceptionDetails != nil {
 		return nil, fmt.Errorf("page walker: %s", exceptionText(res.ExceptionDetails))
@@ -159,6 +304,11 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 		}
 	}
 	return res.Result, nil
+}
+
+// isNoWalker says an evaluation answered that its world has no walker.
+func isNoWalker(res runtime.EvaluateResult) bool {
+	return res.ExceptionDetails == nil && res.Result != nil && res.Result.Type == "string" && (res.Result.Value == nil || string(res.Result.Value) == strconv.Quote(noWalker))
 }
 
 // walkScope says where a walk starts: the whole document, or one element.

@@ -767,14 +767,55 @@
   }
 
   // Mutations of the document since quiet() was first asked: their count
-  // and the time since the last, for the wait after an action.
-  let mutations = 0, lastMutation = 0, observer = null;
-  function quiet() {
+  // and the time since the last, for the wait after an action. Then the
+  // finite animations (CSS transitions and animations, Web Animations) of
+  // the document and its same-process frames that run now and did not when
+  // quiet(true) marked the action's start: their count, the ms left of the
+  // longest, and what it is. Infinite ones (spinners) are left out, and so
+  // are transitions of paint-only properties (a button's hover colour, a
+  // focus ring): they change nothing a snapshot or the next input meets.
+  let mutations = 0, lastMutation = 0, observer = null, animsBefore = new WeakSet();
+  function animations() {
+    const out = [], docs = [document];
+    for (let i = 0; i < docs.length && i < 32; i++) {
+      try { out.push(...docs[i].getAnimations()); } catch (e) { /* a document going away */ }
+      for (const f of docs[i].querySelectorAll("iframe,frame")) {
+        try { if (f.contentDocument) docs.push(f.contentDocument); } catch (e) { /* another origin */ }
+      }
+    }
+    return out;
+  }
+  const PAINT_ONLY = /(color|shadow|^outline|^fill|^stroke)/;
+  function animName(a) {
+    const el = a.effect && a.effect.target;
+    const what = a.transitionProperty ? a.transitionProperty + " transition" : a.animationName ? "animation " + a.animationName : "animation";
+    if (!el || !el.tagName) return what;
+    const cls = Array.from(el.classList || []).slice(0, 2).map((c) => "." + c).join("");
+    return what + " on " + el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + cls;
+  }
+  // keepalive lists the keepalive fetches the page's documents started since
+  // quiet(true) (the hook in their main world tells, with probe the
+  // per-process event name).
+  let keepalive = [];
+  function quiet(mark, probe) {
     if (!observer) {
       observer = new MutationObserver(() => { mutations++; lastMutation = performance.now(); });
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      if (probe) document.addEventListener(probe + "-keepalive", (e) => { if (typeof e.detail === "string" && keepalive.length < 100) keepalive.push(e.detail); }, true);
     }
-    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9];
+    const anims = animations();
+    if (mark) { animsBefore = new WeakSet(anims); keepalive = []; }
+    let n = 0, left = 0, what = "";
+    for (const a of anims) {
+      if (animsBefore.has(a) || a.playState !== "running" || !a.effect) continue;
+      if (a.transitionProperty && PAINT_ONLY.test(a.transitionProperty)) continue;
+      const t = a.effect.getComputedTiming();
+      if (!isFinite(t.endTime)) continue;
+      const rest = (t.endTime - (t.localTime || 0)) / Math.abs(a.playbackRate || 1);
+      n++;
+      if (rest >= left) { left = rest; what = animName(a); }
+    }
+    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive];
   }
 
   const known = (el) => ids.get(el) || 0;

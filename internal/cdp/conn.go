@@ -203,6 +203,36 @@ func (c *Conn) Err() error {
 // behind.
 func (c *Conn) Dropped() int64 { return c.drops.Load() }
 
+// commandsSent counts the commands every Conn of the process has written,
+// and sentByMethod per method (string → *atomic.Int64).
+var (
+	commandsSent atomic.Int64
+	sentByMethod sync.Map
+)
+
+// CommandsSent reports how many commands all connections of this process
+// have sent to browsers (instrumentation: `webpilot bench` shows it per
+// action, through browser_status).
+func CommandsSent() int64 { return commandsSent.Load() }
+
+// MethodSent reports how many commands named method all connections of
+// this process have sent.
+func MethodSent(method string) int64 {
+	if n, ok := sentByMethod.Load(method); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+func countSent(method string) {
+	commandsSent.Add(1)
+	n, ok := sentByMethod.Load(method)
+	if !ok {
+		n, _ = sentByMethod.LoadOrStore(method, new(atomic.Int64))
+	}
+	n.(*atomic.Int64).Add(1)
+}
+
 // Close closes the transport and fails every pending call.
 func (c *Conn) Close() error {
 	err := c.t.Close()
@@ -245,6 +275,7 @@ func (c *Conn) call(ctx context.Context, s *Session, method string, params, resu
 	c.mu.Unlock()
 
 	c.log.Debug("send", "id", msg.ID, "session", session, "method", method)
+	countSent(method)
 	c.wmu.Lock()
 	err = c.t.WriteMessage(frame)
 	c.wmu.Unlock()

@@ -1,0 +1,128 @@
+package browser_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// Requests that outlive their page (keepalive fetches, beacons, pings) never
+// hold an action: a click that sends one returns without hitting the quiet
+// wait's bound, also when it changes nothing else (the second click). A
+// keepalive fetch's end can come before its start: it used to be left
+// pending until the bound.
+func TestQuietIgnoresKeepalive(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/quiet/keepalive.html")
+	for _, id := range []string{"#keep", "#beacon", "#ping"} {
+		for i := range 3 {
+			res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Frame: "#f", Selector: id}})
+			if err != nil {
+				t.Fatalf("%s click %d: %v", id, i+1, err)
+			}
+			if res.Busy != "" || strings.Contains(res.Note, "still busy") {
+				t.Errorf("%s click %d hit the quiet wait's bound: busy %q, note %q", id, i+1, res.Busy, res.Note)
+			}
+		}
+	}
+}
+
+// When the wait after an action hits a bound, the result says so and names
+// what was still going on.
+func TestQuietReportsBound(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/hang")
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Busy, "1 request pending") || !strings.Contains(res.Busy, "/hangs") || !strings.Contains(res.Note, res.Busy) {
+		t.Errorf("a request still running: busy %q, note %q", res.Busy, res.Note)
+	}
+	e.navigate("/storm")
+	res, err = e.act(browser.Action{Kind: "click", Target: sel("#b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Busy, "kept changing") {
+		t.Errorf("a page that keeps changing: busy %q, note %q", res.Busy, res.Note)
+	}
+}
+
+// An action that starts a CSS transition returns when it has ended: after
+// "next" on a carousel whose slide moves for 600 ms, one slide shows (the
+// new one), not two, and the next click is not ignored by a carousel still
+// sliding.
+func TestQuietWaitsForTransitions(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/quiet/carousel.html")
+	for _, want := range []string{"Slide two", "Slide three"} {
+		res, err := e.act(browser.Action{Kind: "click", Target: sel(".carousel-control-next")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Busy != "" {
+			// A renderer starved of frames (a loaded machine) starts
+			// transitions late, and the wait's bound may come first.
+			t.Logf("the slide hit a bound: %q", res.Busy)
+			sleepUntilStill(t, e)
+		}
+		snap := e.snapshot(browser.ModeFull)
+		shown := 0
+		for _, s := range []string{"Slide one", "Slide two", "Slide three"} {
+			if strings.Contains(snap, s) {
+				shown++
+			}
+		}
+		if !strings.Contains(snap, want) || shown != 1 {
+			t.Errorf("after next: want %s alone, got\n%s", want, snap)
+		}
+	}
+
+	// A modal that fades in: the action's diff shows its content.
+	e.navigate("/quiet/modal.html")
+	e.snapshot(browser.ModeCompact) // the diff's baseline
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#open")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Busy != "" {
+		t.Logf("the fade hit a bound: %q", res.Busy)
+	}
+	if diff := e.snapshot(browser.ModeDiff); !strings.Contains(diff, "Ship 3 items to Berlin?") {
+		t.Errorf("the diff after opening the modal lacks its content:\n%s", diff)
+	}
+}
+
+// An infinite animation (a spinner) the action started does not hold it,
+// nor do transitions of colours and shadows (3 s long here: waited for,
+// they would hit the bound).
+func TestQuietIgnoresInfiniteAnimations(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/quiet/spinner.html")
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#load")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Busy != "" || strings.Contains(res.Note, "still busy") {
+		t.Errorf("a spinner held the action: busy %q, note %q", res.Busy, res.Note)
+	}
+	if got := e.eval(`document.getAnimations().map(a => a.animationName || a.transitionProperty).sort().join(" ")`); got != "background-color box-shadow spinner-border" {
+		t.Errorf("animations running: %q, want the spinner and the button's transitions", got)
+	}
+}
+
+// sleepUntilStill waits until the page runs no animation, so that a test
+// can go on after an action that hit the wait's bound.
+func sleepUntilStill(t *testing.T, e *env) {
+	t.Helper()
+	for range 100 {
+		if e.eval(`String(document.getAnimations().length)`) == "0" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the page kept animating")
+}

@@ -1,0 +1,68 @@
+package browser_test
+
+import (
+	"context"
+	"regexp"
+	"testing"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// The walker's world is asked for once per document: a second click on the
+// same page sends no Page.createIsolatedWorld; after a navigation, and in a
+// frame that loaded a new document, the walker still works.
+func TestWalkerWorldIsKept(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/kinds.html")
+	m := regexp.MustCompile(`button (e\d+) "Save changes"`).FindStringSubmatch(e.snapshot(browser.ModeInteractive))
+	if m == nil {
+		t.Fatal("no Save changes button")
+	}
+	click := func(tg browser.Target) {
+		t.Helper()
+		if _, err := e.act(browser.Action{Kind: "click", Target: tg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	click(browser.Target{Ref: m[1]})
+	n0 := cdp.MethodSent("Page.createIsolatedWorld")
+	click(browser.Target{Ref: m[1]})
+	click(sel("#save"))
+	if n := cdp.MethodSent("Page.createIsolatedWorld") - n0; n != 0 {
+		t.Errorf("clicks on the same page sent Page.createIsolatedWorld %d times", n)
+	}
+	if got := e.log(); got != "save|save|save" {
+		t.Errorf("log %q", got)
+	}
+
+	// A new document: the walker works in it.
+	e.navigate("/quiet/keepalive.html")
+	click(browser.Target{Frame: "#f", Selector: "#keep"})
+	if snap := e.snapshot(browser.ModeFull); !regexp.MustCompile(`keep sent`).MatchString(snap) {
+		t.Errorf("after the navigation:\n%s", snap)
+	}
+	// The frame loads a new document: the walker works in that one too.
+	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		return tab.Target().Call(ctx, "Runtime.evaluate", map[string]any{"expression": `new Promise(r => { const f = document.getElementById("f"); f.onload = r; f.contentWindow.location.reload() })`, "awaitPromise": true}, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	click(browser.Target{Frame: "#f", Selector: "#beacon"})
+	if snap := e.snapshot(browser.ModeFull); !regexp.MustCompile(`beacon sent`).MatchString(snap) || regexp.MustCompile(`keep sent`).MatchString(snap) {
+		t.Errorf("after the frame's reload:\n%s", snap)
+	}
+	// Back to the first page (possibly from the back/forward cache).
+	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.History(ctx, tab, "back", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	click(sel("#save"))
+	if got := e.log(); got != "save|save|save|save" && got != "save" {
+		t.Errorf("after going back: log %q", got)
+	}
+}
