@@ -13,7 +13,8 @@ import (
 // TabsIn is browser_tabs's input.
 type TabsIn struct {
 	Action  string `json:"action" jsonschema:"what to do" enum:"list,new,select,close"`
-	Tab     string `json:"tab,omitempty" jsonschema:"tab id (select, close)"`
+	Tab     string `json:"tab,omitempty" jsonschema:"tab id, t1, t2, … (select, close)"`
+	Match   string `json:"match,omitempty" jsonschema:"select: part of the tab's URL or title, or /regex/ (instead of tab)"`
 	URL     string `json:"url,omitempty" jsonschema:"new: URL to open"`
 	Session string `json:"session,omitempty" jsonschema:"agent session"`
 }
@@ -26,10 +27,13 @@ func (r *registry) tabs() {
 	}, func(ctx context.Context, in TabsIn) (*Result, error) {
 		switch in.Action {
 		case "select":
-			if in.Tab == "" {
-				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "select needs tab", Hint: "browser_tabs list shows the ids"}
+			if (in.Tab == "") == (in.Match == "") {
+				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "select needs tab or match (one of them)", Hint: "tab is an id from browser_tabs list (t1, t2, …); match is part of the tab's URL or title, or /regex/"}
 			}
 		case "new", "list", "close":
+			if in.Match != "" {
+				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "match goes with action select", Hint: "browser_tabs select with match picks a tab by URL or title"}
+			}
 		}
 		if in.URL != "" && in.Action != "new" {
 			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "url goes with action new", Hint: "use browser_navigate to load a URL in an existing tab"}
@@ -55,7 +59,13 @@ func (r *registry) tabs() {
 				out = &Result{Text: text}
 				return nil
 			case "select":
-				t, err := s.SelectTab(ctx, in.Tab)
+				var t *browser.Tab
+				var err error
+				if in.Match != "" {
+					t, err = s.SelectTabMatching(ctx, in.Match)
+				} else {
+					t, err = s.SelectTab(ctx, in.Tab)
+				}
 				if err != nil {
 					return err
 				}
