@@ -42,6 +42,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cold := fs.Int("cold", 5, "interleaved runs of the cold start and memory section (0 skips it)")
 	coldOnly := fs.Bool("cold-only", false, "measure only the cold start and memory section")
 	serverArgs := fs.String("server-args", "", "extra arguments (space-separated) for the webpilot mcp servers of the cold section")
+	server := fs.String("server", "", "the webpilot binary the cold section measures (default: this one), to compare builds")
+	lazy := fs.Bool("lazy", true, "the cold section also measures webpilot --no-prewarm")
 	peers := fs.String("peers", "", "a directory holding node_modules/@playwright/mcp and node_modules/chrome-devtools-mcp, measured in the cold section too")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -94,7 +96,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if n <= 0 {
 			n = *runs
 		}
-		if err := benchCold(ctx, stdout, self, path, srv.URL, n, strings.Fields(*serverArgs), *peers); err != nil {
+		bin := self
+		if *server != "" {
+			bin = *server
+		}
+		if err := benchCold(ctx, stdout, bin, path, srv.URL, n, strings.Fields(*serverArgs), *lazy, *peers); err != nil {
 			return err
 		}
 		if *coldOnly {

@@ -292,16 +292,17 @@ func pssKB(pid int) int64 {
 // benchCold measures cold start and memory, interleaving runs: the launch
 // floor, webpilot (prewarm, the default), webpilot --no-prewarm, and each
 // peer found under peers. It prints medians and the ratios.
-func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL string, runs int, extra []string, peers string) error {
+func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL string, runs int, extra []string, lazy bool, peers string) error {
 	first := baseURL + "/basic.html"
 	var pages []string
 	for _, f := range []string{"form.html", "long.html", "snap/article.html", "snap/table.html", "snap/heavy.html", "snap/clickables.html"} {
 		pages = append(pages, baseURL+"/"+f)
 	}
-	servers := []coldServer{
-		webpilotCold("webpilot", self, extra...),
-		webpilotCold("webpilot --no-prewarm", self, append([]string{"--no-prewarm"}, extra...)...),
+	servers := []coldServer{webpilotCold("webpilot", self, extra...)}
+	if lazy {
+		servers = append(servers, webpilotCold("webpilot --no-prewarm", self, append([]string{"--no-prewarm"}, extra...)...))
 	}
+	ours := len(servers)
 	if peers != "" {
 		servers = append(servers, peerServers(peers, browserPath)...)
 	}
@@ -333,9 +334,9 @@ func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 		fmt.Fprintf(tw, "%s\t%.0f ms\t%.2f\t%.0f\t%d\t\n", s.name, median(navs[i]), median(navs[i])/median(floor), median(psss[i]), procs[i])
 	}
 	tw.Flush()
-	if len(servers) > 2 {
+	if len(servers) > ours {
 		best, bestPSS := 0.0, 0.0
-		for i := 2; i < len(servers); i++ {
+		for i := ours; i < len(servers); i++ {
 			if n := median(navs[i]); best == 0 || n < best {
 				best = n
 			}
