@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +88,7 @@ type coldResult struct {
 	firstNav time.Duration
 	peakPSS  int64 // bytes; 0 when unknown
 	procs    int   // processes in the tree at the peak
+	kinds    map[string]int64
 }
 
 // runCold starts srv, navigates to first, then navigates to and snapshots
@@ -114,8 +116,8 @@ func runCold(ctx context.Context, srv coldServer, first string, pages []string) 
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if p, n := treePSS(cmd.Process.Pid, marker); p > res.peakPSS {
-				res.peakPSS, res.procs = p, n
+			if p, n, k := treePSS(cmd.Process.Pid, marker); p > res.peakPSS {
+				res.peakPSS, res.procs, res.kinds = p, n, k
 			}
 			select {
 			case <-stop:
@@ -214,12 +216,12 @@ func launchFloor(ctx context.Context, path string, headless bool) (time.Duration
 
 // treePSS sums the proportional set size of root, its descendants, and
 // every process carrying marker in its environment (helpers reparented to
-// init). It returns the bytes and the number of processes; 0 where /proc is
-// missing.
-func treePSS(root int, marker string) (int64, int) {
+// init). It returns the bytes, the number of processes and the kB per kind
+// of process (procKind); 0 where /proc is missing.
+func treePSS(root int, marker string) (int64, int, map[string]int64) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, 0
+		return 0, 0, nil
 	}
 	parent := map[int]int{}
 	var pids []int
@@ -259,6 +261,7 @@ func treePSS(root int, marker string) (int64, int) {
 	}
 	var total int64
 	var n int
+	kinds := map[string]int64{}
 	for _, pid := range pids {
 		if !in(pid) {
 			continue
@@ -266,9 +269,59 @@ func treePSS(root int, marker string) (int64, int) {
 		if kb := pssKB(pid); kb > 0 {
 			total += kb << 10
 			n++
+			kinds[procKind(pid)] += kb
 		}
 	}
-	return total, n
+	return total, n, kinds
+}
+
+// procKind names a process of the tree for the breakdown: a Chromium
+// process by its --type (and utility sub-type), anything else by its name.
+// Chromium rewrites its children's command lines into one string, so the
+// words are split on spaces as well as NULs.
+func procKind(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || len(b) == 0 {
+		return "?"
+	}
+	args := strings.Fields(strings.ReplaceAll(string(b), "\x00", " "))
+	kind, sub := "", ""
+	for _, a := range args[1:] {
+		if v, ok := strings.CutPrefix(a, "--type="); ok {
+			kind = v
+		}
+		if v, ok := strings.CutPrefix(a, "--utility-sub-type="); ok {
+			sub = v[strings.LastIndexByte(v, '.')+1:]
+		}
+	}
+	name := filepath.Base(args[0])
+	switch {
+	case kind == "" && (name == "chromium" || name == "chrome" || name == "headless_shell"):
+		return "browser"
+	case kind == "":
+		return name
+	case sub != "":
+		return kind + ":" + sub
+	}
+	return kind
+}
+
+// breakdown renders kinds (kB) largest first: "renderer 120, browser 80, …".
+func breakdown(kinds map[string]int64) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var l []kv
+	for k, v := range kinds {
+		l = append(l, kv{k, v})
+	}
+	sort.Slice(l, func(i, j int) bool { return l[i].v > l[j].v })
+	var parts []string
+	for _, e := range l {
+		parts = append(parts, fmt.Sprintf("%s %d", e.k, e.v>>10))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // pssKB reads a process's Pss from /proc/<pid>/smaps_rollup, in kB.
@@ -310,6 +363,7 @@ func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	navs := make([][]float64, len(servers))
 	psss := make([][]float64, len(servers))
 	procs := make([]int, len(servers))
+	kinds := make([]map[string]int64, len(servers))
 	for range runs {
 		d, err := launchFloor(ctx, browserPath, true)
 		if err != nil {
@@ -323,7 +377,7 @@ func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 			}
 			navs[i] = append(navs[i], ms(r.firstNav))
 			psss[i] = append(psss[i], float64(r.peakPSS)/(1<<20))
-			procs[i] = r.procs
+			procs[i], kinds[i] = r.procs, r.kinds
 		}
 	}
 	fmt.Fprintf(stdout, "cold start and memory — %d interleaved runs, medians (other load on this machine adds noise)\n\n", runs)
@@ -334,6 +388,10 @@ func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 		fmt.Fprintf(tw, "%s\t%.0f ms\t%.2f\t%.0f\t%d\t\n", s.name, median(navs[i]), median(navs[i])/median(floor), median(psss[i]), procs[i])
 	}
 	tw.Flush()
+	fmt.Fprintln(stdout, "at the peak of the last run (MiB):")
+	for i, s := range servers {
+		fmt.Fprintf(stdout, "  %s: %s\n", s.name, breakdown(kinds[i]))
+	}
 	if len(servers) > ours {
 		best, bestPSS := 0.0, 0.0
 		for i := ours; i < len(servers); i++ {
