@@ -87,6 +87,7 @@ func peerServers(dir, browser string) []coldServer {
 type coldResult struct {
 	firstNav time.Duration
 	peakPSS  int64 // bytes; 0 when unknown
+	peakUSS  int64 // bytes of pages private to one process (no share of libraries)
 	procs    int   // processes in the tree at the peak
 	kinds    map[string]int64
 }
@@ -116,9 +117,11 @@ func runCold(ctx context.Context, srv coldServer, first string, pages []string) 
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if p, n, k := treePSS(cmd.Process.Pid, marker); p > res.peakPSS {
+			p, u, n, k := treePSS(cmd.Process.Pid, marker)
+			if p > res.peakPSS {
 				res.peakPSS, res.procs, res.kinds = p, n, k
 			}
+			res.peakUSS = max(res.peakUSS, u)
 			select {
 			case <-stop:
 				return
@@ -217,11 +220,11 @@ func launchFloor(ctx context.Context, path string, headless bool) (time.Duration
 // treePSS sums the proportional set size of root, its descendants, and
 // every process carrying marker in its environment (helpers reparented to
 // init). It returns the bytes, the number of processes and the kB per kind
-// of process (procKind); 0 where /proc is missing.
-func treePSS(root int, marker string) (int64, int, map[string]int64) {
+// of process (procKind; "#kind" is how many); 0 where /proc is missing.
+func treePSS(root int, marker string) (pss, uss int64, procs int, kinds map[string]int64) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, 0, nil
+		return 0, 0, 0, nil
 	}
 	parent := map[int]int{}
 	var pids []int
@@ -259,20 +262,21 @@ func treePSS(root int, marker string) (int64, int, map[string]int64) {
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 		return err == nil && bytes.Contains(append([]byte{0}, env...), []byte("\x00"+marker+"\x00"))
 	}
-	var total int64
-	var n int
-	kinds := map[string]int64{}
+	kinds = map[string]int64{}
 	for _, pid := range pids {
 		if !in(pid) {
 			continue
 		}
-		if kb := pssKB(pid); kb > 0 {
-			total += kb << 10
-			n++
-			kinds[procKind(pid)] += kb
+		if kb, ukb := memKB(pid); kb > 0 {
+			pss += kb << 10
+			uss += ukb << 10
+			procs++
+			k := procKind(pid)
+			kinds[k] += kb
+			kinds["#"+k]++
 		}
 	}
-	return total, n, kinds
+	return pss, uss, procs, kinds
 }
 
 // procKind names a process of the tree for the breakdown: a Chromium
@@ -306,7 +310,8 @@ func procKind(pid int) string {
 	return kind
 }
 
-// breakdown renders kinds (kB) largest first: "renderer 120, browser 80, …".
+// breakdown renders kinds (kB; "#kind" counts the processes) largest
+// first in MiB: "3 renderer 120, browser 80, …".
 func breakdown(kinds map[string]int64) string {
 	type kv struct {
 		k string
@@ -314,32 +319,45 @@ func breakdown(kinds map[string]int64) string {
 	}
 	var l []kv
 	for k, v := range kinds {
-		l = append(l, kv{k, v})
+		if !strings.HasPrefix(k, "#") {
+			l = append(l, kv{k, v})
+		}
 	}
 	sort.Slice(l, func(i, j int) bool { return l[i].v > l[j].v })
 	var parts []string
 	for _, e := range l {
-		parts = append(parts, fmt.Sprintf("%s %d", e.k, e.v>>10))
+		if n := kinds["#"+e.k]; n > 1 {
+			parts = append(parts, fmt.Sprintf("%d %s %d", n, e.k, e.v>>10))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %d", e.k, e.v>>10))
+		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-// pssKB reads a process's Pss from /proc/<pid>/smaps_rollup, in kB.
-func pssKB(pid int) int64 {
+// memKB reads a process's Pss and its private pages (Private_Clean +
+// Private_Dirty: USS) from /proc/<pid>/smaps_rollup, in kB. PSS splits each
+// shared page among every process mapping it, other browsers on the machine
+// included, so a busy machine lowers it; USS does not move with them.
+func memKB(pid int) (pss, uss int64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "Pss:") {
-			f := strings.Fields(l)
-			if len(f) >= 2 {
-				kb, _ := strconv.ParseInt(f[1], 10, 64)
-				return kb
-			}
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "Pss:":
+			pss = kb
+		case "Private_Clean:", "Private_Dirty:":
+			uss += kb
 		}
 	}
-	return 0
+	return pss, uss
 }
 
 // benchCold measures cold start and memory, interleaving runs: the launch
@@ -362,6 +380,7 @@ func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	var floor []float64
 	navs := make([][]float64, len(servers))
 	psss := make([][]float64, len(servers))
+	usss := make([][]float64, len(servers))
 	procs := make([]int, len(servers))
 	kinds := make([]map[string]int64, len(servers))
 	for range runs {
@@ -377,15 +396,16 @@ func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 			}
 			navs[i] = append(navs[i], ms(r.firstNav))
 			psss[i] = append(psss[i], float64(r.peakPSS)/(1<<20))
+			usss[i] = append(usss[i], float64(r.peakUSS)/(1<<20))
 			procs[i], kinds[i] = r.procs, r.kinds
 		}
 	}
 	fmt.Fprintf(stdout, "cold start and memory — %d interleaved runs, medians (other load on this machine adds noise)\n\n", runs)
 	fmt.Fprintf(stdout, "floor: bare Chromium launch → first CDP reply (Browser.getVersion, our flags, pipe): %.0f ms\n\n", median(floor))
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "server\tstart → first navigate result\t× floor\tpeak PSS of tree (MiB)\tprocesses\t")
+	fmt.Fprintln(tw, "server\tstart → first navigate result\t× floor\tpeak PSS of tree (MiB)\tpeak USS (MiB)\tprocesses\t")
 	for i, s := range servers {
-		fmt.Fprintf(tw, "%s\t%.0f ms\t%.2f\t%.0f\t%d\t\n", s.name, median(navs[i]), median(navs[i])/median(floor), median(psss[i]), procs[i])
+		fmt.Fprintf(tw, "%s\t%.0f ms\t%.2f\t%.0f\t%.0f\t%d\t\n", s.name, median(navs[i]), median(navs[i])/median(floor), median(psss[i]), median(usss[i]), procs[i])
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "at the peak of the last run (MiB):")
@@ -393,7 +413,7 @@ func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 		fmt.Fprintf(stdout, "  %s: %s\n", s.name, breakdown(kinds[i]))
 	}
 	if len(servers) > ours {
-		best, bestPSS := 0.0, 0.0
+		best, bestPSS, bestUSS := 0.0, 0.0, 0.0
 		for i := ours; i < len(servers); i++ {
 			if n := median(navs[i]); best == 0 || n < best {
 				best = n
@@ -401,10 +421,15 @@ func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 			if p := median(psss[i]); bestPSS == 0 || p < bestPSS {
 				bestPSS = p
 			}
+			if u := median(usss[i]); bestUSS == 0 || u < bestUSS {
+				bestUSS = u
+			}
 		}
-		fmt.Fprintf(stdout, "webpilot / faster peer: first navigate %.2f×, peak PSS %.2f× (smaller peer)\n", median(navs[0])/best, median(psss[0])/bestPSS)
+		fmt.Fprintf(stdout, "webpilot / best peer: first navigate %.2f× (faster peer), peak PSS %.2f×, peak USS %.2f× (smaller peer)\n",
+			median(navs[0])/best, median(psss[0])/bestPSS, median(usss[0])/bestUSS)
 	}
 	fmt.Fprintln(stdout, "(peak PSS: webpilot, the browser and every helper, sampled every 50 ms over the first navigate and")
-	fmt.Fprintln(stdout, " navigate + compact snapshot of form, long, article, table, heavy and clickables)")
+	fmt.Fprintln(stdout, " navigate + compact snapshot of form, long, article, table, heavy and clickables; PSS shares library")
+	fmt.Fprintln(stdout, " pages with every other Chromium running on the machine, so compare interleaved runs only; USS does not)")
 	return nil
 }
