@@ -289,6 +289,9 @@ func procKind(pid int) string {
 		return "?"
 	}
 	args := strings.Fields(strings.ReplaceAll(string(b), "\x00", " "))
+	if len(args) == 0 {
+		return "?"
+	}
 	kind, sub := "", ""
 	for _, a := range args[1:] {
 		if v, ok := strings.CutPrefix(a, "--type="); ok {

@@ -501,6 +501,11 @@ func browserArgs(opts Options, dir string, root bool) []string {
 		"--disable-dev-shm-usage",
 		"--password-store=basic",
 		"--use-mock-keychain",
+		// The omnibox's WebUI popups (chrome://omnibox-popup.top-chrome,
+		// plain and AI mode) are preloaded into a renderer of their own at
+		// start, ~35-45 MB PSS that an agent never uses; without them the
+		// omnibox uses its native popup. Measured in ARCHITECTURE.md.
+		"--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 		// Not --disable-crashpad-for-testing, although the crashpad handler
 		// leaves the process group: with it Chromium 156 loads no page
 		// (Page.navigate hangs or ends in net::ERR_ABORTED).

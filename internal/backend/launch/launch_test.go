@@ -702,3 +702,30 @@ func TestFirstBlankTabIsTheInitialOne(t *testing.T) {
 		t.Fatalf("NewTab after closing every tab = %+v, %v", third, err)
 	}
 }
+
+// TestNoTopChromeRenderer: the omnibox's WebUI popups, which Chromium
+// preloads into a renderer of their own, are turned off
+// (--disable-features): no process of the browser is a top-chrome WebUI
+// renderer.
+func TestNoTopChromeRenderer(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("reads /proc")
+	}
+	b := newBackend(t, launch.Options{BrowserPath: chromium(t), Isolated: true})
+	ctx := testCtx(t, 60*time.Second)
+	if _, err := b.NewTab(ctx, ""); err != nil {
+		t.Fatalf("NewTab: %v", err)
+	}
+	profile := b.Info().ProfileDir
+	time.Sleep(time.Second) // the preload runs right after start
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmd), profile) {
+			continue
+		}
+		if strings.Contains(string(cmd), "--top-chrome-webui") {
+			t.Errorf("process %s is a top-chrome WebUI renderer: %.200s", e.Name(), strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+	}
+}
