@@ -57,22 +57,32 @@ func webpilotCold(name, self string, extra ...string) coldServer {
 // @playwright/mcp@0.0.83 chrome-devtools-mcp@1.11.0), on the same browser.
 func peerServers(dir, browser string) []coldServer {
 	var out []coldServer
+	// As root, Chromium needs --no-sandbox (webpilot adds it itself).
+	root := os.Geteuid() == 0
 	pw := filepath.Join(dir, "node_modules", "@playwright", "mcp", "cli.js")
 	if _, err := os.Stat(pw); err == nil {
+		argv := []string{"node", pw, "--headless", "--isolated", "--executable-path", browser}
+		if root {
+			argv = append(argv, "--no-sandbox")
+		}
 		out = append(out, coldServer{
 			name: "playwright-mcp",
-			argv: []string{"node", pw, "--headless", "--isolated", "--executable-path", browser},
+			argv: argv,
 			navigate: func(url string) (string, map[string]any) {
 				return "browser_navigate", map[string]any{"url": url}
 			},
 			snapshot: func() (string, map[string]any) { return "browser_snapshot", map[string]any{} },
 		})
 	}
-	cd := filepath.Join(dir, "node_modules", "chrome-devtools-mcp", "build", "src", "index.js")
+	cd := filepath.Join(dir, "node_modules", "chrome-devtools-mcp", "build", "src", "bin", "chrome-devtools-mcp.js")
 	if _, err := os.Stat(cd); err == nil {
+		argv := []string{"node", cd, "--headless", "--isolated", "--executablePath", browser, "--no-page-id-routing"}
+		if root {
+			argv = append(argv, "--chromeArg=--no-sandbox")
+		}
 		out = append(out, coldServer{
 			name: "chrome-devtools-mcp",
-			argv: []string{"node", cd, "--headless", "--isolated", "--executablePath", browser},
+			argv: argv,
 			navigate: func(url string) (string, map[string]any) {
 				return "navigate_page", map[string]any{"type": "url", "url": url}
 			},
@@ -101,7 +111,8 @@ func runCold(ctx context.Context, srv coldServer, first string, pages []string) 
 	marker := treeMarker + "=" + hex.EncodeToString(mark)
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, srv.argv[0], srv.argv[1:]...)
-	cmd.Env = append(os.Environ(), marker)
+	// The peers' usage statistics stay off (no network from a benchmark).
+	cmd.Env = append(os.Environ(), marker, "CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "webpilot-bench", Version: version}, nil)
