@@ -61,7 +61,10 @@ func peerServers(dir, browser string) []coldServer {
 	root := os.Geteuid() == 0
 	pw := filepath.Join(dir, "node_modules", "@playwright", "mcp", "cli.js")
 	if _, err := os.Stat(pw); err == nil {
-		argv := []string{"node", pw, "--headless", "--isolated", "--executable-path", browser}
+		// Its console logs and snapshots go to --output-dir, else the
+		// working directory (the repository).
+		argv := []string{"node", pw, "--headless", "--isolated", "--executable-path", browser,
+			"--output-dir", filepath.Join(os.TempDir(), "webpilot-bench-playwright-mcp")}
 		if root {
 			argv = append(argv, "--no-sandbox")
 		}
