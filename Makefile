@@ -57,7 +57,9 @@ test:
 test-short:
 	$(GO) test -short ./...
 
-# Snapshot size (chars, o200k tokens), per-tool latency and memory on the fixture pages.
+# Cold start (server start → first navigate, against the bare browser launch), peak PSS and USS of
+# the whole process tree, snapshot size (chars, o200k tokens), per-tool latency on the fixture
+# pages. ARGS="-peers DIR" adds playwright-mcp and chrome-devtools-mcp installed under DIR.
 bench:
 	bash scripts/ensure-chromium.sh
 	$(GO) run ./cmd/webpilot bench $(ARGS)

@@ -22,9 +22,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 )
 
-// runBench measures webpilot as an MCP client sees it: a `webpilot mcp`
+// runBench measures webpilot as an MCP client sees it: first the cold start
+// (server start → first navigate result, against the bare browser launch)
+// and the peak PSS of the whole process tree (benchCold); then a `webpilot mcp`
 // subprocess is started and timed to its tools/list answer, its first
 // navigation (browser launch included), then snapshots of every fixture page
 // in each mode (characters, o200k tokens, time) and a click, and finally the
@@ -36,6 +40,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	runs := fs.Int("runs", 5, "repetitions per measurement (the median is shown)")
 	dump := fs.String("dump", "", "directory to write each fixture's snapshot text to (fixture.mode.txt)")
 	only := fs.String("only", "", "measure only fixtures whose name contains this")
+	cold := fs.Int("cold", 5, "interleaved runs of the cold start and memory section (0 skips it)")
+	coldOnly := fs.Bool("cold-only", false, "measure only the cold start and memory section")
+	serverArgs := fs.String("server-args", "", "extra arguments (space-separated) for the webpilot mcp servers of the cold section")
+	server := fs.String("server", "", "the webpilot binary the cold section measures (default: this one), to compare builds")
+	lazy := fs.Bool("lazy", true, "the cold section also measures webpilot --no-prewarm")
+	peers := fs.String("peers", "", "a directory holding node_modules/@playwright/mcp and node_modules/chrome-devtools-mcp, measured in the cold section too")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -77,6 +87,27 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
+	}
+	if *cold > 0 || *coldOnly {
+		path, err := launch.Discover("", launch.SystemProbe(os.Getenv))
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		n := *cold
+		if n <= 0 {
+			n = *runs
+		}
+		bin := self
+		if *server != "" {
+			bin = *server
+		}
+		if err := benchCold(ctx, stdout, bin, path, srv.URL, n, strings.Fields(*serverArgs), *lazy, *peers); err != nil {
+			return err
+		}
+		if *coldOnly {
+			return nil
+		}
+		fmt.Fprintln(stdout)
 	}
 	enc, err := tokenizer.Get(tokenizer.O200kBase)
 	if err != nil {
@@ -132,7 +163,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "start → tools/list answered\t%.0f ms\t\n", median(startMs))
 	fmt.Fprintf(tw, "tools/list size (o200k tokens)\t%d\t\n", listTokens)
-	fmt.Fprintf(tw, "first navigate (browser launch included)\t%.0f ms\t\n", firstNav)
+	fmt.Fprintf(tw, "first navigate once initialized (the launch began at initialize)\t%.0f ms\t\n", firstNav)
 	var rtt []float64
 	for range *runs * 3 {
 		_, d, err := call("browser_tabs", map[string]any{"action": "list"})

@@ -177,7 +177,7 @@ func configKeys() []configKey {
 		}, get: func(c *Config) any { return c.Headless }},
 		{name: "isolated", def: "false", bool: true, usage: "use a temporary profile, removed on exit", set: boolean(func(c *Config) *bool { return &c.Isolated }), get: func(c *Config) any { return c.Isolated }},
 		{name: "user-data-dir", usage: "browser profile directory (default: in the user config dir)", set: str(func(c *Config) *string { return &c.UserDataDir }), get: func(c *Config) any { return c.UserDataDir }},
-		{name: "prewarm", def: "false", bool: true, usage: "start the browser right after initialize instead of on first use", set: boolean(func(c *Config) *bool { return &c.Prewarm }), get: func(c *Config) any { return c.Prewarm }},
+		{name: "prewarm", def: "true", bool: true, usage: "start the browser (launch) or connect (endpoint) as soon as the client initializes, not on the first tool call; --no-prewarm turns it off (never for the bridge: that browser is the user's)", set: boolean(func(c *Config) *bool { return &c.Prewarm }), get: func(c *Config) any { return c.Prewarm }},
 		{name: "standalone", def: "false", bool: true, usage: "run everything in this process (the only mode today)", set: boolean(func(c *Config) *bool { return &c.Standalone }), get: func(c *Config) any { return c.Standalone }},
 		{name: "session", def: "default", usage: "default agent session name", set: func(c *Config, v string) error {
 			if strings.TrimSpace(v) == "" {
@@ -277,6 +277,7 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 	}
 	// Shorthands from DESIGN.md.
 	headed := fs.Bool("headed", false, "show the browser window (same as --headless=false)")
+	noPrewarm := fs.Bool("no-prewarm", false, "start the browser on the first tool that needs it (same as --prewarm=false)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -291,6 +292,15 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 		}
 		*flagVals["headless"] = "false"
 		set["headless"] = true
+	}
+	if *noPrewarm {
+		if set["prewarm"] {
+			if b, err := strconv.ParseBool(*flagVals["prewarm"]); err != nil || b {
+				return nil, errors.New("--no-prewarm and --prewarm contradict each other")
+			}
+		}
+		*flagVals["prewarm"] = "false"
+		set["prewarm"] = true
 	}
 
 	file, err := readConfigFile(filepath.Join(dir, ".webpilot.json"))

@@ -44,7 +44,7 @@ func mustLoad(t *testing.T, args []string, env map[string]string, file string) *
 
 func TestConfigDefaults(t *testing.T) {
 	c := mustLoad(t, nil, nil, "")
-	if c.Headless != "auto" || c.Isolated || c.Prewarm || c.Debug || c.Session != "default" ||
+	if c.Headless != "auto" || c.Isolated || !c.Prewarm || c.Debug || c.Session != "default" ||
 		c.Timeout != 90*time.Second || c.ActionTimeout != 10*time.Second || c.NavTimeout != 30*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
@@ -73,6 +73,7 @@ func TestConfigPrecedence(t *testing.T) {
 		"WEBPILOT_DEBUG":       "", // empty counts as unset
 	}
 	args := []string{"--nav-timeout=9s", "--isolated=false", "-prewarm", "--timeout", "60s"}
+	env["WEBPILOT_PREWARM"] = "false"
 	c := mustLoad(t, args, env, file)
 	for _, w := range []struct {
 		key, src  string
@@ -81,7 +82,7 @@ func TestConfigPrecedence(t *testing.T) {
 		{"nav_timeout", "flag", c.NavTimeout, 9 * time.Second},       // flag > env > file
 		{"timeout", "flag", c.Timeout, 60 * time.Second},             // flag > env > file
 		{"isolated", "flag", c.Isolated, false},                      // flag false beats file true
-		{"prewarm", "flag", c.Prewarm, true},                         // a bare bool flag
+		{"prewarm", "flag", c.Prewarm, true},                         // a bare bool flag beats env
 		{"session", "env", c.Session, "from-env"},                    // env > file
 		{"headless", "file", c.Headless, "true"},                     // file > default
 		{"action_timeout", "file", c.ActionTimeout, 3 * time.Second}, // a number is milliseconds
@@ -262,5 +263,32 @@ func TestRunUsage(t *testing.T) {
 	}
 	if got := exitCode(nil, io.Discard); got != 0 {
 		t.Errorf("exit code of success = %d, want 0", got)
+	}
+}
+
+// Prewarm is on by default; --no-prewarm, --prewarm=false and
+// WEBPILOT_PREWARM=false turn it off, and --no-prewarm beats the environment.
+func TestConfigNoPrewarm(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want bool
+		src  string
+	}{
+		{nil, nil, true, "default"},
+		{[]string{"--no-prewarm"}, nil, false, "flag"},
+		{[]string{"--prewarm=false"}, nil, false, "flag"},
+		{[]string{"--prewarm"}, nil, true, "flag"},
+		{nil, map[string]string{"WEBPILOT_PREWARM": "false"}, false, "env"},
+		{[]string{"--no-prewarm"}, map[string]string{"WEBPILOT_PREWARM": "true"}, false, "flag"},
+		{[]string{"--no-prewarm", "--prewarm=false"}, nil, false, "flag"},
+	} {
+		got := mustLoad(t, c.args, c.env, "")
+		if got.Prewarm != c.want || got.Sources["prewarm"] != c.src {
+			t.Errorf("%v %v: prewarm = %v (%s), want %v (%s)", c.args, c.env, got.Prewarm, got.Sources["prewarm"], c.want, c.src)
+		}
+	}
+	if _, err := load(t, []string{"--no-prewarm", "--prewarm"}, nil, ""); err == nil {
+		t.Error("--no-prewarm --prewarm: no error")
 	}
 }

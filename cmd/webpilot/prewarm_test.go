@@ -10,8 +10,8 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 )
 
-// Without --prewarm nothing starts a browser until a tool needs one; with
-// it, the browser starts once the client has initialized.
+// By default (prewarm) the browser starts once the client has initialized;
+// with --no-prewarm nothing starts a browser until a tool needs one.
 func TestPrewarm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: skipped under -short")
@@ -19,8 +19,8 @@ func TestPrewarm(t *testing.T) {
 	for _, prewarm := range []bool{false, true} {
 		ctx := backendtest.Context(t, 60*time.Second)
 		args := append([]string{}, mcpArgs...)
-		if prewarm {
-			args = append(args, "--prewarm")
+		if !prewarm {
+			args = append(args, "--no-prewarm")
 		}
 		cmd := webpilotCmd(t, new(syncBuffer), args...)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "prewarm-test", Version: "0"}, nil).
@@ -50,7 +50,7 @@ func TestPrewarm(t *testing.T) {
 			got = running()
 		}
 		if got != prewarm {
-			t.Errorf("--prewarm=%v: browser running = %v", prewarm, got)
+			t.Errorf("prewarm=%v: browser running = %v", prewarm, got)
 		}
 		_ = cs.Close()
 	}

@@ -52,8 +52,10 @@ func parseConfig(name string, args []string, stderr io.Writer) (*Config, error) 
 	return cfg, nil
 }
 
-// newApp wires a webpilot from its config. Nothing is started: the browser
-// launches on the first tool that needs it.
+// newApp wires a webpilot from its config. Nothing is started here: with
+// prewarm (the default) the browser launches, or the endpoint is dialled,
+// when the first client request arrives; with --no-prewarm on the first tool
+// that needs it.
 func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	a := &app{cfg: cfg}
 	level := slog.LevelWarn

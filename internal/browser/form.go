@@ -190,9 +190,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 		res.SubmitVerified = res.Submitted || res.SubmitVerified
 	}
 	if adopted, err := s.AdoptPopups(callCtx); err == nil {
-		for _, ti := range adopted {
-			res.NewTabs = append(res.NewTabs, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener})
-		}
+		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 	return res, nil
 }

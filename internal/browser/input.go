@@ -128,9 +128,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	// Popups that opened late (after the previous call) join now, and the
 	// current tab is brought back to the front before input goes to it.
 	if adopted, err := s.AdoptPopups(callCtx); err == nil {
-		for _, ti := range adopted {
-			res.NewTabs = append(res.NewTabs, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener})
-		}
+		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 
 	if !slices.Contains(actionKinds, a.Kind) {
@@ -204,9 +202,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	res.ConsoleErrors, res.ConsoleErrorCount = t.errorsSince(mark, 5)
 	res.Downloads = t.downloadsSince(callCtx, dmark)
 	if adopted, err := s.AdoptPopups(callCtx); err == nil {
-		for _, ti := range adopted {
-			res.NewTabs = append(res.NewTabs, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener})
-		}
+		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 	return res, nil
 }

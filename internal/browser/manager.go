@@ -153,6 +153,9 @@ type Session struct {
 	// refused are tabs the session's pages opened on origins the policy
 	// refuses: closed, never adopted.
 	refused map[string]bool
+	// ids are the short tab ids (t1, t2, …) given out in this session;
+	// tabs is keyed by backend id.
+	ids tabIDs
 }
 
 // Name is the session's name.
@@ -170,14 +173,21 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context) error) er
 	return fn(ctx)
 }
 
-// TabIDs lists the ids of the tabs the session owns. Call within Do.
+// TabIDs lists the short ids (t1, t2, …) of the tabs the session owns, in
+// the order they joined it. Call within Do.
 func (s *Session) TabIDs() []string {
 	ids := make([]string, 0, len(s.tabs))
-	for id := range s.tabs {
-		ids = append(ids, id)
+	for _, t := range s.tabs {
+		ids = append(ids, t.ID)
 	}
-	sort.Strings(ids)
+	sortTabIDs(ids)
 	return ids
+}
+
+// join makes an attached tab the session's, giving it its short id.
+func (s *Session) join(t *Tab) {
+	t.ID = s.ids.assign(t.target)
+	s.tabs[t.target] = t
 }
 
 // CurrentTab returns the session's current tab, opening one when the session
@@ -188,7 +198,7 @@ func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
 	}
 	lost := false
 	if t := s.current; t != nil {
-		delete(s.tabs, t.ID)
+		delete(s.tabs, t.target)
 		s.current = nil
 		// The agent must learn that the user took the tab back, rather
 		// than find itself on a blank new one.
@@ -217,11 +227,12 @@ func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
 	if id == "" {
 		return s.CurrentTab(ctx)
 	}
-	t, ok := s.tabs[id]
+	key := s.ids.resolve(id)
+	t, ok := s.tabs[key]
 	if !ok || !t.alive() {
-		delete(s.tabs, id)
-		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", id, s.name),
-			Hint: "omit tab to use the session's current tab", Suggestions: s.TabIDs()}
+		delete(s.tabs, key)
+		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", Echo(id), s.name),
+			Hint: "omit tab to use the session's current tab; browser_tabs list shows the session's tabs", Suggestions: s.TabIDs()}
 	}
 	return t, nil
 }
@@ -240,7 +251,7 @@ func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	// A new tab is still committing its initial about:blank; a navigation
 	// sent before that commit is aborted (net::ERR_ABORTED).
 	t.waitInitialLoad(ctx)
-	s.tabs[t.ID] = t
+	s.join(t)
 	s.current = t
 	return t, nil
 }

@@ -21,7 +21,12 @@ import (
 // Tab is one attached tab of a Session. Its fields are used only while the
 // owning Session is held.
 type Tab struct {
-	ID     string
+	// ID is the tab's short id in its session (t1, t2, …: see tabIDs),
+	// what the agent sees and sends; "" until the tab joins the session.
+	ID string
+	// target is the backend's id of the tab (a CDP target id, or the
+	// bridge's tab-<n>).
+	target string
 	t      cdp.Target
 	log    *slog.Logger
 	policy func(*url.URL) *Error // origin policy; nil allows everything
@@ -62,8 +67,11 @@ type snapCache struct {
 }
 
 func newTab(id string, t cdp.Target, log *slog.Logger) *Tab {
-	return &Tab{ID: id, t: t, log: log.With("tab", id), refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{})}
+	return &Tab{target: id, t: t, log: log.With("tab", id), refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{})}
 }
+
+// TargetID is the backend's id of the tab (browser_tabs shows the short ID).
+func (t *Tab) TargetID() string { return t.target }
 
 // Target is the tab's CDP session.
 func (t *Tab) Target() cdp.Target { return t.t }

@@ -33,16 +33,28 @@ func (s *Session) ListTabs(ctx context.Context) ([]TabView, error) {
 		if _, ok := s.tabs[ti.ID]; !ok {
 			continue
 		}
-		out = append(out, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Opener: ti.Opener, Current: s.current != nil && s.current.ID == ti.ID})
+		v := s.view(ti)
+		v.Current = s.current != nil && s.current.target == ti.ID
+		out = append(out, v)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	sort.SliceStable(out, func(i, j int) bool { return tabNumber(out[i].ID) < tabNumber(out[j].ID) })
 	return out, nil
 }
 
+// view describes a tab of the session with short ids (its own and its
+// opener's).
+func (s *Session) view(ti backend.TabInfo) TabView {
+	v := TabView{ID: s.ids.shortOf(ti.ID), Title: ti.Title, URL: ti.URL}
+	if ti.Opener != "" {
+		v.Opener = s.ids.shortOf(ti.Opener)
+	}
+	return v
+}
+
 // AdoptPopups attaches tabs opened by the session's tabs (popups,
-// target=_blank links) and makes them the session's; it returns them.
-// Call within Do.
-func (s *Session) AdoptPopups(ctx context.Context) ([]backend.TabInfo, error) {
+// target=_blank links) and makes them the session's; it returns them, with
+// their new short ids. Call within Do.
+func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	if len(s.tabs) == 0 {
 		return nil, nil
 	}
@@ -50,7 +62,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]backend.TabInfo, error) {
 	if err != nil {
 		return nil, backendError("list tabs", err)
 	}
-	var adopted []backend.TabInfo
+	var adopted []TabView
 	// Popups of popups join too: repeat until nothing new.
 	for changed := true; changed; {
 		changed = false
@@ -76,8 +88,8 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]backend.TabInfo, error) {
 				changed = true
 				continue
 			}
-			s.tabs[t.ID] = t
-			adopted = append(adopted, ti)
+			s.join(t)
+			adopted = append(adopted, s.view(ti))
 			changed = true
 		}
 	}
@@ -85,7 +97,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]backend.TabInfo, error) {
 		// A new tab in the same window hides the current one, and a hidden
 		// tab is not rendered: input to it would wait for a frame that never
 		// comes. The agent stays on its tab until it selects another.
-		_ = s.m.opts.Backend.Activate(ctx, s.current.ID)
+		_ = s.m.opts.Backend.Activate(ctx, s.current.target)
 	}
 	return adopted, nil
 }
@@ -152,8 +164,24 @@ func (s *Session) SelectTab(ctx context.Context, id string) (*Tab, error) {
 		return nil, err
 	}
 	s.current = t
-	_ = s.m.opts.Backend.Activate(ctx, id)
+	_ = s.m.opts.Backend.Activate(ctx, t.target)
 	return t, nil
+}
+
+// SelectTabMatching makes current the one tab of the session whose URL or
+// title matches match (a case-insensitive substring, or /re/ or /re/i).
+// None is TAB_NOT_FOUND, several AMBIGUOUS_TARGET, with the tabs as
+// suggestions. Call within Do.
+func (s *Session) SelectTabMatching(ctx context.Context, match string) (*Tab, error) {
+	tabs, err := s.ListTabs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := matchTabs(tabs, match)
+	if err != nil {
+		return nil, err
+	}
+	return s.SelectTab(ctx, v.ID)
 }
 
 // CloseTab closes one of the session's tabs; a tab the session does not own
@@ -162,12 +190,13 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	if _, err := s.AdoptPopups(ctx); err != nil {
 		return err
 	}
-	t, ok := s.tabs[id]
+	key := s.ids.resolve(id)
+	t, ok := s.tabs[key]
 	if !ok {
-		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", id, s.name),
+		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", Echo(id), s.name),
 			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: s.TabIDs()}
 	}
-	delete(s.tabs, id)
+	delete(s.tabs, key)
 	if s.current == t {
 		s.current = nil
 		for _, other := range s.tabs {
@@ -178,7 +207,7 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	if !t.alive() {
 		return nil
 	}
-	if err := s.m.opts.Backend.CloseTab(ctx, id); err != nil {
+	if err := s.m.opts.Backend.CloseTab(ctx, key); err != nil {
 		return backendError("close the tab", err)
 	}
 	return nil

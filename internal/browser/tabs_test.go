@@ -46,6 +46,9 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 	}
 	blank := opened("#blank")
 	pop := opened("#open")
+	if first != "t1" || blank.ID != "t2" || pop.ID != "t3" || blank.Opener != "t1" {
+		t.Errorf("ids: first %s, target=_blank %s (opened by %s), popup %s; want t1, t2 (by t1), t3", first, blank.ID, blank.Opener, pop.ID)
+	}
 
 	var list []browser.TabView
 	err := e.s.Do(e.ctx, func(ctx context.Context) error {
@@ -99,7 +102,9 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 	_ = other.Do(e.ctx, func(ctx context.Context) error {
 		tab, err := other.CurrentTab(ctx)
 		if err == nil {
-			otherID = tab.ID
+			// Short ids are per session (the other session's t1 is this
+			// one's t1); the browser's id names that tab everywhere.
+			otherID = tab.TargetID()
 		}
 		return err
 	})
@@ -117,5 +122,111 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 		if v.ID == pop.ID {
 			t.Errorf("closed popup still listed")
 		}
+	}
+}
+
+// Tabs get short ids (t1, t2, …) in the order they join a session, never
+// reused; select takes a short id, the browser's id, or match (a URL or
+// title substring, or /regex/): one match selects, several are refused
+// with the candidates, none lists the session's tabs.
+func TestTabsShortIDsAndMatch(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/basic.html")
+	open := func(path string) string {
+		t.Helper()
+		var id string
+		err := e.s.Do(e.ctx, func(ctx context.Context) error {
+			tab, err := e.s.NewTab(ctx)
+			if err != nil {
+				return err
+			}
+			id = tab.ID
+			_, err = e.s.Navigate(ctx, tab, e.base+path, 0)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("open %s: %v", path, err)
+		}
+		return id
+	}
+	if a, b := open("/form.html"), open("/links"); a != "t2" || b != "t3" {
+		t.Fatalf("new tabs are %s and %s, want t2 and t3", a, b)
+	}
+	list := func() []browser.TabView {
+		t.Helper()
+		var out []browser.TabView
+		if err := e.s.Do(e.ctx, func(ctx context.Context) error {
+			var err error
+			out, err = e.s.ListTabs(ctx)
+			return err
+		}); err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		return out
+	}
+	var ids []string
+	for _, v := range list() {
+		ids = append(ids, v.ID)
+	}
+	if !slices.Equal(ids, []string{"t1", "t2", "t3"}) {
+		t.Errorf("list ids = %v, want [t1 t2 t3]", ids)
+	}
+	selectMatch := func(match string) (string, error) {
+		var id string
+		err := e.s.Do(e.ctx, func(ctx context.Context) error {
+			tab, err := e.s.SelectTabMatching(ctx, match)
+			if err == nil {
+				id = tab.ID
+			}
+			return err
+		})
+		return id, err
+	}
+	if id, err := selectMatch("form.html"); err != nil || id != "t2" {
+		t.Errorf("match form.html = %s, %v; want t2", id, err)
+	}
+	for _, v := range list() {
+		if v.Current != (v.ID == "t2") {
+			t.Errorf("after selecting t2, %s current = %v", v.ID, v.Current)
+		}
+	}
+	_, err := selectMatch("/basic|links/")
+	wantCode(t, err, browser.CodeAmbiguousTarget)
+	if be, ok := browser.AsError(err); ok {
+		if len(be.Suggestions) != 2 || !strings.HasPrefix(be.Suggestions[0], "t1 ") || !strings.HasPrefix(be.Suggestions[1], "t3 ") {
+			t.Errorf("ambiguous candidates = %q, want t1 and t3", be.Suggestions)
+		}
+	}
+	_, err = selectMatch("no-such-page")
+	wantCode(t, err, browser.CodeTabNotFound)
+	if be, ok := browser.AsError(err); ok && len(be.Suggestions) != 3 {
+		t.Errorf("no-match suggestions = %q, want the 3 tabs", be.Suggestions)
+	}
+	// The browser's own id is still accepted.
+	err = e.s.Do(e.ctx, func(ctx context.Context) error {
+		cur, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		tab, err := e.s.SelectTab(ctx, cur.TargetID())
+		if err == nil && tab.ID != "t2" {
+			t.Errorf("select by the browser's id gave %s", tab.ID)
+		}
+		return err
+	})
+	if err != nil {
+		t.Errorf("select by the browser's id: %v", err)
+	}
+	// A closed tab's number is not given out again.
+	if err := e.s.Do(e.ctx, func(ctx context.Context) error { return e.s.CloseTab(ctx, "t2") }); err != nil {
+		t.Fatalf("close t2: %v", err)
+	}
+	if id := open("/basic.html"); id != "t4" {
+		t.Errorf("the tab opened after closing t2 is %s, want t4", id)
+	}
+	err = e.s.Do(e.ctx, func(ctx context.Context) error { _, err := e.s.SelectTab(ctx, "t2"); return err })
+	wantCode(t, err, browser.CodeTabNotFound)
+	if be, ok := browser.AsError(err); ok && !slices.Equal(be.Suggestions, []string{"t1", "t3", "t4"}) {
+		t.Errorf("tab-not-found suggestions = %q, want [t1 t3 t4]", be.Suggestions)
 	}
 }

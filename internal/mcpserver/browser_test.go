@@ -251,8 +251,9 @@ func TestProtocolVersions(t *testing.T) {
 	}
 }
 
-// browser_tabs through MCP: new tab at a URL, list with the current marker,
-// select, close; a select without tab is INVALID_ARGUMENT.
+// browser_tabs through MCP: new tab at a URL, list with the current marker
+// and short ids, select by id and by match, close; a select without tab or
+// match is INVALID_ARGUMENT.
 func TestBrowserTabsTool(t *testing.T) {
 	t.Parallel()
 	base := fixtures(t)
@@ -273,6 +274,19 @@ func TestBrowserTabsTool(t *testing.T) {
 			basicID = strings.Fields(strings.TrimPrefix(line, "*"))[0]
 		}
 	}
+	if basicID != "t1" || !strings.HasPrefix(opened, "Opened tab t2 ") {
+		t.Errorf("short tab ids: the first tab is %q, want t1; new tab: %.40q, want t2", basicID, opened)
+	}
+	// select by match: one tab (the form), two (both on this server), none.
+	if got := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "match": "/form\\.html$/"}); !strings.HasPrefix(got, "Tab t2 is current") {
+		t.Errorf("select by match: %s", got)
+	}
+	if body := mustFail(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "match": base}, "AMBIGUOUS_TARGET"); len(body.Error.Suggestions) != 2 {
+		t.Errorf("ambiguous match: candidates %q, want 2", body.Error.Suggestions)
+	}
+	mustFail(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "match": "nowhere.example"}, "TAB_NOT_FOUND")
+	mustFail(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "tab": "t1", "match": "basic"}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_tabs", map[string]any{"action": "list", "match": "basic"}, "INVALID_ARGUMENT")
 	if got := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "tab": basicID}); !strings.Contains(got, basicID+" is current") {
 		t.Errorf("select: %s", got)
 	}

@@ -115,6 +115,16 @@ func (h *Held) SelectTab(ctx context.Context, id string) (*browser.Tab, error) {
 	return t, err
 }
 
+// SelectTabMatching makes the one tab whose URL or title matches current
+// (part of either, or a /regex/).
+func (h *Held) SelectTabMatching(ctx context.Context, match string) (*browser.Tab, error) {
+	t, err := h.s.SelectTabMatching(ctx, match)
+	if err == nil {
+		h.t = t
+	}
+	return t, err
+}
+
 // CurrentTab is the session's current tab (opened when there is none).
 func (h *Held) CurrentTab(ctx context.Context) (*browser.Tab, error) { return h.s.CurrentTab(ctx) }
 

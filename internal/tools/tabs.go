@@ -11,15 +11,21 @@ import (
 // TabsIn is browser_tabs's input.
 type TabsIn struct {
 	Action  string `json:"action" jsonschema:"what to do" enum:"list,new,select,close"`
-	Tab     string `json:"tab,omitempty" jsonschema:"tab id (select, close)"`
+	Tab     string `json:"tab,omitempty" jsonschema:"tab id, t1, t2, … (select, close)"`
+	Match   string `json:"match,omitempty" jsonschema:"select: part of the tab's URL or title, or /regex/ (instead of tab)"`
 	URL     string `json:"url,omitempty" jsonschema:"new: URL to open"`
 	Session string `json:"session,omitempty" jsonschema:"agent session"`
 }
 
-// Check refuses select without a tab and a URL for anything but new.
+// Check refuses select without exactly one of tab and match, match with
+// anything but select, and a URL for anything but new.
 func (in TabsIn) Check() error {
-	if in.Action == "select" && in.Tab == "" {
-		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "select needs tab", Hint: "browser_tabs list shows the ids"}
+	if in.Action == "select" && (in.Tab == "") == (in.Match == "") {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "select needs tab or match (one of them)",
+			Hint: "tab is an id from browser_tabs list (t1, t2, …); match is part of the tab's URL or title, or /regex/"}
+	}
+	if in.Match != "" && in.Action != "select" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "match goes with action select", Hint: "browser_tabs select with match picks a tab by URL or title"}
 	}
 	if in.URL != "" && in.Action != "new" {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "url goes with action new", Hint: "use browser_navigate to load a URL in an existing tab"}
@@ -50,7 +56,13 @@ var tabsTool = Def(Tool{
 		return &Result{Text: fmt.Sprintf("Opened tab %s (now current): %s — %q", t.ID, nav.URL, nav.Title),
 			Tab: t, Snapshot: browser.ModeCompact}, nil
 	case "select":
-		t, err := h.SelectTab(ctx, in.Tab)
+		var t *browser.Tab
+		var err error
+		if in.Match != "" {
+			t, err = h.SelectTabMatching(ctx, in.Match)
+		} else {
+			t, err = h.SelectTab(ctx, in.Tab)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -133,7 +133,8 @@ func TestBrowserArgs(t *testing.T) {
 	for _, want := range []string{"--remote-debugging-pipe", "--user-data-dir=/p", "--headless", "--disable-gpu",
 		"--no-sandbox", "--no-first-run", "--disable-background-networking", "--disable-component-update",
 		"--disable-sync", "--disable-quic", "--disable-dev-shm-usage", "--password-store=basic",
-		"--use-mock-keychain", "--window-size=1280,800", "--lang=de"} {
+		"--use-mock-keychain", "--window-size=1280,800", "--lang=de",
+		"--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup"} {
 		if !slices.Contains(args, want) {
 			t.Errorf("args lack %s: %q", want, args)
 		}

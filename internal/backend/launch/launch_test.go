@@ -663,3 +663,69 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// TestFirstBlankTabIsTheInitialOne: headless, the first blank tab asked for
+// is the tab the browser opened at start (no second window, no second
+// renderer); the next one is new.
+func TestFirstBlankTabIsTheInitialOne(t *testing.T) {
+	b := newBackend(t, launch.Options{BrowserPath: chromium(t), Isolated: true})
+	ctx := testCtx(t, 60*time.Second)
+	before, err := b.Tabs(ctx)
+	if err != nil {
+		t.Fatalf("Tabs: %v", err)
+	}
+	if len(before) != 1 {
+		t.Fatalf("a fresh browser shows %d tabs, want 1: %v", len(before), before)
+	}
+	first, err := b.NewTab(ctx, "")
+	if err != nil {
+		t.Fatalf("NewTab: %v", err)
+	}
+	if first.ID != before[0].ID {
+		t.Errorf("first blank tab = %s, want the initial tab %s", first.ID, before[0].ID)
+	}
+	second, err := b.NewTab(ctx, "about:blank")
+	if err != nil {
+		t.Fatalf("NewTab: %v", err)
+	}
+	if second.ID == first.ID {
+		t.Error("the initial tab was handed out twice")
+	}
+	// Closing every tab leaves a headless browser running.
+	for _, id := range []string{first.ID, second.ID} {
+		if err := b.CloseTab(ctx, id); err != nil {
+			t.Fatalf("CloseTab: %v", err)
+		}
+	}
+	third, err := b.NewTab(ctx, "")
+	if err != nil || third.ID == first.ID || third.ID == second.ID {
+		t.Fatalf("NewTab after closing every tab = %+v, %v", third, err)
+	}
+}
+
+// TestNoTopChromeRenderer: the omnibox's WebUI popups, which Chromium
+// preloads into a renderer of their own, are turned off
+// (--disable-features): no process of the browser is a top-chrome WebUI
+// renderer.
+func TestNoTopChromeRenderer(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("reads /proc")
+	}
+	b := newBackend(t, launch.Options{BrowserPath: chromium(t), Isolated: true})
+	ctx := testCtx(t, 60*time.Second)
+	if _, err := b.NewTab(ctx, ""); err != nil {
+		t.Fatalf("NewTab: %v", err)
+	}
+	profile := b.Info().ProfileDir
+	time.Sleep(time.Second) // the preload runs right after start
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmd), profile) {
+			continue
+		}
+		if strings.Contains(string(cmd), "--top-chrome-webui") {
+			t.Errorf("process %s is a top-chrome WebUI renderer: %.200s", e.Name(), strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +49,13 @@ type instance struct {
 	path    string // executable
 	profile string // user data dir
 	version string // Browser.getVersion product
+
+	// spare is the tab the browser opened at start (about:blank, its own
+	// window, its renderer already running), handed out by the first
+	// NewTab for a blank tab instead of opening another window; "" once
+	// taken, or when there was none. Guarded by spareMu.
+	spareMu sync.Mutex
+	spare   string
 
 	stderr     *tail
 	stderrR    *os.File
@@ -136,6 +144,15 @@ func spawn(path, profile string, args []string, log *slog.Logger, port bool) (in
 		in.conn = cdp.NewConn(cdp.NewPipeTransport(resR, cmdW), &cdp.Options{Logger: log, CloseErr: in.closeReason})
 	}
 	return in, nil
+}
+
+// takeSpare returns the browser's initial tab once, then "".
+func (in *instance) takeSpare() string {
+	in.spareMu.Lock()
+	defer in.spareMu.Unlock()
+	id := in.spare
+	in.spare = ""
+	return id
 }
 
 // running reports whether the process runs and its connection is open (or,
