@@ -53,6 +53,9 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		arguments = m
 	}
 
+	// One call starts the browser itself when its tool needs one; a
+	// prewarm would start it for browser_status too.
+	cfg.Prewarm = false
 	a, err := newApp(cfg, stderr)
 	if err != nil {
 		return err
