@@ -99,7 +99,7 @@ type Backend interface {
 	Activate(ctx context.Context, id string) error
 	// Attach returns a CDP session for the tab. Each call attaches anew; the
 	// session ends when the tab closes or the backend closes.
-	Attach(ctx context.Context, id string) (cdp.Target, error)
+	Attach(ctx context.Context, id string) (cdp.Caller, error)
 	// Events delivers tab changes; see the package doc.
 	Events() <-chan Event
 	// Info describes the backend now.

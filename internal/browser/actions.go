@@ -31,7 +31,7 @@ func needsTarget(kind string) bool {
 
 // pointAt waits until the element takes pointer input and returns the
 // point to send it to, in the tab's viewport.
-func (t *Tab) pointAt(ctx context.Context, el *element, tg Target) (x, y float64, err error) {
+func (t *Tab) pointAt(ctx context.Context, el *element, tg Locator) (x, y float64, err error) {
 	pt, err := t.waitActionable(ctx, el, tg)
 	if err != nil {
 		return 0, 0, err
@@ -514,7 +514,7 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 // dropPoint is the centre of the drop target in the tab's viewport, without
 // scrolling (the drag has started) and without the hit test (the dragged
 // element may cover it).
-func (t *Tab) dropPoint(ctx context.Context, el *element, tg Target) (x, y float64, err error) {
+func (t *Tab) dropPoint(ctx context.Context, el *element, tg Locator) (x, y float64, err error) {
 	var pt []float64
 	if err := t.callEl(ctx, el, `function(){ if(!this.isConnected) return null; const r=this.getBoundingClientRect(); if(!r.width||!r.height) return null; return [r.left+r.width/2, r.top+r.height/2] }`, &pt); err != nil {
 		return 0, 0, backendError("place "+tg.Describe(), err)

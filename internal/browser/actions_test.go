@@ -22,7 +22,7 @@ func (e *env) log() string {
 	return e.eval(`window.__log.join("|")`)
 }
 
-func sel(s string) browser.Target { return browser.Target{Selector: s} }
+func sel(s string) browser.Locator { return browser.Locator{Selector: s} }
 
 // TestActionKinds runs every action kind on the element kind it is for and
 // checks, in the page, that it happened.
@@ -37,19 +37,19 @@ func TestActionKinds(t *testing.T) {
 		value   string // ActionResult.Value
 	}{
 		{"dblclick", browser.Action{Kind: "dblclick", Target: sel("#dbl")}, "dblclick", "dispatched", ""},
-		{"right_click", browser.Action{Kind: "right_click", Target: browser.Target{Text: "Right-click me"}}, "contextmenu", "dispatched", ""},
+		{"right_click", browser.Action{Kind: "right_click", Target: browser.Locator{Text: "Right-click me"}}, "contextmenu", "dispatched", ""},
 		{"hover", browser.Action{Kind: "hover", Target: sel("#menu")}, "mouseenter", "dispatched", ""},
 		{"focus", browser.Action{Kind: "focus", Target: sel("#focusme")}, "focus", "verified", ""},
-		{"check", browser.Action{Kind: "check", Target: browser.Target{Role: "checkbox", Name: "I agree"}}, "agree:true", "verified", ""},
+		{"check", browser.Action{Kind: "check", Target: browser.Locator{Role: "checkbox", Name: "I agree"}}, "agree:true", "verified", ""},
 		{"uncheck", browser.Action{Kind: "uncheck", Target: sel("#agree")}, "agree:false", "verified", ""},
-		{"check aria", browser.Action{Kind: "check", Target: browser.Target{Role: "checkbox", Name: "Custom option"}}, "custom:true", "verified", ""},
-		{"check radio", browser.Action{Kind: "check", Target: browser.Target{Role: "radio", Name: "Medium", Exact: true}}, "size:medium", "verified", ""},
-		{"select by label", browser.Action{Kind: "select", Target: browser.Target{Role: "combobox", Name: "City"}, Values: []string{"Berlin"}}, "city:ber", "verified", "Berlin"},
+		{"check aria", browser.Action{Kind: "check", Target: browser.Locator{Role: "checkbox", Name: "Custom option"}}, "custom:true", "verified", ""},
+		{"check radio", browser.Action{Kind: "check", Target: browser.Locator{Role: "radio", Name: "Medium", Exact: true}}, "size:medium", "verified", ""},
+		{"select by label", browser.Action{Kind: "select", Target: browser.Locator{Role: "combobox", Name: "City"}, Values: []string{"Berlin"}}, "city:ber", "verified", "Berlin"},
 		{"select multiple", browser.Action{Kind: "select", Target: sel("#langs"), Values: []string{"Go", "py"}}, "langs:go,py", "verified", "Go, Python"},
 		{"type contenteditable", browser.Action{Kind: "type", Target: sel("#editor"), Value: "hello"}, "input", "verified", "hello"},
-		{"clear", browser.Action{Kind: "clear", Target: browser.Target{Role: "textbox", Name: "Name", Exact: true}}, "", "verified", ""},
-		{"click by text", browser.Action{Kind: "click", Target: browser.Target{Text: "Save changes"}}, "save", "dispatched", ""},
-		{"click within", browser.Action{Kind: "click", Target: browser.Target{Text: "Delete", Within: "tr:nth-child(2)"}}, "delete 2", "dispatched", ""},
+		{"clear", browser.Action{Kind: "clear", Target: browser.Locator{Role: "textbox", Name: "Name", Exact: true}}, "", "verified", ""},
+		{"click by text", browser.Action{Kind: "click", Target: browser.Locator{Text: "Save changes"}}, "save", "dispatched", ""},
+		{"click within", browser.Action{Kind: "click", Target: browser.Locator{Text: "Delete", Within: "tr:nth-child(2)"}}, "delete 2", "dispatched", ""},
 		{"press on target", browser.Action{Kind: "press", Target: sel("#focusme"), Key: "Control+A"}, "", "dispatched", ""},
 	}
 	for _, c := range cases {
@@ -110,7 +110,7 @@ func TestScroll(t *testing.T) {
 	if err != nil || res.Scrolled || !strings.Contains(res.Note, "did not move") {
 		t.Errorf("scrolling past the end: %+v %v, want did not move", res, err)
 	}
-	res, err = e.act(browser.Action{Kind: "scroll", Target: browser.Target{Text: "Double me"}})
+	res, err = e.act(browser.Action{Kind: "scroll", Target: browser.Locator{Text: "Double me"}})
 	if err != nil || !res.Scrolled || !strings.Contains(res.Note, "into view") {
 		t.Errorf("scroll into view: %+v %v", res, err)
 	}
@@ -123,23 +123,23 @@ func TestScroll(t *testing.T) {
 func TestLocators(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/act/kinds.html")
-	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Delete"}})
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "Delete"}})
 	if be := wantCode(t, err, browser.CodeAmbiguousTarget); be != nil {
 		if len(be.Suggestions) != 2 || !strings.Contains(be.Suggestions[0], "Invoice 1") || !strings.Contains(be.Suggestions[1], "button e") {
 			t.Errorf("candidates = %q, want two buttons with refs and their rows", be.Suggestions)
 		}
 	}
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "Delete everything now"}})
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Delete everything now"}})
 	if be := wantCode(t, err, browser.CodeTargetNotFound); be != nil && (len(be.Suggestions) == 0 || !strings.Contains(strings.Join(be.Suggestions, "\n"), `"Delete"`)) {
 		t.Errorf("no near candidates: %q", be.Suggestions)
 	}
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "/^Save/"}})
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "/^Save/"}})
 	if err != nil {
 		t.Errorf("a regex name: %v", err)
 	}
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "/(/"}})
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "/(/"}})
 	wantCode(t, err, browser.CodeInvalidArgument)
-	for _, tg := range []browser.Target{
+	for _, tg := range []browser.Locator{
 		{Ref: "e1", Selector: "#x"},
 		{Name: "Save"},
 		{Text: "Save", Role: "button"},
@@ -150,17 +150,17 @@ func TestLocators(t *testing.T) {
 	}
 	// A target inside a frame.
 	e.navigate("/snap/frames.html")
-	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Role: "textbox", Name: "Code", Frame: "#same"}, Value: "XYZ"})
+	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Role: "textbox", Name: "Code", Frame: "#same"}, Value: "XYZ"})
 	if err != nil || res.Outcome != "verified" || !strings.HasPrefix(res.Ref, "f") {
 		t.Fatalf("fill in a frame: %+v %v", res, err)
 	}
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Apply", Frame: "#same"}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "Apply", Frame: "#same"}}); err != nil {
 		t.Fatal(err)
 	}
 	if snap := e.snapshot(browser.ModeFull); !strings.Contains(snap, "applied: XYZ") {
 		t.Errorf("the frame's button was not clicked:\n%s", snap)
 	}
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Apply", Frame: "h1"}})
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "Apply", Frame: "h1"}})
 	wantCode(t, err, browser.CodeInvalidArgument)
 }
 
@@ -222,12 +222,12 @@ func TestUpload(t *testing.T) {
 	}
 	e := newEnv(t, browser.Options{UploadRoots: []string{dir}})
 	e.navigate("/act/upload.html")
-	res, err := e.act(browser.Action{Kind: "upload", Target: browser.Target{Role: "file", Name: "Files"}, Files: files})
+	res, err := e.act(browser.Action{Kind: "upload", Target: browser.Locator{Role: "file", Name: "Files"}, Files: files})
 	if err != nil || res.Outcome != "verified" || res.Value != "a.txt, b.txt" {
 		t.Fatalf("upload two files: %+v %v", res, err)
 	}
 	// A button that opens the chooser of a hidden input.
-	res, err = e.act(browser.Action{Kind: "upload", Target: browser.Target{Text: "Choose a photo"}, Files: files[:1]})
+	res, err = e.act(browser.Action{Kind: "upload", Target: browser.Locator{Text: "Choose a photo"}, Files: files[:1]})
 	if err != nil || res.Outcome != "verified" || res.Value != "a.txt" {
 		t.Fatalf("upload through a file chooser: %+v %v", res, err)
 	}
@@ -259,7 +259,7 @@ func TestUpload(t *testing.T) {
 	}
 	_, err = e.act(browser.Action{Kind: "upload", Target: sel("#chooser"), Files: files})
 	wantCode(t, err, browser.CodeInvalidArgument) // one file only
-	_, err = e.act(browser.Action{Kind: "upload", Target: browser.Target{Role: "heading", Name: "Upload"}, Files: files[:1]})
+	_, err = e.act(browser.Action{Kind: "upload", Target: browser.Locator{Role: "heading", Name: "Upload"}, Files: files[:1]})
 	wantCode(t, err, browser.CodeNotActionable) // opens no chooser
 }
 
@@ -287,7 +287,7 @@ func TestDrag(t *testing.T) {
 	if src == nil || dst == nil {
 		t.Fatalf("no refs for the drag source or the drop zone:\n%s", snap)
 	}
-	if _, err := e.act(browser.Action{Kind: "drag", Target: browser.Target{Ref: src[1]}, To: browser.Target{Ref: dst[1]}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "drag", Target: browser.Locator{Ref: src[1]}, To: browser.Locator{Ref: dst[1]}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.eval(`document.querySelector("#done #task2") ? "yes" : "no"`); got != "yes" {
@@ -303,14 +303,14 @@ func TestFillForm(t *testing.T) {
 	}
 	e := newEnv(t, browser.Options{UploadRoots: []string{dir}})
 	fields := []browser.FormField{
-		{Target: browser.Target{Role: "textbox", Name: "Email"}, Value: "ada@example.com"},
+		{Target: browser.Locator{Role: "textbox", Name: "Email"}, Value: "ada@example.com"},
 		{Target: sel("#pw"), Value: "s3cret"},
 		{Target: sel("#bday"), Value: "1990-12-10"},
-		{Target: browser.Target{Role: "checkbox", Name: "Newsletter"}, Value: "true"},
-		{Target: browser.Target{Role: "radio", Name: "Pro"}, Value: "true"},
+		{Target: browser.Locator{Role: "checkbox", Name: "Newsletter"}, Value: "true"},
+		{Target: browser.Locator{Role: "radio", Name: "Pro"}, Value: "true"},
 		{Target: sel("#country"), Value: "Germany"},
 		{Target: sel("#avatar"), Value: avatar},
-		{Target: browser.Target{Role: "textbox", Name: "Bio"}, Value: "Mathematician"},
+		{Target: browser.Locator{Role: "textbox", Name: "Bio"}, Value: "Mathematician"},
 	}
 	fill := func(f browser.FormFill) (*browser.FormResult, error) {
 		var res *browser.FormResult
@@ -340,7 +340,7 @@ func TestFillForm(t *testing.T) {
 	}
 	// A form whose page handles the submit event itself.
 	e.navigate("/act/form.html")
-	res, err := fill(browser.FormFill{Fields: []browser.FormField{{Target: browser.Target{Role: "textbox", Name: "Search"}, Value: "night trains"}}, Submit: browser.SubmitEvent})
+	res, err := fill(browser.FormFill{Fields: []browser.FormField{{Target: browser.Locator{Role: "textbox", Name: "Search"}, Value: "night trains"}}, Submit: browser.SubmitEvent})
 	if err != nil || !res.SubmitVerified || res.Navigated || !strings.Contains(e.log(), "submit:") {
 		t.Errorf("a script-handled form: %+v %v, log %q", res, err, e.log())
 	}
@@ -379,7 +379,7 @@ func TestInputModes(t *testing.T) {
 	if err != nil || res.InputMode != browser.InputDOM || res.Outcome != "verified" || !strings.Contains(res.Note, "DOM events") {
 		t.Errorf("auto on a hidden checkbox: %+v %v", res, err)
 	}
-	res, err = e.act(browser.Action{Kind: "check", Target: browser.Target{Role: "checkbox", Name: "Remember me"}, Timeout: 300 * time.Millisecond})
+	res, err = e.act(browser.Action{Kind: "check", Target: browser.Locator{Role: "checkbox", Name: "Remember me"}, Timeout: 300 * time.Millisecond})
 	if err != nil || res.InputMode != browser.InputCDP || res.Outcome != "verified" || !strings.Contains(res.Note, "clicked the label") {
 		t.Errorf("a checkbox drawn over by its label: %+v %v", res, err)
 	}
@@ -511,7 +511,7 @@ func TestActionReportsDownload(t *testing.T) {
 func TestActionWaitsForWhatItStarted(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/lazy")
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Load more"}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "Load more"}}); err != nil {
 		t.Fatal(err)
 	}
 	if snap := e.snapshot(browser.ModeFull); !strings.Contains(snap, "loaded: 42") {

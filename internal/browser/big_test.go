@@ -174,7 +174,7 @@ func TestSnapshotHugePage(t *testing.T) {
 	}
 	t.Logf("short snapshot: %v, %d refs, stopped %d", took, snap.Refs, snap.Stopped)
 	e.prompt("a scoped snapshot after it", backendtest.Timeout(5*time.Second), func(ctx context.Context, tab *browser.Tab) error {
-		s, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Scope: browser.Target{Selector: "#end"}})
+		s, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Scope: browser.Locator{Selector: "#end"}})
 		if err == nil && !strings.Contains(s.Text, "the end") {
 			t.Errorf("scoped snapshot:\n%s", s.Text)
 		}
@@ -292,7 +292,7 @@ func TestActionWithinCallDeadline(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = e.s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Target{Selector: "#b"}})
+		_, err = e.s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Locator{Selector: "#b"}})
 		return err
 	})
 	took := time.Since(start)

@@ -235,7 +235,7 @@ func TestNavigateSnapshotClick(t *testing.T) {
 		t.Fatalf("header wrong:\n%s", snap)
 	}
 	ref := refOf(t, snap, "button", "Clicked 0 times")
-	res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: ref}})
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: ref}})
 	if err != nil {
 		t.Fatalf("click %s: %v", ref, err)
 	}
@@ -247,7 +247,7 @@ func TestNavigateSnapshotClick(t *testing.T) {
 		t.Errorf("the button's ref changed from %s to %s across snapshots of one document", ref, got)
 	}
 	// diff mode reports just the change.
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: ref}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: ref}}); err != nil {
 		t.Fatal(err)
 	}
 	diff := e.snapshot(browser.ModeDiff)
@@ -259,7 +259,7 @@ func TestNavigateSnapshotClick(t *testing.T) {
 func TestFillBySelectorAndSubmit(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/form.html")
-	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#name"}, Value: "Ada"})
+	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#name"}, Value: "Ada"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,17 +267,17 @@ func TestFillBySelectorAndSubmit(t *testing.T) {
 		t.Errorf("fill = %+v, want verified Ada", res)
 	}
 	// fill replaces what was there
-	if res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#name"}, Value: "Grace"}); err != nil || res.Value != "Grace" {
+	if res, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#name"}, Value: "Grace"}); err != nil || res.Value != "Grace" {
 		t.Fatalf("second fill = %+v, %v", res, err)
 	}
-	if _, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#plan"}, Value: "Pro"}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#plan"}, Value: "Pro"}); err != nil {
 		t.Fatalf("fill select by label: %v", err)
 	}
 	if got := e.eval(`document.querySelector("#plan").value`); got != "pro" {
 		t.Errorf("select value = %q, want pro", got)
 	}
 	snap := e.snapshot(browser.ModeCompact)
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: refOf(t, snap, "button", "Create account")}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: refOf(t, snap, "button", "Create account")}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.eval(`document.querySelector("#result").textContent`); got != "Welcome, Grace!" {
@@ -292,7 +292,7 @@ func TestTextArrivesExactly(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/echo.html")
 	text := "日本語 テキスト 😀👍🏽 \"double\" 'single' & <b>not bold</b>\nsecond line\tand a tab"
-	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#in"}, Value: text})
+	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#in"}, Value: text})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestTextArrivesExactly(t *testing.T) {
 		t.Errorf("page got %q\nwant      %q", got, text)
 	}
 	line := `CJK 中文 emoji 🎉 quotes "x" 'y' & done`
-	if _, err := e.act(browser.Action{Kind: "type", Target: browser.Target{Selector: "#line"}, Value: line}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "type", Target: browser.Locator{Selector: "#line"}, Value: line}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.eval(`document.querySelector("#line").value`); got != line {
@@ -314,10 +314,10 @@ func TestTextArrivesExactly(t *testing.T) {
 func TestPressKeys(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/keys.html")
-	if _, err := e.act(browser.Action{Kind: "press", Target: browser.Target{Selector: "#k"}, Key: "Control+Shift+R"}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "press", Target: browser.Locator{Selector: "#k"}, Key: "Control+Shift+R"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.act(browser.Action{Kind: "press", Target: browser.Target{Selector: "#k"}, Key: "Enter"}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "press", Target: browser.Locator{Selector: "#k"}, Key: "Enter"}); err != nil {
 		t.Fatal(err)
 	}
 	log := e.eval(`Array.from(document.querySelectorAll("#log li")).map(li => li.textContent).join("|")`)
@@ -455,37 +455,37 @@ func TestTargetErrors(t *testing.T) {
 	e := newEnv(t, browser.Options{ActionTimeout: backendtest.Timeout(700 * time.Millisecond)})
 	e.navigate("/form.html")
 	snap := e.snapshot(browser.ModeCompact)
-	click := func(tg browser.Target) error {
+	click := func(tg browser.Locator) error {
 		_, err := e.act(browser.Action{Kind: "click", Target: tg})
 		return err
 	}
-	wantCode(t, click(browser.Target{Ref: "e999"}), browser.CodeTargetNotFound)
-	wantCode(t, click(browser.Target{Ref: "bogus"}), browser.CodeInvalidArgument)
-	wantCode(t, click(browser.Target{Selector: "   "}), browser.CodeInvalidArgument)
-	wantCode(t, click(browser.Target{}), browser.CodeInvalidArgument)
-	wantCode(t, click(browser.Target{Selector: "#nope"}), browser.CodeTargetNotFound)
-	wantCode(t, click(browser.Target{Selector: "[[["}), browser.CodeInvalidArgument)
-	amb := wantCode(t, click(browser.Target{Selector: "button"}), browser.CodeAmbiguousTarget)
+	wantCode(t, click(browser.Locator{Ref: "e999"}), browser.CodeTargetNotFound)
+	wantCode(t, click(browser.Locator{Ref: "bogus"}), browser.CodeInvalidArgument)
+	wantCode(t, click(browser.Locator{Selector: "   "}), browser.CodeInvalidArgument)
+	wantCode(t, click(browser.Locator{}), browser.CodeInvalidArgument)
+	wantCode(t, click(browser.Locator{Selector: "#nope"}), browser.CodeTargetNotFound)
+	wantCode(t, click(browser.Locator{Selector: "[[["}), browser.CodeInvalidArgument)
+	amb := wantCode(t, click(browser.Locator{Selector: "button"}), browser.CodeAmbiguousTarget)
 	if len(amb.Suggestions) < 2 {
 		t.Errorf("ambiguous target lists %v", amb.Suggestions)
 	}
-	na := wantCode(t, click(browser.Target{Ref: refOf(t, snap, "button", "Delete")}), browser.CodeNotActionable)
+	na := wantCode(t, click(browser.Locator{Ref: refOf(t, snap, "button", "Delete")}), browser.CodeNotActionable)
 	if na.Diagnosis["failed_check"] != "enabled" {
 		t.Errorf("disabled button: diagnosis %v", na.Diagnosis)
 	}
-	_, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#subscribe"}, Value: "x"})
+	_, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#subscribe"}, Value: "x"})
 	wantCode(t, err, browser.CodeNotActionable)
 
 	// A ref from before a navigation is stale afterwards.
 	ref := refOf(t, snap, "textbox", "Name")
 	e.navigate("/form.html")
-	wantCode(t, click(browser.Target{Ref: ref}), browser.CodeStaleRef)
+	wantCode(t, click(browser.Locator{Ref: ref}), browser.CodeStaleRef)
 
 	// A node removed from the page makes its ref stale.
 	snap = e.snapshot(browser.ModeCompact)
 	ref = refOf(t, snap, "textbox", "Name")
 	e.eval(`(document.querySelector("#name").remove(), "")`)
-	wantCode(t, click(browser.Target{Ref: ref}), browser.CodeStaleRef)
+	wantCode(t, click(browser.Locator{Ref: ref}), browser.CodeStaleRef)
 }
 
 func TestCoveredElementIsNotActionable(t *testing.T) {
@@ -493,7 +493,7 @@ func TestCoveredElementIsNotActionable(t *testing.T) {
 	e.navigate("/basic.html")
 	e.eval(`(() => { const d = document.createElement("div"); d.id = "overlay";
 		d.style.cssText = "position:fixed;inset:0;background:rgba(0,0,0,.3);z-index:10"; document.body.append(d); return "" })()`)
-	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#counter"}})
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#counter"}})
 	be := wantCode(t, err, browser.CodeNotActionable)
 	if !strings.Contains(be.Message, "div#overlay") {
 		t.Errorf("message does not name the cover: %s", be.Message)
@@ -501,7 +501,7 @@ func TestCoveredElementIsNotActionable(t *testing.T) {
 	// Removing the overlay while the click waits lets it through.
 	e.eval(`(setTimeout(() => document.querySelector("#overlay").remove(), 200), "")`)
 	e2 := *e
-	if _, err := e2.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#counter"}, Timeout: backendtest.Timeout(5 * time.Second)}); err != nil {
+	if _, err := e2.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#counter"}, Timeout: backendtest.Timeout(5 * time.Second)}); err != nil {
 		t.Fatalf("click after the overlay went: %v", err)
 	}
 	if got := e.eval(`document.querySelector("#counter").textContent`); got != "Clicked 1 times" {

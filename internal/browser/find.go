@@ -47,7 +47,7 @@ func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, erro
 	defer t.releaseObjects(ctx)
 	ictx, cancel := innerContext(ctx)
 	defer cancel()
-	pt, err := t.collect(ictx, Target{})
+	pt, err := t.collect(ictx, Locator{})
 	if err != nil {
 		return "", err
 	}

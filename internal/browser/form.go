@@ -11,7 +11,7 @@ import (
 // Type (textbox, checkbox, radio, select, date, file) is optional: the
 // element's own kind decides when it is empty.
 type FormField struct {
-	Target Target
+	Target Locator
 	Value  string
 	Values []string // select (several in a multiple select), file (several files)
 	Type   string

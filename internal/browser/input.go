@@ -17,13 +17,13 @@ import (
 // Action is one thing to do to the page.
 type Action struct {
 	Kind      string   // one of actionKinds
-	Target    Target   // needed except by type, press and scroll
+	Target    Locator   // needed except by type, press and scroll
 	Value     string   // fill, type; select (one value)
 	Values    []string // select: option values or labels
 	Key       string   // press: "Enter", "Control+A", …
 	Direction string   // scroll: up, down, left, right, top, bottom
 	Files     []string // upload: paths inside the upload roots
-	To        Target   // drag: the drop target
+	To        Locator   // drag: the drop target
 	Roots     []string // upload: more directories files may come from (the client's roots)
 	Expect    *Expect  // what should hold after the action
 	InputMode string   // InputAuto (default), InputCDP or InputDOM
@@ -369,7 +369,7 @@ type actionability struct {
 }
 
 // waitActionable polls the element until it can take pointer input.
-func (t *Tab) waitActionable(ctx context.Context, el *element, tg Target) (actionability, error) {
+func (t *Tab) waitActionable(ctx context.Context, el *element, tg Locator) (actionability, error) {
 	var last actionability
 	for {
 		// Each check runs to its end even when the wait is over, so that a
@@ -410,7 +410,7 @@ func (t *Tab) waitActionable(ctx context.Context, el *element, tg Target) (actio
 		Diagnosis: map[string]any{"failed_check": check, "covered_by": last.Cover}}
 }
 
-func (s *Session) click(ctx context.Context, t *Tab, el *element, tg Target) error {
+func (s *Session) click(ctx context.Context, t *Tab, el *element, tg Locator) error {
 	pt, err := t.waitActionable(ctx, el, tg)
 	if err != nil {
 		return err
@@ -494,7 +494,7 @@ type editState struct {
 	Kind string `json:"kind"`
 }
 
-func (t *Tab) prepareEdit(ctx context.Context, el *element, tg Target) (editState, error) {
+func (t *Tab) prepareEdit(ctx context.Context, el *element, tg Locator) (editState, error) {
 	for {
 		var st editState
 		cctx, cancel := checkContext(ctx)

@@ -14,7 +14,7 @@ func TestTypeShiftedCharacters(t *testing.T) {
 	e.navigate("/keys.html")
 	// A second listener, on the field, records what keys.html does not.
 	e.eval(`(() => { window.codes = []; document.getElementById("k").addEventListener("keydown", ev => window.codes.push(ev.key + " " + ev.code + " " + ev.keyCode)); return ""; })()`)
-	if _, err := e.act(browser.Action{Kind: "type", Target: browser.Target{Selector: "#k"}, Value: "Ab!"}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "type", Target: browser.Locator{Selector: "#k"}, Value: "Ab!"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.eval(`document.querySelector("#k").value`); got != "Ab!" {

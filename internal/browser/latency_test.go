@@ -55,7 +55,7 @@ func TestLatencyTable(t *testing.T) {
 			return err
 		}},
 		{"click #counter", func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Target{Selector: "#counter"}})
+			_, err := e.s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Locator{Selector: "#counter"}})
 			return err
 		}},
 		{"navigate long.html", func(ctx context.Context, tab *browser.Tab) error {
@@ -71,7 +71,7 @@ func TestLatencyTable(t *testing.T) {
 			return err
 		}},
 		{"fill #name", func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Act(ctx, tab, browser.Action{Kind: "fill", Target: browser.Target{Selector: "#name"}, Value: "Ada Lovelace"})
+			_, err := e.s.Act(ctx, tab, browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#name"}, Value: "Ada Lovelace"})
 			return err
 		}},
 	}

@@ -16,11 +16,11 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
-// Target names the element an action is for: exactly one of Ref, Selector
+// Locator names the element an action is for: exactly one of Ref, Selector
 // (CSS), Text, or Role (with an optional Name, matched exactly when Exact),
 // optionally Within an element (a ref or selector) and in a Frame (the ref
 // or selector of an iframe element).
-type Target struct {
+type Locator struct {
 	Ref      string
 	Selector string
 	Text     string
@@ -32,7 +32,7 @@ type Target struct {
 }
 
 // Describe says how the target was named, for messages.
-func (tg Target) Describe() string {
+func (tg Locator) Describe() string {
 	var d string
 	switch {
 	case tg.Ref != "":
@@ -57,7 +57,7 @@ func (tg Target) Describe() string {
 }
 
 // Empty says no target was named.
-func (tg Target) Empty() bool {
+func (tg Locator) Empty() bool {
 	return tg.Ref == "" && tg.Selector == "" && tg.Text == "" && tg.Role == "" && tg.Name == ""
 }
 
@@ -95,7 +95,7 @@ func (t *Tab) releaseObjects(ctx context.Context) {
 // locate finds the target's element in the tab. A selector, text or role
 // must match exactly one element; one that matches none yet is looked for
 // again for a moment (the page may still be rendering it).
-func (t *Tab) locate(ctx context.Context, tg Target) (*element, error) {
+func (t *Tab) locate(ctx context.Context, tg Locator) (*element, error) {
 	if err := tg.validate(); err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (t *Tab) locate(ctx context.Context, tg Target) (*element, error) {
 // notFoundWait is how long a target that matches nothing is looked for.
 var notFoundWait = 1500 * time.Millisecond
 
-func (tg Target) validate() error {
+func (tg Locator) validate() error {
 	n := 0
 	for _, v := range []string{tg.Ref, tg.Selector, tg.Text, tg.Role} {
 		if strings.TrimSpace(v) != "" {
@@ -202,7 +202,7 @@ func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
 }
 
 // locateOnce looks for a selector, text or role target once.
-func (t *Tab) locateOnce(ctx context.Context, tg Target) (*element, error) {
+func (t *Tab) locateOnce(ctx context.Context, tg Locator) (*element, error) {
 	if tg.Selector == "" && tg.Frame == "" && tg.Within == "" {
 		return t.locateEverywhere(ctx, tg)
 	}
@@ -335,7 +335,7 @@ type frameQuery struct {
 
 // query runs a text or role query in world w (under root when given),
 // listing the frame's iframes too when frames is set.
-func (t *Tab) query(ctx context.Context, w frameWorld, tg Target, root runtime.RemoteObjectID, frames bool) (frameQuery, error) {
+func (t *Tab) query(ctx context.Context, w frameWorld, tg Locator, root runtime.RemoteObjectID, frames bool) (frameQuery, error) {
 	q := map[string]any{"text": tg.Text, "role": strings.TrimSpace(tg.Role), "name": tg.Name, "exact": tg.Exact, "frames": frames}
 	var r queryResult
 	err := w.evalPatterns(ctx, true, []string{tg.Text, tg.Name}, func(ctx context.Context) error {
@@ -367,7 +367,7 @@ func (t *Tab) query(ctx context.Context, w frameWorld, tg Target, root runtime.R
 
 // locateQuery finds the one element a text or role target matches in
 // world w.
-func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Target, root runtime.RemoteObjectID) (*element, error) {
+func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Locator, root runtime.RemoteObjectID) (*element, error) {
 	fq, err := t.query(ctx, w, tg, root, false)
 	if err != nil {
 		return nil, err
@@ -380,7 +380,7 @@ func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Target, root run
 // snapshots inline them): a button inside an iframe is found by its role
 // and name as it is in the main document, and a match in two frames is
 // ambiguous.
-func (t *Tab) locateEverywhere(ctx context.Context, tg Target) (*element, error) {
+func (t *Tab) locateEverywhere(ctx context.Context, tg Locator) (*element, error) {
 	fr, err := t.mainFrame(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
@@ -424,7 +424,7 @@ func (t *Tab) locateEverywhere(ctx context.Context, tg Target) (*element, error)
 // pick decides on the answers of one or more frames: exactly one match is
 // the element; none is TARGET_NOT_FOUND with the nearest candidates, more
 // than one AMBIGUOUS_TARGET with the matches (refs of their frames).
-func (t *Tab) pick(ctx context.Context, tg Target, qs []frameQuery) (*element, error) {
+func (t *Tab) pick(ctx context.Context, tg Locator, qs []frameQuery) (*element, error) {
 	line := func(f *frameRefs, h queryHit) string {
 		s := h.R + " " + t.refs.refFor(f, h.ID, h.P)
 		if h.N != "" {
@@ -617,7 +617,7 @@ func (t *Tab) callOn(ctx context.Context, obj runtime.RemoteObjectID, fn string,
 	return callOn(ctx, t.t, obj, fn, out, args...)
 }
 
-func callOn(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
+func callOn(ctx context.Context, sess cdp.Caller, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
 	var cargs []*runtime.CallArgument
 	for _, a := range args {
 		raw, err := json.Marshal(a)
@@ -631,7 +631,7 @@ func callOn(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjectID, fn
 
 // callOnObjects calls a JavaScript function with this bound to obj and
 // remote objects (of the same world) as its arguments.
-func callOnObjects(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjectID, fn string, out any, args ...runtime.RemoteObjectID) error {
+func callOnObjects(ctx context.Context, sess cdp.Caller, obj runtime.RemoteObjectID, fn string, out any, args ...runtime.RemoteObjectID) error {
 	var cargs []*runtime.CallArgument
 	for _, a := range args {
 		cargs = append(cargs, &runtime.CallArgument{ObjectID: a})
@@ -640,7 +640,7 @@ func callOnObjects(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjec
 }
 
 // callWith runs Runtime.callFunctionOn and decodes the value into out.
-func callWith(ctx context.Context, sess cdp.Target, obj runtime.RemoteObjectID, fn string, out any, args []*runtime.CallArgument) error {
+func callWith(ctx context.Context, sess cdp.Caller, obj runtime.RemoteObjectID, fn string, out any, args []*runtime.CallArgument) error {
 	res, err := cdproto.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fn, ObjectID: obj, Arguments: args, ReturnByValue: new(true), AwaitPromise: new(true),
 	})

@@ -55,7 +55,7 @@ func TestOriginPolicyForPopups(t *testing.T) {
 				buttons = append(buttons, "#data")
 			}
 			for _, sel := range buttons {
-				res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: sel}})
+				res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: sel}})
 				if err != nil {
 					t.Fatalf("click %s: %v", sel, err)
 				}

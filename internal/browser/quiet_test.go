@@ -18,7 +18,7 @@ func TestQuietIgnoresKeepalive(t *testing.T) {
 	e.navigate("/quiet/keepalive.html")
 	for _, id := range []string{"#keep", "#beacon", "#ping"} {
 		for i := range 3 {
-			res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Frame: "#f", Selector: id}})
+			res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Frame: "#f", Selector: id}})
 			if err != nil {
 				t.Fatalf("%s click %d: %v", id, i+1, err)
 			}

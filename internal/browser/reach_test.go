@@ -147,12 +147,12 @@ func TestEveryElementReachable(t *testing.T) {
 							}
 						}
 						// The click of an action, without its settling.
-						el, err := tab.locate(ctx, Target{Ref: ref})
+						el, err := tab.locate(ctx, Locator{Ref: ref})
 						if err != nil {
 							t.Errorf("locate %s: %v", ref, err)
 							continue
 						}
-						if err := s.click(ctx, tab, el, Target{Ref: ref}); err != nil {
+						if err := s.click(ctx, tab, el, Locator{Ref: ref}); err != nil {
 							t.Errorf("click %s (%s): %v", ref, strings.TrimSpace(l), err)
 							continue
 						}

@@ -52,7 +52,7 @@ func (e *env) find(o browser.FindOptions) string {
 func TestBootstrapModalFadesIn(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/real/bs4-modal.html")
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "link", Name: "Logout", Exact: true}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "link", Name: "Logout", Exact: true}}); err != nil {
 		t.Fatal(err)
 	}
 	shown := `(() => { const m = document.getElementById('logoutModal'); return m.classList.contains('show') && getComputedStyle(m).opacity === '1' && !m.hasAttribute('aria-hidden') ? 'yes' : 'no' })()`
@@ -73,13 +73,13 @@ func TestBootstrapModalFadesIn(t *testing.T) {
 		t.Errorf("find does not see the modal:\n%s", got)
 	}
 	// The hit test agrees: the page behind the modal is covered by it.
-	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "link", Name: "Logout", Exact: true}, Timeout: 300 * time.Millisecond})
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "link", Name: "Logout", Exact: true}, Timeout: 300 * time.Millisecond})
 	if be := wantCode(t, err, browser.CodeNotActionable); be != nil {
 		if cover, _ := be.Diagnosis["covered_by"].(string); !strings.Contains(cover, "logoutModal") {
 			t.Errorf("covered_by = %v, want the modal", be.Diagnosis)
 		}
 	}
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "link", Name: "Logout now"}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "link", Name: "Logout now"}}); err != nil {
 		t.Fatal(err)
 	}
 	gone := `(() => { const m = document.getElementById('logoutModal'); return getComputedStyle(m).display === 'none' ? 'yes' : 'no' })()`
@@ -110,7 +110,7 @@ func TestReactRootIsNoDropZone(t *testing.T) {
 	if strings.Contains(snap, "clickable") || !strings.HasPrefix(strings.Split(snap, "\n")[1], "main:") {
 		t.Errorf("the React root shows as a control:\n%s", snap)
 	}
-	res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "Add one"}})
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Add one"}})
 	if err != nil || res.Ref != "e1" {
 		t.Fatalf("click: %+v %v", res, err)
 	}
@@ -130,12 +130,12 @@ func TestTargetsInEveryFrame(t *testing.T) {
 		return e.eval(`(() => { const f = document.getElementById('` + frame + `'); try { return f.contentDocument.getElementById('status').textContent } catch (e) { return 'cross' } })()`)
 	}
 	for _, c := range []struct {
-		tg    browser.Target
+		tg    browser.Locator
 		frame string // "": the page
 	}{
-		{browser.Target{Role: "button", Name: "Pay here"}, "same"},
-		{browser.Target{Text: "Pay there"}, "cross"}, // before the status repeats it
-		{browser.Target{Role: "button", Name: "Pay there"}, "cross"},
+		{browser.Locator{Role: "button", Name: "Pay here"}, "same"},
+		{browser.Locator{Text: "Pay there"}, "cross"}, // before the status repeats it
+		{browser.Locator{Role: "button", Name: "Pay there"}, "cross"},
 	} {
 		res, err := e.act(browser.Action{Kind: "click", Target: c.tg})
 		if err != nil {
@@ -153,7 +153,7 @@ func TestTargetsInEveryFrame(t *testing.T) {
 		t.Errorf("the cross-site frame's button was not clicked:\n%s", snap)
 	}
 	// "Save draft" is in the page and in the same-origin frame.
-	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "Save draft"}})
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Save draft"}})
 	if be := wantCode(t, err, browser.CodeAmbiguousTarget); be != nil {
 		joined := strings.Join(be.Suggestions, "\n")
 		if len(be.Suggestions) != 2 || !strings.Contains(joined, `button e`) || !strings.Contains(joined, `button f`) {
@@ -161,12 +161,12 @@ func TestTargetsInEveryFrame(t *testing.T) {
 		}
 	}
 	// Nothing anywhere: the nearest candidates come from every frame.
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "Pay later"}})
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Pay later"}})
 	if be := wantCode(t, err, browser.CodeTargetNotFound); be != nil && !strings.Contains(strings.Join(be.Suggestions, "\n"), "Pay here") {
 		t.Errorf("suggestions = %q", be.Suggestions)
 	}
 	// frame still narrows the search to one frame.
-	res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "Save draft", Frame: "#same"}})
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Save draft", Frame: "#same"}})
 	if err != nil || !strings.HasPrefix(res.Ref, "f") {
 		t.Fatalf("click in frame #same: %+v %v", res, err)
 	}

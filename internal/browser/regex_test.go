@@ -26,9 +26,9 @@ func TestCatastrophicPattern(t *testing.T) {
 		name string
 		a    browser.Action
 	}{
-		{"click text", browser.Action{Kind: "click", Target: browser.Target{Text: catastrophic}}},
-		{"click role name", browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "/(a+)+b/i"}}},
-		{"expect text", browser.Action{Kind: "click", Target: browser.Target{Selector: "#go"}, Expect: &browser.Expect{Text: catastrophic}}},
+		{"click text", browser.Action{Kind: "click", Target: browser.Locator{Text: catastrophic}}},
+		{"click role name", browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "/(a+)+b/i"}}},
+		{"expect text", browser.Action{Kind: "click", Target: browser.Locator{Selector: "#go"}, Expect: &browser.Expect{Text: catastrophic}}},
 	}
 	for _, c := range cases {
 		start := time.Now()
@@ -60,7 +60,7 @@ func TestCatastrophicPattern(t *testing.T) {
 	// query tests: the query's own bound stops it.
 	e.navigate("/evil-hidden.html")
 	start := time.Now()
-	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: catastrophic}})
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: catastrophic}})
 	if be := wantCode(t, err, browser.CodeInvalidArgument); !strings.Contains(be.Message, "/(a+)+b/") {
 		t.Errorf("hidden text: message does not name the pattern: %s", be.Message)
 	}
@@ -73,7 +73,7 @@ func TestCatastrophicPattern(t *testing.T) {
 	})
 	e.navigate("/evil-regex.html")
 	// A plain pattern still works.
-	res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "/^go$/"}, Expect: &browser.Expect{Text: "/clicked \\d/"}})
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "/^go$/"}, Expect: &browser.Expect{Text: "/clicked \\d/"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestCatastrophicPatternNoWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Text: catastrophic}})
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: catastrophic}})
 	if be := wantCode(t, err, browser.CodeInvalidArgument); !strings.Contains(be.Message, "/(a+)+b/") {
 		t.Errorf("message does not name the pattern: %s", be.Message)
 	}

@@ -81,7 +81,7 @@ func TestCheckThatOpensAConfirm(t *testing.T) {
 func TestHiddenTextIsNoTarget(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/hiddenchild")
-	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "Cancel order"}})
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "Cancel order"}})
 	wantCode(t, err, browser.CodeTargetNotFound)
 	if got := e.eval(`__log.join("|")`); got != "" {
 		t.Errorf("clicked something: %q", got)
@@ -91,16 +91,16 @@ func TestHiddenTextIsNoTarget(t *testing.T) {
 func TestTextPatterns(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/paths")
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "/api/users"}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "/api/users"}}); err != nil {
 		t.Errorf("a path is plain text: %v", err)
 	}
-	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "/save/i"}})
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "/save/i"}})
 	wantCode(t, err, browser.CodeAmbiguousTarget)
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Text: "/save/gi"}}) // g is no flag here: plain text
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "/save/gi"}}) // g is no flag here: plain text
 	wantCode(t, err, browser.CodeTargetNotFound)
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "/(?i)save/"}})
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "/(?i)save/"}})
 	wantCode(t, err, browser.CodeInvalidArgument)
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Role: "button", Name: "Save"}, Expect: &browser.Expect{Title: "/[/"}})
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Save"}, Expect: &browser.Expect{Title: "/[/"}})
 	wantCode(t, err, browser.CodeInvalidArgument)
 }
 
@@ -146,7 +146,7 @@ func TestSelectorRefAfterNavigation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.act(browser.Action{Kind: "focus", Target: browser.Target{Ref: res.Ref}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "focus", Target: browser.Locator{Ref: res.Ref}}); err != nil {
 		t.Errorf("the reported ref %s does not work: %v", res.Ref, err)
 	}
 }

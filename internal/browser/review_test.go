@@ -30,7 +30,7 @@ func TestDialogPolicies(t *testing.T) {
 			e := newEnv(t, browser.Options{DialogPolicy: c.policy})
 			e.navigate("/act/dialogs.html")
 			for _, id := range []string{"#alert", "#confirm", "#prompt"} {
-				res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: id}})
+				res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: id}})
 				if err != nil || res.Dialog != nil {
 					t.Fatalf("click %s: %+v %v", id, res, err)
 				}
@@ -77,14 +77,14 @@ func TestDialogAsk(t *testing.T) {
 		{"#prompt", "prompt", "Your name?", false, nil, "prompt:null"},
 	} {
 		start := time.Now()
-		res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: c.id}})
+		res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: c.id}})
 		if err != nil || res.Dialog == nil || res.Dialog.Type != c.typ || res.Dialog.Message != c.msg {
 			t.Fatalf("click %s: %+v %v, want the %s dialog", c.id, res, err, c.typ)
 		}
 		if d := time.Since(start); d > backendtest.Timeout(5*time.Second) {
 			t.Errorf("click %s took %v: it waited on the dialog", c.id, d)
 		}
-		_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#alert"}})
+		_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#alert"}})
 		wantCode(t, err, browser.CodeDialogOpen)
 		err = e.do(func(ctx context.Context, tab *browser.Tab) error {
 			_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
@@ -103,7 +103,7 @@ func TestDialogAsk(t *testing.T) {
 	wantCode(t, err, browser.CodeInvalidArgument)
 
 	// A page that asks before it is left.
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#arm"}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#arm"}}); err != nil {
 		t.Fatal(err)
 	}
 	leave := func() error {
@@ -155,7 +155,7 @@ func TestNavigationWithoutDocumentSettles(t *testing.T) {
 	e.navigate("/links")
 	for _, sel := range []string{"#nc", "#dl"} {
 		start := time.Now()
-		res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: sel}})
+		res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: sel}})
 		if err != nil {
 			t.Fatalf("click %s: %v", sel, err)
 		}
@@ -166,7 +166,7 @@ func TestNavigationWithoutDocumentSettles(t *testing.T) {
 			t.Errorf("click %s waited %v: the navigation timeout, not the end of the navigation", sel, d)
 		}
 	}
-	res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#form"}})
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#form"}})
 	if err != nil || !res.Navigated || res.Title != "Sign up" {
 		t.Errorf("click on a link = %+v, %v", res, err)
 	}
@@ -195,7 +195,7 @@ func TestOriginPolicyInTheBrowser(t *testing.T) {
 	e.noNotesLeft(t, "a redirect")
 	// A link click.
 	e.navigate("/links")
-	_, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#far"}})
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#far"}})
 	wantCode(t, err, browser.CodeOriginBlocked)
 	e.noNotesLeft(t, "a link click")
 	// A script navigation.
@@ -259,7 +259,7 @@ func TestFillSpecialInputs(t *testing.T) {
 		{"#notes", "one\r\ntwo", "one\ntwo"},
 		{"#one", "a\nb", "a b"},
 	} {
-		res, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: c.sel}, Value: c.value})
+		res, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Selector: c.sel}, Value: c.value})
 		if err != nil {
 			t.Errorf("fill %s: %v", c.sel, err)
 			continue
@@ -268,7 +268,7 @@ func TestFillSpecialInputs(t *testing.T) {
 			t.Errorf("fill %s = %+v, want verified %q", c.sel, res, c.want)
 		}
 	}
-	_, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Selector: "#day"}, Value: "next tuesday"})
+	_, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#day"}, Value: "next tuesday"})
 	wantCode(t, err, browser.CodeInvalidArgument)
 }
 
@@ -384,7 +384,7 @@ func TestOriginPolicyInFrames(t *testing.T) {
 	if ref == nil {
 		t.Fatalf("no frame button:\n%s", snap)
 	}
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: ref[1]}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: ref[1]}}); err != nil {
 		var be *browser.Error
 		if !errors.As(err, &be) || be.Code != browser.CodeOriginBlocked {
 			t.Fatalf("click in the frame: %v", err)

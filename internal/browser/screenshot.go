@@ -45,7 +45,7 @@ const (
 // ShotOptions say what to capture.
 type ShotOptions struct {
 	FullPage bool
-	Target   Target // an element, when Ref or Selector is set
+	Target   Locator // an element, when Ref or Selector is set
 	Format   string // jpeg (default) or png
 	Quality  int    // JPEG quality 1-100; 0 means DefaultJPEGQuality
 }

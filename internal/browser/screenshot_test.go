@@ -98,7 +98,7 @@ func TestScreenshotFullPage(t *testing.T) {
 func TestScreenshotElement(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/basic.html")
-	shot := e.mustShot(browser.ShotOptions{Target: browser.Target{Selector: "#counter"}})
+	shot := e.mustShot(browser.ShotOptions{Target: browser.Locator{Selector: "#counter"}})
 	w, h := decode(t, shot.Data, shot.MIMEType)
 	dpr := e.num("devicePixelRatio")
 	bw := e.num("document.getElementById('counter').getBoundingClientRect().width") * dpr
@@ -108,22 +108,22 @@ func TestScreenshotElement(t *testing.T) {
 	}
 	// By ref, too.
 	ref := refOf(t, e.snapshot(browser.ModeCompact), "button", "Clicked 0 times")
-	byRef := e.mustShot(browser.ShotOptions{Target: browser.Target{Ref: ref}, Format: browser.FormatPNG})
+	byRef := e.mustShot(browser.ShotOptions{Target: browser.Locator{Ref: ref}, Format: browser.FormatPNG})
 	if rw, rh := decode(t, byRef.Data, byRef.MIMEType); rw != w || rh != h || byRef.Of != "ref "+ref {
 		t.Fatalf("by ref: %d×%d of %q, want %d×%d of ref %s", rw, rh, byRef.Of, w, h, ref)
 	}
 
 	// Errors.
-	_, err := e.shot(browser.ShotOptions{Target: browser.Target{Selector: "#nope"}})
+	_, err := e.shot(browser.ShotOptions{Target: browser.Locator{Selector: "#nope"}})
 	wantCode(t, err, browser.CodeTargetNotFound)
-	_, err = e.shot(browser.ShotOptions{Target: browser.Target{Ref: "e999"}})
+	_, err = e.shot(browser.ShotOptions{Target: browser.Locator{Ref: "e999"}})
 	wantCode(t, err, browser.CodeTargetNotFound)
-	_, err = e.shot(browser.ShotOptions{Target: browser.Target{Selector: "#counter"}, FullPage: true})
+	_, err = e.shot(browser.ShotOptions{Target: browser.Locator{Selector: "#counter"}, FullPage: true})
 	wantCode(t, err, browser.CodeInvalidArgument)
 	_, err = e.shot(browser.ShotOptions{Format: "gif"})
 	wantCode(t, err, browser.CodeInvalidArgument)
 	e.eval(`(document.body.insertAdjacentHTML("beforeend", '<span id="empty"></span>'), "ok")`)
-	_, err = e.shot(browser.ShotOptions{Target: browser.Target{Selector: "#empty"}})
+	_, err = e.shot(browser.ShotOptions{Target: browser.Locator{Selector: "#empty"}})
 	wantCode(t, err, browser.CodeNotActionable)
 }
 

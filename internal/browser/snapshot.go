@@ -22,7 +22,7 @@ type SnapshotOptions struct {
 	Mode     string // compact (default), full, interactive, diff
 	MaxChars int    // 0: no cap
 	Offset   int    // continue a capped snapshot at this character
-	Scope    Target // when set, only this element's subtree
+	Scope    Locator // when set, only this element's subtree
 }
 
 // MaxSnapshotChars is the most a snapshot returns in one page: a larger
@@ -140,7 +140,7 @@ type pageTree struct {
 }
 
 // collect walks the tab's page (or the scope's subtree) and its frames.
-func (t *Tab) collect(ctx context.Context, scope Target) (*pageTree, error) {
+func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 	fr, err := t.mainFrame(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)

@@ -34,10 +34,10 @@ func TestRelistRefs(t *testing.T) {
 	// Shuffle replaces every item with a new element: the ref is
 	// reidentified by its fingerprint (role, name, the item's text), so the
 	// click goes to "Pay rent", wherever it now is.
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#shuffle"}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#shuffle"}}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: done}})
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: done}})
 	if err != nil {
 		t.Fatalf("click %s after the list re-rendered: %v", done, err)
 	}
@@ -51,11 +51,11 @@ func TestRelistRefs(t *testing.T) {
 	// uniquely any more, and the ref is STALE_REF, never a click elsewhere.
 	snap = e.snapshot(browser.ModeFull)
 	third := refIn(t, snap, "- Pay rent", "button", "Done")
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: "#rename"}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#rename"}}); err != nil {
 		t.Fatal(err)
 	}
 	renamed := e.eval(`Array.from(document.querySelectorAll("li")).some(li => li.textContent.includes("Pay rent (renamed)"))`)
-	_, err = e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: third}})
+	_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: third}})
 	if renamed == "true" {
 		be := wantCode(t, err, browser.CodeStaleRef)
 		if !strings.Contains(be.Message, "Done") {
@@ -75,7 +75,7 @@ func TestModalSnapshot(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	snap := e.snapPage("/snap/modal.html")
 	open := refOf(t, snap, "button", "Open dialog")
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: open}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: open}}); err != nil {
 		t.Fatal(err)
 	}
 	snap = e.snapshot(browser.ModeCompact)
@@ -86,7 +86,7 @@ func TestModalSnapshot(t *testing.T) {
 		t.Errorf("the inert page behind the modal is listed:\n%s", snap)
 	}
 	confirm := refOf(t, snap, "button", "Confirm")
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: confirm}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: confirm}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.eval(`document.querySelector("[role=status]").textContent`); !strings.Contains(got, "confirmed") {
@@ -110,7 +110,7 @@ func TestHiddenContentLeftOut(t *testing.T) {
 	}
 	// Shown after a click: the snapshot follows the page.
 	more := refOf(t, snap, "button", "Show more")
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: more}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: more}}); err != nil {
 		t.Fatal(err)
 	}
 	if after := e.snapshot(browser.ModeFull); after == snap {
@@ -152,7 +152,7 @@ func TestFindAndScope(t *testing.T) {
 		_, err = e.s.Find(ctx, tab, browser.FindOptions{})
 		wantCode(t, err, browser.CodeInvalidArgument)
 		// A scoped snapshot shows one card, with the page's refs.
-		sc, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull, Scope: browser.Target{Selector: ".card:nth-of-type(2)"}})
+		sc, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull, Scope: browser.Locator{Selector: ".card:nth-of-type(2)"}})
 		if err != nil {
 			return err
 		}
@@ -179,10 +179,10 @@ func TestFrameRefsAct(t *testing.T) {
 	if code == nil || apply == nil {
 		t.Fatalf("no frame refs:\n%s", snap)
 	}
-	if _, err := e.act(browser.Action{Kind: "fill", Target: browser.Target{Ref: code[1]}, Value: "XYZ"}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Ref: code[1]}, Value: "XYZ"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Ref: apply[1]}}); err != nil {
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: apply[1]}}); err != nil {
 		t.Fatal(err)
 	}
 	if after := e.snapshot(browser.ModeFull); !strings.Contains(after, "applied: XYZ") {

@@ -27,7 +27,7 @@ type Tab struct {
 	// target is the backend's id of the tab (a CDP target id, or the
 	// bridge's tab-<n>).
 	target string
-	t      cdp.Target
+	t      cdp.Caller
 	log    *slog.Logger
 	policy func(*url.URL) *Error // origin policy; nil allows everything
 
@@ -61,12 +61,12 @@ type Tab struct {
 // same render.
 type snapCache struct {
 	mode  string
-	scope Target
+	scope Locator
 	body  string
 	snap  Snapshot
 }
 
-func newTab(id string, t cdp.Target, log *slog.Logger) *Tab {
+func newTab(id string, t cdp.Caller, log *slog.Logger) *Tab {
 	return &Tab{target: id, t: t, log: log.With("tab", id), refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{})}
 }
 
@@ -74,7 +74,7 @@ func newTab(id string, t cdp.Target, log *slog.Logger) *Tab {
 func (t *Tab) TargetID() string { return t.target }
 
 // Target is the tab's CDP session.
-func (t *Tab) Target() cdp.Target { return t.t }
+func (t *Tab) Target() cdp.Caller { return t.t }
 
 func (t *Tab) alive() bool {
 	select {

@@ -23,7 +23,7 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 		t.Helper()
 		var got []browser.TabView
 		deadline := time.Now().Add(5 * time.Second)
-		res, err := e.act(browser.Action{Kind: "click", Target: browser.Target{Selector: sel}})
+		res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: sel}})
 		if err != nil {
 			t.Fatalf("click %s: %v", sel, err)
 		}

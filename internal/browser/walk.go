@@ -46,7 +46,7 @@ var keepaliveHookJS string
 
 // installClickHook adds the click hook (and the keepalive hook) to every
 // new document of sess.
-func installClickHook(ctx context.Context, sess cdp.Target) error {
+func installClickHook(ctx context.Context, sess cdp.Caller) error {
 	src := strings.ReplaceAll(clickHookJS+";\n"+keepaliveHookJS, "__PROBE__", probeName)
 	return sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src, "runImmediately": true}, nil)
 }
@@ -122,7 +122,7 @@ func (r *walkResult) expand() {
 
 // frameWorld is a frame the walker runs in.
 type frameWorld struct {
-	sess    cdp.Target
+	sess    cdp.Caller
 	frameID string
 }
 
@@ -150,7 +150,7 @@ var worlds sync.Map
 
 // worldsOf returns sess's cache, following its context events from the
 // first use on.
-func worldsOf(sess cdp.Target) *worldCache {
+func worldsOf(sess cdp.Caller) *worldCache {
 	if c, ok := worlds.Load(sess); ok {
 		return c.(*worldCache)
 	}
@@ -363,10 +363,10 @@ func (w frameWorld) element(ctx context.Context, id int) (runtime.RemoteObjectID
 // their sessions by frame (= target) id.
 type children struct {
 	mu   sync.Mutex
-	byID map[string]cdp.Target
+	byID map[string]cdp.Caller
 }
 
-func (c *children) get(frameID string) cdp.Target {
+func (c *children) get(frameID string) cdp.Caller {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.byID[frameID]
@@ -395,7 +395,7 @@ type childOpener interface {
 
 // autoAttach makes the browser attach out-of-process iframes of sess (and,
 // recursively, of those) and records their sessions.
-func (t *Tab) autoAttach(ctx context.Context, sess cdp.Target) error {
+func (t *Tab) autoAttach(ctx context.Context, sess cdp.Caller) error {
 	op, ok := sess.(childOpener)
 	if !ok {
 		return nil // a fake session: no frames
@@ -417,7 +417,7 @@ func (t *Tab) autoAttach(ctx context.Context, sess cdp.Target) error {
 			child := op.Child(ev.SessionID)
 			t.kids.mu.Lock()
 			if t.kids.byID == nil {
-				t.kids.byID = make(map[string]cdp.Target)
+				t.kids.byID = make(map[string]cdp.Caller)
 			}
 			t.kids.byID[ev.TargetInfo.TargetID] = child
 			t.kids.mu.Unlock()
@@ -505,7 +505,7 @@ const terminateWait = 500 * time.Millisecond
 // termination applies to the script running now; in the rare case that the
 // evaluation ended just as ctx did, it applies to the next script of the
 // page instead, which is then cut short.
-func stopScript(ctx context.Context, sess cdp.Target, err error) {
+func stopScript(ctx context.Context, sess cdp.Caller, err error) {
 	if err == nil || ctx.Err() == nil {
 		return
 	}

@@ -201,7 +201,7 @@ type pausedEvent struct {
 // answerRequest lets a paused document request (paused in sess: the tab's
 // or an out-of-process frame's) go on, or fails it when the origin policy
 // refuses its URL.
-func (t *Tab) answerRequest(sess cdp.Target, raw jsonv2.Value) {
+func (t *Tab) answerRequest(sess cdp.Caller, raw jsonv2.Value) {
 	var p pausedEvent
 	if err := jsonv2.Unmarshal(raw, &p); err != nil {
 		return
@@ -266,7 +266,7 @@ const blockedNote = "blocked a load of "
 // guardFrame applies the origin policy to the document loads of an
 // out-of-process frame's session (its own navigations are paused there, not
 // in the tab's session), until that session ends.
-func (t *Tab) guardFrame(ctx context.Context, sess cdp.Target) error {
+func (t *Tab) guardFrame(ctx context.Context, sess cdp.Caller) error {
 	if t.policy == nil {
 		return nil
 	}

@@ -19,15 +19,15 @@ func TestWalkerWorldIsKept(t *testing.T) {
 	if m == nil {
 		t.Fatal("no Save changes button")
 	}
-	click := func(tg browser.Target) {
+	click := func(tg browser.Locator) {
 		t.Helper()
 		if _, err := e.act(browser.Action{Kind: "click", Target: tg}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	click(browser.Target{Ref: m[1]})
+	click(browser.Locator{Ref: m[1]})
 	n0 := cdp.MethodSent("Page.createIsolatedWorld")
-	click(browser.Target{Ref: m[1]})
+	click(browser.Locator{Ref: m[1]})
 	click(sel("#save"))
 	if n := cdp.MethodSent("Page.createIsolatedWorld") - n0; n != 0 {
 		t.Errorf("clicks on the same page sent Page.createIsolatedWorld %d times", n)
@@ -38,7 +38,7 @@ func TestWalkerWorldIsKept(t *testing.T) {
 
 	// A new document: the walker works in it.
 	e.navigate("/quiet/keepalive.html")
-	click(browser.Target{Frame: "#f", Selector: "#keep"})
+	click(browser.Locator{Frame: "#f", Selector: "#keep"})
 	if snap := e.snapshot(browser.ModeFull); !regexp.MustCompile(`keep sent`).MatchString(snap) {
 		t.Errorf("after the navigation:\n%s", snap)
 	}
@@ -49,7 +49,7 @@ func TestWalkerWorldIsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	click(browser.Target{Frame: "#f", Selector: "#beacon"})
+	click(browser.Locator{Frame: "#f", Selector: "#beacon"})
 	if snap := e.snapshot(browser.ModeFull); !regexp.MustCompile(`beacon sent`).MatchString(snap) || regexp.MustCompile(`keep sent`).MatchString(snap) {
 		t.Errorf("after the frame's reload:\n%s", snap)
 	}

@@ -39,9 +39,10 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Target is what browser code needs from an attached target. [*Session]
+// Caller is what browser code needs from an attached CDP session (a tab or
+// frame target): commands, event subscriptions and its end. [*Session]
 // implements it; package cdptest has a scripted fake.
-type Target interface {
+type Caller interface {
 	// Call sends method with params and decodes the result into result
 	// (which may be nil).
 	Call(ctx context.Context, method string, params, result any) error

@@ -16,7 +16,7 @@ import (
 
 // Both Session types satisfy the interfaces callers use.
 var (
-	_ Target          = (*Session)(nil)
+	_ Caller          = (*Session)(nil)
 	_ cdproto.Session = (*Session)(nil)
 )
 

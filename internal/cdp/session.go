@@ -8,7 +8,7 @@ import (
 )
 
 // Session is one attached target (or the browser itself, with an empty id)
-// on a Conn. It implements cdproto's Session interface and [Target].
+// on a Conn. It implements cdproto's Session interface and [Caller].
 type Session struct {
 	conn *Conn
 	id   string

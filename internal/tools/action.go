@@ -8,9 +8,9 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
-// TargetIn names an element: exactly one of ref, selector, text, or role
+// LocatorIn names an element: exactly one of ref, selector, text, or role
 // (with name), optionally within a container and in a frame.
-type TargetIn struct {
+type LocatorIn struct {
 	Ref      string `json:"ref,omitempty" jsonschema:"ref from browser_snapshot, e.g. e3"`
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
 	Text     string `json:"text,omitempty" jsonschema:"visible text (substring; /re/ ok)"`
@@ -21,15 +21,15 @@ type TargetIn struct {
 	Frame    string `json:"frame,omitempty" jsonschema:"iframe ref or selector"`
 }
 
-func (tg TargetIn) target() browser.Target {
-	return browser.Target{Ref: strings.TrimSpace(tg.Ref), Selector: tg.Selector, Text: tg.Text, Role: strings.TrimSpace(tg.Role),
+func (tg LocatorIn) target() browser.Locator {
+	return browser.Locator{Ref: strings.TrimSpace(tg.Ref), Selector: tg.Selector, Text: tg.Text, Role: strings.TrimSpace(tg.Role),
 		Name: tg.Name, Exact: tg.Exact, Within: strings.TrimSpace(tg.Within), Frame: strings.TrimSpace(tg.Frame)}
 }
 
 // ActionIn is browser_action's input.
 type ActionIn struct {
 	Action string `json:"action" jsonschema:"what to do" enum:"click,dblclick,right_click,hover,focus,check,uncheck,type,fill,clear,select,press,scroll,upload,drag"`
-	TargetIn
+	LocatorIn
 	Value      string          `json:"value,omitempty" jsonschema:"text to fill or type"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: option values or labels"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or combo, e.g. Control+A"`
@@ -80,7 +80,7 @@ var actionTool = Def(Tool{
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in ActionIn) (*Result, error) {
 	a := browser.Action{Kind: in.Action, Target: in.target(), Value: in.Value, Values: in.Values, Key: in.Key,
-		Direction: in.Direction, Files: in.Files, To: browser.Target{Ref: strings.TrimSpace(in.ToRef), Selector: in.ToSelector},
+		Direction: in.Direction, Files: in.Files, To: browser.Locator{Ref: strings.TrimSpace(in.ToRef), Selector: in.ToSelector},
 		Expect: in.Expect, InputMode: in.InputMode, Timeout: timeout(in.TimeoutMs)}
 	if in.Action == "upload" {
 		a.Roots = h.Roots(ctx)

@@ -10,7 +10,7 @@ import (
 
 // FieldIn is one field of browser_fill_form.
 type FieldIn struct {
-	TargetIn
+	LocatorIn
 	Value  string   `json:"value,omitempty" jsonschema:"checkbox/radio: true or false"`
 	Values []string `json:"values,omitempty" jsonschema:"options or files"`
 	Type   string   `json:"type,omitempty" jsonschema:"default: from the element" enum:"textbox,checkbox,radio,select,date,file"`

@@ -27,7 +27,7 @@ var screenshotTool = Def(Tool{
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in ScreenshotIn) (*Result, error) {
 	shot, err := h.Screenshot(ctx, browser.ShotOptions{FullPage: in.FullPage,
-		Target: browser.Target{Ref: in.Ref, Selector: in.Selector}, Format: in.Format, Quality: in.Quality})
+		Target: browser.Locator{Ref: in.Ref, Selector: in.Selector}, Format: in.Format, Quality: in.Quality})
 	if err != nil {
 		return nil, err
 	}

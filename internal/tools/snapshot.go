@@ -44,12 +44,12 @@ var snapshotTool = Def(Tool{
 })
 
 // scopeLocator reads a scope: a ref such as e3 or f1e3, else a CSS selector.
-func scopeLocator(scope string) browser.Target {
+func scopeLocator(scope string) browser.Locator {
 	scope = strings.TrimSpace(scope)
 	if browser.IsRef(scope) {
-		return browser.Target{Ref: scope}
+		return browser.Locator{Ref: scope}
 	}
-	return browser.Target{Selector: scope}
+	return browser.Locator{Selector: scope}
 }
 
 // FindIn is browser_find's input.

@@ -110,7 +110,7 @@ func (f *Fake) Activate(ctx context.Context, id string) error {
 }
 
 // Attach implements backend.Backend.
-func (f *Fake) Attach(ctx context.Context, id string) (cdp.Target, error) {
+func (f *Fake) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	f.mu.Lock()
 	t, ok := f.tabs[id]
 	if !ok {

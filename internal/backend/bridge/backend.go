@@ -210,7 +210,7 @@ func (b *Backend) Activate(ctx context.Context, id string) error {
 
 // Attach implements backend.Backend: chrome.debugger attaches to the tab
 // and the returned session carries its CDP traffic.
-func (b *Backend) Attach(ctx context.Context, id string) (cdp.Target, error) {
+func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	n, err := tabID(id)
 	if err != nil {
 		return nil, err

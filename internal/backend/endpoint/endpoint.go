@@ -169,7 +169,7 @@ func (b *Backend) Activate(ctx context.Context, id string) error {
 
 // Attach attaches a new flat CDP session to the tab. The session ends when
 // the tab closes, the connection drops, or the Backend closes.
-func (b *Backend) Attach(ctx context.Context, id string) (cdp.Target, error) {
+func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	l, err := b.ensure(ctx)
 	if err != nil {
 		return nil, err

@@ -117,7 +117,7 @@ func (b Browser) Activate(ctx context.Context, id string) error {
 }
 
 // Attach attaches a new flat CDP session to the tab.
-func (b Browser) Attach(ctx context.Context, id string) (cdp.Target, error) {
+func (b Browser) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	res, err := cdproto.Call(ctx, b.sess(), target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(id), Flatten: new(true)})
 	if err != nil {
 		return nil, b.TabErr("attach to tab", id, err)

@@ -1,4 +1,4 @@
-// Package cdptest provides a scripted fake of [cdp.Target] for testing code
+// Package cdptest provides a scripted fake of [cdp.Caller] for testing code
 // that drives a browser over CDP without a browser.
 //
 // A [Session] answers each command with the handler registered for its

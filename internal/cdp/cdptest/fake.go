@@ -36,7 +36,7 @@ type Session struct {
 	dropped  int64
 }
 
-var _ cdp.Target = (*Session)(nil)
+var _ cdp.Caller = (*Session)(nil)
 
 // NewSession returns a live Session with no handlers.
 func NewSession() *Session {
