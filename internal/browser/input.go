@@ -17,13 +17,13 @@ import (
 // Action is one thing to do to the page.
 type Action struct {
 	Kind      string   // one of actionKinds
-	Target    Locator   // needed except by type, press and scroll
+	Target    Locator  // needed except by type, press and scroll
 	Value     string   // fill, type; select (one value)
 	Values    []string // select: option values or labels
 	Key       string   // press: "Enter", "Control+A", …
 	Direction string   // scroll: up, down, left, right, top, bottom
 	Files     []string // upload: paths inside the upload roots
-	To        Locator   // drag: the drop target
+	To        Locator  // drag: the drop target
 	Roots     []string // upload: more directories files may come from (the client's roots)
 	Expect    *Expect  // what should hold after the action
 	InputMode string   // InputAuto (default), InputCDP or InputDOM

@@ -46,8 +46,8 @@ const (
 type ShotOptions struct {
 	FullPage bool
 	Target   Locator // an element, when Ref or Selector is set
-	Format   string // jpeg (default) or png
-	Quality  int    // JPEG quality 1-100; 0 means DefaultJPEGQuality
+	Format   string  // jpeg (default) or png
+	Quality  int     // JPEG quality 1-100; 0 means DefaultJPEGQuality
 }
 
 // Shot is a captured image, ready to embed.

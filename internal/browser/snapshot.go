@@ -19,9 +19,9 @@ const (
 
 // SnapshotOptions select what a snapshot shows.
 type SnapshotOptions struct {
-	Mode     string // compact (default), full, interactive, diff
-	MaxChars int    // 0: no cap
-	Offset   int    // continue a capped snapshot at this character
+	Mode     string  // compact (default), full, interactive, diff
+	MaxChars int     // 0: no cap
+	Offset   int     // continue a capped snapshot at this character
 	Scope    Locator // when set, only this element's subtree
 }
 
