@@ -206,8 +206,8 @@ func (b *Backend) Info() backend.Info {
 }
 
 // Close ends the browser (Browser.close, then SIGKILL to its process group),
-// closes every session, and removes a temporary
-// profile. It is idempotent; later calls return the first result.
+// closes every session, and removes a temporary profile. It is idempotent;
+// later calls return the first result.
 func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
 		b.mu.Lock()
