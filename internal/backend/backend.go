@@ -2,18 +2,18 @@
 // thing that provides a browser: a Chromium that webpilot launches, the user's
 // Chrome reached through the extension bridge, or a remote CDP endpoint.
 //
-// A Backend produces typed CDP sessions (one per tab) and tab events; it knows
-// nothing of refs, snapshots, agent sessions or MCP. Package backendtest holds
+// A Backend lists, opens and closes tabs and produces typed CDP sessions (one
+// per tab); it knows nothing of refs, snapshots, agent sessions or MCP. Package backendtest holds
 // the suite every implementation must pass and an in-memory fake.
 //
 // # Contract
 //
 // All methods are safe for concurrent use. Methods that need a running browser
 // start it on first use (lazy start) and return an error matching
-// [ErrNoBrowser] when none can be found or started. Events returns the same
-// channel on every call; it is buffered, and when nobody reads it events are
-// dropped rather than blocking the browser. Close ends the browser (when the
-// backend owns it), closes every session handed out and the events channel.
+// [ErrNoBrowser] when none can be found or started. Tabs is the authority on
+// which tabs are open; a caller attached to a tab learns that it closed from
+// its session ending (cdp.Caller's Done). Close ends the browser (when the
+// backend owns it) and closes every session handed out.
 package backend
 
 import (
@@ -46,24 +46,6 @@ type TabInfo struct {
 	URL    string `json:"url"`
 	Title  string `json:"title"`
 	Opener string `json:"opener,omitempty"` // id of the tab that opened this one
-}
-
-// EventKind names what happened to a tab.
-type EventKind string
-
-// Event kinds.
-const (
-	TabCreated  EventKind = "created"
-	TabRemoved  EventKind = "removed"
-	TabUpdated  EventKind = "updated"
-	TabDetached EventKind = "detached"
-)
-
-// Event is a change to a tab.
-type Event struct {
-	Kind   EventKind
-	Tab    TabInfo
-	Reason string // for TabDetached: why the debugger let go
 }
 
 // Info describes a backend and the browser behind it.
@@ -100,8 +82,6 @@ type Backend interface {
 	// Attach returns a CDP session for the tab. Each call attaches anew; the
 	// session ends when the tab closes or the backend closes.
 	Attach(ctx context.Context, id string) (cdp.Caller, error)
-	// Events delivers tab changes; see the package doc.
-	Events() <-chan Event
 	// Info describes the backend now.
 	Info() Info
 	// Close releases the browser and everything handed out.

@@ -40,6 +40,33 @@ func Context(t testing.TB, d time.Duration) context.Context {
 	return ctx
 }
 
+// WaitTab polls b.Tabs until the tab id is listed (listed true) or is not
+// (listed false), for up to the scaled d or until ctx ends; the error then
+// says what never happened and shows the last listing.
+func WaitTab(ctx context.Context, b backend.Backend, id string, listed bool, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, Timeout(d))
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var tabs []backend.TabInfo
+	var err error
+	for {
+		tabs, err = b.Tabs(ctx)
+		if err == nil && hasTab(tabs, id) == listed {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			want := "listed"
+			if !listed {
+				want = "gone"
+			}
+			return fmt.Errorf("tab %s never %s: last Tabs = %+v, %v", id, want, tabs, err)
+		}
+	}
+}
+
 // Kind is the backend browser tests run on.
 func Kind() string {
 	if k := os.Getenv("WEBPILOT_TEST_BACKEND"); k != "" {

@@ -18,7 +18,6 @@ type Fake struct {
 	// OnAttach, when set, scripts each new session.
 	OnAttach func(tab string, s *cdptest.Session)
 
-	events chan backend.Event
 	mu     sync.Mutex // guards the fields below
 	next   int
 	tabs   map[string]*fakeTab
@@ -33,14 +32,7 @@ type fakeTab struct {
 
 // NewFake returns an empty fake backend.
 func NewFake() *Fake {
-	return &Fake{events: make(chan backend.Event, 64), tabs: make(map[string]*fakeTab)}
-}
-
-func (f *Fake) emit(ev backend.Event) {
-	select {
-	case f.events <- ev:
-	default:
-	}
+	return &Fake{tabs: make(map[string]*fakeTab)}
 }
 
 // Tabs implements backend.Backend.
@@ -72,7 +64,6 @@ func (f *Fake) NewTab(ctx context.Context, url string) (backend.TabInfo, error) 
 	f.tabs[info.ID] = &fakeTab{info: info}
 	f.order = append(f.order, info.ID)
 	f.mu.Unlock()
-	f.emit(backend.Event{Kind: backend.TabCreated, Tab: info})
 	return info, nil
 }
 
@@ -95,7 +86,6 @@ func (f *Fake) CloseTab(ctx context.Context, id string) error {
 	for _, s := range t.sessions {
 		s.Close()
 	}
-	f.emit(backend.Event{Kind: backend.TabRemoved, Tab: t.info})
 	return nil
 }
 
@@ -128,9 +118,6 @@ func (f *Fake) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	return s, nil
 }
 
-// Events implements backend.Backend.
-func (f *Fake) Events() <-chan backend.Event { return f.events }
-
 // Info implements backend.Backend.
 func (f *Fake) Info() backend.Info {
 	f.mu.Lock()
@@ -156,6 +143,5 @@ func (f *Fake) Close() error {
 	for _, s := range sessions {
 		s.Close()
 	}
-	close(f.events)
 	return nil
 }

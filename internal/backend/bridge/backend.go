@@ -28,10 +28,9 @@ type BackendOptions struct {
 
 // Backend implements backend.Backend through the extension.
 type Backend struct {
-	srv    *Server
-	opts   BackendOptions
-	log    *slog.Logger
-	events chan backend.Event
+	srv  *Server
+	opts BackendOptions
+	log  *slog.Logger
 
 	mu     sync.Mutex // guards the fields below
 	relay  *Relay
@@ -48,7 +47,7 @@ func New(srv *Server, opts BackendOptions) *Backend {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Backend{srv: srv, opts: opts, log: log, events: make(chan backend.Event, 256)}
+	return &Backend{srv: srv, opts: opts, log: log}
 }
 
 // Server is the server the backend relays through.
@@ -225,16 +224,6 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	return conn.Session(sessionFor(n, "")), nil
 }
 
-// Events implements backend.Backend.
-func (b *Backend) Events() <-chan backend.Event { return b.events }
-
-func (b *Backend) emit(ev backend.Event) {
-	select {
-	case b.events <- ev:
-	default:
-	}
-}
-
 // Info implements backend.Backend.
 func (b *Backend) Info() backend.Info {
 	info := backend.Info{Kind: "bridge", Paired: b.srv.paired(), Protocol: ProtocolVersion}
@@ -262,7 +251,6 @@ func (b *Backend) Close() error {
 	if conn != nil {
 		_ = conn.Close()
 	}
-	close(b.events)
 	if b.opts.CloseServer {
 		return b.srv.Close()
 	}
@@ -449,8 +437,9 @@ func (t *relayTransport) navigateData(ctx context.Context, tabID int, raw json.R
 // cdp.CodeUnsupported.
 var errUnsupported = errors.New("not supported by this backend")
 
-// event turns an extension event into CDP frames and backend events. It runs
-// on the relay's reader and never blocks.
+// event turns an extension event into CDP frames. It runs on the relay's
+// reader and never blocks. The tabs.* events are not read: Tabs asks the
+// extension, and an attached session ends with its tab.
 func (t *relayTransport) event(name string, params json.RawMessage) {
 	switch name {
 	case "debugger.event":
@@ -476,23 +465,6 @@ func (t *relayTransport) event(name string, params json.RawMessage) {
 		f, _ := json.Marshal(map[string]any{"method": "Target.detachedFromTarget",
 			"params": map[string]any{"sessionId": sessionFor(e.TabID, ""), "reason": e.Reason}})
 		t.push(f)
-		t.b.emit(backend.Event{Kind: backend.TabDetached, Tab: backend.TabInfo{ID: strconv.Itoa(e.TabID)}, Reason: e.Reason})
-	case "tabs.created", "tabs.updated":
-		var tb tab
-		if json.Unmarshal(params, &tb) != nil {
-			return
-		}
-		kind := backend.TabCreated
-		if name == "tabs.updated" {
-			kind = backend.TabUpdated
-		}
-		t.b.emit(backend.Event{Kind: kind, Tab: tb.info()})
-	case "tabs.removed":
-		var tb tab
-		if json.Unmarshal(params, &tb) != nil {
-			return
-		}
-		t.b.emit(backend.Event{Kind: backend.TabRemoved, Tab: tb.info()})
 	}
 }
 

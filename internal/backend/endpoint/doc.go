@@ -11,8 +11,8 @@
 //
 // The Backend connects on first use and, after the connection drops,
 // connects again on the next call. Tabs are Target.* operations on the
-// browser-level session, as on the launch backend: tab events come from
-// Target.setDiscoverTargets, new tabs open in their own background window
+// browser-level session, as on the launch backend: Target.setDiscoverTargets
+// reports tabs closing, new tabs open in their own background window
 // (a background tab in a shared window is not rendered), and each Attach is
 // a flat Target.attachToTarget session.
 //

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
@@ -25,8 +24,6 @@ import (
 )
 
 const (
-	// eventBuffer is the capacity of the Events channel.
-	eventBuffer = 256
 	// defaultConnectTimeout bounds a connect whose context has no deadline.
 	defaultConnectTimeout = 30 * time.Second
 	// closeTimeout bounds closing the owned tabs on Close.
@@ -54,15 +51,14 @@ type Backend struct {
 	opts    Options
 	display string // opts.URL with credentials redacted
 	log     *slog.Logger
-	events  chan backend.Event
-	drops   atomic.Int64
 
 	// ctx ends when Close starts; it aborts a connect in progress.
 	ctx    context.Context
 	cancel context.CancelFunc
 	// connSem serializes connects (capacity 1); Close takes it for good.
 	connSem chan struct{}
-	// pumps counts the event goroutines, one per connection.
+	// pumps counts the goroutines watching for destroyed tabs, one per
+	// connection.
 	pumps sync.WaitGroup
 
 	closeOnce sync.Once
@@ -103,7 +99,6 @@ func New(opts Options) *Backend {
 		opts:    opts,
 		display: display,
 		log:     opts.Logger.With("backend", "endpoint", "endpoint", display),
-		events:  make(chan backend.Event, eventBuffer),
 		ctx:     ctx,
 		cancel:  cancel,
 		connSem: make(chan struct{}, 1),
@@ -177,13 +172,6 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.Attach(ctx, id)
 }
 
-// Events returns the channel of tab changes. It is buffered; events are
-// dropped rather than block when nobody reads it, and it closes on Close.
-// When the connection drops, every tab it reported is reported removed
-// (reason "connection lost"); the next connection reports the tabs that are
-// still there as created again.
-func (b *Backend) Events() <-chan backend.Event { return b.events }
-
 // Info describes the backend. BrowserPath holds the endpoint URL with its
 // credentials redacted (backend.Info has no field of its own for it).
 func (b *Backend) Info() backend.Info {
@@ -197,8 +185,8 @@ func (b *Backend) Info() backend.Info {
 	return info
 }
 
-// Close closes the tabs this Backend opened, then the connection, every
-// session handed out and the Events channel. The browser keeps running, with
+// Close closes the tabs this Backend opened, then the connection and every
+// session handed out. The browser keeps running, with
 // the tabs others opened. Close never connects; it is idempotent.
 func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
@@ -236,10 +224,6 @@ func (b *Backend) Close() error {
 			_ = l.conn.Close()
 		}
 		b.pumps.Wait()
-		close(b.events)
-		if n := b.drops.Load(); n > 0 {
-			b.log.Debug("tab events dropped", "count", n)
-		}
 	})
 	return nil
 }
@@ -333,19 +317,14 @@ func (b *Backend) connect(ctx context.Context) (*link, error) {
 		return nil, fail(err)
 	}
 	l.version = ver.Product
-	// Subscribe before discovery: setDiscoverTargets reports the targets
-	// that exist already as targetCreated.
-	created, c1 := sess.Subscribe(target.TargetCreated.Method)
-	changed, c2 := sess.Subscribe(target.TargetInfoChanged.Method)
-	destroyed, c3 := sess.Subscribe(target.TargetDestroyed.Method)
-	b.pumps.Add(1)
-	go func() {
-		defer b.pumps.Done()
-		defer c1()
-		defer c2()
-		defer c3()
-		targets.Pump(created, changed, destroyed, b.emit, b.disown, "connection lost")
-	}()
+	// Discovery on: the browser then reports each tab destroyed, which
+	// CloseTab waits for and which ends this Backend's claim on a tab it
+	// opened and somebody else closed.
+	destroyed, unsubscribe := sess.Subscribe(target.TargetDestroyed.Method)
+	b.pumps.Go(func() {
+		defer unsubscribe()
+		targets.WatchDestroyed(destroyed, b.disown)
+	})
 	if _, err := cdproto.Call(ctx, sess, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		_ = conn.Close()
 		return nil, fail(err)
@@ -444,15 +423,6 @@ func discovered(endpoint *url.URL, raw string) (string, error) {
 		ws.User = endpoint.User
 	}
 	return ws.String(), nil
-}
-
-// emit delivers ev unless the channel is full.
-func (b *Backend) emit(ev backend.Event) {
-	select {
-	case b.events <- ev:
-	default:
-		b.drops.Add(1)
-	}
 }
 
 // loopback says the endpoint URL names this machine.

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
@@ -23,8 +22,6 @@ import (
 )
 
 const (
-	// eventBuffer is the capacity of the Events channel.
-	eventBuffer = 256
 	// defaultStartTimeout bounds a start whose context has no deadline.
 	defaultStartTimeout = 60 * time.Second
 )
@@ -62,18 +59,14 @@ type Options struct {
 // Backend is a Chromium that webpilot launches and owns. It implements
 // [backend.Backend]; all methods are safe for concurrent use.
 type Backend struct {
-	opts   Options
-	log    *slog.Logger
-	events chan backend.Event
-	drops  atomic.Int64
+	opts Options
+	log  *slog.Logger
 
 	// ctx ends when Close starts; it aborts a start in progress.
 	ctx    context.Context
 	cancel context.CancelFunc
 	// startSem serializes starts (capacity 1); Close takes it for good.
 	startSem chan struct{}
-	// pumps counts the event goroutines, one per browser started.
-	pumps sync.WaitGroup
 
 	closeOnce sync.Once
 	closeErr  error
@@ -105,7 +98,6 @@ func New(opts Options) *Backend {
 	return &Backend{
 		opts:     opts,
 		log:      opts.Logger.With("backend", "launch"),
-		events:   make(chan backend.Event, eventBuffer),
 		ctx:      ctx,
 		cancel:   cancel,
 		startSem: make(chan struct{}, 1),
@@ -186,13 +178,6 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.Attach(ctx, id)
 }
 
-// Events returns the channel of tab changes. It is buffered; events are
-// dropped rather than block when nobody reads it, and it closes on Close.
-// When a browser exits, every tab it had is reported removed. TabUpdated is
-// best effort: Chromium reports no title change of a tab nobody is attached
-// to (the new title comes with its next change); Tabs is authoritative.
-func (b *Backend) Events() <-chan backend.Event { return b.events }
-
 // Info describes the backend and, while one runs, the browser.
 func (b *Backend) Info() backend.Info {
 	// Before the first start, say which browser would be launched.
@@ -221,8 +206,8 @@ func (b *Backend) Info() backend.Info {
 }
 
 // Close ends the browser (Browser.close, then SIGKILL to its process group),
-// closes every session and the Events channel, and removes a temporary
-// profile. It is idempotent; later calls return the first result.
+// closes every session, and removes a temporary profile. It is idempotent;
+// later calls return the first result.
 func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
 		b.mu.Lock()
@@ -237,15 +222,10 @@ func (b *Backend) Close() error {
 		if in != nil {
 			in.stop(true)
 		}
-		b.pumps.Wait()
-		close(b.events)
 		if temp && dir != "" {
 			if err := os.RemoveAll(dir); err != nil {
 				b.closeErr = fmt.Errorf("launch: removing temp profile %s: %w", dir, err)
 			}
-		}
-		if n := b.drops.Load(); n > 0 {
-			b.log.Debug("tab events dropped", "count", n)
 		}
 	})
 	return b.closeErr
@@ -353,19 +333,8 @@ func (b *Backend) start(ctx context.Context) (*instance, error) {
 	if err == nil {
 		sess := in.conn.Browser()
 		in.version = ver.Product
-		// Subscribe before discovery: setDiscoverTargets reports the targets
-		// that exist already as targetCreated.
-		created, c1 := sess.Subscribe(target.TargetCreated.Method)
-		changed, c2 := sess.Subscribe(target.TargetInfoChanged.Method)
-		destroyed, c3 := sess.Subscribe(target.TargetDestroyed.Method)
-		b.pumps.Add(1)
-		go func() {
-			defer b.pumps.Done()
-			defer c1()
-			defer c2()
-			defer c3()
-			targets.Pump(created, changed, destroyed, b.emit, nil, "browser exited")
-		}()
+		// Discovery on: CloseTab waits for Target.targetDestroyed, which the
+		// browser sends only then.
 		_, err = cdproto.Call(ctx, sess, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true})
 	}
 	if err == nil && b.opts.Headless {
@@ -467,15 +436,6 @@ func (b *Backend) profileDir() (string, error) {
 	}
 	b.profile, b.temp = dir, true
 	return dir, nil
-}
-
-// emit delivers ev unless the channel is full.
-func (b *Backend) emit(ev backend.Event) {
-	select {
-	case b.events <- ev:
-	default:
-		b.drops.Add(1)
-	}
 }
 
 // Args is the command line after the executable that a Backend with opts

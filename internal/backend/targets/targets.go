@@ -1,7 +1,7 @@
 // Package targets drives tabs through the browser-level Target domain of a
 // CDP connection: listing, opening, closing, activating and attaching to
-// page targets, and turning target events into backend tab events. The
-// launch and endpoint backends share it; the bridge, which has no
+// page targets, and watching targets go away. The launch and endpoint
+// backends share it; the bridge, which has no
 // browser-level session, does not.
 package targets
 
@@ -53,8 +53,8 @@ func (b Browser) Tabs(ctx context.Context) ([]backend.TabInfo, error) {
 // input then waits for a frame.
 //
 // When ctx ends before the reply, the browser may still open the window and
-// its id never arrives: that tab is listed by Tabs and reported by events,
-// and there is no id to close it by.
+// its id never arrives: that tab is listed by Tabs, and there is no id to
+// close it by.
 func (b Browser) NewTab(ctx context.Context, url string) (backend.TabInfo, error) {
 	if url == "" {
 		url = "about:blank"
@@ -75,7 +75,9 @@ func (b Browser) NewTab(ctx context.Context, url string) (backend.TabInfo, error
 
 // CloseTab closes the tab and waits (up to CloseTimeout) until the browser
 // reports it gone. An unknown id is an error matching backend.ErrTabNotFound.
-// afterClose, if set, runs once the close was accepted.
+// afterClose, if set, runs once the close was accepted. The browser reports
+// a target gone only while Target.setDiscoverTargets is on, which the
+// backends turn on when they connect.
 func (b Browser) CloseTab(ctx context.Context, id string, afterClose func()) error {
 	destroyed, cancel := b.sess().Subscribe(target.TargetDestroyed.Method)
 	defer cancel()
@@ -144,74 +146,14 @@ func ToTab(ti *target.Info) backend.TabInfo {
 	return backend.TabInfo{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title, Opener: string(ti.OpenerID)}
 }
 
-// Pump turns Target.targetCreated / targetInfoChanged / targetDestroyed
-// events (as subscribed before Target.setDiscoverTargets) into tab events
-// until the channels close; then every tab still known is reported removed
-// with endReason. onDestroyed, if set, runs for each destroyed target.
-// TabUpdated is best effort: Chromium reports no title change of a tab
-// nobody is attached to.
-func Pump(created, changed, destroyed <-chan jsonv2.Value, emit func(backend.Event), onDestroyed func(id string), endReason string) {
-	pages := make(map[string]backend.TabInfo)
-	gone := make(map[string]bool)
-	upsert := func(ti *target.Info, isNew bool) {
-		if ti == nil || !IsTab(ti) || gone[string(ti.TargetID)] {
-			return
+// WatchDestroyed calls onDestroyed with the id of each target that
+// Target.targetDestroyed reports (as subscribed before
+// Target.setDiscoverTargets) until the channel closes.
+func WatchDestroyed(destroyed <-chan jsonv2.Value, onDestroyed func(id string)) {
+	for raw := range destroyed {
+		var ev target.EventTargetDestroyed
+		if jsonv2.Unmarshal(raw, &ev) == nil {
+			onDestroyed(string(ev.TargetID))
 		}
-		tab := ToTab(ti)
-		old, known := pages[tab.ID]
-		switch {
-		case !known:
-			pages[tab.ID] = tab
-			emit(backend.Event{Kind: backend.TabCreated, Tab: tab})
-		case !isNew && old != tab:
-			pages[tab.ID] = tab
-			emit(backend.Event{Kind: backend.TabUpdated, Tab: tab})
-		}
-	}
-	for created != nil || changed != nil || destroyed != nil {
-		select {
-		case raw, ok := <-created:
-			if !ok {
-				created = nil
-				continue
-			}
-			var ev target.EventTargetCreated
-			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
-				upsert(ev.TargetInfo, true)
-			}
-		case raw, ok := <-changed:
-			if !ok {
-				changed = nil
-				continue
-			}
-			var ev target.EventTargetInfoChanged
-			if err := jsonv2.Unmarshal(raw, &ev); err == nil {
-				upsert(ev.TargetInfo, false)
-			}
-		case raw, ok := <-destroyed:
-			if !ok {
-				destroyed = nil
-				continue
-			}
-			var ev target.EventTargetDestroyed
-			if err := jsonv2.Unmarshal(raw, &ev); err != nil {
-				continue
-			}
-			id := string(ev.TargetID)
-			if len(gone) > 10000 {
-				clear(gone)
-			}
-			gone[id] = true
-			if onDestroyed != nil {
-				onDestroyed(id)
-			}
-			if tab, ok := pages[id]; ok {
-				delete(pages, id)
-				emit(backend.Event{Kind: backend.TabRemoved, Tab: tab})
-			}
-		}
-	}
-	for _, tab := range pages {
-		emit(backend.Event{Kind: backend.TabRemoved, Tab: tab, Reason: endReason})
 	}
 }
