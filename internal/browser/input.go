@@ -665,6 +665,7 @@ func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame,
 // label holds a link or another control (its centre may be one); nothing
 // for other elements.
 func (t *Tab) visibleLabel(ctx context.Context, el *element) (label *element, busy bool, err error) {
+	holdsObjects(el.world.sess)
 	res, err := cdproto.Call(ctx, el.world.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: `function(){
   if (this.tagName !== "INPUT" || (this.type !== "checkbox" && this.type !== "radio")) return null;

@@ -84,12 +84,15 @@ func (t *Tab) releaseObjects(ctx context.Context) {
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d)-answerMargin)
 	}
-	if wait <= 0 {
+	objects := &worldsOf(t.t).objects
+	if wait <= 0 || !objects.Load() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
-	_, _ = cdproto.Call(ctx, t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
+	if _, err := cdproto.Call(ctx, t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup}); err == nil {
+		objects.Store(false)
+	}
 }
 
 // locate finds the target's element in the tab. A selector, text or role
@@ -542,6 +545,7 @@ func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, 
 	var res runtime.CallFunctionOnResult
 	var err error
 	arg, _ := json.Marshal(sel)
+	holdsObjects(w.sess)
 	if root != "" {
 		res, err = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectID: root, ObjectGroup: objectGroup,
 			Arguments: []*runtime.CallArgument{{Value: arg}}})

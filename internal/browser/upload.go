@@ -324,6 +324,7 @@ func (s *Session) chooseFiles(ctx context.Context, t *Tab, el *element, a Action
 			ObjectID string `json:"objectId"`
 		} `json:"object"`
 	}
+	holdsObjects(sess)
 	if err := sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": ev.BackendNodeID, "objectGroup": objectGroup}, &rn); err != nil {
 		return nil, backendError("read the files back", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -142,7 +143,15 @@ type worldCache struct {
 	mu   sync.Mutex
 	ctxs map[string]runtime.ExecutionContextID // by frame id
 	gen  int                                   // counts drops: a context asked for before one is not stored
+	// objects says remote objects of the action's group may be held in
+	// this session: releasing a group with none is a round trip for
+	// nothing (through the bridge, one through the extension).
+	objects atomic.Bool
 }
+
+// holdsObjects notes that a call on sess may have left remote objects in
+// the action's object group.
+func holdsObjects(sess cdp.Caller) { worldsOf(sess).objects.Store(true) }
 
 // worlds holds the worldCache of each session in use (cdp.Target →
 // *worldCache); an entry goes when its session ends.
@@ -273,6 +282,9 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 	// The walker's source is sent only when the world does not have it yet.
 	expr := "globalThis." + worldKey + " === true && globalThis.__webpilot ? ((W) => " + call + ")(globalThis.__webpilot) : " + strconv.Quote(noWalker)
 	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup, AwaitPromise: new(true)}
+	if out == nil {
+		holdsObjects(w.sess)
+	}
 	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
 	if cached && (isContextGone(err) || err == nil && isNoWalker(res)) {
 		// The document the cached world belonged to is gone (or the id

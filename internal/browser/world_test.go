@@ -66,3 +66,29 @@ func TestWalkerWorldIsKept(t *testing.T) {
 		t.Errorf("after going back: log %q", got)
 	}
 }
+
+// A snapshot holds no remote objects, so it releases none (a round trip
+// saved, through the extension on the bridge); an action that located its
+// element releases the objects it held.
+func TestObjectsReleasedWhenHeld(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/kinds.html")
+	e.snapshot(browser.ModeCompact)
+	n0 := cdp.MethodSent("Runtime.releaseObjectGroup")
+	e.snapshot(browser.ModeCompact)
+	e.snapshot(browser.ModeInteractive)
+	if n := cdp.MethodSent("Runtime.releaseObjectGroup") - n0; n != 0 {
+		t.Errorf("snapshots sent Runtime.releaseObjectGroup %d times", n)
+	}
+	if _, err := e.act(browser.Action{Kind: "click", Target: sel("#save")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := cdp.MethodSent("Runtime.releaseObjectGroup") - n0; n < 1 {
+		t.Errorf("the click released no objects")
+	}
+	n1 := cdp.MethodSent("Runtime.releaseObjectGroup")
+	e.snapshot(browser.ModeCompact)
+	if n := cdp.MethodSent("Runtime.releaseObjectGroup") - n1; n != 0 {
+		t.Errorf("a snapshot after the click sent Runtime.releaseObjectGroup %d times", n)
+	}
+}
