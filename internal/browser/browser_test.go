@@ -361,8 +361,13 @@ func TestParallelSessionsAreIsolated(t *testing.T) {
 						return fmt.Errorf("session %s sees %q", name, strings.SplitN(snap.Text, "\n", 2)[0])
 					}
 				}
+				// Short ids (t1, …) are per session; the browser's ids tell
+				// the tabs apart.
 				mu.Lock()
 				tabs[name] = s.TabIDs()
+				if len(tabs[name]) == 1 {
+					tabs[name][0] = tab.TargetID()
+				}
 				mu.Unlock()
 				return nil
 			})
