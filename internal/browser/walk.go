@@ -46,10 +46,20 @@ var probeName = func() string {
 var keepaliveHookJS string
 
 // installClickHook adds the click hook (and the keepalive hook) to every
-// new document of sess.
+// new document of sess, and the walker to the walker's world of each: the
+// first walk of a document then finds it there (the same world that
+// Page.createIsolatedWorld with worldName returns) instead of asking for the
+// world and sending the walker's 40 KB source, which is two round trips
+// more (through the extension on the bridge) on the way to the snapshot
+// after every navigation. A document that started before is still given
+// the walker on first use.
 func installClickHook(ctx context.Context, sess cdp.Caller) error {
 	src := strings.ReplaceAll(clickHookJS+";\n"+keepaliveHookJS, "__PROBE__", probeName)
-	return sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src, "runImmediately": true}, nil)
+	if err := sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src, "runImmediately": true}, nil); err != nil {
+		return err
+	}
+	walker := "globalThis." + worldKey + " = true;\n" + walkerJS
+	return sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": walker, "worldName": worldName}, nil)
 }
 
 // noWalker is what an evaluation returns in a world without the walker.

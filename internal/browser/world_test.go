@@ -3,6 +3,7 @@ package browser_test
 import (
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -90,5 +91,23 @@ func TestObjectsReleasedWhenHeld(t *testing.T) {
 	e.snapshot(browser.ModeCompact)
 	if n := cdp.MethodSent("Runtime.releaseObjectGroup") - n1; n != 0 {
 		t.Errorf("a snapshot after the click sent Runtime.releaseObjectGroup %d times", n)
+	}
+}
+
+// The walker is put into its world as each document starts: the first
+// snapshot after a navigation is one evaluation, without the walker's
+// source.
+func TestWalkerWaitsInNewDocuments(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	for _, p := range []string{"/basic.html", "/form.html", "/basic.html"} {
+		e.navigate(p)
+		n0 := cdp.MethodSent("Runtime.evaluate")
+		snap := e.snapshot(browser.ModeCompact)
+		if n := cdp.MethodSent("Runtime.evaluate") - n0; n != 1 {
+			t.Errorf("%s: the first snapshot sent %d evaluations, want 1", p, n)
+		}
+		if !strings.Contains(snap, " refs") {
+			t.Errorf("%s: %s", p, snap)
+		}
 	}
 }
