@@ -26,7 +26,9 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 )
 
-// runBench measures webpilot as an MCP client sees it: first the cold start
+// runBench measures webpilot as an MCP client sees it: with -peers, first
+// the agent loop side by side with playwright-mcp and chrome-devtools-mcp
+// (benchSide); then the cold start
 // (server start → first navigate result, against the bare browser launch)
 // and the peak PSS of the whole process tree (benchCold); then a `webpilot mcp`
 // subprocess is started and timed to its tools/list answer, its first
@@ -45,7 +47,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	serverArgs := fs.String("server-args", "", "extra arguments (space-separated) for the webpilot mcp servers of the cold section")
 	server := fs.String("server", "", "the webpilot binary the cold section measures (default: this one), to compare builds")
 	lazy := fs.Bool("lazy", true, "the cold section also measures webpilot --no-prewarm")
-	peers := fs.String("peers", "", "a directory holding node_modules/@playwright/mcp and node_modules/chrome-devtools-mcp, measured in the cold section too")
+	peers := fs.String("peers", "", "a directory holding node_modules/@playwright/mcp and node_modules/chrome-devtools-mcp, measured in the cold section and side by side in the agent loop (-runs rounds; -only selects its pages)")
+	sideOnly := fs.Bool("side-only", false, "measure only the agent loop side by side with the peers (needs -peers)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -87,6 +90,23 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
+	}
+	if *sideOnly && *peers == "" {
+		return fmt.Errorf("%w: -side-only needs -peers", errUsage)
+	}
+	if *peers != "" && !*coldOnly {
+		path, err := launch.Discover("", launch.SystemProbe(os.Getenv))
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		bin := cmp.Or(*server, self)
+		if err := benchSide(ctx, stdout, bin, path, srv.URL, *runs, strings.Fields(*serverArgs), *peers, *only); err != nil {
+			return err
+		}
+		if *sideOnly {
+			return nil
+		}
+		fmt.Fprintln(stdout)
 	}
 	if *cold > 0 || *coldOnly {
 		path, err := launch.Discover("", launch.SystemProbe(os.Getenv))
