@@ -257,6 +257,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "(× faster peer: webpilot's median over the faster peer's, below 1 is faster; each server runs one")
-	fmt.Fprintln(stdout, " browser for the whole section; the snapshot is the call after a navigate that returned none)")
+	fmt.Fprintln(stdout, " browser for the whole section; the snapshot is its own call after the navigate; playwright-mcp's")
+	fmt.Fprintln(stdout, " browser_type fills the whole text at once, one input event, unless slowly)")
 	return nil
 }
