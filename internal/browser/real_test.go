@@ -17,11 +17,18 @@ import (
 // fixtures' 127.0.0.1, so its frames run out of process.
 func otherSite(t *testing.T) string {
 	t.Helper()
+	return serveLocalhost(t, http.FileServer(http.Dir("../../testdata/pages")))
+}
+
+// serveLocalhost serves h at http://localhost:PORT (a site other than
+// 127.0.0.1's) until the test ends, and returns that origin.
+func serveLocalhost(t *testing.T, h http.Handler) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "localhost:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := httptest.NewUnstartedServer(http.FileServer(http.Dir("../../testdata/pages")))
+	s := httptest.NewUnstartedServer(h)
 	s.Listener.Close()
 	s.Listener = ln
 	s.Start()

@@ -342,22 +342,13 @@ func TestOriginPolicyInFrames(t *testing.T) {
 	blocked.Listener = ln
 	blocked.Start()
 	defer blocked.Close()
-	lh, err := net.Listen("tcp", "localhost:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	child := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	child := serveLocalhost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<p>child-ok</p><button onclick="location.href='%s/'">go</button>`, blocked.URL)
 	}))
-	child.Listener.Close()
-	child.Listener = lh
-	child.Start()
-	defer child.Close()
-	_, port, _ := net.SplitHostPort(lh.Addr().String())
 	parent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<title>Frames</title><iframe title="xsite" src="http://localhost:%s/"></iframe><iframe title="direct" src="%s/"></iframe>`, port, blocked.URL)
+		fmt.Fprintf(w, `<title>Frames</title><iframe title="xsite" src="%s/"></iframe><iframe title="direct" src="%s/"></iframe>`, child, blocked.URL)
 	}))
 	defer parent.Close()
 
