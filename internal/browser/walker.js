@@ -694,6 +694,10 @@
     const hits = [];
     let count = 0;
     const take = (el) => { count++; if (hits.length < 11) hits.push(hit(el)); };
+    // frames: the shown iframes of the document, for a search of every
+    // frame; noted in the same pass as the matching
+    const frames = q.frames ? [] : null;
+    const noteFrame = (el, t) => { if (frames && (t === "IFRAME" || t === "FRAME") && shown(el)) frames.push(idOf(el)); };
     const nm = q.name !== undefined && q.name !== null && q.name !== "" ? matcher(q.name, q.exact) : null;
     if (q.text !== undefined && q.text !== null && q.text !== "") {
       const test = matcher(q.text, q.exact);
@@ -709,6 +713,7 @@
         }
         if (inner || node === root && root === document.body) return inner;
         const t = node.tagName.toUpperCase();
+        noteFrame(node, t);
         const v = t === "INPUT" && /^(button|submit|reset)$/i.test(node.type) ? norm(node.value) : textOf(node);
         if (!v || !test(v)) return false;
         // A hidden match is not taken, and its ancestors do not match
@@ -720,6 +725,7 @@
     } else if (q.role) {
       each(root, (el) => {
         const t = el.tagName.toUpperCase();
+        noteFrame(el, t);
         if (roleOf(el, t) !== q.role) return true;
         if (nm && !nm(nameOf(el, t, q.role))) return true;
         if (shown(el)) take(el);
@@ -727,15 +733,7 @@
       });
     }
     const out = { count, hits, doc };
-    // frames: the shown iframes of the document, for a search of every frame
-    if (q.frames) {
-      out.frames = [];
-      each(root, (el) => {
-        const t = el.tagName.toUpperCase();
-        if ((t === "IFRAME" || t === "FRAME") && shown(el)) out.frames.push(idOf(el));
-        return true;
-      });
-    }
+    if (frames) out.frames = frames;
     if (count === 0) {
       // nearest: same role (any name), else actionable elements sharing a word
       const words = norm(String(q.name || q.text || "")).toLowerCase().split(" ").filter((w) => w.length > 1 && !/^\//.test(w));
