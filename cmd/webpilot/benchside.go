@@ -17,12 +17,13 @@ import (
 
 // sideServer is an MCP server of the side-by-side agent loop: how to start
 // it (coldServer's argv and navigate), how to snapshot, and how to click a
-// button or type into the "Search products" box by the ref its snapshot
-// gave. click and typ return "" as the tool when the snapshot has no ref.
+// button, and fill or type (key by key) into the "Search products" box by
+// the ref its snapshot gave. click and typ return "" as the tool when the
+// snapshot has no ref, typ also when the server cannot type key by key.
 type sideServer struct {
 	coldServer
 	click func(snap, name string) (string, map[string]any)
-	typ   func(snap, text string) (string, map[string]any)
+	typ   func(snap, text string, keys bool) (string, map[string]any)
 }
 
 // sideRef is the first submatch of re in snap, "" when none.
@@ -50,12 +51,16 @@ func sideServers(self, browser, peers string, extra []string) []sideServer {
 			}
 			return "browser_action", map[string]any{"action": "click", "ref": ref}
 		},
-		typ: func(snap, text string) (string, map[string]any) {
+		typ: func(snap, text string, keys bool) (string, map[string]any) {
 			ref := sideRef(regexp.MustCompile(search+` (f?\d*e\d+) "Search products"`), snap)
 			if ref == "" {
 				return "", nil
 			}
-			return "browser_action", map[string]any{"action": "type", "ref": ref, "value": text}
+			action := "fill"
+			if keys {
+				action = "type"
+			}
+			return "browser_action", map[string]any{"action": action, "ref": ref, "value": text}
 		},
 	}}
 	for _, p := range peerServers(peers, browser) {
@@ -69,12 +74,12 @@ func sideServers(self, browser, peers string, extra []string) []sideServer {
 				}
 				return "browser_click", map[string]any{"element": name, "target": ref}
 			}
-			s.typ = func(snap, text string) (string, map[string]any) {
+			s.typ = func(snap, text string, keys bool) (string, map[string]any) {
 				ref := sideRef(regexp.MustCompile(search+` "Search products"[^\n]*\[ref=(f?\d*e\d+)\]`), snap)
 				if ref == "" {
 					return "", nil
 				}
-				return "browser_type", map[string]any{"element": "Search products", "target": ref, "text": text}
+				return "browser_type", map[string]any{"element": "Search products", "target": ref, "text": text, "slowly": keys}
 			}
 		case "chrome-devtools-mcp":
 			s.click = func(snap, name string) (string, map[string]any) {
@@ -84,9 +89,9 @@ func sideServers(self, browser, peers string, extra []string) []sideServer {
 				}
 				return "click", map[string]any{"uid": ref}
 			}
-			s.typ = func(snap, text string) (string, map[string]any) {
+			s.typ = func(snap, text string, keys bool) (string, map[string]any) {
 				ref := sideRef(regexp.MustCompile(`uid=(\S+) `+search+` "Search products"`), snap)
-				if ref == "" {
+				if ref == "" || keys {
 					return "", nil
 				}
 				return "fill", map[string]any{"uid": ref, "value": text}
@@ -101,7 +106,9 @@ func sideServers(self, browser, peers string, extra []string) []sideServer {
 
 // sidePages are the pages of the side-by-side section and what is done
 // after the snapshot of each: "" nothing, "click" the "Save changes"
-// button, "type" "camera" into the search box.
+// button, "fill" the search box with "camera" (one input event; webpilot
+// returns the diff, the peers nothing), "fill (no diff)" the same with
+// webpilot's diff off, "type" "camera" into it key by key.
 var sidePages = []struct{ page, then string }{
 	{"basic.html", ""},
 	{"form.html", ""},
@@ -110,6 +117,8 @@ var sidePages = []struct{ page, then string }{
 	{"snap/article.html", ""},
 	{"snap/heavy.html", ""},
 	{"act/kinds.html", "click"},
+	{"snap/shop300.html", "fill"},
+	{"snap/shop300.html", "fill (no diff)"},
 	{"snap/shop300.html", "type"},
 }
 
@@ -212,8 +221,14 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 				switch p.then {
 				case "click":
 					tool, args = s.srv.click(snap, "Save changes")
-				case "type":
-					tool, args = s.srv.typ(snap, "camera")
+				case "fill", "fill (no diff)", "type":
+					tool, args = s.srv.typ(snap, "camera", p.then == "type")
+					if p.then == "fill (no diff)" && tool == "browser_action" {
+						args["snapshot"] = "none"
+					}
+					if tool == "" && p.then == "type" && strings.Contains(snap, "Search products") {
+						continue // the server has no key-by-key typing
+					}
 				default:
 					continue
 				}
@@ -225,8 +240,9 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 					return err
 				}
 				op := `click "Save changes" ` + p.page
-				if p.then == "type" {
-					op = `type "camera" ` + p.page
+				if p.then != "click" {
+					verb, rest, _ := strings.Cut(p.then, " ")
+					op = strings.Join(strings.Fields(verb+` "camera" `+rest+" "+p.page), " ")
 				}
 				put(op, i, d)
 			}
@@ -243,6 +259,10 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 		line := op + "\t"
 		best := 0.0
 		for i := range sessions {
+			if len(times[op][i]) == 0 {
+				line += "-\t"
+				continue
+			}
 			m := median(times[op][i])
 			line += fmt.Sprintf("%.0f ms\t", m)
 			if i > 0 && (best == 0 || m < best) {
@@ -257,7 +277,8 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "(× faster peer: webpilot's median over the faster peer's, below 1 is faster; each server runs one")
-	fmt.Fprintln(stdout, " browser for the whole section; the snapshot is its own call after the navigate; playwright-mcp's")
-	fmt.Fprintln(stdout, " browser_type fills the whole text at once, one input event, unless slowly)")
+	fmt.Fprintln(stdout, " browser for the whole section; the snapshot is its own call after the navigate; fill sets the")
+	fmt.Fprintln(stdout, " text with one input event, type sends it key by key: playwright-mcp's browser_type with slowly,")
+	fmt.Fprintln(stdout, " chrome-devtools-mcp has no key-by-key typing)")
 	return nil
 }

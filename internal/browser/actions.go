@@ -429,11 +429,11 @@ func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResul
 // evalInPage evaluates call (with W, the walker) in the main frame's walker
 // world, where agent patterns among pats run within patternBudget.
 func (t *Tab) evalInPage(ctx context.Context, call string, pats []string, out any) error {
-	fr, err := t.mainFrame(ctx)
+	mainID, err := t.mainFrameID(ctx)
 	if err != nil {
 		return err
 	}
-	w := frameWorld{sess: t.t, frameID: fr.ID}
+	w := frameWorld{sess: t.t, frameID: mainID}
 	return w.evalPatterns(ctx, false, pats, func(ctx context.Context) error {
 		_, err := w.eval(ctx, call, out)
 		return err

@@ -179,11 +179,11 @@ func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
 	// A trial on the page's text as it is now: a pattern that hangs is
 	// refused before an action is sent. (A page too slow to read in time
 	// is no reason to refuse: the real use is bounded too.)
-	fr, err := t.mainFrame(ctx)
+	mainID, err := t.mainFrameID(ctx)
 	if err != nil {
 		return backendError("read the page", err)
 	}
-	w := frameWorld{sess: t.t, frameID: fr.ID}
+	w := frameWorld{sess: t.t, frameID: mainID}
 	var trial struct {
 		Busy string `json:"busy"`
 	}
@@ -230,12 +230,12 @@ func (t *Tab) locateOnce(ctx context.Context, tg Locator) (*element, error) {
 // targetWorld is the walker world a target is looked for in: the main
 // frame's, or that of the iframe element frame names.
 func (t *Tab) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *frameRefs, error) {
-	fr, err := t.mainFrame(ctx)
+	mainID, err := t.mainFrameID(ctx)
 	if err != nil {
 		return frameWorld{}, nil, backendError("read the page", err)
 	}
-	w := frameWorld{sess: t.t, frameID: fr.ID}
-	f := t.refs.frames[fr.ID]
+	w := frameWorld{sess: t.t, frameID: mainID}
+	f := t.refs.frames[mainID]
 	if frameSpec == "" {
 		return w, f, nil
 	}
@@ -359,11 +359,11 @@ func (t *Tab) query(ctx context.Context, w frameWorld, tg Locator, root runtime.
 	}
 	f := t.refs.frames[w.frameID]
 	if f == nil || f.doc != r.Doc {
-		fr, err := t.mainFrame(ctx)
+		mainID, err := t.mainFrameID(ctx)
 		if err != nil {
 			return frameQuery{}, backendError("read the page", err)
 		}
-		f = t.refs.frame(w.frameID, w.frameID == fr.ID, w.sess, r.Doc)
+		f = t.refs.frame(w.frameID, w.frameID == mainID, w.sess, r.Doc)
 	}
 	return frameQuery{w: w, f: f, r: r}, nil
 }
@@ -384,7 +384,7 @@ func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Locator, root ru
 // and name as it is in the main document, and a match in two frames is
 // ambiguous.
 func (t *Tab) locateEverywhere(ctx context.Context, tg Locator) (*element, error) {
-	fr, err := t.mainFrame(ctx)
+	mainID, err := t.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -418,7 +418,7 @@ func (t *Tab) locateEverywhere(ctx context.Context, tg Locator) (*element, error
 		}
 		return nil
 	}
-	if err := visit(frameWorld{sess: t.t, frameID: fr.ID}, nil, 0, 0); err != nil {
+	if err := visit(frameWorld{sess: t.t, frameID: mainID}, nil, 0, 0); err != nil {
 		return nil, err
 	}
 	return t.pick(ctx, tg, all)
@@ -595,11 +595,11 @@ func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, 
 	if f == nil || f.doc != h.Doc {
 		main := f != nil && f.key == ""
 		if f == nil {
-			fr, err := t.mainFrame(ctx)
+			mainID, err := t.mainFrameID(ctx)
 			if err != nil {
 				return nil, backendError("read the page", err)
 			}
-			main = fr.ID == w.frameID
+			main = mainID == w.frameID
 		}
 		f = t.refs.frame(w.frameID, main, w.sess, h.Doc)
 	}

@@ -141,11 +141,11 @@ type pageTree struct {
 
 // collect walks the tab's page (or the scope's subtree) and its frames.
 func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
-	fr, err := t.mainFrame(ctx)
+	mainID, err := t.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
-	w := frameWorld{sess: t.t, frameID: fr.ID}
+	w := frameWorld{sess: t.t, frameID: mainID}
 	f := (*frameRefs)(nil)
 	var sc walkScope
 	if !scope.Empty() {
@@ -159,16 +159,13 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 	if err != nil {
 		return nil, walkError(ctx, err)
 	}
-	if !scope.Empty() && w.frameID != fr.ID {
+	if !scope.Empty() && w.frameID != mainID {
 		f = t.refs.frames[w.frameID]
 	}
 	if f == nil {
-		f = t.refs.frame(w.frameID, w.frameID == fr.ID, w.sess, res.Doc)
+		f = t.refs.frame(w.frameID, w.frameID == mainID, w.sess, res.Doc)
 	}
 	pt := &pageTree{title: res.Title, url: res.URL, hidden: res.Hidden, inert: res.Inert, modal: res.Modal, items: res.C, stopped: res.Stopped}
-	if pt.url == "" {
-		pt.url = fr.URL
-	}
 	t.inline(ctx, w, f, pt.items, 0, pt)
 	return pt, nil
 }

@@ -32,6 +32,7 @@ type Tab struct {
 	policy func(*url.URL) *Error // origin policy; nil allows everything
 
 	refs     *refTable
+	mainID   string     // the main frame's id, as last read (mainFrameID)
 	kids     children   // out-of-process iframes, attached automatically
 	lastSnap []string   // compact lines of the last snapshot: the diff baseline
 	cache    *snapCache // the last rendered snapshot, for offset pages
@@ -104,6 +105,9 @@ func (t *Tab) init(ctx context.Context) error {
 	dlBegin, c6 := t.t.Subscribe("Page.downloadWillBegin")
 	dlProgress, c7 := t.t.Subscribe("Page.downloadProgress")
 	go t.watchConsole(consoleEvents, exceptions, dlBegin, dlProgress, func() { c4(); c5(); c6(); c7() })
+	// The walker's world cache follows context events from before
+	// Runtime.enable, which reports the contexts already there.
+	worldsOf(t.t)
 	if _, err := cdproto.Call(ctx, t.t, runtime.Enable, cdproto.Empty{}); err != nil {
 		return err
 	}
@@ -157,7 +161,20 @@ func (t *Tab) mainFrame(ctx context.Context) (frame, error) {
 		return frame{}, err
 	}
 	f := res.FrameTree.Frame
+	t.mainID = f.ID
 	return frame{ID: f.ID, LoaderID: f.LoaderID, URL: f.URL + f.Fragment}, nil
+}
+
+// mainFrameID is the id of the tab's main frame. It is read once and then
+// taken from memory while the walker's world cache knows a context in that
+// frame (the frame is there: a frame that went has its contexts destroyed),
+// which saves Page.getFrameTree on every snapshot and action.
+func (t *Tab) mainFrameID(ctx context.Context) (string, error) {
+	if t.mainID != "" && worldsOf(t.t).has(t.mainID) {
+		return t.mainID, nil
+	}
+	f, err := t.mainFrame(ctx)
+	return f.ID, err
 }
 
 // evalValue evaluates a JavaScript expression in the page and decodes its

@@ -177,14 +177,36 @@ func worldsOf(sess cdp.Caller) *worldCache {
 	if got, loaded := worlds.LoadOrStore(sess, c); loaded {
 		return got.(*worldCache)
 	}
+	created, c0 := sess.Subscribe("Runtime.executionContextCreated")
 	destroyed, c1 := sess.Subscribe("Runtime.executionContextDestroyed")
 	cleared, c2 := sess.Subscribe("Runtime.executionContextsCleared")
 	go func() {
-		defer func() { worlds.Delete(sess); c1(); c2() }()
+		defer func() { worlds.Delete(sess); c0(); c1(); c2() }()
 		for {
 			select {
 			case <-sess.Done():
 				return
+			case raw, ok := <-created:
+				if !ok {
+					return
+				}
+				// The walker's world of a new document (the walker is
+				// preinstalled there): the first call in it needs no
+				// Page.createIsolatedWorld.
+				var ev struct {
+					Context struct {
+						ID      runtime.ExecutionContextID `json:"id"`
+						Name    string                     `json:"name"`
+						AuxData struct {
+							FrameID string `json:"frameId"`
+						} `json:"auxData"`
+					} `json:"context"`
+				}
+				if jsonv2.Unmarshal(raw, &ev) == nil && ev.Context.Name == worldName && ev.Context.AuxData.FrameID != "" {
+					c.mu.Lock()
+					c.ctxs[ev.Context.AuxData.FrameID] = ev.Context.ID
+					c.mu.Unlock()
+				}
 			case raw, ok := <-destroyed:
 				if !ok {
 					return
@@ -207,6 +229,14 @@ func worldsOf(sess cdp.Caller) *worldCache {
 		}
 	}()
 	return c
+}
+
+// has says the frame has a walker world in the cache: the frame is there.
+func (c *worldCache) has(frameID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.ctxs[frameID]
+	return ok
 }
 
 func (c *worldCache) get(frameID string) (runtime.ExecutionContextID, int, bool) {
@@ -290,7 +320,13 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 		return nil, err
 	}
 	// The walker's source is sent only when the world does not have it yet.
-	expr := "globalThis." + worldKey + " === true && globalThis.__webpilot ? ((W) => " + call + ")(globalThis.__webpilot) : " + strconv.Quote(noWalker)
+	// A value comes back as one JSON string (asJSON): the browser copies a
+	// string across far faster than it converts a tree of objects.
+	wrap := func(v string) string { return v }
+	if out != nil {
+		wrap = func(v string) string { return asJSON + "(" + v + ")" }
+	}
+	expr := "globalThis." + worldKey + " === true && globalThis.__webpilot ? " + wrap("((W) => "+call+")(globalThis.__webpilot)") + " : " + strconv.Quote(noWalker)
 	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup, AwaitPromise: new(true)}
 	if out == nil {
 		holdsObjects(w.sess)
@@ -307,7 +343,7 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 		res, err = cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
 	}
 	if !cached && err == nil && isNoWalker(res) {
-		p.Expression = "((W) => " + call + ")((globalThis." + worldKey + " = true, " + walkerJS + "))"
+		p.Expression = wrap("((W) => " + call + ")((globalThis." + worldKey + " = true, " + walkerJS + "))")
 		res, err = cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
 	}
 	stopScript(ctx, w.sess, err)
@@ -321,12 +357,20 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 		return nil, fmt.Errorf("page walker: %s", exceptionText(res.ExceptionDetails))
 	}
 	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
-		if err := json.Unmarshal(res.Result.Value, out); err != nil {
+		var text string
+		if err := json.Unmarshal(res.Result.Value, &text); err != nil {
+			return nil, fmt.Errorf("page walker: %w", err)
+		}
+		if err := json.Unmarshal([]byte(text), out); err != nil {
 			return nil, fmt.Errorf("page walker: %w", err)
 		}
 	}
 	return res.Result, nil
 }
+
+// asJSON is a function that turns a value (or what a promise gives) into
+// its JSON text, leaving undefined as it is.
+const asJSON = "((v) => { const s = (x) => x === undefined ? undefined : JSON.stringify(x); return v instanceof Promise ? v.then(s) : s(v) })"
 
 // isNoWalker says an evaluation answered that its world has no walker.
 func isNoWalker(res runtime.EvaluateResult) bool {

@@ -37,8 +37,15 @@ func TestWalkerWorldIsKept(t *testing.T) {
 		t.Errorf("log %q", got)
 	}
 
-	// A new document: the walker works in it.
+	// A new document: the walker works in it, and the first snapshot of
+	// it finds the walker's world from the browser's context events: no
+	// Page.createIsolatedWorld, no Page.getFrameTree.
 	e.navigate("/quiet/keepalive.html")
+	w0, f0 := cdp.MethodSent("Page.createIsolatedWorld"), cdp.MethodSent("Page.getFrameTree")
+	e.snapshot(browser.ModeCompact)
+	if w, f := cdp.MethodSent("Page.createIsolatedWorld")-w0, cdp.MethodSent("Page.getFrameTree")-f0; w+f != 0 {
+		t.Errorf("the first snapshot of a document sent Page.createIsolatedWorld %d times, Page.getFrameTree %d times", w, f)
+	}
 	click(browser.Locator{Frame: "#f", Selector: "#keep"})
 	if snap := e.snapshot(browser.ModeFull); !regexp.MustCompile(`keep sent`).MatchString(snap) {
 		t.Errorf("after the navigation:\n%s", snap)
