@@ -12,8 +12,12 @@ type Group string
 
 // Capability groups.
 const (
-	GroupCore       Group = "core"       // status, navigate, snapshot, find, action, close
+	GroupCore       Group = "core"       // status, navigate, snapshot, find, action, frames, close
 	GroupForms      Group = "forms"      // browser_fill_form
+	GroupWait       Group = "wait"       // browser_wait
+	GroupRead       Group = "read"       // browser_read, browser_collect: page content as data
+	GroupEval       Group = "eval"       // browser_eval: runs the agent's code in the page
+	GroupFlow       Group = "flow"       // browser_flow
 	GroupTabs       Group = "tabs"       // browser_tabs
 	GroupScreenshot Group = "screenshot" // browser_screenshot
 	GroupDialogs    Group = "dialogs"    // browser_dialog
@@ -51,7 +55,7 @@ var Profiles = []string{ProfileCore, ProfileFull}
 
 // coreGroups are the groups of the core profile. Groups added later for
 // DESIGN.md's full-only tools (browser_cdp, browser_pdf, …) stay out of it.
-var coreGroups = []Group{GroupCore, GroupForms, GroupTabs, GroupScreenshot, GroupDialogs}
+var coreGroups = []Group{GroupCore, GroupForms, GroupWait, GroupRead, GroupEval, GroupFlow, GroupTabs, GroupScreenshot, GroupDialogs}
 
 // Groups are the groups of the table, in the order of their first tool.
 func Groups() []Group {
