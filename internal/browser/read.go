@@ -377,6 +377,7 @@ func (r *ReadResult) render(content string, o ReadOptions) string {
 	part, tail := content, ""
 	if o.Offset > 0 || r.TotalChars > max {
 		part, r.NextOffset = window(content, o.Offset, max)
+		part = strings.TrimRight(part, "\n")
 		end := o.Offset + utf8.RuneCountInString(part)
 		switch {
 		case r.NextOffset > 0:

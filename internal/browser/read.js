@@ -63,6 +63,42 @@
     return Array.from(n.childNodes);
   }
 
+  // ---- text ----
+  // textOf is el's innerText, with the text of open shadow roots in place:
+  // innerText reads the light DOM only, so the elements on the way to a
+  // shadow host (or a slot) are read child by child in the flat tree, and
+  // everything else by innerText.
+  function textOf(el) {
+    const need = new Set();
+    const up = (n) => {
+      for (let x = n; x && x !== el && !need.has(x); ) {
+        need.add(x);
+        x = x.parentNode;
+        if (x && x.nodeType === 11) x = x.host;
+      }
+    };
+    const scan = (root) => {
+      for (const h of root.querySelectorAll("*")) {
+        if (!h.shadowRoot) continue;
+        up(h);
+        for (const sl of h.shadowRoot.querySelectorAll("slot")) up(sl);
+        scan(h.shadowRoot);
+      }
+    };
+    if (el.shadowRoot) { scan(el.shadowRoot); for (const sl of el.shadowRoot.querySelectorAll("slot")) up(sl); }
+    scan(el);
+    if (!need.size && !el.shadowRoot) return el.innerText !== undefined ? el.innerText : el.textContent;
+    need.add(el);
+    const walk = (n) => {
+      if (n.nodeType === 3) return n.data.replace(/[ \t\r\n]+/g, " ");
+      if (n.nodeType !== 1 || SKIP.has(n.tagName) || hidden(n, false)) return "";
+      if (n.tagName === "BR") return "\n";
+      const t = need.has(n) ? kids(n).map(walk).join("") : (n.innerText !== undefined ? n.innerText : n.textContent);
+      return isBlock(n) ? "\n" + t + "\n" : t;
+    };
+    return walk(el).replace(/ *\n */g, "\n");
+  }
+
   // ---- markdown ----
   function Md(strict, dropped) {
     const seen = new Map();
@@ -324,7 +360,7 @@
       case "title": return;
       case "url": out.text = location.href; return;
       case "text": {
-        const t = el ? (el.innerText !== undefined ? el.innerText : el.textContent) : (doc.body || doc.documentElement).innerText;
+        const t = textOf(el || doc.body || doc.documentElement);
         out.text = (t || "").replace(/\u00a0/g, " ").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
         return;
       }
