@@ -209,9 +209,6 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 			res.Scrolled = "scrolled " + where + " to load lazy content; still empty"
 		}
 	} else if missing {
-		if o.ScrollRetry {
-			return nil, err
-		}
 		we, _ := AsError(err)
 		we.Hint += "; lazy content may appear on scrolling: leave auto_scroll_retry on, or scroll first"
 		return nil, we
@@ -378,7 +375,10 @@ func (r *ReadResult) render(content string, o ReadOptions) string {
 	if o.Offset > 0 || r.TotalChars > max {
 		part, r.NextOffset = window(content, o.Offset, max)
 		part = strings.TrimRight(part, "\n")
-		end := o.Offset + utf8.RuneCountInString(part)
+		end := r.NextOffset
+		if end == 0 {
+			end = r.TotalChars
+		}
 		switch {
 		case r.NextOffset > 0:
 			tail = fmt.Sprintf("\n… cut at char %s of %s; browser_read with offset=%d continues", commas(end), commas(r.TotalChars), r.NextOffset)
