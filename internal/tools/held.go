@@ -161,3 +161,8 @@ func (h *Held) Status() map[string]any {
 	}
 	return h.env.Status()
 }
+
+// Read reads the page's (or an element's) content in the tab.
+func (h *Held) Read(ctx context.Context, o browser.ReadOptions) (*browser.ReadResult, error) {
+	return h.s.Read(ctx, h.t, o)
+}

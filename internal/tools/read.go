@@ -1,0 +1,54 @@
+package tools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// ReadIn is browser_read's input. Its target fields are LocatorIn's less
+// exact, with shorter descriptions: browser_read is listed in every
+// tools/list, and its element is optional.
+type ReadIn struct {
+	What            string `json:"what,omitempty" jsonschema:"default text" enum:"text,markdown,main,html,outer_html,attribute,value,title,url"`
+	Attribute       string `json:"attribute,omitempty" jsonschema:"its name"`
+	Ref             string `json:"ref,omitempty" jsonschema:"e.g. e3"`
+	Selector        string `json:"selector,omitempty" jsonschema:"CSS"`
+	Text            string `json:"text,omitempty" jsonschema:"visible text"`
+	Role            string `json:"role,omitempty" jsonschema:"ARIA role"`
+	Name            string `json:"name,omitempty" jsonschema:"with role"`
+	Within          string `json:"within,omitempty" jsonschema:"container"`
+	Frame           string `json:"frame,omitempty" jsonschema:"iframe"`
+	MaxChars        int    `json:"max_chars,omitempty" jsonschema:"default 20000" minimum:"1" maximum:"1000000"`
+	Offset          int    `json:"offset,omitempty" jsonschema:"continue here" minimum:"0" maximum:"10000000"`
+	Session         string `json:"session,omitempty" jsonschema:"agent session"`
+	Tab             string `json:"tab,omitempty" jsonschema:"tab id"`
+	AutoScrollRetry *bool  `json:"auto_scroll_retry,omitempty" jsonschema:"default true"`
+}
+
+func (in ReadIn) target() browser.Locator {
+	return LocatorIn{Ref: in.Ref, Selector: in.Selector, Text: in.Text, Role: in.Role, Name: in.Name, Within: in.Within, Frame: in.Frame}.target()
+}
+
+// ReadMaxChars is browser_read's default max_chars (DESIGN.md).
+const ReadMaxChars = 20_000
+
+var readTool = Def(Tool{
+	Name: "browser_read",
+	Description: "Page or element content as data, for reading (a snapshot is for acting); " +
+		"main: the article as markdown. Scrolls for lazy content.",
+	Annotations: Annotations{ReadOnly: true, Title: "Read"},
+	Group:       GroupRead,
+	Hold:        HoldTab,
+}, func(ctx context.Context, h *Held, in ReadIn) (*Result, error) {
+	if in.MaxChars == 0 {
+		in.MaxChars = ReadMaxChars
+	}
+	res, err := h.Read(ctx, browser.ReadOptions{What: strings.TrimSpace(in.What), Attribute: strings.TrimSpace(in.Attribute), Target: in.target(),
+		MaxChars: in.MaxChars, Offset: in.Offset, ScrollRetry: in.AutoScrollRetry == nil || *in.AutoScrollRetry})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Text: res.Text}, nil
+})
