@@ -71,7 +71,7 @@ func (r *EvalResult) Cut() bool { return r.Length > len([]rune(r.Value)) }
 // still running at the timeout is TIMEOUT, and is stopped in the page.
 // Call within Do.
 func (s *Session) Eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult, error) {
-	if err := o.check(); err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	return untilAnswered(ctx, t, func(ctx context.Context) (*EvalResult, error) {
@@ -79,7 +79,9 @@ func (s *Session) Eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult,
 	})
 }
 
-func (o *EvalOptions) check() error {
+// Check refuses options that contradict each other: both or neither of
+// Expression and Function, Args without Function, negative numbers.
+func (o EvalOptions) Check() error {
 	hasExpr, hasFn := strings.TrimSpace(o.Expression) != "", strings.TrimSpace(o.Function) != ""
 	switch {
 	case hasExpr == hasFn:

@@ -32,6 +32,8 @@ func Table() []Tool {
 		findTool,
 		actionTool,
 		fillFormTool,
+		evalTool,
+		framesTool,
 		tabsTool,
 		screenshotTool,
 		dialogTool,
