@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ type EvalResult struct {
 	// Frame names the frame: "main frame", or "frame f1" (its key, as in
 	// the refs of its elements).
 	Frame string
-	URL   string // the frame's URL
+	URL   string // the frame's URL ("" when the code navigated it away)
 	// Value is the value as JSON ("undefined" for none), at most MaxChars
 	// characters of it; Length is the whole length.
 	Value  string
@@ -221,6 +222,12 @@ func (s *Session) evalIn(ctx context.Context, w frameWorld, pc pageContext, code
 		cp.Arguments = []*runtime.CallArgument{arg, {Value: []byte("true")}, {Value: maxArg}}
 	}
 	cr, err := cdproto.Call(rctx, w.sess, runtime.CallFunctionOn, cp)
+	if err != nil && isContextGone(err) && cp.ObjectID == "" {
+		// The code navigated the frame away; its plain value is known.
+		v := []rune(primitiveJSON(r.Result))
+		res.Value, res.Length = string(v[:min(len(v), res.MaxChars)]), len(v)
+		return nil
+	}
 	if err != nil {
 		return fail("read the result", err)
 	}
@@ -238,6 +245,21 @@ func (s *Session) evalIn(ctx context.Context, w frameWorld, pc pageContext, code
 	}
 	res.URL, res.Value, res.Length = out.URL, out.Text, out.Len
 	return nil
+}
+
+// primitiveJSON is a value that is not an object (no object id) as JSON,
+// with the values JSON cannot hold (NaN, bigint, undefined) as strings, as
+// eval.js writes them.
+func primitiveJSON(o *runtime.RemoteObject) string {
+	switch {
+	case o == nil || o.Type == "undefined":
+		return "undefined"
+	case o.UnserializableValue != "":
+		return strconv.Quote(string(o.UnserializableValue))
+	case len(o.Value) > 0:
+		return string(o.Value)
+	}
+	return "null"
 }
 
 // releaseEval releases the evaluation's remote objects, briefly.

@@ -150,3 +150,27 @@ func TestEvalTimeout(t *testing.T) {
 		t.Errorf("snapshot after the stopped loop:\n%s", got)
 	}
 }
+
+// Code that opens a dialog reports DIALOG_OPEN; once it is answered the
+// page answers again. Code that navigates still returns its value.
+func TestEvalDialogAndNavigation(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/eval/main.html")
+	_, err := e.run(browser.EvalOptions{Expression: "alert('from eval'); 1"})
+	if be := wantCode(t, err, browser.CodeDialogOpen); !strings.Contains(be.Message, "from eval") {
+		t.Errorf("dialog: %s", be.Message)
+	}
+	if err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.AnswerDialog(ctx, tab, true, nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if res := e.mustRun(browser.EvalOptions{Expression: "appState.items.length"}); res.Value != "3" {
+		t.Errorf("after the dialog: %s", res.Value)
+	}
+	res := e.mustRun(browser.EvalOptions{Expression: "location.href = '/eval/frames.html'; 'bye'"})
+	if res.Value != `"bye"` {
+		t.Errorf("code that navigates: %+v", res)
+	}
+}

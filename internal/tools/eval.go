@@ -48,7 +48,11 @@ var evalTool = Def(Tool{
 // as JSON, and a line saying where it was cut.
 func renderEval(r *browser.EvalResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n%s", r.Frame, r.URL, r.Value)
+	url := r.URL
+	if url == "" {
+		url = "(navigated away by the code)"
+	}
+	fmt.Fprintf(&b, "%s %s\n%s", r.Frame, url, r.Value)
 	if r.Cut() {
 		fmt.Fprintf(&b, "\n… cut at %s of %s chars (max_chars", commas(len([]rune(r.Value))), commas(r.Length))
 		if r.Lowered > 0 {

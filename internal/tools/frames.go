@@ -33,7 +33,7 @@ var framesTool = Def(Tool{
 // the main frame first and nested frames indented under their parent.
 func renderFrames(fs []browser.FrameInfo) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d frame(s); the first word of a line is its frame argument (refs inside frame fN read fNe…):\n", len(fs))
+	fmt.Fprintf(&b, "%d frame(s); pass a line's first word as frame (none for main); fN is the frame's key, as in its refs fNe1:\n", len(fs))
 	for _, f := range fs {
 		b.WriteString(strings.Repeat(" ", f.Depth))
 		b.WriteString(frameLine(f))
