@@ -153,6 +153,13 @@ type worldCache struct {
 	mu   sync.Mutex
 	ctxs map[string]runtime.ExecutionContextID // by frame id
 	gen  int                                   // counts drops: a context asked for before one is not stored
+	// mains are the page's own (default) contexts by frame id, for
+	// browser_eval: known only from context events, so only in sessions
+	// with the Runtime domain enabled.
+	mains map[string]pageContext
+	// runtimeOn says browser_eval enabled the Runtime domain in the
+	// session (out-of-process frames: the tab enables it itself).
+	runtimeOn atomic.Bool
 	// objects says remote objects of the action's group may be held in
 	// this session: releasing a group with none is a round trip for
 	// nothing (through the bridge, one through the extension).
@@ -173,7 +180,7 @@ func worldsOf(sess cdp.Caller) *worldCache {
 	if c, ok := worlds.Load(sess); ok {
 		return c.(*worldCache)
 	}
-	c := &worldCache{ctxs: make(map[string]runtime.ExecutionContextID)}
+	c := &worldCache{ctxs: make(map[string]runtime.ExecutionContextID), mains: make(map[string]pageContext)}
 	if got, loaded := worlds.LoadOrStore(sess, c); loaded {
 		return got.(*worldCache)
 	}
@@ -195,18 +202,26 @@ func worldsOf(sess cdp.Caller) *worldCache {
 				// Page.createIsolatedWorld.
 				var ev struct {
 					Context struct {
-						ID      runtime.ExecutionContextID `json:"id"`
-						Name    string                     `json:"name"`
-						AuxData struct {
-							FrameID string `json:"frameId"`
+						ID       runtime.ExecutionContextID `json:"id"`
+						UniqueID string                     `json:"uniqueId"`
+						Name     string                     `json:"name"`
+						AuxData  struct {
+							FrameID   string `json:"frameId"`
+							IsDefault bool   `json:"isDefault"`
 						} `json:"auxData"`
 					} `json:"context"`
 				}
-				if jsonv2.Unmarshal(raw, &ev) == nil && ev.Context.Name == worldName && ev.Context.AuxData.FrameID != "" {
-					c.mu.Lock()
-					c.ctxs[ev.Context.AuxData.FrameID] = ev.Context.ID
-					c.mu.Unlock()
+				if jsonv2.Unmarshal(raw, &ev) != nil || ev.Context.AuxData.FrameID == "" {
+					continue
 				}
+				c.mu.Lock()
+				switch {
+				case ev.Context.Name == worldName:
+					c.ctxs[ev.Context.AuxData.FrameID] = ev.Context.ID
+				case ev.Context.AuxData.IsDefault:
+					c.mains[ev.Context.AuxData.FrameID] = pageContext{id: ev.Context.ID, unique: ev.Context.UniqueID}
+				}
+				c.mu.Unlock()
 			case raw, ok := <-destroyed:
 				if !ok {
 					return
@@ -223,6 +238,7 @@ func worldsOf(sess cdp.Caller) *worldCache {
 				}
 				c.mu.Lock()
 				clear(c.ctxs)
+				clear(c.mains)
 				c.gen++
 				c.mu.Unlock()
 			}
@@ -264,7 +280,37 @@ func (c *worldCache) dropID(id runtime.ExecutionContextID) {
 			delete(c.ctxs, f)
 		}
 	}
+	for f, have := range c.mains {
+		if have.id == id {
+			delete(c.mains, f)
+		}
+	}
 	c.gen++
+}
+
+// pageContext is the page's own execution context (its main world) in a
+// frame's document: its id and its id unique across processes.
+type pageContext struct {
+	id     runtime.ExecutionContextID
+	unique string
+}
+
+// main returns the page's own context in the frame, when known.
+func (c *worldCache) main(frameID string) (pageContext, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pc, ok := c.mains[frameID]
+	return pc, ok
+}
+
+// dropMain forgets the frame's page context if it is still pc (its
+// document went).
+func (c *worldCache) dropMain(frameID string, pc pageContext) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mains[frameID] == pc {
+		delete(c.mains, frameID)
+	}
 }
 
 // createWorld asks the browser for the walker world's execution context in

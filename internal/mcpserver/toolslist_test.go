@@ -38,6 +38,8 @@ var wantTools = map[string][]string{
 	"browser_dialog":     {"action"},
 	"browser_fill_form":  {"fields"},
 	"browser_read":       nil,
+	"browser_eval":       nil,
+	"browser_frames":     nil,
 }
 
 // TestToolsList checks the listed tools and their schemas, and pins the

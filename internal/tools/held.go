@@ -166,3 +166,13 @@ func (h *Held) Status() map[string]any {
 func (h *Held) Read(ctx context.Context, o browser.ReadOptions) (*browser.ReadResult, error) {
 	return h.s.Read(ctx, h.t, o)
 }
+
+// Eval runs the agent's code in the tab's page.
+func (h *Held) Eval(ctx context.Context, o browser.EvalOptions) (*browser.EvalResult, error) {
+	return h.s.Eval(ctx, h.t, o)
+}
+
+// Frames lists the tab's frames.
+func (h *Held) Frames(ctx context.Context) ([]browser.FrameInfo, error) {
+	return h.s.Frames(ctx, h.t)
+}

@@ -33,6 +33,8 @@ func Table() []Tool {
 		actionTool,
 		fillFormTool,
 		readTool,
+		evalTool,
+		framesTool,
 		tabsTool,
 		screenshotTool,
 		dialogTool,
