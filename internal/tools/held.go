@@ -161,3 +161,8 @@ func (h *Held) Status() map[string]any {
 	}
 	return h.env.Status()
 }
+
+// Wait waits in the tab until conditions hold.
+func (h *Held) Wait(ctx context.Context, o browser.WaitOptions) (*browser.WaitResult, error) {
+	return h.s.Wait(ctx, h.t, o)
+}
