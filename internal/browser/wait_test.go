@@ -19,12 +19,17 @@ import (
 // the test ends.
 func waitEnv(t *testing.T) *env {
 	t.Helper()
-	e := newEnv(t, browser.Options{})
+	e := newEnv(t, browser.Options{OutputDir: t.TempDir()})
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("../../testdata/pages")))
 	mux.HandleFunc("/wait/slow", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(700 * time.Millisecond)
 		fmt.Fprint(w, "slow done")
+	})
+	mux.HandleFunc("/wait/file", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="report.csv"`)
+		w.Header().Set("Content-Type", "text/csv")
+		fmt.Fprint(w, "a,b\n1,2\n")
 	})
 	done := make(chan struct{})
 	mux.HandleFunc("/wait/hang", func(w http.ResponseWriter, r *http.Request) {
@@ -281,5 +286,50 @@ func TestWaitBadInput(t *testing.T) {
 				t.Errorf("message %q does not say %q", be.Message, c.say)
 			}
 		})
+	}
+}
+
+// download waits for a download begun after the wait started; none is a
+// timeout that says so.
+func TestWaitDownload(t *testing.T) {
+	e := waitEnv(t)
+	e.navigate("/wait/dl.html")
+	_, err := e.wait(browser.WaitOptions{Timeout: backendtest.Timeout(300 * time.Millisecond), Conditions: []browser.WaitCondition{{Download: true}}})
+	be := wantCode(t, err, browser.CodeTimeout)
+	conds, _ := be.Diagnosis["conditions"].([]any)
+	if c, _ := conds[0].(map[string]any); !strings.Contains(fmt.Sprint(c["seen"]), "no download began") {
+		t.Errorf("seen %v, want no download", c["seen"])
+	}
+	e.click("#export")
+	res := e.mustWait(browser.WaitOptions{Conditions: []browser.WaitCondition{{Download: true}}})
+	if len(res.Downloads) != 1 || res.Downloads[0].Name != "report.csv" || res.Downloads[0].State != "completed" {
+		t.Errorf("downloads = %+v, want report.csv completed", res.Downloads)
+	}
+}
+
+// A wait whose call is cancelled ends then, not at its timeout.
+func TestWaitCancelled(t *testing.T) {
+	e := waitEnv(t)
+	e.navigate("/wait/tiers.html")
+	ctx, cancel := context.WithCancel(e.ctx)
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var err error
+	_ = e.s.Do(e.ctx, func(_ context.Context) error {
+		tab, terr := e.s.CurrentTab(ctx)
+		if terr != nil {
+			err = terr
+			return nil
+		}
+		_, err = e.s.Wait(ctx, tab, browser.WaitOptions{Timeout: 90 * time.Second, Conditions: []browser.WaitCondition{{Target: browser.Locator{Text: "Never"}}}})
+		return nil
+	})
+	if err == nil {
+		t.Fatal("a cancelled wait returned no error")
+	}
+	if be, ok := browser.AsError(err); ok && be.Diagnosis != nil {
+		t.Errorf("a cancelled wait reported its own timeout: %v", be)
+	}
+	if ctx.Err() == nil {
+		t.Errorf("the wait ended before its call was cancelled: %v", err)
 	}
 }
