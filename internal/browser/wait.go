@@ -39,7 +39,7 @@ type WaitCondition struct {
 	// attached, detached or enabled. hidden and detached with a text
 	// target mean the text is gone.
 	State string
-	// URL and Title match the page's: a glob (* any run, ? one character)
+	// URL and Title match the page's: a glob (* any run of characters)
 	// matched whole, /regex/flags, or else a case-insensitive part.
 	URL   string
 	Title string
@@ -208,8 +208,9 @@ func checkWait(o WaitOptions) ([]*waitCond, error) {
 }
 
 // pageMatcher compiles a url or title value: /re/flags is a regular
-// expression (RE2; flags i, m and s apply); a value with * or ? is a glob
-// matched against the whole string; anything else a case-insensitive part.
+// expression (RE2; flags i, m and s apply); a value with * is a glob (*
+// any run of characters) matched against the whole string, ignoring case;
+// anything else a case-insensitive part.
 func pageMatcher(i int, field, v string) (func(string) bool, error) {
 	if m := patternRe.FindStringSubmatch(v); m != nil && len(v) >= 2 {
 		pat, flags := m[1], ""
@@ -229,21 +230,12 @@ func pageMatcher(i int, field, v string) (func(string) bool, error) {
 		}
 		return re.MatchString, nil
 	}
-	if strings.ContainsAny(v, "*?") {
-		var b strings.Builder
-		b.WriteString("(?is)^")
-		for _, r := range v {
-			switch r {
-			case '*':
-				b.WriteString(".*")
-			case '?':
-				b.WriteString(".")
-			default:
-				b.WriteString(regexp.QuoteMeta(string(r)))
-			}
+	if strings.Contains(v, "*") {
+		parts := strings.Split(v, "*")
+		for i, p := range parts {
+			parts[i] = regexp.QuoteMeta(p)
 		}
-		b.WriteString("$")
-		re := regexp.MustCompile(b.String())
+		re := regexp.MustCompile("(?is)^" + strings.Join(parts, ".*") + "$")
 		return re.MatchString, nil
 	}
 	low := strings.ToLower(v)
@@ -582,7 +574,7 @@ func (w *waiter) check(ctx context.Context, diag bool) ([]condState, error) {
 			states[i] = targetState(c, tallies[i])
 		case "url":
 			states[i] = condState{ok: c.match(w.url), seen: "url is " + shorten(w.url, 200) + ", wanted " + c.URL,
-				try: "the page did not get there: check the step that should navigate; * matches any characters, a value without * or ? a part of the url"}
+				try: "the page did not get there: check the step that should navigate; * matches any characters, a value without * a part of the url"}
 		case "title":
 			states[i] = condState{ok: c.match(w.title), seen: fmt.Sprintf("title is %q, wanted %s", shorten(w.title, 120), c.Title),
 				try: "check the title with browser_read; * matches any characters, plain text a part"}

@@ -62,7 +62,7 @@ func TestSelectRefuses(t *testing.T) {
 		want          []string
 	}{
 		{"tiny", "", []string{`"tiny"`, "core", "full"}},
-		{"core", "+network", []string{`"network"`, "core, forms, tabs, screenshot, dialogs"}},
+		{"core", "+network", []string{`"network"`, "core, forms, wait, tabs, screenshot, dialogs"}},
 		{"core", "-", []string{`""`, "core, forms"}},
 		{"core", "+tabs,+bogus", []string{`"bogus"`}},
 	} {
