@@ -95,6 +95,7 @@ func (t *Tab) init(ctx context.Context) error {
 	if _, err := cdproto.Call(ctx, t.t, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 		return err
 	}
+	requestsOf(t.t) // requests in flight, for browser_wait's network_idle
 	if _, err := cdproto.Call(ctx, t.t, network.Enable, network.EnableParams{}); err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ var wantTools = map[string][]string{
 	"browser_screenshot": nil,
 	"browser_dialog":     {"action"},
 	"browser_fill_form":  {"fields"},
+	"browser_wait":       {"conditions"},
 	"browser_read":       nil,
 	"browser_eval":       nil,
 	"browser_frames":     nil,

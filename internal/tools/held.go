@@ -176,3 +176,8 @@ func (h *Held) Eval(ctx context.Context, o browser.EvalOptions) (*browser.EvalRe
 func (h *Held) Frames(ctx context.Context) ([]browser.FrameInfo, error) {
 	return h.s.Frames(ctx, h.t)
 }
+
+// Wait waits in the tab until conditions hold.
+func (h *Held) Wait(ctx context.Context, o browser.WaitOptions) (*browser.WaitResult, error) {
+	return h.s.Wait(ctx, h.t, o)
+}
