@@ -161,3 +161,8 @@ func (h *Held) Status() map[string]any {
 	}
 	return h.env.Status()
 }
+
+// Collect reads repeated items of the tab's page (browser_collect).
+func (h *Held) Collect(ctx context.Context, o browser.CollectOptions) (*browser.Collected, error) {
+	return h.s.Collect(ctx, h.t, o)
+}

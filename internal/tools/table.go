@@ -32,6 +32,7 @@ func Table() []Tool {
 		findTool,
 		actionTool,
 		fillFormTool,
+		collectTool,
 		tabsTool,
 		screenshotTool,
 		dialogTool,
