@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -142,6 +141,7 @@ type collectPage struct {
 	Items   [][]string `json:"items"`
 	Stopped bool       `json:"stopped"`
 	Moved   bool       `json:"moved"`
+	Next    int        `json:"next"`
 	Near    []struct {
 		Selector string `json:"selector"`
 		Count    int    `json:"count"`
@@ -289,24 +289,52 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, fields 
 		return &Collected{URL: p.URL, Proposals: p.Proposals}, nil
 	}
 
-	need := o.Limit
-	if len(excl) > 0 || o.DeduplicateBy != "" {
-		need = collectScan
-	}
 	jsFields := make([]map[string]string, len(fields))
 	for i, f := range fields {
 		jsFields[i] = map[string]string{"name": f.Name, "selector": f.Selector, "property": f.Property}
 	}
+	var st readState
+	c := &Collected{Names: make([]string, len(fields))}
+	for i, f := range fields {
+		c.Names[i] = f.Name
+	}
+	// read reads the items after those read so far: as many as the limit
+	// still wants (more when filters may drop some).
 	read := func() (*collectPage, error) {
-		return run(ctx, map[string]any{"op": "collect", "selector": o.Selector, "fields": jsFields, "need": need, "fallback": o.FallbackText})
+		need := o.Limit - len(c.Items)
+		if len(excl) > 0 || o.DeduplicateBy != "" {
+			need = min(max(need*2, 20), collectScan)
+		}
+		p, err := run(ctx, map[string]any{"op": "collect", "selector": o.Selector, "fields": jsFields, "from": st.next, "need": need, "fallback": o.FallbackText})
+		if err != nil {
+			return nil, err
+		}
+		if p.Error != "" {
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is not a valid CSS selector: %s", p.Error, p.Message),
+				Hint: "use CSS syntax such as .product, ul.results > li, h3 a; or discover: true for proposals"}
+		}
+		st.add(p)
+		return p, nil
+	}
+	// fill reads on until the limit is reached or every match is read.
+	fill := func() error {
+		for {
+			c.filter(&st, fields, excl, o)
+			if len(c.Items) >= o.Limit || st.next >= st.count || st.stopped || len(st.raw) >= collectScan {
+				return nil
+			}
+			before := st.next
+			if _, err := read(); err != nil {
+				return err
+			}
+			if st.next == before {
+				return nil
+			}
+		}
 	}
 	p, err := read()
 	if err != nil {
 		return nil, err
-	}
-	if p.Error != "" {
-		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is not a valid CSS selector: %s", p.Error, p.Message),
-			Hint: "use CSS syntax such as .product, ul.results > li, h3 a; or discover: true for proposals"}
 	}
 	// Items a page is still rendering are waited for a moment.
 	for deadline := time.Now().Add(notFoundWait); p.Count == 0 && time.Now().Before(deadline) && ctx.Err() == nil; {
@@ -316,18 +344,16 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, fields 
 		}
 	}
 	if p.Count == 0 {
-		return nil, t.noMatch(ctx, w, root, o, p.URL, run)
+		return nil, t.noMatch(ctx, o, p.URL, run)
 	}
-	c := &Collected{URL: p.URL}
-	c.Names = make([]string, len(fields))
-	for i, f := range fields {
-		c.Names[i] = f.Name
+	c.URL = p.URL
+	if err := fill(); err != nil {
+		return nil, err
 	}
-	c.filter(p, fields, excl, o)
 	if o.Scroll {
 		start := time.Now()
 		noGrowth := 0
-		for len(c.Items) < o.Limit {
+		for len(c.Items) < o.Limit && !st.stopped {
 			if c.Scrolls >= maxScrolls {
 				c.StopReason = StopMax
 				break
@@ -342,7 +368,7 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, fields 
 				return nil, err
 			}
 			c.Scrolls++
-			if sp.Count <= p.Count {
+			if sp.Count <= st.count {
 				if noGrowth++; noGrowth >= scrollTries {
 					c.StopReason = StopNoGrowth
 					break
@@ -350,10 +376,10 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, fields 
 				continue
 			}
 			noGrowth = 0
-			if p, err = read(); err != nil {
+			st.count = sp.Count
+			if err := fill(); err != nil {
 				return nil, err
 			}
-			c.filter(p, fields, excl, o)
 		}
 		if c.StopReason == "" {
 			c.StopReason = StopLimit
@@ -362,21 +388,40 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, fields 
 	return c, nil
 }
 
+// readState is what the page has given so far: items in order, from the
+// first match up to next.
+type readState struct {
+	raw           [][]string
+	next, count   int
+	hidden, empty int
+	stopped       bool
+}
+
+func (st *readState) add(p *collectPage) {
+	st.raw = append(st.raw, p.Items...)
+	st.next = max(st.next, p.Next)
+	st.count = p.Count
+	st.hidden += p.Hidden
+	st.empty += p.Empty
+	st.stopped = st.stopped || p.Stopped
+}
+
 // filter applies exclude, then deduplicate_by, then the limit to the items
-// the page read.
-func (c *Collected) filter(p *collectPage, fields []CollectField, excl map[string]*regexp.Regexp, o CollectOptions) {
-	c.Matched, c.Hidden, c.Empty, c.Stopped = p.Count, p.Hidden, p.Empty, p.Stopped
+// read so far.
+func (c *Collected) filter(st *readState, fields []CollectField, excl map[string]*regexp.Regexp, o CollectOptions) {
+	c.Matched, c.Hidden, c.Empty, c.Stopped = st.count, st.hidden, st.empty, st.stopped
 	c.Items, c.Excluded, c.Deduplicated = nil, map[string]int{}, 0
 	// Exclude patterns are tried in the fields' order, so that the counts
 	// do not depend on a map's order.
 	var exNames []string
-	for name := range excl {
-		exNames = append(exNames, name)
+	for _, f := range fields {
+		if excl[f.Name] != nil {
+			exNames = append(exNames, f.Name)
+		}
 	}
-	sort.Strings(exNames)
 	seen := map[string]bool{}
 items:
-	for _, vs := range p.Items {
+	for _, vs := range st.raw {
 		if len(c.Items) >= o.Limit {
 			break
 		}
@@ -420,7 +465,7 @@ func (c *Collected) excludedTotal() int {
 
 // noMatch is the error of a selector that matches nothing: selectors near
 // it and discover's best proposals as suggestions.
-func (t *Tab) noMatch(ctx context.Context, w frameWorld, root runtime.RemoteObjectID, o CollectOptions, url string, run func(context.Context, map[string]any) (*collectPage, error)) error {
+func (t *Tab) noMatch(ctx context.Context, o CollectOptions, url string, run func(context.Context, map[string]any) (*collectPage, error)) error {
 	where := ""
 	if o.Within != "" {
 		where += " within " + Echo(o.Within)

@@ -65,12 +65,13 @@ function (a) {
       const bad = s ? badSel(s) : '';
       if (bad) return { error: arg, message: bad };
     }
+    // Items from index a.from on, until a.need of them are read.
     const els = qsa(a.selector) || [];
-    const out = { count: els.length, hidden: 0, empty: 0, items: [], scanned: 0 };
-    for (const el of els) {
-      if (out.items.length >= a.need) break;
-      if (out.scanned % 50 === 49 && late()) { out.stopped = true; break; }
-      out.scanned++;
+    const out = { count: els.length, hidden: 0, empty: 0, items: [], next: a.from };
+    for (let i = a.from; i < els.length && out.items.length < a.need; i++) {
+      if (i % 50 === 49 && late()) { out.stopped = true; break; }
+      out.next = i + 1;
+      const el = els[i];
       if (!shown(el)) { out.hidden++; continue; }
       const vs = extract(el, a.fields, a.fallback);
       if (vs) out.items.push(vs); else out.empty++;
@@ -259,14 +260,18 @@ function (a) {
     const links = ok.filter((c) => c.kind === 'link');
     links.sort((x, y) => (y.inHeading - x.inHeading) || (y.len - x.len));
     const covered = [];
-    if (links.length) {
+    const h = ok.find((c) => c.kind === 'heading');
+    if (links.length && (links[0].inHeading || !h)) {
       const l = links[0];
       add('title', l.sel, 'text');
       add('url', l.sel, 'href');
       covered.push(l.el);
-    } else {
-      const h = ok.find((c) => c.kind === 'heading');
-      if (h) { add('title', h.sel, 'text'); covered.push(h.el); }
+    } else if (h) {
+      // A heading, and a link elsewhere ("Details"): the heading names
+      // the item, the link gives its address.
+      add('title', h.sel, 'text');
+      covered.push(h.el);
+      if (links.length) { add('url', links[0].sel, 'href'); covered.push(links[0].el); }
     }
     const img = ok.find((c) => c.kind === 'img');
     const texts = ok.filter((c) => c.kind === 'text' || (c.kind === 'heading' && !covered.includes(c.el)));
@@ -371,10 +376,14 @@ function (a) {
     rich.sort((x, y) => y.score - x.score);
     const props = [];
     const sels = new Set();
-    for (const g of rich.slice(0, 15)) {
+    const chosen = [];
+    for (const g of rich.slice(0, 20)) {
       if (props.length >= (a.want || 5) || late()) break;
+      // Repeated parts of an item already proposed are its fields.
+      if (chosen.some((c) => c.members.some((m) => m.contains(g.parent)))) continue;
       const sel = itemSelector(g);
       if (!sel || sels.has(sel)) continue;
+      chosen.push(g);
       sels.add(sel);
       const fields = fieldsOf(g);
       const score = g.score * (1 + 0.15 * Math.min(fields.length, 4));
