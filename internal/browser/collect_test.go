@@ -273,6 +273,15 @@ func TestCollectInfiniteScroll(t *testing.T) {
 	if items := itemLines(t, c.Text); len(items) != 200 || c.StopReason != browser.StopNoGrowth {
 		t.Errorf("want 200 posts, stopped for no growth: %d, %s", len(items), c.StopReason)
 	}
+	// A list that scrolls inside its own box.
+	e.navigate("/collect/infinite-box.html")
+	c = e.mustCollect(browser.CollectOptions{Selector: ".post", Fields: fields, Limit: 60, Scroll: true})
+	if items := itemLines(t, c.Text); len(items) != 60 || items[59]["title"] != "Post 60" || c.StopReason != browser.StopLimit {
+		t.Errorf("the box: %d items, %s", len(items), c.StopReason)
+	}
+	if top := e.eval(`document.getElementById('box').scrollTop > 0 && document.scrollingElement.scrollTop === 0`); top != "true" {
+		t.Errorf("the box was not the one scrolled")
+	}
 	// Without scroll: what is there.
 	e.navigate("/collect/infinite.html")
 	if c := e.mustCollect(browser.CollectOptions{Selector: ".post", Limit: 100}); len(c.Items) != 20 {
