@@ -215,10 +215,13 @@ func (o *CollectOptions) check() ([]CollectField, map[string]*regexp.Regexp, err
 	return fields, excl, nil
 }
 
+// slashPattern is an exclude pattern written /re/flags.
+var slashPattern = regexp.MustCompile(`(?s)^/(.*)/([ims]*)$`)
+
 // compileExclude compiles an exclude pattern: RE2, or /re/flags with
 // flags from i, m, s.
 func compileExclude(pat string) (*regexp.Regexp, error) {
-	if m := regexp.MustCompile(`(?s)^/(.*)/([ims]*)$`).FindStringSubmatch(pat); m != nil && len(pat) > 1 {
+	if m := slashPattern.FindStringSubmatch(pat); m != nil && len(pat) > 1 {
 		pat = m[1]
 		if m[2] != "" {
 			pat = "(?" + m[2] + ")" + pat
