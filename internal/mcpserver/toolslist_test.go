@@ -41,6 +41,7 @@ var wantTools = map[string][]string{
 	"browser_read":       nil,
 	"browser_eval":       nil,
 	"browser_frames":     nil,
+	"browser_collect":    nil,
 }
 
 // TestToolsList checks the listed tools and their schemas, and pins the

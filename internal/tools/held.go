@@ -181,3 +181,8 @@ func (h *Held) Frames(ctx context.Context) ([]browser.FrameInfo, error) {
 func (h *Held) Wait(ctx context.Context, o browser.WaitOptions) (*browser.WaitResult, error) {
 	return h.s.Wait(ctx, h.t, o)
 }
+
+// Collect reads repeated items of the tab's page (browser_collect).
+func (h *Held) Collect(ctx context.Context, o browser.CollectOptions) (*browser.Collected, error) {
+	return h.s.Collect(ctx, h.t, o)
+}

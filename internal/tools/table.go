@@ -34,6 +34,7 @@ func Table() []Tool {
 		fillFormTool,
 		waitTool,
 		readTool,
+		collectTool,
 		evalTool,
 		framesTool,
 		tabsTool,

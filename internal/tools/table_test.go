@@ -11,9 +11,9 @@ import (
 // The exact tools of each profile and caps combination, in table order.
 func TestSelect(t *testing.T) {
 	all := []string{"browser_status", "browser_navigate", "browser_snapshot", "browser_find", "browser_action",
-		"browser_fill_form", "browser_wait", "browser_read", "browser_eval", "browser_frames", "browser_tabs", "browser_screenshot", "browser_dialog", "browser_close"}
+		"browser_fill_form", "browser_wait", "browser_read", "browser_collect", "browser_eval", "browser_frames", "browser_tabs", "browser_screenshot", "browser_dialog", "browser_close"}
 	core := []string{"browser_status", "browser_navigate", "browser_snapshot", "browser_find", "browser_action", "browser_frames", "browser_close"}
-	notCore := []string{"browser_fill_form", "browser_wait", "browser_read", "browser_eval", "browser_tabs", "browser_screenshot", "browser_dialog"}
+	notCore := []string{"browser_fill_form", "browser_wait", "browser_read", "browser_collect", "browser_eval", "browser_tabs", "browser_screenshot", "browser_dialog"}
 	without := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
 	}
