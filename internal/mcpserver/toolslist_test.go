@@ -37,6 +37,7 @@ var wantTools = map[string][]string{
 	"browser_screenshot": nil,
 	"browser_dialog":     {"action"},
 	"browser_fill_form":  {"fields"},
+	"browser_flow":       {"steps"},
 }
 
 // TestToolsList checks the listed tools and their schemas, and pins the

@@ -32,6 +32,7 @@ func Table() []Tool {
 		findTool,
 		actionTool,
 		fillFormTool,
+		flowTool,
 		tabsTool,
 		screenshotTool,
 		dialogTool,

@@ -11,7 +11,7 @@ import (
 // The exact tools of each profile and caps combination, in table order.
 func TestSelect(t *testing.T) {
 	all := []string{"browser_status", "browser_navigate", "browser_snapshot", "browser_find", "browser_action",
-		"browser_fill_form", "browser_tabs", "browser_screenshot", "browser_dialog", "browser_close"}
+		"browser_fill_form", "browser_flow", "browser_tabs", "browser_screenshot", "browser_dialog", "browser_close"}
 	core := []string{"browser_status", "browser_navigate", "browser_snapshot", "browser_find", "browser_action", "browser_close"}
 	without := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
@@ -29,14 +29,14 @@ func TestSelect(t *testing.T) {
 		{"CORE", " ", all, ""},
 		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
 		{"core", "-screenshot,-dialogs", without("browser_screenshot", "browser_dialog"), "-screenshot,-dialogs"},
-		{"core", "-forms,-tabs,-screenshot,-dialogs", core, "-forms,-tabs,-screenshot,-dialogs"},
-		{"core", "-forms,-tabs,-screenshot,-dialogs,+tabs", append(slices.Clone(core[:5]), "browser_tabs", "browser_close"), "-forms,-tabs,-screenshot,-dialogs,+tabs"},
+		{"core", "-forms,-flow,-tabs,-screenshot,-dialogs", core, "-forms,-flow,-tabs,-screenshot,-dialogs"},
+		{"core", "-forms,-flow,-tabs,-screenshot,-dialogs,+tabs", append(slices.Clone(core[:5]), "browser_tabs", "browser_close"), "-forms,-flow,-tabs,-screenshot,-dialogs,+tabs"},
 		{"core", "+tabs,-tabs", without("browser_tabs"), "+tabs,-tabs"},
 		{"full", "-tabs", without("browser_tabs"), "-tabs"},
 		{"full", "+tabs", all, "+tabs"},
 		{"core", "tabs", all, "+tabs"},
-		{"core", "-core", []string{"browser_fill_form", "browser_tabs", "browser_screenshot", "browser_dialog"}, "-core"},
-		{"full", "-core,-forms,-tabs,-screenshot,-dialogs", nil, "-core,-forms,-tabs,-screenshot,-dialogs"},
+		{"core", "-core", []string{"browser_fill_form", "browser_flow", "browser_tabs", "browser_screenshot", "browser_dialog"}, "-core"},
+		{"full", "-core,-forms,-flow,-tabs,-screenshot,-dialogs", nil, "-core,-forms,-flow,-tabs,-screenshot,-dialogs"},
 	} {
 		sel, err := tools.Select(tc.profile, tc.caps)
 		if err != nil {
@@ -62,7 +62,7 @@ func TestSelectRefuses(t *testing.T) {
 		want          []string
 	}{
 		{"tiny", "", []string{`"tiny"`, "core", "full"}},
-		{"core", "+network", []string{`"network"`, "core, forms, tabs, screenshot, dialogs"}},
+		{"core", "+network", []string{`"network"`, "core, forms, flow, tabs, screenshot, dialogs"}},
 		{"core", "-", []string{`""`, "core, forms"}},
 		{"core", "+tabs,+bogus", []string{`"bogus"`}},
 	} {
