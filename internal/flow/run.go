@@ -97,6 +97,12 @@ type Trace struct {
 // total, and a message such as "step 3/6: action click e12".
 type Progress func(done, total int, msg string)
 
+// toolGrace is how much longer than a step's timeout_ms the context of a
+// step lasts when its tool takes timeout_ms itself: the tool's own timeout
+// error (TARGET_NOT_FOUND after waiting for the element) is clearer than
+// the context's.
+const toolGrace = 2 * time.Second
+
 // captureTime is what a run keeps of the call's time for reading the page
 // after a failure.
 const captureTime = 5 * time.Second
@@ -167,18 +173,28 @@ func (p *Plan) Run(ctx context.Context, x Executor, progress Progress) *Trace {
 			}
 		}
 		e.Ms = time.Since(began).Milliseconds()
+		if be != nil && be.Code == browser.CodeTimeout && !time.Now().Before(deadline) && !strings.Contains(be.Message, "budget") {
+			// The step's tool timed out as the budget ran out: say so.
+			detail := strings.TrimPrefix(be.Message, stepName(s.Index, s.Do)+": ")
+			be = budgetError(p, s)
+			be.Message += " (" + detail + ")"
+		}
+		msg := ""
+		if be != nil {
+			msg = shorten(strings.TrimPrefix(be.Message, stepName(s.Index, s.Do)+": "), ResultMaxChars)
+		}
 		switch {
 		case be == nil:
 			e.Outcome = OutcomeOK
 		case be.Code == browser.CodeTimeout && !time.Now().Before(deadline):
 			// The budget ran out: that stops even an optional step.
-			e.Outcome, e.Code, e.Result = OutcomeFailed, be.Code, shorten(be.Message, ResultMaxChars)
+			e.Outcome, e.Code, e.Result = OutcomeFailed, be.Code, msg
 			tr.Entries = append(tr.Entries, e)
 			return finish(be)
 		case s.Optional:
-			e.Outcome, e.Code, e.Result = OutcomeSkipped, be.Code, shorten(be.Message, ResultMaxChars)
+			e.Outcome, e.Code, e.Result = OutcomeSkipped, be.Code, msg
 		default:
-			e.Outcome, e.Code, e.Result = OutcomeFailed, be.Code, shorten(be.Message, ResultMaxChars)
+			e.Outcome, e.Code, e.Result = OutcomeFailed, be.Code, msg
 			tr.Entries = append(tr.Entries, e)
 			return finish(be)
 		}
@@ -191,8 +207,16 @@ func (p *Plan) Run(ctx context.Context, x Executor, progress Progress) *Trace {
 // reads the value it saves.
 func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]any, deadline time.Time) (Output, string, *browser.Error) {
 	stepDeadline := deadline
-	if s.Timeout > 0 && time.Now().Add(s.Timeout).Before(deadline) {
-		stepDeadline = time.Now().Add(s.Timeout)
+	if s.Timeout > 0 {
+		limit := s.Timeout
+		if x.Takes(s.Tool, fieldTimeout) {
+			// The tool keeps the timeout itself and says what it waited
+			// for; the context is the backstop.
+			limit += toolGrace
+		}
+		if end := time.Now().Add(limit); end.Before(deadline) {
+			stepDeadline = end
+		}
 	}
 	sctx, cancel := context.WithDeadline(ctx, stepDeadline)
 	defer cancel()
