@@ -160,7 +160,6 @@ type fakeExec struct {
 }
 
 func (f *fakeExec) Check(tool string, args map[string]any) error {
-	f.checked = append(f.checked, tool)
 	switch {
 	case f.noTool[tool]:
 		return fmt.Errorf("%s: %w", tool, ErrNoTool)

@@ -266,6 +266,25 @@ func TestFlowRefusedBeforeRunning(t *testing.T) {
 	}
 }
 
+// A step runs only a tool the profile and caps switch on.
+func TestFlowStepNeedsItsTool(t *testing.T) {
+	t.Parallel()
+	sel, err := tools.Select("core", "-screenshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, m := flowClient(t, mcpserver.Options{Tools: sel}, nil)
+	ctx := backendtest.Context(t, 30*time.Second)
+	body := mustFail(t, ctx, cs, "browser_flow", map[string]any{"session": "off", "steps": []any{
+		map[string]any{"do": "snapshot"}, map[string]any{"do": "screenshot"}}}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, "step 2 (screenshot)") || !strings.Contains(body.Error.Message, "browser_screenshot") {
+		t.Errorf("message %q", body.Error.Message)
+	}
+	if slices.Contains(m.SessionNames(), "off") {
+		t.Errorf("the refused flow made its session")
+	}
+}
+
 // A flow's budget replaces the call ceiling: with a 1 s ceiling a 3 s flow
 // runs; and a budget that runs out is TIMEOUT with the trace.
 func TestFlowBudget(t *testing.T) {
