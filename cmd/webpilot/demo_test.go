@@ -26,7 +26,7 @@ func TestDemo(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"tools/list → 10 tools",
+		"tools/list → 11 tools",
 		"▶ browser_navigate",
 		"▶ browser_action {action=fill",
 		"Hello, Ada Lovelace!",
