@@ -189,7 +189,7 @@ func TestConfigInvalid(t *testing.T) {
 		{"profile in file", nil, nil, `{"user_data_dir": "/home/me/.config/google-chrome"}`, []string{"user_data_dir"}},
 		{"log file in file", nil, nil, `{"log_file": "/home/me/.bashrc"}`, []string{"log_file"}},
 		{"unknown profile", []string{"--profile=tiny"}, nil, "", []string{"--profile", "tiny", "core or full"}},
-		{"unknown group in caps", nil, map[string]string{"WEBPILOT_CAPS": "+screenshot,+network"}, "", []string{"WEBPILOT_CAPS", "network", "core, forms, wait, read, eval, ", "tabs, screenshot, dialogs"}},
+		{"unknown group in caps", nil, map[string]string{"WEBPILOT_CAPS": "+screenshot,+network"}, "", []string{"WEBPILOT_CAPS", "network", "core, forms, wait, read, eval, flow, tabs, screenshot, dialogs"}},
 		{"unknown group in the file", nil, nil, `{"caps": "-teleport"}`, []string{"caps", "teleport"}},
 		{"unknown flag", []string{"--colour=blue"}, nil, "", []string{"colour"}},
 		{"positional argument", []string{"extra"}, nil, "", []string{"extra"}},

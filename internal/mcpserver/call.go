@@ -29,6 +29,7 @@ func (s *Server) register(t tools.Tool) {
 		panic(fmt.Sprintf("mcpserver: tool %s: %v", t.Name, err))
 	}
 	s.schemas[t.Name] = res
+	s.tools[t.Name] = t
 	s.inputs[t.Name] = schema
 	props := make(map[string]string)
 	for name, p := range schema.Properties {
@@ -61,11 +62,55 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			return s.render(ctx, t.Name, nil, err), nil
 		}
 		env := &tools.Env{Manager: s.deps.Manager, Status: s.status,
-			Roots: func(ctx context.Context) []string { return clientRoots(ctx, req) }}
+			Roots:    func(ctx context.Context) []string { return clientRoots(ctx, req) },
+			Progress: progress(ctx, req), Decode: s.decodeArgs}
+		if p, ok := in.(tools.Preparer); ok {
+			if err := p.Prepare(env); err != nil {
+				return s.render(ctx, t.Name, nil, err), nil
+			}
+		}
 		session, _ := args["session"].(string)
 		tab, _ := args["tab"].(string)
 		res, err := s.hold(ctx, t, session, tab, in, env)
 		return s.render(ctx, t.Name, res, err), nil
+	}
+}
+
+// decodeArgs checks and decodes arguments of an active tool as its own call
+// does (coercion, schema, the input's Check): browser_flow checks its steps
+// with it. A tool the server does not serve is tools.ErrInactive.
+func (s *Server) decodeArgs(tool string, args map[string]any) (any, error) {
+	t, ok := s.tools[tool]
+	if !ok {
+		return nil, tools.ErrInactive
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "arguments do not encode as JSON: " + err.Error(), Hint: "pass plain JSON values"}
+	}
+	checked, err := s.checkArgs(tool, raw)
+	if err != nil {
+		return nil, err
+	}
+	if raw, err = json.Marshal(checked); err != nil {
+		return nil, err
+	}
+	return t.Decode(raw)
+}
+
+// progress is the call's progress hook: MCP progress notifications when the
+// client's request carries a progress token, else nil.
+func progress(ctx context.Context, req *mcp.CallToolRequest) func(done, total int, msg string) {
+	if req == nil || req.Session == nil || req.Params == nil {
+		return nil
+	}
+	tok := req.Params.GetProgressToken()
+	if tok == nil {
+		return nil
+	}
+	return func(done, total int, msg string) {
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
+			Progress: float64(done), Total: float64(total), Message: msg})
 	}
 }
 

@@ -20,8 +20,19 @@ import (
 // in-flight calls: a call ends by its ceiling, then needs a moment to answer.
 const eofSlack = 5 * time.Second
 
-// eofGrace bounds how long an EOF on stdin waits for in-flight calls.
-func (s *Server) eofGrace() time.Duration { return s.ceiling + eofSlack }
+// eofGrace bounds how long an EOF on stdin waits for in-flight calls: the
+// call ceiling, or longer while a call with a budget of its own (a flow)
+// runs past it, plus eofSlack.
+func (s *Server) eofGrace() time.Duration {
+	g := s.ceiling
+	s.budgeted.Range(func(_, v any) bool {
+		if d := time.Until(v.(time.Time)); d > g {
+			g = d
+		}
+		return true
+	})
+	return g + eofSlack
+}
 
 // MaxLineBytes bounds one line of stdin (the go-sdk's default frame limit).
 // A longer line is answered with an invalid-request error and skipped
@@ -62,7 +73,7 @@ const batchlessVersion = "2025-06-18"
 func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.WriteCloser) error {
 	p := newPending()
 	w := &answerWriter{p: p, w: out}
-	g := &eofGate{p: p, w: w, r: bufio.NewReaderSize(in, 1<<16), grace: s.eofGrace(), log: s}
+	g := &eofGate{p: p, w: w, r: bufio.NewReaderSize(in, 1<<16), log: s}
 	// The gate bounds lines itself (MaxLineBytes), so the transport's own
 	// frame limit, which would end the session, is off.
 	// The session runs on past ctx, which only starts the shutdown below.
@@ -232,12 +243,11 @@ func (p *pending) waitIdle(d time.Duration) int {
 // and passes the others on, notes tools/call requests as they are read, and
 // on EOF waits until each has been answered.
 type eofGate struct {
-	p     *pending
-	w     *answerWriter
-	r     *bufio.Reader
-	buf   []byte
-	grace time.Duration
-	log   *Server
+	p   *pending
+	w   *answerWriter
+	r   *bufio.Reader
+	buf []byte
+	log *Server
 }
 
 func (g *eofGate) Read(b []byte) (int, error) {
@@ -251,7 +261,7 @@ func (g *eofGate) Read(b []byte) (int, error) {
 		}
 		if len(g.buf) == 0 && err != nil {
 			if errors.Is(err, io.EOF) {
-				if n := g.p.waitIdle(g.grace); n > 0 {
+				if n := g.p.waitIdle(g.log.eofGrace()); n > 0 {
 					g.log.log.Warn("stdin closed with calls still running", "running", n)
 				}
 			}

@@ -42,6 +42,7 @@ var wantTools = map[string][]string{
 	"browser_eval":       nil,
 	"browser_frames":     nil,
 	"browser_collect":    nil,
+	"browser_flow":       {"steps"},
 }
 
 // TestToolsList checks the listed tools and their schemas, and pins the

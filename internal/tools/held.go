@@ -17,6 +17,14 @@ type Env struct {
 	Roots func(ctx context.Context) []string
 	// Status are facts for browser_status: configuration, the active tools.
 	Status func() map[string]any
+	// Progress tells the client how far a long call is (done of total, and
+	// a message); nil when the client asked for no progress.
+	Progress func(done, total int, msg string)
+	// Decode checks and decodes the arguments of another active tool
+	// exactly as that tool's own call would (coercion, schema, Check);
+	// ErrInactive for a tool the server does not serve. browser_flow checks
+	// its steps with it.
+	Decode func(tool string, args map[string]any) (any, error)
 }
 
 // Held is what a call holds while its tool runs: the session, inside its

@@ -37,6 +37,7 @@ func Table() []Tool {
 		collectTool,
 		evalTool,
 		framesTool,
+		flowTool,
 		tabsTool,
 		screenshotTool,
 		dialogTool,

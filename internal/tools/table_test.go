@@ -11,9 +11,9 @@ import (
 // The exact tools of each profile and caps combination, in table order.
 func TestSelect(t *testing.T) {
 	all := []string{"browser_status", "browser_navigate", "browser_snapshot", "browser_find", "browser_action",
-		"browser_fill_form", "browser_wait", "browser_read", "browser_collect", "browser_eval", "browser_frames", "browser_tabs", "browser_screenshot", "browser_dialog", "browser_close"}
+		"browser_fill_form", "browser_wait", "browser_read", "browser_collect", "browser_eval", "browser_frames", "browser_flow", "browser_tabs", "browser_screenshot", "browser_dialog", "browser_close"}
 	core := []string{"browser_status", "browser_navigate", "browser_snapshot", "browser_find", "browser_action", "browser_frames", "browser_close"}
-	notCore := []string{"browser_fill_form", "browser_wait", "browser_read", "browser_collect", "browser_eval", "browser_tabs", "browser_screenshot", "browser_dialog"}
+	notCore := []string{"browser_fill_form", "browser_wait", "browser_read", "browser_collect", "browser_eval", "browser_flow", "browser_tabs", "browser_screenshot", "browser_dialog"}
 	without := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
 	}
@@ -30,15 +30,15 @@ func TestSelect(t *testing.T) {
 		{"CORE", " ", all, ""},
 		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
 		{"core", "-screenshot,-dialogs", without("browser_screenshot", "browser_dialog"), "-screenshot,-dialogs"},
-		{"core", "-forms,-wait,-read,-eval,-tabs,-screenshot,-dialogs", core, "-forms,-wait,-read,-eval,-tabs,-screenshot,-dialogs"},
-		{"core", "-forms,-wait,-read,-eval,-tabs,-screenshot,-dialogs,+tabs", without(slices.DeleteFunc(slices.Clone(notCore), func(n string) bool { return n == "browser_tabs" })...), "-forms,-wait,-read,-eval,-tabs,-screenshot,-dialogs,+tabs"},
+		{"core", "-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", core, "-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
+		{"core", "-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,+tabs", without(slices.DeleteFunc(slices.Clone(notCore), func(n string) bool { return n == "browser_tabs" })...), "-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,+tabs"},
 		{"core", "-eval", without("browser_eval"), "-eval"},
 		{"core", "+tabs,-tabs", without("browser_tabs"), "+tabs,-tabs"},
 		{"full", "-tabs", without("browser_tabs"), "-tabs"},
 		{"full", "+tabs", all, "+tabs"},
 		{"core", "tabs", all, "+tabs"},
 		{"core", "-core", notCore, "-core"},
-		{"full", "-core,-forms,-wait,-read,-eval,-tabs,-screenshot,-dialogs", nil, "-core,-forms,-wait,-read,-eval,-tabs,-screenshot,-dialogs"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
 	} {
 		sel, err := tools.Select(tc.profile, tc.caps)
 		if err != nil {
@@ -64,7 +64,7 @@ func TestSelectRefuses(t *testing.T) {
 		want          []string
 	}{
 		{"tiny", "", []string{`"tiny"`, "core", "full"}},
-		{"core", "+network", []string{`"network"`, "core, forms, wait, read, eval, ", "tabs, screenshot, dialogs"}},
+		{"core", "+network", []string{`"network"`, "core, forms, wait, read, eval, flow, tabs, screenshot, dialogs"}},
 		{"core", "-", []string{`""`, "core, forms"}},
 		{"core", "+tabs,+bogus", []string{`"bogus"`}},
 	} {

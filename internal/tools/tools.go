@@ -188,14 +188,18 @@ func bound(tool, arg, tag string) (*float64, error) {
 }
 
 // dropNull turns the ["null", T] types the schema library gives slices and
-// pointers into T: an omitted argument already means none, and every type
-// word costs tokens in tools/list.
+// pointers into T, and drops additionalProperties that allow anything (maps):
+// an omitted argument already means none, and every type word costs tokens
+// in tools/list.
 func dropNull(s *jsonschema.Schema) {
 	if s == nil {
 		return
 	}
 	if len(s.Types) == 2 && s.Types[0] == "null" {
 		s.Type, s.Types = s.Types[1], nil
+	}
+	if s.AdditionalProperties != nil && reflect.ValueOf(*s.AdditionalProperties).IsZero() {
+		s.AdditionalProperties = nil // {} allows anything, as no word does
 	}
 	for _, p := range s.Properties {
 		dropNull(p)

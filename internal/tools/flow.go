@@ -1,0 +1,256 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/flow"
+)
+
+// FlowIn is browser_flow's input. A step is an object: do (the step kind)
+// and that tool's own arguments, plus the flow's fields save_as, retry,
+// optional, timeout_ms and nth (see package flow).
+type FlowIn struct {
+	Steps          []map[string]any `json:"steps" jsonschema:"{do: navigate snapshot find action fill_form wait read collect back screenshot, …its args, save_as, retry, optional, timeout_ms, nth}; \"$name\": saved value"`
+	BudgetMs       int              `json:"budget_ms,omitempty" jsonschema:"default 30000" minimum:"1" maximum:"120000"`
+	OnErrorCapture *bool            `json:"on_error_capture,omitempty" jsonschema:"default true"`
+	Session        string           `json:"session,omitempty" jsonschema:"agent session"`
+	Tab            string           `json:"tab,omitempty" jsonschema:"tab id"`
+}
+
+// plan checks the flow on its own: limits, kinds, the flow's step fields,
+// saved names.
+func (in FlowIn) plan() (*flow.Plan, error) {
+	return flow.Parse(in.Steps, in.BudgetMs, in.OnErrorCapture == nil || *in.OnErrorCapture)
+}
+
+// Check refuses a flow that is wrong on its own (too many steps, an unknown
+// kind, retry 2, a $name never saved) before anything is held.
+func (in FlowIn) Check() error {
+	_, err := in.plan()
+	return err
+}
+
+// Prepare checks each step's arguments as that step's tool would check its
+// own call, before anything is held or run.
+func (in FlowIn) Prepare(env *Env) error {
+	p, err := in.plan()
+	if err != nil {
+		return err
+	}
+	return p.Check(&stepExec{env: env})
+}
+
+// Preparer is an input that checks itself further with the call's
+// environment before the call holds anything (browser_flow checks each
+// step's arguments with the server's own checks).
+type Preparer interface {
+	Prepare(env *Env) error
+}
+
+// ErrInactive is what Env.Decode returns for a tool the server does not
+// serve (the profile and caps leave it out).
+var ErrInactive = errors.New("tool not active")
+
+var flowTool = Def(Tool{
+	Name:        "browser_flow",
+	Description: "Steps in one call (best ≤8); stops at a failure with trace and page.",
+	Annotations: Annotations{Title: "Flow"}, // destructive and open-world: the defaults
+	Group:       GroupFlow,
+	Hold:        HoldTab,
+}, func(ctx context.Context, h *Held, in FlowIn) (*Result, error) {
+	p, err := in.plan()
+	if err != nil {
+		return nil, err
+	}
+	x := &stepExec{env: h.env, h: h}
+	if err := p.Check(x); err != nil {
+		return nil, err
+	}
+	tr := p.Run(ctx, x, h.env.Progress)
+	if tr.Err != nil {
+		return nil, tr.Err
+	}
+	return flowResult(p, tr), nil
+})
+
+// flowResult is a flow that ran to its end: the trace, then what the find,
+// read and collect steps returned and the notes of the others, then the
+// final page when the last step is a snapshot. The last screenshot's image
+// comes along, and the inline snapshot when the last step asked for one.
+func flowResult(p *flow.Plan, tr *flow.Trace) *Result {
+	res := &Result{}
+	var b strings.Builder
+	skipped := 0
+	for _, e := range tr.Entries {
+		if e.Outcome == flow.OutcomeSkipped {
+			skipped++
+		}
+	}
+	fmt.Fprintf(&b, "Flow done: %d step(s) in %d ms", len(tr.Entries), tr.Ms)
+	if skipped > 0 {
+		fmt.Fprintf(&b, ", %d skipped", skipped)
+	}
+	for _, e := range tr.Entries {
+		b.WriteString("\n" + e.Line())
+	}
+	last := len(tr.Entries) - 1
+	for i, e := range tr.Entries {
+		r, _ := e.Output.Raw.(*Result)
+		if r == nil {
+			continue
+		}
+		if r.Image != nil {
+			res.Image = r.Image
+		}
+		if r.Dialog != nil {
+			res.Dialog = r.Dialog
+		}
+		switch {
+		case e.Do == "find" || e.Do == "read" || e.Do == "collect" || e.Do == "wait" || e.Do == "snapshot" && i == last:
+			fmt.Fprintf(&b, "\n\n[%d %s]\n%s", e.Index, e.Do, strings.TrimSpace(r.Text))
+		default:
+			for _, n := range stepNotes(r.Text) {
+				fmt.Fprintf(&b, "\n[%d %s] %s", e.Index, e.Do, n)
+			}
+		}
+	}
+	if last >= 0 && tr.Entries[last].Outcome == flow.OutcomeOK {
+		if mode, ok := p.Steps[last].Args["snapshot"].(string); ok && tr.Entries[last].Do != "snapshot" {
+			res.Snapshot = mode
+		}
+	}
+	res.Text = b.String()
+	return res
+}
+
+// stepNotes are the lines of a step's result worth keeping in a flow's
+// result: notes, unmet expectations, navigations, tabs, downloads, console
+// errors.
+func stepNotes(text string) []string {
+	var out []string
+	lines := strings.Split(text, "\n")
+	for _, l := range lines[min(1, len(lines)):] {
+		for _, p := range []string{"Note:", "Expect NOT met", "Navigated", "Opened tab", "Download:", "Console errors", "A ", "Stopped", "The form"} {
+			if strings.HasPrefix(l, p) && (p != "A " || strings.Contains(l, "dialog")) {
+				out = append(out, browser.Echo(l))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// stepExec runs a flow's steps through the tool table, on the flow's held
+// session and tab.
+type stepExec struct {
+	env *Env
+	h   *Held // nil while only checking
+}
+
+// stepTool is the table entry named name.
+func stepTool(name string) (Tool, bool) {
+	for _, t := range Table() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// decode checks and decodes a step's arguments as the tool's own call
+// would: through the server (Env.Decode: coercion, the schema, Check), or,
+// outside a server, the tool's own Decode.
+func (x *stepExec) decode(tool string, args map[string]any) (Tool, any, error) {
+	t, ok := stepTool(tool)
+	if !ok || t.Hold < HoldTab || t.Name == "browser_flow" {
+		return Tool{}, nil, fmt.Errorf("%s: %w", tool, flow.ErrNoTool)
+	}
+	if x.env != nil && x.env.Decode != nil {
+		in, err := x.env.Decode(tool, args)
+		if errors.Is(err, ErrInactive) {
+			return t, nil, fmt.Errorf("%s: %w", tool, flow.ErrNotEnabled)
+		}
+		return t, in, err
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return t, nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "arguments do not encode: " + err.Error()}
+	}
+	in, err := t.Decode(raw)
+	return t, in, err
+}
+
+// Check implements flow.Executor.
+func (x *stepExec) Check(tool string, args map[string]any) error {
+	_, _, err := x.decode(tool, args)
+	return err
+}
+
+// Takes implements flow.Executor.
+func (x *stepExec) Takes(tool, arg string) bool {
+	t, ok := stepTool(tool)
+	if !ok {
+		return false
+	}
+	s, err := t.InputSchema()
+	return err == nil && s.Properties[arg] != nil
+}
+
+// Run implements flow.Executor: the step's tool runs with the flow's Held.
+func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (flow.Output, error) {
+	t, in, err := x.decode(tool, args)
+	if err != nil {
+		return flow.Output{}, err
+	}
+	res, err := t.Run(ctx, x.h, in)
+	if err != nil {
+		return flow.Output{}, err
+	}
+	if res == nil {
+		res = &Result{}
+	}
+	return flow.Output{Text: res.Text, Raw: res}, nil
+}
+
+// Capture implements flow.Executor: the page's URL, title and compact
+// snapshot.
+func (x *stepExec) Capture(ctx context.Context, maxChars int) (flow.Capture, error) {
+	snap, err := x.h.Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeCompact, MaxChars: maxChars})
+	if err != nil {
+		return flow.Capture{}, err
+	}
+	return flow.Capture{URL: snap.URL, Title: snap.Title, Snapshot: snap.Text}, nil
+}
+
+// CallBudget is how long a call of tool may take when the tool has a time
+// budget of its own, which replaces the server's per-call ceiling
+// (browser_flow: budget_ms, default 30 s, at most 120 s); ok is false for
+// tools without one. args are the call's raw arguments, not yet checked.
+func CallBudget(tool string, args json.RawMessage) (time.Duration, bool) {
+	if tool != flowTool.Name {
+		return 0, false
+	}
+	var a struct {
+		BudgetMs any `json:"budget_ms"`
+	}
+	_ = json.Unmarshal(args, &a)
+	var ms float64
+	switch v := a.BudgetMs.(type) {
+	case float64:
+		ms = v
+	case string:
+		ms, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+	}
+	d := time.Duration(ms) * time.Millisecond
+	if d <= 0 || d > flow.MaxBudget {
+		d = flow.DefaultBudget
+	}
+	return d, true
+}
