@@ -38,7 +38,7 @@ func (s *Server) register(t tools.Tool) {
 	s.props[t.Name] = props
 	a := t.Annotations
 	def := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema,
-		Annotations: &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive,
 			IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}}
 	s.defs = append(s.defs, def)
 	s.mcp.AddTool(def, s.handler(t))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
@@ -43,6 +45,15 @@ var wantTools = map[string][]string{
 	"browser_frames":     nil,
 	"browser_collect":    nil,
 	"browser_flow":       {"steps"},
+}
+
+// Instructions name every shared argument.
+func TestInstructionsDescribeSharedArgs(t *testing.T) {
+	for _, a := range tools.SharedArgs {
+		if !regexp.MustCompile(`\b` + a + `\b`).MatchString(mcpserver.Instructions) {
+			t.Errorf("Instructions do not describe %s", a)
+		}
+	}
 }
 
 // TestToolsList checks the listed tools and their schemas, and pins the
@@ -86,7 +97,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s: required %v, want %v", tool.Name, s.Required, req)
 		}
 		for name, p := range s.Properties {
-			if p.Description == "" {
+			if p.Description == "" && !slices.Contains(tools.SharedArgs, name) {
 				t.Errorf("%s.%s: no description", tool.Name, name)
 			}
 			// Bounds keep values the Go type cannot hold (1e300, -1 for an

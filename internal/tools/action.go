@@ -11,14 +11,14 @@ import (
 // LocatorIn names an element: exactly one of ref, selector, text, or role
 // (with name), optionally within a container and in a frame.
 type LocatorIn struct {
-	Ref      string `json:"ref,omitempty" jsonschema:"ref from browser_snapshot, e.g. e3"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
-	Text     string `json:"text,omitempty" jsonschema:"visible text (substring; /re/ ok)"`
-	Role     string `json:"role,omitempty" jsonschema:"ARIA role, e.g. button"`
-	Name     string `json:"name,omitempty" jsonschema:"accessible name, with role"`
-	Exact    bool   `json:"exact,omitempty" jsonschema:"match text/name whole"`
-	Within   string `json:"within,omitempty" jsonschema:"container ref or selector"`
-	Frame    string `json:"frame,omitempty" jsonschema:"iframe ref or selector"`
+	Ref      string `json:"ref,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Exact    bool   `json:"exact,omitempty"`
+	Within   string `json:"within,omitempty"`
+	Frame    string `json:"frame,omitempty"`
 }
 
 func (tg LocatorIn) target() browser.Locator {
@@ -39,10 +39,10 @@ type ActionIn struct {
 	ToSelector string          `json:"to_selector,omitempty" jsonschema:"drag: drop target selector"`
 	Expect     *browser.Expect `json:"expect,omitempty" jsonschema:"must hold afterwards"`
 	InputMode  string          `json:"input_mode,omitempty" jsonschema:"auto (default): trusted input, DOM events for an invisible element" enum:"auto,cdp,dom"`
-	Snapshot   string          `json:"snapshot,omitempty" jsonschema:"returned afterwards" enum:"none,diff,compact"`
-	Session    string          `json:"session,omitempty" jsonschema:"agent session"`
-	Tab        string          `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
-	TimeoutMs  int             `json:"timeout_ms,omitempty" jsonschema:"wait for the element, ms" minimum:"1" maximum:"120000"`
+	Snapshot   string          `json:"snapshot,omitempty" enum:"none,diff,compact"`
+	Session    string          `json:"session,omitempty"`
+	Tab        string          `json:"tab,omitempty"`
+	TimeoutMs  int             `json:"timeout_ms,omitempty" minimum:"1" maximum:"120000"`
 }
 
 // Check refuses arguments that belong to another action.
@@ -72,10 +72,9 @@ func (in ActionIn) Check() error {
 }
 
 var actionTool = Def(Tool{
-	Name: "browser_action",
-	Description: "Act like a user (trusted input) on an element named by ref, selector, text or role+name. " +
-		"Waits until it is actionable; reports the outcome and what changed.",
-	Annotations: Annotations{Title: "Act", Destructive: ptr(true), OpenWorld: ptr(true)},
+	Name:        "browser_action",
+	Description: "Act on an element like a user (trusted input): waits until it is actionable, reports the outcome and what changed.",
+	Annotations: Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
 	Group:       GroupCore,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in ActionIn) (*Result, error) {

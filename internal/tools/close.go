@@ -7,13 +7,13 @@ import (
 
 // CloseIn is browser_close's input.
 type CloseIn struct {
-	Session string `json:"session,omitempty" jsonschema:"agent session"`
+	Session string `json:"session,omitempty"`
 }
 
 var closeTool = Def(Tool{
 	Name:        "browser_close",
 	Description: "Close the tabs this session opened.",
-	Annotations: Annotations{Title: "Close session tabs", Destructive: ptr(true), Idempotent: true},
+	Annotations: Annotations{Destructive: ptr(true), Idempotent: true},
 	Group:       GroupCore,
 	Hold:        HoldExistingSession,
 }, func(ctx context.Context, h *Held, _ CloseIn) (*Result, error) {

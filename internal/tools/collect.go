@@ -25,16 +25,16 @@ type CollectIn struct {
 	FallbackText  bool              `json:"fallback_text,omitempty" jsonschema:"keep empty items as text"`
 	Scroll        bool              `json:"scroll,omitempty" jsonschema:"load more"`
 	Discover      bool              `json:"discover,omitempty" jsonschema:"propose selectors"`
-	MaxChars      int               `json:"max_chars,omitempty" jsonschema:"default 20000" minimum:"1" maximum:"1000000"`
-	Offset        int               `json:"offset,omitempty" jsonschema:"continue here" minimum:"0" maximum:"10000000"`
-	Session       string            `json:"session,omitempty" jsonschema:"agent session"`
-	Tab           string            `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	MaxChars      int               `json:"max_chars,omitempty" minimum:"1" maximum:"1000000"`
+	Offset        int               `json:"offset,omitempty" minimum:"0" maximum:"10000000"`
+	Session       string            `json:"session,omitempty"`
+	Tab           string            `json:"tab,omitempty"`
 }
 
 var collectTool = Def(Tool{
 	Name:        "browser_collect",
 	Description: "Repeated items (products, results) as JSON lines; cheaper than a snapshot. discover: true proposes selectors.",
-	Annotations: Annotations{ReadOnly: true, Title: "Collect"},
+	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupRead,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in CollectIn) (*Result, error) {

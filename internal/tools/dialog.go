@@ -9,14 +9,14 @@ import (
 type DialogIn struct {
 	Action  string  `json:"action" jsonschema:"accept (OK) or dismiss (Cancel)" enum:"accept,dismiss"`
 	Text    *string `json:"text,omitempty" jsonschema:"prompt answer"`
-	Session string  `json:"session,omitempty" jsonschema:"agent session"`
-	Tab     string  `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	Session string  `json:"session,omitempty"`
+	Tab     string  `json:"tab,omitempty"`
 }
 
 var dialogTool = Def(Tool{
 	Name:        "browser_dialog",
 	Description: "Answer the page's open dialog (alert, confirm, prompt, leave page).",
-	Annotations: Annotations{Title: "Answer dialog", Destructive: ptr(true)},
+	Annotations: Annotations{Destructive: ptr(true)},
 	Group:       GroupDialogs,
 	Hold:        HoldTabAsIs,
 }, func(ctx context.Context, h *Held, in DialogIn) (*Result, error) {

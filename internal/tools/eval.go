@@ -13,10 +13,10 @@ type EvalIn struct {
 	Expression string `json:"expression,omitempty" jsonschema:"JS; await ok"`
 	Function   string `json:"function,omitempty" jsonschema:"JS function of args"`
 	Args       []any  `json:"args,omitempty" jsonschema:"for function"`
-	Frame      string `json:"frame,omitempty" jsonschema:"iframe ref or selector"`
+	Frame      string `json:"frame,omitempty"`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"default 10000" minimum:"1" maximum:"1000000"`
-	Session    string `json:"session,omitempty" jsonschema:"agent session"`
-	Tab        string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	Session    string `json:"session,omitempty"`
+	Tab        string `json:"tab,omitempty"`
 	TimeoutMs  int    `json:"timeout_ms,omitempty" jsonschema:"default 10000" minimum:"1" maximum:"120000"`
 }
 
@@ -33,7 +33,7 @@ func (in EvalIn) options() browser.EvalOptions {
 var evalTool = Def(Tool{
 	Name:        "browser_eval",
 	Description: "Run JS in the user's logged-in page (page globals visible); awaits promises; returns JSON.",
-	Annotations: Annotations{Title: "Eval", Destructive: ptr(true), OpenWorld: ptr(true)},
+	Annotations: Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
 	Group:       GroupEval,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in EvalIn) (*Result, error) {

@@ -20,8 +20,8 @@ type FlowIn struct {
 	Steps          []map[string]any `json:"steps" jsonschema:"{do: navigate snapshot find action fill_form wait read collect back screenshot, …its args, save_as, retry, optional, timeout_ms, nth}; \"$name\": saved value"`
 	BudgetMs       int              `json:"budget_ms,omitempty" jsonschema:"default 30000" minimum:"1" maximum:"120000"`
 	OnErrorCapture *bool            `json:"on_error_capture,omitempty" jsonschema:"default true"`
-	Session        string           `json:"session,omitempty" jsonschema:"agent session"`
-	Tab            string           `json:"tab,omitempty" jsonschema:"tab id"`
+	Session        string           `json:"session,omitempty"`
+	Tab            string           `json:"tab,omitempty"`
 }
 
 // plan checks the flow on its own: limits, kinds, the flow's step fields,
@@ -61,7 +61,7 @@ var ErrInactive = errors.New("tool not active")
 var flowTool = Def(Tool{
 	Name:        "browser_flow",
 	Description: "Steps in one call (best ≤8); stops at a failure with trace and page.",
-	Annotations: Annotations{Title: "Flow"}, // destructive and open-world: the defaults
+	Annotations: Annotations{}, // destructive and open-world: the defaults
 	Group:       GroupFlow,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in FlowIn) (*Result, error) {

@@ -20,15 +20,15 @@ type FieldIn struct {
 type FillFormIn struct {
 	Fields   []FieldIn `json:"fields" jsonschema:"targets like browser_action"`
 	Submit   string    `json:"submit,omitempty" jsonschema:"form: requestSubmit; event: Enter key" enum:"none,form,event,both"`
-	Snapshot string    `json:"snapshot,omitempty" jsonschema:"returned afterwards" enum:"none,diff,compact"`
-	Session  string    `json:"session,omitempty" jsonschema:"agent session"`
-	Tab      string    `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	Snapshot string    `json:"snapshot,omitempty" enum:"none,diff,compact"`
+	Session  string    `json:"session,omitempty"`
+	Tab      string    `json:"tab,omitempty"`
 }
 
 var fillFormTool = Def(Tool{
 	Name:        "browser_fill_form",
 	Description: "Fill many fields in one call, each read back; stops at the first failure; optionally submits.",
-	Annotations: Annotations{Title: "Fill form", Destructive: ptr(true), OpenWorld: ptr(true)},
+	Annotations: Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
 	Group:       GroupForms,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in FillFormIn) (*Result, error) {

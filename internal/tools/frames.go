@@ -11,14 +11,14 @@ import (
 
 // FramesIn is browser_frames's input.
 type FramesIn struct {
-	Session string `json:"session,omitempty" jsonschema:"agent session"`
-	Tab     string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	Session string `json:"session,omitempty"`
+	Tab     string `json:"tab,omitempty"`
 }
 
 var framesTool = Def(Tool{
 	Name:        "browser_frames",
 	Description: "List the tab's iframes: URL, origin, and the id for frame.",
-	Annotations: Annotations{ReadOnly: true, Title: "Frames"},
+	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupCore,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, _ FramesIn) (*Result, error) {

@@ -11,10 +11,10 @@ import (
 type NavigateIn struct {
 	URL       string `json:"url,omitempty" jsonschema:"URL to open"`
 	Go        string `json:"go,omitempty" jsonschema:"instead of url" enum:"back,forward,reload"`
-	Snapshot  string `json:"snapshot,omitempty" jsonschema:"returned after loading" enum:"none,compact,diff"`
-	Session   string `json:"session,omitempty" jsonschema:"agent session"`
-	Tab       string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
-	TimeoutMs int    `json:"timeout_ms,omitempty" jsonschema:"ms" minimum:"1" maximum:"120000"`
+	Snapshot  string `json:"snapshot,omitempty" enum:"none,compact,diff"`
+	Session   string `json:"session,omitempty"`
+	Tab       string `json:"tab,omitempty"`
+	TimeoutMs int    `json:"timeout_ms,omitempty" minimum:"1" maximum:"120000"`
 }
 
 // Check refuses both or neither of url and go.
@@ -29,7 +29,7 @@ func (in NavigateIn) Check() error {
 var navigateTool = Def(Tool{
 	Name:        "browser_navigate",
 	Description: "Open a URL (or go back, forward, reload) and wait for the load; returns status, title and a snapshot.",
-	Annotations: Annotations{Title: "Navigate", OpenWorld: ptr(true), Destructive: ptr(false)},
+	Annotations: Annotations{OpenWorld: ptr(true), Destructive: ptr(false)},
 	Group:       GroupCore,
 	Hold:        HoldTabToLeave,
 }, func(ctx context.Context, h *Held, in NavigateIn) (*Result, error) {

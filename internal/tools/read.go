@@ -13,17 +13,17 @@ import (
 type ReadIn struct {
 	What            string `json:"what,omitempty" jsonschema:"default text" enum:"text,markdown,main,html,outer_html,attribute,value,title,url"`
 	Attribute       string `json:"attribute,omitempty" jsonschema:"its name"`
-	Ref             string `json:"ref,omitempty" jsonschema:"e.g. e3"`
-	Selector        string `json:"selector,omitempty" jsonschema:"CSS"`
-	Text            string `json:"text,omitempty" jsonschema:"visible text"`
-	Role            string `json:"role,omitempty" jsonschema:"ARIA role"`
-	Name            string `json:"name,omitempty" jsonschema:"with role"`
-	Within          string `json:"within,omitempty" jsonschema:"container"`
-	Frame           string `json:"frame,omitempty" jsonschema:"iframe"`
-	MaxChars        int    `json:"max_chars,omitempty" jsonschema:"default 20000" minimum:"1" maximum:"1000000"`
-	Offset          int    `json:"offset,omitempty" jsonschema:"continue here" minimum:"0" maximum:"10000000"`
-	Session         string `json:"session,omitempty" jsonschema:"agent session"`
-	Tab             string `json:"tab,omitempty" jsonschema:"tab id"`
+	Ref             string `json:"ref,omitempty"`
+	Selector        string `json:"selector,omitempty"`
+	Text            string `json:"text,omitempty"`
+	Role            string `json:"role,omitempty"`
+	Name            string `json:"name,omitempty"`
+	Within          string `json:"within,omitempty"`
+	Frame           string `json:"frame,omitempty"`
+	MaxChars        int    `json:"max_chars,omitempty" minimum:"1" maximum:"1000000"`
+	Offset          int    `json:"offset,omitempty" minimum:"0" maximum:"10000000"`
+	Session         string `json:"session,omitempty"`
+	Tab             string `json:"tab,omitempty"`
 	AutoScrollRetry *bool  `json:"auto_scroll_retry,omitempty" jsonschema:"default true"`
 }
 
@@ -38,7 +38,7 @@ var readTool = Def(Tool{
 	Name: "browser_read",
 	Description: "Page or element content as data, for reading (a snapshot is for acting); " +
 		"main: the article as markdown. Scrolls for lazy content.",
-	Annotations: Annotations{ReadOnly: true, Title: "Read"},
+	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupRead,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in ReadIn) (*Result, error) {

@@ -11,18 +11,18 @@ import (
 // ScreenshotIn is browser_screenshot's input.
 type ScreenshotIn struct {
 	FullPage bool   `json:"full_page,omitempty" jsonschema:"whole page"`
-	Ref      string `json:"ref,omitempty" jsonschema:"element ref"`
-	Selector string `json:"selector,omitempty" jsonschema:"element CSS selector"`
+	Ref      string `json:"ref,omitempty"`
+	Selector string `json:"selector,omitempty"`
 	Format   string `json:"format,omitempty" jsonschema:"default jpeg" enum:"jpeg,png"`
 	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG quality (60)" minimum:"1" maximum:"100"`
-	Session  string `json:"session,omitempty" jsonschema:"agent session"`
-	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	Session  string `json:"session,omitempty"`
+	Tab      string `json:"tab,omitempty"`
 }
 
 var screenshotTool = Def(Tool{
 	Name:        "browser_screenshot",
 	Description: "An image of the viewport, the full page or one element. To read the page, prefer browser_snapshot.",
-	Annotations: Annotations{ReadOnly: true, Title: "Screenshot"},
+	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupScreenshot,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in ScreenshotIn) (*Result, error) {

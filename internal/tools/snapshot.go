@@ -10,11 +10,11 @@ import (
 // SnapshotIn is browser_snapshot's input.
 type SnapshotIn struct {
 	Mode     string `json:"mode,omitempty" jsonschema:"default compact; interactive: refs only; diff: changes" enum:"compact,full,interactive,diff"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"default 20000" minimum:"1" maximum:"1000000"`
-	Offset   int    `json:"offset,omitempty" jsonschema:"continue a cut snapshot here" minimum:"0" maximum:"10000000"`
+	MaxChars int    `json:"max_chars,omitempty" minimum:"1" maximum:"1000000"`
+	Offset   int    `json:"offset,omitempty" minimum:"0" maximum:"10000000"`
 	Scope    string `json:"scope,omitempty" jsonschema:"subtree: ref or selector"`
-	Session  string `json:"session,omitempty" jsonschema:"agent session"`
-	Tab      string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	Session  string `json:"session,omitempty"`
+	Tab      string `json:"tab,omitempty"`
 }
 
 // Check refuses negative numbers.
@@ -29,7 +29,7 @@ func (in SnapshotIn) Check() error {
 var snapshotTool = Def(Tool{
 	Name:        "browser_snapshot",
 	Description: "The page as text, with refs (e3) on what can be acted on. Long pages continue with offset.",
-	Annotations: Annotations{ReadOnly: true, Title: "Snapshot"},
+	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupCore,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in SnapshotIn) (*Result, error) {
@@ -54,12 +54,12 @@ func scopeLocator(scope string) browser.Locator {
 
 // FindIn is browser_find's input.
 type FindIn struct {
-	Text    string `json:"text,omitempty" jsonschema:"text (/re/i ok)"`
-	Role    string `json:"role,omitempty" jsonschema:"role, e.g. button"`
-	Name    string `json:"name,omitempty" jsonschema:"accessible name (/re/i ok)"`
+	Text    string `json:"text,omitempty"`
+	Role    string `json:"role,omitempty"`
+	Name    string `json:"name,omitempty"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 20" minimum:"1" maximum:"1000"`
-	Session string `json:"session,omitempty" jsonschema:"agent session"`
-	Tab     string `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	Session string `json:"session,omitempty"`
+	Tab     string `json:"tab,omitempty"`
 }
 
 // Check refuses a negative limit.
@@ -73,7 +73,7 @@ func (in FindIn) Check() error {
 var findTool = Def(Tool{
 	Name:        "browser_find",
 	Description: "Find elements by text, role and/or name: their snapshot lines with refs, without a whole snapshot.",
-	Annotations: Annotations{ReadOnly: true, Title: "Find"},
+	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupCore,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in FindIn) (*Result, error) {

@@ -11,7 +11,7 @@ type StatusIn struct{}
 var statusTool = Def(Tool{
 	Name:        "browser_status",
 	Description: "webpilot's backend, browser, sessions and configuration.",
-	Annotations: Annotations{ReadOnly: true, Title: "Browser status"},
+	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupCore,
 	Hold:        HoldNothing,
 }, func(ctx context.Context, h *Held, _ StatusIn) (*Result, error) {

@@ -14,7 +14,7 @@ type TabsIn struct {
 	Tab     string `json:"tab,omitempty" jsonschema:"tab id, t1, t2, … (select, close)"`
 	Match   string `json:"match,omitempty" jsonschema:"select: part of the tab's URL or title, or /regex/ (instead of tab)"`
 	URL     string `json:"url,omitempty" jsonschema:"new: URL to open"`
-	Session string `json:"session,omitempty" jsonschema:"agent session"`
+	Session string `json:"session,omitempty"`
 }
 
 // Check refuses select without exactly one of tab and match, match with
@@ -36,7 +36,7 @@ func (in TabsIn) Check() error {
 var tabsTool = Def(Tool{
 	Name:        "browser_tabs",
 	Description: "List, open, select or close the session's tabs (popups join it).",
-	Annotations: Annotations{Title: "Tabs", Destructive: ptr(true)},
+	Annotations: Annotations{Destructive: ptr(true)},
 	Group:       GroupTabs,
 	Hold:        HoldSession,
 }, func(ctx context.Context, h *Held, in TabsIn) (*Result, error) {

@@ -21,6 +21,12 @@ const (
 	InlineSnapshotMaxChar = 6_000  // snapshots returned by navigate and actions
 )
 
+// SharedArgs are the arguments DESIGN.md shares between tools, described
+// once in the server's instructions (mcpserver.Instructions): a tool's
+// schema may leave them undescribed, which saves tools/list tokens on every
+// tool that takes them.
+var SharedArgs = []string{"session", "tab", "ref", "selector", "text", "role", "name", "exact", "within", "frame", "max_chars", "offset", "timeout_ms", "snapshot"}
+
 // Deps is what the tools need from the program that serves them.
 type Deps struct {
 	Manager        *browser.Manager
@@ -46,9 +52,9 @@ type Tool struct {
 }
 
 // Annotations are the hints a client gets about a tool (MCP's tool
-// annotations): nil pointers are left out.
+// annotations): nil pointers are left out. There is no title: the tool's
+// name reads well enough, and a title costs every tools/list tokens.
 type Annotations struct {
-	Title       string
 	ReadOnly    bool
 	Destructive *bool
 	Idempotent  bool

@@ -36,8 +36,8 @@ type WaitIn struct {
 	Conditions []WaitCondIn `json:"conditions" jsonschema:"target+state (visible|hidden|attached|detached|enabled), url|title (glob or /re/), network_idle, download, time_ms; tier 0 beats 1+"`
 	Mode       string       `json:"mode,omitempty" jsonschema:"default any" enum:"any,all"`
 	TimeoutMs  int          `json:"timeout_ms,omitempty" jsonschema:"default 10000" minimum:"1" maximum:"120000"`
-	Session    string       `json:"session,omitempty" jsonschema:"agent session"`
-	Tab        string       `json:"tab,omitempty" jsonschema:"tab id (default: current)"`
+	Session    string       `json:"session,omitempty"`
+	Tab        string       `json:"tab,omitempty"`
 }
 
 // maxWaitConditions bounds the conditions of one wait.
@@ -66,7 +66,7 @@ func (in WaitIn) Check() error {
 var waitTool = Def(Tool{
 	Name:        "browser_wait",
 	Description: "Wait until conditions hold (any: lowest tier wins; or all); on timeout, why each did not. Instead of polling snapshots.",
-	Annotations: Annotations{Title: "Wait", ReadOnly: true},
+	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupWait,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in WaitIn) (*Result, error) {
