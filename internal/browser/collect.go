@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -96,6 +97,7 @@ type CollectOptions struct {
 type Collected struct {
 	URL   string
 	Names []string            // the keys of the items, in order
+	urls  map[string]bool     // the fields that hold URLs (href, src): written relative to the page
 	Items []map[string]string // kept items (fallback items have only "text")
 	// Matched is how many elements the selector matched (at the end).
 	Matched      int
@@ -297,9 +299,12 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, fields 
 		jsFields[i] = map[string]string{"name": f.Name, "selector": f.Selector, "property": f.Property}
 	}
 	var st readState
-	c := &Collected{Names: make([]string, len(fields))}
+	c := &Collected{Names: make([]string, len(fields)), urls: map[string]bool{}}
 	for i, f := range fields {
 		c.Names[i] = f.Name
+		if f.Property == "href" || f.Property == "src" {
+			c.urls[f.Name] = true
+		}
 	}
 	// read reads the items after those read so far: as many as the limit
 	// still wants (more when filters may drop some).
@@ -549,10 +554,24 @@ func (c *Collected) render(o CollectOptions) (header, body string) {
 	if o.Discover {
 		return c.renderProposals()
 	}
+	// One JSON array per item under a columns line: the keys are not
+	// repeated on every item, and URLs on the page's origin are written
+	// from their path, as snapshots write them (tokens).
+	cols := slices.Clone(c.Names)
+	if !slices.Contains(cols, "text") && slices.ContainsFunc(c.Items, func(it map[string]string) bool { return it["text"] != "" }) {
+		cols = append(cols, "text") // fallback items are their text
+	}
+	base, _ := url.Parse(c.URL)
 	var lines []string
-	keys := append(slices.Clip(c.Names), "text") // fallback items are their text
 	for _, it := range c.Items {
-		lines = append(lines, jsonLine(keys, it))
+		row := make([]string, len(cols))
+		for i, k := range cols {
+			row[i] = it[k]
+			if c.urls[k] && row[i] != "" {
+				row[i] = relativeURL(base, row[i])
+			}
+		}
+		lines = append(lines, compactJSON(row))
 	}
 	var notes []string
 	if n := c.Deduplicated; n > 0 {
@@ -588,6 +607,9 @@ func (c *Collected) render(o CollectOptions) (header, body string) {
 	}
 	if c.Stopped {
 		header += "\n(reading stopped at the time budget: later items are not included)"
+	}
+	if len(c.Items) > 0 {
+		header += "\ncolumns " + compactJSON(cols)
 	}
 	if len(c.Items) == 0 {
 		header += "\n(reason: all_filtered — every match was dropped by exclude, deduplicate_by, emptiness or hiding; loosen them)"

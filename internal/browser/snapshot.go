@@ -687,12 +687,16 @@ func (r *renderer) cell(n *wnode) string {
 
 // relative shortens a link target relative to the page: same origin loses
 // its origin, a link to the page itself keeps only its #fragment.
-func (r *renderer) relative(raw string) string {
+func (r *renderer) relative(raw string) string { return relativeURL(r.base, raw) }
+
+// relativeURL writes raw relative to base when both are on one origin: the
+// path (and query), or only the fragment on base's own page; else raw.
+func relativeURL(base *url.URL, raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || r.base == nil {
+	if err != nil || base == nil {
 		return raw
 	}
-	if u.Scheme != r.base.Scheme || u.Host != r.base.Host {
+	if u.Scheme != base.Scheme || u.Host != base.Host {
 		return raw
 	}
 	s := u.EscapedPath()
@@ -702,7 +706,7 @@ func (r *renderer) relative(raw string) string {
 	if u.RawQuery != "" {
 		s += "?" + u.RawQuery
 	}
-	if u.Path == r.base.Path && u.RawQuery == r.base.RawQuery && u.Fragment != "" {
+	if u.Path == base.Path && u.RawQuery == base.RawQuery && u.Fragment != "" {
 		return "#" + u.EscapedFragment()
 	}
 	if u.Fragment != "" {

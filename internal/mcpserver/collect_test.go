@@ -35,13 +35,13 @@ func TestCollectThroughMCP(t *testing.T) {
 		"exclude": `{"title": "(?i)promoted"}`}
 	out := mustCall(t, ctx, cs, "browser_collect", args)
 	lines = strings.Split(out, "\n")
-	if !strings.HasPrefix(lines[0], "4 items from "+base+"/collect/products.html (15 matched") || len(lines) != 5 {
+	if !strings.HasPrefix(lines[0], "4 items from "+base+"/collect/products.html (15 matched") || len(lines) != 6 || !strings.HasPrefix(lines[1], `columns ["title","url"`) {
 		t.Fatalf("collect:\n%s", out)
 	}
 	for i, want := range []string{"Blue mug", "Red cup", "Green teapot", "Steel kettle"} {
-		var it map[string]string
-		if err := json.Unmarshal([]byte(lines[i+1]), &it); err != nil || it["title"] != want || !strings.HasPrefix(it["url"], base+"/p/") {
-			t.Errorf("item %d = %q, want %s", i, lines[i+1], want)
+		var row []string
+		if err := json.Unmarshal([]byte(lines[i+2]), &row); err != nil || len(row) < 2 || row[0] != want || !strings.HasPrefix(row[1], "/p/") {
+			t.Errorf("item %d = %q, want %s", i, lines[i+2], want)
 		}
 	}
 

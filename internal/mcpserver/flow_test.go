@@ -391,15 +391,6 @@ func TestFlowProgress(t *testing.T) {
 // Six steps in one call: open → fill → submit → wait → collect → read.
 func TestFlowSixSteps(t *testing.T) {
 	t.Parallel()
-	var missing []string
-	for _, name := range []string{"browser_wait", "browser_read", "browser_collect"} {
-		if !slices.ContainsFunc(tools.Table(), func(tl tools.Tool) bool { return tl.Name == name }) {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) > 0 {
-		t.Skipf("needs %s, not in the tool table of this branch", strings.Join(missing, ", "))
-	}
 	base := fixtures(t)
 	cs, _ := flowClient(t, mcpserver.Options{}, nil)
 	ctx := backendtest.Context(t, 90*time.Second)
