@@ -246,7 +246,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 
-	// 3. Actions on a warm page, verification included.
+	// 3. Getting 50 items of a list into the agent's context, three ways.
+	if err := benchExtract(stdout, enc, call, srv.URL+"/snap/shop300.html", *runs); err != nil {
+		return err
+	}
+
+	// 4. Actions on a warm page, verification included.
 	if _, _, err := call("browser_navigate", map[string]any{"url": srv.URL + "/act/kinds.html", "snapshot": "none"}); err != nil {
 		return err
 	}
