@@ -623,6 +623,7 @@ func (c *Collected) renderProposals() (header, body string) {
 			"use browser_snapshot, or collect with a selector of your own"
 	}
 	header = fmt.Sprintf("%d item selectors on %s, best first; pass one line's JSON to browser_collect", len(c.Proposals), Echo(c.URL))
+	base, _ := url.Parse(c.URL)
 	var lines []string
 	for i, p := range c.Proposals {
 		args := struct {
@@ -634,51 +635,32 @@ func (c *Collected) renderProposals() (header, body string) {
 			where = ", in a menu or page chrome"
 		}
 		lines = append(lines, fmt.Sprintf("%d. %d items%s: %s", i+1, p.Count, where, compactJSON(args)))
-		names := []string{"text"}
-		if len(p.Fields) > 0 {
-			names = names[:0]
-			for _, f := range p.Fields {
-				names = append(names, f.Name)
-			}
+		// The sample: one array per item in the fields' order (the item's
+		// text when it has no fields), as a collect returns them.
+		isURL := make([]bool, len(p.Fields))
+		for j, f := range p.Fields {
+			isURL[j] = f.Property == "href" || f.Property == "src"
 		}
 		for _, vs := range p.Sample {
-			item := map[string]string{}
-			if len(vs) == len(names)+1 {
-				item["text"] = shorten(vs[len(names)], 80)
-			} else {
-				for j, n := range names {
-					if j < len(vs) {
-						item[n] = shorten(vs[j], 80)
-					}
-				}
+			if len(p.Fields) > 0 && len(vs) == len(p.Fields)+1 {
+				// every field empty: the item's text
+				lines = append(lines, "   "+compactJSON([]string{shorten(vs[len(vs)-1], 80)}))
+				continue
 			}
-			lines = append(lines, "   "+jsonLine(append(slices.Clip(names), "text"), item))
+			row := make([]string, 0, len(vs))
+			for j, v := range vs {
+				if len(p.Fields) > 0 && j >= len(p.Fields) {
+					break
+				}
+				if j < len(isURL) && isURL[j] && v != "" {
+					v = relativeURL(base, v)
+				}
+				row = append(row, shorten(v, 80))
+			}
+			lines = append(lines, "   "+compactJSON(row))
 		}
 	}
 	return header, strings.Join(lines, "\n")
-}
-
-// jsonLine writes an item as one JSON object, keys in the fields' order,
-// empty values left out, HTML characters as they are.
-func jsonLine(names []string, item map[string]string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	done := map[string]bool{}
-	for _, n := range names {
-		v, ok := item[n]
-		if !ok || v == "" || done[n] {
-			continue
-		}
-		done[n] = true
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(compactJSON(n))
-		b.WriteByte(':')
-		b.WriteString(compactJSON(v))
-	}
-	b.WriteByte('}')
-	return b.String()
 }
 
 // compactJSON is v as JSON without HTML escaping.

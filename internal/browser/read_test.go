@@ -334,3 +334,26 @@ func TestReadFrame(t *testing.T) {
 		t.Errorf("the first line does not name the cross-site frame: %q", res.Text)
 	}
 }
+
+// A frame whose document moves to another site (a new process) is read in
+// its new document, not through what was known of the old one.
+func TestReadFrameMovesToAnotherSite(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/read/frame.html")
+	if res := e.mustRead(browser.ReadOptions{What: "text", Target: browser.Locator{Frame: "#inner"}}); !strings.Contains(res.Text, "Frame paragraph text.") {
+		t.Fatalf("before: %q", res.Text)
+	}
+	other := serveLocalhost(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<title>Other</title><p>Other site frame</p>`)
+	}))
+	if err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		return tab.Target().Call(ctx, "Runtime.evaluate", map[string]any{"expression": `new Promise(r => { const f = document.getElementById("inner"); f.onload = r; f.src = "` + other + `/x" })`, "awaitPromise": true}, nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res := e.mustRead(browser.ReadOptions{What: "text", Target: browser.Locator{Frame: "#inner"}})
+	if !strings.HasPrefix(res.Text, "text of "+other+"/x (") || body(res) != "Other site frame" {
+		t.Errorf("after the frame moved to %s: %q", other, res.Text)
+	}
+}
