@@ -36,6 +36,10 @@ func TestArrows(t *testing.T) {
 			"the Backend interface depends on nothing concrete"},
 		{mod + "/internal/cdp", false, []string{mod + "/internal/backend", mod + "/internal/browser", "github.com/modelcontextprotocol/go-sdk"},
 			"the CDP client knows nothing of tabs, sessions or MCP"},
+		{mod + "/internal/flow", false, []string{mod + "/internal/tools", mod + "/internal/mcpserver", "github.com/modelcontextprotocol/go-sdk"},
+			"the step language is shared by browser_flow and recipes: it runs steps through an executor and knows neither the table nor MCP"},
+		{mod + "/internal/flow", true, []string{mod + "/internal/cdp", "github.com/chromedp/cdproto"},
+			"the step language never speaks CDP"},
 		{mod + "/internal/mcpserver", true, []string{mod + "/internal/cdp", "github.com/chromedp/cdproto", mod + "/internal/backend/launch"},
 			"the MCP layer never touches CDP or picks a backend"},
 	}
