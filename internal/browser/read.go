@@ -71,6 +71,9 @@ type ReadResult struct {
 	// Text is the result as the agent reads it: a line naming what was
 	// read and where from, then the content (the requested part of it).
 	Text string
+	// Content is the requested part of the content alone: what a flow's
+	// save_as keeps.
+	Content string
 }
 
 // readAnswer is what read.js answers.
@@ -383,11 +386,12 @@ func (r *ReadResult) render(content string, o ReadOptions) string {
 		case r.NextOffset > 0:
 			tail = fmt.Sprintf("\n… cut at char %s of %s; browser_read with offset=%d continues", commas(end), commas(r.TotalChars), r.NextOffset)
 		case o.Offset >= r.TotalChars:
-			tail = fmt.Sprintf("(offset %s is past the end: the content has %s chars)", commas(o.Offset), commas(r.TotalChars))
+			tail = fmt.Sprintf("\n(offset %s is past the end: the content has %s chars)", commas(o.Offset), commas(r.TotalChars))
 		default:
 			tail = fmt.Sprintf("\n(end; chars %s–%s of %s)", commas(o.Offset), commas(end), commas(r.TotalChars))
 		}
 	}
+	r.Content = part
 	var b strings.Builder
 	b.WriteString(r.What)
 	if r.What == ReadAttribute {

@@ -319,6 +319,12 @@ func stepName(i int, do string) string {
 // an agent error), its message prefixed with the step, its hint.
 func stepError(s Step, err error, code browser.Code) *browser.Error {
 	out := &browser.Error{Code: code, Message: err.Error(), Err: err}
+	if code == browser.CodeInternal {
+		// Not the agent's doing: the cause goes to the log (the server
+		// logs an INTERNAL error's cause), the agent gets what a call that
+		// failed this way gets.
+		out.Message, out.Hint = "webpilot hit an internal error (details in its log)", "retry; if it keeps failing, run browser_status and report the log"
+	}
 	if be, ok := browser.AsError(err); ok {
 		out = &browser.Error{Code: be.Code, Message: be.Message, Hint: be.Hint, Suggestions: be.Suggestions, Err: be.Err}
 		if len(be.Diagnosis) > 0 {

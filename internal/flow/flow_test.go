@@ -188,6 +188,11 @@ func (f *fakeExec) Run(ctx context.Context, tool string, args map[string]any) (O
 		return Output{}, errs[0]
 	}
 	if txt, ok := f.texts[tool]; ok {
+		if tool == "browser_read" {
+			// as browser_read answers: a header line, then the content,
+			// which is the value
+			return Output{Text: "text of selector \"#status\" at https://x.test/ (11 chars):\n" + txt, Value: &txt}, nil
+		}
 		return Output{Text: txt}, nil
 	}
 	return Output{Text: "did " + key}, nil
@@ -313,6 +318,15 @@ func TestRun(t *testing.T) {
 		tr = p.Run(ctx, &fakeExec{fails: map[int][]error{3: {notFound}}}, nil)
 		if _, ok := tr.Err.Diagnosis["capture"]; ok || tr.Err.Diagnosis["trace"] == nil {
 			t.Errorf("on_error_capture false: diagnosis %v", tr.Err.Diagnosis)
+		}
+	})
+
+	t.Run("a fault that is not the agent's is INTERNAL, its cause kept for the log", func(t *testing.T) {
+		p, _ := Parse([]map[string]any{{"do": "snapshot"}}, 0, false)
+		cause := errors.New("page walker: cdp: connection reset")
+		tr := p.Run(ctx, &fakeExec{fails: map[int][]error{1: {cause}}}, nil)
+		if tr.Err == nil || tr.Err.Code != browser.CodeInternal || strings.Contains(tr.Err.Message, "connection reset") || tr.Err.Hint == "" || !errors.Is(tr.Err, cause) {
+			t.Errorf("Err = %#v", tr.Err)
 		}
 	})
 

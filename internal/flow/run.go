@@ -30,6 +30,9 @@ type Executor interface {
 // Output is what a step's tool returned.
 type Output struct {
 	Text string
+	// Value is what save_as keeps when it is not the trimmed Text (a
+	// read's content without its header); nil: Text.
+	Value *string
 	// Raw is the executor's own result, handed back untouched.
 	Raw any
 }
@@ -236,6 +239,9 @@ func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]
 		return out, "", stepError(s, err, browser.CodeInternal)
 	}
 	value := strings.TrimSpace(out.Text)
+	if out.Value != nil {
+		value = strings.TrimSpace(*out.Value)
+	}
 	if s.Do == "find" && (s.SaveAs != "" || s.Nth > 0) {
 		ref, be := pick(s, out.Text)
 		if be != nil {

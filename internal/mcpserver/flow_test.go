@@ -402,11 +402,17 @@ func TestFlowSixSteps(t *testing.T) {
 		map[string]any{"do": "wait", "conditions": []any{map[string]any{"selector": "#results li", "state": "visible"}}},
 		map[string]any{"do": "collect", "selector": "#results li"},
 		map[string]any{"do": "read", "selector": "#status", "save_as": "status"},
+		// What the read saved is the text read, not its header line.
+		map[string]any{"do": "fill_form", "fields": []any{map[string]any{"selector": "#name", "value": "$status"}}},
+		map[string]any{"do": "read", "what": "value", "selector": "#name"},
 	}})
-	for _, want := range []string{"Flow done: 6 step(s)", "4 wait", "5 collect", "6 read", "Alpha", "Gamma", "Found 3 for Cy"} {
+	for _, want := range []string{"Flow done: 8 step(s)", "4 wait", "5 collect", "6 read", "Alpha", "Gamma", "Found 3 for Cy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("result lacks %q:\n%s", want, out)
 		}
+	}
+	if !regexpMatch(`\[8 read\]\nvalue of [^\n]*:\nFound 3 for Cy(\n|$)`, out) {
+		t.Errorf("the saved read is not the text alone:\n%s", out)
 	}
 }
 

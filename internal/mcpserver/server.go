@@ -245,6 +245,8 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 			be = &browser.Error{Code: browser.CodeInternal, Message: "webpilot hit an internal error (details in its log)",
 				Hint: "retry; if it keeps failing, run browser_status and report the log"}
 		}
+	} else if be.Err != nil && be.Code == browser.CodeInternal {
+		s.log.Error("tool failed", "tool", tool, "err", be.Message, "cause", be.Err)
 	} else if be.Err != nil {
 		s.log.Debug("tool error", "tool", tool, "code", be.Code, "cause", be.Err)
 	}

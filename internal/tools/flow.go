@@ -114,7 +114,7 @@ func flowResult(p *flow.Plan, tr *flow.Trace) *Result {
 		}
 		switch {
 		case e.Do == "find" || e.Do == "read" || e.Do == "collect" || e.Do == "wait" || e.Do == "snapshot" && i == last:
-			fmt.Fprintf(&b, "\n\n[%d %s]\n%s", e.Index, e.Do, strings.TrimSpace(r.Text))
+			fmt.Fprintf(&b, "\n\n[%d %s]\n%s", e.Index, e.Do, cutOutput(strings.TrimSpace(r.Text), FlowStepMaxChars))
 		default:
 			for _, n := range stepNotes(r.Text) {
 				fmt.Fprintf(&b, "\n[%d %s] %s", e.Index, e.Do, n)
@@ -126,8 +126,28 @@ func flowResult(p *flow.Plan, tr *flow.Trace) *Result {
 			res.Snapshot = mode
 		}
 	}
-	res.Text = b.String()
+	res.Text = cutOutput(b.String(), FlowMaxChars)
 	return res
+}
+
+// A flow's result is bounded: each step's output, then the whole.
+const (
+	FlowStepMaxChars = InlineSnapshotMaxChar // a find, read, collect, wait or final snapshot step's output
+	FlowMaxChars     = SnapshotMaxChars      // the whole result
+)
+
+// cutOutput cuts text to max runes at a line end when there is one, saying
+// how much is left out and how to read it.
+func cutOutput(text string, max int) string {
+	r := []rune(text)
+	if len(r) <= max {
+		return text
+	}
+	part := string(r[:max])
+	if i := strings.LastIndexByte(part, '\n'); i > len(part)/2 {
+		part = part[:i]
+	}
+	return part + fmt.Sprintf("\n… %d more chars left out of the flow's result: run that step alone (with offset) to read them", len(r)-len([]rune(part)))
 }
 
 // stepNotes are the lines of a step's result worth keeping in a flow's
@@ -216,7 +236,7 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (f
 	if res == nil {
 		res = &Result{}
 	}
-	return flow.Output{Text: res.Text, Raw: res}, nil
+	return flow.Output{Text: res.Text, Value: res.Value, Raw: res}, nil
 }
 
 // Capture implements flow.Executor: the page's URL, title and compact

@@ -50,5 +50,5 @@ var readTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Text: res.Text}, nil
+	return &Result{Text: res.Text, Value: &res.Content}, nil
 })

@@ -102,6 +102,9 @@ type Result struct {
 	Dialog *browser.DialogView
 	// Snapshot is the mode of the inline snapshot ("" or none: none).
 	Snapshot string
+	// Value is what a flow step's save_as keeps when it is not the whole
+	// text (browser_read: the content without its header line).
+	Value *string
 }
 
 // Image is an image a tool returns, as raw encoded bytes.
