@@ -106,6 +106,38 @@ func TestConfigPrecedence(t *testing.T) {
 
 // The tool profile and caps come from flag, environment or file like every
 // key, and choose the tools the server lists.
+// An origin policy switches browser_eval off unless eval is switched on by
+// name: page code can send requests to any origin.
+func TestOriginPolicyTurnsEvalOff(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		args     []string
+		evalOn   bool
+		wantNote bool
+	}{
+		{"no policy", nil, true, false},
+		{"allowed origins", []string{"--allowed-origins=example.com"}, false, true},
+		{"blocked origins, other caps", []string{"--blocked-origins=evil.test", "--caps=-tabs"}, false, true},
+		{"policy and +eval", []string{"--allowed-origins=example.com", "--caps=+eval"}, true, false},
+		{"policy, +eval then -eval", []string{"--allowed-origins=example.com", "--caps=+eval,-eval"}, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := mustLoad(t, c.args, nil, "")
+			caps, note := effectiveCaps(cfg)
+			sel, err := tools.Select(cfg.Profile, caps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Contains(sel.Names(), "browser_eval"); got != c.evalOn {
+				t.Errorf("browser_eval active = %v with caps %q", got, caps)
+			}
+			if (note != "") != c.wantNote {
+				t.Errorf("note %q", note)
+			}
+		})
+	}
+}
+
 func TestConfigTools(t *testing.T) {
 	for _, c := range []struct {
 		name     string

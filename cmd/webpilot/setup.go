@@ -113,7 +113,11 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		DialogPolicy:   cfg.DialogPolicy,
 		UploadRoots:    uploadRoots(cfg, a.log),
 	})
-	sel, err := tools.Select(cfg.Profile, cfg.Caps)
+	caps, capsNote := effectiveCaps(cfg)
+	if capsNote != "" {
+		a.log.Info(capsNote)
+	}
+	sel, err := tools.Select(cfg.Profile, caps)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -139,11 +143,43 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 			DefaultSession: cfg.Session,
 			Logger:         a.log,
 			Status: func() map[string]any {
-				return map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind, "cdp_commands_sent": cdp.CommandsSent()}
+				st := map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind, "cdp_commands_sent": cdp.CommandsSent()}
+				if capsNote != "" {
+					st["caps_note"] = capsNote
+				}
+				return st
 			},
 		},
 	})
 	return a, nil
+}
+
+// effectiveCaps are the caps the tools are selected with: cfg's, and, when
+// an origin policy is set (--allowed-origins, --blocked-origins) and eval
+// was not switched on by name, -eval: the policy governs the documents the
+// tab opens, while code run in a page can send requests anywhere, so eval
+// would be a way around it. note says so ("" when nothing was added).
+func effectiveCaps(cfg *Config) (caps, note string) {
+	caps = cfg.Caps
+	if len(cfg.AllowedOrigins) == 0 && len(cfg.BlockedOrigins) == 0 {
+		return caps, ""
+	}
+	parsed, err := tools.ParseCaps(caps)
+	if err != nil {
+		return caps, "" // Select reports it
+	}
+	for i := len(parsed) - 1; i >= 0; i-- {
+		if parsed[i].Group == tools.GroupEval {
+			if parsed[i].On {
+				return caps, ""
+			}
+			break
+		}
+	}
+	if caps != "" {
+		caps += ","
+	}
+	return caps + "-eval", "browser_eval is off: an origin policy is set, and code run in a page can send requests to any origin; --caps +eval switches it on anyway"
 }
 
 // close shuts the browser down and closes the log.
