@@ -3,7 +3,9 @@ package browser
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -70,4 +72,26 @@ func patternError(pat string) *Error {
 	return &Error{Code: CodeInvalidArgument,
 		Message: fmt.Sprintf("the regular expression %s ran for over %v on this page's text without finishing, and was stopped: it backtracks catastrophically", pat, patternBudget),
 		Hint:    "simplify the pattern: avoid nested or overlapping quantifiers such as (a+)+, (a|a)* or (.*)*; or give plain text, which matches as a case-insensitive substring"}
+}
+
+// goPattern compiles an agent's /regex/flags value for matching in Go
+// (RE2), as browser_find's values are written: flags i, m and s apply, and
+// d, u and v (JavaScript's) change nothing for a match. ok is false when v
+// is not written as /regex/flags (plain text).
+func goPattern(v string) (re *regexp.Regexp, ok bool, err error) {
+	m := patternRe.FindStringSubmatch(v)
+	if m == nil || len(v) < 2 {
+		return nil, false, nil
+	}
+	pat, flags := m[1], ""
+	for _, f := range m[2] {
+		if strings.ContainsRune("ims", f) {
+			flags += string(f)
+		}
+	}
+	if flags != "" {
+		pat = "(?" + flags + ")" + pat
+	}
+	re, err = regexp.Compile(pat)
+	return re, true, err
 }

@@ -212,17 +212,7 @@ func checkWait(o WaitOptions) ([]*waitCond, error) {
 // any run of characters) matched against the whole string, ignoring case;
 // anything else a case-insensitive part.
 func pageMatcher(i int, field, v string) (func(string) bool, error) {
-	if m := patternRe.FindStringSubmatch(v); m != nil && len(v) >= 2 {
-		pat, flags := m[1], ""
-		for _, f := range m[2] {
-			if strings.ContainsRune("ims", f) {
-				flags += string(f)
-			}
-		}
-		if flags != "" {
-			pat = "(?" + flags + ")" + pat
-		}
-		re, err := regexp.Compile(pat)
+	if re, ok, err := goPattern(v); ok {
 		if err != nil {
 			e := condError(i, "%s %s is not a valid regular expression: %v", field, v, err)
 			e.Hint = "write /pattern/ or /pattern/i (RE2 syntax: no lookaround or backreferences), a glob such as */done*, or plain text for a part"
