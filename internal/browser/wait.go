@@ -239,7 +239,11 @@ type reqTracker struct {
 	mu       sync.Mutex
 	inflight map[string]trackedReq
 	ended    map[string]bool // ends seen before their start
-	last     time.Time       // the last start or end
+	ignored  map[string]bool // requests left out (idleTypes, data:): their ends are not kept in ended
+	// untracked counts requests started while inflight was full: until as
+	// many unknown ends have come, the network is not idle.
+	untracked int
+	last      time.Time // the last start or end
 }
 
 type trackedReq struct {
@@ -264,7 +268,7 @@ func requestsOf(sess cdp.Caller) *reqTracker {
 	if r, ok := trackers.Load(sess); ok {
 		return r.(*reqTracker)
 	}
-	r := &reqTracker{inflight: make(map[string]trackedReq), ended: make(map[string]bool), last: time.Now()}
+	r := &reqTracker{inflight: make(map[string]trackedReq), ended: make(map[string]bool), ignored: make(map[string]bool), last: time.Now()}
 	if got, loaded := trackers.LoadOrStore(sess, r); loaded {
 		return got.(*reqTracker)
 	}
@@ -281,27 +285,7 @@ func requestsOf(sess cdp.Caller) *reqTracker {
 				if !ok {
 					return
 				}
-				var e struct {
-					RequestID        string `json:"requestId"`
-					Type             string `json:"type"`
-					RedirectResponse *struct {
-						Status int `json:"status"`
-					} `json:"redirectResponse"`
-					Request struct {
-						URL string `json:"url"`
-					} `json:"request"`
-				}
-				if jsonv2.Unmarshal(raw, &e) != nil || idleTypes[e.Type] || strings.HasPrefix(e.Request.URL, "data:") {
-					continue
-				}
-				r.mu.Lock()
-				r.last = time.Now()
-				if r.ended[e.RequestID] {
-					delete(r.ended, e.RequestID)
-				} else if _, ok := r.inflight[e.RequestID]; ok || len(r.inflight) < maxTracked {
-					r.inflight[e.RequestID] = trackedReq{url: e.Request.URL, start: time.Now()}
-				}
-				r.mu.Unlock()
+				r.start(raw)
 			case raw, ok := <-finished:
 				if !ok {
 					return
@@ -318,6 +302,41 @@ func requestsOf(sess cdp.Caller) *reqTracker {
 	return r
 }
 
+// start notes a request's start: tracked, or left out (idleTypes, data:).
+func (r *reqTracker) start(raw jsonv2.Value) {
+	var e struct {
+		RequestID        string `json:"requestId"`
+		Type             string `json:"type"`
+		RedirectResponse *struct {
+			Status int `json:"status"`
+		} `json:"redirectResponse"`
+		Request struct {
+			URL string `json:"url"`
+		} `json:"request"`
+	}
+	if jsonv2.Unmarshal(raw, &e) != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if idleTypes[e.Type] || strings.HasPrefix(e.Request.URL, "data:") {
+		if len(r.ignored) >= maxTracked {
+			clear(r.ignored)
+		}
+		r.ignored[e.RequestID] = true
+		delete(r.ended, e.RequestID)
+		return
+	}
+	r.last = time.Now()
+	if r.ended[e.RequestID] {
+		delete(r.ended, e.RequestID)
+	} else if _, ok := r.inflight[e.RequestID]; ok || len(r.inflight) < maxTracked {
+		r.inflight[e.RequestID] = trackedReq{url: e.Request.URL, start: time.Now()}
+	} else {
+		r.untracked++
+	}
+}
+
 func (r *reqTracker) end(raw jsonv2.Value) {
 	var e struct {
 		RequestID string `json:"requestId"`
@@ -332,9 +351,18 @@ func (r *reqTracker) end(raw jsonv2.Value) {
 		delete(r.inflight, e.RequestID)
 		return
 	}
-	if len(r.ended) < maxTracked {
-		r.ended[e.RequestID] = true
+	if r.ignored[e.RequestID] {
+		delete(r.ignored, e.RequestID)
+		return
 	}
+	if r.untracked > 0 {
+		r.untracked-- // one of those started while the map was full
+		return
+	}
+	if len(r.ended) >= maxTracked {
+		clear(r.ended) // the oldest early ends are the least likely to matter
+	}
+	r.ended[e.RequestID] = true
 }
 
 // idle says whether no request has been in flight for quiet, and else
@@ -343,7 +371,7 @@ func (r *reqTracker) idle(quiet time.Duration) (bool, []trackedReq, time.Duratio
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	since := time.Since(r.last)
-	if len(r.inflight) == 0 {
+	if len(r.inflight) == 0 && r.untracked == 0 {
 		return since >= quiet, nil, since
 	}
 	reqs := make([]trackedReq, 0, len(r.inflight))

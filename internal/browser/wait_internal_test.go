@@ -1,8 +1,11 @@
 package browser
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 )
 
 func TestPageMatcher(t *testing.T) {
@@ -66,5 +69,60 @@ func TestCheckWait(t *testing.T) {
 		case conds[0].State != StateHidden || !conds[0].every || conds[1].kind != "url":
 			t.Errorf("%s: compiled %+v %+v", c.name, conds[0], conds[1])
 		}
+	}
+}
+
+// The request tracker of network_idle: ends before starts, requests left
+// out, and a full map never reads as idle.
+func TestReqTracker(t *testing.T) {
+	newTracker := func() *reqTracker {
+		return &reqTracker{inflight: map[string]trackedReq{}, ended: map[string]bool{}, ignored: map[string]bool{}}
+	}
+	start := func(r *reqTracker, id, typ, url string) {
+		r.start(jsonv2.Value(fmt.Sprintf(`{"requestId":%q,"type":%q,"request":{"url":%q}}`, id, typ, url)))
+	}
+	end := func(r *reqTracker, id string) { r.end(jsonv2.Value(fmt.Sprintf(`{"requestId":%q}`, id))) }
+	idle := func(r *reqTracker) bool { ok, _, _ := r.idle(0); return ok }
+
+	r := newTracker()
+	start(r, "1", "Fetch", "https://x.test/a")
+	if idle(r) {
+		t.Error("idle with a fetch in flight")
+	}
+	end(r, "1")
+	if !idle(r) {
+		t.Error("not idle after the fetch ended")
+	}
+	// An end before its start cancels the start.
+	end(r, "2")
+	start(r, "2", "XHR", "https://x.test/b")
+	if !idle(r) || len(r.ended) != 0 {
+		t.Errorf("an early end: idle %v, ended %v", idle(r), r.ended)
+	}
+	// Left-out requests: their ends are not kept as early ends.
+	for i := range 2 * maxTracked {
+		id := fmt.Sprint("es", i)
+		start(r, id, "EventSource", "https://x.test/stream")
+		end(r, id)
+	}
+	if len(r.ended) != 0 || !idle(r) {
+		t.Errorf("ends of left-out requests kept: %d", len(r.ended))
+	}
+	// A full map: the requests past it still hold idleness off until as
+	// many ends have come.
+	r = newTracker()
+	for i := range maxTracked + 2 {
+		start(r, fmt.Sprint("q", i), "Fetch", "https://x.test/q")
+	}
+	for i := range maxTracked {
+		end(r, fmt.Sprint("q", i))
+	}
+	if idle(r) {
+		t.Error("idle while two requests past the map's bound are in flight")
+	}
+	end(r, fmt.Sprint("q", maxTracked))
+	end(r, fmt.Sprint("q", maxTracked+1))
+	if !idle(r) {
+		t.Error("not idle once every request ended")
 	}
 }
