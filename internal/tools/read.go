@@ -7,28 +7,17 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
-// ReadIn is browser_read's input. Its target fields are LocatorIn's less
-// exact, with shorter descriptions: browser_read is listed in every
-// tools/list, and its element is optional.
+// ReadIn is browser_read's input: what to read, and an optional element
+// (LocatorIn's fields; none: the page).
 type ReadIn struct {
-	What            string `json:"what,omitempty" jsonschema:"default text" enum:"text,markdown,main,html,outer_html,attribute,value,title,url"`
-	Attribute       string `json:"attribute,omitempty" jsonschema:"its name"`
-	Ref             string `json:"ref,omitempty"`
-	Selector        string `json:"selector,omitempty"`
-	Text            string `json:"text,omitempty"`
-	Role            string `json:"role,omitempty"`
-	Name            string `json:"name,omitempty"`
-	Within          string `json:"within,omitempty"`
-	Frame           string `json:"frame,omitempty"`
+	What      string `json:"what,omitempty" jsonschema:"default text" enum:"text,markdown,main,html,outer_html,attribute,value,title,url"`
+	Attribute string `json:"attribute,omitempty" jsonschema:"its name"`
+	LocatorIn
 	MaxChars        int    `json:"max_chars,omitempty" minimum:"1" maximum:"1000000"`
 	Offset          int    `json:"offset,omitempty" minimum:"0" maximum:"10000000"`
 	Session         string `json:"session,omitempty"`
 	Tab             string `json:"tab,omitempty"`
 	AutoScrollRetry *bool  `json:"auto_scroll_retry,omitempty" jsonschema:"default true"`
-}
-
-func (in ReadIn) target() browser.Locator {
-	return LocatorIn{Ref: in.Ref, Selector: in.Selector, Text: in.Text, Role: in.Role, Name: in.Name, Within: in.Within, Frame: in.Frame}.target()
 }
 
 // ReadMaxChars is browser_read's default max_chars (DESIGN.md).

@@ -14,14 +14,7 @@ import (
 // tier ranks it in mode any. Its fields are explained in the conditions
 // description, which costs fewer tokens than one per field.
 type WaitCondIn struct {
-	Ref         string `json:"ref,omitempty"`
-	Selector    string `json:"selector,omitempty"`
-	Text        string `json:"text,omitempty"`
-	Role        string `json:"role,omitempty"`
-	Name        string `json:"name,omitempty"`
-	Exact       bool   `json:"exact,omitempty"`
-	Within      string `json:"within,omitempty"`
-	Frame       string `json:"frame,omitempty"`
+	LocatorIn
 	State       string `json:"state,omitempty"`
 	URL         string `json:"url,omitempty"`
 	Title       string `json:"title,omitempty"`
@@ -72,8 +65,7 @@ var waitTool = Def(Tool{
 }, func(ctx context.Context, h *Held, in WaitIn) (*Result, error) {
 	o := browser.WaitOptions{All: in.Mode == "all", Timeout: timeout(in.TimeoutMs)}
 	for _, c := range in.Conditions {
-		lc := LocatorIn{Ref: c.Ref, Selector: c.Selector, Text: c.Text, Role: c.Role, Name: c.Name, Exact: c.Exact, Within: c.Within, Frame: c.Frame}
-		o.Conditions = append(o.Conditions, browser.WaitCondition{Target: lc.target(), State: strings.TrimSpace(c.State),
+		o.Conditions = append(o.Conditions, browser.WaitCondition{Target: c.target(), State: strings.TrimSpace(c.State),
 			URL: c.URL, Title: c.Title, NetworkIdle: c.NetworkIdle, Download: c.Download,
 			Time: time.Duration(c.TimeMs) * time.Millisecond, Tier: c.Tier})
 	}
