@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -112,6 +111,7 @@ type Collected struct {
 	Text         string         // header and (the requested page of) the body
 	TotalChars   int
 	NextOffset   int
+	doc          string // the token of the document read (collect.js)
 }
 
 // Proposal is one item selector discover found.
@@ -143,6 +143,7 @@ type collectPage struct {
 	Items   [][]string `json:"items"`
 	Stopped bool       `json:"stopped"`
 	Moved   bool       `json:"moved"`
+	Doc     string     `json:"doc"`
 	Next    int        `json:"next"`
 	Near    []struct {
 		Selector string `json:"selector"`
@@ -250,34 +251,37 @@ func (s *Session) Collect(ctx context.Context, t *Tab, o CollectOptions) (*Colle
 		return nil, err
 	}
 	key := collectKey(o)
-	if o.Offset > 0 {
-		if c := lastCollect(t, key); c != nil {
-			c.page(o)
-			return c, nil
-		}
-	}
 	defer t.releaseObjects(ctx)
 	dctx, stop := t.untilDialog(ctx)
 	defer stop()
 	ictx, cancel := innerContext(dctx)
 	defer cancel()
-	c, err := s.collect(ictx, t, o, fields, excl)
+	c, err := s.collect(ictx, t, o, key, fields, excl)
 	if dctx.Err() != nil && t.OpenDialog() != nil {
 		return nil, t.DialogError()
 	}
 	if err != nil {
 		return nil, err
 	}
-	keepCollect(t, key, c)
+	t.collected = &collectEntry{key: key, c: *c}
 	c.page(o)
 	return c, nil
 }
 
-func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, fields []CollectField, excl map[string]*regexp.Regexp) (*Collected, error) {
+func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, key string, fields []CollectField, excl map[string]*regexp.Regexp) (*Collected, error) {
 	w, root, err := t.collectRoot(ctx, o.Within, o.Frame)
 	if err != nil {
 		return nil, err
 	}
+	// offset pages on the last result when it was read with the same
+	// arguments from the document that is there now.
+	if e := t.collected; o.Offset > 0 && e != nil && e.key == key {
+		if p, err := w.collectCall(ctx, root, map[string]any{"op": "doc"}); err == nil && p.Doc != "" && p.Doc == e.c.doc {
+			c := e.c
+			return &c, nil
+		}
+	}
+	t.collected = nil
 	run := func(ctx context.Context, args map[string]any) (*collectPage, error) {
 		args["budget"] = walkBudget(ctx).Milliseconds()
 		p, err := w.collectCall(ctx, root, args)
@@ -291,7 +295,7 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, fields 
 		if err != nil {
 			return nil, err
 		}
-		return &Collected{URL: p.URL, Proposals: p.Proposals}, nil
+		return &Collected{URL: p.URL, Proposals: p.Proposals, doc: p.Doc}, nil
 	}
 
 	jsFields := make([]map[string]string, len(fields))
@@ -354,7 +358,7 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, fields 
 	if p.Count == 0 {
 		return nil, t.noMatch(ctx, o, p.URL, run)
 	}
-	c.URL = p.URL
+	c.URL, c.doc = p.URL, p.Doc
 	if err := fill(); err != nil {
 		return nil, err
 	}
@@ -698,49 +702,15 @@ func (c *Collected) page(o CollectOptions) {
 	}
 }
 
-// The last collection of each tab, so that offset pages through the same
-// result (bounded: a few tabs).
-var (
-	collectMu    sync.Mutex
-	collectCache = map[*Tab]collectEntry{}
-)
-
+// collectEntry is a tab's last collection (Tab.collected), so that offset
+// pages through the same result while the tab shows the same document.
 type collectEntry struct {
-	key string
+	key string // the arguments but offset and max_chars (collectKey)
 	c   Collected
-	at  time.Time
 }
-
-const collectCacheTabs = 16
 
 func collectKey(o CollectOptions) string {
 	o.Offset, o.MaxChars = 0, 0
 	b, _ := json.Marshal(o)
 	return string(b)
-}
-
-func lastCollect(t *Tab, key string) *Collected {
-	collectMu.Lock()
-	defer collectMu.Unlock()
-	e, ok := collectCache[t]
-	if !ok || e.key != key {
-		return nil
-	}
-	c := e.c
-	return &c
-}
-
-func keepCollect(t *Tab, key string, c *Collected) {
-	collectMu.Lock()
-	defer collectMu.Unlock()
-	if _, ok := collectCache[t]; !ok && len(collectCache) >= collectCacheTabs {
-		var oldest *Tab
-		for k, e := range collectCache {
-			if oldest == nil || e.at.Before(collectCache[oldest].at) {
-				oldest = k
-			}
-		}
-		delete(collectCache, oldest)
-	}
-	collectCache[t] = collectEntry{key: key, c: *c, at: time.Now()}
 }

@@ -3,11 +3,16 @@ function (a) {
   // (within) or undefined (the whole document), in the walker's isolated
   // world. a.op: "collect" (read items), "scroll" (load more), "discover"
   // (propose item selectors), "near" (selectors near one that matched
-  // nothing). Answers one JSON string.
+  // nothing), "doc" (only the document's token). Answers one JSON string.
   const root = this && this.nodeType === 1 ? this : document;
   const t0 = performance.now();
   const budget = a.budget || 5000;
   const late = () => performance.now() - t0 > budget;
+  // doc names this document (a new document has a new world, so a new
+  // token): a cached result is paged on only in the document it was read
+  // from.
+  const docKey = '__webpilot_collect_doc';
+  const doc = globalThis[docKey] || (globalThis[docKey] = Math.random().toString(36).slice(2, 10) + Date.now().toString(36));
   const MAXV = 2000;
   const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
   const cut = (s) => s.length > MAXV ? s.slice(0, MAXV) + '…(+' + (s.length - MAXV) + ' chars)' : s;
@@ -178,6 +183,9 @@ function (a) {
     return f;
   }
 
+  // UP is how many ancestors of a group's parent discover looks at for the
+  // item that contains it.
+  const UP = 12;
   const SKIP = new Set(['SCRIPT', 'STYLE', 'LINK', 'META', 'BR', 'HR', 'NOSCRIPT', 'TEMPLATE', 'OPTION', 'OPTGROUP', 'SOURCE', 'TRACK', 'TD', 'TH', 'COL', 'PARAM', 'INPUT', 'BUTTON', 'SELECT', 'TEXTAREA', 'LABEL']);
   const ownText = (el) => {
     for (const n of el.childNodes) if (n.nodeType === 3 && /[\p{L}\p{N}]/u.test(n.data)) return true;
@@ -368,11 +376,29 @@ function (a) {
       g.region = g.rich ? region(g.parent) : 0;
       g.score = g.rich * g.region * Math.min(g.members.length, 100);
     }
-    // A container of other items is not an item list itself.
+    // A container of other items is not an item list itself: a group is
+    // marked down when a group at least as large lies inside one of its
+    // members. Each group's parent is looked up among its nearest
+    // ancestors (a map from member to groups), so the cost grows with the
+    // number of groups, not with its square.
     const rich = gs.filter((g) => g.score > 0);
+    const groupsOf = new Map();
     for (const g of rich) {
-      if (rich.some((h) => h !== g && h.members.length >= g.members.length && g.members.some((m) => m.contains(h.parent)))) g.score *= 0.3;
+      for (const m of g.members) {
+        const l = groupsOf.get(m);
+        if (l) l.push(g); else groupsOf.set(m, [g]);
+      }
     }
+    const inner = new Set();
+    for (const h of rich) {
+      if (late()) break;
+      let up = h.parent;
+      for (let d = 0; up && d < UP; d++, up = up.parentElement) {
+        const gs2 = groupsOf.get(up);
+        if (gs2) for (const g of gs2) if (g !== h && h.members.length >= g.members.length) inner.add(g);
+      }
+    }
+    for (const g of inner) g.score *= 0.3;
     rich.sort((x, y) => y.score - x.score);
     const props = [];
     const sels = new Set();
@@ -437,9 +463,11 @@ function (a) {
     case 'scroll': return scroll().then((v) => JSON.stringify(v));
     case 'discover': r = discover(); break;
     case 'near': r = near(); break;
+    case 'doc': r = {}; break;
     default: r = { error: 'op', message: 'unknown op' };
   }
   r.url = location.href;
   r.title = document.title;
+  r.doc = doc;
   return JSON.stringify(r);
 }

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -361,5 +363,82 @@ func TestCollectBadArguments(t *testing.T) {
 		if !errors.As(err, &we) || we.Code != browser.CodeInvalidArgument || !strings.Contains(we.Message, c.msg) {
 			t.Errorf("%s: want INVALID_ARGUMENT with %q, got %v", c.name, c.msg, err)
 		}
+	}
+}
+
+// collectWithin runs browser_collect on the current tab with the call
+// bounded by the scaled d.
+func (e *env) collectWithin(d time.Duration, o browser.CollectOptions) (*browser.Collected, error) {
+	ctx, cancel := context.WithTimeout(e.ctx, backendtest.Timeout(d))
+	defer cancel()
+	var res *browser.Collected
+	err := e.s.Do(ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		res, err = e.s.Collect(ctx, tab, o)
+		return err
+	})
+	return res, err
+}
+
+// discover on a page of 10,000 rows of 3 spans (10,001 groups) ranks the
+// rows first within a bounded call, and so does a selector that matches
+// nothing (its suggestions run discover too). The bound is generous: it
+// only catches a discover that grows with the square of the groups.
+func TestCollectDiscoverManyGroups(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/collect/many.html")
+	d, err := e.collectWithin(8*time.Second, browser.CollectOptions{Discover: true})
+	if err != nil {
+		t.Fatalf("discover on 10,000 rows: %v", err)
+	}
+	if len(d.Proposals) == 0 {
+		t.Fatalf("no proposals:\n%s", d.Text)
+	}
+	top := d.Proposals[0]
+	same := e.eval(fmt.Sprintf(`(() => { const a = [...document.querySelectorAll(%q)], b = [...document.querySelectorAll('#rows > .row')];
+		return a.length === b.length && a.every((x, i) => x === b[i]) })()`, top.Selector))
+	if same != "true" || top.Count != 10000 {
+		t.Errorf("top proposal %q (%d items) is not the rows:\n%s", top.Selector, top.Count, d.Text)
+	}
+
+	_, err = e.collectWithin(8*time.Second, browser.CollectOptions{Selector: ".rowz"})
+	var we *browser.Error
+	if !errors.As(err, &we) || we.Code != browser.CodeTargetNotFound {
+		t.Fatalf("want TARGET_NOT_FOUND for .rowz, got %v", err)
+	}
+	if sugg := strings.Join(we.Suggestions, "\n"); !strings.Contains(sugg, "(10000 items)") {
+		t.Errorf("the suggestions do not propose the rows:\n%s", sugg)
+	}
+}
+
+// offset continues a result only in the document it was read from: after
+// the tab went to another page, the same arguments with offset read the
+// new page.
+func TestCollectOffsetNewPage(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/collect/page-a.html")
+	o := browser.CollectOptions{Selector: ".it", MaxChars: 60}
+	cut := e.mustCollect(o)
+	if cut.NextOffset == 0 || !strings.HasPrefix(cut.Text, "6 items from "+e.base+"/collect/page-a.html") {
+		t.Fatalf("page A is not cut:\n%s", cut.Text)
+	}
+	// The same document: the next page of the same result.
+	o.Offset = cut.NextOffset
+	next := e.mustCollect(o)
+	if !strings.HasPrefix(next.Text, "6 items from "+e.base+"/collect/page-a.html") || !strings.Contains(next.Text, "Alpha") {
+		t.Fatalf("offset on page A does not continue its result:\n%s", next.Text)
+	}
+
+	e.navigate("/collect/page-b.html")
+	b := e.mustCollect(o)
+	if !strings.HasPrefix(b.Text, "3 items from "+e.base+"/collect/page-b.html") || strings.Contains(b.Text, "Alpha") {
+		t.Errorf("offset after navigating to page B answers page A's result:\n%s", b.Text)
+	}
+	o.Offset = 0
+	if first := e.mustCollect(o); !strings.Contains(first.Text, `["Bravo one of page B"]`) {
+		t.Errorf("page B's first page:\n%s", first.Text)
 	}
 }

@@ -36,6 +36,8 @@ type Tab struct {
 	kids     children   // out-of-process iframes, attached automatically
 	lastSnap []string   // compact lines of the last snapshot: the diff baseline
 	cache    *snapCache // the last rendered snapshot, for offset pages
+	// collected is the last browser_collect result, for offset pages.
+	collected *collectEntry
 
 	dialogPolicy string // DialogAsk, DialogAccept or DialogDismiss
 
