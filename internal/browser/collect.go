@@ -218,23 +218,17 @@ func (o *CollectOptions) check() ([]CollectField, map[string]*regexp.Regexp, err
 	return fields, excl, nil
 }
 
-// slashPattern is an exclude pattern written /re/flags.
-var slashPattern = regexp.MustCompile(`(?s)^/(.*)/([ims]*)$`)
-
-// compileExclude compiles an exclude pattern: RE2, or /re/flags with
-// flags from i, m, s.
+// compileExclude compiles an exclude pattern: RE2, or /re/flags as
+// elsewhere (goPattern).
 func compileExclude(pat string) (*regexp.Regexp, error) {
-	if m := slashPattern.FindStringSubmatch(pat); m != nil && len(pat) > 1 {
-		pat = m[1]
-		if m[2] != "" {
-			pat = "(?" + m[2] + ")" + pat
-		}
+	if re, ok, err := goPattern(pat); ok {
+		return re, err
 	}
 	return regexp.Compile(pat)
 }
 
 // Collect reads repeated items of the tab's page (or proposes how to, with
-// Discover) and renders them: a header line, then one JSON object per
+// Discover) and renders them: a header with a columns line, then one JSON array per
 // item. Call within Do.
 func (s *Session) Collect(ctx context.Context, t *Tab, o CollectOptions) (*Collected, error) {
 	fields, excl, err := o.check()
@@ -553,7 +547,7 @@ func (w frameWorld) collectCall(ctx context.Context, root runtime.RemoteObjectID
 	return &out, nil
 }
 
-// render writes the whole body: the items as JSON lines, or the proposals.
+// render writes the whole body: the items as JSON arrays, or the proposals.
 func (c *Collected) render(o CollectOptions) (header, body string) {
 	if o.Discover {
 		return c.renderProposals()
