@@ -54,9 +54,13 @@ type EvalResult struct {
 	Frame string
 	URL   string // the frame's URL ("" when the code navigated it away)
 	// Value is the value as JSON ("undefined" for none), at most MaxChars
-	// characters of it; Length is the whole length.
+	// characters of it (code points, never cut inside one); Length is the
+	// whole length, in the same characters.
 	Value  string
 	Length int
+	// AtLeast says the value was too big to be walked whole: Length is
+	// then a lower bound (the value is at least that long).
+	AtLeast bool
 	// MaxChars is the cap applied (after lowering to MaxEvalChars).
 	MaxChars int
 	// Lowered is the max_chars asked for when it was lowered (0 if not).
@@ -64,7 +68,7 @@ type EvalResult struct {
 }
 
 // Cut says the value was longer than what is returned.
-func (r *EvalResult) Cut() bool { return r.Length > len([]rune(r.Value)) }
+func (r *EvalResult) Cut() bool { return r.AtLeast || r.Length > len([]rune(r.Value)) }
 
 // Eval runs the agent's code in the page's own (main) world of the tab's
 // main frame or of a frame, awaiting a promise it returns, and returns its
@@ -236,14 +240,15 @@ func (s *Session) evalIn(ctx context.Context, w frameWorld, pc pageContext, code
 			Hint: "return plain data (strings, numbers, arrays, objects), e.g. el.textContent instead of el"}
 	}
 	var out struct {
-		URL  string `json:"url"`
-		Text string `json:"text"`
-		Len  int    `json:"len"`
+		URL     string `json:"url"`
+		Text    string `json:"text"`
+		Len     int    `json:"len"`
+		AtLeast bool   `json:"atLeast"`
 	}
 	if cr.Result == nil || json.Unmarshal(cr.Result.Value, &out) != nil {
 		return fmt.Errorf("read the result: unexpected answer")
 	}
-	res.URL, res.Value, res.Length = out.URL, out.Text, out.Len
+	res.URL, res.Value, res.Length, res.AtLeast = out.URL, out.Text, out.Len, out.AtLeast
 	return nil
 }
 

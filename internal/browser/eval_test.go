@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -172,5 +173,70 @@ func TestEvalDialogAndNavigation(t *testing.T) {
 	res := e.mustRun(browser.EvalOptions{Expression: "location.href = '/eval/frames.html'; 'bye'"})
 	if res.Value != `"bye"` {
 		t.Errorf("code that navigates: %+v", res)
+	}
+}
+
+// Lengths are counted in characters (code points), as Go counts them: an
+// astral character (an emoji, two UTF-16 units) is one, a value under
+// max_chars is not reported cut, and a cut never splits a character.
+func TestEvalCutCountsCharacters(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/eval/main.html")
+	for _, tc := range []struct {
+		expr   string
+		max    int
+		value  string
+		length int
+		cut    bool
+	}{
+		{expr: `"hi 😀"`, value: `"hi 😀"`, length: 6},
+		{expr: `({a: "😀😀", b: "𝄞"})`, max: 18, value: `{"a":"😀😀","b":"𝄞"}`, length: 18},
+		{expr: `"😀".repeat(10)`, max: 5, value: `"😀😀😀😀`, length: 12, cut: true},
+		{expr: `"😀".repeat(10)`, max: 2, value: `"😀`, length: 12, cut: true},
+		{expr: `"a😀".repeat(3)`, max: 3, value: `"a😀`, length: 8, cut: true},
+	} {
+		res := e.mustRun(browser.EvalOptions{Expression: tc.expr, MaxChars: tc.max})
+		if res.Value != tc.value || res.Length != tc.length || res.Cut() != tc.cut || res.AtLeast {
+			t.Errorf("%s (max_chars %d): value %q, length %d (at least %v), cut %v; want %q, %d, cut %v",
+				tc.expr, tc.max, res.Value, res.Length, res.AtLeast, res.Cut(), tc.value, tc.length, tc.cut)
+		}
+		if !utf8.ValidString(res.Value) || strings.ContainsRune(res.Value, utf8.RuneError) {
+			t.Errorf("%s (max_chars %d): a character was split: %q", tc.expr, tc.max, res.Value)
+		}
+	}
+}
+
+// A huge array (of numbers, of strings) is walked only as far as
+// max_chars needs: the result is cut, says its length is at least a
+// number near max_chars (not the whole value's), and the page answers
+// afterwards.
+func TestEvalHugeArrayBounded(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/eval/main.html")
+	long := backendtest.Timeout(30 * time.Second)
+	for _, tc := range []struct {
+		expr, prefix string
+	}{
+		{expr: "Array.from({length: 5e6}, (_, i) => i)", prefix: "[0,1,2,3,4,5,6,7,8,9,10,11,"},
+		{expr: "Array.from({length: 2e6}, (_, i) => 'item ' + i)", prefix: `["item 0","item 1","item 2",`},
+		{expr: "({rows: Array.from({length: 1e6}, (_, i) => ({i}))})", prefix: `{"rows":[{"i":0},{"i":1},`},
+		{expr: "new Map(Array.from({length: 1e6}, (_, i) => [i, 'v' + i]))", prefix: `{"Map":[[0,"v0"],[1,"v1"],`},
+	} {
+		res := e.mustRun(browser.EvalOptions{Expression: tc.expr, MaxChars: 100, Timeout: long})
+		if !res.Cut() || !res.AtLeast || res.Length <= 100 || res.Length > 1000 {
+			t.Errorf("%s: cut %v, length %d (at least %v); want cut at least a few hundred", tc.expr, res.Cut(), res.Length, res.AtLeast)
+		}
+		if len([]rune(res.Value)) != 100 || !strings.HasPrefix(res.Value, tc.prefix) {
+			t.Errorf("%s: value %q", tc.expr, res.Value)
+		}
+	}
+	// A value just over max_chars that was walked whole has its exact
+	// length.
+	res := e.mustRun(browser.EvalOptions{Expression: "Array.from({length: 30}, (_, i) => i)", MaxChars: 50})
+	if !res.Cut() || res.AtLeast || res.Length != 81 || res.Value != "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19" {
+		t.Errorf("30 numbers: %+v", res)
+	}
+	if res := e.mustRun(browser.EvalOptions{Expression: "appState.user"}); res.Value != `"ada"` {
+		t.Errorf("after the huge arrays: %s", res.Value)
 	}
 }

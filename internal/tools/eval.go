@@ -54,7 +54,11 @@ func renderEval(r *browser.EvalResult) string {
 	}
 	fmt.Fprintf(&b, "%s %s\n%s", r.Frame, url, r.Value)
 	if r.Cut() {
-		fmt.Fprintf(&b, "\n… cut at %s of %s chars (max_chars", commas(len([]rune(r.Value))), commas(r.Length))
+		of := ""
+		if r.AtLeast {
+			of = "at least "
+		}
+		fmt.Fprintf(&b, "\n… cut at %s of %s%s chars (max_chars", commas(len([]rune(r.Value))), of, commas(r.Length))
 		if r.Lowered > 0 {
 			fmt.Fprintf(&b, " %s lowered to %s", commas(r.Lowered), commas(r.MaxChars))
 		}
