@@ -303,9 +303,10 @@ func (f *front) serveMCP(w http.ResponseWriter, r *http.Request) {
 }
 
 // RunHTTP serves the HTTP transport (Handler) on ln until ctx ends. Then it
-// stops taking connections and calls, gives the calls running
-// ShutdownGrace to answer (then answers them with OUTCOME_UNKNOWN), closes
-// the MCP sessions and returns nil; the caller closes the browser.
+// refuses new sessions (503) and calls (errStopping), gives the calls
+// running ShutdownGrace to answer (then answers them with OUTCOME_UNKNOWN),
+// closes the MCP sessions and the listener and returns nil; the caller
+// closes the browser.
 func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	if o.Addr == "" {
 		o.Addr = ln.Addr().String()
@@ -324,14 +325,10 @@ func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) er
 		return fmt.Errorf("serve http on %s: %w", o.Addr, err)
 	case <-ctx.Done():
 	}
+	// The listener stays open while the calls finish: a client's event
+	// stream that broke now would fail its call. New sessions get 503 and
+	// new calls errStopping meanwhile.
 	s.stop()
-	bound, cancel := context.WithTimeout(context.Background(), s.grace+cutSlack+time.Second)
-	defer cancel()
-	shut := make(chan struct{})
-	go func() {
-		_ = srv.Shutdown(bound) // closes the listener, then waits for the requests
-		close(shut)
-	}()
 	if n := s.posts.wait(s.grace); n > 0 {
 		s.log.Warn("stopping: cutting off calls still running", "running", n, "after", s.grace)
 		s.cutCalls()
@@ -342,10 +339,9 @@ func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) er
 	for ss := range s.mcp.Sessions() {
 		_ = ss.Close() // ends the clients' event streams
 	}
-	select {
-	case <-shut:
-	case <-bound.Done():
-	}
+	bound, cancel := context.WithTimeout(context.Background(), cutSlack)
+	defer cancel()
+	_ = srv.Shutdown(bound) // closes the listener, then waits for the requests
 	_ = srv.Close()
 	<-served
 	return nil
