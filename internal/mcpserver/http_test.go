@@ -33,7 +33,14 @@ type httpServer struct {
 // stop is called).
 func serveHTTP(t *testing.T, deps *tools.Deps, o mcpserver.HTTPOptions) *httpServer {
 	t.Helper()
-	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Deps: deps})
+	return serveHTTPWith(t, mcpserver.Options{Deps: deps}, o)
+}
+
+// serveHTTPWith is serveHTTP with the server's options.
+func serveHTTPWith(t *testing.T, opts mcpserver.Options, o mcpserver.HTTPOptions) *httpServer {
+	t.Helper()
+	opts.Name, opts.Version = "webpilot", "test"
+	srv := mcpserver.New(opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +264,13 @@ func TestHTTPHealth(t *testing.T) {
 	if _, err := httpClient(t, ctx, h.base, ""); err != nil {
 		t.Fatal(err)
 	}
-	if n := sessions(t, h.base); n != 1 {
+	// The client may first try a protocol the stateful server refuses; the
+	// session that try opened closes once its request is over.
+	n := sessions(t, h.base)
+	for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); n != 1 && time.Now().Before(deadline); n = sessions(t, h.base) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n != 1 {
 		t.Errorf("/health sessions = %d after one client connected, want 1", n)
 	}
 }
@@ -265,9 +278,12 @@ func TestHTTPHealth(t *testing.T) {
 // The checks that keep a web page in the user's browser from driving it:
 // a foreign Host (DNS rebinding), a foreign Origin, a cross-site fetch, and
 // the "simple" POST a page can send without a preflight. None of them
-// creates a session; the server's own Host and Origin are taken.
+// creates a session or reaches the server's request handling (where
+// --prewarm would start the browser); the server's own Host and Origin are
+// taken.
 func TestHTTPRefusesCrossSite(t *testing.T) {
-	h := serveHTTP(t, &tools.Deps{Manager: idleManager(t)}, mcpserver.HTTPOptions{})
+	var reached atomic.Int32
+	h := serveHTTPWith(t, mcpserver.Options{Deps: &tools.Deps{Manager: idleManager(t)}, OnInitialized: func() { reached.Add(1) }}, mcpserver.HTTPOptions{})
 	port := h.base[strings.LastIndex(h.base, ":")+1:]
 	cases := []struct {
 		name   string
@@ -295,6 +311,9 @@ func TestHTTPRefusesCrossSite(t *testing.T) {
 	if n := sessions(t, h.base); n != 0 {
 		t.Fatalf("refused requests created %d MCP sessions", n)
 	}
+	if reached.Load() != 0 {
+		t.Fatal("a refused request reached the MCP server (OnInitialized ran)")
+	}
 	for _, header := range []map[string]string{
 		{"Host": "localhost:" + port, "Origin": "http://localhost:" + port},
 		{"Host": "127.0.0.1:" + port, "Origin": "http://127.0.0.1:" + port, "Sec-Fetch-Site": "same-origin"},
@@ -306,6 +325,12 @@ func TestHTTPRefusesCrossSite(t *testing.T) {
 	}
 	if n := sessions(t, h.base); n != 3 {
 		t.Errorf("%d sessions after three accepted initializes, want 3", n)
+	}
+	for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); reached.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // OnInitialized runs in its own goroutine
+	}
+	if reached.Load() != 1 {
+		t.Errorf("OnInitialized ran %d times after accepted initializes, want once", reached.Load())
 	}
 }
 
