@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,6 +46,8 @@ type Config struct {
 	Debug          bool
 	Profile        string // tool profile: core, full
 	Caps           string // capability groups added or removed: +group,-group
+	Listen         string // webpilot serve: host:port of the HTTP transport
+	AuthToken      string // webpilot serve: the bearer token every request needs
 
 	// Sources maps each key to where its value came from: flag, env,
 	// file, default.
@@ -62,6 +65,9 @@ type configKey struct {
 	bool  bool
 	// repeat makes the flag repeatable; its values are joined by newlines.
 	repeat bool
+	// cmd, when set, is the only subcommand that takes the key ("serve");
+	// the others neither register its flag nor read its environment.
+	cmd string
 }
 
 func configKeys() []configKey {
@@ -178,7 +184,7 @@ func configKeys() []configKey {
 		{name: "isolated", def: "false", bool: true, usage: "use a temporary profile, removed on exit", set: boolean(func(c *Config) *bool { return &c.Isolated }), get: func(c *Config) any { return c.Isolated }},
 		{name: "user-data-dir", usage: "browser profile directory (default: in the user config dir)", set: str(func(c *Config) *string { return &c.UserDataDir }), get: func(c *Config) any { return c.UserDataDir }},
 		{name: "prewarm", def: "true", bool: true, usage: "start the browser (launch) or connect (endpoint) as soon as the client initializes, not on the first tool call; --no-prewarm turns it off (never for the bridge: that browser is the user's)", set: boolean(func(c *Config) *bool { return &c.Prewarm }), get: func(c *Config) any { return c.Prewarm }},
-		{name: "standalone", def: "false", bool: true, usage: "run everything in this process (the only mode today)", set: boolean(func(c *Config) *bool { return &c.Standalone }), get: func(c *Config) any { return c.Standalone }},
+		{name: "standalone", def: "false", bool: true, usage: "run everything in this process (mcp: the default until the per-user daemon lands)", set: boolean(func(c *Config) *bool { return &c.Standalone }), get: func(c *Config) any { return c.Standalone }},
 		{name: "session", def: "default", usage: "default agent session name", set: func(c *Config, v string) error {
 			if strings.TrimSpace(v) == "" {
 				return errors.New("must not be empty")
@@ -220,6 +226,25 @@ func configKeys() []configKey {
 			c.Caps = caps.String()
 			return nil
 		}, get: func(c *Config) any { return c.Caps }},
+		{name: "listen", cmd: "serve", def: DefaultListen, usage: "host:port the HTTP transport listens on; an address that is not loopback needs --auth-token", set: func(c *Config, v string) error {
+			if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+				return fmt.Errorf("%q is not host:port (e.g. 127.0.0.1:31999)", v)
+			}
+			c.Listen = v
+			return nil
+		}, get: func(c *Config) any { return c.Listen }},
+		{name: "auth-token", cmd: "serve", usage: fmt.Sprintf("bearer token every HTTP request must carry (Authorization: Bearer …), at least %d characters; required to listen off loopback (prefer WEBPILOT_AUTH_TOKEN: flags show in the process list)", minTokenLen), set: func(c *Config, v string) error {
+			if len(v) < minTokenLen {
+				return fmt.Errorf("too short: at least %d characters", minTokenLen)
+			}
+			c.AuthToken = v
+			return nil
+		}, get: func(c *Config) any {
+			if c.AuthToken == "" {
+				return ""
+			}
+			return "(set)"
+		}},
 		{name: "log-file", usage: "also write the log to this file", set: str(func(c *Config) *string { return &c.LogFile }), get: func(c *Config) any { return c.LogFile }},
 		{name: "debug", def: "false", bool: true, usage: "log at debug level", set: boolean(func(c *Config) *bool { return &c.Debug }), get: func(c *Config) any { return c.Debug }},
 	}
@@ -238,7 +263,20 @@ func groupNames() string {
 // webpilot in whatever directory the user works in, so the file there is not
 // trusted with the executable to run, the profile to open, a file to append
 // to, or the remote browser the agent's work (and its credentials) goes to.
-var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "output_dir": true, "cdp_endpoint": true, "cdp_header": true}
+var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "output_dir": true, "cdp_endpoint": true, "cdp_header": true,
+	"listen": true, "auth_token": true}
+
+// DefaultListen is where webpilot serve listens by default.
+const DefaultListen = "127.0.0.1:31999"
+
+// minTokenLen is the shortest --auth-token taken.
+const minTokenLen = 16
+
+// takes reports whether the subcommand of fs (named "webpilot NAME") takes
+// the key.
+func (k configKey) takes(fs *flag.FlagSet) bool {
+	return k.cmd == "" || fs.Name() == "webpilot "+k.cmd
+}
 
 // envName is the environment variable of a key: WEBPILOT_NAV_TIMEOUT.
 func envName(key string) string {
@@ -249,7 +287,7 @@ func envName(key string) string {
 // the environment and the config file in dir. Unknown or invalid values are
 // errors naming the key and the reason.
 func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir string) (*Config, error) {
-	keys := configKeys()
+	keys := slices.DeleteFunc(configKeys(), func(k configKey) bool { return !k.takes(fs) })
 	flagVals := make(map[string]*string)
 	for _, k := range keys {
 		if k.bool {
@@ -308,7 +346,7 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 		return nil, err
 	}
 	known := make(map[string]bool)
-	for _, k := range keys {
+	for _, k := range configKeys() {
 		known[strings.ReplaceAll(k.name, "-", "_")] = true
 	}
 	for k := range file {
@@ -392,6 +430,9 @@ func (c *Config) View() map[string]any {
 	out := make(map[string]any)
 	for _, k := range configKeys() {
 		key := strings.ReplaceAll(k.name, "-", "_")
+		if _, ok := c.Sources[key]; !ok {
+			continue // a key of another subcommand
+		}
 		out[key] = fmt.Sprintf("%v (%s)", k.get(c), c.Sources[key])
 	}
 	return out

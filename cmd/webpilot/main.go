@@ -3,6 +3,7 @@
 // Usage:
 //
 //	webpilot mcp [flags]     serve MCP on stdio (what MCP clients run)
+//	webpilot serve [flags]   serve MCP over HTTP (--listen 127.0.0.1:31999)
 //	webpilot demo [flags]    drive a built-in demo page and print every step
 //	webpilot bench [flags]   measure start, navigate and snapshot on the fixtures
 //	webpilot call [flags] TOOL ['{json}']   run one tool and print its result
@@ -59,6 +60,7 @@ const usage = `webpilot — an MCP server that gives AI agents a real web browse
 
 Usage:
   webpilot mcp [flags]     serve MCP on stdio (configure this in your MCP client)
+  webpilot serve [flags]   serve MCP over HTTP at http://127.0.0.1:31999/mcp (--listen)
   webpilot demo [flags]    drive a built-in demo page and print every step
   webpilot bench [flags]   measure start-up, navigation and snapshots on the fixtures
   webpilot call [flags] TOOL ['{json}']   run one tool in-process and print its result
@@ -80,6 +82,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd {
 	case "mcp":
 		return runMCP(ctx, rest, stdin, stdout, stderr)
+	case "serve":
+		return runServe(ctx, rest, stderr)
 	case "demo":
 		return runDemo(ctx, rest, stdout, stderr)
 	case "bench":

@@ -70,6 +70,9 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			}
 		}
 		session, _ := args["session"].(string)
+		if session == "" {
+			session = s.defaultSession(req)
+		}
 		tab, _ := args["tab"].(string)
 		res, err := s.hold(ctx, t, session, tab, in, env)
 		return s.render(ctx, t.Name, res, err), nil

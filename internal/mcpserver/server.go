@@ -77,6 +77,14 @@ type Server struct {
 	// budget of its own (tools.CallBudget), keyed by a pointer per call.
 	budgeted sync.Map
 
+	version string    // the server's version, for /health
+	started time.Time // when New ran, for /health's uptime
+	// clientDefaults makes each MCP session with an id (HTTP) default to a
+	// browser session of its own (ClientSessionName); set by Handler.
+	clientDefaults atomic.Bool
+	// posts counts the HTTP POST requests being served, for the shutdown.
+	posts inflight
+
 	grace    time.Duration // ShutdownGrace
 	stopping atomic.Bool   // told to stop: new calls are refused
 	cut      chan struct{} // closed when running calls are to be cut off
@@ -102,6 +110,8 @@ func New(opts Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "webpilot browser"},
 		&mcp.ServerOptions{Instructions: Instructions, Logger: log})
 	s.onInit = opts.OnInitialized
+	s.version, s.started = opts.Version, time.Now()
+	s.posts.init()
 	s.grace, s.cut = opts.ShutdownGrace, make(chan struct{})
 	s.deps = opts.Deps
 	if s.deps == nil {

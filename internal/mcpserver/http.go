@@ -1,0 +1,384 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Bounds of the HTTP transport (webpilot serve).
+const (
+	// SessionTimeout closes an MCP session over HTTP that has had no
+	// request for this long: a client that went away without saying so
+	// (or a page that only opened sessions) does not hold memory for
+	// ever. Its client initializes again.
+	SessionTimeout = 30 * time.Minute
+	// MaxBodyBytes bounds one HTTP request body (the go-sdk's default):
+	// a larger one is answered 413 without being read whole.
+	MaxBodyBytes = 4 << 20
+	// MaxSessions bounds the MCP sessions open at once over HTTP; an
+	// initialize beyond it is answered 503 until one closes or expires.
+	MaxSessions = 256
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// BodyReadTimeout bounds reading a request's body. It is set per
+	// request, not as http.Server.ReadTimeout, whose deadline would also
+	// end the long-lived event streams of Streamable HTTP.
+	BodyReadTimeout = 30 * time.Second
+	// IdleTimeout closes a keep-alive connection without a request.
+	IdleTimeout = 2 * time.Minute
+	// maxHeaderBytes bounds a request's headers.
+	maxHeaderBytes = 64 << 10
+)
+
+// ClientSessionPrefix starts the name of the browser session an MCP client
+// over HTTP gets by default: "http-" and the first 8 characters of its MCP
+// session id, lower-cased.
+const ClientSessionPrefix = "http-"
+
+// HTTPOptions configure the HTTP transport.
+type HTTPOptions struct {
+	// Addr is the address the server listens on (host:port). When its host
+	// is a loopback address or localhost, a request's Host header must
+	// name localhost, 127.0.0.1, [::1] or that host (DNS rebinding).
+	Addr string
+	// Token, when set, is the bearer token every request needs
+	// (Authorization: Bearer <token>), /health included.
+	Token string
+	// SharedDefault makes every MCP client default to Deps.DefaultSession
+	// (the --session given explicitly); otherwise each client gets a
+	// browser session of its own (ClientSessionPrefix).
+	SharedDefault bool
+	// Bounds; zero means the constant of the same name.
+	SessionTimeout time.Duration
+	MaxBodyBytes   int64
+	MaxSessions    int
+}
+
+// IsLoopback reports whether host (a host name or IP, without a port) is
+// localhost or a loopback address.
+func IsLoopback(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// defaultSession is the browser session a call that names none runs in:
+// over HTTP (an MCP session with an id) one of the client's own, named
+// after its session id; otherwise Deps.DefaultSession.
+func (s *Server) defaultSession(req *mcp.CallToolRequest) string {
+	if !s.clientDefaults.Load() || req == nil || req.Session == nil {
+		return s.deps.DefaultSession
+	}
+	id := req.Session.ID()
+	if id == "" {
+		return s.deps.DefaultSession
+	}
+	return ClientSessionName(id)
+}
+
+// ClientSessionName is the default browser session of the MCP session id.
+func ClientSessionName(id string) string {
+	id = strings.ToLower(id)
+	var b strings.Builder
+	for _, c := range id {
+		if b.Len() == 8 {
+			break
+		}
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			b.WriteRune(c)
+		}
+	}
+	return ClientSessionPrefix + b.String()
+}
+
+// Sessions counts the MCP sessions open now.
+func (s *Server) Sessions() int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n
+}
+
+// Handler is the HTTP transport: Streamable HTTP at /mcp (stateful
+// sessions that expire when idle) and GET /health, behind the checks that
+// keep a web page in the user's own browser from driving it: the Host
+// header (DNS rebinding), the Origin header and Sec-Fetch-Site (cross-site
+// requests), the bearer token when one is set, the content type, and the
+// body size. From now on, calls over an MCP session with an id default to
+// a browser session of that client's own (unless o.SharedDefault).
+func (s *Server) Handler(o HTTPOptions) http.Handler {
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = SessionTimeout
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = MaxBodyBytes
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = MaxSessions
+	}
+	s.clientDefaults.Store(!o.SharedDefault)
+	f := &front{s: s, o: o, cop: http.NewCrossOriginProtection()}
+	if host, _, err := net.SplitHostPort(o.Addr); err == nil && IsLoopback(host) {
+		f.hosts = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true, strings.ToLower(host): true}
+	}
+	if o.Token != "" {
+		sum := sha256.Sum256([]byte(o.Token))
+		f.token = sum[:]
+	}
+	f.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{SessionTimeout: o.SessionTimeout, MaxRequestBodyBytes: o.MaxBodyBytes, Logger: s.log})
+	return f
+}
+
+// front is the HTTP handler in front of the go-sdk's.
+type front struct {
+	s     *Server
+	o     HTTPOptions
+	mcp   http.Handler
+	cop   *http.CrossOriginProtection
+	hosts map[string]bool // Host names accepted; nil: any (not on loopback)
+	token []byte          // sha256 of the bearer token; nil: none needed
+
+	mu       sync.Mutex // guards creating below
+	creating int        // new sessions being made (initialize in flight)
+}
+
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if f.hosts != nil {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+		if !f.hosts[host] {
+			f.refuse(w, r, http.StatusForbidden, "Host header not allowed: webpilot answers only on localhost")
+			return
+		}
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !strings.EqualFold(origin, "http://"+r.Host) {
+		f.refuse(w, r, http.StatusForbidden, "cross-origin requests are refused")
+		return
+	}
+	if err := f.cop.Check(r); err != nil {
+		f.refuse(w, r, http.StatusForbidden, "cross-origin requests are refused")
+		return
+	}
+	if f.token != nil && !f.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="webpilot"`)
+		f.refuse(w, r, http.StatusUnauthorized, "missing or wrong bearer token")
+		return
+	}
+	switch r.URL.Path {
+	case "/health":
+		f.health(w, r)
+	case "/mcp":
+		f.serveMCP(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// refuse answers a request the checks turned away, and logs it.
+func (f *front) refuse(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	f.s.log.Info("http: refused", "status", code, "why", msg, "method", r.Method, "path", r.URL.Path,
+		"host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
+	http.Error(w, msg, code)
+}
+
+// authorized compares the bearer token in constant time.
+func (f *front) authorized(r *http.Request) bool {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return subtle.ConstantTimeCompare(sum[:], f.token) == 1
+}
+
+// health answers GET /health.
+func (f *front) health(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	browserState, kind := "down", ""
+	if m := f.s.deps.Manager; m != nil && m.Backend() != nil {
+		info := m.Backend().Info()
+		kind = info.Kind
+		if info.Running {
+			browserState = "up"
+		}
+	}
+	body := map[string]any{
+		"version":  f.s.version,
+		"backend":  kind,
+		"browser":  browserState,
+		"sessions": f.s.Sessions(),
+		"uptime_s": int64(time.Since(f.s.started).Seconds()),
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// serveMCP checks a POST's content type and size, reads its body within
+// BodyReadTimeout, bounds the sessions a POST without a session id may
+// create, and hands the request to the go-sdk.
+func (f *front) serveMCP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		f.mcp.ServeHTTP(w, r)
+		return
+	}
+	// A browser sends text/plain (even "text/plain; charset=application/
+	// json") cross-site without a preflight: only application/json is
+	// taken.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		f.refuse(w, r, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+		return
+	}
+	if r.ContentLength > f.o.MaxBodyBytes {
+		w.Header().Set("Connection", "close")
+		f.refuse(w, r, http.StatusRequestEntityTooLarge, "request body exceeds "+strconv.FormatInt(f.o.MaxBodyBytes, 10)+" bytes")
+		return
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(BodyReadTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.o.MaxBodyBytes))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			f.refuse(w, r, http.StatusRequestEntityTooLarge, "request body exceeds "+strconv.FormatInt(f.o.MaxBodyBytes, 10)+" bytes")
+			return
+		}
+		f.refuse(w, r, http.StatusBadRequest, "could not read the request body")
+		return
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+
+	f.s.posts.add()
+	defer f.s.posts.done()
+	if r.Header.Get("Mcp-Session-Id") == "" {
+		if f.s.stopping.Load() {
+			http.Error(w, "webpilot is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		f.mu.Lock()
+		if f.s.Sessions()+f.creating >= f.o.MaxSessions {
+			f.mu.Unlock()
+			w.Header().Set("Retry-After", "60")
+			f.refuse(w, r, http.StatusServiceUnavailable, "too many MCP sessions open; close one or wait for idle ones to expire")
+			return
+		}
+		f.creating++
+		f.mu.Unlock()
+		defer func() {
+			f.mu.Lock()
+			f.creating--
+			f.mu.Unlock()
+		}()
+	}
+	f.mcp.ServeHTTP(w, r)
+}
+
+// RunHTTP serves the HTTP transport (Handler) on ln until ctx ends. Then it
+// refuses new sessions (503) and calls (errStopping), gives the calls
+// running ShutdownGrace to answer (then answers them with OUTCOME_UNKNOWN),
+// closes the MCP sessions and the listener and returns nil; the caller
+// closes the browser.
+func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
+	if o.Addr == "" {
+		o.Addr = ln.Addr().String()
+	}
+	srv := &http.Server{
+		Handler:           s.Handler(o),
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve http on %s: %w", o.Addr, err)
+	case <-ctx.Done():
+	}
+	// The listener stays open while the calls finish: a client's event
+	// stream that broke now would fail its call. New sessions get 503 and
+	// new calls errStopping meanwhile.
+	s.stop()
+	if n := s.posts.wait(s.grace); n > 0 {
+		s.log.Warn("stopping: cutting off calls still running", "running", n, "after", s.grace)
+		s.cutCalls()
+		if n := s.posts.wait(cutSlack); n > 0 {
+			s.log.Warn("stopping: requests left unanswered", "running", n)
+		}
+	}
+	for ss := range s.mcp.Sessions() {
+		_ = ss.Close() // ends the clients' event streams
+	}
+	bound, cancel := context.WithTimeout(context.Background(), cutSlack)
+	defer cancel()
+	_ = srv.Shutdown(bound) // closes the listener, then waits for the requests
+	_ = srv.Close()
+	<-served
+	return nil
+}
+
+// inflight counts requests being served and waits for them.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	cond *sync.Cond
+}
+
+func (f *inflight) init() { f.cond = sync.NewCond(&f.mu) }
+
+func (f *inflight) add() {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	f.n--
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+// wait waits until no request is being served, at most d; it returns how
+// many still were.
+func (f *inflight) wait(d time.Duration) int {
+	timer := time.AfterFunc(d, f.cond.Broadcast)
+	defer timer.Stop()
+	deadline := time.Now().Add(d)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.n > 0 && time.Now().Before(deadline) {
+		f.cond.Wait()
+	}
+	return f.n
+}
