@@ -245,7 +245,7 @@ func configKeys() []configKey {
 			}
 			return "(set)"
 		}},
-		{name: "log-file", usage: "also write the log to this file", set: str(func(c *Config) *string { return &c.LogFile }), get: func(c *Config) any { return c.LogFile }},
+		{name: "log-file", usage: "also write the log to this file (rotated at 10 MiB, 3 older files kept as FILE.1 … FILE.3)", set: str(func(c *Config) *string { return &c.LogFile }), get: func(c *Config) any { return c.LogFile }},
 		{name: "debug", def: "false", bool: true, usage: "log at debug level", set: boolean(func(c *Config) *bool { return &c.Debug }), get: func(c *Config) any { return c.Debug }},
 	}
 }

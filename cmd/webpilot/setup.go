@@ -21,6 +21,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/logfile"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
@@ -64,9 +65,11 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	}
 	var w io.Writer = stderr
 	if cfg.LogFile != "" {
-		f, err := os.OpenFile(cfg.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		// Rotated by size (logfile.DefaultMaxBytes, DefaultKeep older
+		// files), so a server that runs for days keeps a bounded log.
+		f, err := logfile.Open(cfg.LogFile, 0, 0)
 		if err != nil {
-			return nil, fmt.Errorf("open log file: %w", err)
+			return nil, err
 		}
 		a.closers = append(a.closers, f.Close)
 		w = io.MultiWriter(stderr, f)
