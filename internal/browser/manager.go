@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
@@ -96,6 +97,7 @@ func (m *Manager) Session(name string) *Session {
 	s, ok := m.sessions[name]
 	if !ok {
 		s = &Session{name: name, m: m, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool)}
+		s.used.Store(time.Now().UnixNano())
 		m.sessions[name] = s
 	}
 	return s
@@ -119,6 +121,59 @@ func (m *Manager) SessionNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// removeCloseTimeout bounds closing a removed session's tabs.
+const removeCloseTimeout = 10 * time.Second
+
+// Remove closes the tabs the named session owns (never another tab) and
+// deletes the session; a later call with the name makes a fresh one. A
+// call holding the session finishes first: Remove waits for it as long as
+// ctx allows. It reports whether the session existed and was removed.
+func (m *Manager) Remove(ctx context.Context, name string) (bool, error) {
+	return m.remove(ctx, name, func(*Session) bool { return true })
+}
+
+// RemoveIdle is Remove for a session that has had no call for idle (nor
+// runs one now); a session used more recently stays.
+func (m *Manager) RemoveIdle(ctx context.Context, name string, idle time.Duration) (bool, error) {
+	return m.remove(ctx, name, func(s *Session) bool { return time.Since(time.Unix(0, s.used.Load())) >= idle })
+}
+
+// remove removes the named session, held, when ok says so.
+func (m *Manager) remove(ctx context.Context, name string, ok func(*Session) bool) (bool, error) {
+	s, found := m.Lookup(name)
+	if !found {
+		return false, nil
+	}
+	removed := false
+	err := s.hold(ctx, false, func() error {
+		if !ok(s) {
+			return nil
+		}
+		if s.removed {
+			return nil
+		}
+		// The tabs close first, so that a session no longer listed has no
+		// tab left either.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeCloseTimeout)
+		defer cancel()
+		err := s.closeTabsLocked(cctx)
+		s.removed, removed = true, true
+		m.mu.Lock()
+		if m.sessions[name] == s {
+			delete(m.sessions, name)
+		}
+		m.mu.Unlock()
+		return err
+	})
+	if err != nil {
+		return removed, fmt.Errorf("remove session %q: %w", name, err)
+	}
+	if removed {
+		m.log.Info("session removed", "session", name)
+	}
+	return removed, nil
 }
 
 // Close closes every session's tabs and then the backend.
@@ -145,8 +200,12 @@ type Session struct {
 	name string
 	m    *Manager
 	lock chan struct{} // one holder at a time; see Do
+	used atomic.Int64  // when the session was last taken or let go (unix ns)
 
 	// Fields below are guarded by lock (held through Do).
+	// removed: the manager removed the session (Manager.Remove); Do
+	// refuses it from then on with ErrSessionRemoved.
+	removed bool
 	tabs    map[string]*Tab
 	current *Tab
 	snapSeq int
@@ -161,16 +220,49 @@ type Session struct {
 // Name is the session's name.
 func (s *Session) Name() string { return s.name }
 
+// ErrSessionRemoved is what Do returns for a session the manager removed
+// while the caller waited for it: take the session again from the manager
+// (Manager.Session makes a fresh one).
+var ErrSessionRemoved = errors.New("the session was removed")
+
 // Do runs fn with the session held, so calls within a session are
-// serialized. It waits for the session no longer than ctx allows.
+// serialized. It waits for the session no longer than ctx allows. A session
+// removed meanwhile is ErrSessionRemoved, and fn does not run.
 func (s *Session) Do(ctx context.Context, fn func(ctx context.Context) error) error {
+	return s.hold(ctx, true, func() error {
+		if s.removed {
+			return ErrSessionRemoved
+		}
+		return fn(ctx)
+	})
+}
+
+// hold runs fn with the session held; a call (touch) marks the session
+// used when it takes it and when it lets go.
+func (s *Session) hold(ctx context.Context, touch bool, fn func() error) error {
 	select {
 	case s.lock <- struct{}{}:
 	case <-ctx.Done():
 		return &Error{Code: CodeTimeout, Message: "session is busy with another call", Hint: "calls in one session run one at a time; wait or use another session", Err: ctx.Err()}
 	}
-	defer func() { <-s.lock }()
-	return fn(ctx)
+	if touch {
+		s.used.Store(time.Now().UnixNano())
+	}
+	defer func() {
+		if touch {
+			s.used.Store(time.Now().UnixNano())
+		}
+		<-s.lock
+	}()
+	return fn()
+}
+
+// Idle is how long the session has had no call: 0 while one runs.
+func (s *Session) Idle() time.Duration {
+	if len(s.lock) > 0 {
+		return 0
+	}
+	return time.Since(time.Unix(0, s.used.Load()))
 }
 
 // TabIDs lists the short ids (t1, t2, …) of the tabs the session owns, in

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -127,6 +128,18 @@ func (s *Server) hold(ctx context.Context, t tools.Tool, session, tab string, in
 	if t.Hold == tools.HoldNothing {
 		return t.Run(ctx, tools.NewHeld(session, nil, nil, env), in)
 	}
+	for {
+		res, err := s.holdOnce(ctx, t, session, tab, in, env)
+		// The session was removed (its client left, or it sat idle) while
+		// the call waited for it: the call runs in a fresh one.
+		if !errors.Is(err, browser.ErrSessionRemoved) {
+			return res, err
+		}
+	}
+}
+
+// holdOnce is hold on the session as the manager has it now.
+func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string, in any, env *tools.Env) (*tools.Result, error) {
 	m := s.deps.Manager
 	var bs *browser.Session
 	if t.Hold == tools.HoldExistingSession {

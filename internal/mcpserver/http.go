@@ -44,6 +44,15 @@ const (
 	IdleTimeout = 2 * time.Minute
 	// maxHeaderBytes bounds a request's headers.
 	maxHeaderBytes = 64 << 10
+	// DepartedGrace is how long the default browser session of an MCP
+	// client over HTTP outlives the client's MCP session (closed by the
+	// client or expired after SessionTimeout): then its tabs are closed
+	// and it is removed, unless a client with that session came back.
+	DepartedGrace = 60 * time.Second
+	// SessionIdle removes a browser session that has had no call for this
+	// long and is no connected client's default (the janitor of RunHTTP);
+	// Deps.DefaultSession is never removed.
+	SessionIdle = 30 * time.Minute
 )
 
 // ClientSessionPrefix starts the name of the browser session an MCP client
@@ -68,6 +77,8 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 	MaxBodyBytes   int64
 	MaxSessions    int
+	DepartedGrace  time.Duration
+	SessionIdle    time.Duration
 }
 
 // IsLoopback reports whether host (a host name or IP, without a port) is
@@ -136,6 +147,12 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = MaxSessions
 	}
+	if o.DepartedGrace <= 0 {
+		o.DepartedGrace = DepartedGrace
+	}
+	s.clientsMu.Lock()
+	s.departGrace = o.DepartedGrace
+	s.clientsMu.Unlock()
 	s.clientDefaults.Store(!o.SharedDefault)
 	f := &front{s: s, o: o, cop: http.NewCrossOriginProtection()}
 	if host, _, err := net.SplitHostPort(o.Addr); err == nil && IsLoopback(host) {
@@ -320,11 +337,26 @@ func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) er
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	if o.SessionIdle <= 0 {
+		o.SessionIdle = SessionIdle
+	}
+	jctx, stopJanitor := context.WithCancel(ctx)
+	janitorDone := make(chan struct{})
+	go func() {
+		defer close(janitorDone)
+		s.janitor(jctx, o.SessionIdle)
+	}()
+	defer func() {
+		stopJanitor()
+		<-janitorDone
+	}()
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve http on %s: %w", o.Addr, err)
 	case <-ctx.Done():
 	}
+	stopJanitor()
+	<-janitorDone
 	// The listener stays open while the calls finish: a client's event
 	// stream that broke now would fail its call. New sessions get 503 and
 	// new calls errStopping meanwhile.
@@ -382,3 +414,98 @@ func (f *inflight) wait(d time.Duration) int {
 	}
 	return f.n
 }
+
+// watchClient notes the MCP session of a request over HTTP, once: while it
+// lasts, its default browser session (ClientSessionName) is in use; when it
+// ends, that browser session is removed after the departure grace.
+func (s *Server) watchClient(req mcp.Request) {
+	if !s.clientDefaults.Load() || req == nil {
+		return
+	}
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok || ss == nil || ss.ID() == "" {
+		return
+	}
+	name := ClientSessionName(ss.ID())
+	s.clientsMu.Lock()
+	if s.watched[ss] {
+		s.clientsMu.Unlock()
+		return
+	}
+	s.watched[ss] = true
+	s.clients[name]++
+	s.clientsMu.Unlock()
+	go func() {
+		_ = ss.Wait()
+		s.clientsMu.Lock()
+		delete(s.watched, ss)
+		if s.clients[name]--; s.clients[name] <= 0 {
+			delete(s.clients, name)
+		}
+		grace := s.departGrace
+		s.clientsMu.Unlock()
+		s.log.Info("client left: its browser session goes after the grace", "session", name, "grace", grace)
+		time.AfterFunc(grace, func() { s.departed(name) })
+	}()
+}
+
+// inUse reports whether a connected MCP client defaults to the browser
+// session.
+func (s *Server) inUse(name string) bool {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	return s.clients[name] > 0
+}
+
+// departed removes the default browser session of a client that left, its
+// grace over, unless a client defaults to it again or the server stops (it
+// then closes the browser anyway). A call holding it finishes first.
+func (s *Server) departed(name string) {
+	m := s.deps.Manager
+	if m == nil || s.stopping.Load() || s.inUse(name) || name == s.deps.DefaultSession {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.ceiling+BudgetSlack)
+	defer cancel()
+	if _, err := m.Remove(ctx, name); err != nil {
+		s.log.Warn("could not remove a departed client's browser session", "session", name, "err", err)
+	}
+}
+
+// janitor removes, until ctx ends, the browser sessions that have had no
+// call for idle and are no connected client's default; never
+// Deps.DefaultSession.
+func (s *Server) janitor(ctx context.Context, idle time.Duration) {
+	m := s.deps.Manager
+	if m == nil {
+		return
+	}
+	every := min(max(idle/4, 10*time.Millisecond), time.Minute)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for _, name := range m.SessionNames() {
+			if name == s.deps.DefaultSession || s.inUse(name) {
+				continue
+			}
+			bs, ok := m.Lookup(name)
+			if !ok || bs.Idle() < idle {
+				continue
+			}
+			rctx, cancel := context.WithTimeout(ctx, janitorWait)
+			if _, err := m.RemoveIdle(rctx, name, idle); err != nil {
+				s.log.Debug("idle session not removed", "session", name, "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// janitorWait bounds how long the janitor waits for a session that a call
+// took meanwhile.
+const janitorWait = time.Second

@@ -82,6 +82,13 @@ type Server struct {
 	// clientDefaults makes each MCP session with an id (HTTP) default to a
 	// browser session of its own (ClientSessionName); set by Handler.
 	clientDefaults atomic.Bool
+	// clients counts, per browser session name, the MCP sessions over HTTP
+	// that default to it and have not ended; watched are those sessions.
+	// departGrace is HTTPOptions.DepartedGrace.
+	clientsMu   sync.Mutex
+	clients     map[string]int
+	watched     map[*mcp.ServerSession]bool
+	departGrace time.Duration
 	// posts counts the HTTP POST requests being served, for the shutdown.
 	posts inflight
 
@@ -112,6 +119,7 @@ func New(opts Options) *Server {
 	s.onInit = opts.OnInitialized
 	s.version, s.started = opts.Version, time.Now()
 	s.posts.init()
+	s.clients, s.watched, s.departGrace = make(map[string]int), make(map[*mcp.ServerSession]bool), DepartedGrace
 	s.grace, s.cut = opts.ShutdownGrace, make(chan struct{})
 	s.deps = opts.Deps
 	if s.deps == nil {
@@ -147,6 +155,7 @@ func (s *Server) Tools() []*mcp.Tool { return s.defs }
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		s.log.Debug("request", "method", method)
+		s.watchClient(req)
 		if s.onInit != nil {
 			// initialize on 2025 protocols, server/discover on 2026-07-28
 			// (which has no initialize): a client has arrived either way.

@@ -1,0 +1,241 @@
+package mcpserver_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+// tabOpen reports whether a tab whose URL contains marker is open in the
+// browser (the backend's own listing).
+func tabOpen(t *testing.T, ctx context.Context, m *browser.Manager, marker string) bool {
+	t.Helper()
+	tabs, err := m.Backend().Tabs(ctx)
+	if err != nil {
+		t.Fatalf("list the browser's tabs: %v", err)
+	}
+	for _, tab := range tabs {
+		if strings.Contains(tab.URL, marker) {
+			return true
+		}
+	}
+	return false
+}
+
+// eventually polls cond until it holds, failing the test with what after
+// the scaled 20 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(backendtest.Timeout(20 * time.Second))
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never happened: %s", what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// marker is a query string unique to the test, to find its tabs.
+func marker(t *testing.T) string {
+	return fmt.Sprintf("m=%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano())
+}
+
+// A client that closes its MCP session has, after the departure grace, its
+// default browser session removed and the tab it opened closed.
+func TestHTTPDepartedClientSessionRemoved(t *testing.T) {
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	m := sharedManager(t)
+	h := serveHTTP(t, &tools.Deps{Manager: m}, mcpserver.HTTPOptions{DepartedGrace: 100 * time.Millisecond})
+	cs, err := httpClient(t, ctx, h.base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := marker(t)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?" + mk, "snapshot": "none"})
+	name := mcpserver.ClientSessionName(cs.ID())
+	if !slices.Contains(m.SessionNames(), name) || !tabOpen(t, ctx, m, mk) {
+		t.Fatalf("before leaving: session %q in %v, tab open %v", name, m.SessionNames(), tabOpen(t, ctx, m, mk))
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close the MCP session: %v", err)
+	}
+	eventually(t, "the departed client's session "+name+" is removed", func() bool { return !slices.Contains(m.SessionNames(), name) })
+	eventually(t, "the departed client's tab is closed", func() bool { return !tabOpen(t, ctx, m, mk) })
+}
+
+// A client that names a shared session leaves it behind, tabs and all,
+// while its own default session goes.
+func TestHTTPSharedSessionOutlivesClient(t *testing.T) {
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	m := sharedManager(t)
+	h := serveHTTP(t, &tools.Deps{Manager: m}, mcpserver.HTTPOptions{DepartedGrace: 100 * time.Millisecond})
+	cs, err := httpClient(t, ctx, h.base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := marker(t)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "snapshot": "none"})
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?" + mk, "session": "shared-team", "snapshot": "none"})
+	own := mcpserver.ClientSessionName(cs.ID())
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close the MCP session: %v", err)
+	}
+	eventually(t, "the departed client's own session "+own+" is removed", func() bool { return !slices.Contains(m.SessionNames(), own) })
+	if !slices.Contains(m.SessionNames(), "shared-team") {
+		t.Errorf("the shared session went with the client: sessions %v", m.SessionNames())
+	}
+	if !tabOpen(t, ctx, m, mk) {
+		t.Error("the shared session's tab was closed when a client that used it left")
+	}
+}
+
+// A session without a call for SessionIdle is removed and its tab closed,
+// while a connected client's default session and Deps.DefaultSession stay,
+// idle as they are.
+func TestHTTPIdleSessionRemoved(t *testing.T) {
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	m := sharedManager(t)
+	h := serveHTTP(t, &tools.Deps{Manager: m}, mcpserver.HTTPOptions{SessionIdle: 300 * time.Millisecond})
+	cs, err := httpClient(t, ctx, h.base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := marker(t)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "snapshot": "none"})
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "session": "default", "snapshot": "none"})
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?" + mk, "session": "idle-one", "snapshot": "none"})
+	eventually(t, "the idle session is removed", func() bool { return !slices.Contains(m.SessionNames(), "idle-one") })
+	eventually(t, "the idle session's tab is closed", func() bool { return !tabOpen(t, ctx, m, mk) })
+	own := mcpserver.ClientSessionName(cs.ID())
+	for _, keep := range []string{own, "default"} {
+		if !slices.Contains(m.SessionNames(), keep) {
+			t.Errorf("session %q was removed as idle: sessions %v", keep, m.SessionNames())
+		}
+	}
+	// The name makes a fresh session on its next call.
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "session": "idle-one", "snapshot": "none"})
+	if !slices.Contains(m.SessionNames(), "idle-one") {
+		t.Errorf("a call naming the removed session did not make it again: %v", m.SessionNames())
+	}
+}
+
+// Removing a session waits for the call holding it: the navigation in
+// flight answers in full, then the session and its tab go, and the next
+// call makes a fresh session.
+func TestRemoveWaitsForCall(t *testing.T) {
+	ctx := backendtest.Context(t, 90*time.Second)
+	entered := make(chan struct{}, 1)
+	release := make(chan struct{})
+	slow := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/slow" {
+			http.NotFound(w, r)
+			return
+		}
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		fmt.Fprint(w, "<!doctype html><title>Slow page</title><h1>Slow page arrived</h1>")
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = slow.Serve(ln) }()
+	t.Cleanup(func() { _ = slow.Close() })
+
+	m := sharedManager(t)
+	h := serveHTTP(t, &tools.Deps{Manager: m}, mcpserver.HTTPOptions{})
+	cs, err := httpClient(t, ctx, h.base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "snapshot": "none"})
+	name := mcpserver.ClientSessionName(cs.ID())
+	mk := marker(t)
+	got := make(chan string, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, callParams("browser_navigate", map[string]any{"url": "http://" + ln.Addr().String() + "/slow?" + mk}))
+		if err != nil || res.IsError {
+			got <- fmt.Sprintf("FAILED: %v %s", err, textOf(res))
+			return
+		}
+		got <- textOf(res)
+	}()
+	select {
+	case <-entered:
+	case <-ctx.Done():
+		t.Fatal("the navigation never reached the page's server")
+	}
+	type removal struct {
+		removed bool
+		err     error
+	}
+	removed := make(chan removal, 1)
+	go func() {
+		ok, err := m.Remove(ctx, name)
+		removed <- removal{ok, err}
+	}()
+	time.Sleep(100 * time.Millisecond) // let Remove wait for the session
+	select {
+	case r := <-removed:
+		t.Fatalf("Remove returned while a call held the session: %+v", r)
+	default:
+	}
+	if !slices.Contains(m.SessionNames(), name) {
+		t.Fatal("the session was deleted while a call held it")
+	}
+	close(release)
+	if text := <-got; !strings.Contains(text, "Slow page arrived") {
+		t.Fatalf("the call in flight was cut by the removal:\n%s", text)
+	}
+	if r := <-removed; !r.removed || r.err != nil {
+		t.Fatalf("Remove = %v, %v; want true, nil", r.removed, r.err)
+	}
+	if slices.Contains(m.SessionNames(), name) {
+		t.Errorf("session %q still in the manager after Remove", name)
+	}
+	eventually(t, "the removed session's tab is closed", func() bool { return !tabOpen(t, ctx, m, mk) })
+	tabs := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "list"})
+	if strings.Contains(tabs, mk) {
+		t.Errorf("the next call sees the removed session's tab:\n%s", tabs)
+	}
+	if !slices.Contains(m.SessionNames(), name) {
+		t.Errorf("the next call did not make session %q again", name)
+	}
+}
+
+// A client whose MCP session expires (SessionTimeout, without a word from
+// the client) departs as one that closed it does.
+func TestHTTPExpiredClientSessionRemoved(t *testing.T) {
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	m := sharedManager(t)
+	h := serveHTTP(t, &tools.Deps{Manager: m}, mcpserver.HTTPOptions{SessionTimeout: 500 * time.Millisecond, DepartedGrace: 100 * time.Millisecond})
+	cs, err := httpClient(t, ctx, h.base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := marker(t)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?" + mk, "snapshot": "none"})
+	name := mcpserver.ClientSessionName(cs.ID())
+	eventually(t, "the expired client's session "+name+" is removed", func() bool { return !slices.Contains(m.SessionNames(), name) })
+	eventually(t, "the expired client's tab is closed", func() bool { return !tabOpen(t, ctx, m, mk) })
+}
