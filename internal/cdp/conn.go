@@ -427,7 +427,23 @@ func (c *Conn) shutdown(cause error) {
 	if cause != nil && !errors.Is(cause, ErrClosed) && c.closeCause == nil {
 		c.closeCause = cause
 	}
+	// The sessions end now, before CloseErr (which may take a while):
+	// their Done tells a caller at once that this connection is lost, so
+	// the next call makes a new tab instead of sending to the dead one, and
+	// calls on them fail at once instead of waiting for the end. The full
+	// error (with CloseErr's) goes to the calls still pending.
+	early := ErrClosed
+	if c.closeCause != nil {
+		early = fmt.Errorf("%w: %w", ErrClosed, c.closeCause)
+	}
+	sessions := make([]*Session, 0, len(c.sessions))
+	for _, s := range c.sessions {
+		sessions = append(sessions, s)
+	}
 	c.mu.Unlock()
+	for _, s := range sessions {
+		s.end(early)
+	}
 	extra := c.closeExtra()
 	c.mu.Lock()
 	if c.closeCause != nil {
@@ -458,13 +474,18 @@ func (c *Conn) shutdown(cause error) {
 		}
 	}
 	c.subs = make(map[subKey]map[*subscriber]struct{})
-	sessions := c.sessions
+	// The sessions end before any call hears of the loss (and while a new
+	// call would find closeErr set): a caller that gets "connection closed"
+	// finds its session's Done closed, so the next call makes a new one
+	// instead of trying the dead one again. Session.end takes only the
+	// session's own lock.
+	for _, s := range c.sessions {
+		s.end(err)
+		s.refine(err)
+	}
 	c.mu.Unlock()
 	for _, p := range pending {
 		p.ch <- reply{err: fmt.Errorf("cdp: %s: %w", p.method, err)}
-	}
-	for _, s := range sessions {
-		s.end(err)
 	}
 	c.log.Debug("connection closed", "err", err)
 	close(c.done)

@@ -753,3 +753,30 @@ func TestSessionAfterDetach(t *testing.T) {
 		t.Errorf("another session: Err = %v", err)
 	}
 }
+
+// A lost connection ends its sessions at once, before the close work
+// (CloseErr: the launch backend waiting for the browser's exit) is done: a
+// caller that checks a session's Done right after the loss sees it ended,
+// and its calls fail at once instead of waiting.
+func TestSessionsEndBeforeCloseWork(t *testing.T) {
+	release := make(chan struct{})
+	c, ft := newTestConn(t, &Options{
+		CloseErr: func() error { <-release; return errors.New("browser exited: signal: killed") },
+	})
+	page := c.Session("S")
+	ft.fail(errors.New("EOF"))
+	wait(t, page.Done(), "Session.Done while the close work runs")
+	if err := page.Call(context.Background(), "Page.reload", nil, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("a call while the close work runs: %v, want ErrClosed", err)
+	}
+	select {
+	case <-c.Done():
+		t.Error("Conn.Done closed before the close work was done")
+	default:
+	}
+	close(release)
+	wait(t, c.Done(), "Conn.Done")
+	if err := page.Err(); err == nil || !strings.Contains(err.Error(), "signal: killed") {
+		t.Errorf("Session.Err after the close work = %v, want the whole error", err)
+	}
+}

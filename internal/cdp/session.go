@@ -58,6 +58,17 @@ func (s *Session) endErr() error {
 	return s.err
 }
 
+// refine replaces the error of a session that ended early in its
+// connection's shutdown with the whole one (the cause and what closing
+// found, e.g. the browser's exit status).
+func (s *Session) refine(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		s.err = err
+	}
+}
+
 func (s *Session) end(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
