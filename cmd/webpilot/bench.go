@@ -350,7 +350,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // startServer runs `webpilot mcp --isolated` and connects to it over stdio.
 func startServer(ctx context.Context, self string) (*mcp.ClientSession, *exec.Cmd, error) {
-	cmd := exec.CommandContext(ctx, self, "mcp", "--isolated", "--headless=true")
+	cmd := exec.CommandContext(ctx, self, "mcp", "--standalone", "--isolated", "--headless=true")
 	cmd.Stderr = os.Stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "webpilot-bench", Version: version}, nil)
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

@@ -43,7 +43,7 @@ type coldServer struct {
 func webpilotCold(name, self string, extra ...string) coldServer {
 	return coldServer{
 		name: name,
-		argv: append([]string{self, "mcp", "--isolated", "--headless=true"}, extra...),
+		argv: append([]string{self, "mcp", "--standalone", "--isolated", "--headless=true"}, extra...),
 		navigate: func(url string) (string, map[string]any) {
 			return "browser_navigate", map[string]any{"url": url, "snapshot": "none"}
 		},

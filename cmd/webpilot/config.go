@@ -44,14 +44,18 @@ type Config struct {
 	DialogPolicy   string // ask, accept, dismiss
 	LogFile        string
 	Debug          bool
-	Profile        string // tool profile: core, full
-	Caps           string // capability groups added or removed: +group,-group
-	Listen         string // webpilot serve: host:port of the HTTP transport
-	AuthToken      string // webpilot serve: the bearer token every request needs
+	Profile        string        // tool profile: core, full
+	Caps           string        // capability groups added or removed: +group,-group
+	Listen         string        // webpilot serve: host:port of the HTTP transport
+	AuthToken      string        // webpilot serve: the bearer token every request needs
+	Daemon         bool          // webpilot serve: run as the per-user daemon
+	IdleExit       time.Duration // webpilot serve: exit after this long without clients (0: never)
 
 	// Sources maps each key to where its value came from: flag, env,
 	// file, default.
 	Sources map[string]string
+	// Raw maps each key not at its default to the text it was given as.
+	Raw map[string]string
 }
 
 // configKey describes one setting: its flag and file name (snake_case with
@@ -184,7 +188,7 @@ func configKeys() []configKey {
 		{name: "isolated", def: "false", bool: true, usage: "use a temporary profile, removed on exit", set: boolean(func(c *Config) *bool { return &c.Isolated }), get: func(c *Config) any { return c.Isolated }},
 		{name: "user-data-dir", usage: "browser profile directory (default: in the user config dir)", set: str(func(c *Config) *string { return &c.UserDataDir }), get: func(c *Config) any { return c.UserDataDir }},
 		{name: "prewarm", def: "true", bool: true, usage: "start the browser (launch) or connect (endpoint) as soon as the client initializes, not on the first tool call; --no-prewarm turns it off (never for the bridge: that browser is the user's)", set: boolean(func(c *Config) *bool { return &c.Prewarm }), get: func(c *Config) any { return c.Prewarm }},
-		{name: "standalone", def: "false", bool: true, usage: "run everything in this process (mcp: the default until the per-user daemon lands)", set: boolean(func(c *Config) *bool { return &c.Standalone }), get: func(c *Config) any { return c.Standalone }},
+		{name: "standalone", def: "false", bool: true, usage: "run everything in this process instead of reaching the per-user daemon (one browser for every MCP host of the user) through it", set: boolean(func(c *Config) *bool { return &c.Standalone }), get: func(c *Config) any { return c.Standalone }},
 		{name: "session", def: "default", usage: "default agent session name", set: func(c *Config, v string) error {
 			if strings.TrimSpace(v) == "" {
 				return errors.New("must not be empty")
@@ -245,6 +249,19 @@ func configKeys() []configKey {
 			}
 			return "(set)"
 		}},
+		{name: "daemon", cmd: "serve", def: "false", bool: true, usage: "run as the per-user daemon that `webpilot mcp` starts and reaches: a free loopback port and a fresh token, written to the state file in the user config dir; exits after --idle-exit without clients", set: boolean(func(c *Config) *bool { return &c.Daemon }), get: func(c *Config) any { return c.Daemon }},
+		{name: "idle-exit", cmd: "serve", usage: "exit after this long without an MCP client, e.g. 10m; 0 never (default: 10m with --daemon, never otherwise)", set: func(c *Config, v string) error {
+			if v == "0" {
+				c.IdleExit = 0
+				return nil
+			}
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%q is not a duration (e.g. 10m) or 0", v)
+			}
+			c.IdleExit = d
+			return nil
+		}, get: func(c *Config) any { return c.IdleExit.String() }},
 		{name: "log-file", usage: "also write the log to this file (rotated at 10 MiB, 3 older files kept as FILE.1 … FILE.3)", set: str(func(c *Config) *string { return &c.LogFile }), get: func(c *Config) any { return c.LogFile }},
 		{name: "debug", def: "false", bool: true, usage: "log at debug level", set: boolean(func(c *Config) *bool { return &c.Debug }), get: func(c *Config) any { return c.Debug }},
 	}
@@ -358,7 +375,7 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 		}
 	}
 
-	c := &Config{Sources: make(map[string]string)}
+	c := &Config{Sources: make(map[string]string), Raw: make(map[string]string)}
 	for _, k := range keys {
 		fileKey := strings.ReplaceAll(k.name, "-", "_")
 		var v, src string
@@ -381,6 +398,9 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		c.Sources[fileKey] = src
+		if src != "default" {
+			c.Raw[fileKey] = v
+		}
 	}
 	return c, nil
 }

@@ -51,7 +51,7 @@ func TestMCPOnCDPEndpoint(t *testing.T) {
 	}
 	defer remote.Close()
 	base := fixtures(t)
-	cmd := webpilotCmd(t, new(syncBuffer), "mcp", "--cdp-endpoint", remote.HTTPURL())
+	cmd := webpilotCmd(t, new(syncBuffer), "mcp", "--standalone", "--cdp-endpoint", remote.HTTPURL())
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "endpoint-test", Version: "0"}, nil).
 		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: backendtest.Timeout(15 * time.Second)}, nil)
 	if err != nil {

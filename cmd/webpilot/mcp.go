@@ -5,12 +5,16 @@ import (
 	"io"
 )
 
-// runMCP serves MCP on stdio. Until the per-user daemon exists, mcp always
-// runs standalone: MCP, the browser and everything else in this process.
+// runMCP serves MCP on stdio: through the per-user daemon (runProxy), or
+// with --standalone everything in this process: MCP, the browser, the
+// bridge.
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := parseConfig("mcp", args, stderr)
 	if err != nil {
 		return err
+	}
+	if !cfg.Standalone {
+		return runProxy(ctx, cfg, stdin, stdout, stderr)
 	}
 	a, err := newApp(cfg, stderr)
 	if err != nil {

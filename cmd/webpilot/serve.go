@@ -20,6 +20,9 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Daemon {
+		return runDaemon(ctx, cfg, stderr)
+	}
 	if err := checkListen(cfg.Listen, cfg.AuthToken); err != nil {
 		return err
 	}
@@ -40,6 +43,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		Addr:          addr,
 		Token:         cfg.AuthToken,
 		SharedDefault: cfg.Sources["session"] != "default",
+		IdleExit:      cfg.IdleExit,
 	})
 	if cerr := a.close(); cerr != nil {
 		a.log.Warn("shutdown", "err", cerr)

@@ -25,7 +25,7 @@ import (
 
 // mcpArgs start webpilot as an MCP client would, with a throwaway headless
 // browser.
-var mcpArgs = []string{"mcp", "--isolated", "--headless=true"}
+var mcpArgs = []string{"mcp", "--standalone", "--isolated", "--headless=true"}
 
 // connectStdio starts `webpilot mcp` as a subprocess and connects a go-sdk
 // client to it over stdio.

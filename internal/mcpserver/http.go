@@ -19,6 +19,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/daemon"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
 // Bounds of the HTTP transport (webpilot serve).
@@ -55,6 +58,11 @@ const (
 	SessionIdle = 30 * time.Minute
 )
 
+// SessionHeader, on the requests of an MCP client over HTTP, names the
+// browser session its calls default to instead of one of its own (the
+// stdio proxy sends the --session it was given).
+const SessionHeader = "Webpilot-Session"
+
 // ClientSessionPrefix starts the name of the browser session an MCP client
 // over HTTP gets by default: "http-" and the first 8 characters of its MCP
 // session id, lower-cased.
@@ -79,6 +87,13 @@ type HTTPOptions struct {
 	MaxSessions    int
 	DepartedGrace  time.Duration
 	SessionIdle    time.Duration
+	// IdleExit, when positive, ends RunHTTP once the server has had no MCP
+	// session and no request for this long (the per-user daemon).
+	IdleExit time.Duration
+	// Retirable serves POST /daemon/retire (daemon.RetirePath), by which a
+	// proxy of a newer binary or other settings asks the daemon to exit
+	// when it has no client; it needs Token.
+	Retirable bool
 }
 
 // IsLoopback reports whether host (a host name or IP, without a port) is
@@ -98,6 +113,11 @@ func IsLoopback(host string) bool {
 func (s *Server) defaultSession(req *mcp.CallToolRequest) string {
 	if !s.clientDefaults.Load() || req == nil || req.Session == nil {
 		return s.deps.DefaultSession
+	}
+	if req.Extra != nil {
+		if name := req.Extra.Header.Get(SessionHeader); name != "" {
+			return name
+		}
 	}
 	id := req.Session.ID()
 	if id == "" {
@@ -137,7 +157,9 @@ func (s *Server) Sessions() int {
 // requests), the bearer token when one is set, the content type, and the
 // body size. From now on, calls over an MCP session with an id default to
 // a browser session of that client's own (unless o.SharedDefault).
-func (s *Server) Handler(o HTTPOptions) http.Handler {
+func (s *Server) Handler(o HTTPOptions) http.Handler { return s.front(o) }
+
+func (s *Server) front(o HTTPOptions) *front {
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = SessionTimeout
 	}
@@ -154,7 +176,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	s.departGrace = o.DepartedGrace
 	s.clientsMu.Unlock()
 	s.clientDefaults.Store(!o.SharedDefault)
-	f := &front{s: s, o: o, cop: http.NewCrossOriginProtection()}
+	f := &front{s: s, o: o, cop: http.NewCrossOriginProtection(), exit: make(chan struct{})}
 	if host, _, err := net.SplitHostPort(o.Addr); err == nil && IsLoopback(host) {
 		f.hosts = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true, strings.ToLower(host): true}
 	}
@@ -176,8 +198,66 @@ type front struct {
 	hosts map[string]bool // Host names accepted; nil: any (not on loopback)
 	token []byte          // sha256 of the bearer token; nil: none needed
 
-	mu       sync.Mutex // guards creating below
-	creating int        // new sessions being made (initialize in flight)
+	mu       sync.Mutex    // guards creating and retiring
+	creating int           // new sessions being made (initialize in flight)
+	retiring bool          // no new session: the server is about to exit
+	exit     chan struct{} // closed when retiring
+}
+
+// retire makes the server exit (RunHTTP returns) if it has no MCP session
+// and none being made; from then on new sessions are refused.
+func (f *front) retire() (ok bool, sessions int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.retiring {
+		return true, 0
+	}
+	n := f.s.Sessions() + f.creating
+	if n > 0 {
+		return false, n
+	}
+	f.retiring = true
+	close(f.exit)
+	return true, 0
+}
+
+// busy reports whether an MCP session is open or a request is being
+// served.
+func (f *front) busy() bool {
+	f.mu.Lock()
+	creating := f.creating
+	f.mu.Unlock()
+	f.s.posts.mu.Lock()
+	posts := f.s.posts.n
+	f.s.posts.mu.Unlock()
+	return creating > 0 || posts > 0 || f.s.Sessions() > 0
+}
+
+// idleExit retires the server once it has not been busy for d.
+func (f *front) idleExit(ctx context.Context, d time.Duration) {
+	every := min(max(d/10, 10*time.Millisecond), time.Second)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.exit:
+			return
+		case <-tick.C:
+		}
+		if f.busy() {
+			last = time.Now()
+			continue
+		}
+		if time.Since(last) >= d {
+			if ok, _ := f.retire(); ok {
+				f.s.log.Info("no MCP client for a while: exiting", "idle", d)
+				return
+			}
+		}
+	}
 }
 
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -205,9 +285,31 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.refuse(w, r, http.StatusUnauthorized, "missing or wrong bearer token")
 		return
 	}
+	if r.Header.Get(SessionHeader) != "" {
+		if err := tools.CheckSessionName(r.Header.Get(SessionHeader)); err != nil {
+			f.refuse(w, r, http.StatusBadRequest, SessionHeader+": not a valid session name (letters, digits, -_.:@, at most 64)")
+			return
+		}
+	}
 	switch r.URL.Path {
 	case "/health":
 		f.health(w, r)
+	case daemon.RetirePath:
+		if !f.o.Retirable || f.token == nil {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		ok, n := f.retire()
+		if ok {
+			f.s.log.Info("asked to retire: exiting, no MCP client")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"retiring": ok, "sessions": n})
 	case "/mcp":
 		f.serveMCP(w, r)
 	default:
@@ -254,6 +356,11 @@ func (f *front) health(w http.ResponseWriter, r *http.Request) {
 		"sessions": f.s.Sessions(),
 		"uptime_s": int64(time.Since(f.s.started).Seconds()),
 	}
+	f.mu.Lock()
+	if f.retiring {
+		body["retiring"] = true
+	}
+	f.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(body)
@@ -302,6 +409,11 @@ func (f *front) serveMCP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.mu.Lock()
+		if f.retiring {
+			f.mu.Unlock()
+			http.Error(w, "this webpilot daemon is exiting: connect again to start a new one", http.StatusServiceUnavailable)
+			return
+		}
 		if f.s.Sessions()+f.creating >= f.o.MaxSessions {
 			f.mu.Unlock()
 			w.Header().Set("Retry-After", "60")
@@ -328,8 +440,9 @@ func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) er
 	if o.Addr == "" {
 		o.Addr = ln.Addr().String()
 	}
+	f := s.front(o)
 	srv := &http.Server{
-		Handler:           s.Handler(o),
+		Handler:           f,
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		IdleTimeout:       IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
@@ -350,10 +463,14 @@ func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) er
 		stopJanitor()
 		<-janitorDone
 	}()
+	if o.IdleExit > 0 {
+		go f.idleExit(jctx, o.IdleExit)
+	}
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve http on %s: %w", o.Addr, err)
 	case <-ctx.Done():
+	case <-f.exit:
 	}
 	stopJanitor()
 	<-janitorDone
@@ -427,6 +544,9 @@ func (s *Server) watchClient(req mcp.Request) {
 		return
 	}
 	name := ClientSessionName(ss.ID())
+	if x := req.GetExtra(); x != nil && x.Header.Get(SessionHeader) != "" {
+		name = x.Header.Get(SessionHeader)
+	}
 	s.clientsMu.Lock()
 	if s.watched[ss] {
 		s.clientsMu.Unlock()
