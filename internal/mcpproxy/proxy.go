@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -251,8 +252,15 @@ func (p *proxy) send(ctx context.Context, line []byte, m message) {
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return
+		case err != nil && !notSent(err):
+			// Sent, and the connection broke before the answer began:
+			// the call may have run, so it is not sent again.
+			if m.isRequest() {
+				p.replyError(m.ID, -32603, "the connection to the webpilot daemon broke before the answer came: the call may or may not have run; the next call reconnects")
+			}
+			return // the next message finds out whether the daemon is gone
 		case err != nil:
-			// The request did not reach a daemon (refused, reset): safe
+			// The request did not reach a daemon (nothing listens): safe
 			// to send again to a new one.
 			retry = true
 		case resp.StatusCode == http.StatusNotFound && sid != "",
@@ -284,6 +292,13 @@ func (p *proxy) send(ctx context.Context, line []byte, m message) {
 		p.relay(ctx, resp, m, gen)
 		return
 	}
+}
+
+// notSent reports whether err means the request never reached a server:
+// the connection could not be made.
+func notSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // failed answers a request the daemon would not take.

@@ -1,0 +1,263 @@
+package mcpproxy
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// daemonStub is an MCP server over Streamable HTTP standing in for the
+// daemon: tools echo (names the stub), progress (reports progress, then
+// answers) and hang (answers when released).
+type daemonStub struct {
+	name    string
+	srv     *httptest.Server
+	release chan struct{}
+	started chan struct{}
+	deletes atomic.Int32
+	token   string
+}
+
+func newStub(t *testing.T, name string) *daemonStub {
+	t.Helper()
+	d := &daemonStub{name: name, release: make(chan struct{}), started: make(chan struct{}, 1), token: "tok-" + name}
+	s := mcp.NewServer(&mcp.Implementation{Name: "stub", Version: "0"}, nil)
+	type none struct{}
+	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "from " + d.name + " session " + req.Extra.Header.Get("Webpilot-Session")}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "progress"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "half"})
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "hang"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		d.started <- struct{}{}
+		select {
+		case <-d.release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released"}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	d.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+d.token {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		if r.Method == http.MethodDelete {
+			d.deletes.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		d.srv.CloseClientConnections()
+		d.srv.Close()
+	})
+	return d
+}
+
+func (d *daemonStub) endpoint() Endpoint { return Endpoint{URL: d.srv.URL, Token: d.token} }
+
+// startProxy runs the proxy on pipes; connect answers with the current
+// stub. It returns the host's ends and a channel that Run's error reaches.
+func startProxy(t *testing.T, current func() *daemonStub, header http.Header) (hostIn io.WriteCloser, hostOut io.Reader, done chan error, connects *atomic.Int32) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done = make(chan error, 1)
+	connects = new(atomic.Int32)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		done <- Run(ctx, inR, outW, Options{
+			Connect: func(context.Context, *Endpoint) (Endpoint, error) {
+				connects.Add(1)
+				return current().endpoint(), nil
+			},
+			Header: header,
+		})
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the proxy did not end after stdin closed")
+		}
+		cancel()
+	})
+	return inW, outR, done, connects
+}
+
+// connectClient is a go-sdk client on the host's ends of the proxy.
+func connectClient(t *testing.T, in io.WriteCloser, out io.Reader, onProgress func(*mcp.ProgressNotificationParams)) *mcp.ClientSession {
+	t.Helper()
+	opts := &mcp.ClientOptions{}
+	if onProgress != nil {
+		opts.ProgressNotificationHandler = func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { onProgress(r.Params) }
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "0"}, opts).
+		Connect(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(out), Writer: in}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, p *mcp.CallToolParams) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// The proxy relays a session: tools, a call with its progress
+// notification, the session header; when the host closes stdin it ends the
+// daemon session (DELETE).
+func TestProxyRelays(t *testing.T) {
+	stub := newStub(t, "a")
+	hdr := http.Header{"Webpilot-Session": {"work"}}
+	in, out, done, _ := startProxy(t, func() *daemonStub { return stub }, hdr)
+	var progress atomic.Int32
+	cs := connectClient(t, in, out, func(p *mcp.ProgressNotificationParams) {
+		if p.Message == "half" {
+			progress.Add(1)
+		}
+	})
+	ctx := context.Background()
+	tl, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tl.Tools) != 3 {
+		t.Fatalf("tools/list: %v %v", tl, err)
+	}
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from a session work" {
+		t.Errorf("echo: %q", got)
+	}
+	p := &mcp.CallToolParams{Name: "progress"}
+	p.SetProgressToken("p1")
+	if got := call(t, cs, p); got != "done" {
+		t.Errorf("progress call: %q", got)
+	}
+	// The client handles notifications on a goroutine of its own.
+	for deadline := time.Now().Add(5 * time.Second); progress.Load() != 1 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if progress.Load() != 1 {
+		t.Errorf("%d progress notifications, want 1", progress.Load())
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+	in.Close()
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy did not end")
+	}
+	if stub.deletes.Load() != 1 {
+		t.Errorf("%d DELETEs, want 1 (the session ended)", stub.deletes.Load())
+	}
+}
+
+// When the daemon is gone, the next call reconnects (a new daemon, a new
+// session with the host's initialize replayed) and succeeds; a call cut off
+// by the loss is answered with an error that says it may have run.
+func TestProxyReconnects(t *testing.T) {
+	var mu sync.Mutex
+	stub := newStub(t, "first")
+	current := func() *daemonStub {
+		mu.Lock()
+		defer mu.Unlock()
+		return stub
+	}
+	in, out, _, connects := startProxy(t, current, nil)
+	cs := connectClient(t, in, out, nil)
+	ctx := context.Background()
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from first session " {
+		t.Fatalf("echo: %q", got)
+	}
+
+	cut := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hang"})
+		cut <- err
+	}()
+	<-stub.started
+	old := stub
+	mu.Lock()
+	stub = newStub(t, "second")
+	mu.Unlock()
+	// The daemon's connections break; its hanging call is let go only
+	// afterwards (so that its server can close).
+	old.srv.Listener.Close()
+	old.srv.CloseClientConnections()
+	defer close(old.release)
+	select {
+	case err := <-cut:
+		if err == nil || !strings.Contains(err.Error(), "may or may not have run") {
+			t.Errorf("the cut call: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cut call got no answer")
+	}
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from second session " {
+		t.Errorf("echo after the daemon changed: %q", got)
+	}
+	if n := connects.Load(); n != 2 {
+		t.Errorf("%d connects, want 2", n)
+	}
+	// The session goes on: more calls, no more reconnects.
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from second session " {
+		t.Errorf("echo: %q", got)
+	}
+	if n := connects.Load(); n != 2 {
+		t.Errorf("%d connects, want 2", n)
+	}
+}
+
+// A line that is not JSON gets a parse error, and the proxy goes on.
+func TestProxyBadLine(t *testing.T) {
+	stub := newStub(t, "a")
+	in, out, _, _ := startProxy(t, func() *daemonStub { return stub }, nil)
+	r := bufio.NewReader(out)
+	fmt.Fprintln(in, "this is not json")
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg struct {
+		Error struct{ Code int } `json:"error"`
+	}
+	if err := json.Unmarshal(line, &msg); err != nil || msg.Error.Code != -32700 {
+		t.Errorf("got %s, want a parse error", line)
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	line, err = r.ReadBytes('\n')
+	if err != nil || !strings.Contains(string(line), `"serverInfo"`) {
+		t.Errorf("initialize after a bad line: %s %v", line, err)
+	}
+}
