@@ -51,6 +51,10 @@ type Config struct {
 	Daemon         bool          // webpilot serve: run as the per-user daemon
 	IdleExit       time.Duration // webpilot serve: exit after this long without clients (0: never)
 
+	// EndpointPerSession: each browser session opens its own connection to
+	// the endpoint, a farm that gives each connection a fresh browser.
+	EndpointPerSession bool
+
 	// Sources maps each key to where its value came from: flag, env,
 	// file, default.
 	Sources map[string]string
@@ -176,6 +180,7 @@ func configKeys() []configKey {
 			}
 			return nil
 		}, get: func(c *Config) any { return fmt.Sprintf("%d header(s)", len(c.CDPHeaders)) }},
+		{name: "endpoint-per-session", def: "false", bool: true, usage: "with --cdp-endpoint: each browser session opens its own connection to the endpoint, for a browser farm that gives every connection a fresh browser (browserless, Selenium Grid), so N agents drive N remote browsers", set: boolean(func(c *Config) *bool { return &c.EndpointPerSession }), get: func(c *Config) any { return c.EndpointPerSession }},
 		{name: "browser", usage: "browser executable (default: discover Chromium/Chrome)", set: str(func(c *Config) *string { return &c.Browser }), get: func(c *Config) any { return c.Browser }},
 		{name: "headless", def: "auto", bool: true, usage: "auto (headless when there is no display), true or false; --headless alone means true", set: func(c *Config, v string) error {
 			switch strings.ToLower(v) {
@@ -281,7 +286,7 @@ func groupNames() string {
 // trusted with the executable to run, the profile to open, a file to append
 // to, or the remote browser the agent's work (and its credentials) goes to.
 var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "output_dir": true, "cdp_endpoint": true, "cdp_header": true,
-	"listen": true, "auth_token": true}
+	"endpoint_per_session": true, "listen": true, "auth_token": true}
 
 // DefaultListen is where webpilot serve listens by default.
 const DefaultListen = "127.0.0.1:31999"
@@ -394,15 +399,30 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 			continue
 		}
 		if err := k.set(c, v); err != nil {
-			where := map[string]string{"flag": "--" + k.name, "env": envName(k.name), "file": ".webpilot.json " + fileKey, "default": "default " + k.name}[src]
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return nil, fmt.Errorf("%s: %w", sourceName(k.name, src), err)
 		}
 		c.Sources[fileKey] = src
 		if src != "default" {
 			c.Raw[fileKey] = v
 		}
 	}
+	if c.EndpointPerSession {
+		where := sourceName("endpoint-per-session", c.Sources["endpoint_per_session"])
+		if c.CDPEndpoint == "" {
+			return nil, fmt.Errorf("%s needs --cdp-endpoint (a browser farm's ws:// or http:// address): it gives each browser session its own connection to that endpoint", where)
+		}
+		if c.Backend != "auto" && c.Backend != "endpoint" {
+			return nil, fmt.Errorf("%s applies to the endpoint backend only, not --backend %s", where, c.Backend)
+		}
+	}
 	return c, nil
+}
+
+// sourceName names where a key's value came from, as the user wrote it:
+// --nav-timeout, WEBPILOT_NAV_TIMEOUT, .webpilot.json nav_timeout.
+func sourceName(key, src string) string {
+	fileKey := strings.ReplaceAll(key, "-", "_")
+	return map[string]string{"flag": "--" + key, "env": envName(key), "file": ".webpilot.json " + fileKey, "default": "default " + key}[src]
 }
 
 // readConfigFile reads .webpilot.json: an object of snake_case keys whose

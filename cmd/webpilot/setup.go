@@ -104,8 +104,16 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		})
 	}
 	a.backend, a.kind = be, kind
+	var sessionBackend func(string) backend.Backend
+	if farm, ok := be.(*endpoint.Farm); ok {
+		// Each session connects on its first call; prewarm has nothing
+		// to start (Farm has no Start): a connection made ahead would
+		// take a farm browser no session may ever use.
+		sessionBackend = func(name string) backend.Backend { return farm.NewBackend(name) }
+	}
 	a.manager = browser.NewManager(browser.Options{
 		Backend:        a.backend,
+		SessionBackend: sessionBackend,
 		Logger:         a.log.With("component", "browser"),
 		ActionTimeout:  cfg.ActionTimeout,
 		NavTimeout:     cfg.NavTimeout,
@@ -227,7 +235,11 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 			name, value, _ := strings.Cut(line, ":")
 			h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 		}
-		return endpoint.New(endpoint.Options{URL: cfg.CDPEndpoint, Header: h, Logger: log.With("component", "endpoint")}), "endpoint", nil
+		opts := endpoint.Options{URL: cfg.CDPEndpoint, Header: h, Logger: log.With("component", "endpoint")}
+		if cfg.EndpointPerSession {
+			return endpoint.NewFarm(opts), "endpoint (a connection per session)", nil
+		}
+		return endpoint.New(opts), "endpoint", nil
 	}
 	secret, err := readSecret()
 	if err != nil {

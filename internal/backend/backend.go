@@ -19,6 +19,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
@@ -29,6 +30,9 @@ var (
 	ErrNoBrowser = errors.New("backend: no browser")
 	// ErrTabNotFound means the tab id names no open tab.
 	ErrTabNotFound = errors.New("backend: tab not found")
+	// ErrUnreachable means a browser endpoint (--cdp-endpoint) did not
+	// answer; it matches ErrNoBrowser too.
+	ErrUnreachable = fmt.Errorf("%w: endpoint unreachable", ErrNoBrowser)
 	// ErrProfileLocked means another browser holds the profile directory.
 	ErrProfileLocked = errors.New("backend: profile in use")
 	// ErrClosed means the backend was closed.

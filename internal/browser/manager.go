@@ -16,7 +16,16 @@ import (
 
 // Options configure a Manager. Zero durations take the DESIGN.md defaults.
 type Options struct {
-	Backend        backend.Backend
+	// Backend is the browser every session shares; with SessionBackend it
+	// opens no tab, and only describes the backend (Backend().Info, for
+	// browser_status and /health) and is closed with the manager.
+	Backend backend.Backend
+	// SessionBackend, when set, gives each session a backend of its own,
+	// made with the session (it connects on first use) and closed when the
+	// session is removed or the manager closes: a browser farm that hands
+	// out a fresh browser per connection (--endpoint-per-session). The
+	// session's name is for the backend's log.
+	SessionBackend func(session string) backend.Backend
 	Logger         *slog.Logger
 	ActionTimeout  time.Duration // default 10s
 	NavTimeout     time.Duration // default 30s
@@ -31,7 +40,8 @@ type Options struct {
 	UploadRoots []string
 }
 
-// Manager holds the agent sessions on one backend.
+// Manager holds the agent sessions on one backend, or each on its own
+// (Options.SessionBackend).
 type Manager struct {
 	opts Options
 	log  *slog.Logger
@@ -84,7 +94,8 @@ func NewManager(opts Options) *Manager {
 	return m
 }
 
-// Backend returns the backend the manager drives.
+// Backend returns the backend the manager drives (Options.Backend; with
+// SessionBackend the one that describes the sessions' backends).
 func (m *Manager) Backend() backend.Backend { return m.opts.Backend }
 
 // Options returns the manager's effective options.
@@ -96,7 +107,10 @@ func (m *Manager) Session(name string) *Session {
 	defer m.mu.Unlock()
 	s, ok := m.sessions[name]
 	if !ok {
-		s = &Session{name: name, m: m, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool)}
+		s = &Session{name: name, m: m, be: m.opts.Backend, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool)}
+		if m.opts.SessionBackend != nil {
+			s.be, s.ownBackend = m.opts.SessionBackend(name), true
+		}
 		s.used.Store(time.Now().UnixNano())
 		m.sessions[name] = s
 	}
@@ -126,7 +140,8 @@ func (m *Manager) SessionNames() []string {
 // removeCloseTimeout bounds closing a removed session's tabs.
 const removeCloseTimeout = 10 * time.Second
 
-// Remove closes the tabs the named session owns (never another tab) and
+// Remove closes the tabs the named session owns (never another tab), and
+// the session's own backend if it has one (Options.SessionBackend), and
 // deletes the session; a later call with the name makes a fresh one. A
 // call holding the session finishes first: Remove waits for it as long as
 // ctx allows. It reports whether the session existed and was removed.
@@ -158,7 +173,7 @@ func (m *Manager) remove(ctx context.Context, name string, ok func(*Session) boo
 		// tab left either.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeCloseTimeout)
 		defer cancel()
-		err := s.closeTabsLocked(cctx)
+		err := s.release(cctx)
 		s.removed, removed = true, true
 		m.mu.Lock()
 		if m.sessions[name] == s {
@@ -176,7 +191,7 @@ func (m *Manager) remove(ctx context.Context, name string, ok func(*Session) boo
 	return removed, nil
 }
 
-// Close closes every session's tabs and then the backend.
+// Close closes every session's tabs (and own backend) and then the backend.
 func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Lock()
 	sessions := make([]*Session, 0, len(m.sessions))
@@ -187,9 +202,12 @@ func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Unlock()
 	var errs []error
 	for _, s := range sessions {
-		if err := s.Do(ctx, func(ctx context.Context) error { return s.closeTabsLocked(ctx) }); err != nil {
+		if err := s.Do(ctx, func(ctx context.Context) error { return s.release(ctx) }); err != nil {
 			errs = append(errs, err)
 		}
+		// A session still held when ctx ran out keeps its tabs, but its
+		// own connection goes all the same: the manager is closing.
+		errs = append(errs, s.closeBackend())
 	}
 	errs = append(errs, m.opts.Backend.Close())
 	return errors.Join(errs...)
@@ -199,8 +217,13 @@ func (m *Manager) Close(ctx context.Context) error {
 type Session struct {
 	name string
 	m    *Manager
-	lock chan struct{} // one holder at a time; see Do
-	used atomic.Int64  // when the session was last taken or let go (unix ns)
+	// be is the backend the session's tabs live on: the manager's, or the
+	// session's own (ownBackend, from Options.SessionBackend).
+	be         backend.Backend
+	ownBackend bool
+	closeBe    sync.Once
+	lock       chan struct{} // one holder at a time; see Do
+	used       atomic.Int64  // when the session was last taken or let go (unix ns)
 
 	// Fields below are guarded by lock (held through Do).
 	// removed: the manager removed the session (Manager.Remove); Do
@@ -219,6 +242,35 @@ type Session struct {
 
 // Name is the session's name.
 func (s *Session) Name() string { return s.name }
+
+// Backend is the backend the session's tabs live on: the manager's, or the
+// session's own (Options.SessionBackend).
+func (s *Session) Backend() backend.Backend { return s.be }
+
+// release closes what the session holds: its tabs, or its own backend,
+// whose Close closes the tabs with the connection. Call held.
+func (s *Session) release(ctx context.Context) error {
+	if !s.ownBackend {
+		return s.closeTabsLocked(ctx)
+	}
+	clear(s.tabs)
+	s.current = nil
+	return s.closeBackend()
+}
+
+// closeBackend closes the session's own backend, once; a shared one stays.
+func (s *Session) closeBackend() error {
+	if !s.ownBackend {
+		return nil
+	}
+	var err error
+	s.closeBe.Do(func() {
+		if err = s.be.Close(); err != nil {
+			err = fmt.Errorf("close session %q's backend: %w", s.name, err)
+		}
+	})
+	return err
+}
 
 // ErrSessionRemoved is what Do returns for a session the manager removed
 // while the caller waited for it: take the session again from the manager
@@ -330,7 +382,7 @@ func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
 }
 
 func (s *Session) openTab(ctx context.Context) (*Tab, error) {
-	be := s.m.opts.Backend
+	be := s.be
 	info, err := be.NewTab(ctx, "about:blank")
 	if err != nil {
 		return nil, backendError("open a tab", err)
@@ -358,7 +410,7 @@ func (s *Session) closeTabsLocked(ctx context.Context) error {
 			delete(s.tabs, id) // gone with its browser: nothing to close
 			continue
 		}
-		if err := s.m.opts.Backend.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
+		if err := s.be.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
 			errs = append(errs, err)
 		}
 		delete(s.tabs, id)
@@ -395,6 +447,9 @@ func backendError(doing string, err error) error {
 	case errors.Is(err, backend.ErrProfileLocked):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser profile is in use by another browser",
 			Hint: "close the other browser using this profile, or start webpilot with --isolated", Err: err}
+	case errors.Is(err, backend.ErrUnreachable):
+		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser endpoint did not answer",
+			Hint: "check that the browser endpoint or farm (--cdp-endpoint) is up and reachable from here and that its token (--cdp-header) is right; the next call connects again", Err: err}
 	case errors.Is(err, backend.ErrNoBrowser):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": no browser could be started",
 			Hint: "install Chromium or Chrome, or set --browser / WEBPILOT_BROWSER to its path; webpilot doctor explains", Err: err}

@@ -24,7 +24,7 @@ func (s *Session) ListTabs(ctx context.Context) ([]TabView, error) {
 	if _, err := s.AdoptPopups(ctx); err != nil {
 		return nil, err
 	}
-	infos, err := s.m.opts.Backend.Tabs(ctx)
+	infos, err := s.be.Tabs(ctx)
 	if err != nil {
 		return nil, backendError("list tabs", err)
 	}
@@ -58,7 +58,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	if len(s.tabs) == 0 {
 		return nil, nil
 	}
-	infos, err := s.m.opts.Backend.Tabs(ctx)
+	infos, err := s.be.Tabs(ctx)
 	if err != nil {
 		return nil, backendError("list tabs", err)
 	}
@@ -80,7 +80,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			if perr := s.refusedPopup(ctx, t, ti); perr != nil {
 				// Its first load ran before webpilot could pause it: the tab
 				// never joins the session, so no call can read it.
-				_ = s.m.opts.Backend.CloseTab(ctx, ti.ID)
+				_ = s.be.CloseTab(ctx, ti.ID)
 				if opener := s.tabs[ti.Opener]; opener != nil {
 					opener.addNote(fmt.Sprintf("closed a new tab on %s that the page opened: %s", shorten(perr.url, 200), perr.err.Message))
 				}
@@ -97,7 +97,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 		// A new tab in the same window hides the current one, and a hidden
 		// tab is not rendered: input to it would wait for a frame that never
 		// comes. The agent stays on its tab until it selects another.
-		_ = s.m.opts.Backend.Activate(ctx, s.current.target)
+		_ = s.be.Activate(ctx, s.current.target)
 	}
 	return adopted, nil
 }
@@ -131,7 +131,7 @@ func (s *Session) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) 
 
 // attachTab attaches to an existing tab and prepares it.
 func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
-	target, err := s.m.opts.Backend.Attach(ctx, id)
+	target, err := s.be.Attach(ctx, id)
 	if err != nil {
 		return nil, backendError("attach to the tab", err)
 	}
@@ -143,7 +143,7 @@ func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
 	if err := t.init(ctx); err != nil {
 		return nil, backendError("prepare the tab", err)
 	}
-	if s.m.opts.Backend.Info().Local {
+	if s.be.Info().Local {
 		t.saveDownloads(ctx, s.m.opts.OutputDir, s.m.opts.OutputMaxBytes)
 	}
 	return t, nil
@@ -164,7 +164,7 @@ func (s *Session) SelectTab(ctx context.Context, id string) (*Tab, error) {
 		return nil, err
 	}
 	s.current = t
-	_ = s.m.opts.Backend.Activate(ctx, t.target)
+	_ = s.be.Activate(ctx, t.target)
 	return t, nil
 }
 
@@ -207,7 +207,7 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	if !t.alive() {
 		return nil
 	}
-	if err := s.m.opts.Backend.CloseTab(ctx, key); err != nil {
+	if err := s.be.CloseTab(ctx, key); err != nil {
 		return backendError("close the tab", err)
 	}
 	return nil

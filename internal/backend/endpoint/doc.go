@@ -16,6 +16,12 @@
 // (a background tab in a shared window is not rendered), and each Attach is
 // a flat Target.attachToTarget session.
 //
+// A [Farm] is an endpoint that hands out a fresh browser per connection
+// (browserless; a Selenium Grid per session): with --endpoint-per-session
+// each agent session gets a Backend of its own from [Farm.NewBackend], so
+// N agents drive N remote browsers. Package farmtest is a loopback stand-in
+// for such a farm.
+//
 // The browser is not ours: Close closes the tabs this Backend opened (and
 // only those) and the connection, and leaves the browser running. URLs in
 // errors, logs and [Backend.Info] have their credentials redacted.

@@ -62,6 +62,8 @@ type Backend struct {
 	pumps sync.WaitGroup
 
 	closeOnce sync.Once
+	// onClose, when set (a Farm's connection), runs once Close is done.
+	onClose func()
 
 	mu     sync.Mutex // guards the fields below
 	closed bool
@@ -224,6 +226,9 @@ func (b *Backend) Close() error {
 			_ = l.conn.Close()
 		}
 		b.pumps.Wait()
+		if b.onClose != nil {
+			b.onClose()
+		}
 	})
 	return nil
 }
@@ -297,7 +302,7 @@ func (b *Backend) connect(ctx context.Context) (*link, error) {
 		if b.ctx.Err() != nil {
 			return fmt.Errorf("endpoint: %w", backend.ErrClosed)
 		}
-		return fmt.Errorf("endpoint: connect to %s: %w: %w", b.display, backend.ErrNoBrowser, b.redactErr(err))
+		return fmt.Errorf("endpoint: connect to %s: %w: %w", b.display, backend.ErrUnreachable, b.redactErr(err))
 	}
 	began := time.Now()
 	ws, err := b.resolve(ctx)

@@ -1,0 +1,227 @@
+package browser_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
+	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint/farmtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// farmManager is a Manager whose sessions each connect to the endpoint on
+// their own (--endpoint-per-session).
+func farmManager(t *testing.T, url string) (*browser.Manager, *endpoint.Farm) {
+	t.Helper()
+	ef := endpoint.NewFarm(endpoint.Options{URL: url})
+	m := browser.NewManager(browser.Options{
+		Backend:        ef,
+		SessionBackend: func(name string) backend.Backend { return ef.NewBackend(name) },
+		ActionTimeout:  backendtest.Timeout(10 * time.Second),
+		NavTimeout:     backendtest.Timeout(60 * time.Second),
+	})
+	t.Cleanup(func() { _ = m.Close(context.Background()) })
+	return m, ef
+}
+
+// whoami serves /whoami?n=N: a page whose title shows the cookie and the
+// localStorage keys it found ("seen:who=3|who3"), and which then sets its
+// own (who=N, whoN): a visit tells whose browser state it is in.
+func whoami(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.URL.Query().Get("n"))
+		if err != nil {
+			http.Error(w, "n?", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<title>loading</title><h1>Who am I</h1><script>
+			document.title = "seen:" + document.cookie + "|" + Object.keys(localStorage).sort().join(",");
+			document.cookie = "who=%d; path=/"; localStorage.setItem("who%d", "yes");</script>`, n, n)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// visit navigates the session's current tab to url and snapshots it.
+func visit(ctx context.Context, s *browser.Session, url string) (*browser.Snapshot, error) {
+	var snap *browser.Snapshot
+	err := s.Do(ctx, func(ctx context.Context) error {
+		tab, err := s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := s.Navigate(ctx, tab, url, 0); err != nil {
+			return err
+		}
+		snap, err = s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		return err
+	})
+	return snap, err
+}
+
+// listTabs lists the session's tabs.
+func listTabs(ctx context.Context, s *browser.Session) ([]browser.TabView, error) {
+	var tabs []browser.TabView
+	err := s.Do(ctx, func(ctx context.Context) error {
+		var err error
+		tabs, err = s.ListTabs(ctx)
+		return err
+	})
+	return tabs, err
+}
+
+// With a farm that gives every connection a fresh browser, eight sessions
+// in parallel get eight browsers: each navigates and snapshots in its own,
+// a cookie and localStorage set in one are not seen in another, tabs are
+// listed per session, and removing a session ends its connection (the farm
+// kills that browser) while the others work on.
+func TestFarmSessionsInParallel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: skipped under -short")
+	}
+	const n = 8
+	farm := farmtest.Start()
+	t.Cleanup(farm.Close)
+	m, ef := farmManager(t, farm.URL())
+	base := whoami(t)
+	ctx := backendtest.Context(t, 300*time.Second)
+	page := func(i int) string { return fmt.Sprintf("%s/whoami?n=%d", base, i) }
+
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("agent%d", i)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	snaps := make([]*browser.Snapshot, n)
+	began := time.Now()
+	for i, name := range names {
+		wg.Go(func() { snaps[i], errs[i] = visit(ctx, m.Session(name), page(i)) })
+	}
+	wg.Wait()
+	took := time.Since(began)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("session %s: %v", names[i], err)
+		}
+		if snaps[i].Title != "seen:|" || !strings.Contains(snaps[i].Text, "Who am I") {
+			t.Errorf("session %s: first visit titled %q, want a fresh browser (seen:|):\n%s", names[i], snaps[i].Title, snaps[i].Text)
+		}
+	}
+	t.Logf("%d sessions in parallel, each connect + new tab + navigate + snapshot on a fresh farm browser: %v (farm peak %d browsers)",
+		n, took.Round(time.Millisecond), farm.Peak())
+
+	conns := farm.Conns()
+	if len(conns) != n || farm.Live() != n || ef.Connections() != n {
+		t.Fatalf("farm connections = %d (live %d), endpoint connections = %d; want %d each", len(conns), farm.Live(), ef.Connections(), n)
+	}
+	pids := map[int]bool{}
+	for _, c := range conns {
+		pids[c.PID] = true
+	}
+	if len(pids) != n {
+		t.Errorf("browser pids %v: want %d distinct", conns, n)
+	}
+	if info := m.Backend().Info(); info.Kind != "endpoint" || !info.Running || !strings.Contains(info.Version, "Chrome/") {
+		t.Errorf("Backend().Info() = %+v, want a running endpoint", info)
+	}
+	if failed := farm.Failures(); failed != 0 {
+		t.Errorf("%d farm browsers failed to start", failed)
+	}
+
+	// Each browser is its own: on a second visit each session finds the
+	// cookie and localStorage its first visit set, and no other's.
+	for i, name := range names {
+		snap, err := visit(ctx, m.Session(name), page(i))
+		if err != nil {
+			t.Fatalf("session %s: second visit: %v", name, err)
+		}
+		if want := fmt.Sprintf("seen:who=%d|who%d", i, i); snap.Title != want {
+			t.Errorf("session %s sees %q, want %q (its own browser's state only)", name, snap.Title, want)
+		}
+	}
+
+	// Tabs are the session's own: a second tab in one session is listed
+	// there only.
+	s0 := m.Session(names[0])
+	if err := s0.Do(ctx, func(ctx context.Context) error { _, err := s0.NewTab(ctx); return err }); err != nil {
+		t.Fatalf("new tab: %v", err)
+	}
+	if tabs, err := listTabs(ctx, s0); err != nil || len(tabs) != 2 {
+		t.Errorf("session %s lists %+v, %v; want its 2 tabs", names[0], tabs, err)
+	}
+	if tabs, err := listTabs(ctx, m.Session(names[1])); err != nil || len(tabs) != 1 || !strings.Contains(tabs[0].URL, "/whoami?n=1") {
+		t.Errorf("session %s lists %+v, %v; want its one tab", names[1], tabs, err)
+	}
+	if farmTabs, err := ef.Tabs(ctx); err != nil || len(farmTabs) < n+1 {
+		t.Errorf("Farm.Tabs = %d tabs, %v; want every session's (at least %d)", len(farmTabs), err, n+1)
+	}
+
+	// Removing a session ends its connection: the farm sees the
+	// disconnect and kills that browser; the others work on.
+	if ok, err := m.Remove(ctx, names[0]); !ok || err != nil {
+		t.Fatalf("Remove(%s) = %v, %v", names[0], ok, err)
+	}
+	if err := farm.WaitLive(ctx, n-1); err != nil {
+		t.Fatalf("after Remove: %v", err)
+	}
+	if got := ef.Connections(); got != n-1 {
+		t.Errorf("endpoint connections after Remove = %d, want %d", got, n-1)
+	}
+	if _, err := visit(ctx, m.Session(names[1]), page(1)); err != nil {
+		t.Errorf("another session after the Remove: %v", err)
+	}
+	// The name comes back as a new session on a new browser, without the
+	// removed one's state.
+	snap, err := visit(ctx, m.Session(names[0]), page(0))
+	if err != nil {
+		t.Fatalf("the removed session's name again: %v", err)
+	}
+	if snap.Title != "seen:|" {
+		t.Errorf("a new session under a removed name sees %q, want a fresh browser (seen:|)", snap.Title)
+	}
+	if c := farm.Conns(); len(c) != n+1 {
+		t.Errorf("farm connections = %d, want %d (one more for the new session)", len(c), n+1)
+	}
+
+	// Closing the manager ends every connection.
+	if err := m.Close(ctx); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := farm.WaitLive(ctx, 0); err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	if got := ef.Connections(); got != 0 {
+		t.Errorf("endpoint connections after Close = %d", got)
+	}
+}
+
+// A farm that cannot be reached is an agent-facing NO_BROWSER error that
+// names the endpoint flags, not a crash; the session can still be removed.
+func TestFarmUnreachable(t *testing.T) {
+	m, _ := farmManager(t, "ws://127.0.0.1:1/")
+	ctx := backendtest.Context(t, 30*time.Second)
+	s := m.Session("lonely")
+	err := s.Do(ctx, func(ctx context.Context) error {
+		_, err := s.CurrentTab(ctx)
+		return err
+	})
+	be, ok := browser.AsError(err)
+	if !ok || be.Code != browser.CodeNoBrowser || !strings.Contains(be.Hint, "--cdp-endpoint") || !strings.Contains(be.Message, "endpoint") {
+		t.Fatalf("CurrentTab on an unreachable farm = %#v (%v), want NO_BROWSER naming --cdp-endpoint", be, err)
+	}
+	if ok, err := m.Remove(ctx, "lonely"); !ok || err != nil {
+		t.Errorf("Remove = %v, %v", ok, err)
+	}
+}
