@@ -11,7 +11,7 @@ BUILD   := CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/webpilot ./cmd
 BROWSER_SUITE := ./internal/browser/ ./internal/mcpserver/ ./internal/backend/backendtest/
 
 .DEFAULT_GOAL := build
-.PHONY: build demo test test-short bench fmt clean release
+.PHONY: build demo test test-short conformance bench fmt clean release
 
 build:
 	$(BUILD)
@@ -23,7 +23,8 @@ demo:
 	./bin/webpilot demo
 
 # What CI runs: Chromium present, gofmt clean, go vet clean, then every test with the race
-# detector; browser tests fail (rather than skip) when no browser can be found.
+# detector; browser tests fail (rather than skip) when no browser can be found; last, the MCP
+# conformance suite and the Inspector CLI against the built binary (make conformance).
 test:
 	bash scripts/ensure-chromium.sh
 	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -not -path './bin/*' -not -path './dist/*'); \
@@ -52,6 +53,14 @@ test:
 	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_TEST_BACKEND=endpoint $(GO) test -race -timeout 15m $(BROWSER_SUITE)
 	@echo "--- the extension's relay logic (Node's test runner)"
 	node --test extension/test/
+	@echo "--- third-party MCP clients: the conformance suite (HTTP) and the MCP Inspector CLI (stdio, HTTP)"
+	GO=$(GO) bash scripts/conformance.sh
+
+# The official MCP conformance suite against `webpilot serve`, and the MCP Inspector's CLI over stdio
+# and HTTP, driving a fixture page (scripts/conformance.sh; Node 22 and the clients come through npx).
+conformance:
+	bash scripts/ensure-chromium.sh
+	GO=$(GO) bash scripts/conformance.sh
 
 # Unit tests only: no browser needed.
 test-short:
