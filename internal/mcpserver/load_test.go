@@ -1,9 +1,13 @@
 package mcpserver_test
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
@@ -28,6 +33,8 @@ func TestHTTPLoad(t *testing.T) {
 	h := serveHTTP(t, &tools.Deps{Manager: m}, mcpserver.HTTPOptions{})
 	runtime.GC()
 	g0 := runtime.NumGoroutine()
+	tabs0 := countTabs(t, ctx, m)
+	rss0 := rssKiB()
 
 	steps := []struct {
 		tool string
@@ -106,4 +113,35 @@ func TestHTTPLoad(t *testing.T) {
 	if n := h.srv.Sessions(); n != 0 {
 		t.Errorf("%d MCP sessions still open after every client closed", n)
 	}
+	tabs1 := countTabs(t, ctx, m)
+	runtime.GC()
+	t.Logf("open tabs: %d before, %d after; process RSS: %d KiB before, %d KiB after (a -race build when run by make test)", tabs0, tabs1, rss0, rssKiB())
+	if tabs1 > tabs0 {
+		t.Errorf("tabs left open: %d before, %d after", tabs0, tabs1)
+	}
+}
+
+// countTabs counts the browser's page tabs.
+func countTabs(t *testing.T, ctx context.Context, m *browser.Manager) int {
+	t.Helper()
+	tabs, err := m.Backend().Tabs(ctx)
+	if err != nil {
+		t.Fatalf("list tabs: %v", err)
+	}
+	return len(tabs)
+}
+
+// rssKiB is this process's resident set (Linux; 0 elsewhere).
+func rssKiB() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return n
+		}
+	}
+	return 0
 }
