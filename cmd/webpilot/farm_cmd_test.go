@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -92,27 +91,7 @@ func TestFarmServe(t *testing.T) {
 	ctx := backendtest.Context(t, 180*time.Second)
 	stderr := new(syncBuffer)
 	cmd := webpilotCmd(t, stderr, "serve", "--listen", "127.0.0.1:0", "--cdp-endpoint", farm.URL(), "--endpoint-per-session")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-	var url string
-	re := regexp.MustCompile(`MCP over HTTP at (http://\S+/mcp)`)
-	for deadline := time.Now().Add(backendtest.Timeout(30 * time.Second)); url == ""; {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			url = m[1]
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("webpilot serve did not say where it listens:\n%s", stderr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	url, exited := startServe(t, cmd, stderr)
 	var clients [2]*mcp.ClientSession
 	for i := range clients {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("farm-test-%d", i), Version: "0"}, nil).

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -65,27 +66,7 @@ func TestServeSubprocess(t *testing.T) {
 	ctx := backendtest.Context(t, 90*time.Second)
 	stderr := new(syncBuffer)
 	cmd := webpilotCmd(t, stderr, "serve", "--listen", "127.0.0.1:0", "--isolated", "--headless=true")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-	var url string
-	re := regexp.MustCompile(`MCP over HTTP at (http://\S+/mcp)`)
-	for deadline := time.Now().Add(backendtest.Timeout(30 * time.Second)); url == ""; {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			url = m[1]
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("webpilot serve did not say where it listens:\n%s", stderr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	url, exited := startServe(t, cmd, stderr)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
@@ -184,4 +165,33 @@ func TestConfigServeKeys(t *testing.T) {
 			t.Errorf(".webpilot.json %s: %v", key, err)
 		}
 	}
+}
+
+// startServe starts `webpilot serve` (cmd) and returns the MCP URL it says
+// it listens at, and the channel its exit reaches; the process is killed at
+// the end of the test.
+func startServe(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer) (string, chan error) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	var url string
+	re := regexp.MustCompile(`MCP over HTTP at (http://\S+/mcp)`)
+	for deadline := time.Now().Add(backendtest.Timeout(30 * time.Second)); url == ""; {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("webpilot serve did not say where it listens:\n%s", stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return url, exited
 }
