@@ -90,6 +90,11 @@ func TestFarmSessionsInParallel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: skipped under -short")
 	}
+	// Eight browsers of its own, whatever the suite's backend: it runs once,
+	// in the suite's endpoint pass (make test runs all three).
+	if backendtest.Kind() != "endpoint" {
+		t.Skip("an endpoint feature: runs in the endpoint pass (WEBPILOT_TEST_BACKEND=endpoint)")
+	}
 	const n = 8
 	farm := farmtest.Start()
 	t.Cleanup(farm.Close)
