@@ -202,6 +202,39 @@ func (p *proxy) replyError(id json.RawMessage, code int, msg string) {
 	p.write(b)
 }
 
+// Error codes of the webpilot error contract the proxy answers a tool call
+// with when the daemon could not.
+const (
+	codeOutcomeUnknown = "OUTCOME_UNKNOWN"
+	codeNoBrowser      = "NO_BROWSER"
+)
+
+// Messages and hints of those answers.
+const (
+	msgCut     = "the connection to the webpilot daemon broke before the answer came: the call may or may not have run"
+	hintCut    = "check the page (browser_snapshot) before repeating the call; the next call reconnects (a daemon that died is restarted, with a fresh browser session)"
+	hintDaemon = "the next call tries again; the daemon's log is daemon.log in webpilot's folder of the user config dir; webpilot mcp --standalone runs without the daemon"
+)
+
+// replyFailure answers the host's request m that the daemon could not
+// answer: a tool call gets a tool result with isError and the error body
+// agents read everywhere else ({error:{code,message,hint,suggestions}});
+// any other request a JSON-RPC error.
+func (p *proxy) replyFailure(m message, code, msg, hint string) {
+	if m.Method != "tools/call" {
+		p.replyError(m.ID, -32603, msg)
+		return
+	}
+	body, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"code": code, "message": msg, "hint": hint, "suggestions": []string{"browser_status"},
+	}})
+	b, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": m.ID,
+		"result": map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": string(body)}}},
+	})
+	p.write(b)
+}
+
 // handle relays one message from the host.
 func (p *proxy) handle(ctx context.Context, line []byte) {
 	var m message
@@ -256,7 +289,7 @@ func (p *proxy) send(ctx context.Context, line []byte, m message) {
 			// Sent, and the connection broke before the answer began:
 			// the call may have run, so it is not sent again.
 			if m.isRequest() {
-				p.replyError(m.ID, -32603, "the connection to the webpilot daemon broke before the answer came: the call may or may not have run; the next call reconnects")
+				p.replyFailure(m, codeOutcomeUnknown, msgCut, hintCut)
 			}
 			return // the next message finds out whether the daemon is gone
 		case err != nil:
@@ -280,7 +313,7 @@ func (p *proxy) send(ctx context.Context, line []byte, m message) {
 			replay := m.Method != "initialize"
 			if rerr := p.reconnect(ctx, gen, &ep, replay); rerr != nil {
 				if m.isRequest() {
-					p.replyError(m.ID, -32603, "webpilot daemon unavailable: "+rerr.Error())
+					p.replyFailure(m, codeNoBrowser, "the webpilot daemon could not be reached or started: "+rerr.Error(), hintDaemon)
 				}
 				return
 			}
@@ -312,7 +345,7 @@ func (p *proxy) failed(m message, err error, resp *http.Response) {
 	} else if resp != nil {
 		msg += ": " + resp.Status
 	}
-	p.replyError(m.ID, -32603, msg)
+	p.replyFailure(m, codeNoBrowser, msg, hintDaemon)
 }
 
 // post sends one message.
@@ -362,7 +395,7 @@ func (p *proxy) relay(ctx context.Context, resp *http.Response, m message, gen i
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		if m.isRequest() {
-			p.replyError(m.ID, -32603, fmt.Sprintf("the webpilot daemon answered %s: %s", resp.Status, strings.TrimSpace(string(body))))
+			p.replyFailure(m, codeNoBrowser, fmt.Sprintf("the webpilot daemon answered %s: %s", resp.Status, strings.TrimSpace(string(body))), hintDaemon)
 		}
 		return
 	}
@@ -405,7 +438,7 @@ func (p *proxy) relay(ctx context.Context, resp *http.Response, m message, gen i
 		}
 	}
 	if m.isRequest() && !answered && ctx.Err() == nil {
-		p.replyError(m.ID, -32603, "the connection to the webpilot daemon broke before the answer came: the call may or may not have run; the next call reconnects")
+		p.replyFailure(m, codeOutcomeUnknown, msgCut, hintCut)
 	}
 }
 

@@ -201,10 +201,14 @@ func TestProxyReconnects(t *testing.T) {
 		t.Fatalf("echo: %q", got)
 	}
 
-	cut := make(chan error, 1)
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	cut := make(chan answer, 1)
 	go func() {
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hang"})
-		cut <- err
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hang"})
+		cut <- answer{res, err}
 	}()
 	<-stub.started
 	old := stub
@@ -217,9 +221,17 @@ func TestProxyReconnects(t *testing.T) {
 	old.srv.CloseClientConnections()
 	defer close(old.release)
 	select {
-	case err := <-cut:
-		if err == nil || !strings.Contains(err.Error(), "may or may not have run") {
-			t.Errorf("the cut call: %v", err)
+	case a := <-cut:
+		// A tool result in the error contract, not a protocol error.
+		var body struct {
+			Error struct{ Code, Message, Hint string } `json:"error"`
+		}
+		if a.err != nil || !a.res.IsError || len(a.res.Content) != 1 {
+			t.Fatalf("the cut call: %+v %v, want an isError result", a.res, a.err)
+		}
+		if err := json.Unmarshal([]byte(a.res.Content[0].(*mcp.TextContent).Text), &body); err != nil ||
+			body.Error.Code != "OUTCOME_UNKNOWN" || !strings.Contains(body.Error.Message, "may or may not have run") || body.Error.Hint == "" {
+			t.Errorf("the cut call's error: %+v %v", body, err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the cut call got no answer")
@@ -259,5 +271,55 @@ func TestProxyBadLine(t *testing.T) {
 	line, err = r.ReadBytes('\n')
 	if err != nil || !strings.Contains(string(line), `"serverInfo"`) {
 		t.Errorf("initialize after a bad line: %s %v", line, err)
+	}
+}
+
+// When the daemon is gone and none can be started, a tool call gets an
+// isError result (NO_BROWSER, with a hint), and the proxy keeps serving:
+// once a daemon is back, the next call works.
+func TestProxyDaemonUnavailable(t *testing.T) {
+	stub := newStub(t, "a")
+	var down atomic.Bool
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), inR, outW, Options{Connect: func(context.Context, *Endpoint) (Endpoint, error) {
+			if down.Load() {
+				return Endpoint{}, fmt.Errorf("the daemon exited while starting: no browser")
+			}
+			return stub.endpoint(), nil
+		}})
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		<-done
+	})
+	cs := connectClient(t, inW, outR, nil)
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from a session " {
+		t.Fatalf("echo: %q", got)
+	}
+	down.Store(true)
+	stub.srv.Listener.Close()
+	stub.srv.CloseClientConnections()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo"})
+	if err != nil || !res.IsError {
+		t.Fatalf("call with no daemon: %+v %v, want an isError result", res, err)
+	}
+	var body struct {
+		Error struct {
+			Code, Message, Hint string
+			Suggestions         []string
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &body); err != nil ||
+		body.Error.Code != "NO_BROWSER" || !strings.Contains(body.Error.Message, "no browser") || !strings.Contains(body.Error.Hint, "--standalone") {
+		t.Errorf("error body: %+v %v", body, err)
+	}
+	stub = newStub(t, "b")
+	down.Store(false)
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from b session " {
+		t.Errorf("echo once a daemon is back: %q", got)
 	}
 }
