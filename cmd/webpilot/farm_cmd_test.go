@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -130,18 +129,7 @@ func TestFarmServe(t *testing.T) {
 		t.Errorf("/health: %v %v", h, err)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		exited <- err
-		if err != nil {
-			t.Errorf("webpilot serve exited with %v after SIGTERM, want 0", err)
-		}
-	case <-time.After(backendtest.Timeout(30 * time.Second)):
-		t.Fatal("webpilot serve did not exit after SIGTERM")
-	}
+	termServe(t, cmd, exited)
 	if err := farm.WaitLive(ctx, 0); err != nil {
 		t.Errorf("after webpilot serve exited: %v", err)
 	}

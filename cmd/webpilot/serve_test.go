@@ -109,18 +109,7 @@ func TestServeSubprocess(t *testing.T) {
 			t.Fatal("webpilot serve has no browser process after a navigation")
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		exited <- err
-		if err != nil {
-			t.Errorf("webpilot serve exited with %v after SIGTERM, want 0", err)
-		}
-	case <-time.After(backendtest.Timeout(30 * time.Second)):
-		t.Fatal("webpilot serve did not exit after SIGTERM")
-	}
+	termServe(t, cmd, exited)
 	deadline := time.Now().Add(backendtest.Timeout(10 * time.Second))
 	for p, info := range watch {
 		for stillRunning(p, info) {
@@ -194,4 +183,21 @@ func startServe(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer) (string, chan e
 		time.Sleep(20 * time.Millisecond)
 	}
 	return url, exited
+}
+
+// termServe sends SIGTERM to `webpilot serve` and waits for it to exit 0.
+func termServe(t *testing.T, cmd *exec.Cmd, exited chan error) {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Errorf("webpilot serve exited with %v after SIGTERM, want 0", err)
+		}
+	case <-time.After(backendtest.Timeout(30 * time.Second)):
+		t.Fatal("webpilot serve did not exit after SIGTERM")
+	}
 }
