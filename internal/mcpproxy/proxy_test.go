@@ -236,6 +236,7 @@ func TestProxyReconnects(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the cut call got no answer")
 	}
+	time.Sleep(500 * time.Millisecond) // as in TestProxyDaemonUnavailable
 	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from second session " {
 		t.Errorf("echo after the daemon changed: %q", got)
 	}
@@ -303,6 +304,10 @@ func TestProxyDaemonUnavailable(t *testing.T) {
 	down.Store(true)
 	stub.srv.Listener.Close()
 	stub.srv.CloseClientConnections()
+	// The daemon is gone before the call, not while it is being sent: the
+	// proxy's HTTP client sees its kept-alive connections close first (a
+	// call racing the daemon's death is OUTCOME_UNKNOWN, as above).
+	time.Sleep(500 * time.Millisecond)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo"})
 	if err != nil || !res.IsError {
 		t.Fatalf("call with no daemon: %+v %v, want an isError result", res, err)
