@@ -369,7 +369,7 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, key str
 				c.StopReason = StopTime
 				break
 			}
-			sp, err := run(ctx, map[string]any{"op": "scroll", "selector": o.Selector, "wait": wait.Milliseconds()})
+			sp, err := run(ctx, map[string]any{"op": "scroll", "selector": o.Selector, "wait": wait.Milliseconds(), "nudge": noGrowth > 0})
 			if err != nil {
 				return nil, err
 			}

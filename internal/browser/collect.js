@@ -86,7 +86,21 @@ function (a) {
 
   // scroll brings what follows the last item into view (its scrolling
   // container, else the page) and waits for more items, up to a.wait ms.
-  function scroll() {
+  // frames resolves after n rendered frames (intersection observers run
+  // between them), or after 50 ms a frame where the tab does not render.
+  function frames(n) {
+    return new Promise((resolve) => {
+      let left = n;
+      const t = setTimeout(resolve, 50 * n);
+      const step = () => { if (--left <= 0) { clearTimeout(t); resolve(); } else requestAnimationFrame(step); };
+      requestAnimationFrame(step);
+    });
+  }
+
+  // scroll brings the end of the list into view and waits for it to grow.
+  // With a.nudge (the last scroll brought nothing) it first goes up a
+  // screen, so that observers see the end leave and come back.
+  async function scroll() {
     const els = qsa(a.selector) || [];
     const before = els.length;
     const last = els[els.length - 1];
@@ -98,19 +112,28 @@ function (a) {
     const se = document.scrollingElement || document.documentElement;
     const pos = () => (box ? box.scrollTop : se.scrollTop);
     const from = pos();
+    if (a.nudge) {
+      const up = box ? box.clientHeight : window.innerHeight;
+      if (box) box.scrollTop = Math.max(0, box.scrollTop - up);
+      else window.scrollTo(0, Math.max(0, se.scrollTop - up));
+      await frames(2);
+    }
     if (last) last.scrollIntoView({ block: 'end' });
     if (box) box.scrollTop = box.scrollHeight;
     else window.scrollTo(0, se.scrollHeight);
     const moved = pos() !== from;
-    return new Promise((resolve) => {
-      const end = performance.now() + a.wait;
-      const check = () => {
-        const n = (qsa(a.selector) || []).length;
-        if (n > before || performance.now() >= end) resolve({ count: n, moved });
-        else setTimeout(check, 50);
-      };
-      setTimeout(check, 50);
-    });
+    const end = performance.now() + a.wait;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 50));
+      const n = (qsa(a.selector) || []).length;
+      if (n > before) {
+        // The new items are laid out before the next scroll, so the
+        // page's observers see its end move away.
+        await frames(2);
+        return { count: (qsa(a.selector) || []).length, moved };
+      }
+      if (performance.now() >= end) return { count: n, moved };
+    }
   }
 
   // --- discover ---

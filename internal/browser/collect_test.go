@@ -390,7 +390,7 @@ func (e *env) collectWithin(d time.Duration, o browser.CollectOptions) (*browser
 func TestCollectDiscoverManyGroups(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/collect/many.html")
-	d, err := e.collectWithin(8*time.Second, browser.CollectOptions{Discover: true})
+	d, err := e.collectWithin(16*time.Second, browser.CollectOptions{Discover: true})
 	if err != nil {
 		t.Fatalf("discover on 10,000 rows: %v", err)
 	}
@@ -404,7 +404,7 @@ func TestCollectDiscoverManyGroups(t *testing.T) {
 		t.Errorf("top proposal %q (%d items) is not the rows:\n%s", top.Selector, top.Count, d.Text)
 	}
 
-	_, err = e.collectWithin(8*time.Second, browser.CollectOptions{Selector: ".rowz"})
+	_, err = e.collectWithin(16*time.Second, browser.CollectOptions{Selector: ".rowz"})
 	var we *browser.Error
 	if !errors.As(err, &we) || we.Code != browser.CodeTargetNotFound {
 		t.Fatalf("want TARGET_NOT_FOUND for .rowz, got %v", err)
