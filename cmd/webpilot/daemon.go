@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
+	"github.com/webpilot-mcp/webpilot/internal/filelock"
 	"github.com/webpilot-mcp/webpilot/internal/mcpproxy"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 )
@@ -179,7 +180,7 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 	// A daemon that is exiting (idle, or replaced) may still hold the lock
 	// while it closes its browser.
 	lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	lock, err := daemon.AcquireLock(lctx, filepath.Join(dir, daemon.RunLock))
+	lock, err := filelock.Acquire(lctx, filepath.Join(dir, daemon.RunLock))
 	cancel()
 	if err != nil {
 		return fmt.Errorf("another webpilot daemon is running (%s): %w", filepath.Join(dir, daemon.StateFile), err)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
+	"github.com/webpilot-mcp/webpilot/internal/filelock"
 )
 
 // proxyArgs start `webpilot mcp` as a proxy to the per-user daemon, which
@@ -56,7 +57,7 @@ func stopDaemon(t *testing.T, home string) {
 func waitGone(t *testing.T, dir string, d time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(backendtest.Timeout(d))
-	for daemon.Held(filepath.Join(dir, daemon.RunLock)) {
+	for filelock.Held(filepath.Join(dir, daemon.RunLock)) {
 		if time.Now().After(deadline) {
 			t.Errorf("the daemon in %s still runs after %s", dir, d)
 			return
@@ -214,7 +215,7 @@ func TestDaemonIdleExit(t *testing.T) {
 	}
 	// While the client is connected, the daemon stays, idle or not.
 	time.Sleep(2500 * time.Millisecond)
-	if !daemon.Held(filepath.Join(stateDir(home), daemon.RunLock)) {
+	if !filelock.Held(filepath.Join(stateDir(home), daemon.RunLock)) {
 		t.Fatal("the daemon exited while a client was connected")
 	}
 	if err := cs.Close(); err != nil {

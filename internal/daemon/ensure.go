@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/filelock"
 )
 
 // EnsureOptions say which daemon a proxy wants and how to start one.
@@ -55,7 +57,7 @@ func Ensure(ctx context.Context, o EnsureOptions) (State, error) {
 			}
 			continue
 		}
-		lock, err := AcquireLock(ctx, filepath.Join(o.Dir, StartLock))
+		lock, err := filelock.Acquire(ctx, filepath.Join(o.Dir, StartLock))
 		if err != nil {
 			return State{}, fmt.Errorf("wait for another webpilot that is starting the daemon: %w", err)
 		}
@@ -87,7 +89,7 @@ func replace(ctx context.Context, o EnsureOptions, st State) (bool, error) {
 		return false, nil
 	}
 	o.Logf("replacing the idle webpilot daemon (pid %d), which runs %s", st.PID, what)
-	for Held(filepath.Join(o.Dir, RunLock)) {
+	for filelock.Held(filepath.Join(o.Dir, RunLock)) {
 		select {
 		case <-ctx.Done():
 			return false, fmt.Errorf("wait for the old daemon (pid %d) to exit: %w", st.PID, ctx.Err())
@@ -104,7 +106,7 @@ func replace(ctx context.Context, o EnsureOptions, st State) (bool, error) {
 func running(ctx context.Context, dir string) (State, bool) {
 	for {
 		st, err := ReadState(dir)
-		if err != nil || !Held(filepath.Join(dir, RunLock)) {
+		if err != nil || !filelock.Held(filepath.Join(dir, RunLock)) {
 			return State{}, false
 		}
 		h, err := GetHealth(ctx, st)
@@ -129,7 +131,7 @@ func start(ctx context.Context, o EnsureOptions) (State, error) {
 		return State{}, fmt.Errorf("start the webpilot daemon: %w", err)
 	}
 	for {
-		if st, err := ReadState(o.Dir); err == nil && Held(filepath.Join(o.Dir, RunLock)) {
+		if st, err := ReadState(o.Dir); err == nil && filelock.Held(filepath.Join(o.Dir, RunLock)) {
 			if _, err := GetHealth(ctx, st); err == nil {
 				return st, nil
 			}

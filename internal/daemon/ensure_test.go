@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/filelock"
 )
 
 // fake is a stand-in daemon at the seam the proxies see: it holds the run
@@ -23,7 +25,7 @@ type fake struct {
 	t        *testing.T
 	dir      string
 	srv      *httptest.Server
-	lock     *Lock
+	lock     *filelock.Lock
 	st       State
 	sessions int
 	mu       sync.Mutex
@@ -32,7 +34,7 @@ type fake struct {
 
 func startFake(t *testing.T, dir, version, config string, sessions int) *fake {
 	t.Helper()
-	lock, ok, err := TryLock(filepath.Join(dir, RunLock))
+	lock, ok, err := filelock.Try(filepath.Join(dir, RunLock))
 	if err != nil || !ok {
 		t.Fatalf("fake daemon: run lock: ok=%v err=%v", ok, err)
 	}
@@ -230,30 +232,5 @@ func TestStateFile(t *testing.T) {
 	}
 	if len(want.Token) != 64 || NewToken() == want.Token {
 		t.Errorf("token %q", want.Token)
-	}
-}
-
-// The run lock is exclusive across holders, also within one process, and
-// free again once released.
-func TestLock(t *testing.T) {
-	path := filepath.Join(t.TempDir(), RunLock)
-	l, ok, err := TryLock(path)
-	if err != nil || !ok {
-		t.Fatal(ok, err)
-	}
-	if _, ok2, err := TryLock(path); ok2 || err != nil {
-		t.Errorf("second holder got the lock: %v %v", ok2, err)
-	}
-	if !Held(path) {
-		t.Error("Held = false while held")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	if _, err := AcquireLock(ctx, path); err == nil {
-		t.Error("AcquireLock got a held lock")
-	}
-	l.Release()
-	if Held(path) {
-		t.Error("Held = true after release")
 	}
 }

@@ -1,13 +1,17 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,7 +75,7 @@ func connect(t *testing.T, deps *tools.Deps) *mcp.ClientSession {
 // ("" for the SDK's latest).
 func connectVersion(t *testing.T, deps *tools.Deps, version string) *mcp.ClientSession {
 	t.Helper()
-	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Deps: deps})
+	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Deps: deps, Logger: testLog(t)})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.MCP().Connect(ctx, st, nil)
@@ -87,6 +91,33 @@ func connectVersion(t *testing.T, deps *tools.Deps, version string) *mcp.ClientS
 		_ = ss.Wait()
 	})
 	return cs
+}
+
+// testLog is a server log that the test prints when it fails, so that an
+// INTERNAL result shows its cause.
+func testLog(t *testing.T) *slog.Logger {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if t.Failed() && buf.Len() > 0 {
+			t.Logf("server log:\n%s", buf.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // fixtures serves testdata/pages over HTTP for the test.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package daemon
+package filelock
 
 import (
 	"errors"

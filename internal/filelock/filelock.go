@@ -1,4 +1,6 @@
-package daemon
+// Package filelock is an exclusive advisory lock on a file that the system
+// drops when its holder ends, so that a killed process never leaves it stuck.
+package filelock
 
 import (
 	"context"
@@ -12,9 +14,9 @@ import (
 // it stuck).
 type Lock struct{ f *os.File }
 
-// TryLock takes the lock on path without waiting; ok is false when another
+// Try takes the lock on path without waiting; ok is false when another
 // holder has it.
-func TryLock(path string) (l *Lock, ok bool, err error) {
+func Try(path string) (l *Lock, ok bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("open lock %s: %w", path, err)
@@ -30,10 +32,10 @@ func TryLock(path string) (l *Lock, ok bool, err error) {
 	return &Lock{f: f}, true, nil
 }
 
-// AcquireLock waits for the lock on path until ctx ends.
-func AcquireLock(ctx context.Context, path string) (*Lock, error) {
+// Acquire waits for the lock on path until ctx ends.
+func Acquire(ctx context.Context, path string) (*Lock, error) {
 	for {
-		l, ok, err := TryLock(path)
+		l, ok, err := Try(path)
 		if err != nil || ok {
 			return l, err
 		}
@@ -47,7 +49,7 @@ func AcquireLock(ctx context.Context, path string) (*Lock, error) {
 
 // Held reports whether another holder has the lock on path now.
 func Held(path string) bool {
-	l, ok, err := TryLock(path)
+	l, ok, err := Try(path)
 	if err != nil {
 		return false
 	}

@@ -1,6 +1,6 @@
 //go:build windows
 
-package daemon
+package filelock
 
 import (
 	"errors"
