@@ -347,6 +347,11 @@
       (box || window).scrollBy({ top: Math.max(vh * 0.9, 50), behavior: "instant" });
       await new Promise((r) => setTimeout(r, pause));
     }
+    // Intersection observers run with rendering: two frames after the
+    // last scroll, what they start (fetches, DOM) is under way, so the
+    // settle wait that follows sees it (a tab that does not render gets
+    // a timer instead).
+    if (n > 0) await new Promise((r) => { const t = setTimeout(r, 250); requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); r(); })); });
     const [y, h, vh] = at();
     return { steps: n, y: Math.round(y), height: Math.round(h), bottom: y + vh >= h - 2,
       box: box ? box.tagName.toLowerCase() + (box.id ? "#" + box.id : "") : "" };
