@@ -211,7 +211,7 @@ func configKeys() []configKey {
 		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all): example.com, *.example.com, example.com:8080, https://example.com; \"file://\" allows local files, \"data:\" data: pages", set: origins(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }},
 		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened (same forms as --allowed-origins)", set: origins(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }},
 		{name: "output-dir", usage: "where large artifacts (full-page screenshots) are saved (default: webpilot-output in the temp dir)", set: str(func(c *Config) *string { return &c.OutputDir }), get: func(c *Config) any { return c.OutputDir }},
-		{name: "output-max-mb", def: "100", usage: "cap on the output dir's size in MB", set: func(c *Config, v string) error {
+		{name: "output-max-mb", def: "100", usage: "budget in MB for what webpilot writes to the output dir (its oldest files go first)", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
 				return fmt.Errorf("%q is not a positive number of MB", v)

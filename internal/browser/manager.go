@@ -12,6 +12,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/outdir"
 )
 
 // Options configure a Manager. Zero durations take the DESIGN.md defaults.
@@ -51,6 +52,10 @@ type Manager struct {
 	// so a typo never opens what was meant to be closed.
 	allowed, blocked []OriginRule
 
+	// out is the output directory: what webpilot writes there, its
+	// manifest and budget.
+	out *outdir.Dir
+
 	mu       sync.Mutex // guards sessions
 	sessions map[string]*Session
 }
@@ -79,7 +84,7 @@ func NewManager(opts Options) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session)}
+	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session), out: outdir.New(opts.OutputDir, opts.OutputMaxBytes)}
 	var err error
 	if m.allowed, err = ParseOriginRules(opts.AllowedOrigins); err != nil {
 		log.Error("allowed origins: a rule that does not parse allows nothing", "err", err)

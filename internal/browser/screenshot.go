@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // image.DecodeConfig of captured JPEGs
@@ -11,9 +12,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync/atomic"
 	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/outdir"
 )
 
 // EmbedLimit is the largest image returned inline (DESIGN.md: 400 KB); a
@@ -269,33 +270,26 @@ func imageSize(data []byte) (w, h int, err error) {
 	return cfg.Width, cfg.Height, nil
 }
 
-var outputSeq atomic.Int64
-
-// saveOutput writes an artifact to the output dir (0700) as a 0600 file,
-// refusing with LIMIT_EXCEEDED when the dir would pass its size cap.
+// saveOutput writes an artifact to the output dir (0700) as a 0600 file
+// that webpilot owns there: older owned files are removed, oldest first,
+// to keep the directory within its budget, and LIMIT_EXCEEDED says when
+// even that cannot make room.
 func (m *Manager) saveOutput(kind, ext string, data []byte) (string, error) {
-	dir := m.opts.OutputDir
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create the output directory: %w", err)
-	}
-	name := fmt.Sprintf("%s-%s-%d.%s", kind, time.Now().Format("20060102-150405"), outputSeq.Add(1), strings.TrimPrefix(ext, "."))
-	if used := dirSize(dir); used+int64(len(data)) > m.opts.OutputMaxBytes {
-		return "", &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("the output directory %s holds %d MB; saving %d KB more would pass its %d MB cap", dir, used>>20, len(data)>>10, m.opts.OutputMaxBytes>>20),
-			Hint: "delete files you no longer need from it, raise --output-max-mb, or capture less (the viewport, or one element)"}
-	}
-	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	path, err := m.out.Save(kind, ext, data)
 	if err != nil {
-		return "", fmt.Errorf("save %s: %w", name, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return "", fmt.Errorf("save %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("save %s: %w", name, err)
+		return "", outputError(err)
 	}
 	return path, nil
+}
+
+// outputError turns a full output directory into LIMIT_EXCEEDED.
+func outputError(err error) error {
+	var full *outdir.FullError
+	if errors.As(err, &full) {
+		return &Error{Code: CodeLimitExceeded, Message: full.Error(),
+			Hint: "raise --output-max-mb, wait for the downloads under way to finish, or capture less (the viewport, or one element)"}
+	}
+	return err
 }
 
 // dirSize sums the sizes of the regular files directly in dir.

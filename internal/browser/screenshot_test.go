@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -196,7 +197,54 @@ func TestOutputDirCap(t *testing.T) {
 	if !strings.Contains(be.Message, out) {
 		t.Errorf("message does not name the dir: %s", be.Message)
 	}
-	if entries, _ := os.ReadDir(out); len(entries) != 0 {
-		t.Errorf("%d files written past the cap", len(entries))
+	if entries, _ := os.ReadDir(out); len(ownFiles(entries)) != 0 {
+		t.Errorf("files written past the cap: %q", ownFiles(entries))
+	}
+}
+
+// ownFiles are the names of entries that are not the output dir's own
+// bookkeeping (its manifest and locks).
+func ownFiles(entries []os.DirEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".webpilot-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Past the output dir's budget, the oldest screenshot webpilot saved is
+// removed to make room for the new one; a file it did not write stays.
+func TestOutputDirEviction(t *testing.T) {
+	old := browser.EmbedLimit
+	browser.EmbedLimit = 30 * 1024
+	t.Cleanup(func() { browser.EmbedLimit = old })
+	// The size of one saved capture, with room to spare.
+	e := newEnv(t, browser.Options{OutputDir: t.TempDir()})
+	e.navigate("/long.html")
+	one := e.mustShot(browser.ShotOptions{FullPage: true, Format: browser.FormatPNG})
+	if one.Saved == nil {
+		t.Fatal("a full-page PNG over the embed limit was not saved")
+	}
+	out := t.TempDir()
+	foreign := filepath.Join(out, "user-notes.txt")
+	if err := os.WriteFile(foreign, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e = newEnv(t, browser.Options{OutputDir: out, OutputMaxBytes: int64(one.Saved.Bytes) * 5 / 2})
+	e.navigate("/long.html")
+	var paths []string
+	for range 3 {
+		paths = append(paths, e.mustShot(browser.ShotOptions{FullPage: true, Format: browser.FormatPNG}).Saved.Path)
+	}
+	for i, p := range paths {
+		_, err := os.Stat(p)
+		if gone := err != nil; gone != (i == 0) {
+			t.Errorf("capture %d: removed %v, want %v", i+1, gone, i == 0)
+		}
+	}
+	if _, err := os.Stat(foreign); err != nil {
+		t.Errorf("a file webpilot did not write was removed: %v", err)
 	}
 }

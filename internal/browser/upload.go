@@ -244,6 +244,14 @@ func (s *Session) upload(ctx context.Context, t *Tab, el *element, a Action, res
 	if err != nil {
 		return err
 	}
+	// A file from the output dir stays while the browser takes it.
+	for _, f := range files {
+		release, err := s.m.out.Hold(f)
+		if err != nil {
+			return fmt.Errorf("hold %s: %w", f, err)
+		}
+		defer release()
+	}
 	var fi fileInput
 	if err := t.callEl(ctx, el, fileInputJS, &fi); err != nil {
 		return backendError("read "+a.Target.Describe(), err)
