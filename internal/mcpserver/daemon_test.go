@@ -51,8 +51,10 @@ func TestHTTPRetire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, r := retire(t, h.base, token); code != http.StatusOK || r.Retiring || r.Sessions != 1 {
-		t.Errorf("retire with a client: %d %+v, want refused with 1 session", code, r)
+	// The count may include requests of the client's start whose handlers
+	// are still returning.
+	if code, r := retire(t, h.base, token); code != http.StatusOK || r.Retiring || r.Sessions < 1 {
+		t.Errorf("retire with a client: %d %+v, want refused with its session counted", code, r)
 	}
 	select {
 	case <-h.done:
