@@ -155,8 +155,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		_ = cmd.Wait()
 	}
 
-	// 2. One long-lived server for the browser measurements.
-	cs, cmd, err := startServer(ctx, self)
+	// 2. One long-lived server for the browser measurements, with
+	// browser_network (outside the core profile) switched on.
+	cs, cmd, err := startServer(ctx, self, "--caps=+network")
 	if err != nil {
 		return err
 	}
@@ -266,6 +267,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else {
 		return fmt.Errorf("bench: no Save changes button in the snapshot of act/kinds.html")
 	}
+	// The page's document request, for browser_network get.
+	docs, _, err := call("browser_network", map[string]any{"filter": "kinds.html", "type": "document", "limit": 1})
+	if err != nil {
+		return err
+	}
+	docID := ""
+	if m := regexp.MustCompile(`(?m)^(n\d+) `).FindStringSubmatch(docs); m != nil {
+		docID = m[1]
+	} else {
+		return fmt.Errorf("bench: the document of act/kinds.html is not in browser_network's list:\n%s", docs)
+	}
 	actions := []struct {
 		name string
 		tool string
@@ -301,6 +313,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		{"press Tab", "", func(int) map[string]any { return map[string]any{"action": "press", "key": "Tab", "snapshot": "none"} }},
 		{"click + diff snapshot", "", func(int) map[string]any { return map[string]any{"action": "click", "selector": "#save"} }},
 		{"snapshot (compact)", "browser_snapshot", func(int) map[string]any { return map[string]any{"mode": "compact"} }},
+		{"network list (50 of the buffer)", "browser_network", func(int) map[string]any { return map[string]any{} }},
+		{"network get (the document, body)", "browser_network", func(int) map[string]any { return map[string]any{"action": "get", "id": docID} }},
 	}
 	// CDP commands per action: the server's count (browser_status) before
 	// and after each action; browser_status itself sends none.
@@ -348,9 +362,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// startServer runs `webpilot mcp --isolated` and connects to it over stdio.
-func startServer(ctx context.Context, self string) (*mcp.ClientSession, *exec.Cmd, error) {
-	cmd := exec.CommandContext(ctx, self, "mcp", "--standalone", "--isolated", "--headless=true")
+// startServer runs `webpilot mcp --isolated` (with extra arguments) and
+// connects to it over stdio.
+func startServer(ctx context.Context, self string, extra ...string) (*mcp.ClientSession, *exec.Cmd, error) {
+	cmd := exec.CommandContext(ctx, self, append([]string{"mcp", "--standalone", "--isolated", "--headless=true"}, extra...)...)
 	cmd.Stderr = os.Stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "webpilot-bench", Version: version}, nil)
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

@@ -42,6 +42,7 @@ type Config struct {
 	AllowedOrigins []string
 	BlockedOrigins []string
 	DialogPolicy   string // ask, accept, dismiss
+	NoRedact       bool   // network output shows credentials as they are
 	LogFile        string
 	Debug          bool
 	Profile        string        // tool profile: core, full
@@ -151,6 +152,7 @@ func configKeys() []configKey {
 			c.DialogPolicy = v
 			return nil
 		}, get: func(c *Config) any { return c.DialogPolicy }},
+		{name: "no-redact", def: "false", bool: true, usage: "show credentials in browser_network's output as they are: Authorization, Cookie and Set-Cookie header values and token-like query parameters (token, api_key, sig, …) are redacted by default", set: boolean(func(c *Config) *bool { return &c.NoRedact }), get: func(c *Config) any { return c.NoRedact }},
 		{name: "bridge-port", def: "47218", usage: "loopback port the browser extension connects to", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 65535 {
@@ -284,9 +286,10 @@ func groupNames() string {
 // fileForbidden are the keys .webpilot.json may not set: MCP clients start
 // webpilot in whatever directory the user works in, so the file there is not
 // trusted with the executable to run, the profile to open, a file to append
-// to, or the remote browser the agent's work (and its credentials) goes to.
+// to, the remote browser the agent's work (and its credentials) goes to, or
+// showing the user's credentials to the agent (no_redact).
 var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "output_dir": true, "cdp_endpoint": true, "cdp_header": true,
-	"endpoint_per_session": true, "listen": true, "auth_token": true}
+	"endpoint_per_session": true, "listen": true, "auth_token": true, "no_redact": true}
 
 // DefaultListen is where webpilot serve listens by default.
 const DefaultListen = "127.0.0.1:31999"

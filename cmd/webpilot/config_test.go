@@ -154,11 +154,12 @@ func TestConfigTools(t *testing.T) {
 		src      string // source of caps
 		excluded []string
 	}{
-		{"defaults", nil, nil, "", "core", "", "default", nil},
+		// The core profile leaves browser_network (group network) out.
+		{"defaults", nil, nil, "", "core", "", "default", []string{"browser_network"}},
 		{"flags", []string{"--profile=full", "--caps=-screenshot,-dialogs"}, nil, "", "full", "-screenshot,-dialogs", "flag", []string{"browser_screenshot", "browser_dialog"}},
 		{"env", nil, map[string]string{"WEBPILOT_PROFILE": "Full", "WEBPILOT_CAPS": "-tabs"}, "", "full", "-tabs", "env", []string{"browser_tabs"}},
-		{"file", nil, nil, `{"profile": "core", "caps": "-forms"}`, "core", "-forms", "file", []string{"browser_fill_form"}},
-		{"flag over env", []string{"--caps=+tabs"}, map[string]string{"WEBPILOT_CAPS": "-tabs"}, "", "core", "+tabs", "flag", nil},
+		{"file", nil, nil, `{"profile": "core", "caps": "-forms"}`, "core", "-forms", "file", []string{"browser_fill_form", "browser_network"}},
+		{"flag over env", []string{"--caps=+tabs"}, map[string]string{"WEBPILOT_CAPS": "-tabs"}, "", "core", "+tabs", "flag", []string{"browser_network"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := mustLoad(t, c.args, c.env, c.file)
@@ -225,8 +226,9 @@ func TestConfigInvalid(t *testing.T) {
 		{"browser in file", nil, nil, `{"browser": "./pwn.sh"}`, []string{".webpilot.json", "browser", "flag or environment"}},
 		{"profile in file", nil, nil, `{"user_data_dir": "/home/me/.config/google-chrome"}`, []string{"user_data_dir"}},
 		{"log file in file", nil, nil, `{"log_file": "/home/me/.bashrc"}`, []string{"log_file"}},
+		{"no redact in file", nil, nil, `{"no_redact": true}`, []string{".webpilot.json", "no_redact", "flag or environment"}},
 		{"unknown profile", []string{"--profile=tiny"}, nil, "", []string{"--profile", "tiny", "core or full"}},
-		{"unknown group in caps", nil, map[string]string{"WEBPILOT_CAPS": "+screenshot,+network"}, "", []string{"WEBPILOT_CAPS", "network", "core, forms, wait, read, eval, flow, tabs, screenshot, dialogs"}},
+		{"unknown group in caps", nil, map[string]string{"WEBPILOT_CAPS": "+screenshot,+telepathy"}, "", []string{"WEBPILOT_CAPS", "telepathy", "core, forms, wait, read, eval, flow, tabs, screenshot, dialogs, network"}},
 		{"unknown group in the file", nil, nil, `{"caps": "-teleport"}`, []string{"caps", "teleport"}},
 		{"unknown flag", []string{"--colour=blue"}, nil, "", []string{"colour"}},
 		{"positional argument", []string{"extra"}, nil, "", []string{"extra"}},
@@ -327,5 +329,27 @@ func TestConfigNoPrewarm(t *testing.T) {
 	}
 	if _, err := load(t, []string{"--no-prewarm", "--prewarm"}, nil, ""); err == nil {
 		t.Error("--no-prewarm --prewarm: no error")
+	}
+}
+
+// Network output is redacted unless --no-redact or WEBPILOT_NO_REDACT says
+// otherwise.
+func TestConfigNoRedact(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want bool
+		src  string
+	}{
+		{nil, nil, false, "default"},
+		{[]string{"--no-redact"}, nil, true, "flag"},
+		{[]string{"--no-redact=false"}, map[string]string{"WEBPILOT_NO_REDACT": "true"}, false, "flag"},
+		{nil, map[string]string{"WEBPILOT_NO_REDACT": "true"}, true, "env"},
+		{nil, map[string]string{"WEBPILOT_NO_REDACT": "1"}, true, "env"},
+	} {
+		got := mustLoad(t, c.args, c.env, "")
+		if got.NoRedact != c.want || got.Sources["no_redact"] != c.src {
+			t.Errorf("%v %v: no_redact = %v (%s), want %v (%s)", c.args, c.env, got.NoRedact, got.Sources["no_redact"], c.want, c.src)
+		}
 	}
 }

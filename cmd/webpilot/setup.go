@@ -122,6 +122,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		OutputDir:      cfg.OutputDir,
 		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
 		DialogPolicy:   cfg.DialogPolicy,
+		NoRedact:       cfg.NoRedact,
 		UploadRoots:    uploadRoots(cfg, a.log),
 	})
 	caps, capsNote := effectiveCaps(cfg)

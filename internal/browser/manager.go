@@ -39,6 +39,11 @@ type Options struct {
 	// UploadRoots are the directories uploads may come from (besides the
 	// client's roots each call passes); none: uploads are refused.
 	UploadRoots []string
+	// NoRedact shows network output as it is: by default the values of
+	// Authorization, Proxy-Authorization, Cookie and Set-Cookie headers
+	// and of token-like query parameters are replaced by Redacted
+	// (--no-redact).
+	NoRedact bool
 }
 
 // Manager holds the agent sessions on one backend, or each on its own
@@ -112,7 +117,7 @@ func (m *Manager) Session(name string) *Session {
 	defer m.mu.Unlock()
 	s, ok := m.sessions[name]
 	if !ok {
-		s = &Session{name: name, m: m, be: m.opts.Backend, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool)}
+		s = &Session{name: name, m: m, be: m.opts.Backend, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog()}
 		if m.opts.SessionBackend != nil {
 			s.be, s.ownBackend = m.opts.SessionBackend(name), true
 		}
@@ -243,6 +248,9 @@ type Session struct {
 	// ids are the short tab ids (t1, t2, …) given out in this session;
 	// tabs is keyed by backend id.
 	ids tabIDs
+	// net is the requests of the session's tabs (browser_network); it has
+	// its own lock, since the tabs' recorders write to it between calls.
+	net *netLog
 }
 
 // Name is the session's name.

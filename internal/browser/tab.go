@@ -40,6 +40,8 @@ type Tab struct {
 	collected *collectEntry
 
 	dialogPolicy string // DialogAsk, DialogAccept or DialogDismiss
+	// net is the session's network buffer, which the tab's requests go to.
+	net *netLog
 
 	mu      sync.Mutex // guards notes, blocked and the dialog, written by the watcher
 	notes   []string
@@ -98,6 +100,9 @@ func (t *Tab) init(ctx context.Context) error {
 		return err
 	}
 	requestsOf(t.t) // requests in flight, for browser_wait's network_idle
+	if t.net != nil {
+		t.net.record(t, t.t) // the session's network buffer (browser_network)
+	}
 	if _, err := cdproto.Call(ctx, t.t, network.Enable, network.EnableParams{}); err != nil {
 		return err
 	}

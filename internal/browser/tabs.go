@@ -137,6 +137,7 @@ func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
 	}
 	t := newTab(id, target, s.m.log)
 	t.dialogPolicy = s.m.opts.DialogPolicy
+	t.net = s.net
 	if s.m.policySet() {
 		t.policy = s.m.originPolicy
 	}

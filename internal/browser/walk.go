@@ -539,6 +539,14 @@ func (t *Tab) autoAttach(ctx context.Context, sess cdp.Caller) error {
 				if err := t.guardFrame(ctx, child); err != nil {
 					t.log.Warn("origin policy in a frame", "err", err)
 				}
+				if t.net != nil {
+					// The frame's own requests (its document's came
+					// through the parent) go to the session's buffer too.
+					t.net.record(t, child)
+					if err := child.Call(ctx, "Network.enable", nil, nil); err != nil {
+						t.log.Debug("network in a frame", "err", err)
+					}
+				}
 				if err := installClickHook(ctx, child); err != nil {
 					t.log.Debug("click hook in a frame", "err", err)
 				}

@@ -45,7 +45,11 @@ var wantTools = map[string][]string{
 	"browser_frames":     nil,
 	"browser_collect":    nil,
 	"browser_flow":       {"steps"},
+	"browser_network":    nil, // full profile
 }
+
+// fullOnly are the tools of the full profile that the core one leaves out.
+var fullOnly = []string{"browser_network"}
 
 // Instructions name every shared argument.
 func TestInstructionsDescribeSharedArgs(t *testing.T) {
@@ -68,48 +72,21 @@ func TestToolsList(t *testing.T) {
 		t.Fatalf("tools/list: %v", err)
 	}
 
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-		req, known := wantTools[tool.Name]
-		if !known {
-			t.Errorf("unexpected tool %s", tool.Name)
-			continue
-		}
-		if tool.Description == "" {
-			t.Errorf("%s: no description", tool.Name)
-		}
-		b, err := json.Marshal(tool.InputSchema)
-		if err != nil {
-			t.Fatalf("%s: schema: %v", tool.Name, err)
-		}
-		var s jsonschema.Schema
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatalf("%s: schema does not decode: %v\n%s", tool.Name, err, b)
-		}
-		if s.Type != "object" {
-			t.Errorf("%s: schema type %q, want object", tool.Name, s.Type)
-		}
-		if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
-			t.Errorf("%s: schema allows additional properties: %s", tool.Name, b)
-		}
-		if !slices.Equal(s.Required, req) {
-			t.Errorf("%s: required %v, want %v", tool.Name, s.Required, req)
-		}
-		for name, p := range s.Properties {
-			if p.Description == "" && !slices.Contains(tools.SharedArgs, name) {
-				t.Errorf("%s.%s: no description", tool.Name, name)
-			}
-			// Bounds keep values the Go type cannot hold (1e300, -1 for an
-			// offset) from reaching the decoder.
-			if p.Type == "integer" && (p.Minimum == nil || p.Maximum == nil) {
-				t.Errorf("%s.%s: an integer without minimum and maximum", tool.Name, name)
-			}
-		}
+	full := connectFull(t, &tools.Deps{Manager: m})
+	fullRes, err := full.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("tools/list (full profile): %v", err)
 	}
+	names := checkTools(t, fullRes)
 	for name := range wantTools {
 		if !slices.Contains(names, name) {
-			t.Errorf("tool %s is not listed (got %v)", name, names)
+			t.Errorf("tool %s is not listed in the full profile (got %v)", name, names)
+		}
+	}
+	names = checkTools(t, res)
+	for name := range wantTools {
+		if slices.Contains(names, name) == slices.Contains(fullOnly, name) {
+			t.Errorf("tool %s: listed in the core profile %v, want %v", name, !slices.Contains(fullOnly, name), slices.Contains(names, name))
 		}
 	}
 	props := func(tool string) map[string]any {
@@ -149,7 +126,7 @@ func TestToolsList(t *testing.T) {
 		}
 	}
 
-	got := toolsListReport(t, res)
+	got := toolsListReport(t, res) + fullOnlyReport(t, fullRes)
 	golden := filepath.Join("testdata", "toolslist.golden")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -169,6 +146,52 @@ func TestToolsList(t *testing.T) {
 	if m.Backend().Info().Running {
 		t.Error("tools/list started the browser")
 	}
+}
+
+// checkTools checks each listed tool's description and schema, and returns
+// their names.
+func checkTools(t *testing.T, res *mcp.ListToolsResult) []string {
+	t.Helper()
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		req, known := wantTools[tool.Name]
+		if !known {
+			t.Errorf("unexpected tool %s", tool.Name)
+			continue
+		}
+		if tool.Description == "" {
+			t.Errorf("%s: no description", tool.Name)
+		}
+		b, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			t.Fatalf("%s: schema: %v", tool.Name, err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: schema does not decode: %v\n%s", tool.Name, err, b)
+		}
+		if s.Type != "object" {
+			t.Errorf("%s: schema type %q, want object", tool.Name, s.Type)
+		}
+		if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
+			t.Errorf("%s: schema allows additional properties: %s", tool.Name, b)
+		}
+		if !slices.Equal(s.Required, req) {
+			t.Errorf("%s: required %v, want %v", tool.Name, s.Required, req)
+		}
+		for name, p := range s.Properties {
+			if p.Description == "" && !slices.Contains(tools.SharedArgs, name) {
+				t.Errorf("%s.%s: no description", tool.Name, name)
+			}
+			// Bounds keep values the Go type cannot hold (1e300, -1 for an
+			// offset) from reaching the decoder.
+			if p.Type == "integer" && (p.Minimum == nil || p.Maximum == nil) {
+				t.Errorf("%s.%s: an integer without minimum and maximum", tool.Name, name)
+			}
+		}
+	}
+	return names
 }
 
 // toolsListReport prints the o200k token count of the tools array as the
@@ -193,6 +216,26 @@ func toolsListReport(t *testing.T, res *mcp.ListToolsResult) string {
 	var out strings.Builder
 	fmt.Fprintf(&out, "tools/list: %d tools, %d o200k tokens, %d JSON bytes (budget %d tokens)\n", len(res.Tools), n, len(b), toolsListBudget)
 	for _, tool := range res.Tools {
+		tb, _ := json.Marshal(tool)
+		tn, _ := enc.Count(string(tb))
+		fmt.Fprintf(&out, "%-18s %4d tokens, description %3d chars\n", tool.Name, tn, len(tool.Description))
+	}
+	return out.String()
+}
+
+// fullOnlyReport prints the token count of each tool the full profile adds
+// to the core one.
+func fullOnlyReport(t *testing.T, res *mcp.ListToolsResult) string {
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	out.WriteString("full profile adds:\n")
+	for _, tool := range res.Tools {
+		if !slices.Contains(fullOnly, tool.Name) {
+			continue
+		}
 		tb, _ := json.Marshal(tool)
 		tn, _ := enc.Count(string(tb))
 		fmt.Fprintf(&out, "%-18s %4d tokens, description %3d chars\n", tool.Name, tn, len(tool.Description))

@@ -194,3 +194,16 @@ func (h *Held) Wait(ctx context.Context, o browser.WaitOptions) (*browser.WaitRe
 func (h *Held) Collect(ctx context.Context, o browser.CollectOptions) (*browser.Collected, error) {
 	return h.s.Collect(ctx, h.t, o)
 }
+
+// NetworkList lists the session's recorded requests (browser_network).
+func (h *Held) NetworkList(q browser.NetworkQuery) (*browser.NetList, error) {
+	return h.s.NetworkList(q)
+}
+
+// NetworkRequest describes one recorded request in full, with its body.
+func (h *Held) NetworkRequest(ctx context.Context, g browser.NetworkGet) (*browser.NetDetail, error) {
+	return h.s.NetworkRequest(ctx, g)
+}
+
+// ClearNetwork empties the session's network buffer.
+func (h *Held) ClearNetwork() int { return h.s.ClearNetwork() }

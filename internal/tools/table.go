@@ -21,6 +21,7 @@ const (
 	GroupTabs       Group = "tabs"       // browser_tabs
 	GroupScreenshot Group = "screenshot" // browser_screenshot
 	GroupDialogs    Group = "dialogs"    // browser_dialog
+	GroupNetwork    Group = "network"    // browser_network: the session's requests
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -41,6 +42,7 @@ func Table() []Tool {
 		tabsTool,
 		screenshotTool,
 		dialogTool,
+		networkTool,
 		closeTool,
 	}
 }

@@ -17,6 +17,11 @@ func TestSelect(t *testing.T) {
 	without := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
 	}
+	// The full profile adds the groups the core one leaves out: network.
+	full := slices.Insert(slices.Clone(all), len(all)-1, "browser_network")
+	fullWithout := func(names ...string) []string {
+		return slices.DeleteFunc(slices.Clone(full), func(n string) bool { return slices.Contains(names, n) })
+	}
 	for _, tc := range []struct {
 		profile, caps string
 		want          []string
@@ -26,7 +31,7 @@ func TestSelect(t *testing.T) {
 		// so far; full adds the full-only tools once they exist.
 		{"", "", all, ""},
 		{"core", "", all, ""},
-		{"full", "", all, ""},
+		{"full", "", full, ""},
 		{"CORE", " ", all, ""},
 		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
 		{"core", "-screenshot,-dialogs", without("browser_screenshot", "browser_dialog"), "-screenshot,-dialogs"},
@@ -34,11 +39,14 @@ func TestSelect(t *testing.T) {
 		{"core", "-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,+tabs", without(slices.DeleteFunc(slices.Clone(notCore), func(n string) bool { return n == "browser_tabs" })...), "-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,+tabs"},
 		{"core", "-eval", without("browser_eval"), "-eval"},
 		{"core", "+tabs,-tabs", without("browser_tabs"), "+tabs,-tabs"},
-		{"full", "-tabs", without("browser_tabs"), "-tabs"},
-		{"full", "+tabs", all, "+tabs"},
+		{"full", "-tabs", fullWithout("browser_tabs"), "-tabs"},
+		{"full", "+tabs", full, "+tabs"},
+		{"core", "+network", full, "+network"},
+		{"full", "-network", all, "-network"},
 		{"core", "tabs", all, "+tabs"},
 		{"core", "-core", notCore, "-core"},
-		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", []string{"browser_network"}, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network"},
 	} {
 		sel, err := tools.Select(tc.profile, tc.caps)
 		if err != nil {
@@ -64,7 +72,7 @@ func TestSelectRefuses(t *testing.T) {
 		want          []string
 	}{
 		{"tiny", "", []string{`"tiny"`, "core", "full"}},
-		{"core", "+network", []string{`"network"`, "core, forms, wait, read, eval, flow, tabs, screenshot, dialogs"}},
+		{"core", "+telepathy", []string{`"telepathy"`, "core, forms, wait, read, eval, flow, tabs, screenshot, dialogs, network"}},
 		{"core", "-", []string{`""`, "core, forms"}},
 		{"core", "+tabs,+bogus", []string{`"bogus"`}},
 	} {

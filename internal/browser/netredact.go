@@ -1,0 +1,145 @@
+package browser
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Redacted is what network output shows in place of a credential: the value
+// of an Authorization, Cookie or Set-Cookie header, or of a token-like query
+// parameter.
+const Redacted = "<redacted>"
+
+// secretParam reports whether a query (or form) parameter's name looks like
+// it carries a credential: token, access_token, api_key, sig, password, …
+func secretParam(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	switch n {
+	case "key", "sig", "auth", "authorization", "pwd", "pass", "jwt", "sid", "code_verifier":
+		return true
+	}
+	for _, part := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "signature", "credential", "session", "sessid"} {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactURL hides the credentials of a URL shown to the agent: the password
+// of its user info and the values of token-like query parameters (and of
+// such parameters in a fragment written as a query, OAuth's
+// #access_token=…). The rest of the URL is left exactly as it was, in its
+// order and encoding; a URL that does not parse is searched for
+// name=value pairs all the same.
+func redactURL(raw string) string {
+	base, frag, hasFrag := strings.Cut(raw, "#")
+	path, query, hasQuery := strings.Cut(base, "?")
+	if i := strings.Index(path, "://"); i > 0 {
+		// user:password@host
+		rest := path[i+3:]
+		hostEnd := strings.IndexAny(rest, "/")
+		if hostEnd < 0 {
+			hostEnd = len(rest)
+		}
+		if at := strings.LastIndex(rest[:hostEnd], "@"); at >= 0 {
+			if user, _, ok := strings.Cut(rest[:at], ":"); ok {
+				path = path[:i+3] + user + ":" + Redacted + rest[at:]
+			}
+		}
+	}
+	out := path
+	if hasQuery {
+		out += "?" + redactPairs(query)
+	}
+	if hasFrag {
+		if strings.Contains(frag, "=") {
+			frag = redactPairs(frag)
+		}
+		out += "#" + frag
+	}
+	return out
+}
+
+// redactPairs hides the values of token-like names in a&b=c pairs
+// (a query, a fragment, a urlencoded form), keeping everything else as it
+// was written.
+func redactPairs(s string) string {
+	parts := strings.Split(s, "&")
+	changed := false
+	for i, p := range parts {
+		name, _, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		if dec, err := url.QueryUnescape(name); err == nil {
+			name = dec
+		}
+		if secretParam(name) {
+			parts[i] = p[:strings.Index(p, "=")+1] + Redacted
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(parts, "&")
+}
+
+// secretHeader reports whether a header's value is a credential:
+// Authorization, Proxy-Authorization, and token- or key-named headers
+// (X-Api-Key, X-Auth-Token, X-CSRF-Token). Cookie and Set-Cookie are handled
+// apart (their names are kept).
+func secretHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization":
+		return true
+	}
+	for _, part := range []string{"token", "secret", "api-key", "apikey", "password", "session"} {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactHeader returns a header's value as network output shows it:
+// credentials hidden (an Authorization's scheme kept: "Bearer <redacted>";
+// cookies' names kept: "sid=<redacted>; theme=<redacted>"), URLs in
+// Referer and Location redacted as URLs.
+func redactHeader(name, value string) string {
+	n := strings.ToLower(name)
+	switch {
+	case n == "cookie":
+		pairs := strings.Split(value, ";")
+		for i, p := range pairs {
+			if k, _, ok := strings.Cut(p, "="); ok {
+				pairs[i] = k + "=" + Redacted
+			}
+		}
+		return strings.Join(pairs, ";")
+	case n == "set-cookie":
+		// name=value; Path=/; HttpOnly: the attributes stay.
+		first, attrs, _ := strings.Cut(value, ";")
+		if k, _, ok := strings.Cut(first, "="); ok {
+			first = k + "=" + Redacted
+		} else {
+			first = Redacted
+		}
+		if attrs != "" {
+			return first + ";" + attrs
+		}
+		return first
+	case n == "authorization" || n == "proxy-authorization":
+		if scheme, _, ok := strings.Cut(strings.TrimSpace(value), " "); ok && scheme != "" && !strings.ContainsAny(scheme, "=:") {
+			return scheme + " " + Redacted
+		}
+		return Redacted
+	case secretHeader(n):
+		return Redacted
+	case n == "referer" || n == "location" || n == "content-location":
+		return redactURL(value)
+	}
+	return value
+}

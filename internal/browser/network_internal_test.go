@@ -1,0 +1,213 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+)
+
+func TestRedactURL(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://a.test/p?q=1", "https://a.test/p?q=1"},
+		{"https://a.test/p?token=abc&page=2", "https://a.test/p?token=<redacted>&page=2"},
+		{"https://a.test/p?access_token=a&id_token=b&refresh_token=c", "https://a.test/p?access_token=<redacted>&id_token=<redacted>&refresh_token=<redacted>"},
+		{"https://a.test/p?api_key=1&apikey=2&key=3&keyword=4", "https://a.test/p?api_key=<redacted>&apikey=<redacted>&key=<redacted>&keyword=4"},
+		{"https://a.test/p?client_secret=s&password=p&sig=x&signature=y&auth=z&author=me", "https://a.test/p?client_secret=<redacted>&password=<redacted>&sig=<redacted>&signature=<redacted>&auth=<redacted>&author=me"},
+		{"https://a.test/p?X-Amz-Signature=abc&X-Amz-Credential=k&X-Amz-Date=1", "https://a.test/p?X-Amz-Signature=<redacted>&X-Amz-Credential=<redacted>&X-Amz-Date=1"},
+		{"https://a.test/p?sessionId=9&PHPSESSID=8&accessToken=7", "https://a.test/p?sessionId=<redacted>&PHPSESSID=<redacted>&accessToken=<redacted>"},
+		{"https://a.test/p?to%6Ben=abc", "https://a.test/p?to%6Ben=<redacted>"},
+		{"https://a.test/p?token", "https://a.test/p?token"}, // no value
+		{"https://a.test/cb#access_token=xyz&state=1", "https://a.test/cb#access_token=<redacted>&state=1"},
+		{"https://a.test/doc#section-2", "https://a.test/doc#section-2"},
+		{"https://user:hunter2@a.test/p", "https://user:<redacted>@a.test/p"},
+		{"https://user@a.test/p", "https://user@a.test/p"},
+		{"https://a.test/p/with@sign?x=1", "https://a.test/p/with@sign?x=1"},
+		{"wss://a.test/socket?token=t", "wss://a.test/socket?token=<redacted>"},
+	} {
+		if got := redactURL(c.in); got != c.want {
+			t.Errorf("redactURL(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestRedactHeader(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{"Authorization", "Bearer abc.def", "Bearer <redacted>"},
+		{"authorization", "Basic dXNlcjpwYXNz", "Basic <redacted>"},
+		{"Authorization", "abc123", "<redacted>"},
+		{"Authorization", "token=abc", "<redacted>"},
+		{"Proxy-Authorization", "Basic xyz", "Basic <redacted>"},
+		{"Cookie", "sid=abc; theme=dark", "sid=<redacted>; theme=<redacted>"},
+		{"Set-Cookie", "sid=abc; Path=/; HttpOnly", "sid=<redacted>; Path=/; HttpOnly"},
+		{"set-cookie", "sid=abc", "sid=<redacted>"},
+		{"X-Api-Key", "k", "<redacted>"},
+		{"X-CSRF-Token", "t", "<redacted>"},
+		{"Referer", "https://a.test/?token=t", "https://a.test/?token=<redacted>"},
+		{"Location", "/next?code=1&access_token=z", "/next?code=1&access_token=<redacted>"},
+		{"Content-Type", "application/json", "application/json"},
+		{"Accept", "*/*", "*/*"},
+	} {
+		if got := redactHeader(c.name, c.value); got != c.want {
+			t.Errorf("redactHeader(%q, %q) = %q, want %q", c.name, c.value, got, c.want)
+		}
+	}
+}
+
+// fakeNet is a CDP session whose Network events are queued before the
+// recorder reads them, one channel per method, as the real connection
+// delivers them.
+type fakeNet struct {
+	chans map[string]chan jsonv2.Value
+	done  chan struct{}
+}
+
+func newFakeNet() *fakeNet {
+	f := &fakeNet{chans: map[string]chan jsonv2.Value{}, done: make(chan struct{})}
+	for _, m := range netMethods {
+		f.chans[m] = make(chan jsonv2.Value, 100)
+	}
+	return f
+}
+
+func (f *fakeNet) Call(ctx context.Context, method string, params, result any) error {
+	return fmt.Errorf("fake: %s not answered", method)
+}
+func (f *fakeNet) Subscribe(method string) (<-chan jsonv2.Value, func()) {
+	if ch, ok := f.chans[method]; ok {
+		return ch, func() {}
+	}
+	return make(chan jsonv2.Value), func() {}
+}
+func (f *fakeNet) Done() <-chan struct{} { return f.done }
+
+func (f *fakeNet) send(method, params string) { f.chans["Network."+method] <- jsonv2.Value(params) }
+
+// waitEntries waits until the log holds n entries whose last is finished.
+func waitEntries(t *testing.T, l *netLog, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		l.mu.Lock()
+		ok := len(l.entries) == n && l.entries[n-1].finished
+		l.mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the log did not get %d finished entries", n)
+}
+
+// A redirect's events read out of order (each method has its own
+// subscription) land on the right hops, and the ExtraInfo events, one of
+// which came before its request, are matched in order.
+func TestNetworkEventsOutOfOrder(t *testing.T) {
+	f := newFakeNet()
+	// Queued per method: the recorder sees them in whatever order its
+	// select picks the channels.
+	f.send("loadingFinished", `{"requestId":"r1","timestamp":10.5,"encodedDataLength":120}`)
+	f.send("dataReceived", `{"requestId":"r1","timestamp":10.4,"dataLength":20,"encodedDataLength":0}`)
+	f.send("responseReceived", `{"requestId":"r1","timestamp":10.3,"type":"Fetch","response":{"url":"http://a.test/b","status":200,"statusText":"OK","mimeType":"application/json","headers":{"Content-Type":"application/json"}}}`)
+	f.send("requestWillBeSentExtraInfo", `{"requestId":"r1","headers":{"Cookie":"a=1"}}`)
+	f.send("requestWillBeSentExtraInfo", `{"requestId":"r1","headers":{"Cookie":"a=2"}}`)
+	f.send("responseReceivedExtraInfo", `{"requestId":"r1","statusCode":302,"headers":{"Location":"/b","Set-Cookie":"a=2\nb=3"}}`)
+	f.send("responseReceivedExtraInfo", `{"requestId":"r1","statusCode":200,"headers":{"Content-Type":"application/json"}}`)
+	f.send("requestWillBeSent", `{"requestId":"r1","timestamp":10.0,"wallTime":1700000000.5,"type":"Fetch","request":{"url":"http://a.test/a?token=x","method":"GET","headers":{"X":"1"}},"initiator":{"type":"script","stack":{"callFrames":[{"url":"","lineNumber":1},{"url":"http://a.test/","lineNumber":4}]}}}`)
+	f.send("requestWillBeSent", `{"requestId":"r1","timestamp":10.2,"type":"Fetch","request":{"url":"http://a.test/b","method":"GET","headers":{}},"redirectResponse":{"url":"http://a.test/a?token=x","status":302,"statusText":"Found","headers":{"Location":"/b"}}}`)
+	l := newNetLog()
+	tab := &Tab{ID: "t1"}
+	l.record(tab, f)
+	waitEntries(t, l, 2)
+	defer close(f.done)
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a, b := l.entries[0], l.entries[1]
+	if a.url != "http://a.test/a?token=x" || a.status != 302 || !a.finished || a.redirectTo != b || a.endTS != 10.2 {
+		t.Errorf("first hop: %+v", a)
+	}
+	if b.url != "http://a.test/b" || b.status != 200 || b.mime != "application/json" || b.decoded != 20 || b.encoded != 120 || b.typ != "fetch" {
+		t.Errorf("second hop: %+v", b)
+	}
+	if a.initiator != "script http://a.test/:5" || a.wall.Unix() != 1700000000 {
+		t.Errorf("first hop: initiator %q, wall %v", a.initiator, a.wall)
+	}
+	if fmt.Sprint(a.rawReqHeaders) != "[{Cookie a=1}]" || fmt.Sprint(b.rawReqHeaders) != "[{Cookie a=2}]" {
+		t.Errorf("raw request headers: %v then %v", a.rawReqHeaders, b.rawReqHeaders)
+	}
+	if fmt.Sprint(a.rawRespHeaders) != "[{Location /b} {Set-Cookie a=2} {Set-Cookie b=3}]" || fmt.Sprint(b.rawRespHeaders) != "[{Content-Type application/json}]" {
+		t.Errorf("raw response headers: %v then %v", a.rawRespHeaders, b.rawRespHeaders)
+	}
+}
+
+// The buffer keeps the newest NetworkCap requests, counts the dropped ones
+// and forgets their request ids.
+func TestNetworkBufferCap(t *testing.T) {
+	l := newNetLog()
+	tab := &Tab{ID: "t1"}
+	var batch []netEvent
+	for i := range NetworkCap + 100 {
+		var ev netEvent
+		raw := fmt.Sprintf(`{"requestId":"r%d","timestamp":%d,"type":"XHR","request":{"url":"http://a.test/%d","method":"GET"}}`, i, i, i)
+		if err := jsonv2.Unmarshal([]byte(raw), &ev); err != nil {
+			t.Fatal(err)
+		}
+		ev.kind = evSent
+		batch = append(batch, ev)
+	}
+	// and a data: URL, which is not recorded.
+	batch = append(batch, netEvent{kind: evSent, RequestID: "d", Request: batch[0].Request})
+	batch[len(batch)-1].Request = &struct {
+		URL         string       `json:"url"`
+		URLFragment string       `json:"urlFragment"`
+		Method      string       `json:"method"`
+		Headers     jsonv2.Value `json:"headers"`
+		HasPostData bool         `json:"hasPostData"`
+		PostData    string       `json:"postData"`
+	}{URL: "data:image/png;base64,AAAA", Method: "GET"}
+	l.apply(tab, nil, batch)
+	if len(l.entries) != NetworkCap || l.dropped != 100 || l.entries[0].seq != 101 || l.entries[NetworkCap-1].seq != NetworkCap+100 {
+		t.Fatalf("%d entries (n%d…n%d), %d dropped", len(l.entries), l.entries[0].seq, l.entries[len(l.entries)-1].seq, l.dropped)
+	}
+	if len(l.chains) != NetworkCap {
+		t.Errorf("%d request ids followed, want %d", len(l.chains), NetworkCap)
+	}
+	// A late event of a dropped request changes nothing.
+	l.apply(tab, nil, []netEvent{{kind: evFinished, RequestID: "r3", Timestamp: 1000}})
+	for _, e := range l.entries {
+		if e.finished {
+			t.Fatalf("a dropped request's end finished %s", e.url)
+		}
+	}
+	s := &Session{name: "x", m: &Manager{}, net: l, tabs: map[string]*Tab{}}
+	list, err := s.NetworkList(NetworkQuery{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list.Matched != NetworkCap || list.Dropped != 100 || len(list.Requests) != 3 || list.Requests[2].ID != fmt.Sprintf("n%d", NetworkCap+100) {
+		t.Errorf("list: %+v", list)
+	}
+	_, err = s.NetworkRequest(context.Background(), NetworkGet{ID: "n5"})
+	if be, ok := AsError(err); !ok || be.Code != CodeInvalidArgument || !strings.Contains(be.Message, "no longer") || len(be.Suggestions) != 5 {
+		t.Errorf("a dropped id: %v", err)
+	}
+	if n := s.ClearNetwork(); n != NetworkCap || len(l.chains) != 0 {
+		t.Errorf("clear: %d, %d ids still followed", n, len(l.chains))
+	}
+}
+
+// bodyWindow pages a body as window pages a snapshot.
+func TestBodyWindow(t *testing.T) {
+	body := strings.Repeat("line ü€😀 xx\n", 500) + "tail without a break " + strings.Repeat("é", 300)
+	for _, c := range []struct{ offset, max int }{{0, 100}, {0, 10_000}, {13, 7}, {0, 26}, {0, 27}, {0, 28}, {1, 26}, {2, 25}, {100, 1000}, {6000, 10_000}, {6200, 50}, {1 << 20, 10}} {
+		got, next := bodyWindow([]byte(body), c.offset, c.max)
+		want, wantNext := window(body, c.offset, c.max)
+		if got != want || next != wantNext {
+			t.Errorf("bodyWindow(%d, %d) = %q…, %d; window gives %q…, %d", c.offset, c.max, shorten(got, 40), next, shorten(want, 40), wantNext)
+		}
+	}
+}
