@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // image.DecodeConfig of captured JPEGs
 	_ "image/png"  // and PNGs
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -298,17 +301,155 @@ func (m *Manager) saveOutput(kind, ext string, data []byte) (string, error) {
 	return path, nil
 }
 
-// dirSize sums the sizes of the regular files directly in dir.
-func dirSize(dir string) int64 {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
+// newOutputFolder makes a fresh folder (0700) in the output dir for one
+// call's files, <out>/<kind>-<stamp>-<n>, and returns its path. With
+// saveOutput and putOutputFile it is the only writer of the output dir.
+func (m *Manager) newOutputFolder(kind string) (string, error) {
+	dir := m.opts.OutputDir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create the output directory: %w", err)
 	}
-	var n int64
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
+	for {
+		path := filepath.Join(dir, fmt.Sprintf("%s-%s-%d", kind, time.Now().Format("20060102-150405"), outputSeq.Add(1)))
+		err := os.Mkdir(path, 0o700)
+		if errors.Is(err, fs.ErrExist) {
+			continue // another webpilot wrote the same name
+		}
+		if err != nil {
+			return "", fmt.Errorf("create a folder in the output directory: %w", err)
+		}
+		return path, nil
+	}
+}
+
+// outputFile is what putOutputFile writes: bytes, a copy of a file, or a
+// file of webpilot's own moved into place (one of the three).
+type outputFile struct {
+	data []byte
+	// copyOf is a file to copy; it is never moved or changed (it may be
+	// the user's own download).
+	copyOf string
+	// moveFrom is a file in downloadStaging to move into the folder.
+	moveFrom string
+}
+
+// putOutputFile writes a file named name (made safe; " (2)" added when
+// taken) into folder, made by newOutputFolder, as 0600, and returns its path
+// and size. It refuses with LIMIT_EXCEEDED when the output dir would pass
+// its cap (a file to move is deleted then).
+func (m *Manager) putOutputFile(folder, name string, f outputFile) (string, int64, error) {
+	dir := m.opts.OutputDir
+	var size int64
+	switch {
+	case f.moveFrom != "":
+		fi, err := os.Stat(f.moveFrom)
+		if err != nil {
+			return "", 0, fmt.Errorf("find the downloaded file: %w", err)
+		}
+		size = fi.Size()
+		if used := dirSize(dir); used > m.opts.OutputMaxBytes {
+			_ = os.Remove(f.moveFrom)
+			return "", size, m.overCap(used, size)
+		}
+	case f.copyOf != "":
+		fi, err := os.Stat(f.copyOf)
+		if err != nil {
+			return "", 0, fmt.Errorf("read the downloaded file: %w", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return "", 0, fmt.Errorf("read the downloaded file: %s is not a regular file", f.copyOf)
+		}
+		size = fi.Size()
+	default:
+		size = int64(len(f.data))
+	}
+	if f.moveFrom == "" {
+		if used := dirSize(dir); used+size > m.opts.OutputMaxBytes {
+			return "", size, m.overCap(used, size)
 		}
 	}
+	base := safeName(name)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	for i := 1; i < 1000; i++ {
+		cand := base
+		if i > 1 {
+			cand = fmt.Sprintf("%s (%d)%s", stem, i, ext)
+		}
+		path := filepath.Join(folder, cand)
+		if f.moveFrom != "" {
+			if _, err := os.Lstat(path); err == nil {
+				continue
+			}
+			if err := os.Rename(f.moveFrom, path); err != nil {
+				return "", size, fmt.Errorf("move the downloaded file into place: %w", err)
+			}
+			_ = os.Chmod(path, 0o600)
+			return path, size, nil
+		}
+		out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", size, fmt.Errorf("save %s: %w", cand, err)
+		}
+		n, err := writeOutput(out, f, size)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(path)
+			return "", size, fmt.Errorf("save %s: %w", cand, err)
+		}
+		return path, n, nil
+	}
+	return "", size, fmt.Errorf("save %s: too many files of that name in %s", base, folder)
+}
+
+// writeOutput writes f's bytes, or the file it copies (at most size bytes:
+// a file still growing is not followed past what was checked), to out.
+func writeOutput(out *os.File, f outputFile, size int64) (int64, error) {
+	if f.copyOf == "" {
+		n, err := out.Write(f.data)
+		return int64(n), err
+	}
+	in, err := os.Open(f.copyOf)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	return io.Copy(out, io.LimitReader(in, size))
+}
+
+// overCap is the refusal of a file that would take the output dir past
+// its cap.
+func (m *Manager) overCap(used, size int64) *Error {
+	dir := m.opts.OutputDir
+	return &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("the output directory %s holds %d MB; saving %d KB more would pass its %d MB cap", dir, used>>20, size>>10, m.opts.OutputMaxBytes>>20),
+		Hint: "delete files you no longer need from it, or raise --output-max-mb"}
+}
+
+// downloadStaging is where a browser on this machine writes downloads
+// while they run, each named by its id; putOutputFile moves a finished one
+// into its call's folder.
+func (m *Manager) downloadStaging() string {
+	return filepath.Join(m.opts.OutputDir, ".incoming")
+}
+
+// dirSize sums the sizes of the regular files in dir and its folders.
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if e.Type().IsRegular() {
+			if fi, err := e.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
 	return n
 }
