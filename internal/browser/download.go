@@ -76,10 +76,6 @@ const findWait = 15 * time.Second
 // webpilot choose (launch, an endpoint on loopback).
 func (t *Tab) saveDownloads(ctx context.Context, m *Manager) {
 	dir := m.downloadStaging()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.log.Warn("downloads: output directory", "err", err)
-		return
-	}
 	err := t.t.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true}, nil)
 	if err != nil {
 		t.log.Debug("downloads stay in the browser's folder", "err", err)

@@ -213,7 +213,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 	}
 	// Scale so the preview's area shrinks in proportion to the bytes over
 	// the limit, then keep shrinking (and lowering quality) until it fits.
-	scale := math.Min(1, math.Sqrt(0.7*float64(EmbedLimit)/float64(len(data))))
+	scale := firstPreviewScale(len(data))
 	quality := min(o.Quality, DefaultJPEGQuality)
 	for range 8 {
 		c := *area
@@ -230,7 +230,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 			shot.Data, shot.MIMEType, shot.Width, shot.Height = p, "image/jpeg", pw, ph
 			return shot, nil
 		}
-		scale *= math.Min(0.8, math.Sqrt(0.8*float64(EmbedLimit)/float64(len(p))))
+		scale *= nextPreviewScale(len(p))
 		quality = max(20, quality-10)
 	}
 	return nil, &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("could not make a preview under %d KB; the original is saved at %s", EmbedLimit/1024, path),

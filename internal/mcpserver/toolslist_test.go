@@ -149,7 +149,7 @@ func TestToolsList(t *testing.T) {
 		}
 	}
 
-	got := toolsListReport(t, res)
+	got := toolsListReport(t, res) + outsideCore(t, m)
 	golden := filepath.Join("testdata", "toolslist.golden")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -196,6 +196,72 @@ func toolsListReport(t *testing.T, res *mcp.ListToolsResult) string {
 		tb, _ := json.Marshal(tool)
 		tn, _ := enc.Count(string(tb))
 		fmt.Fprintf(&out, "%-18s %4d tokens, description %3d chars\n", tool.Name, tn, len(tool.Description))
+	}
+	return out.String()
+}
+
+// outsideCore reports the tools of the full profile that the core profile
+// leaves out (their groups are switched on with --profile full or --caps
+// +group), each with its token cost, after checking their schemas as the
+// core's are checked.
+func outsideCore(t *testing.T, m *browser.Manager) string {
+	full, err := tools.Select(tools.ProfileFull, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Deps: &tools.Deps{Manager: m}, Tools: full})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpserver-test", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatalf("client connect: %v", err)
+	}
+	defer func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	}()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list (full): %v", err)
+	}
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, _ := tools.Select(tools.ProfileCore, "")
+	groups := map[string]tools.Group{}
+	for _, tl := range full.Tools {
+		groups[tl.Name] = tl.Group
+	}
+	var out strings.Builder
+	out.WriteString("outside the core profile (--profile full, or --caps +group):\n")
+	for _, tool := range res.Tools {
+		if slices.Contains(core.Names(), tool.Name) {
+			continue
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		var s jsonschema.Schema
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: schema does not decode: %v", tool.Name, err)
+		}
+		for name, p := range s.Properties {
+			if p.Description == "" && !slices.Contains(tools.SharedArgs, name) {
+				t.Errorf("%s.%s: no description", tool.Name, name)
+			}
+			if p.Items != nil {
+				p = p.Items
+			}
+			if p.Type == "integer" && (p.Minimum == nil || p.Maximum == nil) {
+				t.Errorf("%s.%s: an integer without minimum and maximum", tool.Name, name)
+			}
+		}
+		tb, _ := json.Marshal(tool)
+		tn, _ := enc.Count(string(tb))
+		fmt.Fprintf(&out, "%-18s %4d tokens, description %3d chars, group %s\n", tool.Name, tn, len(tool.Description), groups[tool.Name])
 	}
 	return out.String()
 }

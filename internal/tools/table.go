@@ -21,6 +21,7 @@ const (
 	GroupTabs       Group = "tabs"       // browser_tabs
 	GroupScreenshot Group = "screenshot" // browser_screenshot
 	GroupDialogs    Group = "dialogs"    // browser_dialog
+	GroupDownloads  Group = "downloads"  // browser_download: files and media into the output directory
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -41,6 +42,7 @@ func Table() []Tool {
 		tabsTool,
 		screenshotTool,
 		dialogTool,
+		downloadTool,
 		closeTool,
 	}
 }

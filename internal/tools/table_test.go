@@ -17,6 +17,8 @@ func TestSelect(t *testing.T) {
 	without := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
 	}
+	// The groups outside the core profile: full has them, in table order.
+	full := slices.Insert(slices.Clone(all), len(all)-1, "browser_download")
 	for _, tc := range []struct {
 		profile, caps string
 		want          []string
@@ -26,7 +28,8 @@ func TestSelect(t *testing.T) {
 		// so far; full adds the full-only tools once they exist.
 		{"", "", all, ""},
 		{"core", "", all, ""},
-		{"full", "", all, ""},
+		{"full", "", full, ""},
+		{"core", "+downloads", full, "+downloads"},
 		{"CORE", " ", all, ""},
 		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
 		{"core", "-screenshot,-dialogs", without("browser_screenshot", "browser_dialog"), "-screenshot,-dialogs"},
@@ -34,11 +37,13 @@ func TestSelect(t *testing.T) {
 		{"core", "-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,+tabs", without(slices.DeleteFunc(slices.Clone(notCore), func(n string) bool { return n == "browser_tabs" })...), "-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,+tabs"},
 		{"core", "-eval", without("browser_eval"), "-eval"},
 		{"core", "+tabs,-tabs", without("browser_tabs"), "+tabs,-tabs"},
-		{"full", "-tabs", without("browser_tabs"), "-tabs"},
-		{"full", "+tabs", all, "+tabs"},
+		{"full", "-tabs", slices.DeleteFunc(slices.Clone(full), func(n string) bool { return n == "browser_tabs" }), "-tabs"},
+		{"full", "+tabs", full, "+tabs"},
+		{"full", "-downloads", all, "-downloads"},
 		{"core", "tabs", all, "+tabs"},
 		{"core", "-core", notCore, "-core"},
-		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", []string{"browser_download"}, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-downloads", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-downloads"},
 	} {
 		sel, err := tools.Select(tc.profile, tc.caps)
 		if err != nil {
