@@ -177,7 +177,7 @@ func (t *Tab) applyProgress(ev downloadProgress) {
 // bridge), or else described where it is.
 func (t *Tab) finishDownload(d *Download) {
 	t.mu.Lock()
-	staging, find, m := t.downloadDir, t.findFile, t.outputs
+	staging, find, m, remote := t.downloadDir, t.findFile, t.outputs, t.downloadsRemote
 	name, guid := d.Name, d.guid
 	t.mu.Unlock()
 	var (
@@ -228,7 +228,7 @@ func (t *Tab) finishDownload(d *Download) {
 				refused += "; it stays at " + f.Path
 			}
 		}
-	default:
+	case remote:
 		elsewhere = "on the browser's machine, in its download folder, not here"
 	}
 	t.mu.Lock()

@@ -64,6 +64,9 @@ type Tab struct {
 	// (backend.DownloadFinder), or is nil.
 	outputs  *Manager
 	findFile func(ctx context.Context, guid string) (backend.DownloadFile, error)
+	// downloadsRemote: the browser runs on another machine, which keeps
+	// the files.
+	downloadsRemote bool
 }
 
 // snapCache keeps a rendered snapshot so that its later pages come from the

@@ -148,6 +148,7 @@ func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
 		t.saveDownloads(ctx, s.m)
 	} else {
 		t.findFile = downloadFinder(s.be, id)
+		t.downloadsRemote = t.findFile == nil
 	}
 	return t, nil
 }

@@ -178,4 +178,5 @@ func TestDownloadImages(t *testing.T) {
 	mustFail(t, ctx, cs, "browser_download", map[string]any{"selector": "#plain"}, "NOT_ACTIONABLE")
 	mustFail(t, ctx, cs, "browser_download", map[string]any{"selector": "#gallery", "urls": []any{base + "/img/a.png"}}, "INVALID_ARGUMENT")
 	mustFail(t, ctx, cs, "browser_download", map[string]any{"selector": "#gallery", "indexes": []any{21}}, "INVALID_ARGUMENT")
+	mustFail(t, ctx, cs, "browser_download", map[string]any{}, "INVALID_ARGUMENT")
 }

@@ -22,12 +22,17 @@ type DownloadIn struct {
 // MaxImageBlocks bounds the image blocks one browser_download returns.
 const MaxImageBlocks = 5
 
-// Check refuses urls with a target before anything is held.
+// Check refuses urls with a target, or neither, before anything is held.
 func (in DownloadIn) Check() error {
 	tg := in.target()
-	if len(in.URLs) > 0 && (!tg.Empty() || tg.Within != "") {
+	hasTarget := !tg.Empty() || tg.Within != ""
+	switch {
+	case len(in.URLs) > 0 && hasTarget:
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "give urls or a target, not both",
 			Hint: "urls fetches those addresses; a target (ref, selector, text, role) fetches the media of that element"}
+	case len(in.URLs) == 0 && !hasTarget:
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "give urls, or a target whose media to download (ref, selector, text or role)",
+			Hint: `e.g. {"urls":["https://…/report.pdf"]} or {"selector":"img.hero"}; a container target downloads the images, video and audio in it`}
 	}
 	return nil
 }
