@@ -23,14 +23,17 @@ type Download struct {
 	batch *dlBatch
 	// finishing is set while a completed download is put in place.
 	finishing bool
-	Name      string `json:"name"` // the name the site suggested
-	URL       string `json:"url"`
-	State     string `json:"state"` // in_progress, completed, canceled
-	Bytes     int64  `json:"bytes"`
-	Total     int64  `json:"total,omitempty"`
-	Path      string `json:"path,omitempty"` // where it is saved in the output directory
-	MIMEType  string `json:"mime,omitempty"`
-	Refused   string `json:"refused,omitempty"` // why it was not saved there
+	// fullURL is the URL uncut (URL is shortened for display), when it is
+	// short enough to repeat in a hint.
+	fullURL  string
+	Name     string `json:"name"` // the name the site suggested
+	URL      string `json:"url"`
+	State    string `json:"state"` // in_progress, completed, canceled
+	Bytes    int64  `json:"bytes"`
+	Total    int64  `json:"total,omitempty"`
+	Path     string `json:"path,omitempty"` // where it is saved in the output directory
+	MIMEType string `json:"mime,omitempty"`
+	Refused  string `json:"refused,omitempty"` // why it was not saved there
 	// Elsewhere says where the file is when it is not in the output
 	// directory (a browser on another machine).
 	Elsewhere string `json:"elsewhere,omitempty"`
@@ -58,6 +61,9 @@ func (b *dlBatch) folder(m *Manager) (string, error) {
 	}
 	return b.dir, nil
 }
+
+// maxHintURL is the longest download URL a result repeats whole.
+const maxHintURL = 2000
 
 // downloadCap is how many downloads a tab remembers.
 const downloadCap = 50
@@ -107,6 +113,9 @@ func (t *Tab) onDownloadBegin(raw jsonv2.Value) {
 		batch = &dlBatch{} // begun outside a call: a folder of its own
 	}
 	d := &Download{seq: t.downloadSeq, guid: ev.GUID, batch: batch, Name: ev.Name, URL: shorten(ev.URL, 300), State: "in_progress", finished: make(chan struct{})}
+	if len(ev.URL) <= maxHintURL {
+		d.fullURL = ev.URL
+	}
 	t.downloads = append(t.downloads, d)
 	if len(t.downloads) > downloadCap {
 		t.downloads = t.downloads[len(t.downloads)-downloadCap:]
@@ -363,8 +372,10 @@ func (d Download) String() string {
 			what += ", " + d.MIMEType
 		}
 		return fmt.Sprintf("%s (%s) saved to %s", d.Name, what, d.Path)
+	case d.Elsewhere != "" && d.fullURL != "":
+		return fmt.Sprintf("%s (%s) saved %s; browser_download {\"urls\":[%q]} fetches it into the output directory", d.Name, size, d.Elsewhere, d.fullURL)
 	case d.Elsewhere != "":
-		return fmt.Sprintf("%s (%s) saved %s; browser_download {\"urls\":[%q]} fetches it into the output directory", d.Name, size, d.Elsewhere, d.URL)
+		return fmt.Sprintf("%s (%s) saved %s; browser_download with its URL (%s) fetches it into the output directory", d.Name, size, d.Elsewhere, d.URL)
 	}
 	return fmt.Sprintf("%s (%s) saved to the browser's download folder", d.Name, size)
 }

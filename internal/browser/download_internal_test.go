@@ -20,8 +20,10 @@ func TestDownloadString(t *testing.T) {
 		want string
 	}{
 		{Download{Name: "x.bin", State: "completed", Bytes: 4, Path: "/o/downloads-1/x.bin", MIMEType: "application/pdf"}, "x.bin (4 bytes, application/pdf) saved to /o/downloads-1/x.bin"},
-		{Download{Name: "x.bin", State: "completed", Bytes: 2048, Elsewhere: "on the browser's machine, in its download folder, not here", URL: "https://a.test/x"},
+		{Download{Name: "x.bin", State: "completed", Bytes: 2048, Elsewhere: "on the browser's machine, in its download folder, not here", URL: "https://a.test/x", fullURL: "https://a.test/x"},
 			`x.bin (2.0 KB) saved on the browser's machine, in its download folder, not here; browser_download {"urls":["https://a.test/x"]} fetches it into the output directory`},
+		{Download{Name: "x.bin", State: "completed", Bytes: 2048, Elsewhere: "elsewhere", URL: "https://a.test/x…"},
+			`x.bin (2.0 KB) saved elsewhere; browser_download with its URL (https://a.test/x…) fetches it into the output directory`},
 		{Download{Name: "x.bin", State: "completed", Bytes: 4, Refused: "the browser reports it interrupted (USER_CANCELED)"}, "x.bin (4 bytes): not kept: the browser reports it interrupted (USER_CANCELED)"},
 		{Download{Name: "x.bin", State: "in_progress", Bytes: 1 << 20, Total: 3 << 20}, "x.bin: still downloading (1.0 MB of 3145728 bytes)"},
 		{Download{Name: "x.bin", State: "canceled"}, "x.bin: canceled after 0 bytes"},

@@ -14,7 +14,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -197,5 +200,48 @@ func TestDownloadMedia(t *testing.T) {
 	_, err = e.download(browser.FetchOptions{URLs: []string{base + "/img/a.png"}})
 	if be := wantCode(t, err, browser.CodeLimitExceeded); !strings.Contains(be.Message, "per-file cap") {
 		t.Errorf("cap: %s", be.Message)
+	}
+}
+
+// remoteBackend is the shared browser as if it ran on another machine:
+// not Local, and no way to find its download folder.
+type remoteBackend struct{ backend.Backend }
+
+func (r remoteBackend) Info() backend.Info {
+	info := r.Backend.Info()
+	info.Local = false
+	return info
+}
+
+// A download in a browser on another machine stays there: the action says
+// so, and that browser_download with its URL fetches it here.
+func TestRemoteDownloadStaysThere(t *testing.T) {
+	// A local session first points the browser's downloads at a folder
+	// this test removes (on launch, the setting is the browser's).
+	here := newEnv(t, browser.Options{OutputDir: t.TempDir()})
+	here.navigate("/links")
+	out := t.TempDir()
+	e := newEnv(t, browser.Options{OutputDir: out})
+	e.m = browser.NewManager(browser.Options{Backend: remoteBackend{backendtest.Shared(t)}, OutputDir: out,
+		ActionTimeout: backendtest.Timeout(5 * time.Second), NavTimeout: backendtest.Timeout(20 * time.Second)})
+	e.s = e.m.Session(t.Name())
+	t.Cleanup(func() {
+		_ = e.s.Do(context.Background(), func(ctx context.Context) error { return e.s.CloseTabs(ctx) })
+	})
+	e.navigate("/links")
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#dl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Downloads) != 1 {
+		t.Fatalf("downloads = %+v", res.Downloads)
+	}
+	d := res.Downloads[0]
+	want := fmt.Sprintf(`x.bin (4 bytes) saved on the browser's machine, in its download folder, not here; browser_download {"urls":[%q]} fetches it into the output directory`, e.base+"/download")
+	if d.State != "completed" || d.Path != "" || d.String() != want {
+		t.Errorf("download = %+v\nsays %q\nwant %q", d, d.String(), want)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("the output directory holds %v", entries)
 	}
 }
