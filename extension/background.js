@@ -1,5 +1,5 @@
 // The service worker: wiring only. It builds the `api` the relay calls from chrome.tabs,
-// chrome.windows, chrome.tabGroups and chrome.debugger, and feeds Chrome's events to the Bridge
+// chrome.windows, chrome.tabGroups, chrome.debugger and chrome.downloads, and feeds Chrome's events to the Bridge
 // of protocol.js, which holds all the logic. Listeners are registered synchronously at the top
 // level, so Chrome can wake a stopped worker for them.
 
@@ -146,6 +146,12 @@ const api = {
     },
     async send({ tabId, sessionId, method, params }) {
       return chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params);
+    },
+  },
+  downloads: {
+    // Only ever asked for the downloads of agent tabs (Bridge.findDownload matches them).
+    async search(query) {
+      return chrome.downloads.search(query);
     },
   },
 };

@@ -3,7 +3,7 @@
 // allow-listed relay of requests to an injected `api`. It never touches the `chrome` global:
 // background.js passes in everything that talks to the browser, and the Node tests pass fakes.
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 export const EXTENSION_VERSION = "0.1.0"; // must match manifest.json and embed.go
 export const EXTENSION_ID = "gdfkgapggjfanoafdlgbpnjpbdcepgmm";
 export const DEFAULT_PORT = 47218;
@@ -13,6 +13,15 @@ export const SILENCE_MS = 60_000; // nothing heard for this long: the connection
 export const HANDSHAKE_TIMEOUT_MS = 15_000; // the server refuses after 10 s itself
 export const BACKOFF_MIN_MS = 500;
 export const BACKOFF_MAX_MS = 10_000;
+
+// Downloads (downloads.find): how many downloads of agent tabs are remembered, how long before
+// the tab's Page.downloadWillBegin reached the extension Chrome's item may have started, how
+// often a running one is looked at again, and how long an answer may wait for it to end.
+export const DOWNLOADS_REMEMBERED = 100;
+export const DOWNLOAD_MATCH_WINDOW_MS = 60_000;
+export const DOWNLOAD_POLL_MS = 100;
+export const DOWNLOAD_WAIT_DEFAULT_MS = 10_000;
+export const DOWNLOAD_WAIT_MAX_MS = 60_000;
 
 export const ALARM_NAME = "webpilot-reconnect";
 export const ALARM_PERIOD_MINUTES = 0.5;
@@ -415,6 +424,9 @@ export function build(m) {
 //   api.debugger.attach({tabId})
 //   api.debugger.detach({tabId})
 //   api.debugger.send({tabId, sessionId?, method, params}) -> CDP result object
+//   api.downloads.search(query)          -> chrome.downloads.DownloadItem[]
+//
+// downloads.find needs the Bridge's record of agent-tab downloads; Bridge.call runs it.
 
 function badRequest(message) {
   return new BridgeError("bad_request", message);
@@ -477,6 +489,21 @@ const OPS = {
       return out;
     },
     call: async (api, p) => (await api.debugger.send(p)) ?? {},
+  },
+  "downloads.find": {
+    check: (p) => {
+      const out = { tabId: tabIdParam(p) };
+      if (typeof p.guid !== "string" || p.guid === "" || p.guid.length > 100) throw badRequest(`"guid" must be a download's guid (string)`);
+      out.guid = p.guid;
+      if (p.timeoutMs === undefined || p.timeoutMs === null) out.timeoutMs = DOWNLOAD_WAIT_DEFAULT_MS;
+      else if (!Number.isInteger(p.timeoutMs) || p.timeoutMs < 0 || p.timeoutMs > DOWNLOAD_WAIT_MAX_MS) {
+        throw badRequest(`"timeoutMs" must be an integer from 0 to ${DOWNLOAD_WAIT_MAX_MS}`);
+      } else out.timeoutMs = p.timeoutMs;
+      return out;
+    },
+    call: async () => {
+      throw new BridgeError("failed", "downloads.find runs in the Bridge");
+    },
   },
 };
 
@@ -559,6 +586,65 @@ export class AgentTabs {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Downloads of agent tabs. chrome.downloads items carry no tab id, so the extension remembers
+// the Page.downloadWillBegin events of the tabs it attached (tab, guid, url, when) and matches
+// Chrome's items to them by URL (item.url or finalUrl) and start time: the earliest item not
+// matched yet that started at most DOWNLOAD_MATCH_WINDOW_MS before the event arrived. Only
+// downloads so remembered are ever described to webpilot: the user's other downloads stay
+// private.
+
+export class AgentDownloads {
+  constructor() {
+    this.begun = []; // {tabId, guid, url, at, itemId}, oldest first
+  }
+
+  /** Page.downloadWillBegin in attached tab tabId, seen at time at (ms). */
+  began(tabId, params, at) {
+    if (!isObject(params) || typeof params.guid !== "string" || typeof params.url !== "string") return;
+    if (this.get(tabId, params.guid)) return;
+    this.begun.push({ tabId, guid: params.guid, url: params.url, at, itemId: null });
+    if (this.begun.length > DOWNLOADS_REMEMBERED) this.begun.shift();
+  }
+
+  get(tabId, guid) {
+    return this.begun.find((r) => r.tabId === tabId && r.guid === guid) ?? null;
+  }
+
+  /** The chrome.downloads item among items that is rec's download (claimed for it), or null. */
+  match(rec, items) {
+    if (rec.itemId !== null) return items.find((i) => i.id === rec.itemId) ?? null;
+    const taken = new Set(this.begun.filter((r) => r.itemId !== null).map((r) => r.itemId));
+    const from = rec.at - DOWNLOAD_MATCH_WINDOW_MS;
+    const started = (i) => Date.parse(i.startTime);
+    const cands = items
+      .filter((i) => !taken.has(i.id) && (i.url === rec.url || i.finalUrl === rec.url) && started(i) >= from)
+      .sort((a, b) => started(a) - started(b) || a.id - b.id);
+    if (cands.length === 0) return null;
+    rec.itemId = cands[0].id;
+    return cands[0];
+  }
+}
+
+/** What downloads.find answers about a chrome.downloads item. */
+export function downloadInfo(item) {
+  const out = {
+    id: item.id,
+    url: item.url ?? "",
+    finalUrl: item.finalUrl ?? item.url ?? "",
+    filename: item.filename ?? "",
+    mime: item.mime ?? "",
+    state: item.state ?? "in_progress",
+    bytesReceived: item.bytesReceived ?? 0,
+    totalBytes: item.totalBytes ?? -1,
+    fileSize: item.fileSize ?? -1,
+    danger: item.danger ?? "safe",
+    exists: item.exists ?? true,
+  };
+  if (item.error) out.error = item.error;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The connection.
 
 const OPEN = 1;
@@ -604,6 +690,7 @@ export class Bridge {
     this.backoff = BACKOFF_MIN_MS;
     this.pending = null; // {code, resolve} while a pairing code waits for its answer
     this.attached = new Set();
+    this.downloads = new AgentDownloads();
     this.cleanup = Promise.resolve();
     this.configLock = Promise.resolve();
     this.stopped = false;
@@ -708,6 +795,7 @@ export class Bridge {
   /** chrome.debugger.onEvent: forwarded only for tabs this extension attached. */
   debuggerEvent(source, method, params) {
     if (!source || !this.attached.has(source.tabId)) return false;
+    if (method === "Page.downloadWillBegin") this.downloads.began(source.tabId, params, this.d.now());
     return this.sendReady(debuggerEvent(source, method, params));
   }
 
@@ -1065,7 +1153,28 @@ export class Bridge {
         this.setAttached(p.tabId, false);
       }
     }
+    if (op === "downloads.find") return this.findDownload(p);
     return dispatch(this.d.api, op, p);
+  }
+
+  /**
+   * downloads.find: the chrome.downloads item of a download an agent tab began, once it has
+   * ended (complete or interrupted), or as it is when timeoutMs passes.
+   */
+  async findDownload({ tabId, guid, timeoutMs }) {
+    const rec = this.downloads.get(tabId, guid);
+    if (!rec) throw new BridgeError("not_allowed", `no download ${guid} began in webpilot tab ${tabId}`);
+    const deadline = this.d.now() + timeoutMs;
+    const query = { startedAfter: new Date(rec.at - DOWNLOAD_MATCH_WINDOW_MS).toISOString() };
+    for (;;) {
+      const item = this.downloads.match(rec, (await this.d.api.downloads.search(query)) ?? []);
+      if (item && item.state !== "in_progress") return downloadInfo(item);
+      if (this.d.now() >= deadline) {
+        if (item) return downloadInfo(item);
+        throw new BridgeError("failed", `Chrome lists no download of ${rec.url}`);
+      }
+      await new Promise((resolve) => this.d.setTimeout(resolve, DOWNLOAD_POLL_MS));
+    }
   }
 
   setAttached(tabId, on) {

@@ -170,7 +170,11 @@ func TestConfigTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := len(sel.Tools), len(tools.Table())-len(c.excluded); got != want {
+			base, err := tools.Select(c.profile, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(sel.Tools), len(base.Tools)-len(c.excluded); got != want {
 				t.Errorf("%d tools active (%v), want %d", got, sel.Names(), want)
 			}
 			for _, n := range c.excluded {

@@ -22,7 +22,7 @@ test("handshake: hello proves the secret with HMAC-SHA256 of the nonce", async (
   const { hello } = await handshake(r);
   assert.deepEqual(hello, {
     type: "hello",
-    protocol: 1,
+    protocol: 2,
     extension_version: "0.1.0",
     profile_id: "p1",
     user_agent: "Mozilla/5.0 HeadlessChrome/156.0.0.0",
@@ -81,7 +81,7 @@ test("pairing: pair → paired → secret stored → reconnect → hello with th
   const p = await eventually(() => s1.sent[0], "pair");
   assert.deepEqual(p, {
     type: "pair",
-    protocol: 1,
+    protocol: 2,
     code: "k7qf-92xm",
     extension_version: "0.1.0",
     profile_id: "p1",
@@ -95,11 +95,11 @@ test("pairing: pair → paired → secret stored → reconnect → hello with th
   const s2 = await eventually(() => r.net.sockets[1], "reconnect");
   assert.ok(s1.closed);
   s2.accept();
-  s2.push({ type: "challenge", protocol: 1, nonce: NONCE, server: "webpilot/0.1.0" });
+  s2.push({ type: "challenge", protocol: 2, nonce: NONCE, server: "webpilot/0.1.0" });
   const hello = await eventually(() => s2.sent[0], "hello");
   assert.equal(hello.type, "hello");
   assert.equal(hello.proof, hmac(NEW_SECRET, NONCE));
-  s2.push({ type: "welcome", protocol: 1 });
+  s2.push({ type: "welcome", protocol: 2 });
   await eventually(() => r.bridge.status().state === "connected");
   assert.equal(r.bridge.status().paired, true);
   r.bridge.stop();
@@ -118,7 +118,7 @@ test("pairing: the server closing right after paired still counts as paired", as
   assert.deepEqual(await outcome, { ok: true, message: "paired" });
   const s2 = await eventually(() => r.net.sockets[1], "reconnect");
   s2.accept();
-  s2.push({ type: "challenge", protocol: 1, nonce: NONCE, server: "webpilot/0.1.0" });
+  s2.push({ type: "challenge", protocol: 2, nonce: NONCE, server: "webpilot/0.1.0" });
   const first = await eventually(() => s2.sent[0]);
   assert.equal(first.type, "hello", "sent the pairing code again");
   assert.equal(first.proof, hmac(NEW_SECRET, NONCE));
@@ -305,7 +305,7 @@ test("a bad handshake message closes the connection", async () => {
   await r.bridge.start();
   const s = r.net.last;
   s.accept();
-  s.push({ type: "welcome", protocol: 1 }); // welcome before challenge
+  s.push({ type: "welcome", protocol: 2 }); // welcome before challenge
   await flush();
   assert.ok(s.closed);
   assert.match(r.bridge.status().message, /expected a challenge/);
@@ -350,7 +350,8 @@ test("every op in the samples reaches the api with its params", async () => {
     "debugger.send": { tabId: 12, method: "Runtime.evaluate", params: { expression: "1+1", returnByValue: true } },
     "debugger.detach": { tabId: 12 },
   };
-  const requests = Object.entries(all).filter(([n]) => n.startsWith("request-"));
+  // downloads.find is the Bridge's own (see the downloads tests).
+  const requests = Object.entries(all).filter(([n]) => n.startsWith("request-") && n !== "request-downloads.find");
   assert.equal(requests.length, 9);
   for (const [name, { json }] of requests) {
     r.calls.length = 0;
@@ -456,6 +457,87 @@ test("events are forwarded when connected, debugger events only for attached tab
   r.bridge.stop();
 });
 
+// A chrome.downloads item as Chrome lists it.
+function downloadItem(id, extra = {}) {
+  return {
+    id,
+    url: "https://example.com/report",
+    finalUrl: "https://example.com/report",
+    filename: `/home/u/Downloads/report${id}.csv`,
+    mime: "text/csv",
+    state: "complete",
+    bytesReceived: 8,
+    totalBytes: 8,
+    fileSize: 8,
+    danger: "safe",
+    exists: true,
+    paused: false,
+    incognito: false,
+    startTime: new Date(1_764_694_920_000 - 200).toISOString(),
+    ...extra,
+  };
+}
+
+test("downloads.find describes the download an attached tab began, once it has ended", async () => {
+  const items = [downloadItem(7, { state: "in_progress", fileSize: 0, bytesReceived: 3 })];
+  const r = rig({ behaviour: { "downloads.search": () => structuredClone(items) } });
+  await r.bridge.start();
+  const { sock } = await handshake(r);
+  const req = all["request-downloads.find"].json;
+  const guid = req.params.guid;
+  // Not attached yet: its download is not remembered, and nothing is described.
+  r.bridge.debuggerEvent({ tabId: 12 }, "Page.downloadWillBegin", { guid, url: "https://example.com/report", suggestedFilename: "report.csv" });
+  let reply = await ask(sock, req);
+  assert.equal(reply.error.code, "not_allowed");
+  assert.deepEqual(r.calls, []);
+
+  await ask(sock, { id: 1, op: "debugger.attach", params: { tabId: 12 } });
+  r.bridge.debuggerEvent({ tabId: 12 }, "Page.downloadWillBegin", { guid, url: "https://example.com/report", suggestedFilename: "report.csv" });
+  // Another tab's guid stays private.
+  reply = await ask(sock, { ...req, id: 2, params: { ...req.params, tabId: 14 } });
+  assert.equal(reply.error.code, "not_allowed");
+
+  // Running: the answer waits, looking again every 100 ms, until the item has ended.
+  sock.push({ ...req, id: 3 });
+  await flush();
+  assert.ok(!sock.sent.some((m) => m.id === 3), "answered while running");
+  await r.clock.advance(300);
+  assert.ok(!sock.sent.some((m) => m.id === 3), "answered while running");
+  items[0] = downloadItem(7);
+  await r.clock.advance(100);
+  reply = await eventually(() => sock.sent.find((m) => m.id === 3), "the answer");
+  assert.deepEqual(reply, { ...all["result-downloads.find"].json, id: 3, result: { ...all["result-downloads.find"].json.result, filename: "/home/u/Downloads/report7.csv" } });
+  const [op, query] = r.calls.at(-1);
+  assert.equal(op, "downloads.search");
+  assert.ok(Date.parse(query.startedAfter) <= r.clock.now() - 60_000, JSON.stringify(query));
+  r.bridge.stop();
+});
+
+test("downloads.find: two downloads of one URL get one item each, oldest first; none is a failure", async () => {
+  const items = [downloadItem(9, { startTime: new Date(1_764_694_920_000 - 100).toISOString() }), downloadItem(8)];
+  const r = rig({ behaviour: { "downloads.search": () => structuredClone(items) } });
+  await r.bridge.start();
+  const { sock } = await handshake(r);
+  await ask(sock, { id: 1, op: "debugger.attach", params: { tabId: 12 } });
+  for (const guid of ["g1", "g2", "g3"]) {
+    r.bridge.debuggerEvent({ tabId: 12 }, "Page.downloadWillBegin", { guid, url: "https://example.com/report" });
+  }
+  const find = (id, guid, timeoutMs) => ask(sock, { id, op: "downloads.find", params: { tabId: 12, guid, timeoutMs } });
+  assert.equal((await find(2, "g1", 0)).result.id, 8);
+  assert.equal((await find(3, "g2", 0)).result.id, 9);
+  assert.equal((await find(4, "g1", 0)).result.id, 8, "a download keeps its item");
+  sock.push({ id: 5, op: "downloads.find", params: { tabId: 12, guid: "g3", timeoutMs: 500 } });
+  await r.clock.advance(600);
+  const reply = await eventually(() => sock.sent.find((m) => m.id === 5), "the answer");
+  assert.equal(reply.error.code, "failed");
+  assert.match(reply.error.message, /no download of https:\/\/example.com\/report/);
+  for (const bad of [{ tabId: 12 }, { tabId: 12, guid: "" }, { tabId: 12, guid: "g1", timeoutMs: 60_001 }, { tabId: 12, guid: "g1", timeoutMs: 1.5 }]) {
+    assert.equal((await ask(sock, { id: 6, op: "downloads.find", params: bad })).error.code, "bad_request", JSON.stringify(bad));
+    sock.sent.length = 0;
+  }
+  r.bridge.stop();
+});
+
 test("debugger sessions end with the connection, and stale ones before the next requests", async () => {
   const r = rig();
   r.bridge.restoreAttached([5]); // attached before a service worker restart
@@ -548,7 +630,7 @@ test("the status reports what the popup shows", async () => {
   assert.equal(s.port, 5555);
   assert.equal(s.url, "ws://127.0.0.1:5555/bridge");
   assert.equal(s.extensionVersion, "0.1.0");
-  assert.equal(s.protocol, 1);
+  assert.equal(s.protocol, 2);
   assert.equal(s.profileId, "p1");
   assert.ok(r.statuses.some((x) => x.state === "connecting"));
   r.bridge.stop();

@@ -172,6 +172,7 @@ export function fakeApi(behaviour = {}) {
     "debugger.attach": () => undefined,
     "debugger.detach": () => undefined,
     "debugger.send": () => ({ result: { type: "number", value: 2, description: "2" } }),
+    "downloads.search": () => [],
   };
   const fn = (op) => async (params) => {
     calls.push([op, params]);
@@ -188,6 +189,7 @@ export function fakeApi(behaviour = {}) {
       update: fn("tabs.update"),
     },
     debugger: { attach: fn("debugger.attach"), detach: fn("debugger.detach"), send: fn("debugger.send") },
+    downloads: { search: fn("downloads.search") },
   };
   return { api, calls };
 }
@@ -223,9 +225,9 @@ export function rig({ stored = { port: 5555, secret: SECRET, profile_id: "p1" },
 export async function handshake(r, { nonce = NONCE } = {}) {
   const sock = await eventually(() => r.net.sockets.length >= 1 && r.net.last.readyState === 0 && r.net.last, "a dial");
   sock.accept();
-  sock.push({ type: "challenge", protocol: 1, nonce, server: "webpilot/0.1.0" });
+  sock.push({ type: "challenge", protocol: 2, nonce, server: "webpilot/0.1.0" });
   const hello = await eventually(() => sock.sent.find((m) => m.type === "hello"), "hello");
-  sock.push({ type: "welcome", protocol: 1 });
+  sock.push({ type: "welcome", protocol: 2 });
   await eventually(() => r.bridge.status().state === "connected", "connected");
   return { sock, hello };
 }

@@ -91,3 +91,29 @@ type Backend interface {
 	// Close releases the browser and everything handed out.
 	Close() error
 }
+
+// DownloadFinder is implemented by a backend whose browser runs on this
+// machine but saves downloads where its user set it to (the bridge: the
+// user's Chrome and its download folder). It says where a download that a
+// tab began was saved, so that webpilot can copy it into its output
+// directory; the file itself is never moved or deleted.
+type DownloadFinder interface {
+	// FindDownload waits (bounded by ctx) for the download with that CDP
+	// guid (Page.downloadWillBegin) of the tab to end and describes it.
+	FindDownload(ctx context.Context, tab, guid string) (DownloadFile, error)
+}
+
+// DownloadFile is a download as the browser keeps it.
+type DownloadFile struct {
+	Path     string // absolute path of the file on this machine
+	MIMEType string
+	Bytes    int64
+	// State is complete, interrupted or in_progress (still running when
+	// the wait ended).
+	State string
+	// Error is why an interrupted download stopped (Chrome's reason, e.g.
+	// USER_CANCELED); Danger is set while Chrome holds a dangerous file for
+	// its user to accept.
+	Error  string
+	Danger string
+}

@@ -472,14 +472,16 @@ func TestActionReportsConsoleErrors(t *testing.T) {
 	}
 }
 
-// A click that downloads a file reports it: saved into the output directory
-// under its own name when the browser runs here, else into the browser's
-// download folder.
+// A click that downloads a file reports it, saved into a fresh folder of
+// the output directory per call, with its size and type: moved there when
+// the browser runs here (launch, endpoint on loopback), copied there from
+// the user's download folder over the bridge (which keeps its file).
 func TestActionReportsDownload(t *testing.T) {
 	out := t.TempDir()
 	e := newEnv(t, browser.Options{OutputDir: out})
 	e.navigate("/links")
-	for i, want := range []string{"x.bin", "x (2).bin"} {
+	folders := map[string]bool{}
+	for i := range 2 {
 		res, err := e.act(browser.Action{Kind: "click", Target: sel("#dl")})
 		if err != nil {
 			t.Fatal(err)
@@ -488,20 +490,33 @@ func TestActionReportsDownload(t *testing.T) {
 			t.Fatalf("downloads = %+v", res.Downloads)
 		}
 		d := res.Downloads[0]
-		if d.Name != "x.bin" || d.State != "completed" || d.Bytes != 4 {
-			t.Errorf("download %d = %+v", i, d)
+		t.Logf("click %d: %s", i, d)
+		if d.Name != "x.bin" || d.State != "completed" || d.Bytes != 4 || d.Refused != "" {
+			t.Fatalf("download %d = %+v", i, d)
 		}
-		if !backendtest.Shared(t).Info().Local {
-			if d.Path != "" || !strings.Contains(d.String(), "browser's download folder") {
-				t.Errorf("a remote download says %q", d.String())
-			}
-			continue
+		folder := filepath.Dir(d.Path)
+		if filepath.Base(d.Path) != "x.bin" || filepath.Dir(folder) != out || !strings.HasPrefix(filepath.Base(folder), "downloads-") {
+			t.Errorf("saved to %q, want %s/downloads-…/x.bin", d.Path, out)
 		}
-		if d.Path != filepath.Join(out, want) {
-			t.Errorf("saved to %q, want %q", d.Path, filepath.Join(out, want))
+		if folders[folder] {
+			t.Errorf("the second click's file went into the first one's folder %s", folder)
 		}
+		folders[folder] = true
 		if b, err := os.ReadFile(d.Path); err != nil || string(b) != "data" {
 			t.Errorf("saved file: %q %v", b, err)
+		}
+		if d.MIMEType != "application/octet-stream" || !strings.Contains(d.String(), "4 bytes, application/octet-stream) saved to "+d.Path) {
+			t.Errorf("mime %q, says %q", d.MIMEType, d.String())
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(out, ".incoming")); len(entries) != 0 {
+		t.Errorf("files left in the staging folder: %v", entries)
+	}
+	if u, ok := backendtest.Shared(t).(interface{ DownloadDir() string }); ok {
+		// The bridge copied: the user's own file stays where Chrome put it
+		// (the test browser's folder setting overwrites same-named files).
+		if b, err := os.ReadFile(filepath.Join(u.DownloadDir(), "x.bin")); err != nil || string(b) != "data" {
+			t.Errorf("the user's download: %q %v", b, err)
 		}
 	}
 }

@@ -3,27 +3,67 @@ package browser
 import (
 	"context"
 	"fmt"
+	"mime"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
 )
 
 // Download is a file a tab downloaded, or is downloading.
 type Download struct {
-	seq      int
-	guid     string
+	seq   int
+	guid  string
+	batch *dlBatch
+	// finishing is set while a completed download is put in place.
+	finishing bool
+	// fullURL is the URL uncut (URL is shortened for display), when it is
+	// short enough to repeat in a hint.
+	fullURL  string
 	Name     string `json:"name"` // the name the site suggested
 	URL      string `json:"url"`
 	State    string `json:"state"` // in_progress, completed, canceled
 	Bytes    int64  `json:"bytes"`
 	Total    int64  `json:"total,omitempty"`
-	Path     string `json:"path,omitempty"` // where it is saved; "" when the browser's own folder holds it
-	Refused  string `json:"refused,omitempty"`
-	finished chan struct{}
+	Path     string `json:"path,omitempty"` // where it is saved in the output directory
+	MIMEType string `json:"mime,omitempty"`
+	Refused  string `json:"refused,omitempty"` // why it was not saved there
+	// Elsewhere says where the file is when it is not in the output
+	// directory (a browser on another machine).
+	Elsewhere string `json:"elsewhere,omitempty"`
+	finished  chan struct{}
 }
+
+// dlBatch is the downloads of one call: they land in one fresh folder of
+// the output directory, made when the first of them finishes.
+type dlBatch struct {
+	mark int // the call's downloadMark; 0 for a download begun outside a call
+	mu   sync.Mutex
+	dir  string
+}
+
+// folder is the batch's folder, made on first use.
+func (b *dlBatch) folder(m *Manager) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dir == "" {
+		dir, err := m.newOutputFolder("downloads")
+		if err != nil {
+			return "", err
+		}
+		b.dir = dir
+	}
+	return b.dir, nil
+}
+
+// maxHintURL is the longest download URL a result repeats whole.
+const maxHintURL = 2000
 
 // downloadCap is how many downloads a tab remembers.
 const downloadCap = 50
@@ -32,23 +72,23 @@ const downloadCap = 50
 // to finish before reporting it in progress.
 var downloadWait = 3 * time.Second
 
-// saveDownloads makes the browser save the tab's downloads into the output
-// directory (named by id, renamed to the suggested name when done), when the
-// browser runs on this machine; elsewhere (the bridge: the user's Chrome
-// keeps its own download folder and setting) downloads go where the browser
-// puts them and are reported without a path.
-func (t *Tab) saveDownloads(ctx context.Context, dir string, maxBytes int64) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.log.Warn("downloads: output directory", "err", err)
-		return
-	}
+// findWait bounds how long a finished download is looked for in the
+// browser's own folder (the bridge).
+const findWait = 15 * time.Second
+
+// saveDownloads makes the browser save the tab's downloads into the
+// output directory's staging folder (named by id; moved into the call's
+// folder when done), when the browser runs on this machine and lets
+// webpilot choose (launch, an endpoint on loopback).
+func (t *Tab) saveDownloads(ctx context.Context, m *Manager) {
+	dir := m.downloadStaging()
 	err := t.t.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true}, nil)
 	if err != nil {
 		t.log.Debug("downloads stay in the browser's folder", "err", err)
 		return
 	}
 	t.mu.Lock()
-	t.downloadDir, t.downloadMax = dir, maxBytes
+	t.downloadDir = dir
 	t.mu.Unlock()
 }
 
@@ -68,7 +108,14 @@ func (t *Tab) onDownloadBegin(raw jsonv2.Value) {
 		return
 	}
 	t.downloadSeq++
-	d := &Download{seq: t.downloadSeq, guid: ev.GUID, Name: ev.Name, URL: shorten(ev.URL, 300), State: "in_progress", finished: make(chan struct{})}
+	batch := t.dlBatch
+	if batch == nil {
+		batch = &dlBatch{} // begun outside a call: a folder of its own
+	}
+	d := &Download{seq: t.downloadSeq, guid: ev.GUID, batch: batch, Name: ev.Name, URL: shorten(ev.URL, 300), State: "in_progress", finished: make(chan struct{})}
+	if len(ev.URL) <= maxHintURL {
+		d.fullURL = ev.URL
+	}
 	t.downloads = append(t.downloads, d)
 	if len(t.downloads) > downloadCap {
 		t.downloads = t.downloads[len(t.downloads)-downloadCap:]
@@ -89,8 +136,7 @@ type downloadProgress struct {
 	State    string `json:"state"`
 }
 
-// onDownloadProgress records a Page.downloadProgress event; a finished
-// download in the output directory gets its suggested name.
+// onDownloadProgress records a Page.downloadProgress event.
 func (t *Tab) onDownloadProgress(raw jsonv2.Value) {
 	var ev downloadProgress
 	if jsonv2.Unmarshal(raw, &ev) != nil || ev.GUID == "" {
@@ -113,29 +159,118 @@ func (t *Tab) applyProgress(ev downloadProgress) {
 		t.mu.Unlock()
 		return
 	}
-	if d.State != "in_progress" {
+	if d.State != "in_progress" || d.finishing {
 		t.mu.Unlock()
 		return
 	}
 	d.Bytes, d.Total = ev.Received, ev.Total
-	dir, maxBytes := t.downloadDir, t.downloadMax
-	t.mu.Unlock()
 	switch ev.State {
 	case "completed":
-		path, refused := "", ""
-		if dir != "" {
-			path, refused = finishDownload(dir, ev.GUID, d.Name, maxBytes)
-		}
-		t.mu.Lock()
-		d.State, d.Path, d.Refused = "completed", path, refused
-		close(d.finished)
+		d.finishing = true
 		t.mu.Unlock()
+		// Off the watcher: finding and copying the file must not hold up
+		// the tab's console and download events.
+		go t.finishDownload(d)
 	case "canceled":
-		t.mu.Lock()
 		d.State = "canceled"
 		close(d.finished)
 		t.mu.Unlock()
+	default:
+		t.mu.Unlock()
 	}
+}
+
+// finishDownload puts a completed download into its call's folder of the
+// output directory: moved from the staging folder when the browser saved it
+// there, copied from the browser's own folder on this machine (the
+// bridge), or else described where it is.
+func (t *Tab) finishDownload(d *Download) {
+	t.mu.Lock()
+	staging, find, m, remote := t.downloadDir, t.findFile, t.outputs, t.downloadsRemote
+	name, guid := d.Name, d.guid
+	t.mu.Unlock()
+	var (
+		path, mimeType, refused, elsewhere string
+		size                               int64 = -1
+	)
+	keep := func(src outputFile) {
+		folder, err := d.batch.folder(m)
+		if err == nil {
+			path, size, err = m.putOutputFile(folder, name, src)
+		}
+		if err != nil {
+			refused = downloadRefusal(err)
+		}
+	}
+	switch {
+	case m == nil:
+	case staging != "":
+		keep(outputFile{moveFrom: filepath.Join(staging, guid)})
+		if path != "" {
+			mimeType = fileMIME(path)
+		}
+	case find != nil:
+		ctx, cancel := context.WithTimeout(context.Background(), findWait)
+		f, err := find(ctx, guid)
+		cancel()
+		switch {
+		case err != nil:
+			refused = "webpilot could not find it in the browser's download folder (" + err.Error() + ")"
+		case f.State != "complete":
+			refused = fmt.Sprintf("the browser reports it %s", strings.ReplaceAll(f.State, "_", " "))
+			if f.Error != "" {
+				refused += " (" + f.Error + ")"
+			}
+			if f.Danger != "" && f.Danger != "safe" && f.Danger != "accepted" {
+				refused += "; Chrome holds it as dangerous (" + f.Danger + ") until its user keeps it"
+			}
+		default:
+			if name == "" {
+				name = filepath.Base(f.Path)
+			}
+			keep(outputFile{copyOf: f.Path})
+			mimeType = f.MIMEType
+			if mimeType == "" && path != "" {
+				mimeType = fileMIME(path)
+			}
+			if refused != "" {
+				refused += "; it stays at " + f.Path
+			}
+		}
+	case remote:
+		elsewhere = "on the browser's machine, in its download folder, not here"
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d.State, d.Path, d.MIMEType, d.Refused, d.Elsewhere = "completed", path, mimeType, refused, elsewhere
+	if size >= 0 {
+		d.Bytes = size
+	}
+	close(d.finished)
+}
+
+// downloadRefusal says why a finished download is not in the output
+// directory.
+func downloadRefusal(err error) string {
+	if we, ok := AsError(err); ok && we.Code == CodeLimitExceeded {
+		return we.Message + " (raise --output-max-mb or delete files there)"
+	}
+	return err.Error()
+}
+
+// fileMIME is a file's type, by its extension, else by its first bytes.
+func fileMIME(path string) string {
+	if t := mime.TypeByExtension(filepath.Ext(path)); t != "" {
+		return t
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := f.Read(head)
+	return http.DetectContentType(head[:n])
 }
 
 // findDownload is the download with that id; t.mu is held.
@@ -146,36 +281,6 @@ func (t *Tab) findDownload(guid string) *Download {
 		}
 	}
 	return nil
-}
-
-// finishDownload renames the file saved under its id to the suggested
-// name (made safe and unique) in dir, or removes it when the output
-// directory would pass its cap.
-func finishDownload(dir, guid, name string, maxBytes int64) (path, refused string) {
-	saved := filepath.Join(dir, guid)
-	if maxBytes > 0 && dirSize(dir) > maxBytes {
-		_ = os.Remove(saved)
-		return "", fmt.Sprintf("the output directory passed its %d MB cap, so the file was deleted (raise --output-max-mb or clear %s)", maxBytes>>20, dir)
-	}
-	base := safeName(name)
-	ext := filepath.Ext(base)
-	stem := strings.TrimSuffix(base, ext)
-	for i := 1; i < 1000; i++ {
-		cand := base
-		if i > 1 {
-			cand = fmt.Sprintf("%s (%d)%s", stem, i, ext)
-		}
-		target := filepath.Join(dir, cand)
-		if _, err := os.Lstat(target); err == nil {
-			continue
-		}
-		if err := os.Rename(saved, target); err != nil {
-			return saved, ""
-		}
-		_ = os.Chmod(target, 0o600)
-		return target, ""
-	}
-	return saved, ""
 }
 
 // safeName turns a suggested file name into one plain file name.
@@ -194,11 +299,24 @@ func safeName(name string) string {
 	return name
 }
 
-// downloadMark is the sequence number of the newest download.
+// downloadMark is the sequence number of the newest download. It opens a
+// batch for the call that asks: the downloads begun until endDownloads
+// share one folder.
 func (t *Tab) downloadMark() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.dlBatch = &dlBatch{mark: t.downloadSeq}
 	return t.downloadSeq
+}
+
+// endDownloads closes the batch downloadMark opened: later downloads get
+// folders of their own.
+func (t *Tab) endDownloads(mark int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dlBatch != nil && t.dlBatch.mark == mark {
+		t.dlBatch = nil
+	}
 }
 
 // downloadsSince waits (bounded by downloadWait and ctx) for the downloads
@@ -238,12 +356,7 @@ wait:
 
 // String says what became of a download, on one line.
 func (d Download) String() string {
-	size := fmt.Sprintf("%d bytes", d.Bytes)
-	if d.Bytes >= 1<<20 {
-		size = fmt.Sprintf("%.1f MB", float64(d.Bytes)/(1<<20))
-	} else if d.Bytes >= 1<<10 {
-		size = fmt.Sprintf("%.1f KB", float64(d.Bytes)/(1<<10))
-	}
+	size := byteSize(d.Bytes)
 	switch {
 	case d.State == "canceled":
 		return fmt.Sprintf("%s: canceled after %s", d.Name, size)
@@ -254,7 +367,38 @@ func (d Download) String() string {
 	case d.Refused != "":
 		return fmt.Sprintf("%s (%s): not kept: %s", d.Name, size, d.Refused)
 	case d.Path != "":
-		return fmt.Sprintf("%s (%s) saved to %s", d.Name, size, d.Path)
+		what := size
+		if d.MIMEType != "" {
+			what += ", " + d.MIMEType
+		}
+		return fmt.Sprintf("%s (%s) saved to %s", d.Name, what, d.Path)
+	case d.Elsewhere != "" && d.fullURL != "":
+		return fmt.Sprintf("%s (%s) saved %s; browser_download {\"urls\":[%q]} fetches it into the output directory", d.Name, size, d.Elsewhere, d.fullURL)
+	case d.Elsewhere != "":
+		return fmt.Sprintf("%s (%s) saved %s; browser_download with its URL (%s) fetches it into the output directory", d.Name, size, d.Elsewhere, d.URL)
 	}
 	return fmt.Sprintf("%s (%s) saved to the browser's download folder", d.Name, size)
+}
+
+// byteSize is n bytes for a person: 4 bytes, 1.5 KB, 2.0 MB.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// downloadFinder is how a tab finds its finished downloads in the
+// browser's own folder (backend.DownloadFinder), or nil.
+func downloadFinder(be backend.Backend, tab string) func(ctx context.Context, guid string) (backend.DownloadFile, error) {
+	f, ok := be.(backend.DownloadFinder)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, guid string) (backend.DownloadFile, error) {
+		return f.FindDownload(ctx, tab, guid)
+	}
 }

@@ -163,6 +163,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	}
 
 	mark, dmark := t.consoleMark(), t.downloadMark()
+	defer t.endDownloads(dmark)
 	w := t.watchNavigation()
 	defer w.stop()
 	q := t.watchQuiet(callCtx, before.ID)

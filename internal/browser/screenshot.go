@@ -9,9 +9,12 @@ import (
 	"image"
 	_ "image/jpeg" // image.DecodeConfig of captured JPEGs
 	_ "image/png"  // and PNGs
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/outdir"
@@ -211,7 +214,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 	}
 	// Scale so the preview's area shrinks in proportion to the bytes over
 	// the limit, then keep shrinking (and lowering quality) until it fits.
-	scale := math.Min(1, math.Sqrt(0.7*float64(EmbedLimit)/float64(len(data))))
+	scale := firstPreviewScale(len(data))
 	quality := min(o.Quality, DefaultJPEGQuality)
 	for range 8 {
 		c := *area
@@ -228,7 +231,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 			shot.Data, shot.MIMEType, shot.Width, shot.Height = p, "image/jpeg", pw, ph
 			return shot, nil
 		}
-		scale *= math.Min(0.8, math.Sqrt(0.8*float64(EmbedLimit)/float64(len(p))))
+		scale *= nextPreviewScale(len(p))
 		quality = max(20, quality-10)
 	}
 	return nil, &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("could not make a preview under %d KB; the original is saved at %s", EmbedLimit/1024, path),
@@ -292,17 +295,118 @@ func outputError(err error) error {
 	return err
 }
 
-// dirSize sums the sizes of the regular files directly in dir.
-func dirSize(dir string) int64 {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	var n int64
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
+// newOutputFolder makes a fresh folder (0700) of webpilot's own in the
+// output dir for one call's files, <out>/<kind>-<stamp>-<n>, and returns its
+// path. With saveOutput and putOutputFile it is the only writer of the
+// output dir.
+func (m *Manager) newOutputFolder(kind string) (string, error) {
+	return m.out.NewFolder(kind)
+}
+
+// outputFile is what putOutputFile writes: bytes, a copy of a file, or a
+// file of webpilot's own moved into place (one of the three).
+type outputFile struct {
+	data []byte
+	// copyOf is a file to copy; it is never moved or changed (it may be
+	// the user's own download).
+	copyOf string
+	// moveFrom is a file in downloadStaging to move into the folder.
+	moveFrom string
+}
+
+// putOutputFile writes a file named name (made safe; " (2)" added when
+// taken) into folder, made by newOutputFolder, as 0600, and returns its path
+// and size. It refuses with LIMIT_EXCEEDED when even removing the oldest
+// finished files webpilot wrote cannot keep the output dir within its
+// budget (a file to move is deleted then).
+func (m *Manager) putOutputFile(folder, name string, f outputFile) (string, int64, error) {
+	var size int64
+	switch {
+	case f.moveFrom != "":
+		fi, err := os.Stat(f.moveFrom)
+		if err != nil {
+			return "", 0, fmt.Errorf("find the downloaded file: %w", err)
 		}
+		size = fi.Size()
+	case f.copyOf != "":
+		fi, err := os.Stat(f.copyOf)
+		if err != nil {
+			return "", 0, fmt.Errorf("read the downloaded file: %w", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return "", 0, fmt.Errorf("read the downloaded file: %s is not a regular file", f.copyOf)
+		}
+		size = fi.Size()
+	default:
+		size = int64(len(f.data))
 	}
-	return n
+	// Room is made first (the oldest finished files webpilot wrote go),
+	// and the folder stays until the file is in.
+	done, err := m.out.Reserve(folder, size)
+	if err != nil {
+		if f.moveFrom != "" {
+			_ = os.Remove(f.moveFrom)
+		}
+		return "", size, outputError(err)
+	}
+	defer done()
+	base := safeName(name)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	for i := 1; i < 1000; i++ {
+		cand := base
+		if i > 1 {
+			cand = fmt.Sprintf("%s (%d)%s", stem, i, ext)
+		}
+		path := filepath.Join(folder, cand)
+		if f.moveFrom != "" {
+			if _, err := os.Lstat(path); err == nil {
+				continue
+			}
+			if err := os.Rename(f.moveFrom, path); err != nil {
+				return "", size, fmt.Errorf("move the downloaded file into place: %w", err)
+			}
+			_ = os.Chmod(path, 0o600)
+			return path, size, nil
+		}
+		out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", size, fmt.Errorf("save %s: %w", cand, err)
+		}
+		n, err := writeOutput(out, f, size)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(path)
+			return "", size, fmt.Errorf("save %s: %w", cand, err)
+		}
+		return path, n, nil
+	}
+	return "", size, fmt.Errorf("save %s: too many files of that name in %s", base, folder)
+}
+
+// writeOutput writes f's bytes, or the file it copies (at most size bytes:
+// a file still growing is not followed past what was checked), to out.
+func writeOutput(out *os.File, f outputFile, size int64) (int64, error) {
+	if f.copyOf == "" {
+		n, err := out.Write(f.data)
+		return int64(n), err
+	}
+	in, err := os.Open(f.copyOf)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	return io.Copy(out, io.LimitReader(in, size))
+}
+
+// downloadStaging is where a browser on this machine writes downloads
+// while they run, each named by its id; putOutputFile moves a finished one
+// into its call's folder.
+func (m *Manager) downloadStaging() string {
+	return filepath.Join(m.opts.OutputDir, ".incoming")
 }

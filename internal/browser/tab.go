@@ -15,6 +15,7 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
@@ -57,9 +58,17 @@ type Tab struct {
 	consoleSeq      int
 	downloads       []*Download // the newest downloadCap downloads
 	downloadSeq     int
-	downloadDir     string                      // where the browser saves them ("" its own folder)
-	downloadMax     int64                       // the output directory's cap
+	downloadDir     string                      // the staging folder the browser saves them in ("" its own folder)
 	downloadEarly   map[string]downloadProgress // progress that came before its download's beginning
+	dlBatch         *dlBatch                    // the running call's downloads (downloadMark), or nil
+	// outputs is the manager whose output directory keeps the tab's
+	// downloads; findFile finds a finished one in the browser's own folder
+	// (backend.DownloadFinder), or is nil.
+	outputs  *Manager
+	findFile func(ctx context.Context, guid string) (backend.DownloadFile, error)
+	// downloadsRemote: the browser runs on another machine, which keeps
+	// the files.
+	downloadsRemote bool
 }
 
 // snapCache keeps a rendered snapshot so that its later pages come from the

@@ -144,8 +144,12 @@ func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
 	if err := t.init(ctx); err != nil {
 		return nil, backendError("prepare the tab", err)
 	}
+	t.outputs = s.m
 	if s.be.Info().Local {
-		t.saveDownloads(ctx, s.m.opts.OutputDir, s.m.opts.OutputMaxBytes)
+		t.saveDownloads(ctx, s.m)
+	} else {
+		t.findFile = downloadFinder(s.be, id)
+		t.downloadsRemote = t.findFile == nil
 	}
 	return t, nil
 }

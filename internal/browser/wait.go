@@ -472,6 +472,7 @@ func (s *Session) Wait(ctx context.Context, t *Tab, o WaitOptions) (*WaitResult,
 func (s *Session) wait(ctx context.Context, t *Tab, conds []*waitCond, o WaitOptions) (*WaitResult, error) {
 	defer t.releaseObjects(ctx)
 	w := &waiter{t: t, conds: conds, start: time.Now(), dlMark: t.downloadMark(), frames: map[string]frameWorld{}, kids: map[string]frameWorld{}}
+	defer t.endDownloads(w.dlMark)
 	var pats []string
 	for _, c := range conds {
 		switch c.kind {

@@ -251,6 +251,9 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 		content := []mcp.Content{&mcp.TextContent{Text: text}}
 		if res != nil && res.Image != nil {
 			content = append(content, &mcp.ImageContent{Data: res.Image.Data, MIMEType: res.Image.MIMEType})
+			for _, im := range res.MoreImages {
+				content = append(content, &mcp.ImageContent{Data: im.Data, MIMEType: im.MIMEType})
+			}
 		}
 		return &mcp.CallToolResult{Content: content}
 	}

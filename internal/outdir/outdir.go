@@ -125,72 +125,75 @@ func (d *Dir) Save(kind, ext string, data []byte) (string, error) {
 	return path, err
 }
 
-// Folder is a folder webpilot created for one call's files. It is busy
-// (never removed to make room) until Done or Remove.
-type Folder struct {
-	d    *Dir
-	name string
-	// Path is the folder's path.
-	Path string
-	once sync.Once
-}
-
-// NewFolder creates a fresh folder named after kind.
-func (d *Dir) NewFolder(kind string) (*Folder, error) {
-	var f *Folder
+// NewFolder creates a fresh folder named after kind for one call's files,
+// which go in through Reserve; its path is returned.
+func (d *Dir) NewFolder(kind string) (string, error) {
+	var path string
 	err := d.update(func(m *manifest) error {
 		name := d.name(kind, "")
-		path := filepath.Join(d.path, name)
+		path = filepath.Join(d.path, name)
 		if err := os.Mkdir(path, 0o700); err != nil {
 			return fmt.Errorf("create folder %s: %w", name, err)
 		}
-		if err := d.hold(name); err != nil {
-			_ = os.Remove(path)
+		m.Entries = append(m.Entries, Entry{Name: name, Created: time.Now().UTC()})
+		return nil
+	})
+	return path, err
+}
+
+// Reserve makes room for n more bytes in the folder at path, made by
+// NewFolder, removing older finished entries if needed (a *FullError when
+// they cannot make room). The folder is busy until done is called, which
+// records its size. A folder that was removed to make room since is made
+// again.
+func (d *Dir) Reserve(folder string, n int64) (done func(), err error) {
+	name := d.entryOf(folder)
+	if name == "" || name != filepath.Base(folder) || !validName(name) {
+		return nil, fmt.Errorf("output directory: %s is not a folder of its own", folder)
+	}
+	err = d.update(func(m *manifest) error {
+		if !slices.ContainsFunc(m.Entries, func(e Entry) bool { return e.Name == name }) {
+			if _, err := os.Lstat(folder); err == nil {
+				return fmt.Errorf("output directory: %s is not webpilot's", folder)
+			}
+			if err := os.Mkdir(folder, 0o700); err != nil {
+				return fmt.Errorf("create folder %s: %w", name, err)
+			}
+			m.Entries = append(m.Entries, Entry{Name: name, Created: time.Now().UTC()})
+		}
+		if err := d.makeRoom(m, n, name); err != nil {
 			return err
 		}
-		m.Entries = append(m.Entries, Entry{Name: name, Created: time.Now().UTC(), Busy: os.Getpid()})
-		f = &Folder{d: d, name: name, Path: path}
-		return nil
-	})
-	return f, err
-}
-
-// Reserve makes room for n more bytes in the folder, removing older
-// finished entries if needed; a *FullError when they cannot make room.
-func (f *Folder) Reserve(n int64) error {
-	return f.d.update(func(m *manifest) error { return f.d.makeRoom(m, n, f.name) })
-}
-
-// Done marks the folder finished and records its size. When the folder
-// itself passes the budget after older entries were removed, Done returns
-// a *FullError and the folder stays (the caller may Remove it).
-func (f *Folder) Done() error {
-	var err error
-	f.once.Do(func() {
-		err = f.d.update(func(m *manifest) error {
-			f.d.release(f.name)
-			for i := range m.Entries {
-				if m.Entries[i].Name == f.name {
-					m.Entries[i].Size, m.Entries[i].Busy = treeSize(f.Path), 0
-				}
+		if err := d.hold(name); err != nil {
+			return err
+		}
+		for i := range m.Entries {
+			if m.Entries[i].Name == name {
+				m.Entries[i].Busy = os.Getpid()
 			}
-			return f.d.makeRoom(m, 0, f.name)
-		})
-	})
-	return err
-}
-
-// Remove deletes the folder and its entry.
-func (f *Folder) Remove() error {
-	f.once.Do(func() {})
-	return f.d.update(func(m *manifest) error {
-		f.d.release(f.name)
-		m.Entries = slices.DeleteFunc(m.Entries, func(e Entry) bool { return e.Name == f.name })
-		if err := os.RemoveAll(f.Path); err != nil {
-			return fmt.Errorf("remove %s: %w", f.name, err)
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			_ = d.update(func(m *manifest) error {
+				last := d.release(name)
+				for i := range m.Entries {
+					if m.Entries[i].Name == name {
+						m.Entries[i].Size = treeSize(folder)
+						if last {
+							m.Entries[i].Busy = 0
+						}
+					}
+				}
+				return nil
+			})
+		})
+	}, nil
 }
 
 // Hold keeps the owned entry that holds path from being removed until

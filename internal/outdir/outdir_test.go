@@ -83,11 +83,15 @@ func TestEvictOldestOwned(t *testing.T) {
 func TestBusyEntriesStay(t *testing.T) {
 	dir := t.TempDir()
 	d := outdir.New(dir, 100<<10)
-	f, err := d.NewFolder("downloads")
+	folder, err := d.NewFolder("downloads")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(f.Path, "big.bin"), kb(60), 0o600); err != nil {
+	done, err := d.Reserve(folder, 60<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "big.bin"), kb(60), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	held, err := d.Save("shot", "png", kb(30))
@@ -103,7 +107,7 @@ func TestBusyEntriesStay(t *testing.T) {
 	if !errors.As(err, &full) || full.Need != 20<<10 || full.Used != 90<<10 || full.Max != 100<<10 {
 		t.Fatalf("want a FullError (90 KB used, 20 KB needed), got %v", err)
 	}
-	if !exists(f.Path) || !exists(held) {
+	if !exists(folder) || !exists(held) {
 		t.Fatal("a busy entry was removed")
 	}
 	// Released, the screenshot is the oldest finished entry: it goes.
@@ -111,40 +115,50 @@ func TestBusyEntriesStay(t *testing.T) {
 	if _, err := d.Save("shot", "png", kb(20)); err != nil {
 		t.Fatalf("after release: %v", err)
 	}
-	if exists(held) || !exists(f.Path) {
-		t.Errorf("after release: held %v (want gone), folder %v (want kept)", exists(held), exists(f.Path))
+	if exists(held) || !exists(folder) {
+		t.Errorf("after release: held %v (want gone), folder %v (want kept)", exists(held), exists(folder))
 	}
-	// Done records the folder's size; it may go now.
-	if err := f.Done(); err != nil {
-		t.Fatal(err)
+	// done records the folder's size; it may go now.
+	done()
+	es, _ := d.Entries()
+	if i := slices.IndexFunc(es, func(e outdir.Entry) bool { return e.Name == filepath.Base(folder) }); i < 0 || es[i].Size != 60<<10 || es[i].Busy != 0 {
+		t.Fatalf("the folder's entry after done: %+v", es)
 	}
 	if _, err := d.Save("shot", "png", kb(50)); err != nil {
 		t.Fatalf("after the folder finished: %v", err)
 	}
-	if exists(f.Path) {
+	if exists(folder) {
 		t.Error("the finished folder was not removed to make room")
 	}
+	// A later file of the same call makes the folder again.
+	done, err = d.Reserve(folder, 1<<10)
+	if err != nil || !exists(folder) {
+		t.Fatalf("reserve in a removed folder: %v (exists %v)", err, exists(folder))
+	}
+	done()
 }
 
-// Done on a folder that alone passes the budget says so; Remove deletes it.
-func TestFolderOverBudget(t *testing.T) {
-	d := outdir.New(t.TempDir(), 50<<10)
-	f, err := d.NewFolder("downloads")
+// A file bigger than the whole budget is refused at once; a folder that is
+// not webpilot's is refused.
+func TestReserveRefusals(t *testing.T) {
+	dir := t.TempDir()
+	d := outdir.New(dir, 50<<10)
+	folder, err := d.NewFolder("downloads")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(f.Path, "huge.bin"), kb(80), 0o600); err != nil {
+	var full *outdir.FullError
+	if _, err := d.Reserve(folder, 80<<10); !errors.As(err, &full) {
+		t.Fatalf("80 KB in a 50 KB budget: %v", err)
+	}
+	foreign := filepath.Join(dir, "photos")
+	if err := os.Mkdir(foreign, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	var full *outdir.FullError
-	if err := f.Done(); !errors.As(err, &full) {
-		t.Fatalf("Done of an 80 KB folder in a 50 KB budget: %v", err)
-	}
-	if err := f.Remove(); err != nil || exists(f.Path) || len(names(t, d)) != 0 {
-		t.Errorf("Remove: %v, exists %v, entries %q", err, exists(f.Path), names(t, d))
-	}
-	if err := f.Reserve(10 << 10); err != nil {
-		t.Errorf("reserve after remove: %v", err)
+	for _, f := range []string{foreign, filepath.Join(folder, "sub"), "/tmp"} {
+		if _, err := d.Reserve(f, 1); err == nil {
+			t.Errorf("Reserve(%s) was allowed", f)
+		}
 	}
 }
 

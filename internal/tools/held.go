@@ -100,6 +100,11 @@ func (h *Held) Screenshot(ctx context.Context, o browser.ShotOptions) (*browser.
 	return h.s.Screenshot(ctx, h.t, o)
 }
 
+// Download fetches urls or the media of a target into the output directory.
+func (h *Held) Download(ctx context.Context, o browser.FetchOptions) (*browser.FetchResult, error) {
+	return h.s.Download(ctx, h.t, o)
+}
+
 // AnswerDialog answers the tab's open dialog.
 func (h *Held) AnswerDialog(ctx context.Context, accept bool, text *string) (*browser.DialogView, error) {
 	return h.s.AnswerDialog(ctx, h.t, accept, text)

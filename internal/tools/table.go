@@ -22,6 +22,7 @@ const (
 	GroupScreenshot Group = "screenshot" // browser_screenshot
 	GroupDialogs    Group = "dialogs"    // browser_dialog
 	GroupNetwork    Group = "network"    // browser_network: the session's requests
+	GroupDownloads  Group = "downloads"  // browser_download: files and media into the output directory
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -43,6 +44,7 @@ func Table() []Tool {
 		screenshotTool,
 		dialogTool,
 		networkTool,
+		downloadTool,
 		closeTool,
 	}
 }

@@ -17,11 +17,14 @@ func TestSelect(t *testing.T) {
 	without := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
 	}
-	// The full profile adds the groups the core one leaves out: network.
-	full := slices.Insert(slices.Clone(all), len(all)-1, "browser_network")
+	// The full profile adds the groups the core one leaves out, in table
+	// order: network, downloads.
+	extra := []string{"browser_network", "browser_download"}
+	full := slices.Insert(slices.Clone(all), len(all)-1, extra...)
 	fullWithout := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(full), func(n string) bool { return slices.Contains(names, n) })
 	}
+	with := func(name string) []string { return slices.Insert(slices.Clone(all), len(all)-1, name) }
 	for _, tc := range []struct {
 		profile, caps string
 		want          []string
@@ -32,6 +35,9 @@ func TestSelect(t *testing.T) {
 		{"", "", all, ""},
 		{"core", "", all, ""},
 		{"full", "", full, ""},
+		{"core", "+downloads", with("browser_download"), "+downloads"},
+		{"core", "+network", with("browser_network"), "+network"},
+		{"core", "+network,+downloads", full, "+network,+downloads"},
 		{"CORE", " ", all, ""},
 		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
 		{"core", "-screenshot,-dialogs", without("browser_screenshot", "browser_dialog"), "-screenshot,-dialogs"},
@@ -41,12 +47,13 @@ func TestSelect(t *testing.T) {
 		{"core", "+tabs,-tabs", without("browser_tabs"), "+tabs,-tabs"},
 		{"full", "-tabs", fullWithout("browser_tabs"), "-tabs"},
 		{"full", "+tabs", full, "+tabs"},
-		{"core", "+network", full, "+network"},
-		{"full", "-network", all, "-network"},
+		{"full", "-network", fullWithout("browser_network"), "-network"},
+		{"full", "-downloads", fullWithout("browser_download"), "-downloads"},
+		{"full", "-network,-downloads", all, "-network,-downloads"},
 		{"core", "tabs", all, "+tabs"},
 		{"core", "-core", notCore, "-core"},
-		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", []string{"browser_network"}, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
-		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", extra, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads"},
 	} {
 		sel, err := tools.Select(tc.profile, tc.caps)
 		if err != nil {

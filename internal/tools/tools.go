@@ -94,6 +94,10 @@ const (
 type Result struct {
 	Text  string
 	Image *Image // optional; rendered as one image block after the text
+	// MoreImages are further image blocks, after Image: only when the
+	// agent asked for several (browser_download indexes), since some
+	// clients drop a result that carries more than one image.
+	MoreImages []*Image
 	// Tab is the tab the result tells of when the tool opened or selected
 	// one; nil means the held tab, if any.
 	Tab *browser.Tab
@@ -172,6 +176,9 @@ func (t Tool) InputSchema() (*jsonschema.Schema, error) {
 			for _, v := range strings.Split(enum, ",") {
 				p.Enum = append(p.Enum, v)
 			}
+		}
+		if p.Type == "array" && p.Items != nil || len(p.Types) == 2 && p.Types[1] == "array" && p.Items != nil {
+			p = p.Items // an array of numbers: the bounds are its items'
 		}
 		if p.Minimum, err = bound(t.Name, name, f.Tag.Get("minimum")); err != nil {
 			return nil, err

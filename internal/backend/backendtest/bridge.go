@@ -23,6 +23,9 @@ type bridgeRig struct {
 	*bridge.Backend
 	browser *launch.Backend
 	dir     string
+	// downloads stands for the user's download folder: the browser saves
+	// there rather than in the home directory of whoever runs the tests.
+	downloads string
 }
 
 // Close closes the bridge, then the browser.
@@ -30,8 +33,15 @@ func (r *bridgeRig) Close() error {
 	err := r.Backend.Close()
 	err = errors.Join(err, r.browser.Close())
 	_ = os.RemoveAll(r.dir)
+	if r.downloads != "" {
+		_ = os.RemoveAll(r.downloads)
+	}
 	return err
 }
+
+// DownloadDir is the folder the bridge's browser saves downloads in, as a
+// user's Chrome saves into the user's download folder.
+func (r *bridgeRig) DownloadDir() string { return r.downloads }
 
 // Browser is the launched Chromium behind the bridge (for tests that stop
 // the extension's service worker or inspect the browser).
@@ -70,6 +80,18 @@ func startBridge(ctx context.Context) (*bridgeRig, error) {
 	}
 	if err := br.Start(ctx); err != nil {
 		return fail(err)
+	}
+	if rig.downloads, err = os.MkdirTemp("", "webpilot-user-downloads-*"); err != nil {
+		return fail(err)
+	}
+	bs, err := br.BrowserSession(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	// The browser's own folder setting, made from its own debugging
+	// connection (the extension cannot: chrome.debugger refuses Browser.*).
+	if err := bs.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": rig.downloads}, nil); err != nil {
+		return fail(fmt.Errorf("set the browser's download folder: %w", err))
 	}
 	if err := ProvisionExtension(ctx, br, srv.Port(), secret); err != nil {
 		return fail(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,6 +224,55 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	}
 	return conn.Session(sessionFor(n, "")), nil
 }
+
+// downloadItem is a download as the extension describes it (downloads.find).
+type downloadItem struct {
+	Filename string `json:"filename"`
+	MIME     string `json:"mime"`
+	FileSize int64  `json:"fileSize"`
+	Received int64  `json:"bytesReceived"`
+	State    string `json:"state"`
+	Error    string `json:"error"`
+	Danger   string `json:"danger"`
+	Exists   *bool  `json:"exists"`
+}
+
+// FindDownload implements backend.DownloadFinder: the extension matches
+// the tab's download (its Page.downloadWillBegin) to Chrome's download
+// item and answers once it has ended (or ctx's deadline comes near). The
+// bridge is loopback, so the path it names is on this machine.
+func (b *Backend) FindDownload(ctx context.Context, id, guid string) (backend.DownloadFile, error) {
+	n, err := tabID(id)
+	if err != nil {
+		return backend.DownloadFile{}, err
+	}
+	r, _, err := b.session(ctx)
+	if err != nil {
+		return backend.DownloadFile{}, err
+	}
+	wait := 10 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d)-500*time.Millisecond)
+	}
+	var it downloadItem
+	params := map[string]any{"tabId": n, "guid": guid, "timeoutMs": max(0, wait.Milliseconds())}
+	if err := r.Request(ctx, "downloads.find", params, &it); err != nil {
+		return backend.DownloadFile{}, opErr(err, id)
+	}
+	f := backend.DownloadFile{Path: it.Filename, MIMEType: it.MIME, Bytes: it.FileSize, State: it.State, Error: it.Error, Danger: it.Danger}
+	if f.Bytes <= 0 {
+		f.Bytes = it.Received
+	}
+	if it.Exists != nil && !*it.Exists && f.State == "complete" {
+		f.State, f.Error = "interrupted", "the file was deleted or moved"
+	}
+	if f.State == "complete" && !filepath.IsAbs(f.Path) {
+		return f, fmt.Errorf("bridge: downloads.find: the extension named no absolute path (%q)", f.Path)
+	}
+	return f, nil
+}
+
+var _ backend.DownloadFinder = (*Backend)(nil)
 
 // Info implements backend.Backend.
 func (b *Backend) Info() backend.Info {

@@ -39,7 +39,7 @@ func TestOversizeFirstMessageIsRefused(t *testing.T) {
 	s := listen(t, bridge.Options{Secret: secret})
 	// 10 MB hello, built before the first measurement.
 	var b bytes.Buffer
-	b.WriteString(`{"type":"hello","protocol":1,"profile_id":"p","proof":"","user_agent":"`)
+	b.WriteString(`{"type":"hello","protocol":2,"profile_id":"p","proof":"","user_agent":"`)
 	b.WriteString(strings.Repeat("A", 10<<20))
 	b.WriteString(`"}`)
 	payload := b.Bytes()
@@ -162,7 +162,7 @@ func TestUnauthenticatedConnectionsAreBounded(t *testing.T) {
 	for {
 		f, err := dial(t, s, "chrome-extension://"+extID)
 		if err == nil {
-			if m := f.hello(t, secret, "p", 1); m["type"] != "welcome" {
+			if m := f.hello(t, secret, "p", bridge.ProtocolVersion); m["type"] != "welcome" {
 				t.Fatalf("hello once a slot was free: %v", m)
 			}
 			break

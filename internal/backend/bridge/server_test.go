@@ -59,7 +59,7 @@ func dial(t *testing.T, s *bridge.Server, origin string) (*fakeExt, error) {
 	t.Cleanup(func() { c.CloseNow() })
 	f := &fakeExt{c: c}
 	m := f.read(t)
-	if m["type"] != "challenge" || m["protocol"] != float64(1) {
+	if m["type"] != "challenge" || m["protocol"] != float64(bridge.ProtocolVersion) {
 		t.Fatalf("first message = %v, want a challenge", m)
 	}
 	f.nonce = m["nonce"].(string)
@@ -122,7 +122,7 @@ func TestRefusedConnections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := f.hello(t, c.key, "p1", 1)
+		m := f.hello(t, c.key, "p1", bridge.ProtocolVersion)
 		if m["type"] != "refused" || m["reason"] != "unauthorized" {
 			t.Errorf("%s: got %v, want refused unauthorized", c.name, m)
 		}
@@ -150,7 +150,7 @@ func TestAcceptedAndDuplicate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := f.hello(t, secret, "profile-a", 1); m["type"] != "welcome" {
+	if m := f.hello(t, secret, "profile-a", bridge.ProtocolVersion); m["type"] != "welcome" {
 		t.Fatalf("real extension: %v", m)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -161,7 +161,7 @@ func TestAcceptedAndDuplicate(t *testing.T) {
 	}
 	// A second hello with the same profile while the first lives.
 	g, _ := dial(t, s, "chrome-extension://"+extID)
-	if m := g.hello(t, secret, "profile-a", 1); m["type"] != "refused" || m["reason"] != "duplicate" {
+	if m := g.hello(t, secret, "profile-a", bridge.ProtocolVersion); m["type"] != "refused" || m["reason"] != "duplicate" {
 		t.Errorf("duplicate profile: %v", m)
 	}
 	// Once the first is gone, a new one is admitted.
@@ -172,7 +172,7 @@ func TestAcceptedAndDuplicate(t *testing.T) {
 		t.Fatal("the relay did not end when the extension went away")
 	}
 	h, _ := dial(t, s, "chrome-extension://"+extID)
-	if m := h.hello(t, secret, "profile-a", 1); m["type"] != "welcome" {
+	if m := h.hello(t, secret, "profile-a", bridge.ProtocolVersion); m["type"] != "welcome" {
 		t.Errorf("reconnect after close: %v", m)
 	}
 }
@@ -180,7 +180,7 @@ func TestAcceptedAndDuplicate(t *testing.T) {
 func TestVersionMismatch(t *testing.T) {
 	s := listen(t, bridge.Options{Secret: secret})
 	f, _ := dial(t, s, "chrome-extension://"+extID)
-	m := f.hello(t, secret, "p", 2)
+	m := f.hello(t, secret, "p", bridge.ProtocolVersion+1)
 	if m["type"] != "refused" || m["reason"] != "version" || !strings.Contains(m["message"].(string), "update the webpilot binary") {
 		t.Errorf("newer extension: %v", m)
 	}
@@ -198,13 +198,13 @@ func TestVersionMismatch(t *testing.T) {
 func TestPairing(t *testing.T) {
 	s := listen(t, bridge.Options{}) // not paired
 	f, _ := dial(t, s, "chrome-extension://"+extID)
-	if m := f.hello(t, secret, "p", 1); m["type"] != "refused" || !strings.Contains(m["message"].(string), "webpilot pair") {
+	if m := f.hello(t, secret, "p", bridge.ProtocolVersion); m["type"] != "refused" || !strings.Contains(m["message"].(string), "webpilot pair") {
 		t.Errorf("hello before pairing: %v", m)
 	}
 	done := s.ArmPairing("ABCD-2345", time.Minute)
 	pair := func(code string) map[string]any {
 		g, _ := dial(t, s, "chrome-extension://"+extID)
-		g.send(t, map[string]any{"type": "pair", "protocol": 1, "code": code, "profile_id": "p", "extension_version": "0.1.0"})
+		g.send(t, map[string]any{"type": "pair", "protocol": 2, "code": code, "profile_id": "p", "extension_version": "0.1.0"})
 		return g.read(t)
 	}
 	if m := pair("WXYZ-0000"); m["type"] != "refused" || m["reason"] != "pairing" {
@@ -227,7 +227,7 @@ func TestPairing(t *testing.T) {
 		t.Errorf("a pairing code worked twice: %v", m)
 	}
 	h, _ := dial(t, s, "chrome-extension://"+extID)
-	if m := h.hello(t, got, "p", 1); m["type"] != "welcome" {
+	if m := h.hello(t, got, "p", bridge.ProtocolVersion); m["type"] != "welcome" {
 		t.Errorf("hello with the paired secret: %v", m)
 	}
 	// An armed pairing expires.
@@ -253,7 +253,7 @@ func admitted(t *testing.T, idle time.Duration) (*bridge.Server, *fakeExt, *brid
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := f.hello(t, secret, "p", 1); m["type"] != "welcome" {
+	if m := f.hello(t, secret, "p", bridge.ProtocolVersion); m["type"] != "welcome" {
 		t.Fatalf("hello: %v", m)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -368,12 +368,12 @@ func TestBackendErrors(t *testing.T) {
 		t.Errorf("no extension: %v", err)
 	}
 	f, _ := dial(t, s, "chrome-extension://"+extID)
-	f.hello(t, secret, "p", 2)
+	f.hello(t, secret, "p", bridge.ProtocolVersion+1)
 	if _, err := b.Tabs(ctx); !errors.Is(err, backend.ErrBridgeVersion) {
 		t.Errorf("newer extension: %v", err)
 	}
 	info := b.Info()
-	if info.Kind != "bridge" || !info.Paired || info.Running || info.Protocol != 1 {
+	if info.Kind != "bridge" || !info.Paired || info.Running || info.Protocol != bridge.ProtocolVersion {
 		t.Errorf("Info = %+v", info)
 	}
 	unpaired := bridge.New(listen(t, bridge.Options{}), bridge.BackendOptions{ConnectWait: 100 * time.Millisecond})
