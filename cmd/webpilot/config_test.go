@@ -154,12 +154,13 @@ func TestConfigTools(t *testing.T) {
 		src      string // source of caps
 		excluded []string
 	}{
-		// The core profile leaves browser_network (group network) out.
-		{"defaults", nil, nil, "", "core", "", "default", []string{"browser_network"}},
+		// The core profile leaves browser_network, browser_download and
+		// browser_console (groups network, downloads, console) out.
+		{"defaults", nil, nil, "", "core", "", "default", []string{"browser_network", "browser_download", "browser_console"}},
 		{"flags", []string{"--profile=full", "--caps=-screenshot,-dialogs"}, nil, "", "full", "-screenshot,-dialogs", "flag", []string{"browser_screenshot", "browser_dialog"}},
 		{"env", nil, map[string]string{"WEBPILOT_PROFILE": "Full", "WEBPILOT_CAPS": "-tabs"}, "", "full", "-tabs", "env", []string{"browser_tabs"}},
-		{"file", nil, nil, `{"profile": "core", "caps": "-forms"}`, "core", "-forms", "file", []string{"browser_fill_form", "browser_network"}},
-		{"flag over env", []string{"--caps=+tabs"}, map[string]string{"WEBPILOT_CAPS": "-tabs"}, "", "core", "+tabs", "flag", []string{"browser_network"}},
+		{"file", nil, nil, `{"profile": "core", "caps": "-forms"}`, "core", "-forms", "file", []string{"browser_fill_form", "browser_network", "browser_download", "browser_console"}},
+		{"flag over env", []string{"--caps=+tabs"}, map[string]string{"WEBPILOT_CAPS": "-tabs"}, "", "core", "+tabs", "flag", []string{"browser_network", "browser_download", "browser_console"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := mustLoad(t, c.args, c.env, c.file)
@@ -170,11 +171,7 @@ func TestConfigTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			base, err := tools.Select(c.profile, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := len(sel.Tools), len(base.Tools)-len(c.excluded); got != want {
+			if got, want := len(sel.Tools), len(tools.Table())-len(c.excluded); got != want {
 				t.Errorf("%d tools active (%v), want %d", got, sel.Names(), want)
 			}
 			for _, n := range c.excluded {
