@@ -52,6 +52,9 @@ type ShotOptions struct {
 	Target   Locator // an element, when Ref or Selector is set
 	Format   string  // jpeg (default) or png
 	Quality  int     // JPEG quality 1-100; 0 means DefaultJPEGQuality
+	// Annotate draws each ref of the tab on its element, in the image
+	// only (see annotate.go).
+	Annotate bool
 }
 
 // Shot is a captured image, ready to embed.
@@ -65,6 +68,16 @@ type Shot struct {
 	// Saved is the original, when it was over EmbedLimit and Data is a
 	// downscaled preview.
 	Saved *SavedImage
+	// Annotated says the image was asked with labels: Labels are the refs
+	// drawn on Data, in its pixels; Unlabelled counts the refs in the area
+	// past maxLabels; Snapshotted says the tab had no refs, so a compact
+	// snapshot's walk issued them first; NotAnnotated says why no labels
+	// were drawn at all ("" when they were).
+	Annotated    bool
+	Labels       []ShotLabel
+	Unlabelled   int
+	Snapshotted  bool
+	NotAnnotated string
 }
 
 // SavedImage is an image written to the output directory.
@@ -185,7 +198,38 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 		area, beyond = &clip{Width: w, Height: h, Scale: 1}, true
 	}
 
-	data, err := t.capture(ctx, o.Format, o.Quality, area, beyond)
+	var ann *annotation
+	if o.Annotate {
+		shot.Annotated = true
+		boxes, snapped, err := t.refBoxes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		shot.Snapshotted = snapped
+		var vp struct{ X, Y, W, H, D float64 }
+		if err := t.evalValue(ctx, `({X:visualViewport.pageLeft,Y:visualViewport.pageTop,W:visualViewport.width,H:visualViewport.height,D:devicePixelRatio})`, &vp); err != nil {
+			return nil, backendError("measure the viewport", err)
+		}
+		a := &annotation{boxes: boxes, area: clip{X: vp.X, Y: vp.Y, Width: vp.W, Height: vp.H, Scale: 1}}
+		if area != nil {
+			a.area = *area
+		}
+		if px := a.area.Width * a.area.Height * vp.D * vp.D; px > maxAnnotatePixels {
+			shot.NotAnnotated = fmt.Sprintf("the capture is %s pixels, over the %s that are labelled; capture the viewport or an element for labels", commas(int(px)), commas(maxAnnotatePixels))
+		} else {
+			ann = a
+		}
+	}
+	shoot := func(format string, quality int, area *clip) ([]byte, error) {
+		if ann == nil {
+			return t.capture(ctx, format, quality, area, beyond)
+		}
+		data, labels, left, err := t.annotated(ctx, format, quality, area, beyond, ann)
+		shot.Labels, shot.Unlabelled = labels, left
+		return data, err
+	}
+
+	data, err := shoot(o.Format, o.Quality, area)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +263,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 	for range 8 {
 		c := *area
 		c.Scale = scale
-		p, err := t.capture(ctx, FormatJPEG, quality, &c, beyond)
+		p, err := shoot(FormatJPEG, quality, &c)
 		if err != nil {
 			return nil, err
 		}

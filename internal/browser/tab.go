@@ -39,6 +39,8 @@ type Tab struct {
 	cache    *snapCache // the last rendered snapshot, for offset pages
 	// collected is the last browser_collect result, for offset pages.
 	collected *collectEntry
+	// consoleView is the last browser_console listing, for offset pages.
+	consoleView *consoleCache
 
 	dialogPolicy string // DialogAsk, DialogAccept or DialogDismiss
 	// net is the session's network buffer, which the tab's requests go to.
@@ -56,6 +58,7 @@ type Tab struct {
 	dialogSignalled bool
 	console         []ConsoleEntry // the newest consoleCap entries
 	consoleSeq      int
+	consoleDropped  int         // entries pushed out of the ring since it was last cleared
 	downloads       []*Download // the newest downloadCap downloads
 	downloadSeq     int
 	downloadDir     string                      // the staging folder the browser saves them in ("" its own folder)

@@ -98,3 +98,38 @@ func TestScreenshotPreview(t *testing.T) {
 		t.Fatalf("preview block %T %s, %d bytes; want a JPEG under %d bytes", res.Content[1], img.MIMEType, len(img.Data), browser.EmbedLimit)
 	}
 }
+
+// annotate: true labels the refs in the image and lists them in the text;
+// the first one on a tab without refs says a snapshot issued them.
+func TestScreenshotAnnotated(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/annotate.html", "snapshot": "none"})
+	res, err := cs.CallTool(ctx, callParams("browser_screenshot", map[string]any{"annotate": "true", "format": "png"}))
+	if err != nil || res.IsError {
+		t.Fatalf("annotated screenshot: %v %s", err, textOf(res))
+	}
+	got := text(res)
+	t.Logf("%s", got)
+	if !regexp.MustCompile(`^Screenshot of the viewport: \d+×\d+ PNG, \d+ KB\n\(the tab had no refs yet: a compact snapshot issued them; browser_snapshot shows them in context\)\n` +
+		`Labels drawn on the image only \(the page is unchanged\), 12 refs:\ne1 link "Home" · e2 link "Docs" · e3 textbox "Email" · .* · e6 button "Save" · .* · f1e1 button "Inside"$`).MatchString(got) {
+		t.Errorf("text:\n%s", got)
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("%d content blocks, want text and one image", len(res.Content))
+	}
+	if img, ok := res.Content[1].(*mcp.ImageContent); !ok || img.MIMEType != "image/png" {
+		t.Errorf("second block %T, want a PNG image", res.Content[1])
+	}
+	// The refs are the snapshot's.
+	snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{})
+	if !strings.Contains(snap, `button e6 "Save"`) {
+		t.Errorf("snapshot after the annotated screenshot:\n%s", snap)
+	}
+	again := mustCall(t, ctx, cs, "browser_screenshot", map[string]any{"annotate": true})
+	if strings.Contains(again, "no refs yet") || !strings.Contains(again, "12 refs:") {
+		t.Errorf("second annotated screenshot:\n%s", again)
+	}
+}

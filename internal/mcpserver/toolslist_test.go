@@ -47,10 +47,11 @@ var wantTools = map[string][]string{
 	"browser_flow":       {"steps"},
 	"browser_network":    nil, // full profile
 	"browser_download":   nil, // full profile
+	"browser_console":    nil, // full profile
 }
 
 // fullOnly are the tools of the full profile that the core one leaves out.
-var fullOnly = []string{"browser_network", "browser_download"}
+var fullOnly = []string{"browser_network", "browser_download", "browser_console"}
 
 // Instructions name every shared argument.
 func TestInstructionsDescribeSharedArgs(t *testing.T) {

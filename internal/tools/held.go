@@ -212,3 +212,8 @@ func (h *Held) NetworkRequest(ctx context.Context, g browser.NetworkGet) (*brows
 
 // ClearNetwork empties the session's network buffer.
 func (h *Held) ClearNetwork() int { return h.s.ClearNetwork() }
+
+// Console lists the tab's console messages and exceptions.
+func (h *Held) Console(ctx context.Context, o browser.ConsoleOptions) (*browser.ConsoleResult, error) {
+	return h.s.Console(ctx, h.t, o)
+}

@@ -15,6 +15,7 @@ type ScreenshotIn struct {
 	Selector string `json:"selector,omitempty"`
 	Format   string `json:"format,omitempty" jsonschema:"default jpeg" enum:"jpeg,png"`
 	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG quality (60)" minimum:"1" maximum:"100"`
+	Annotate bool   `json:"annotate,omitempty" jsonschema:"label refs on the image"`
 	Session  string `json:"session,omitempty"`
 	Tab      string `json:"tab,omitempty"`
 }
@@ -27,11 +28,11 @@ var screenshotTool = Def(Tool{
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in ScreenshotIn) (*Result, error) {
 	shot, err := h.Screenshot(ctx, browser.ShotOptions{FullPage: in.FullPage,
-		Target: browser.Locator{Ref: in.Ref, Selector: in.Selector}, Format: in.Format, Quality: in.Quality})
+		Target: browser.Locator{Ref: in.Ref, Selector: in.Selector}, Format: in.Format, Quality: in.Quality, Annotate: in.Annotate})
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Text: describeShot(shot), Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}, nil
+	return &Result{Text: describeShot(shot) + describeLabels(shot), Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}, nil
 })
 
 func describeShot(s *browser.Shot) string {
@@ -44,6 +45,36 @@ func describeShot(s *browser.Shot) string {
 		"Returned a preview: %d×%d %s, %s.",
 		s.Of, o.Width, o.Height, kind(o.MIMEType), kb(o.Bytes), kb(browser.EmbedLimit), o.Path,
 		s.Width, s.Height, kind(s.MIMEType), kb(len(s.Data)))
+}
+
+// describeLabels lists the refs an annotated screenshot labels, so that
+// the model can match the image's labels to refs.
+func describeLabels(s *browser.Shot) string {
+	if !s.Annotated {
+		return ""
+	}
+	var b strings.Builder
+	if s.Snapshotted {
+		b.WriteString("\n(the tab had no refs yet: a compact snapshot issued them; browser_snapshot shows them in context)")
+	}
+	if s.NotAnnotated != "" {
+		b.WriteString("\nNo labels: " + s.NotAnnotated + ".")
+		return b.String()
+	}
+	if len(s.Labels) == 0 {
+		b.WriteString("\nNo labels: no ref of the tab is visible in the captured area.")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "\nLabels drawn on the image only (the page is unchanged), %d refs:", len(s.Labels))
+	parts := make([]string, len(s.Labels))
+	for i, l := range s.Labels {
+		parts[i] = l.String()
+	}
+	b.WriteString("\n" + strings.Join(parts, " · "))
+	if s.Unlabelled > 0 {
+		fmt.Fprintf(&b, "\n(%d more refs in the area are not labelled: at most %d per image; capture a smaller area)", s.Unlabelled, len(s.Labels))
+	}
+	return b.String()
 }
 
 func kb(n int) string {

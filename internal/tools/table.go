@@ -23,6 +23,7 @@ const (
 	GroupDialogs    Group = "dialogs"    // browser_dialog
 	GroupNetwork    Group = "network"    // browser_network: the session's requests
 	GroupDownloads  Group = "downloads"  // browser_download: files and media into the output directory
+	GroupConsole    Group = "console"    // browser_console
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -45,6 +46,7 @@ func Table() []Tool {
 		dialogTool,
 		networkTool,
 		downloadTool,
+		consoleTool,
 		closeTool,
 	}
 }

@@ -18,8 +18,8 @@ func TestSelect(t *testing.T) {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
 	}
 	// The full profile adds the groups the core one leaves out, in table
-	// order: network, downloads.
-	extra := []string{"browser_network", "browser_download"}
+	// order: network, downloads, console.
+	extra := []string{"browser_network", "browser_download", "browser_console"}
 	full := slices.Insert(slices.Clone(all), len(all)-1, extra...)
 	fullWithout := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(full), func(n string) bool { return slices.Contains(names, n) })
@@ -30,14 +30,16 @@ func TestSelect(t *testing.T) {
 		want          []string
 		wantCaps      string
 	}{
-		// DESIGN.md: the core profile (the default) holds every tool built
-		// so far; full adds the full-only tools once they exist.
+		// The core profile (the default) holds every tool built so far but
+		// those of the groups left out of it (network, downloads, console); full adds them.
 		{"", "", all, ""},
 		{"core", "", all, ""},
 		{"full", "", full, ""},
 		{"core", "+downloads", with("browser_download"), "+downloads"},
 		{"core", "+network", with("browser_network"), "+network"},
-		{"core", "+network,+downloads", full, "+network,+downloads"},
+		{"core", "+console", with("browser_console"), "+console"},
+		{"core", "+network,+downloads", fullWithout("browser_console"), "+network,+downloads"},
+		{"core", "+network,+downloads,+console", full, "+network,+downloads,+console"},
 		{"CORE", " ", all, ""},
 		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
 		{"core", "-screenshot,-dialogs", without("browser_screenshot", "browser_dialog"), "-screenshot,-dialogs"},
@@ -49,11 +51,12 @@ func TestSelect(t *testing.T) {
 		{"full", "+tabs", full, "+tabs"},
 		{"full", "-network", fullWithout("browser_network"), "-network"},
 		{"full", "-downloads", fullWithout("browser_download"), "-downloads"},
-		{"full", "-network,-downloads", all, "-network,-downloads"},
+		{"full", "-console", fullWithout("browser_console"), "-console"},
+		{"full", "-network,-downloads,-console", all, "-network,-downloads,-console"},
 		{"core", "tabs", all, "+tabs"},
 		{"core", "-core", notCore, "-core"},
 		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", extra, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
-		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console"},
 	} {
 		sel, err := tools.Select(tc.profile, tc.caps)
 		if err != nil {
