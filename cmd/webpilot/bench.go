@@ -156,8 +156,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	// 2. One long-lived server for the browser measurements, with
-	// browser_network (outside the core profile) switched on.
-	cs, cmd, err := startServer(ctx, self, "--caps=+network")
+	// The full profile: browser_network, browser_console and
+	// browser_download (outside the core profile) switched on.
+	cs, cmd, err := startServer(ctx, self, "--profile=full")
 	if err != nil {
 		return err
 	}
@@ -315,6 +316,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		{"snapshot (compact)", "browser_snapshot", func(int) map[string]any { return map[string]any{"mode": "compact"} }},
 		{"network list (50 of the buffer)", "browser_network", func(int) map[string]any { return map[string]any{} }},
 		{"network get (the document, body)", "browser_network", func(int) map[string]any { return map[string]any{"action": "get", "id": docID} }},
+		{"console (errors)", "browser_console", func(int) map[string]any { return map[string]any{"level": "error"} }},
+		{"screenshot (viewport)", "browser_screenshot", func(int) map[string]any { return map[string]any{} }},
+		{"screenshot (annotate)", "browser_screenshot", func(int) map[string]any { return map[string]any{"annotate": true} }},
+		{"download (a 31-byte URL)", "browser_download", func(int) map[string]any {
+			return map[string]any{"urls": []string{srv.URL + "/network/data.json"}}
+		}},
 	}
 	// CDP commands per action: the server's count (browser_status) before
 	// and after each action; browser_status itself sends none.
