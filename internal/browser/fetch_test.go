@@ -43,7 +43,7 @@ func mediaServer(t *testing.T) (string, map[string][]byte) {
 	imgs := map[string][]byte{"a.png": pngOf(t, 10), "b.png": pngOf(t, 120), "c.png": pngOf(t, 250)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/gallery", func(w http.ResponseWriter, r *http.Request) {
-		http.SetCookie(w, &http.Cookie{Name: "session", Value: "s3cret", Path: "/"})
+		http.SetCookie(w, backendtest.GalleryCookie)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<title>Gallery</title><div id="gallery"><img src="/img/a.png" alt="A"><p>between</p>
 			<img src="/img/b.png" alt="B"><img srcset="/img/c.png 2x" alt="C"></div>
@@ -54,20 +54,7 @@ func mediaServer(t *testing.T) (string, map[string][]byte) {
 			document.getElementById("dataimg").src = "data:image/png;base64,`+base64PNG(t)+`";
 			</script>`)
 	})
-	mux.HandleFunc("/img/", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		data, ok := imgs[filepath.Base(r.URL.Path)]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		if c, err := r.Cookie("session"); err != nil || c.Value != "s3cret" {
-			http.Error(w, "log in first", http.StatusForbidden)
-			return
-		}
-		w.Header().Set("Content-Type", "image/png")
-		_, _ = w.Write(data)
-	})
+	backendtest.CookieImages(mux, imgs)
 	mux.HandleFunc("/big.bin", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		_, _ = w.Write(bigBytes())

@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -17,58 +13,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
-
-// bigBody is what /api/big answers: 25,000 characters in lines.
-func bigBody() string {
-	var b strings.Builder
-	for i := 0; b.Len() < 25_000; i++ {
-		fmt.Fprintf(&b, "line %05d %s\n", i, strings.Repeat("x", 38))
-	}
-	return b.String()[:25_000]
-}
-
-// pixelPNG is /api/pixel.png: one red pixel.
-func pixelPNG() []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 1, 1))
-	img.Set(0, 0, color.RGBA{R: 255, A: 255})
-	var b bytes.Buffer
-	_ = png.Encode(&b, img)
-	return b.Bytes()
-}
 
 // netFixtures serves testdata/pages and the API network/index.html calls.
 func netFixtures(t *testing.T) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("../../testdata/pages")))
-	mux.HandleFunc("/api/items", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "cookie-SECRET-789", Path: "/", HttpOnly: true})
-		fmt.Fprint(w, `{"items": [1, 2, 3]}`)
-	})
-	mux.HandleFunc("/api/echo", func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"method": %q, "got": %s}`, r.Method, body)
-	})
-	mux.HandleFunc("/api/missing", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(w, `{"error": "not here"}`)
-	})
-	mux.HandleFunc("/api/big", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprint(w, bigBody())
-	})
-	mux.HandleFunc("/api/pixel.png", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "image/png")
-		_, _ = w.Write(pixelPNG())
-	})
-	mux.HandleFunc("/api/hop", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/api/items?from=hop", http.StatusFound)
-	})
+	backendtest.NetworkAPI(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -279,7 +233,7 @@ func TestNetworkBodies(t *testing.T) {
 		t.Errorf("echo headers: request %v, response %v", echo.RequestHeaders, echo.ResponseHeaders)
 	}
 
-	want := bigBody()
+	want := backendtest.BigBody()
 	bigID := request(t, l, "/api/big").ID
 	big := e.mustGet(browser.NetworkGet{ID: bigID})
 	if big.BodyChars != 25_000 || len(big.Body) > browser.NetworkBodyChars || big.Next == 0 || !strings.HasPrefix(want, big.Body) {
@@ -305,11 +259,11 @@ func TestNetworkBodies(t *testing.T) {
 	}
 
 	pixel := e.mustGet(browser.NetworkGet{ID: request(t, l, "/api/pixel.png").ID})
-	if !pixel.BodyBinary || pixel.Body != "" || pixel.BodyBytes != len(pixelPNG()) {
+	if !pixel.BodyBinary || pixel.Body != "" || pixel.BodyBytes != len(backendtest.PixelPNG()) {
 		t.Errorf("pixel: binary %v, body %q, %d bytes", pixel.BodyBinary, pixel.Body, pixel.BodyBytes)
 	}
 	pixel = e.mustGet(browser.NetworkGet{ID: request(t, l, "/api/pixel.png").ID, Save: true})
-	if got, err := os.ReadFile(pixel.Saved); err != nil || !bytes.Equal(got, pixelPNG()) || !strings.HasSuffix(pixel.Saved, ".png") {
+	if got, err := os.ReadFile(pixel.Saved); err != nil || !bytes.Equal(got, backendtest.PixelPNG()) || !strings.HasSuffix(pixel.Saved, ".png") {
 		t.Errorf("saved pixel at %q: %v, %v", pixel.Saved, len(got), err)
 	}
 

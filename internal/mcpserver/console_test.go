@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,21 +20,7 @@ func capsClient(t *testing.T, caps string) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t)}})
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "caps-test", Version: "0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Wait()
-	})
-	return cs
+	return connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t)}}, nil, "")
 }
 
 // browser_console (group console, off in the core profile): an action's

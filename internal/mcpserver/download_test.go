@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path"
 	"regexp"
 	"strings"
 	"testing"
@@ -41,24 +40,11 @@ func galleryServer(t *testing.T) (string, map[string][]byte) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/gallery", func(w http.ResponseWriter, r *http.Request) {
-		http.SetCookie(w, &http.Cookie{Name: "session", Value: "s3cret", Path: "/"})
+		http.SetCookie(w, backendtest.GalleryCookie)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<title>Gallery</title><main id="gallery"><img src="/img/a.png" alt="A"> <img src="/img/b.png" alt="B"> <img src="/img/c.png" alt="C"></main><p id="plain">words</p>`)
 	})
-	mux.HandleFunc("/img/", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		data, ok := imgs[path.Base(r.URL.Path)]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		if c, err := r.Cookie("session"); err != nil || c.Value != "s3cret" {
-			http.Error(w, "log in first", http.StatusForbidden)
-			return
-		}
-		w.Header().Set("Content-Type", "image/png")
-		_, _ = w.Write(data)
-	})
+	backendtest.CookieImages(mux, imgs)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL, imgs
@@ -81,21 +67,7 @@ func downloadClient(t *testing.T, out string) *mcp.ClientSession {
 			_ = s.Do(ctx, s.CloseTabs)
 		}
 	})
-	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Tools: sel, Deps: &tools.Deps{Manager: m}})
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "download-test", Version: "0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Wait()
-	})
-	return cs
+	return connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m}}, nil, "")
 }
 
 // images are a result's image blocks.

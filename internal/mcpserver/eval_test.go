@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -66,22 +65,8 @@ func TestCapsWithoutEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Tools: sel,
-		Deps: &tools.Deps{Manager: browser.NewManager(browser.Options{Backend: idleBackend(t)})}})
-	st, ct := mcp.NewInMemoryTransports()
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: browser.NewManager(browser.Options{Backend: idleBackend(t)})}}, nil, "")
 	ctx := backendtest.Context(t, 20*time.Second)
-	ss, err := srv.MCP().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "caps-test", Version: "0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Wait()
-	})
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -25,23 +25,8 @@ import (
 func flowClient(t *testing.T, srvOpts mcpserver.Options, opts *mcp.ClientOptions) (*mcp.ClientSession, *browser.Manager) {
 	t.Helper()
 	m := sharedManager(t)
-	srvOpts.Name, srvOpts.Version, srvOpts.Deps = "webpilot", "test", &tools.Deps{Manager: m}
-	srv := mcpserver.New(srvOpts)
-	st, ct := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatalf("server connect: %v", err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "flow-test", Version: "0"}, opts).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatalf("client connect: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Wait()
-	})
-	return cs, m
+	srvOpts.Deps = &tools.Deps{Manager: m}
+	return connectServer(t, srvOpts, opts, ""), m
 }
 
 // trace is a failed flow's diagnosis.

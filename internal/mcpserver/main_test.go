@@ -75,14 +75,27 @@ func connect(t *testing.T, deps *tools.Deps) *mcp.ClientSession {
 // ("" for the SDK's latest).
 func connectVersion(t *testing.T, deps *tools.Deps, version string) *mcp.ClientSession {
 	t.Helper()
-	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Deps: deps, Logger: testLog(t)})
+	return connectServer(t, mcpserver.Options{Deps: deps}, nil, version)
+}
+
+// connectServer builds a server with opts (named webpilot, version test,
+// logging to the test unless opts has a logger) and connects a client with
+// clientOpts, asking for the protocol version ("" for the SDK's latest), in
+// memory; both end at cleanup.
+func connectServer(t *testing.T, opts mcpserver.Options, clientOpts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
+	opts.Name, opts.Version = "webpilot", "test"
+	if opts.Logger == nil {
+		opts.Logger = testLog(t)
+	}
+	srv := mcpserver.New(opts)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.MCP().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatalf("server connect: %v", err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpserver-test", Version: "0"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpserver-test", Version: "0"}, clientOpts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("client connect: %v", err)
 	}

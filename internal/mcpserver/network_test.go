@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,22 +27,7 @@ func connectFull(t *testing.T, deps *tools.Deps) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Deps: deps, Tools: sel})
-	st, ct := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatalf("server connect: %v", err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpserver-test", Version: "0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatalf("client connect: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Wait()
-	})
-	return cs
+	return connectServer(t, mcpserver.Options{Deps: deps, Tools: sel}, nil, "")
 }
 
 // netServer serves testdata/pages and the API testdata/pages/network/
@@ -52,43 +36,11 @@ func netServer(t *testing.T) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir("../../testdata/pages")))
-	mux.HandleFunc("/api/items", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "cookie-SECRET-789", Path: "/", HttpOnly: true})
-		fmt.Fprint(w, `{"items": [1, 2, 3]}`)
-	})
-	mux.HandleFunc("/api/echo", func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"method": %q, "got": %s}`, r.Method, body)
-	})
-	mux.HandleFunc("/api/missing", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprint(w, `{"error": "not here"}`)
-	})
-	mux.HandleFunc("/api/big", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprint(w, netBig)
-	})
-	mux.HandleFunc("/api/pixel.png", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "image/png")
-		// A 1×1 PNG.
-		_, _ = w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde\x00\x00\x00\x0cIDATx\x9cc\xf8\xcf\xc0\x00\x00\x03\x01\x01\x00\xc9\xfe\x92\xef\x00\x00\x00\x00IEND\xaeB`\x82"))
-	})
+	backendtest.NetworkAPI(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
-
-// netBig is /api/big's body: 25,000 characters of numbered lines.
-var netBig = func() string {
-	var b strings.Builder
-	for i := 0; b.Len() < 25_000; i++ {
-		fmt.Fprintf(&b, "line %05d %s\n", i, strings.Repeat("x", 38))
-	}
-	return b.String()[:25_000]
-}()
 
 // netClient is an MCP client (full profile) on a manager of the shared
 // browser with opts, its tabs closed at cleanup.
@@ -201,7 +153,7 @@ func TestNetworkTool(t *testing.T) {
 		t.Errorf("get %s:\n%.2000s", big, got[max(0, len(got)-600):])
 	}
 	got = mustCall(t, ctx, cs, "browser_network", map[string]any{"action": "get", "id": big, "offset": 20000})
-	if !strings.HasSuffix(got, "… chars 20,000–25,000 of 25,000") || !strings.Contains(got, netBig[20000:20100]) {
+	if !strings.HasSuffix(got, "… chars 20,000–25,000 of 25,000") || !strings.Contains(got, backendtest.BigBody()[20000:20100]) {
 		t.Errorf("get %s offset 20000:\n%s", big, got[max(0, len(got)-300):])
 	}
 	got = mustCall(t, ctx, cs, "browser_network", map[string]any{"action": "get", "id": big, "save": true})
@@ -209,11 +161,11 @@ func TestNetworkTool(t *testing.T) {
 	if m == nil || !strings.HasPrefix(m[1], out) {
 		t.Fatalf("get %s save: no path in %s:\n%s", big, out, got)
 	}
-	if b, err := os.ReadFile(m[1]); err != nil || string(b) != netBig {
+	if b, err := os.ReadFile(m[1]); err != nil || string(b) != backendtest.BigBody() {
 		t.Errorf("saved body: %d bytes, %v; want the body", len(b), err)
 	}
 	pixel := netIDOf(t, list, `GET 200 image `)
-	if got = mustCall(t, ctx, cs, "browser_network", map[string]any{"action": "get", "id": pixel}); !strings.Contains(got, "Response body: binary (image/png, 69 B), not shown; save: true") {
+	if got = mustCall(t, ctx, cs, "browser_network", map[string]any{"action": "get", "id": pixel}); !strings.Contains(got, fmt.Sprintf("Response body: binary (image/png, %d B), not shown; save: true", len(backendtest.PixelPNG()))) {
 		t.Errorf("get %s:\n%s", pixel, got)
 	}
 
