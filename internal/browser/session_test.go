@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -243,4 +244,49 @@ func TestBridgeWorkerRestartKeepsTab(t *testing.T) {
 		t.Fatal(err)
 	}
 	reattachedSnapshot(t, ctx, s, target)
+}
+
+// Chrome quits and starts again (the same profile): the extension
+// reconnects by itself from what it stored when paired, with no pairing
+// and no provisioning, and the session's next call works — on a new tab,
+// since the old ones went with the browser, and it says so.
+func TestBridgeChromeRestartReconnects(t *testing.T) {
+	if backendtest.Kind() != "bridge" {
+		t.Skip("a bridge feature: runs with WEBPILOT_TEST_BACKEND=bridge")
+	}
+	be := backendtest.New(t)
+	m := browser.NewManager(browser.Options{Backend: be, NavTimeout: backendtest.Timeout(20 * time.Second)})
+	s := m.Session("restart")
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	nav := func() (string, string, error) {
+		var title, id string
+		err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
+			id = tab.ID
+			res, err := s.Navigate(ctx, tab, base+"/basic.html", 0)
+			if err == nil {
+				title = res.Title
+			}
+			return err
+		})
+		return title, id, err
+	}
+	_, before, err := nav()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := be.(interface{ Server() *bridge.Server }).Server().Refusals()
+	if err := backendtest.RestartBrowser(ctx, be); err != nil {
+		t.Fatal(err)
+	}
+	title, after, err := nav()
+	if err != nil {
+		t.Fatalf("navigate after Chrome restarted: %v", err)
+	}
+	if title != "Basic page" || after == before {
+		t.Errorf("after the restart: title %q on tab %s (was %s); want the page on a new tab", title, after, before)
+	}
+	if n := be.(interface{ Server() *bridge.Server }).Server().Refusals(); n != refused {
+		t.Errorf("%d connections refused during the restart; want none (the stored secret is enough)", n-refused)
+	}
 }

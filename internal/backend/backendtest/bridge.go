@@ -284,3 +284,48 @@ func CancelDebugging(ctx context.Context, b backend.Backend, id string) (string,
 	}
 	return "", nil
 }
+
+// RestartBrowser quits the bridge's browser as a user quits Chrome
+// (Browser.close, so the profile and the extension's storage are written
+// out) and starts it again on the same profile. Nothing provisions the
+// extension again: it reconnects from the port and secret it stored when it
+// was paired.
+func RestartBrowser(ctx context.Context, b backend.Backend) error {
+	rig, ok := b.(*bridgeRig)
+	if !ok {
+		return fmt.Errorf("backend %T is not the test bridge", b)
+	}
+	relay := rig.Server().Current()
+	lost := rig.Backend.Disconnected()
+	bs, err := rig.browser.BrowserSession(ctx)
+	if err != nil {
+		return err
+	}
+	_ = bs.Call(ctx, "Browser.close", nil, nil) // the connection may end before the reply
+	select {
+	case <-bs.Conn().Done():
+	case <-ctx.Done():
+		return errors.New("the browser did not close")
+	}
+	for _, done := range []<-chan struct{}{relayDone(relay), lost} {
+		if done == nil {
+			continue
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return errors.New("the bridge connection outlived the browser")
+		}
+	}
+	if err := rig.browser.Start(ctx); err != nil {
+		return fmt.Errorf("start the browser again: %w", err)
+	}
+	return nil
+}
+
+func relayDone(r *bridge.Relay) <-chan struct{} {
+	if r == nil {
+		return nil
+	}
+	return r.Done()
+}
