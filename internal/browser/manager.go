@@ -543,7 +543,7 @@ func backendError(doing string, err error) error {
 			Hint: "update the older side: `webpilot extension --out DIR` and reload it in chrome://extensions, or update webpilot", Err: err}
 	case errors.Is(err, backend.ErrBridgeDisconnected):
 		return &Error{Code: CodeBridgeDisconnected, Message: "cannot " + doing + ": the webpilot extension in Chrome is not connected",
-			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection", Err: err}
+			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection. The session keeps its tabs: retry once it is connected", Err: err}
 	case errors.Is(err, cdp.ErrDetachedByUser):
 		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": debugging of that tab was cancelled in Chrome",
 			Hint: "someone closed Chrome's \"is debugging this browser\" bar for the tab; the next call re-attaches to it (take a fresh snapshot then: refs from before are stale)", Err: err}
