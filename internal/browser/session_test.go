@@ -147,6 +147,8 @@ func reattachedSnapshot(t *testing.T, ctx context.Context, s *browser.Session, t
 	t.Helper()
 	var snap string
 	var notes []string
+	start := time.Now()
+	defer func() { t.Logf("the call that re-attached took %v", time.Since(start).Round(time.Millisecond)) }()
 	err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
 		if tab.TargetID() != target || tab.ID != "t1" {
 			t.Errorf("the call ran on tab %s (%s), want t1 (%s): a new tab, not the same one", tab.ID, tab.TargetID(), target)
@@ -279,7 +281,9 @@ func TestBridgeChromeRestartReconnects(t *testing.T) {
 	if err := backendtest.RestartBrowser(ctx, be); err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	title, after, err := nav()
+	t.Logf("the first call after the restart took %v (waiting for the extension included)", time.Since(start).Round(time.Millisecond))
 	if err != nil {
 		t.Fatalf("navigate after Chrome restarted: %v", err)
 	}
