@@ -172,6 +172,10 @@ const bridge = new Bridge({
   },
 });
 
+// The test rig's hook (see Bridge.cancelDebuggingForTest): reachable only from a DevTools
+// session on this worker, never from the wire or a web page.
+globalThis.webpilotTest = { cancelDebugging: (tabId) => bridge.cancelDebuggingForTest(tabId) };
+
 // --- Chrome events ---------------------------------------------------------------------------
 
 chrome.debugger.onEvent.addListener((source, method, params) => bridge.debuggerEvent(source, method, params));

@@ -690,6 +690,8 @@ export class Bridge {
     this.backoff = BACKOFF_MIN_MS;
     this.pending = null; // {code, resolve} while a pairing code waits for its answer
     this.attached = new Set();
+    this.simulatedCancels = new Set(); // tabs cancelDebuggingForTest is detaching
+    this.lastDetach = null; // the last chrome.debugger.onDetach, as Chrome reported it
     this.downloads = new AgentDownloads();
     this.cleanup = Promise.resolve();
     this.configLock = Promise.resolve();
@@ -801,9 +803,36 @@ export class Bridge {
 
   /** chrome.debugger.onDetach: forwarded only for tabs this extension attached. */
   debuggerDetached(source, reason) {
-    if (!source || !this.attached.has(source.tabId)) return false;
+    if (!source) return false;
+    this.lastDetach = { tabId: source.tabId, reason: String(reason ?? "") }; // as Chrome said it
+    if (!this.attached.has(source.tabId)) return false;
+    if (this.simulatedCancels.has(source.tabId)) reason = "canceled_by_user";
     this.setAttached(source.tabId, false);
     return this.sendReady(debuggerDetached(source, reason));
+  }
+
+  /**
+   * Test hook, not a protocol op (nothing on the wire can call it; a test calls it through a
+   * DevTools session on the service worker): ends the debugging of an attached tab as the user's
+   * Cancel on Chrome's debugging bar does. What is real: chrome.debugger.detach really detaches
+   * the tab. What is simulated: the reason. Chrome reports canceled_by_user only for the bar's
+   * button (no API clicks it, and headless Chrome with --silent-debugger-extension-api shows no
+   * bar); a detach the extension asks for itself reports no onDetach at all, or (should Chrome
+   * report one) another reason. So the server is sent canceled_by_user for this tab either way.
+   * Returns what Chrome itself reported (lastDetach: null if nothing).
+   */
+  async cancelDebuggingForTest(tabId) {
+    if (!this.attached.has(tabId)) throw new BridgeError("not_allowed", `tab ${tabId} is not attached`);
+    this.lastDetach = null;
+    this.simulatedCancels.add(tabId);
+    try {
+      await this.d.api.debugger.detach({ tabId });
+      const reported = this.lastDetach;
+      if (this.attached.has(tabId)) this.debuggerDetached({ tabId }, "canceled_by_user");
+      return { chromeReported: reported };
+    } finally {
+      this.simulatedCancels.delete(tabId);
+    }
   }
 
   status() {

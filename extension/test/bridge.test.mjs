@@ -636,3 +636,36 @@ test("the status reports what the popup shows", async () => {
   r.bridge.stop();
   assert.equal(r.bridge.status().state, "stopped");
 });
+
+test("the test hook detaches a tab and reports it as the user's cancel", async () => {
+  const r = rig();
+  await r.bridge.start();
+  const { sock } = await handshake(r);
+  const detached = () => sock.sent.filter((m) => m.event === "debugger.detached").map((m) => m.params);
+  await assert.rejects(r.bridge.cancelDebuggingForTest(12), /not attached/);
+  await ask(sock, { id: 1, op: "debugger.attach", params: { tabId: 12 } });
+
+  // Chrome reports nothing for a detach the extension asked for: the hook sends the cancel.
+  let out = await r.bridge.cancelDebuggingForTest(12);
+  assert.deepEqual(out, { chromeReported: null });
+  assert.deepEqual(r.calls.at(-1), ["debugger.detach", { tabId: 12 }]);
+  assert.deepEqual(detached(), [{ tabId: 12, reason: "canceled_by_user" }]);
+  assert.deepEqual(r.attachedChanges.at(-1), []);
+
+  // Should Chrome report the detach with another reason, the server still hears a cancel, once.
+  await ask(sock, { id: 2, op: "debugger.attach", params: { tabId: 12 } });
+  r.api.debugger.detach = async ({ tabId }) => {
+    r.bridge.debuggerDetached({ tabId }, "target_closed");
+  };
+  out = await r.bridge.cancelDebuggingForTest(12);
+  assert.deepEqual(out, { chromeReported: { tabId: 12, reason: "target_closed" } });
+  assert.deepEqual(detached(), [
+    { tabId: 12, reason: "canceled_by_user" },
+    { tabId: 12, reason: "canceled_by_user" },
+  ]);
+  // A real detach afterwards keeps its own reason.
+  await ask(sock, { id: 3, op: "debugger.attach", params: { tabId: 12 } });
+  r.bridge.debuggerDetached({ tabId: 12 }, "target_closed");
+  assert.equal(detached().at(-1).reason, "target_closed");
+  r.bridge.stop();
+});

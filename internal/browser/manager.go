@@ -298,7 +298,16 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context) error) er
 		if s.removed {
 			return ErrSessionRemoved
 		}
-		return fn(ctx)
+		err := fn(ctx)
+		if be, ok := AsError(err); ok && be.Code == CodeBridgeDetached {
+			// The agent has now been told: the next call re-attaches.
+			for _, t := range s.tabs {
+				if !t.alive() && errors.Is(tabErr(t), cdp.ErrDetachedByUser) {
+					t.detachReported = true
+				}
+			}
+		}
+		return err
 	})
 }
 
@@ -353,6 +362,11 @@ func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
 	if s.current != nil && s.current.alive() {
 		return s.current, nil
 	}
+	if t := s.current; t != nil {
+		if nt, err := s.revive(ctx, t); nt != nil || err != nil {
+			return nt, err
+		}
+	}
 	lost := false
 	if t := s.current; t != nil {
 		delete(s.tabs, t.target)
@@ -386,12 +400,83 @@ func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
 	}
 	key := s.ids.resolve(id)
 	t, ok := s.tabs[key]
+	if ok && !t.alive() {
+		if nt, err := s.revive(ctx, t); nt != nil || err != nil {
+			return nt, err
+		}
+	}
 	if !ok || !t.alive() {
 		delete(s.tabs, key)
 		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", Echo(id), s.name),
 			Hint: "omit tab to use the session's current tab; browser_tabs list shows the session's tabs", Suggestions: s.TabIDs()}
 	}
 	return t, nil
+}
+
+// revive re-attaches the debugger to a tab of the session whose debugging
+// ended while the tab itself lives on in the browser: the bridge's
+// connection dropped (the extension's service worker was stopped, or Chrome
+// restarted), or the user cancelled debugging of one of the agent's own
+// tabs. A cancel is first reported (BRIDGE_DETACHED) once, so the agent
+// learns of it; a tab the user bound (Tab.bound) stays detached. The
+// revived tab keeps its short id and says, in a note, that refs from before
+// are stale. It returns nil, nil when t cannot be revived (it ended for
+// another reason, or is gone): the caller goes on as for a closed tab.
+func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
+	cause := tabErr(t)
+	byUser := errors.Is(cause, cdp.ErrDetachedByUser)
+	dropped := errors.Is(cause, backend.ErrBridgeDisconnected)
+	if !byUser && !dropped {
+		return nil, nil
+	}
+	if byUser && (!t.detachReported || t.bound) {
+		t.detachReported = true
+		err := backendError("use the tab", cause)
+		if be, ok := AsError(err); ok && t.bound {
+			be.Hint = "someone closed Chrome's \"is debugging this browser\" bar for the tab, which you had bound: bind it again to use it"
+		}
+		return nil, err
+	}
+	nt, err := s.attachTab(ctx, t.target)
+	if err != nil {
+		if be, ok := AsError(err); ok && be.Code == CodeTabNotFound {
+			return nil, nil // closed meanwhile
+		}
+		return nil, err
+	}
+	nt.ID = t.ID
+	nt.bound = t.bound
+	t.mu.Lock()
+	notes := t.notes
+	t.mu.Unlock()
+	for _, n := range notes {
+		nt.addNote(n)
+	}
+	why := "the connection to the webpilot extension dropped (its service worker was restarted, or Chrome was)"
+	if byUser {
+		why = "debugging of the tab was cancelled in Chrome"
+	}
+	nt.addNote("webpilot re-attached to this tab after " + why + ": the page may have changed meanwhile and refs from earlier snapshots are stale; take a fresh snapshot")
+	s.tabs[t.target] = nt
+	if s.current == t {
+		s.current = nt
+	}
+	return nt, nil
+}
+
+// revivable says whether a tab that is no longer attached may still be
+// open in the browser (see revive).
+func revivable(t *Tab) bool {
+	err := tabErr(t)
+	return errors.Is(err, cdp.ErrDetachedByUser) || errors.Is(err, backend.ErrBridgeDisconnected)
+}
+
+// tabErr is why the tab's CDP session ended (nil while it lives).
+func tabErr(t *Tab) error {
+	if e, ok := t.t.(interface{ Err() error }); ok {
+		return e.Err()
+	}
+	return nil
 }
 
 func (s *Session) openTab(ctx context.Context) (*Tab, error) {
@@ -420,7 +505,12 @@ func (s *Session) closeTabsLocked(ctx context.Context) error {
 	var errs []error
 	for id, t := range s.tabs {
 		if !t.alive() {
-			delete(s.tabs, id) // gone with its browser: nothing to close
+			if revivable(t) {
+				// Still open in the user's Chrome: close it if the
+				// extension is connected.
+				_ = s.be.CloseTab(ctx, id)
+			}
+			delete(s.tabs, id) // otherwise gone with its browser: nothing to close
 			continue
 		}
 		if err := s.be.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
@@ -453,10 +543,10 @@ func backendError(doing string, err error) error {
 			Hint: "update the older side: `webpilot extension --out DIR` and reload it in chrome://extensions, or update webpilot", Err: err}
 	case errors.Is(err, backend.ErrBridgeDisconnected):
 		return &Error{Code: CodeBridgeDisconnected, Message: "cannot " + doing + ": the webpilot extension in Chrome is not connected",
-			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection", Err: err}
+			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection. The session keeps its tabs: retry once it is connected", Err: err}
 	case errors.Is(err, cdp.ErrDetachedByUser):
 		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": debugging of that tab was cancelled in Chrome",
-			Hint: "someone closed Chrome's \"is debugging this browser\" bar for the tab; the next call opens a new tab", Err: err}
+			Hint: "someone closed Chrome's \"is debugging this browser\" bar for the tab; the next call re-attaches to it (take a fresh snapshot then: refs from before are stale)", Err: err}
 	case errors.Is(err, backend.ErrProfileLocked):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser profile is in use by another browser",
 			Hint: "close the other browser using this profile, or start webpilot with --isolated", Err: err}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -125,5 +126,171 @@ func TestBackendRecovers(t *testing.T) {
 		if !strings.Contains(strings.Join(notes, "\n"), "connection was lost") {
 			t.Errorf("after the browser restarted, notes = %q; want one saying so", notes)
 		}
+	}
+}
+
+// onTab runs fn on the session's current tab.
+func onTab(ctx context.Context, s *browser.Session, fn func(ctx context.Context, tab *browser.Tab) error) error {
+	return s.Do(ctx, func(ctx context.Context) error {
+		tab, err := s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, tab)
+	})
+}
+
+// reattachedSnapshot is the session's next call after its tab lost the
+// debugger: a snapshot on the same tab, whose notes say it was re-attached;
+// then a click on a ref of that snapshot works.
+func reattachedSnapshot(t *testing.T, ctx context.Context, s *browser.Session, target string) {
+	t.Helper()
+	var snap string
+	var notes []string
+	start := time.Now()
+	defer func() { t.Logf("the call that re-attached took %v", time.Since(start).Round(time.Millisecond)) }()
+	err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
+		if tab.TargetID() != target || tab.ID != "t1" {
+			t.Errorf("the call ran on tab %s (%s), want t1 (%s): a new tab, not the same one", tab.ID, tab.TargetID(), target)
+		}
+		notes = tab.TakeNotes()
+		sn, err := s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		if err != nil {
+			return err
+		}
+		snap = sn.Text
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("snapshot after re-attaching: %v", err)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "re-attached") || !strings.Contains(strings.Join(notes, "\n"), "stale") {
+		t.Errorf("notes = %q; want one saying the tab was re-attached and refs are stale", notes)
+	}
+	ref := refOf(t, snap, "button", "Clicked 0 times")
+	var text string
+	err = onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
+		if _, err := s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Locator{Ref: ref}}); err != nil {
+			return err
+		}
+		var err error
+		text, err = browser.EvalString(ctx, tab, `document.getElementById("counter").textContent`)
+		return err
+	})
+	if err != nil || text != "Clicked 1 times" {
+		t.Fatalf("click after re-attaching: %q, %v", text, err)
+	}
+}
+
+// The user cancels debugging of one of the agent's tabs (the bridge's
+// test hook detaches it and reports canceled_by_user): the session's next
+// call says BRIDGE_DETACHED, and the call after re-attaches the same tab.
+func TestBridgeCancelledTabReattaches(t *testing.T) {
+	if backendtest.Kind() != "bridge" {
+		t.Skip("a bridge feature: runs with WEBPILOT_TEST_BACKEND=bridge")
+	}
+	be := backendtest.Shared(t)
+	m := browser.NewManager(browser.Options{Backend: be, NavTimeout: backendtest.Timeout(20 * time.Second)})
+	s := m.Session(t.Name())
+	t.Cleanup(func() { _ = s.Do(context.Background(), func(ctx context.Context) error { return s.CloseTabs(ctx) }) })
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	var tab *browser.Tab
+	err := onTab(ctx, s, func(ctx context.Context, tb *browser.Tab) error {
+		tab = tb
+		_, err := s.Navigate(ctx, tb, base+"/basic.html", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reported, err := backendtest.CancelDebugging(ctx, be, tab.TargetID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Chrome's own onDetach for the extension's detach: %q", reported)
+	select {
+	case <-tab.Target().Done():
+	case <-ctx.Done():
+		t.Fatal("the tab's CDP session outlived the cancel")
+	}
+	err = onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error { return nil })
+	if e := wantCode(t, err, browser.CodeBridgeDetached); !strings.Contains(e.Hint, "re-attaches") {
+		t.Errorf("hint = %q; want it to say the next call re-attaches", e.Hint)
+	}
+	reattachedSnapshot(t, ctx, s, tab.TargetID())
+}
+
+// The extension's service worker is stopped (as Chrome stops an idle one)
+// between two calls: it comes back by itself, and the session's next call
+// waits for it, re-attaches the same tab and works.
+func TestBridgeWorkerRestartKeepsTab(t *testing.T) {
+	if backendtest.Kind() != "bridge" {
+		t.Skip("a bridge feature: runs with WEBPILOT_TEST_BACKEND=bridge")
+	}
+	be := backendtest.New(t)
+	m := browser.NewManager(browser.Options{Backend: be, NavTimeout: backendtest.Timeout(20 * time.Second)})
+	s := m.Session("worker")
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	var target string
+	err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
+		target = tab.TargetID()
+		_, err := s.Navigate(ctx, tab, base+"/basic.html", 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := backendtest.StopExtensionWorker(ctx, be); err != nil {
+		t.Fatal(err)
+	}
+	reattachedSnapshot(t, ctx, s, target)
+}
+
+// Chrome quits and starts again (the same profile): the extension
+// reconnects by itself from what it stored when paired, with no pairing
+// and no provisioning, and the session's next call works — on a new tab,
+// since the old ones went with the browser, and it says so.
+func TestBridgeChromeRestartReconnects(t *testing.T) {
+	if backendtest.Kind() != "bridge" {
+		t.Skip("a bridge feature: runs with WEBPILOT_TEST_BACKEND=bridge")
+	}
+	be := backendtest.New(t)
+	m := browser.NewManager(browser.Options{Backend: be, NavTimeout: backendtest.Timeout(20 * time.Second)})
+	s := m.Session("restart")
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	nav := func() (string, string, error) {
+		var title, id string
+		err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
+			id = tab.ID
+			res, err := s.Navigate(ctx, tab, base+"/basic.html", 0)
+			if err == nil {
+				title = res.Title
+			}
+			return err
+		})
+		return title, id, err
+	}
+	_, before, err := nav()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := be.(interface{ Server() *bridge.Server }).Server().Refusals()
+	if err := backendtest.RestartBrowser(ctx, be); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	title, after, err := nav()
+	t.Logf("the first call after the restart took %v (waiting for the extension included)", time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		t.Fatalf("navigate after Chrome restarted: %v", err)
+	}
+	if title != "Basic page" || after == before {
+		t.Errorf("after the restart: title %q on tab %s (was %s); want the page on a new tab", title, after, before)
+	}
+	if n := be.(interface{ Server() *bridge.Server }).Server().Refusals(); n != refused {
+		t.Errorf("%d connections refused during the restart; want none (the stored secret is enough)", n-refused)
 	}
 }

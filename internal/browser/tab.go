@@ -30,7 +30,14 @@ type Tab struct {
 	target string
 	t      cdp.Caller
 	log    *slog.Logger
-	policy func(*url.URL) *Error // origin policy; nil allows everything
+	// bound marks a tab the user handed to the session (rather than one
+	// webpilot opened in the agent window): when the user cancels its
+	// debugging it stays detached until bound again. Nothing binds tabs yet.
+	bound bool
+	// detachReported: the session has told the agent (BRIDGE_DETACHED)
+	// that debugging of this tab was cancelled.
+	detachReported bool
+	policy         func(*url.URL) *Error // origin policy; nil allows everything
 
 	refs     *refTable
 	mainID   string     // the main frame's id, as last read (mainFrameID)

@@ -190,6 +190,16 @@ func (c *Conn) Session(id string) *Session {
 	return s
 }
 
+// Reattached forgets that the target of session id detached, so that a
+// later Session(id) is live again. It is for a relay whose session ids name
+// the debuggee itself (the bridge's tab-<n>), which reuses the id when it
+// attaches the same target again.
+func (c *Conn) Reattached(id string) {
+	c.mu.Lock()
+	delete(c.detached, id)
+	c.mu.Unlock()
+}
+
 // Done is closed when the connection has ended.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -204,13 +205,15 @@ var _ backend.Backend = (*bridgeRig)(nil)
 
 // StopExtensionWorker closes the extension's service worker target from the
 // browser's own debugging connection (as Chrome stops an idle worker) and
-// waits until the bridge connection has dropped.
+// waits until the bridge connection, and the CDP sessions over it, have
+// dropped.
 func StopExtensionWorker(ctx context.Context, b backend.Backend) error {
 	rig, ok := b.(*bridgeRig)
 	if !ok {
 		return fmt.Errorf("backend %T is not the test bridge", b)
 	}
 	relay := rig.Server().Current()
+	lost := rig.Backend.Disconnected()
 	id, err := ExtensionWorkerID(ctx, rig.browser)
 	if err != nil {
 		return err
@@ -229,5 +232,100 @@ func StopExtensionWorker(ctx context.Context, b backend.Backend) error {
 			return errors.New("the bridge connection outlived the stopped worker")
 		}
 	}
+	if lost != nil {
+		// The backend's sessions end just after the connection.
+		select {
+		case <-lost:
+		case <-ctx.Done():
+			return errors.New("the bridge's CDP sessions outlived the stopped worker")
+		}
+	}
 	return nil
+}
+
+// CancelDebugging ends the debugging of one of the bridge's tabs (id as the
+// backend names it) as the user's Cancel on Chrome's debugging bar does,
+// through the extension's test hook (Bridge.cancelDebuggingForTest): the
+// detach is real, the reason canceled_by_user is simulated (Chrome gives it
+// only for the bar's button, which headless Chrome does not show). It
+// returns what Chrome itself reported for the detach ("" for nothing).
+func CancelDebugging(ctx context.Context, b backend.Backend, id string) (string, error) {
+	rig, ok := b.(*bridgeRig)
+	if !ok {
+		return "", fmt.Errorf("backend %T is not the test bridge", b)
+	}
+	n, err := strconv.Atoi(id)
+	if err != nil {
+		return "", fmt.Errorf("cancel debugging: tab id %q: %w", id, err)
+	}
+	sw, err := extensionWorker(ctx, rig.browser)
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		Result struct {
+			Value struct {
+				ChromeReported *struct {
+					Reason string `json:"reason"`
+				} `json:"chromeReported"`
+			} `json:"value"`
+		} `json:"result"`
+		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+	}
+	expr := fmt.Sprintf("webpilotTest.cancelDebugging(%d)", n)
+	if err := sw.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+		return "", fmt.Errorf("cancel debugging of tab %s: %w", id, err)
+	}
+	if res.ExceptionDetails != nil {
+		return "", fmt.Errorf("cancel debugging of tab %s: %s", id, res.ExceptionDetails)
+	}
+	if r := res.Result.Value.ChromeReported; r != nil {
+		return r.Reason, nil
+	}
+	return "", nil
+}
+
+// RestartBrowser quits the bridge's browser as a user quits Chrome
+// (Browser.close, so the profile and the extension's storage are written
+// out) and starts it again on the same profile. Nothing provisions the
+// extension again: it reconnects from the port and secret it stored when it
+// was paired.
+func RestartBrowser(ctx context.Context, b backend.Backend) error {
+	rig, ok := b.(*bridgeRig)
+	if !ok {
+		return fmt.Errorf("backend %T is not the test bridge", b)
+	}
+	relay := rig.Server().Current()
+	lost := rig.Backend.Disconnected()
+	bs, err := rig.browser.BrowserSession(ctx)
+	if err != nil {
+		return err
+	}
+	_ = bs.Call(ctx, "Browser.close", nil, nil) // the connection may end before the reply
+	select {
+	case <-bs.Conn().Done():
+	case <-ctx.Done():
+		return errors.New("the browser did not close")
+	}
+	for _, done := range []<-chan struct{}{relayDone(relay), lost} {
+		if done == nil {
+			continue
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return errors.New("the bridge connection outlived the browser")
+		}
+	}
+	if err := rig.browser.Start(ctx); err != nil {
+		return fmt.Errorf("start the browser again: %w", err)
+	}
+	return nil
+}
+
+func relayDone(r *bridge.Relay) <-chan struct{} {
+	if r == nil {
+		return nil
+	}
+	return r.Done()
 }

@@ -222,7 +222,23 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	if err := r.Request(ctx, "debugger.attach", map[string]any{"tabId": n}, nil); err != nil {
 		return nil, opErr(err, id)
 	}
+	// The tab may have been attached before and detached (the user
+	// cancelled its debugging): its session id is the same again.
+	conn.Reattached(sessionFor(n, ""))
 	return conn.Session(sessionFor(n, "")), nil
+}
+
+// Disconnected is closed once the CDP connection over the current extension
+// connection has ended, and every tab session on it with it (nil when no
+// extension has connected yet). Tests wait on it after stopping the
+// extension's service worker.
+func (b *Backend) Disconnected() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.conn == nil {
+		return nil
+	}
+	return b.conn.Done()
 }
 
 // downloadItem is a download as the extension describes it (downloads.find).
