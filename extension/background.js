@@ -16,13 +16,15 @@ import {
 
 const SESSION_WINDOW = "agent_window_id"; // chrome.storage.session: survives worker restarts
 const SESSION_ATTACHED = "attached_tabs";
+const SESSION_BOUND = "bound_tabs"; // user tabs webpilot bound (tabs.bind)
 
 const agent = new AgentTabs();
 let windowPromise = null; // the agent window being created, so concurrent creates share it
 
 // ready: the agent window and tabs as they were before this worker started.
 const ready = (async () => {
-  const s = await chrome.storage.session.get([SESSION_WINDOW, SESSION_ATTACHED]);
+  const s = await chrome.storage.session.get([SESSION_WINDOW, SESSION_ATTACHED, SESSION_BOUND]);
+  for (const id of s[SESSION_BOUND] ?? []) agent.bound.add(id);
   let windowId = s[SESSION_WINDOW] ?? null;
   if (windowId !== null) {
     try {
@@ -99,8 +101,49 @@ async function own(tabId) {
   throw new BridgeError("not_allowed", `tab ${tabId} is not a webpilot tab (not in the agent window)`);
 }
 
+async function saveBound() {
+  await chrome.storage.session.set({ [SESSION_BOUND]: [...agent.bound] });
+}
+
 const api = {
   tabs: {
+    // The user's tabs: those of normal windows that are neither agent tabs nor bound. `focused`
+    // marks the active tab of the last-focused normal window (never the agent window).
+    async query() {
+      await ready;
+      agent.refresh(await chrome.tabs.query({}));
+      const tabs = (await chrome.tabs.query({ windowType: "normal" })).filter((t) => !agent.isAgent(t));
+      let focusedWindow = null;
+      try {
+        const w = await chrome.windows.getLastFocused({ windowTypes: ["normal"] });
+        if (w.id !== agent.windowId) focusedWindow = w.id;
+      } catch {
+        // no normal window
+      }
+      return tabs.map((t) => ({ ...t, focused: Boolean(t.active) && t.windowId === focusedWindow }));
+    },
+    // Only the server's bind makes a user's tab one the extension relays.
+    async bind({ tabId }) {
+      await ready;
+      let tab;
+      try {
+        tab = await chrome.tabs.get(tabId);
+      } catch {
+        throw new BridgeError("no_tab", `No tab with id: ${tabId}.`);
+      }
+      const win = await chrome.windows.get(tab.windowId);
+      if (win.type !== "normal") throw new BridgeError("not_allowed", `tab ${tabId} is not in a normal window`);
+      agent.refresh(await chrome.tabs.query({}));
+      if (!agent.isAgent(tab)) {
+        agent.bind(tabId);
+        await saveBound();
+      }
+      return tab;
+    },
+    async unbind({ tabId }) {
+      await ready;
+      if (agent.unbind(tabId)) await saveBound();
+    },
     async list() {
       await ready;
       return agent.refresh(await chrome.tabs.query({}));
@@ -115,6 +158,7 @@ const api = {
     },
     async close({ tabId }) {
       await own(tabId);
+      if (agent.bound.has(tabId)) throw new BridgeError("not_allowed", `tab ${tabId} is the user's tab (bound): webpilot never closes it`);
       await chrome.tabs.remove(tabId);
     },
     async activate({ tabId }) {
@@ -188,7 +232,9 @@ chrome.tabs.onUpdated.addListener(async (tabId, change, tab) => {
 });
 chrome.tabs.onRemoved.addListener(async (tabId) => {
   await ready;
-  if (agent.remove(tabId)) bridge.sendEvent("tabs.removed", { tabId });
+  const known = agent.remove(tabId);
+  if (agent.unbind(tabId)) await saveBound();
+  if (known) bridge.sendEvent("tabs.removed", { tabId });
 });
 chrome.windows.onRemoved.addListener(async (windowId) => {
   await ready;

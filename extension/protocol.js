@@ -3,7 +3,7 @@
 // allow-listed relay of requests to an injected `api`. It never touches the `chrome` global:
 // background.js passes in everything that talks to the browser, and the Node tests pass fakes.
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 export const EXTENSION_VERSION = "0.1.0"; // must match manifest.json and embed.go
 export const EXTENSION_ID = "gdfkgapggjfanoafdlgbpnjpbdcepgmm";
 export const DEFAULT_PORT = 47218;
@@ -269,6 +269,13 @@ export function tabInfo(tab) {
   return t;
 }
 
+/** The wire `tab` of a user's tab (tabs.query): `focused` marks the tab the user looks at. */
+export function userTabInfo(tab) {
+  const t = tabInfo(tab);
+  if (tab.focused) t.focused = true;
+  return t;
+}
+
 export function debuggerEvent(source, method, params) {
   const p = { tabId: source.tabId };
   if (source.sessionId) p.sessionId = source.sessionId;
@@ -416,7 +423,10 @@ export function build(m) {
 // Requests: the allow-list. Each op checks its params and calls the api with only those.
 //
 // The api (background.js builds it from chrome.*; tests pass a fake):
-//   api.tabs.list()                      -> chrome.tabs.Tab[] (agent tabs only)
+//   api.tabs.list()                      -> chrome.tabs.Tab[] (agent and bound tabs only)
+//   api.tabs.query()                     -> chrome.tabs.Tab[] with `focused` (the user's tabs)
+//   api.tabs.bind({tabId})               -> chrome.tabs.Tab (a user tab, now bound)
+//   api.tabs.unbind({tabId})
 //   api.tabs.create({url})               -> chrome.tabs.Tab
 //   api.tabs.close({tabId})
 //   api.tabs.activate({tabId})
@@ -448,6 +458,18 @@ const OPS = {
   "tabs.list": {
     check: () => ({}),
     call: async (api) => ({ tabs: ((await api.tabs.list()) ?? []).map(tabInfo) }),
+  },
+  "tabs.query": {
+    check: () => ({}),
+    call: async (api) => ({ tabs: ((await api.tabs.query()) ?? []).map(userTabInfo) }),
+  },
+  "tabs.bind": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => tabInfo(await api.tabs.bind(p)),
+  },
+  "tabs.unbind": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => (await api.tabs.unbind(p), {}),
   },
   "tabs.create": {
     check: (p) => ({ url: urlParam(p, "about:blank") }),
@@ -529,6 +551,20 @@ export class AgentTabs {
   constructor() {
     this.windowId = null;
     this.ids = new Set();
+    this.bound = new Set(); // user tabs webpilot bound (tabs.bind)
+  }
+
+  /** Binds a user's tab: from now on it is relayed like an agent tab. */
+  bind(tabId) {
+    this.bound.add(tabId);
+    this.ids.add(tabId);
+  }
+
+  /** Releases a bound tab; true when it was bound. */
+  unbind(tabId) {
+    if (!this.bound.delete(tabId)) return false;
+    this.ids.delete(tabId);
+    return true;
   }
 
   /** Recomputes the set from every open tab. */
@@ -540,7 +576,9 @@ export class AgentTabs {
   /** The agent tabs among allTabs (keeps known ids whose opener chain is gone). */
   select(allTabs) {
     const ids = new Set();
-    for (const t of allTabs) if ((this.windowId !== null && t.windowId === this.windowId) || this.ids.has(t.id)) ids.add(t.id);
+    for (const t of allTabs) {
+      if ((this.windowId !== null && t.windowId === this.windowId) || this.ids.has(t.id) || this.bound.has(t.id)) ids.add(t.id);
+    }
     for (let grew = true; grew; ) {
       grew = false;
       for (const t of allTabs) {
@@ -1154,6 +1192,15 @@ export class Bridge {
       }
     }
     if (op === "downloads.find") return this.findDownload(p);
+    if (op === "tabs.unbind" && this.attached.has(p.tabId)) {
+      // Released: the debugger goes, the tab stays as the user has it.
+      try {
+        await this.d.api.debugger.detach({ tabId: p.tabId });
+      } catch {
+        // detached or gone already
+      }
+      this.setAttached(p.tabId, false);
+    }
     return dispatch(this.d.api, op, p);
   }
 

@@ -61,8 +61,11 @@ type Manager struct {
 	// manifest and budget.
 	out *outdir.Dir
 
-	mu       sync.Mutex // guards sessions
+	mu       sync.Mutex // guards sessions and claimed
 	sessions map[string]*Session
+	// claimed are the backend ids of the tabs that joined a session (owned
+	// or bound): never offered for binding.
+	claimed map[string]bool
 }
 
 // NewManager makes a Manager. It panics on a nil backend (a wiring bug).
@@ -89,7 +92,7 @@ func NewManager(opts Options) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session), out: outdir.New(opts.OutputDir, opts.OutputMaxBytes)}
+	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session), claimed: make(map[string]bool), out: outdir.New(opts.OutputDir, opts.OutputMaxBytes)}
 	var err error
 	if m.allowed, err = ParseOriginRules(opts.AllowedOrigins); err != nil {
 		log.Error("allowed origins: a rule that does not parse allows nothing", "err", err)
@@ -345,6 +348,9 @@ func (s *Session) TabIDs() []string {
 func (s *Session) join(t *Tab) {
 	t.ID = s.ids.assign(t.target)
 	s.tabs[t.target] = t
+	s.m.mu.Lock()
+	s.m.claimed[t.target] = true
+	s.m.mu.Unlock()
 }
 
 // CurrentTab returns the session's current tab, opening one when the session
@@ -421,6 +427,13 @@ func (s *Session) closeTabsLocked(ctx context.Context) error {
 	for id, t := range s.tabs {
 		if !t.alive() {
 			delete(s.tabs, id) // gone with its browser: nothing to close
+			continue
+		}
+		if t.bound {
+			// A tab the user opened is only let go.
+			if err := s.releaseTab(ctx, t); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		if err := s.be.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {

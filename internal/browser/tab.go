@@ -72,7 +72,14 @@ type Tab struct {
 	// downloadsRemote: the browser runs on another machine, which keeps
 	// the files.
 	downloadsRemote bool
+	// bound: the user opened the tab and the session bound it
+	// (browser_tabs bind); webpilot never closes it, only releases it.
+	bound bool
 }
+
+// Bound reports whether the tab is one the user opened and the session
+// bound (browser_tabs bind).
+func (t *Tab) Bound() bool { return t.bound }
 
 // snapCache keeps a rendered snapshot so that its later pages come from the
 // same render.
