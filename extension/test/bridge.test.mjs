@@ -639,3 +639,31 @@ test("the status reports what the popup shows", async () => {
   r.bridge.stop();
   assert.equal(r.bridge.status().state, "stopped");
 });
+
+test("tabs.unbind detaches the debugger from the bound tab and forgets it", async () => {
+  const r = rig();
+  await r.bridge.start();
+  const { sock } = await handshake(r);
+  const bound = await ask(sock, { id: 1, op: "tabs.bind", params: { tabId: 31 } });
+  assert.deepEqual(bound.result, tabInfo(chromeTab(31, { windowId: 1 })));
+  await ask(sock, { id: 2, op: "debugger.attach", params: { tabId: 31 } });
+  assert.deepEqual(r.attachedChanges.at(-1), [31]);
+  r.calls.length = 0;
+  const released = await ask(sock, { id: 3, op: "tabs.unbind", params: { tabId: 31 } });
+  assert.deepEqual(released, { id: 3, result: {} });
+  assert.deepEqual(r.calls, [
+    ["debugger.detach", { tabId: 31 }],
+    ["tabs.unbind", { tabId: 31 }],
+  ]);
+  assert.deepEqual(r.attachedChanges.at(-1), []);
+  // Not attached any more: a second unbind detaches nothing.
+  r.calls.length = 0;
+  await ask(sock, { id: 4, op: "tabs.unbind", params: { tabId: 31 } });
+  assert.deepEqual(r.calls, [["tabs.unbind", { tabId: 31 }]]);
+  const query = await ask(sock, { id: 5, op: "tabs.query", params: {} });
+  assert.deepEqual(query.result.tabs, [
+    { ...tabInfo(chromeTab(31, { windowId: 1 })), focused: true },
+    tabInfo(chromeTab(32, { windowId: 1, active: false })),
+  ]);
+  r.bridge.stop();
+});

@@ -180,3 +180,56 @@ func countStrings(ss []string, part string) int {
 	}
 	return n
 }
+
+// bind with neither tab nor match takes the tab the user is looking at: on
+// the bridge the active tab of the last-focused normal window; where the
+// browser does not say (launch, endpoint), the only candidate, else the
+// candidates as AMBIGUOUS_TARGET.
+func TestBindLookedAt(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	be := e.m.Backend()
+	id, err := backendtest.OpenUserTab(e.ctx, be, e.base+"/popups?who=looked-at")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = backendtest.CloseUserTab(context.Background(), be, id) })
+	var cands []browser.TabView
+	_ = e.s.Do(e.ctx, func(ctx context.Context) (err error) {
+		for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if cands, err = e.s.BindableTabs(ctx); err != nil || countURL(cands, "looked-at") == 1 {
+				return err
+			}
+		}
+		return nil
+	})
+	var looked []browser.TabView
+	for _, v := range cands {
+		if v.Current {
+			looked = append(looked, v)
+		}
+	}
+	if backendtest.Kind() == "bridge" && (len(looked) != 1 || !strings.Contains(looked[0].URL, "looked-at")) {
+		t.Fatalf("bridge: the tab looked at is %+v, want the user tab just opened in its own window (candidates %+v)", looked, cands)
+	}
+	var tab *browser.Tab
+	err = e.s.Do(e.ctx, func(ctx context.Context) (err error) { tab, err = e.s.BindTab(ctx, "", ""); return err })
+	switch {
+	case len(looked) == 1 || len(cands) == 1:
+		if err != nil {
+			t.Fatalf("bind the tab looked at: %v", err)
+		}
+		want := cands[0].URL
+		if len(looked) == 1 {
+			want = looked[0].URL
+		}
+		var list []browser.TabView
+		_ = e.s.Do(e.ctx, func(ctx context.Context) (err error) { list, err = e.s.ListTabs(ctx); return err })
+		if len(list) != 1 || list[0].ID != tab.ID || list[0].URL != want || !list[0].Bound {
+			t.Errorf("bound %+v, want the tab at %s", list, want)
+		}
+	default:
+		if be, ok := browser.AsError(err); !ok || be.Code != browser.CodeAmbiguousTarget || len(be.Suggestions) != len(cands) {
+			t.Errorf("bind with neither among %d tabs, none looked at: %v, want AMBIGUOUS_TARGET with them", len(cands), err)
+		}
+	}
+}
