@@ -10,6 +10,7 @@ import {
   Bridge,
   BridgeError,
   GROUP_TITLE,
+  groupTitle,
   STORAGE_KEYS,
   tabInfo,
 } from "./protocol.js";
@@ -70,17 +71,43 @@ async function agentWindow(url) {
   return { windowId, tab: null };
 }
 
-// Puts tab into the "webpilot" group of its window. Cosmetic: failures are only logged.
-async function group(tab) {
-  try {
-    const [existing] = await chrome.tabGroups.query({ windowId: tab.windowId, title: GROUP_TITLE });
+const grouping = new Set(); // group() calls running: a group's title is set just after it is made
+
+// Puts tab into its session's group (`webpilot · <session>`) of its window. Failures are only
+// logged.
+async function group(tab, title) {
+  const run = (async () => {
+    const [existing] = await chrome.tabGroups.query({ windowId: tab.windowId, title });
     const groupId = existing
       ? await chrome.tabs.group({ tabIds: [tab.id], groupId: existing.id })
       : await chrome.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
-    if (!existing) await chrome.tabGroups.update(groupId, { title: GROUP_TITLE, color: "blue" });
+    if (!existing) await chrome.tabGroups.update(groupId, { title, color: "blue" });
+  })();
+  grouping.add(run);
+  try {
+    await run;
   } catch (e) {
     console.warn("webpilot: cannot group tab", tab.id, e?.message ?? e);
+  } finally {
+    grouping.delete(run);
   }
+}
+
+// An agent tab the user dragged out of webpilot's groups (or out of the agent window) is the
+// user's from then on: released, detached.
+async function checkTaken(tabId, movedOut) {
+  await Promise.allSettled([...grouping]);
+  if (!agent.has(tabId) || agent.bound.has(tabId)) return;
+  if (!movedOut) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab || tab.windowId !== agent.windowId) return;
+    if (tab.groupId !== -1) {
+      const g = await chrome.tabGroups.get(tab.groupId).catch(() => null);
+      if (g && (g.title ?? "").startsWith(GROUP_TITLE)) return;
+    }
+  }
+  agent.release(tabId);
+  await bridge.releaseByUser(tabId);
 }
 
 function noteAgentTab(tab) {
@@ -148,12 +175,12 @@ const api = {
       await ready;
       return agent.refresh(await chrome.tabs.query({}));
     },
-    async create({ url }) {
+    async create({ url, session }) {
       await ready;
       const created = await agentWindow(url);
       const tab = created.tab ?? (await chrome.tabs.create({ windowId: created.windowId, url, active: true }));
       noteAgentTab(tab);
-      await group(tab);
+      await group(tab, groupTitle(session));
       return (await chrome.tabs.get(tab.id).catch(() => null)) ?? tab;
     },
     async close({ tabId }) {
@@ -228,6 +255,7 @@ chrome.tabs.onCreated.addListener(async (tab) => {
 chrome.tabs.onUpdated.addListener(async (tabId, change, tab) => {
   await ready;
   if (!agent.has(tabId)) return;
+  if ("groupId" in change) await checkTaken(tabId, false);
   if ("url" in change || "title" in change || "status" in change) bridge.sendEvent("tabs.updated", tabInfo(tab));
 });
 chrome.tabs.onRemoved.addListener(async (tabId) => {
@@ -235,6 +263,10 @@ chrome.tabs.onRemoved.addListener(async (tabId) => {
   const known = agent.remove(tabId);
   if (agent.unbind(tabId)) await saveBound();
   if (known) bridge.sendEvent("tabs.removed", { tabId });
+});
+chrome.tabs.onDetached.addListener(async (tabId, info) => {
+  await ready;
+  if (info.oldWindowId === agent.windowId) await checkTaken(tabId, true);
 });
 chrome.windows.onRemoved.addListener(async (windowId) => {
   await ready;

@@ -27,6 +27,11 @@ export const ALARM_NAME = "webpilot-reconnect";
 export const ALARM_PERIOD_MINUTES = 0.5;
 export const GROUP_TITLE = "webpilot";
 
+/** The title of a session's tab group in the agent window: `webpilot · <session>`. */
+export function groupTitle(session) {
+  return session ? `${GROUP_TITLE} · ${session}` : GROUP_TITLE;
+}
+
 // Keys in chrome.storage.local. Tests provision a browser by writing {port, secret}.
 export const STORAGE_KEYS = Object.freeze({ port: "port", secret: "secret", profileId: "profile_id" });
 
@@ -472,7 +477,14 @@ const OPS = {
     call: async (api, p) => (await api.tabs.unbind(p), {}),
   },
   "tabs.create": {
-    check: (p) => ({ url: urlParam(p, "about:blank") }),
+    check: (p) => {
+      const out = { url: urlParam(p, "about:blank") };
+      if (p.session !== undefined && p.session !== null) {
+        if (typeof p.session !== "string" || p.session === "" || p.session.length > 100) throw badRequest(`"session" must be a session name`);
+        out.session = p.session;
+      }
+      return out;
+    },
     call: async (api, p) => tabInfo(await api.tabs.create(p)),
   },
   "tabs.close": {
@@ -552,6 +564,13 @@ export class AgentTabs {
     this.windowId = null;
     this.ids = new Set();
     this.bound = new Set(); // user tabs webpilot bound (tabs.bind)
+    this.released = new Set(); // agent tabs the user took (dragged out of the group or window)
+  }
+
+  /** The user took an agent tab: from now on it is the user's. */
+  release(tabId) {
+    this.ids.delete(tabId);
+    this.released.add(tabId);
   }
 
   /** Binds a user's tab: from now on it is relayed like an agent tab. */
@@ -577,12 +596,13 @@ export class AgentTabs {
   select(allTabs) {
     const ids = new Set();
     for (const t of allTabs) {
+      if (this.released.has(t.id)) continue;
       if ((this.windowId !== null && t.windowId === this.windowId) || this.ids.has(t.id) || this.bound.has(t.id)) ids.add(t.id);
     }
     for (let grew = true; grew; ) {
       grew = false;
       for (const t of allTabs) {
-        if (!ids.has(t.id) && t.openerTabId !== undefined && ids.has(t.openerTabId)) {
+        if (!ids.has(t.id) && !this.released.has(t.id) && t.openerTabId !== undefined && ids.has(t.openerTabId)) {
           ids.add(t.id);
           grew = true;
         }
@@ -599,6 +619,7 @@ export class AgentTabs {
   }
 
   isAgent(tab) {
+    if (this.released.has(tab.id)) return false;
     return (
       this.ids.has(tab.id) ||
       (this.windowId !== null && tab.windowId === this.windowId) ||
@@ -1222,6 +1243,21 @@ export class Bridge {
       }
       await new Promise((resolve) => this.d.setTimeout(resolve, DOWNLOAD_POLL_MS));
     }
+  }
+
+  /**
+   * The user took an agent tab out of webpilot's group or window: the debugger goes and the
+   * server hears `debugger.detached` with reason `released_by_user`.
+   */
+  async releaseByUser(tabId) {
+    if (!this.attached.has(tabId)) return;
+    try {
+      await this.d.api.debugger.detach({ tabId });
+    } catch {
+      // gone already
+    }
+    this.setAttached(tabId, false);
+    this.sendEvent("debugger.detached", { tabId, reason: "released_by_user" });
   }
 
   setAttached(tabId, on) {

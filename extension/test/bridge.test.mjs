@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import test from "node:test";
 
-import { BridgeError, tabInfo } from "../protocol.js";
+import { AgentTabs, BridgeError, tabInfo } from "../protocol.js";
 import { NONCE, SECRET, ask, chromeTab, eventually, flush, handshake, rig, samples } from "./fakes.mjs";
 
 const all = samples();
@@ -666,4 +666,32 @@ test("tabs.unbind detaches the debugger from the bound tab and forgets it", asyn
     tabInfo(chromeTab(32, { windowId: 1, active: false })),
   ]);
   r.bridge.stop();
+});
+
+test("a tab the user takes out of webpilot's group is detached and reported released_by_user", async () => {
+  const r = rig();
+  await r.bridge.start();
+  const { sock } = await handshake(r);
+  await ask(sock, { id: 1, op: "debugger.attach", params: { tabId: 12 } });
+  r.calls.length = 0;
+  await r.bridge.releaseByUser(12);
+  assert.deepEqual(r.calls, [["debugger.detach", { tabId: 12 }]]);
+  assert.deepEqual(r.attachedChanges.at(-1), []);
+  assert.deepEqual(sock.sent.filter((m) => m.event === "debugger.detached"), [
+    { event: "debugger.detached", params: { tabId: 12, reason: "released_by_user" } },
+  ]);
+  await r.bridge.releaseByUser(12); // not attached any more: nothing
+  assert.equal(sock.sent.filter((m) => m.event === "debugger.detached").length, 1);
+  r.bridge.stop();
+});
+
+test("AgentTabs: a released agent tab is the user's (popups it opened before stay webpilot's)", () => {
+  const a = new AgentTabs();
+  const tabs = [chromeTab(12), chromeTab(13), chromeTab(20, { windowId: 9, openerTabId: 13 })];
+  a.reset(3, tabs);
+  assert.deepEqual(a.refresh(tabs).map((t) => t.id), [12, 13, 20]);
+  a.release(13);
+  assert.deepEqual(a.refresh(tabs).map((t) => t.id), [12, 20]);
+  assert.equal(a.isAgent(chromeTab(13)), false);
+  assert.equal(a.isAgent(chromeTab(21, { windowId: 9, openerTabId: 13 })), false, "a new popup of the released tab");
 });

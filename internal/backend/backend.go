@@ -95,6 +95,20 @@ type Backend interface {
 	Close() error
 }
 
+type sessionKey struct{}
+
+// WithSession tells NewTab which agent session the tab is for (the bridge
+// groups a session's tabs as "webpilot · <session>").
+func WithSession(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, name)
+}
+
+// SessionOf is the session name WithSession put in ctx, or "".
+func SessionOf(ctx context.Context) string {
+	s, _ := ctx.Value(sessionKey{}).(string)
+	return s
+}
+
 // Binder is implemented by a backend that can hand a session a tab the user
 // opened (browser_tabs bind): it lists such tabs, attaches to one only when
 // asked, and lets it go again without closing it.

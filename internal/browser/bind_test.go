@@ -2,6 +2,7 @@ package browser_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -232,4 +233,52 @@ func TestBindLookedAt(t *testing.T) {
 			t.Errorf("bind with neither among %d tabs, none looked at: %v, want AMBIGUOUS_TARGET with them", len(cands), err)
 		}
 	}
+}
+
+// Bridge: a session's tabs are grouped as "webpilot · <session>" in the
+// agent window; a tab the user drags out of the group is released: the
+// debugger detached, the tab open, the session told once.
+func TestTabGroupRelease(t *testing.T) {
+	if backendtest.Kind() != "bridge" {
+		t.Skip("a bridge feature: runs in the bridge pass (WEBPILOT_TEST_BACKEND=bridge)")
+	}
+	e := newEnv(t, browser.Options{})
+	be := e.m.Backend()
+	e.navigate("/popups")
+	var tab *browser.Tab
+	_ = e.do(func(ctx context.Context, t *browser.Tab) error { tab = t; return nil })
+	id := tab.TargetID()
+	title, err := backendtest.EvalInExtension(e.ctx, be, `(async () => { const t = await chrome.tabs.get(`+id+`); return (await chrome.tabGroups.get(t.groupId)).title; })()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	_ = json.Unmarshal([]byte(title), &got)
+	if want := "webpilot · " + t.Name(); got != want {
+		t.Errorf("group title %s, want %q", title, want)
+	}
+	if _, err := backendtest.EvalInExtension(e.ctx, be, `chrome.tabs.ungroup(`+id+`)`); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-tab.Target().Done():
+	case <-time.After(backendtest.Timeout(5 * time.Second)):
+		t.Fatal("the tab dragged out of the group is still attached")
+	}
+	open, err := backendtest.EvalInExtension(e.ctx, be, `chrome.tabs.get(`+id+`).then((t) => t.url)`)
+	if err != nil || !strings.Contains(open, "/popups") {
+		t.Errorf("the released tab: %s, %v; want it open on /popups", open, err)
+	}
+	err = e.s.Do(e.ctx, func(ctx context.Context) error { _, err := e.s.CurrentTab(ctx); return err })
+	if be, ok := browser.AsError(err); !ok || be.Code != browser.CodeBridgeDetached {
+		t.Errorf("the next call: %v, want BRIDGE_DETACHED once", err)
+	}
+	var list []browser.TabView
+	_ = e.s.Do(e.ctx, func(ctx context.Context) (err error) { list, err = e.s.ListTabs(ctx); return err })
+	for _, v := range list {
+		if strings.Contains(v.URL, "/popups") {
+			t.Errorf("the released tab is still the session's: %+v", list)
+		}
+	}
+	t.Cleanup(func() { _, _ = backendtest.EvalInExtension(context.Background(), be, `chrome.tabs.remove(`+id+`)`) })
 }

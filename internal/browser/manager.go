@@ -402,7 +402,7 @@ func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
 
 func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	be := s.be
-	info, err := be.NewTab(ctx, "about:blank")
+	info, err := be.NewTab(backend.WithSession(ctx, s.name), "about:blank")
 	if err != nil {
 		return nil, backendError("open a tab", err)
 	}
@@ -469,7 +469,7 @@ func backendError(doing string, err error) error {
 			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection", Err: err}
 	case errors.Is(err, cdp.ErrDetachedByUser):
 		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": debugging of that tab was cancelled in Chrome",
-			Hint: "someone closed Chrome's \"is debugging this browser\" bar for the tab; the next call opens a new tab", Err: err}
+			Hint: "someone closed Chrome's \"is debugging this browser\" bar for the tab, or took the tab out of webpilot's tab group or window; the next call opens a new tab", Err: err}
 	case errors.Is(err, backend.ErrProfileLocked):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser profile is in use by another browser",
 			Hint: "close the other browser using this profile, or start webpilot with --isolated", Err: err}

@@ -355,7 +355,9 @@ func (c *Conn) deliverEvent(msg *message) {
 		if jsonv2.Unmarshal(msg.Params, &p) == nil && p.SessionID != "" {
 			p.SessionID = c.childID(msg.SessionID, p.SessionID)
 			why := ErrDetached
-			if p.Reason == "canceled_by_user" {
+			// released_by_user: the bridge extension's word for a tab the
+			// user dragged out of webpilot's tab group or window.
+			if p.Reason == "canceled_by_user" || p.Reason == "released_by_user" {
 				why = fmt.Errorf("%w: %w", ErrDetached, ErrDetachedByUser)
 			}
 			defer c.detach(p.SessionID, why)

@@ -2,6 +2,7 @@ package backendtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
@@ -81,4 +82,35 @@ func DescribeUserTab(ctx context.Context, b backend.Backend, targetID string) (U
 		}
 	}
 	return UserTab{}, nil
+}
+
+// EvalInExtension evaluates a JavaScript expression (a promise is awaited)
+// in the bridge extension's service worker and returns its value as JSON.
+func EvalInExtension(ctx context.Context, b backend.Backend, expr string) (string, error) {
+	rig, ok := b.(*bridgeRig)
+	if !ok {
+		return "", fmt.Errorf("backend %T is not the test bridge", b)
+	}
+	w, err := extensionWorker(ctx, rig.browser)
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *struct {
+			Text      string `json:"text"`
+			Exception struct {
+				Description string `json:"description"`
+			} `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	if err := w.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+		return "", err
+	}
+	if d := res.ExceptionDetails; d != nil {
+		return "", fmt.Errorf("in the extension: %s %s", d.Text, d.Exception.Description)
+	}
+	return string(res.Result.Value), nil
 }

@@ -169,8 +169,12 @@ func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, erro
 	if url == "" {
 		url = "about:blank"
 	}
+	params := map[string]any{"url": url}
+	if name := backend.SessionOf(ctx); name != "" && len(name) <= 100 {
+		params["session"] = name // the tab joins the group "webpilot · <session>"
+	}
 	var t tab
-	if err := r.Request(ctx, "tabs.create", map[string]any{"url": url}, &t); err != nil {
+	if err := r.Request(ctx, "tabs.create", params, &t); err != nil {
 		return backend.TabInfo{}, opErr(err, "")
 	}
 	return t.info(), nil
