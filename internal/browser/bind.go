@@ -151,9 +151,7 @@ func (s *Session) UnbindTab(ctx context.Context, id string) (*Tab, error) {
 // releaseTab detaches a bound tab and forgets it; the tab stays open.
 func (s *Session) releaseTab(ctx context.Context, t *Tab) error {
 	delete(s.tabs, t.target)
-	s.m.mu.Lock()
-	delete(s.m.claimed, t.target)
-	s.m.mu.Unlock()
+	s.unclaim(t.target)
 	if s.current == t {
 		s.current = nil
 		for _, other := range s.tabs {

@@ -353,6 +353,13 @@ func (s *Session) join(t *Tab) {
 	s.m.mu.Unlock()
 }
 
+// unclaim forgets a tab that left the session (closed or released).
+func (s *Session) unclaim(target string) {
+	s.m.mu.Lock()
+	delete(s.m.claimed, target)
+	s.m.mu.Unlock()
+}
+
 // CurrentTab returns the session's current tab, opening one when the session
 // has none (or its tab has gone). Call within Do.
 func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
@@ -440,6 +447,7 @@ func (s *Session) closeTabsLocked(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 		delete(s.tabs, id)
+		s.unclaim(id)
 	}
 	s.current = nil
 	return errors.Join(errs...)

@@ -227,5 +227,6 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	if err := s.be.CloseTab(ctx, key); err != nil {
 		return backendError("close the tab", err)
 	}
+	s.unclaim(key)
 	return nil
 }
