@@ -10,19 +10,22 @@ import {
   Bridge,
   BridgeError,
   GROUP_TITLE,
+  groupTitle,
   STORAGE_KEYS,
   tabInfo,
 } from "./protocol.js";
 
 const SESSION_WINDOW = "agent_window_id"; // chrome.storage.session: survives worker restarts
 const SESSION_ATTACHED = "attached_tabs";
+const SESSION_BOUND = "bound_tabs"; // user tabs webpilot bound (tabs.bind)
 
 const agent = new AgentTabs();
 let windowPromise = null; // the agent window being created, so concurrent creates share it
 
 // ready: the agent window and tabs as they were before this worker started.
 const ready = (async () => {
-  const s = await chrome.storage.session.get([SESSION_WINDOW, SESSION_ATTACHED]);
+  const s = await chrome.storage.session.get([SESSION_WINDOW, SESSION_ATTACHED, SESSION_BOUND]);
+  for (const id of s[SESSION_BOUND] ?? []) agent.bound.add(id);
   let windowId = s[SESSION_WINDOW] ?? null;
   if (windowId !== null) {
     try {
@@ -68,17 +71,43 @@ async function agentWindow(url) {
   return { windowId, tab: null };
 }
 
-// Puts tab into the "webpilot" group of its window. Cosmetic: failures are only logged.
-async function group(tab) {
-  try {
-    const [existing] = await chrome.tabGroups.query({ windowId: tab.windowId, title: GROUP_TITLE });
+const grouping = new Set(); // group() calls running: a group's title is set just after it is made
+
+// Puts tab into its session's group (`webpilot · <session>`) of its window. Failures are only
+// logged.
+async function group(tab, title) {
+  const run = (async () => {
+    const [existing] = await chrome.tabGroups.query({ windowId: tab.windowId, title });
     const groupId = existing
       ? await chrome.tabs.group({ tabIds: [tab.id], groupId: existing.id })
       : await chrome.tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
-    if (!existing) await chrome.tabGroups.update(groupId, { title: GROUP_TITLE, color: "blue" });
+    if (!existing) await chrome.tabGroups.update(groupId, { title, color: "blue" });
+  })();
+  grouping.add(run);
+  try {
+    await run;
   } catch (e) {
     console.warn("webpilot: cannot group tab", tab.id, e?.message ?? e);
+  } finally {
+    grouping.delete(run);
   }
+}
+
+// An agent tab the user dragged out of webpilot's groups (or out of the agent window) is the
+// user's from then on: released, detached.
+async function checkTaken(tabId, movedOut) {
+  await Promise.allSettled([...grouping]);
+  if (!agent.has(tabId) || agent.bound.has(tabId)) return;
+  if (!movedOut) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab || tab.windowId !== agent.windowId) return;
+    if (tab.groupId !== -1) {
+      const g = await chrome.tabGroups.get(tab.groupId).catch(() => null);
+      if (g && (g.title ?? "").startsWith(GROUP_TITLE)) return;
+    }
+  }
+  agent.release(tabId);
+  await bridge.releaseByUser(tabId);
 }
 
 function noteAgentTab(tab) {
@@ -99,22 +128,64 @@ async function own(tabId) {
   throw new BridgeError("not_allowed", `tab ${tabId} is not a webpilot tab (not in the agent window)`);
 }
 
+async function saveBound() {
+  await chrome.storage.session.set({ [SESSION_BOUND]: [...agent.bound] });
+}
+
 const api = {
   tabs: {
+    // The user's tabs: those of normal windows that are neither agent tabs nor bound. `focused`
+    // marks the active tab of the last-focused normal window (never the agent window).
+    async query() {
+      await ready;
+      agent.refresh(await chrome.tabs.query({}));
+      const tabs = (await chrome.tabs.query({ windowType: "normal" })).filter((t) => !agent.isAgent(t));
+      let focusedWindow = null;
+      try {
+        const w = await chrome.windows.getLastFocused({ windowTypes: ["normal"] });
+        if (w.id !== agent.windowId) focusedWindow = w.id;
+      } catch {
+        // no normal window
+      }
+      return tabs.map((t) => ({ ...t, focused: Boolean(t.active) && t.windowId === focusedWindow }));
+    },
+    // Only the server's bind makes a user's tab one the extension relays.
+    async bind({ tabId }) {
+      await ready;
+      let tab;
+      try {
+        tab = await chrome.tabs.get(tabId);
+      } catch {
+        throw new BridgeError("no_tab", `No tab with id: ${tabId}.`);
+      }
+      const win = await chrome.windows.get(tab.windowId);
+      if (win.type !== "normal") throw new BridgeError("not_allowed", `tab ${tabId} is not in a normal window`);
+      agent.refresh(await chrome.tabs.query({}));
+      if (!agent.isAgent(tab)) {
+        agent.bind(tabId);
+        await saveBound();
+      }
+      return tab;
+    },
+    async unbind({ tabId }) {
+      await ready;
+      if (agent.unbind(tabId)) await saveBound();
+    },
     async list() {
       await ready;
       return agent.refresh(await chrome.tabs.query({}));
     },
-    async create({ url }) {
+    async create({ url, session }) {
       await ready;
       const created = await agentWindow(url);
       const tab = created.tab ?? (await chrome.tabs.create({ windowId: created.windowId, url, active: true }));
       noteAgentTab(tab);
-      await group(tab);
+      await group(tab, groupTitle(session));
       return (await chrome.tabs.get(tab.id).catch(() => null)) ?? tab;
     },
     async close({ tabId }) {
       await own(tabId);
+      if (agent.bound.has(tabId)) throw new BridgeError("not_allowed", `tab ${tabId} is the user's tab (bound): webpilot never closes it`);
       await chrome.tabs.remove(tabId);
     },
     async activate({ tabId }) {
@@ -188,11 +259,18 @@ chrome.tabs.onCreated.addListener(async (tab) => {
 chrome.tabs.onUpdated.addListener(async (tabId, change, tab) => {
   await ready;
   if (!agent.has(tabId)) return;
+  if ("groupId" in change) await checkTaken(tabId, false);
   if ("url" in change || "title" in change || "status" in change) bridge.sendEvent("tabs.updated", tabInfo(tab));
 });
 chrome.tabs.onRemoved.addListener(async (tabId) => {
   await ready;
-  if (agent.remove(tabId)) bridge.sendEvent("tabs.removed", { tabId });
+  const known = agent.remove(tabId);
+  if (agent.unbind(tabId)) await saveBound();
+  if (known) bridge.sendEvent("tabs.removed", { tabId });
+});
+chrome.tabs.onDetached.addListener(async (tabId, info) => {
+  await ready;
+  if (info.oldWindowId === agent.windowId) await checkTaken(tabId, true);
 });
 chrome.windows.onRemoved.addListener(async (windowId) => {
   await ready;

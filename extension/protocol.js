@@ -3,7 +3,7 @@
 // allow-listed relay of requests to an injected `api`. It never touches the `chrome` global:
 // background.js passes in everything that talks to the browser, and the Node tests pass fakes.
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 export const EXTENSION_VERSION = "0.1.0"; // must match manifest.json and embed.go
 export const EXTENSION_ID = "gdfkgapggjfanoafdlgbpnjpbdcepgmm";
 export const DEFAULT_PORT = 47218;
@@ -26,6 +26,11 @@ export const DOWNLOAD_WAIT_MAX_MS = 60_000;
 export const ALARM_NAME = "webpilot-reconnect";
 export const ALARM_PERIOD_MINUTES = 0.5;
 export const GROUP_TITLE = "webpilot";
+
+/** The title of a session's tab group in the agent window: `webpilot · <session>`. */
+export function groupTitle(session) {
+  return session ? `${GROUP_TITLE} · ${session}` : GROUP_TITLE;
+}
 
 // Keys in chrome.storage.local. Tests provision a browser by writing {port, secret}.
 export const STORAGE_KEYS = Object.freeze({ port: "port", secret: "secret", profileId: "profile_id" });
@@ -269,6 +274,13 @@ export function tabInfo(tab) {
   return t;
 }
 
+/** The wire `tab` of a user's tab (tabs.query): `focused` marks the tab the user looks at. */
+export function userTabInfo(tab) {
+  const t = tabInfo(tab);
+  if (tab.focused) t.focused = true;
+  return t;
+}
+
 export function debuggerEvent(source, method, params) {
   const p = { tabId: source.tabId };
   if (source.sessionId) p.sessionId = source.sessionId;
@@ -416,7 +428,10 @@ export function build(m) {
 // Requests: the allow-list. Each op checks its params and calls the api with only those.
 //
 // The api (background.js builds it from chrome.*; tests pass a fake):
-//   api.tabs.list()                      -> chrome.tabs.Tab[] (agent tabs only)
+//   api.tabs.list()                      -> chrome.tabs.Tab[] (agent and bound tabs only)
+//   api.tabs.query()                     -> chrome.tabs.Tab[] with `focused` (the user's tabs)
+//   api.tabs.bind({tabId})               -> chrome.tabs.Tab (a user tab, now bound)
+//   api.tabs.unbind({tabId})
 //   api.tabs.create({url})               -> chrome.tabs.Tab
 //   api.tabs.close({tabId})
 //   api.tabs.activate({tabId})
@@ -449,8 +464,27 @@ const OPS = {
     check: () => ({}),
     call: async (api) => ({ tabs: ((await api.tabs.list()) ?? []).map(tabInfo) }),
   },
+  "tabs.query": {
+    check: () => ({}),
+    call: async (api) => ({ tabs: ((await api.tabs.query()) ?? []).map(userTabInfo) }),
+  },
+  "tabs.bind": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => tabInfo(await api.tabs.bind(p)),
+  },
+  "tabs.unbind": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => (await api.tabs.unbind(p), {}),
+  },
   "tabs.create": {
-    check: (p) => ({ url: urlParam(p, "about:blank") }),
+    check: (p) => {
+      const out = { url: urlParam(p, "about:blank") };
+      if (p.session !== undefined && p.session !== null) {
+        if (typeof p.session !== "string" || p.session === "" || p.session.length > 100) throw badRequest(`"session" must be a session name`);
+        out.session = p.session;
+      }
+      return out;
+    },
     call: async (api, p) => tabInfo(await api.tabs.create(p)),
   },
   "tabs.close": {
@@ -529,6 +563,27 @@ export class AgentTabs {
   constructor() {
     this.windowId = null;
     this.ids = new Set();
+    this.bound = new Set(); // user tabs webpilot bound (tabs.bind)
+    this.released = new Set(); // agent tabs the user took (dragged out of the group or window)
+  }
+
+  /** The user took an agent tab: from now on it is the user's. */
+  release(tabId) {
+    this.ids.delete(tabId);
+    this.released.add(tabId);
+  }
+
+  /** Binds a user's tab: from now on it is relayed like an agent tab. */
+  bind(tabId) {
+    this.bound.add(tabId);
+    this.ids.add(tabId);
+  }
+
+  /** Releases a bound tab; true when it was bound. */
+  unbind(tabId) {
+    if (!this.bound.delete(tabId)) return false;
+    this.ids.delete(tabId);
+    return true;
   }
 
   /** Recomputes the set from every open tab. */
@@ -540,11 +595,14 @@ export class AgentTabs {
   /** The agent tabs among allTabs (keeps known ids whose opener chain is gone). */
   select(allTabs) {
     const ids = new Set();
-    for (const t of allTabs) if ((this.windowId !== null && t.windowId === this.windowId) || this.ids.has(t.id)) ids.add(t.id);
+    for (const t of allTabs) {
+      if (this.released.has(t.id)) continue;
+      if ((this.windowId !== null && t.windowId === this.windowId) || this.ids.has(t.id) || this.bound.has(t.id)) ids.add(t.id);
+    }
     for (let grew = true; grew; ) {
       grew = false;
       for (const t of allTabs) {
-        if (!ids.has(t.id) && t.openerTabId !== undefined && ids.has(t.openerTabId)) {
+        if (!ids.has(t.id) && !this.released.has(t.id) && t.openerTabId !== undefined && ids.has(t.openerTabId)) {
           ids.add(t.id);
           grew = true;
         }
@@ -561,6 +619,7 @@ export class AgentTabs {
   }
 
   isAgent(tab) {
+    if (this.released.has(tab.id)) return false;
     return (
       this.ids.has(tab.id) ||
       (this.windowId !== null && tab.windowId === this.windowId) ||
@@ -1183,6 +1242,15 @@ export class Bridge {
       }
     }
     if (op === "downloads.find") return this.findDownload(p);
+    if (op === "tabs.unbind" && this.attached.has(p.tabId)) {
+      // Released: the debugger goes, the tab stays as the user has it.
+      try {
+        await this.d.api.debugger.detach({ tabId: p.tabId });
+      } catch {
+        // detached or gone already
+      }
+      this.setAttached(p.tabId, false);
+    }
     return dispatch(this.d.api, op, p);
   }
 
@@ -1204,6 +1272,21 @@ export class Bridge {
       }
       await new Promise((resolve) => this.d.setTimeout(resolve, DOWNLOAD_POLL_MS));
     }
+  }
+
+  /**
+   * The user took an agent tab out of webpilot's group or window: the debugger goes and the
+   * server hears `debugger.detached` with reason `released_by_user`.
+   */
+  async releaseByUser(tabId) {
+    if (!this.attached.has(tabId)) return;
+    try {
+      await this.d.api.debugger.detach({ tabId });
+    } catch {
+      // gone already
+    }
+    this.setAttached(tabId, false);
+    this.sendEvent("debugger.detached", { tabId, reason: "released_by_user" });
   }
 
   setAttached(tabId, on) {

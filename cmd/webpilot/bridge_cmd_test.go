@@ -119,7 +119,7 @@ func TestPairCommand(t *testing.T) {
 	}
 	defer c.CloseNow()
 	c.Read(ctx) // challenge
-	msg, _ := json.Marshal(map[string]any{"type": "pair", "protocol": 2, "code": strings.ToLower(code), "profile_id": "p", "extension_version": extension.Version})
+	msg, _ := json.Marshal(map[string]any{"type": "pair", "protocol": extension.ProtocolVersion, "code": strings.ToLower(code), "profile_id": "p", "extension_version": extension.Version})
 	c.Write(ctx, websocket.MessageText, msg)
 	_, data, err := c.Read(ctx)
 	if err != nil || !strings.Contains(string(data), `"paired"`) {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import test from "node:test";
 
-import { BridgeError, tabInfo } from "../protocol.js";
+import { AgentTabs, BridgeError, tabInfo } from "../protocol.js";
 import { NONCE, SECRET, ask, chromeTab, eventually, flush, handshake, rig, samples } from "./fakes.mjs";
 
 const all = samples();
@@ -22,7 +22,7 @@ test("handshake: hello proves the secret with HMAC-SHA256 of the nonce", async (
   const { hello } = await handshake(r);
   assert.deepEqual(hello, {
     type: "hello",
-    protocol: 2,
+    protocol: 3,
     extension_version: "0.1.0",
     profile_id: "p1",
     user_agent: "Mozilla/5.0 HeadlessChrome/156.0.0.0",
@@ -81,7 +81,7 @@ test("pairing: pair → paired → secret stored → reconnect → hello with th
   const p = await eventually(() => s1.sent[0], "pair");
   assert.deepEqual(p, {
     type: "pair",
-    protocol: 2,
+    protocol: 3,
     code: "k7qf-92xm",
     extension_version: "0.1.0",
     profile_id: "p1",
@@ -95,11 +95,11 @@ test("pairing: pair → paired → secret stored → reconnect → hello with th
   const s2 = await eventually(() => r.net.sockets[1], "reconnect");
   assert.ok(s1.closed);
   s2.accept();
-  s2.push({ type: "challenge", protocol: 2, nonce: NONCE, server: "webpilot/0.1.0" });
+  s2.push({ type: "challenge", protocol: 3, nonce: NONCE, server: "webpilot/0.1.0" });
   const hello = await eventually(() => s2.sent[0], "hello");
   assert.equal(hello.type, "hello");
   assert.equal(hello.proof, hmac(NEW_SECRET, NONCE));
-  s2.push({ type: "welcome", protocol: 2 });
+  s2.push({ type: "welcome", protocol: 3 });
   await eventually(() => r.bridge.status().state === "connected");
   assert.equal(r.bridge.status().paired, true);
   r.bridge.stop();
@@ -118,7 +118,7 @@ test("pairing: the server closing right after paired still counts as paired", as
   assert.deepEqual(await outcome, { ok: true, message: "paired" });
   const s2 = await eventually(() => r.net.sockets[1], "reconnect");
   s2.accept();
-  s2.push({ type: "challenge", protocol: 2, nonce: NONCE, server: "webpilot/0.1.0" });
+  s2.push({ type: "challenge", protocol: 3, nonce: NONCE, server: "webpilot/0.1.0" });
   const first = await eventually(() => s2.sent[0]);
   assert.equal(first.type, "hello", "sent the pairing code again");
   assert.equal(first.proof, hmac(NEW_SECRET, NONCE));
@@ -305,7 +305,7 @@ test("a bad handshake message closes the connection", async () => {
   await r.bridge.start();
   const s = r.net.last;
   s.accept();
-  s.push({ type: "welcome", protocol: 2 }); // welcome before challenge
+  s.push({ type: "welcome", protocol: 3 }); // welcome before challenge
   await flush();
   assert.ok(s.closed);
   assert.match(r.bridge.status().message, /expected a challenge/);
@@ -342,6 +342,9 @@ test("every op in the samples reaches the api with its params", async () => {
   const { sock } = await handshake(r);
   const expectCall = {
     "tabs.list": undefined,
+    "tabs.query": undefined,
+    "tabs.bind": { tabId: 31 },
+    "tabs.unbind": { tabId: 31 },
     "tabs.create": { url: "https://example.com/" },
     "tabs.close": { tabId: 14 },
     "tabs.activate": { tabId: 12 },
@@ -352,7 +355,7 @@ test("every op in the samples reaches the api with its params", async () => {
   };
   // downloads.find is the Bridge's own (see the downloads tests).
   const requests = Object.entries(all).filter(([n]) => n.startsWith("request-") && n !== "request-downloads.find");
-  assert.equal(requests.length, 9);
+  assert.equal(requests.length, 12);
   for (const [name, { json }] of requests) {
     r.calls.length = 0;
     const reply = await ask(sock, json);
@@ -383,7 +386,7 @@ test("unknown ops and bad params are refused as bad_request without calling the 
   await r.bridge.start();
   const { sock } = await handshake(r);
   const bad = [
-    { id: 1, op: "tabs.query", params: {} },
+    { id: 1, op: "tabs.move", params: {} },
     { id: 2, op: "debugger.getTargets", params: {} },
     { id: 3, op: "__proto__", params: {} },
     { id: 4, op: "constructor", params: {} },
@@ -398,7 +401,7 @@ test("unknown ops and bad params are refused as bad_request without calling the 
     assert.equal(reply.error.code, "bad_request", JSON.stringify(req));
     assert.equal(typeof reply.error.message, "string");
   }
-  assert.match((await ask(sock, { id: 10, op: "tabs.query" })).error.message, /unknown op "tabs.query"/);
+  assert.match((await ask(sock, { id: 10, op: "tabs.move" })).error.message, /unknown op "tabs.move"/);
   assert.deepEqual(r.calls, []);
   r.bridge.stop();
 });
@@ -630,7 +633,7 @@ test("the status reports what the popup shows", async () => {
   assert.equal(s.port, 5555);
   assert.equal(s.url, "ws://127.0.0.1:5555/bridge");
   assert.equal(s.extensionVersion, "0.1.0");
-  assert.equal(s.protocol, 2);
+  assert.equal(s.protocol, 3);
   assert.equal(s.profileId, "p1");
   assert.ok(r.statuses.some((x) => x.state === "connecting"));
   r.bridge.stop();
@@ -668,4 +671,60 @@ test("the test hook detaches a tab and reports it as the user's cancel", async (
   r.bridge.debuggerDetached({ tabId: 12 }, "target_closed");
   assert.equal(detached().at(-1).reason, "target_closed");
   r.bridge.stop();
+});
+
+test("tabs.unbind detaches the debugger from the bound tab and forgets it", async () => {
+  const r = rig();
+  await r.bridge.start();
+  const { sock } = await handshake(r);
+  const bound = await ask(sock, { id: 1, op: "tabs.bind", params: { tabId: 31 } });
+  assert.deepEqual(bound.result, tabInfo(chromeTab(31, { windowId: 1 })));
+  await ask(sock, { id: 2, op: "debugger.attach", params: { tabId: 31 } });
+  assert.deepEqual(r.attachedChanges.at(-1), [31]);
+  r.calls.length = 0;
+  const released = await ask(sock, { id: 3, op: "tabs.unbind", params: { tabId: 31 } });
+  assert.deepEqual(released, { id: 3, result: {} });
+  assert.deepEqual(r.calls, [
+    ["debugger.detach", { tabId: 31 }],
+    ["tabs.unbind", { tabId: 31 }],
+  ]);
+  assert.deepEqual(r.attachedChanges.at(-1), []);
+  // Not attached any more: a second unbind detaches nothing.
+  r.calls.length = 0;
+  await ask(sock, { id: 4, op: "tabs.unbind", params: { tabId: 31 } });
+  assert.deepEqual(r.calls, [["tabs.unbind", { tabId: 31 }]]);
+  const query = await ask(sock, { id: 5, op: "tabs.query", params: {} });
+  assert.deepEqual(query.result.tabs, [
+    { ...tabInfo(chromeTab(31, { windowId: 1 })), focused: true },
+    tabInfo(chromeTab(32, { windowId: 1, active: false })),
+  ]);
+  r.bridge.stop();
+});
+
+test("a tab the user takes out of webpilot's group is detached and reported released_by_user", async () => {
+  const r = rig();
+  await r.bridge.start();
+  const { sock } = await handshake(r);
+  await ask(sock, { id: 1, op: "debugger.attach", params: { tabId: 12 } });
+  r.calls.length = 0;
+  await r.bridge.releaseByUser(12);
+  assert.deepEqual(r.calls, [["debugger.detach", { tabId: 12 }]]);
+  assert.deepEqual(r.attachedChanges.at(-1), []);
+  assert.deepEqual(sock.sent.filter((m) => m.event === "debugger.detached"), [
+    { event: "debugger.detached", params: { tabId: 12, reason: "released_by_user" } },
+  ]);
+  await r.bridge.releaseByUser(12); // not attached any more: nothing
+  assert.equal(sock.sent.filter((m) => m.event === "debugger.detached").length, 1);
+  r.bridge.stop();
+});
+
+test("AgentTabs: a released agent tab is the user's (popups it opened before stay webpilot's)", () => {
+  const a = new AgentTabs();
+  const tabs = [chromeTab(12), chromeTab(13), chromeTab(20, { windowId: 9, openerTabId: 13 })];
+  a.reset(3, tabs);
+  assert.deepEqual(a.refresh(tabs).map((t) => t.id), [12, 13, 20]);
+  a.release(13);
+  assert.deepEqual(a.refresh(tabs).map((t) => t.id), [12, 20]);
+  assert.equal(a.isAgent(chromeTab(13)), false);
+  assert.equal(a.isAgent(chromeTab(21, { windowId: 9, openerTabId: 13 })), false, "a new popup of the released tab");
 });

@@ -165,6 +165,9 @@ export function fakeApi(behaviour = {}) {
   const calls = [];
   const defaults = {
     "tabs.list": () => [chromeTab(12), chromeTab(14, { windowId: 5, openerTabId: 12 })],
+    "tabs.query": () => [chromeTab(31, { windowId: 1, focused: true }), chromeTab(32, { windowId: 1, active: false })],
+    "tabs.bind": (p) => chromeTab(p.tabId, { windowId: 1 }),
+    "tabs.unbind": () => undefined,
     "tabs.create": (p) => chromeTab(12, { url: "", pendingUrl: p.url, title: "" }),
     "tabs.close": () => undefined,
     "tabs.activate": () => undefined,
@@ -183,6 +186,9 @@ export function fakeApi(behaviour = {}) {
   const api = {
     tabs: {
       list: fn("tabs.list"),
+      query: fn("tabs.query"),
+      bind: fn("tabs.bind"),
+      unbind: fn("tabs.unbind"),
       create: fn("tabs.create"),
       close: fn("tabs.close"),
       activate: fn("tabs.activate"),
@@ -225,9 +231,9 @@ export function rig({ stored = { port: 5555, secret: SECRET, profile_id: "p1" },
 export async function handshake(r, { nonce = NONCE } = {}) {
   const sock = await eventually(() => r.net.sockets.length >= 1 && r.net.last.readyState === 0 && r.net.last, "a dial");
   sock.accept();
-  sock.push({ type: "challenge", protocol: 2, nonce, server: "webpilot/0.1.0" });
+  sock.push({ type: "challenge", protocol: 3, nonce, server: "webpilot/0.1.0" });
   const hello = await eventually(() => sock.sent.find((m) => m.type === "hello"), "hello");
-  sock.push({ type: "welcome", protocol: 2 });
+  sock.push({ type: "welcome", protocol: 3 });
   await eventually(() => r.bridge.status().state === "connected", "connected");
   return { sock, hello };
 }

@@ -27,6 +27,7 @@ import {
   parseMessage,
   tabInfo,
   toWireError,
+  userTabInfo,
 } from "../protocol.js";
 import { FakeStorage, chromeTab, fakeApi, samples } from "./fakes.mjs";
 
@@ -108,9 +109,9 @@ test("parseMessage refuses frames that break the protocol", () => {
     '"hello"',
     "{}",
     '{"type":"nope"}',
-    '{"type":"challenge","protocol":2,"server":"x"}',
+    '{"type":"challenge","protocol":3,"server":"x"}',
     '{"type":"challenge","protocol":"1","nonce":"n","server":"x"}',
-    '{"type":"hello","protocol":2,"extension_version":"0.1.0","profile_id":"p","user_agent":"u"}',
+    '{"type":"hello","protocol":3,"extension_version":"0.1.0","profile_id":"p","user_agent":"u"}',
     '{"type":"paired"}',
     '{"type":"ping","ts":"now"}',
     '{"id":1,"op":5}',
@@ -200,7 +201,7 @@ test("checkRequest keeps only the allow-listed ops and their params", () => {
     params: { a: 1 },
   });
   const bad = [
-    ["tabs.query", {}],
+    ["tabs.bind", {}],
     ["__proto__", {}],
     ["constructor", {}],
     ["hasOwnProperty", {}],
@@ -268,4 +269,21 @@ test("AgentTabs: the agent window's tabs and the tabs they opened, transitively"
   const none = new AgentTabs();
   none.reset(null, tabs);
   assert.equal(none.ids.size, 0);
+});
+
+test("AgentTabs: a bound user tab is relayed until unbound", () => {
+  const a = new AgentTabs();
+  a.reset(3, [chromeTab(12), chromeTab(31, { windowId: 1 }), chromeTab(32, { windowId: 1 })]);
+  assert.equal(a.isAgent(chromeTab(31, { windowId: 1 })), false);
+  a.bind(31);
+  assert.deepEqual(a.refresh([chromeTab(12), chromeTab(31, { windowId: 1 }), chromeTab(32, { windowId: 1 })]).map((t) => t.id), [12, 31]);
+  assert.equal(a.has(32), false, "the user's other tab stays out");
+  assert.equal(a.unbind(31), true);
+  assert.equal(a.unbind(31), false);
+  assert.deepEqual(a.refresh([chromeTab(12), chromeTab(31, { windowId: 1 })]).map((t) => t.id), [12]);
+});
+
+test("userTabInfo marks the tab the user looks at", () => {
+  assert.equal(userTabInfo(chromeTab(31, { focused: true })).focused, true);
+  assert.equal("focused" in userTabInfo(chromeTab(32)), false);
 });

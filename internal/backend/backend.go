@@ -50,6 +50,9 @@ type TabInfo struct {
 	URL    string `json:"url"`
 	Title  string `json:"title"`
 	Opener string `json:"opener,omitempty"` // id of the tab that opened this one
+	// Active marks the tab the user is looking at (Binder.UserTabs: the
+	// active tab of the last-focused normal window), when the backend knows.
+	Active bool `json:"active,omitempty"`
 }
 
 // Info describes a backend and the browser behind it.
@@ -90,6 +93,36 @@ type Backend interface {
 	Info() Info
 	// Close releases the browser and everything handed out.
 	Close() error
+}
+
+type sessionKey struct{}
+
+// WithSession tells NewTab which agent session the tab is for (the bridge
+// groups a session's tabs as "webpilot · <session>").
+func WithSession(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, name)
+}
+
+// SessionOf is the session name WithSession put in ctx, or "".
+func SessionOf(ctx context.Context) string {
+	s, _ := ctx.Value(sessionKey{}).(string)
+	return s
+}
+
+// Binder is implemented by a backend that can hand a session a tab the user
+// opened (browser_tabs bind): it lists such tabs, attaches to one only when
+// asked, and lets it go again without closing it.
+type Binder interface {
+	// UserTabs lists the page tabs webpilot did not open: on the bridge the
+	// tabs of the user's normal windows outside the agent window; on
+	// launch and endpoint the page targets another client opened. Tabs
+	// some session already holds may be listed too: the caller filters.
+	UserTabs(ctx context.Context) ([]TabInfo, error)
+	// Bind attaches to a user tab, as Attach does for the session's own.
+	Bind(ctx context.Context, id string) (cdp.Caller, error)
+	// Release detaches c, the session of a bound tab, and leaves the tab
+	// open as it is.
+	Release(ctx context.Context, id string, c cdp.Caller) error
 }
 
 // DownloadFinder is implemented by a backend whose browser runs on this

@@ -61,8 +61,11 @@ type Manager struct {
 	// manifest and budget.
 	out *outdir.Dir
 
-	mu       sync.Mutex // guards sessions
+	mu       sync.Mutex // guards sessions and claimed
 	sessions map[string]*Session
+	// claimed are the backend ids of the tabs that joined a session (owned
+	// or bound): never offered for binding.
+	claimed map[string]bool
 }
 
 // NewManager makes a Manager. It panics on a nil backend (a wiring bug).
@@ -89,7 +92,7 @@ func NewManager(opts Options) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session), out: outdir.New(opts.OutputDir, opts.OutputMaxBytes)}
+	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session), claimed: make(map[string]bool), out: outdir.New(opts.OutputDir, opts.OutputMaxBytes)}
 	var err error
 	if m.allowed, err = ParseOriginRules(opts.AllowedOrigins); err != nil {
 		log.Error("allowed origins: a rule that does not parse allows nothing", "err", err)
@@ -354,6 +357,16 @@ func (s *Session) TabIDs() []string {
 func (s *Session) join(t *Tab) {
 	t.ID = s.ids.assign(t.target)
 	s.tabs[t.target] = t
+	s.m.mu.Lock()
+	s.m.claimed[t.target] = true
+	s.m.mu.Unlock()
+}
+
+// unclaim forgets a tab that left the session (closed or released).
+func (s *Session) unclaim(target string) {
+	s.m.mu.Lock()
+	delete(s.m.claimed, target)
+	s.m.mu.Unlock()
 }
 
 // CurrentTab returns the session's current tab, opening one when the session
@@ -424,6 +437,9 @@ func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
 // another reason, or is gone): the caller goes on as for a closed tab.
 func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
 	cause := tabErr(t)
+	if errors.Is(cause, cdp.ErrReleasedByUser) {
+		return nil, nil // the user took it: it is theirs now
+	}
 	byUser := errors.Is(cause, cdp.ErrDetachedByUser)
 	dropped := errors.Is(cause, backend.ErrBridgeDisconnected)
 	if !byUser && !dropped {
@@ -468,6 +484,9 @@ func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
 // open in the browser (see revive).
 func revivable(t *Tab) bool {
 	err := tabErr(t)
+	if errors.Is(err, cdp.ErrReleasedByUser) {
+		return false // the user's tab now: never closed by webpilot
+	}
 	return errors.Is(err, cdp.ErrDetachedByUser) || errors.Is(err, backend.ErrBridgeDisconnected)
 }
 
@@ -481,7 +500,7 @@ func tabErr(t *Tab) error {
 
 func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	be := s.be
-	info, err := be.NewTab(ctx, "about:blank")
+	info, err := be.NewTab(backend.WithSession(ctx, s.name), "about:blank")
 	if err != nil {
 		return nil, backendError("open a tab", err)
 	}
@@ -513,10 +532,18 @@ func (s *Session) closeTabsLocked(ctx context.Context) error {
 			delete(s.tabs, id) // otherwise gone with its browser: nothing to close
 			continue
 		}
+		if t.bound {
+			// A tab the user opened is only let go.
+			if err := s.releaseTab(ctx, t); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
 		if err := s.be.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
 			errs = append(errs, err)
 		}
 		delete(s.tabs, id)
+		s.unclaim(id)
 	}
 	s.current = nil
 	return errors.Join(errs...)
@@ -544,6 +571,9 @@ func backendError(doing string, err error) error {
 	case errors.Is(err, backend.ErrBridgeDisconnected):
 		return &Error{Code: CodeBridgeDisconnected, Message: "cannot " + doing + ": the webpilot extension in Chrome is not connected",
 			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection. The session keeps its tabs: retry once it is connected", Err: err}
+	case errors.Is(err, cdp.ErrReleasedByUser):
+		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": the tab was taken out of webpilot's tab group or window in Chrome, so it is the user's now",
+			Hint: "the next call opens a new tab; to use that tab again, bind it (browser_tabs bind)", Err: err}
 	case errors.Is(err, cdp.ErrDetachedByUser):
 		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": debugging of that tab was cancelled in Chrome",
 			Hint: "someone closed Chrome's \"is debugging this browser\" bar for the tab; the next call re-attaches to it (take a fresh snapshot then: refs from before are stale)", Err: err}

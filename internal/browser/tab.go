@@ -30,10 +30,6 @@ type Tab struct {
 	target string
 	t      cdp.Caller
 	log    *slog.Logger
-	// bound marks a tab the user handed to the session (rather than one
-	// webpilot opened in the agent window): when the user cancels its
-	// debugging it stays detached until bound again. Nothing binds tabs yet.
-	bound bool
 	// detachReported: the session has told the agent (BRIDGE_DETACHED)
 	// that debugging of this tab was cancelled.
 	detachReported bool
@@ -79,7 +75,14 @@ type Tab struct {
 	// downloadsRemote: the browser runs on another machine, which keeps
 	// the files.
 	downloadsRemote bool
+	// bound: the user opened the tab and the session bound it
+	// (browser_tabs bind); webpilot never closes it, only releases it.
+	bound bool
 }
+
+// Bound reports whether the tab is one the user opened and the session
+// bound (browser_tabs bind).
+func (t *Tab) Bound() bool { return t.bound }
 
 // snapCache keeps a rendered snapshot so that its later pages come from the
 // same render.

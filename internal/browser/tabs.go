@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // TabView describes one of a session's tabs for the agent.
@@ -16,6 +17,8 @@ type TabView struct {
 	URL     string `json:"url"`
 	Current bool   `json:"current,omitempty"`
 	Opener  string `json:"opener,omitempty"`
+	// Bound: a tab the user opened, bound by the session.
+	Bound bool `json:"bound,omitempty"`
 }
 
 // ListTabs describes the session's tabs, adopting popups its tabs opened.
@@ -35,6 +38,7 @@ func (s *Session) ListTabs(ctx context.Context) ([]TabView, error) {
 		}
 		v := s.view(ti)
 		v.Current = s.current != nil && s.current.target == ti.ID
+		v.Bound = s.tabs[ti.ID].bound
 		out = append(out, v)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return tabNumber(out[i].ID) < tabNumber(out[j].ID) })
@@ -131,7 +135,12 @@ func (s *Session) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) 
 
 // attachTab attaches to an existing tab and prepares it.
 func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
-	target, err := s.be.Attach(ctx, id)
+	return s.prepareTab(ctx, id, s.be.Attach)
+}
+
+// prepareTab attaches to a tab with attach and prepares it.
+func (s *Session) prepareTab(ctx context.Context, id string, attach func(context.Context, string) (cdp.Caller, error)) (*Tab, error) {
+	target, err := attach(ctx, id)
 	if err != nil {
 		return nil, backendError("attach to the tab", err)
 	}
@@ -201,6 +210,9 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", Echo(id), s.name),
 			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: s.TabIDs()}
 	}
+	if t.bound {
+		return s.releaseTab(ctx, t)
+	}
 	delete(s.tabs, key)
 	if s.current == t {
 		s.current = nil
@@ -215,5 +227,6 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	if err := s.be.CloseTab(ctx, key); err != nil {
 		return backendError("close the tab", err)
 	}
+	s.unclaim(key)
 	return nil
 }

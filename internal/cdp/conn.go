@@ -21,6 +21,10 @@ var (
 	// ErrDetachedByUser is joined to ErrDetached when the user let go of
 	// the target (cancelled debugging on the browser's infobar).
 	ErrDetachedByUser = errors.New("cdp: the user cancelled debugging of the target")
+	// ErrReleasedByUser is joined to ErrDetachedByUser when the user took
+	// the tab from webpilot (the bridge: dragged out of webpilot's tab
+	// group or window): the tab is the user's now.
+	ErrReleasedByUser = errors.New("cdp: the user took the tab from webpilot")
 )
 
 // Error is a command the browser answered with an error.
@@ -365,8 +369,13 @@ func (c *Conn) deliverEvent(msg *message) {
 		if jsonv2.Unmarshal(msg.Params, &p) == nil && p.SessionID != "" {
 			p.SessionID = c.childID(msg.SessionID, p.SessionID)
 			why := ErrDetached
-			if p.Reason == "canceled_by_user" {
+			// released_by_user: the bridge extension's word for a tab the
+			// user dragged out of webpilot's tab group or window.
+			switch p.Reason {
+			case "canceled_by_user":
 				why = fmt.Errorf("%w: %w", ErrDetached, ErrDetachedByUser)
+			case "released_by_user":
+				why = fmt.Errorf("%w: %w: %w", ErrDetached, ErrDetachedByUser, ErrReleasedByUser)
 			}
 			defer c.detach(p.SessionID, why)
 		}

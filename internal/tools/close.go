@@ -20,9 +20,20 @@ var closeTool = Def(Tool{
 	if !h.Exists() {
 		return &Result{Text: fmt.Sprintf("Session %q has no tabs; nothing to close.", h.SessionName())}, nil
 	}
-	n := len(h.TabIDs())
+	n, bound := len(h.TabIDs()), 0
+	if tabs, err := h.ListTabs(ctx); err == nil {
+		for _, t := range tabs {
+			if t.Bound {
+				bound++
+			}
+		}
+	}
 	if err := h.CloseTabs(ctx); err != nil {
 		return nil, err
 	}
-	return &Result{Text: fmt.Sprintf("Closed %d tab(s) of session %q.", n, h.SessionName())}, nil
+	text := fmt.Sprintf("Closed %d tab(s) of session %q.", n-bound, h.SessionName())
+	if bound > 0 {
+		text += fmt.Sprintf(" Released %d bound tab(s) of the user: detached, left open.", bound)
+	}
+	return &Result{Text: text}, nil
 })

@@ -141,6 +141,26 @@ func (h *Held) SelectTabMatching(ctx context.Context, match string) (*browser.Ta
 // CurrentTab is the session's current tab (opened when there is none).
 func (h *Held) CurrentTab(ctx context.Context) (*browser.Tab, error) { return h.s.CurrentTab(ctx) }
 
+// BindTab binds a tab the user opened (browser.Session.BindTab) and makes
+// it the call's tab.
+func (h *Held) BindTab(ctx context.Context, id, match string) (*browser.Tab, error) {
+	t, err := h.s.BindTab(ctx, id, match)
+	if err == nil {
+		h.t = t
+	}
+	return t, err
+}
+
+// UnbindTab releases a bound tab (browser.Session.UnbindTab).
+func (h *Held) UnbindTab(ctx context.Context, id string) (*browser.Tab, error) {
+	return h.s.UnbindTab(ctx, id)
+}
+
+// BindableTabs lists the user's tabs that can be bound.
+func (h *Held) BindableTabs(ctx context.Context) ([]browser.TabView, error) {
+	return h.s.BindableTabs(ctx)
+}
+
 // CloseTab closes a tab of the session.
 func (h *Held) CloseTab(ctx context.Context, id string) error { return h.s.CloseTab(ctx, id) }
 

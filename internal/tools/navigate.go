@@ -15,6 +15,9 @@ type NavigateIn struct {
 	Session   string `json:"session,omitempty"`
 	Tab       string `json:"tab,omitempty"`
 	TimeoutMs int    `json:"timeout_ms,omitempty" minimum:"1" maximum:"120000"`
+	// AllowNavigation lets a tab the user opened (browser_tabs bind) leave
+	// its page.
+	AllowNavigation bool `json:"allow_navigation,omitempty" jsonschema:"needed to leave a bound tab's page"`
 }
 
 // Check refuses both or neither of url and go.
@@ -35,6 +38,10 @@ var navigateTool = Def(Tool{
 }, func(ctx context.Context, h *Held, in NavigateIn) (*Result, error) {
 	var nav browser.NavResult
 	var err error
+	if t := h.Tab(); t != nil && t.Bound() && in.Go != "reload" && !in.AllowNavigation {
+		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("tab %s is the user's tab (bound): webpilot does not take it to another page unasked", t.ID),
+			Hint: "pass allow_navigation: true if the user wants this tab to leave its page, or open your own tab with browser_tabs new"}
+	}
 	if in.URL != "" {
 		nav, err = h.Navigate(ctx, in.URL, timeout(in.TimeoutMs))
 	} else {

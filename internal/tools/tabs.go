@@ -10,10 +10,11 @@ import (
 
 // TabsIn is browser_tabs's input.
 type TabsIn struct {
-	Action  string `json:"action" jsonschema:"what to do" enum:"list,new,select,close"`
-	Tab     string `json:"tab,omitempty" jsonschema:"tab id, t1, t2, … (select, close)"`
-	Match   string `json:"match,omitempty" jsonschema:"select: part of the tab's URL or title, or /regex/ (instead of tab)"`
+	Action  string `json:"action" jsonschema:"what to do" enum:"list,new,select,close,bind,unbind"`
+	Tab     string `json:"tab,omitempty" jsonschema:"t1, t2, …; bind: an id from list all"`
+	Match   string `json:"match,omitempty" jsonschema:"select, bind: part of URL or title, or /regex/"`
 	URL     string `json:"url,omitempty" jsonschema:"new: URL to open"`
+	All     bool   `json:"all,omitempty" jsonschema:"list: also user tabs to bind"`
 	Session string `json:"session,omitempty"`
 }
 
@@ -24,8 +25,15 @@ func (in TabsIn) Check() error {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "select needs tab or match (one of them)",
 			Hint: "tab is an id from browser_tabs list (t1, t2, …); match is part of the tab's URL or title, or /regex/"}
 	}
-	if in.Match != "" && in.Action != "select" {
-		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "match goes with action select", Hint: "browser_tabs select with match picks a tab by URL or title"}
+	if in.Action == "bind" && in.Tab != "" && in.Match != "" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "bind takes tab or match, not both",
+			Hint: "with neither, bind takes the tab the user is looking at"}
+	}
+	if in.Match != "" && in.Action != "select" && in.Action != "bind" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "match goes with action select or bind", Hint: "browser_tabs select with match picks a tab by URL or title"}
+	}
+	if in.All && in.Action != "list" && in.Action != "" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "all goes with action list", Hint: "browser_tabs list with all: true also lists the user's tabs that bind can take"}
 	}
 	if in.URL != "" && in.Action != "new" {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "url goes with action new", Hint: "use browser_navigate to load a URL in an existing tab"}
@@ -35,7 +43,7 @@ func (in TabsIn) Check() error {
 
 var tabsTool = Def(Tool{
 	Name:        "browser_tabs",
-	Description: "List, open, select or close the session's tabs (popups join it).",
+	Description: "List, open, select or close the session's tabs (popups join it); bind or unbind a user's tab.",
 	Annotations: Annotations{Destructive: ptr(true)},
 	Group:       GroupTabs,
 	Hold:        HoldSession,
@@ -67,6 +75,27 @@ var tabsTool = Def(Tool{
 			return nil, err
 		}
 		return &Result{Text: fmt.Sprintf("Tab %s is current.", t.ID), Tab: t}, nil
+	case "bind":
+		t, err := h.BindTab(ctx, in.Tab, in.Match)
+		if err != nil {
+			return nil, err
+		}
+		url, title := "", ""
+		if tabs, err := h.ListTabs(ctx); err == nil {
+			for _, v := range tabs {
+				if v.ID == t.ID {
+					url, title = v.URL, v.Title
+				}
+			}
+		}
+		return &Result{Text: fmt.Sprintf("Bound the user's tab as %s (now current): %s — %q. It stays open when released (close, unbind, browser_close); browser_navigate away from it needs allow_navigation.", t.ID, browser.Echo(url), browser.Echo(title)),
+			Tab: t, Snapshot: browser.ModeCompact}, nil
+	case "unbind":
+		t, err := h.UnbindTab(ctx, in.Tab)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Text: fmt.Sprintf("Released tab %s: detached, left open as the user has it.", t.ID)}, nil
 	case "close":
 		id := in.Tab
 		if id == "" {
@@ -76,8 +105,17 @@ var tabsTool = Def(Tool{
 			}
 			id = t.ID
 		}
+		bound := false
+		if tabs, err := h.ListTabs(ctx); err == nil {
+			for _, v := range tabs {
+				bound = bound || (v.ID == id && v.Bound)
+			}
+		}
 		if err := h.CloseTab(ctx, id); err != nil {
 			return nil, err
+		}
+		if bound {
+			return &Result{Text: fmt.Sprintf("Released tab %s (the user's tab: detached, left open).", id)}, nil
 		}
 		return &Result{Text: fmt.Sprintf("Closed tab %s.", id)}, nil
 	}
@@ -85,8 +123,32 @@ var tabsTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Text: renderTabs(h.SessionName(), tabs)}, nil
+	text := renderTabs(h.SessionName(), tabs)
+	if in.All {
+		user, err := h.BindableTabs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		text += "\n" + renderUserTabs(user)
+	}
+	return &Result{Text: text}, nil
 })
+
+func renderUserTabs(tabs []browser.TabView) string {
+	if len(tabs) == 0 {
+		return "No other tab to bind."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d tab(s) the user opened (browser_tabs bind takes one by tab or match; > the user is looking at it):", len(tabs))
+	for _, t := range tabs {
+		mark := " "
+		if t.Current {
+			mark = ">"
+		}
+		fmt.Fprintf(&b, "\n%s %s %q %s", mark, t.ID, t.Title, t.URL)
+	}
+	return b.String()
+}
 
 func renderTabs(session string, tabs []browser.TabView) string {
 	if len(tabs) == 0 {
@@ -100,6 +162,9 @@ func renderTabs(session string, tabs []browser.TabView) string {
 			mark = "*"
 		}
 		fmt.Fprintf(&b, "\n%s %s %q %s", mark, t.ID, t.Title, t.URL)
+		if t.Bound {
+			b.WriteString(" (bound: the user's tab)")
+		}
 		if t.Opener != "" {
 			fmt.Fprintf(&b, " (opened by %s)", t.Opener)
 		}

@@ -36,6 +36,7 @@ type Backend struct {
 	mu     sync.Mutex // guards the fields below
 	relay  *Relay
 	conn   *cdp.Conn
+	tr     *relayTransport // conn's transport
 	closed bool
 }
 
@@ -84,7 +85,7 @@ func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
 	defer b.mu.Unlock()
 	if b.relay != r {
 		t := newRelayTransport(r, b)
-		b.relay = r
+		b.relay, b.tr = r, t
 		b.conn = cdp.NewConn(t, &cdp.Options{Logger: b.log, ChildSessionID: childSessionID, CloseErr: func() error {
 			return fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, r.err())
 		}})
@@ -129,10 +130,11 @@ type tab struct {
 	Title       string `json:"title"`
 	OpenerTabID int    `json:"openerTabId"`
 	Active      bool   `json:"active"`
+	Focused     bool   `json:"focused"` // tabs.query: the tab the user is looking at
 }
 
 func (t tab) info() backend.TabInfo {
-	ti := backend.TabInfo{ID: strconv.Itoa(t.TabID), URL: t.URL, Title: t.Title}
+	ti := backend.TabInfo{ID: strconv.Itoa(t.TabID), URL: t.URL, Title: t.Title, Active: t.Focused}
 	if t.OpenerTabID != 0 {
 		ti.Opener = strconv.Itoa(t.OpenerTabID)
 	}
@@ -167,8 +169,12 @@ func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, erro
 	if url == "" {
 		url = "about:blank"
 	}
+	params := map[string]any{"url": url}
+	if name := backend.SessionOf(ctx); name != "" && len(name) <= 100 {
+		params["session"] = name // the tab joins the group "webpilot · <session>"
+	}
 	var t tab
-	if err := r.Request(ctx, "tabs.create", map[string]any{"url": url}, &t); err != nil {
+	if err := r.Request(ctx, "tabs.create", params, &t); err != nil {
 		return backend.TabInfo{}, opErr(err, "")
 	}
 	return t.info(), nil
@@ -239,6 +245,74 @@ func (b *Backend) Disconnected() <-chan struct{} {
 		return nil
 	}
 	return b.conn.Done()
+}
+
+// UserTabs implements backend.Binder: the tabs of the user's normal
+// windows outside the agent window (tabs.query).
+func (b *Backend) UserTabs(ctx context.Context) ([]backend.TabInfo, error) {
+	r, _, err := b.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Tabs []tab `json:"tabs"`
+	}
+	if err := r.Request(ctx, "tabs.query", nil, &res); err != nil {
+		return nil, opErr(err, "")
+	}
+	out := make([]backend.TabInfo, 0, len(res.Tabs))
+	for _, t := range res.Tabs {
+		out = append(out, t.info())
+	}
+	return out, nil
+}
+
+// Bind implements backend.Binder: the extension binds the user's tab
+// (tabs.bind), which lets it be attached, listed and activated like an
+// agent tab, and then attaches to it.
+func (b *Backend) Bind(ctx context.Context, id string) (cdp.Caller, error) {
+	n, err := tabID(id)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := b.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Request(ctx, "tabs.bind", map[string]any{"tabId": n}, nil); err != nil {
+		return nil, opErr(err, id)
+	}
+	c, err := b.Attach(ctx, id)
+	if err != nil {
+		_ = r.Request(context.WithoutCancel(ctx), "tabs.unbind", map[string]any{"tabId": n}, nil)
+		return nil, err
+	}
+	return c, nil
+}
+
+// Release implements backend.Binder: the extension detaches the debugger
+// and forgets the tab (tabs.unbind); the session ends as if detached.
+func (b *Backend) Release(ctx context.Context, id string, c cdp.Caller) error {
+	n, err := tabID(id)
+	if err != nil {
+		return err
+	}
+	r := b.srv.Current() // releasing never waits for a connection
+	if r == nil {
+		return fmt.Errorf("bridge: release tab %s: %w", id, backend.ErrBridgeDisconnected)
+	}
+	if err := r.Request(ctx, "tabs.unbind", map[string]any{"tabId": n}, nil); err != nil {
+		return opErr(err, id)
+	}
+	// chrome.debugger reports no detach the extension asked for itself.
+	b.mu.Lock()
+	tr := b.tr
+	b.mu.Unlock()
+	if tr != nil && tr.r == r {
+		p, _ := json.Marshal(map[string]any{"tabId": n, "reason": "released"})
+		tr.event("debugger.detached", p)
+	}
+	return nil
 }
 
 // downloadItem is a download as the extension describes it (downloads.find).

@@ -39,7 +39,7 @@ func TestOversizeFirstMessageIsRefused(t *testing.T) {
 	s := listen(t, bridge.Options{Secret: secret})
 	// 10 MB hello, built before the first measurement.
 	var b bytes.Buffer
-	b.WriteString(`{"type":"hello","protocol":2,"profile_id":"p","proof":"","user_agent":"`)
+	b.WriteString(`{"type":"hello","protocol":3,"profile_id":"p","proof":"","user_agent":"`)
 	b.WriteString(strings.Repeat("A", 10<<20))
 	b.WriteString(`"}`)
 	payload := b.Bytes()

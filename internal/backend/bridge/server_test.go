@@ -204,7 +204,7 @@ func TestPairing(t *testing.T) {
 	done := s.ArmPairing("ABCD-2345", time.Minute)
 	pair := func(code string) map[string]any {
 		g, _ := dial(t, s, "chrome-extension://"+extID)
-		g.send(t, map[string]any{"type": "pair", "protocol": 2, "code": code, "profile_id": "p", "extension_version": "0.1.0"})
+		g.send(t, map[string]any{"type": "pair", "protocol": bridge.ProtocolVersion, "code": code, "profile_id": "p", "extension_version": "0.1.0"})
 		return g.read(t)
 	}
 	if m := pair("WXYZ-0000"); m["type"] != "refused" || m["reason"] != "pairing" {

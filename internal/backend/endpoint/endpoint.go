@@ -174,6 +174,36 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.Attach(ctx, id)
 }
 
+// UserTabs implements backend.Binder: the page targets the backend did not
+// open.
+func (b *Backend) UserTabs(ctx context.Context) ([]backend.TabInfo, error) {
+	tabs, err := b.Tabs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := tabs[:0]
+	for _, t := range tabs {
+		if _, mine := b.owned[t.ID]; !mine {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// Bind implements backend.Binder: Attach.
+func (b *Backend) Bind(ctx context.Context, id string) (cdp.Caller, error) { return b.Attach(ctx, id) }
+
+// Release implements backend.Binder: it detaches the session.
+func (b *Backend) Release(ctx context.Context, id string, c cdp.Caller) error {
+	l, err := b.current()
+	if err != nil || l == nil {
+		return err
+	}
+	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.Release(ctx, id, c)
+}
+
 // Info describes the backend. BrowserPath holds the endpoint URL with its
 // credentials redacted (backend.Info has no field of its own for it).
 func (b *Backend) Info() backend.Info {

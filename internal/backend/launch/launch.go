@@ -168,6 +168,39 @@ func (b *Backend) Activate(ctx context.Context, id string) error {
 	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.Activate(ctx, id)
 }
 
+// UserTabs implements backend.Binder: the page targets, less the blank
+// tab the browser opened at start (webpilot's spare).
+func (b *Backend) UserTabs(ctx context.Context) ([]backend.TabInfo, error) {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tabs, err := targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.Tabs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	spare := in.peekSpare()
+	out := tabs[:0]
+	for _, t := range tabs {
+		if t.ID != spare {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// Bind implements backend.Binder: Attach.
+func (b *Backend) Bind(ctx context.Context, id string) (cdp.Caller, error) { return b.Attach(ctx, id) }
+
+// Release implements backend.Binder: it detaches the session.
+func (b *Backend) Release(ctx context.Context, id string, c cdp.Caller) error {
+	in, err := b.current()
+	if err != nil || in == nil {
+		return err
+	}
+	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.Release(ctx, id, c)
+}
+
 // Attach attaches a new flat CDP session to the tab. The session ends when
 // the tab closes, the browser exits, or the Backend closes.
 func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {

@@ -278,3 +278,10 @@ func wait(ch <-chan struct{}, d time.Duration) bool {
 		return false
 	}
 }
+
+// peekSpare returns the browser's initial tab while it is still unused, or "".
+func (in *instance) peekSpare() string {
+	in.spareMu.Lock()
+	defer in.spareMu.Unlock()
+	return in.spare
+}

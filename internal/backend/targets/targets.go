@@ -127,6 +127,28 @@ func (b Browser) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	return b.Conn.Session(string(res.SessionID)), nil
 }
 
+// Release detaches the flat session c (from Attach) from its tab; the tab
+// stays open.
+func (b Browser) Release(ctx context.Context, id string, c cdp.Caller) error {
+	s, ok := c.(*cdp.Session)
+	if !ok {
+		return fmt.Errorf("%s: release tab %s: not a session of this connection", b.Prefix, id)
+	}
+	select {
+	case <-s.Done():
+		return nil // detached already
+	default:
+	}
+	if _, err := cdproto.Call(ctx, b.sess(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: target.SessionID(s.ID())}); err != nil {
+		return b.TabErr("release tab", id, err)
+	}
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+	}
+	return nil
+}
+
 // TabErr wraps a failed per-tab command; the browser's "no such target"
 // becomes backend.ErrTabNotFound.
 func (b Browser) TabErr(op, id string, err error) error {

@@ -1,0 +1,116 @@
+package backendtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// rigBrowser is a browser-level CDP session on the browser behind b that is
+// not webpilot's: the rig's own connection (bridge, endpoint); on launch,
+// webpilot's browser connection itself, whose Target commands no session
+// tracks.
+func rigBrowser(ctx context.Context, b backend.Backend) (*cdp.Session, error) {
+	switch r := b.(type) {
+	case *launch.Backend:
+		return r.BrowserSession(ctx)
+	case *bridgeRig:
+		return r.browser.BrowserSession(ctx)
+	case *endpointRig:
+		return r.browser.Launch().BrowserSession(ctx)
+	}
+	return nil, fmt.Errorf("backend %T has no test rig browser", b)
+}
+
+// OpenUserTab opens a tab at url in a window of its own the way the user
+// (or another CDP client) would: webpilot did not open it. It returns the
+// tab's CDP target id.
+func OpenUserTab(ctx context.Context, b backend.Backend, url string) (string, error) {
+	bs, err := rigBrowser(ctx, b)
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := bs.Call(ctx, "Target.createTarget", map[string]any{"url": url, "newWindow": true}, &res); err != nil {
+		return "", fmt.Errorf("open a user tab: %w", err)
+	}
+	return res.TargetID, nil
+}
+
+// CloseUserTab closes a tab OpenUserTab opened.
+func CloseUserTab(ctx context.Context, b backend.Backend, targetID string) error {
+	bs, err := rigBrowser(ctx, b)
+	if err != nil {
+		return err
+	}
+	return bs.Call(ctx, "Target.closeTarget", map[string]any{"targetId": targetID}, nil)
+}
+
+// UserTab describes a page target as the browser itself sees it.
+type UserTab struct {
+	Open     bool // the target exists
+	URL      string
+	Attached bool // some debugging client (webpilot, chrome.debugger) is attached
+}
+
+// DescribeUserTab reports whether the tab is open, its URL, and whether a
+// debugger is attached to it.
+func DescribeUserTab(ctx context.Context, b backend.Backend, targetID string) (UserTab, error) {
+	bs, err := rigBrowser(ctx, b)
+	if err != nil {
+		return UserTab{}, err
+	}
+	var res struct {
+		TargetInfos []struct {
+			TargetID string `json:"targetId"`
+			URL      string `json:"url"`
+			Attached bool   `json:"attached"`
+		} `json:"targetInfos"`
+	}
+	if err := bs.Call(ctx, "Target.getTargets", map[string]any{}, &res); err != nil {
+		return UserTab{}, err
+	}
+	for _, ti := range res.TargetInfos {
+		if ti.TargetID == targetID {
+			return UserTab{Open: true, URL: ti.URL, Attached: ti.Attached}, nil
+		}
+	}
+	return UserTab{}, nil
+}
+
+// EvalInExtension evaluates a JavaScript expression (a promise is awaited)
+// in the bridge extension's service worker and returns its value as JSON.
+func EvalInExtension(ctx context.Context, b backend.Backend, expr string) (string, error) {
+	rig, ok := b.(*bridgeRig)
+	if !ok {
+		return "", fmt.Errorf("backend %T is not the test bridge", b)
+	}
+	w, err := extensionWorker(ctx, rig.browser)
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *struct {
+			Text      string `json:"text"`
+			Exception struct {
+				Description string `json:"description"`
+			} `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	if err := w.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+		return "", err
+	}
+	if d := res.ExceptionDetails; d != nil {
+		return "", fmt.Errorf("in the extension: %s %s", d.Text, d.Exception.Description)
+	}
+	return string(res.Result.Value), nil
+}

@@ -1,0 +1,173 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+)
+
+// binder is the session's backend as a backend.Binder, or an error saying
+// that this backend cannot bind tabs.
+func (s *Session) binder() (backend.Binder, error) {
+	b, ok := s.be.(backend.Binder)
+	if !ok {
+		return nil, &Error{Code: CodeInvalidArgument, Message: "this browser backend cannot bind the user's tabs",
+			Hint: "bind works on the launch, bridge and endpoint backends"}
+	}
+	return b, nil
+}
+
+// BindableTabs lists the tabs the user opened that no session holds: the
+// candidates of browser_tabs bind. Their ID is the backend's id (what bind
+// takes as tab); Current marks the tab the user is looking at, when the
+// backend knows it. Call within Do.
+func (s *Session) BindableTabs(ctx context.Context) ([]TabView, error) {
+	b, err := s.binder()
+	if err != nil {
+		return nil, err
+	}
+	infos, err := b.UserTabs(ctx)
+	if err != nil {
+		return nil, backendError("list the browser's tabs", err)
+	}
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	var out []TabView
+	for _, ti := range infos {
+		if s.m.claimed[ti.ID] {
+			continue
+		}
+		out = append(out, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Current: ti.Active})
+	}
+	return out, nil
+}
+
+// BindTab binds a tab the user opened to the session and makes it current:
+// by id (the backend's id, as BindableTabs lists it), by match (a
+// case-insensitive substring of its URL or title, or /re/), or with
+// neither the tab the user is looking at. Only that tab is attached. None
+// is TAB_NOT_FOUND and several AMBIGUOUS_TARGET, with the candidates as
+// suggestions. Call within Do.
+func (s *Session) BindTab(ctx context.Context, id, match string) (*Tab, error) {
+	b, err := s.binder()
+	if err != nil {
+		return nil, err
+	}
+	cands, err := s.BindableTabs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]string, 0, len(cands))
+	for _, v := range cands {
+		list = append(list, describeTab(v))
+	}
+	none := func(msg string) error {
+		hint := "the suggestions are the user's tabs that can be bound (tab id, title, URL); bind one by tab or match"
+		if len(cands) == 0 {
+			hint = "no tab the user opened is free to bind: open the page in the browser first"
+		}
+		return &Error{Code: CodeTabNotFound, Message: msg, Hint: hint, Suggestions: list}
+	}
+	var pick TabView
+	switch {
+	case id != "":
+		found := false
+		for _, v := range cands {
+			if v.ID == id {
+				pick, found = v, true
+			}
+		}
+		if !found {
+			return nil, none(fmt.Sprintf("no tab %q is open for binding (a tab webpilot opened is not bound: it is a session's already)", Echo(id)))
+		}
+	case match != "":
+		v, err := matchTabs(cands, match)
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeTabNotFound {
+			return nil, none(fmt.Sprintf("no tab the user opened has a URL or title matching %q", Echo(match)))
+		}
+		if err != nil {
+			return nil, err
+		}
+		pick = v
+	default:
+		var active []TabView
+		for _, v := range cands {
+			if v.Current {
+				active = append(active, v)
+			}
+		}
+		switch {
+		case len(active) == 1:
+			pick = active[0]
+		case len(cands) == 1:
+			pick = cands[0]
+		case len(cands) == 0:
+			return nil, none("no tab the user opened is open for binding")
+		default:
+			return nil, &Error{Code: CodeAmbiguousTarget, Message: fmt.Sprintf("the browser does not say which of %d tabs the user is looking at", len(cands)),
+				Hint: "bind one of the candidates by tab, or by match (part of its URL or title)", Suggestions: list}
+		}
+	}
+	t, err := s.prepareTab(ctx, pick.ID, b.Bind)
+	if err != nil {
+		return nil, err
+	}
+	t.bound = true
+	s.join(t)
+	s.current = t
+	return t, nil
+}
+
+// UnbindTab releases a tab the session bound ("" = the current tab): the
+// debugger is detached and the tab stays as the user had it. Call within Do.
+func (s *Session) UnbindTab(ctx context.Context, id string) (*Tab, error) {
+	var t *Tab
+	if id == "" {
+		t = s.current
+	} else {
+		t = s.tabs[s.ids.resolve(id)]
+	}
+	if t == nil || !t.bound {
+		var bound []string
+		for _, o := range s.tabs {
+			if o.bound {
+				bound = append(bound, o.ID)
+			}
+		}
+		sortTabIDs(bound)
+		what := "the current tab"
+		if id != "" {
+			what = fmt.Sprintf("tab %q", Echo(id))
+		}
+		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("%s is not a tab session %q bound", what, s.name),
+			Hint: "unbind releases tabs bound with browser_tabs bind (the suggestions); close closes the session's own", Suggestions: bound}
+	}
+	return t, s.releaseTab(ctx, t)
+}
+
+// releaseTab detaches a bound tab and forgets it; the tab stays open.
+func (s *Session) releaseTab(ctx context.Context, t *Tab) error {
+	delete(s.tabs, t.target)
+	s.unclaim(t.target)
+	if s.current == t {
+		s.current = nil
+		for _, other := range s.tabs {
+			s.current = other
+			break
+		}
+	}
+	if !t.alive() {
+		return nil
+	}
+	b, err := s.binder()
+	if err != nil {
+		return err
+	}
+	if err := b.Release(ctx, t.target, t.t); err != nil && !errors.Is(err, backend.ErrTabNotFound) {
+		return backendError("release the tab", err)
+	}
+	return nil
+}
