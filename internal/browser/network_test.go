@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"slices"
@@ -19,13 +17,7 @@ import (
 
 // netFixtures serves testdata/pages and the API network/index.html calls.
 func netFixtures(t *testing.T) string {
-	t.Helper()
-	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir("../../testdata/pages")))
-	backendtest.NetworkAPI(mux)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return backendtest.NetworkServer(t, "../../testdata/pages")
 }
 
 // netEnv is a session on the network fixture with its requests done.

@@ -3,8 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
@@ -33,13 +31,7 @@ func connectFull(t *testing.T, deps *tools.Deps) *mcp.ClientSession {
 // netServer serves testdata/pages and the API testdata/pages/network/
 // calls on load.
 func netServer(t *testing.T) string {
-	t.Helper()
-	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir("../../testdata/pages")))
-	backendtest.NetworkAPI(mux)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return backendtest.NetworkServer(t, "../../testdata/pages")
 }
 
 // netClient is an MCP client (full profile) on a manager of the shared

@@ -8,8 +8,10 @@ import (
 	"image/png"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path"
 	"strings"
+	"testing"
 )
 
 // NetworkAPI adds to mux the API that testdata/pages/network/index.html
@@ -85,4 +87,16 @@ func CookieImages(mux *http.ServeMux, imgs map[string][]byte) {
 		w.Header().Set("Content-Type", "image/png")
 		_, _ = w.Write(data)
 	})
+}
+
+// NetworkServer serves the fixture pages in dir and NetworkAPI over HTTP
+// for the test's life, and returns its URL.
+func NetworkServer(t testing.TB, dir string) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir(dir)))
+	NetworkAPI(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
