@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,23 @@ func TestBootstrapModalFadesIn(t *testing.T) {
 	}
 	if got := e.find(browser.FindOptions{Text: "Ready to Leave"}); !strings.Contains(got, "Ready to Leave?") || strings.Contains(got, "0 match") {
 		t.Errorf("find does not see the modal:\n%s", got)
+	}
+	// An annotated screenshot labels what the snapshot lists, on the
+	// modal's buttons where they are on screen, and leaves the DOM as it was.
+	before := e.eval(`document.documentElement.outerHTML`)
+	ann := e.mustShot(browser.ShotOptions{Format: browser.FormatPNG, Annotate: true})
+	for _, l := range ann.Labels {
+		if !regexp.MustCompile(`(^|\s)` + l.Ref + `(\s|:|$)`).MatchString(snap) {
+			t.Errorf("label %s is not a ref of the snapshot:\n%s", l, snap)
+		}
+	}
+	for name, sel := range map[string]string{"Cancel": "#logoutModal .btn-secondary", "Logout now": "#doLogout"} {
+		if l, ok := labelOf(ann.Labels, name); !ok || !near(l, e.rect(sel), 0, 0, 1) {
+			t.Errorf("the modal's %q: label %+v (found %v), want on %v", name, l, ok, e.rect(sel))
+		}
+	}
+	if after := e.eval(`document.documentElement.outerHTML`); after != before {
+		t.Error("the annotated screenshot changed the page's DOM")
 	}
 	// The hit test agrees: the page behind the modal is covered by it.
 	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "link", Name: "Logout", Exact: true}, Timeout: 300 * time.Millisecond})
