@@ -195,7 +195,7 @@ func tryBridge(ctx context.Context, addr string, secret []byte) (bridge.Hello, e
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(ctx, doctorConnectWait)
 	defer cancel()
-	r, err := srv.Relay(ctx)
+	r, err := srv.Relay(ctx, "")
 	if err != nil {
 		return bridge.Hello{}, err
 	}

@@ -42,7 +42,35 @@ var (
 	// ErrBridgeVersion means the extension and this binary speak different
 	// bridge protocols.
 	ErrBridgeVersion = errors.New("backend: extension protocol version mismatch")
+	// ErrAmbiguousProfile means several browser profiles are connected
+	// (the bridge) and the call did not say which one it is for; the error
+	// is a *ProfileError listing them.
+	ErrAmbiguousProfile = errors.New("backend: several browser profiles connected")
 )
+
+// Profile names one browser profile connected to a backend that serves
+// several (the bridge: one Chrome or Edge profile with the extension).
+type Profile struct {
+	Name    string `json:"name"`
+	ID      string `json:"id"`
+	Browser string `json:"browser,omitempty"` // user agent product, e.g. Chrome/156.0
+}
+
+// ProfileError is a call a backend could not place on one browser profile:
+// several are connected and none was named (Err is ErrAmbiguousProfile), or
+// the one named is not connected (Err is ErrBridgeDisconnected). Profiles
+// are the ones connected.
+type ProfileError struct {
+	Selector string
+	Profiles []Profile
+	Err      error
+	Detail   string // the message
+}
+
+func (e *ProfileError) Error() string { return e.Detail }
+
+// Unwrap returns Err.
+func (e *ProfileError) Unwrap() error { return e.Err }
 
 // TabInfo describes one open tab.
 type TabInfo struct {
@@ -73,6 +101,9 @@ type Info struct {
 	Protocol       int    `json:"protocol,omitempty"`
 	Extension      string `json:"extension,omitempty"`
 	BrowserProfile string `json:"browser_profile,omitempty"`
+	// Profiles are the browser profiles connected now (bridge), when
+	// there are several.
+	Profiles []Profile `json:"profiles,omitempty"`
 }
 
 // Backend is what every browser provider implements. See the package doc for
@@ -107,6 +138,47 @@ func WithSession(ctx context.Context, name string) context.Context {
 func SessionOf(ctx context.Context) string {
 	s, _ := ctx.Value(sessionKey{}).(string)
 	return s
+}
+
+type profileKey struct{}
+
+// profileChoice is what WithBrowserProfile and WithProfileUsed put in a
+// context.
+type profileChoice struct {
+	sel  string
+	used func(id string)
+}
+
+// WithBrowserProfile tells a backend that serves several browser profiles
+// (the bridge) which one the call is for: sel is a profile's name, its id
+// or a unique prefix of the id; "" means the only one connected.
+func WithBrowserProfile(ctx context.Context, sel string) context.Context {
+	pc, _ := ctx.Value(profileKey{}).(profileChoice)
+	pc.sel = sel
+	return context.WithValue(ctx, profileKey{}, pc)
+}
+
+// BrowserProfileOf is the selector WithBrowserProfile put in ctx, or "".
+func BrowserProfileOf(ctx context.Context) string {
+	pc, _ := ctx.Value(profileKey{}).(profileChoice)
+	return pc.sel
+}
+
+// WithProfileUsed asks a backend that serves several browser profiles to
+// call used with the id of the profile each call in ctx ran on (a session
+// pins itself to the first). used may be called from several goroutines.
+func WithProfileUsed(ctx context.Context, used func(id string)) context.Context {
+	pc, _ := ctx.Value(profileKey{}).(profileChoice)
+	pc.used = used
+	return context.WithValue(ctx, profileKey{}, pc)
+}
+
+// ReportProfileUsed is what a backend calls with the id of the browser
+// profile a call in ctx runs on (see WithProfileUsed).
+func ReportProfileUsed(ctx context.Context, id string) {
+	if pc, _ := ctx.Value(profileKey{}).(profileChoice); pc.used != nil {
+		pc.used(id)
+	}
 }
 
 // Binder is implemented by a backend that can hand a session a tab the user

@@ -102,7 +102,7 @@ func startBridge(ctx context.Context) (*bridgeRig, error) {
 	wctx, cancel := context.WithTimeout(ctx, Timeout(30*time.Second))
 	defer cancel()
 	for {
-		r, err := srv.Relay(wctx)
+		r, err := srv.Relay(wctx, "")
 		if err != nil {
 			return fail(fmt.Errorf("the extension did not connect to the bridge: %w", err))
 		}
@@ -212,8 +212,8 @@ func StopExtensionWorker(ctx context.Context, b backend.Backend) error {
 	if !ok {
 		return fmt.Errorf("backend %T is not the test bridge", b)
 	}
-	relay := rig.Server().Current()
-	lost := rig.Backend.Disconnected()
+	relay, _ := rig.Server().Current("")
+	lost := rig.Backend.Disconnected("")
 	id, err := ExtensionWorkerID(ctx, rig.browser)
 	if err != nil {
 		return err
@@ -295,8 +295,8 @@ func RestartBrowser(ctx context.Context, b backend.Backend) error {
 	if !ok {
 		return fmt.Errorf("backend %T is not the test bridge", b)
 	}
-	relay := rig.Server().Current()
-	lost := rig.Backend.Disconnected()
+	relay, _ := rig.Server().Current("")
+	lost := rig.Backend.Disconnected("")
 	bs, err := rig.browser.BrowserSession(ctx)
 	if err != nil {
 		return err

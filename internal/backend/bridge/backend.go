@@ -33,11 +33,19 @@ type Backend struct {
 	opts BackendOptions
 	log  *slog.Logger
 
-	mu     sync.Mutex // guards the fields below
-	relay  *Relay
-	conn   *cdp.Conn
-	tr     *relayTransport // conn's transport
-	closed bool
+	mu sync.Mutex // guards the fields below
+	// profiles are the CDP connections over each connected browser
+	// profile's relay, by profile id.
+	profiles map[string]*profileConn
+	closed   bool
+}
+
+// profileConn is one browser profile's connection: its relay and the CDP
+// connection over it.
+type profileConn struct {
+	relay *Relay
+	conn  *cdp.Conn
+	tr    *relayTransport // conn's transport
 }
 
 // New makes a Backend on a listening Server.
@@ -49,49 +57,99 @@ func New(srv *Server, opts BackendOptions) *Backend {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Backend{srv: srv, opts: opts, log: log}
+	return &Backend{srv: srv, opts: opts, log: log, profiles: make(map[string]*profileConn)}
 }
 
 // Server is the server the backend relays through.
 func (b *Backend) Server() *Server { return b.srv }
 
-// session returns the live relay and the CDP connection over it, waiting
-// briefly for the extension to (re)connect.
+// session returns the live relay of the browser profile the call is for
+// (backend.BrowserProfileOf) and the CDP connection over it, waiting
+// briefly for the extension to (re)connect. Several profiles connected and
+// none named is a *backend.ProfileError matching
+// backend.ErrAmbiguousProfile.
 func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
 	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
 		return nil, nil, backend.ErrClosed
 	}
-	if b.relay != nil && b.relay.alive() {
-		r, c := b.relay, b.conn
-		b.mu.Unlock()
-		return r, c, nil
-	}
-	b.mu.Unlock()
+	sel := backend.BrowserProfileOf(ctx)
 	wctx, cancel := context.WithTimeout(ctx, b.opts.ConnectWait)
 	defer cancel()
-	r, err := b.stableRelay(wctx)
+	r, err := b.stableRelay(wctx, sel)
 	if err != nil {
-		if errors.Is(err, ErrVersionMismatch) {
-			return nil, nil, fmt.Errorf("%w: %v", backend.ErrBridgeVersion, err)
-		}
-		if !b.srv.paired() {
-			return nil, nil, fmt.Errorf("%w: webpilot is not paired with the extension yet: run `webpilot pair`", backend.ErrBridgeDisconnected)
-		}
-		return nil, nil, fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, err)
+		return nil, nil, b.relayErr(err)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.relay != r {
+	id := r.hello.ProfileID
+	pc := b.profiles[id]
+	if pc == nil || pc.relay != r {
 		t := newRelayTransport(r, b)
-		b.relay, b.tr = r, t
-		b.conn = cdp.NewConn(t, &cdp.Options{Logger: b.log, ChildSessionID: childSessionID, CloseErr: func() error {
+		pc = &profileConn{relay: r, tr: t}
+		pc.conn = cdp.NewConn(t, &cdp.Options{Logger: b.log, ChildSessionID: childSessionID, CloseErr: func() error {
 			return fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, r.err())
 		}})
 		r.OnEvent(t.event)
+		b.profiles[id] = pc
 	}
-	return b.relay, b.conn, nil
+	backend.ReportProfileUsed(ctx, id)
+	return pc.relay, pc.conn, nil
+}
+
+// current is the connected relay of the profile the call is for, without
+// waiting (closing and releasing never wait for a connection).
+func (b *Backend) current(ctx context.Context) (*Relay, error) {
+	r, err := b.srv.Current(backend.BrowserProfileOf(ctx))
+	if err != nil {
+		return nil, b.relayErr(err)
+	}
+	return r, nil
+}
+
+// relayErr maps a Server's failure to hand out a relay onto the backend
+// sentinels.
+func (b *Backend) relayErr(err error) error {
+	var pe *ProfileError
+	if errors.As(err, &pe) {
+		out := &backend.ProfileError{Selector: pe.Selector, Err: backend.ErrBridgeDisconnected, Detail: pe.Error()}
+		if pe.Ambiguous {
+			out.Err = backend.ErrAmbiguousProfile
+		}
+		for _, h := range pe.Connected {
+			out.Profiles = append(out.Profiles, profileOf(h))
+		}
+		return out
+	}
+	if errors.Is(err, ErrVersionMismatch) {
+		return fmt.Errorf("%w: %v", backend.ErrBridgeVersion, err)
+	}
+	if !b.srv.paired() {
+		return fmt.Errorf("%w: webpilot is not paired with the extension yet: run `webpilot pair`", backend.ErrBridgeDisconnected)
+	}
+	return fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, err)
+}
+
+// profileOf describes a connected profile.
+func profileOf(h Hello) backend.Profile {
+	return backend.Profile{Name: h.ProfileName, ID: h.ProfileID, Browser: product(h.UserAgent)}
+}
+
+// product is the browser's product token of a user agent: Edg/…, Chrome/….
+func product(ua string) string {
+	for _, f := range strings.Fields(ua) {
+		if strings.HasPrefix(f, "Edg/") {
+			return f
+		}
+	}
+	for _, f := range strings.Fields(ua) {
+		if strings.HasPrefix(f, "Chrome/") {
+			return f
+		}
+	}
+	return ""
 }
 
 // settleTime is how long a new connection must stay up before calls use
@@ -100,9 +158,9 @@ func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
 const settleTime = 400 * time.Millisecond
 
 // stableRelay waits for a connection that has stayed up settleTime.
-func (b *Backend) stableRelay(ctx context.Context) (*Relay, error) {
+func (b *Backend) stableRelay(ctx context.Context, sel string) (*Relay, error) {
 	for {
-		r, err := b.srv.Relay(ctx)
+		r, err := b.srv.Relay(ctx, sel)
 		if err != nil {
 			return nil, err
 		}
@@ -194,9 +252,9 @@ func (b *Backend) CloseTab(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	r := b.srv.Current() // closing never waits for a connection
-	if r == nil {
-		return fmt.Errorf("bridge: close tab %s: %w", id, backend.ErrBridgeDisconnected)
+	r, err := b.current(ctx) // closing never waits for a connection
+	if err != nil {
+		return fmt.Errorf("bridge: close tab %s: %w", id, err)
 	}
 	return opErr(r.Request(ctx, "tabs.close", map[string]any{"tabId": n}, nil), id)
 }
@@ -234,17 +292,22 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	return conn.Session(sessionFor(n, "")), nil
 }
 
-// Disconnected is closed once the CDP connection over the current extension
-// connection has ended, and every tab session on it with it (nil when no
-// extension has connected yet). Tests wait on it after stopping the
-// extension's service worker.
-func (b *Backend) Disconnected() <-chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.conn == nil {
+// Disconnected is closed once the CDP connection over the extension
+// connection of the browser profile sel names ("" the only one connected)
+// has ended, and every tab session on it with it (nil when that profile
+// has not been used yet). Tests wait on it after stopping the extension's
+// service worker.
+func (b *Backend) Disconnected(sel string) <-chan struct{} {
+	r, err := b.srv.Current(sel)
+	if err != nil {
 		return nil
 	}
-	return b.conn.Done()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if pc := b.profiles[r.hello.ProfileID]; pc != nil && pc.relay == r {
+		return pc.conn.Done()
+	}
+	return nil
 }
 
 // UserTabs implements backend.Binder: the tabs of the user's normal
@@ -297,16 +360,19 @@ func (b *Backend) Release(ctx context.Context, id string, c cdp.Caller) error {
 	if err != nil {
 		return err
 	}
-	r := b.srv.Current() // releasing never waits for a connection
-	if r == nil {
-		return fmt.Errorf("bridge: release tab %s: %w", id, backend.ErrBridgeDisconnected)
+	r, err := b.current(ctx) // releasing never waits for a connection
+	if err != nil {
+		return fmt.Errorf("bridge: release tab %s: %w", id, err)
 	}
 	if err := r.Request(ctx, "tabs.unbind", map[string]any{"tabId": n}, nil); err != nil {
 		return opErr(err, id)
 	}
 	// chrome.debugger reports no detach the extension asked for itself.
 	b.mu.Lock()
-	tr := b.tr
+	var tr *relayTransport
+	if pc := b.profiles[r.hello.ProfileID]; pc != nil {
+		tr = pc.tr
+	}
 	b.mu.Unlock()
 	if tr != nil && tr.r == r {
 		p, _ := json.Marshal(map[string]any{"tabId": n, "reason": "released"})
@@ -367,12 +433,20 @@ var _ backend.DownloadFinder = (*Backend)(nil)
 // Info implements backend.Backend.
 func (b *Backend) Info() backend.Info {
 	info := backend.Info{Kind: "bridge", Paired: b.srv.paired(), Protocol: ProtocolVersion}
-	if r := b.srv.Current(); r != nil {
-		h := r.Hello()
+	hs := b.srv.Profiles()
+	if len(hs) > 0 {
+		h := hs[0]
 		info.Running = true
 		info.Version = h.UserAgent
 		info.Extension = h.ExtensionVersion
-		info.BrowserProfile = h.ProfileID
+	}
+	if len(hs) == 1 {
+		info.BrowserProfile = hs[0].ProfileName
+	}
+	if len(hs) > 1 {
+		for _, h := range hs {
+			info.Profiles = append(info.Profiles, profileOf(h))
+		}
 	}
 	return info
 }
@@ -386,10 +460,13 @@ func (b *Backend) Close() error {
 		return nil
 	}
 	b.closed = true
-	conn := b.conn
+	conns := make([]*cdp.Conn, 0, len(b.profiles))
+	for _, pc := range b.profiles {
+		conns = append(conns, pc.conn)
+	}
 	b.mu.Unlock()
-	if conn != nil {
-		_ = conn.Close()
+	for _, c := range conns {
+		_ = c.Close()
 	}
 	if b.opts.CloseServer {
 		return b.srv.Close()

@@ -17,7 +17,11 @@ import (
 type Hello struct {
 	ExtensionVersion string `json:"extension_version"`
 	ProfileID        string `json:"profile_id"`
-	UserAgent        string `json:"user_agent"`
+	// ProfileName is the profile's name: the one the extension sent
+	// (cleaned), one derived from the id for an older extension, with -2,
+	// -3, … added when another connected profile has it.
+	ProfileName string `json:"profile_name"`
+	UserAgent   string `json:"user_agent"`
 }
 
 // OpError is an op the extension answered with an error.

@@ -15,9 +15,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/coder/websocket"
 )
@@ -62,7 +64,14 @@ var (
 	ErrVersionMismatch = errors.New("bridge: protocol version mismatch")
 	// ErrNotLoopback means the listen address is not a loopback address.
 	ErrNotLoopback = errors.New("bridge: listen address must be loopback")
+	// ErrAmbiguousProfile means several browser profiles are connected and
+	// the selector does not pick one; the error is a *ProfileError.
+	ErrAmbiguousProfile = errors.New("bridge: several browser profiles are connected")
 )
+
+// MaxProfiles is how many browser profiles may be connected at once; a
+// further one is refused with close code 4003.
+const MaxProfiles = 8
 
 // Options configure a Server.
 type Options struct {
@@ -102,9 +111,9 @@ type Server struct {
 
 	mu       sync.Mutex // guards the fields below
 	secret   []byte
-	relay    *Relay        // the admitted connection, or nil
-	changed  chan struct{} // closed and replaced when relay changes
-	lastErr  error         // why the last connection was refused or ended
+	relays   map[string]*Relay // the admitted connections, by profile id
+	changed  chan struct{}     // closed and replaced when relays change
+	lastErr  error             // why the last connection was refused or ended
 	pairing  *pairing
 	closed   bool
 	refusals int
@@ -145,7 +154,7 @@ func Listen(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log, ln: ln, secret: opts.Secret, changed: make(chan struct{}),
+	s := &Server{opts: opts, log: log, ln: ln, secret: opts.Secret, changed: make(chan struct{}), relays: make(map[string]*Relay),
 		waiting: make(chan struct{}, opts.MaxUnauthenticated)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/bridge", s.handle)
@@ -199,48 +208,194 @@ func (s *Server) Refusals() int {
 	return s.refusals
 }
 
-// Relay returns the admitted connection, waiting up to ctx for one. With no
-// connection it returns an error matching ErrDisconnected (or
-// ErrVersionMismatch when that is why the last one was refused).
-func (s *Server) Relay(ctx context.Context) (*Relay, error) {
+// Relay returns the admitted connection sel names, waiting up to ctx for it
+// to connect. sel is a profile's name (case-insensitive), its id or a
+// unique prefix of the id; "" means the only one connected. Several
+// connected and sel naming none of them (or "" with several) is an error
+// matching ErrAmbiguousProfile at once. With no connection it returns an
+// error matching ErrDisconnected (or ErrVersionMismatch when that is why
+// the last one was refused); with sel, a *ProfileError that names the
+// profiles that are connected.
+func (s *Server) Relay(ctx context.Context, sel string) (*Relay, error) {
 	for {
 		s.mu.Lock()
-		r, ch, last, closed := s.relay, s.changed, s.lastErr, s.closed
+		live, ch, last, closed := s.liveLocked(), s.changed, s.lastErr, s.closed
 		s.mu.Unlock()
 		if closed {
 			return nil, fmt.Errorf("%w: server closed", ErrDisconnected)
 		}
-		if r != nil && r.alive() {
-			return r, nil
+		r, err := pick(live, sel)
+		if r != nil || err != nil {
+			return r, err
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			s.mu.Lock()
+			live = s.liveLocked()
+			s.mu.Unlock()
+			if sel != "" && len(live) > 0 {
+				return nil, notConnected(sel, live)
+			}
 			if last != nil {
 				return nil, last
+			}
+			if sel != "" {
+				return nil, notConnected(sel, live)
 			}
 			return nil, ErrDisconnected
 		}
 	}
 }
 
-// Current returns the admitted connection now, or nil.
-func (s *Server) Current() *Relay {
+// Current returns the admitted connection sel names (as Relay does) now,
+// without waiting: none is an error matching ErrDisconnected.
+func (s *Server) Current(sel string) (*Relay, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.relay != nil && s.relay.alive() {
-		return s.relay
+	live := s.liveLocked()
+	s.mu.Unlock()
+	r, err := pick(live, sel)
+	switch {
+	case err != nil:
+		return nil, err
+	case r != nil:
+		return r, nil
+	case sel != "":
+		return nil, notConnected(sel, live)
 	}
-	return nil
+	return nil, ErrDisconnected
 }
 
-// Close stops listening and ends the connection.
+// Profiles describes the connected browser profiles, sorted by name.
+func (s *Server) Profiles() []Hello {
+	s.mu.Lock()
+	live := s.liveLocked()
+	s.mu.Unlock()
+	out := make([]Hello, len(live))
+	for i, r := range live {
+		out[i] = r.hello
+	}
+	return out
+}
+
+// liveLocked lists the connections that are alive, sorted by name. Call
+// with s.mu held.
+func (s *Server) liveLocked() []*Relay {
+	live := make([]*Relay, 0, len(s.relays))
+	for _, r := range s.relays {
+		if r.alive() {
+			live = append(live, r)
+		}
+	}
+	sort.Slice(live, func(i, j int) bool {
+		a, b := strings.ToLower(live[i].hello.ProfileName), strings.ToLower(live[j].hello.ProfileName)
+		if a != b {
+			return a < b
+		}
+		return live[i].hello.ProfileID < live[j].hello.ProfileID
+	})
+	return live
+}
+
+// ProfileError is a selection of a browser profile that names not exactly
+// one connected profile. It matches ErrAmbiguousProfile (several match, or
+// none was named and several are connected) or ErrDisconnected (none
+// matches).
+type ProfileError struct {
+	// Selector is what the call asked for ("" when it named none).
+	Selector string
+	// Connected are the profiles connected when the selection failed.
+	Connected []Hello
+	// Ambiguous: several profiles would do.
+	Ambiguous bool
+}
+
+func (e *ProfileError) Error() string {
+	switch {
+	case e.Ambiguous && e.Selector == "":
+		return fmt.Sprintf("%d browser profiles are connected: %s", len(e.Connected), DescribeProfiles(e.Connected))
+	case e.Ambiguous:
+		return fmt.Sprintf("browser profile %q matches %d connected profiles: %s", e.Selector, len(e.Connected), DescribeProfiles(e.Connected))
+	case len(e.Connected) == 0:
+		return fmt.Sprintf("browser profile %q is not connected (no profile is)", e.Selector)
+	}
+	return fmt.Sprintf("browser profile %q is not connected (connected: %s)", e.Selector, DescribeProfiles(e.Connected))
+}
+
+// Is matches ErrAmbiguousProfile or ErrDisconnected, as the case is.
+func (e *ProfileError) Is(target error) bool {
+	if e.Ambiguous {
+		return target == ErrAmbiguousProfile
+	}
+	return target == ErrDisconnected
+}
+
+// DescribeProfiles names profiles as "name (id 1a2b3c4d), …": the name and
+// enough of the id to select it.
+func DescribeProfiles(hs []Hello) string {
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		parts[i] = fmt.Sprintf("%s (id %s)", h.ProfileName, shortID(h.ProfileID))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortID is the first 8 characters of a profile id.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// pick chooses the connection sel names among live: nil, nil when none
+// does (yet).
+func pick(live []*Relay, sel string) (*Relay, error) {
+	sel = strings.TrimSpace(sel)
+	if sel == "" {
+		switch len(live) {
+		case 0:
+			return nil, nil
+		case 1:
+			return live[0], nil
+		}
+		return nil, &ProfileError{Connected: hellosOf(live), Ambiguous: true}
+	}
+	for _, r := range live {
+		if strings.EqualFold(r.hello.ProfileName, sel) || r.hello.ProfileID == sel {
+			return r, nil
+		}
+	}
+	var prefixed []*Relay
+	for _, r := range live {
+		if strings.HasPrefix(strings.ToLower(r.hello.ProfileID), strings.ToLower(sel)) {
+			prefixed = append(prefixed, r)
+		}
+	}
+	switch len(prefixed) {
+	case 0:
+		return nil, nil
+	case 1:
+		return prefixed[0], nil
+	}
+	return nil, &ProfileError{Selector: sel, Connected: hellosOf(prefixed), Ambiguous: true}
+}
+
+// notConnected is the error of a selection no live connection matches.
+func notConnected(sel string, live []*Relay) error {
+	return &ProfileError{Selector: sel, Connected: hellosOf(live)}
+}
+
+// Close stops listening and ends the connections.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
-	r := s.relay
+	rs := make([]*Relay, 0, len(s.relays))
+	for _, r := range s.relays {
+		rs = append(rs, r)
+	}
 	s.mu.Unlock()
-	if r != nil {
+	for _, r := range rs {
 		r.close(errors.New("bridge: server closed"))
 	}
 	return s.http.Close()
@@ -301,6 +456,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		Protocol         int    `json:"protocol"`
 		ExtensionVersion string `json:"extension_version"`
 		ProfileID        string `json:"profile_id"`
+		ProfileName      string `json:"profile_name"`
 		UserAgent        string `json:"user_agent"`
 		Proof            string `json:"proof"`
 		Code             string `json:"code"`
@@ -353,19 +509,30 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	c.SetReadLimit(ReadLimit)
 	hs.deadline(0)
 	hs.release()
-	relay := newRelay(c, Hello{ExtensionVersion: h.ExtensionVersion, ProfileID: h.ProfileID, UserAgent: h.UserAgent}, s.log, s.opts.IdleTimeout)
+	hello := Hello{ExtensionVersion: h.ExtensionVersion, ProfileID: h.ProfileID, ProfileName: CleanProfileName(h.ProfileName), UserAgent: h.UserAgent}
+	if hello.ProfileName == "" {
+		hello.ProfileName = derivedName(h.ProfileID, h.UserAgent)
+	}
 	s.mu.Lock()
-	if old := s.relay; old != nil && old.alive() {
-		s.mu.Unlock()
-		why := fmt.Sprintf("profile %s is already connected", h.ProfileID)
-		if old.hello.ProfileID != h.ProfileID {
-			why = fmt.Sprintf("another Chrome profile (%s) is connected; one profile at a time", old.hello.ProfileID)
+	live := s.liveLocked()
+	why := ""
+	for _, o := range live {
+		if o.hello.ProfileID == h.ProfileID {
+			why = fmt.Sprintf("profile %s is already connected", h.ProfileID)
 		}
+	}
+	if why == "" && len(live) >= MaxProfiles {
+		why = fmt.Sprintf("%d browser profiles are connected, the most one webpilot serves: %s", len(live), DescribeProfiles(hellosOf(live)))
+	}
+	if why != "" {
+		s.mu.Unlock()
 		s.refuse(r, why)
 		s.refuseConn(ctx, hs, closeDuplicate, "duplicate", why)
 		return
 	}
-	s.relay = relay
+	hello.ProfileName = uniqueName(hello.ProfileName, live)
+	relay := newRelay(c, hello, s.log, s.opts.IdleTimeout)
+	s.relays[h.ProfileID] = relay
 	s.lastErr = nil
 	close(s.changed)
 	s.changed = make(chan struct{})
@@ -373,17 +540,76 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if err := writeJSON(ctx, c, map[string]any{"type": "welcome", "protocol": ProtocolVersion}); err != nil {
 		relay.close(err)
 	}
-	s.log.Info("bridge: extension connected", "profile", h.ProfileID, "version", h.ExtensionVersion)
+	s.log.Info("bridge: extension connected", "profile", h.ProfileID, "name", hello.ProfileName, "version", h.ExtensionVersion)
 	relay.run() // until the connection ends
 	s.mu.Lock()
-	if s.relay == relay {
-		s.relay = nil
+	if s.relays[h.ProfileID] == relay {
+		delete(s.relays, h.ProfileID)
 		s.lastErr = fmt.Errorf("%w: the connection ended (%v)", ErrDisconnected, relay.err())
 		close(s.changed)
 		s.changed = make(chan struct{})
 	}
 	s.mu.Unlock()
 	s.log.Info("bridge: extension disconnected", "profile", h.ProfileID, "why", relay.err())
+}
+
+// MaxProfileNameLen bounds a browser profile's name.
+const MaxProfileNameLen = 64
+
+// CleanProfileName is name as a profile may be called: letters, digits,
+// '-', '_', '.' and spaces (any other character becomes '-'), trimmed, at
+// most MaxProfileNameLen characters.
+func CleanProfileName(name string) string {
+	var b strings.Builder
+	n := 0
+	for _, c := range strings.TrimSpace(name) {
+		if n == MaxProfileNameLen {
+			break
+		}
+		switch {
+		case unicode.IsLetter(c), unicode.IsDigit(c), c == '-', c == '_', c == '.', c == ' ':
+			b.WriteRune(c)
+		default:
+			b.WriteRune('-')
+		}
+		n++
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// derivedName names a profile whose extension sent no name (an older
+// one): its browser and the start of its id, as the extension would.
+func derivedName(id, userAgent string) string {
+	brand := "chrome"
+	if strings.Contains(userAgent, "Edg/") {
+		brand = "edge"
+	}
+	return brand + "-" + shortID(id)[:min(4, len(id))]
+}
+
+// uniqueName is name, or name-2, name-3, … when a live connection has it.
+func uniqueName(name string, live []*Relay) string {
+	taken := func(n string) bool {
+		for _, r := range live {
+			if strings.EqualFold(r.hello.ProfileName, n) {
+				return true
+			}
+		}
+		return false
+	}
+	out := name
+	for i := 2; taken(out); i++ {
+		out = fmt.Sprintf("%s-%d", name, i)
+	}
+	return out
+}
+
+func hellosOf(rs []*Relay) []Hello {
+	out := make([]Hello, len(rs))
+	for i, r := range rs {
+		out[i] = r.hello
+	}
+	return out
 }
 
 // readFirst reads the first message after the challenge, bounded in size

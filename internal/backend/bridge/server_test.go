@@ -139,7 +139,7 @@ func TestRefusedConnections(t *testing.T) {
 	if n := s.Refusals(); n != 8 {
 		t.Errorf("refusals counted = %d, want every refused attempt", n)
 	}
-	if s.Current() != nil {
+	if r, _ := s.Current(""); r != nil {
 		t.Error("a refused connection became the relay")
 	}
 }
@@ -155,7 +155,7 @@ func TestAcceptedAndDuplicate(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	r, err := s.Relay(ctx)
+	r, err := s.Relay(ctx, "")
 	if err != nil || r.Hello().ProfileID != "profile-a" {
 		t.Fatalf("Relay = %v, %v", r, err)
 	}
@@ -186,7 +186,7 @@ func TestVersionMismatch(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := s.Relay(ctx); !errors.Is(err, bridge.ErrVersionMismatch) {
+	if _, err := s.Relay(ctx, ""); !errors.Is(err, bridge.ErrVersionMismatch) {
 		t.Errorf("Relay after a version refusal = %v, want ErrVersionMismatch", err)
 	}
 	g, _ := dial(t, s, "chrome-extension://"+extID)
@@ -258,7 +258,7 @@ func admitted(t *testing.T, idle time.Duration) (*bridge.Server, *fakeExt, *brid
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	r, err := s.Relay(ctx)
+	r, err := s.Relay(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
