@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
@@ -25,6 +26,7 @@ import (
 type Config struct {
 	Backend        string // auto, launch, bridge, endpoint
 	BridgePort     int
+	BrowserProfile string // the bridge: which connected Chrome profile (name, id or id prefix)
 	OutputDir      string
 	OutputMaxMB    int
 	CDPEndpoint    string   // ws:// or http:// of a remote browser
@@ -161,6 +163,14 @@ func configKeys() []configKey {
 			c.BridgePort = n
 			return nil
 		}, get: func(c *Config) any { return c.BridgePort }},
+		{name: "browser-profile", usage: "with the bridge: the Chrome (or Edge) profile to use when several have the extension connected: its name (the extension's popup shows it), id or id prefix; default: the only one connected", set: func(c *Config, v string) error {
+			v = strings.TrimSpace(v)
+			if v != bridge.CleanProfileName(v) {
+				return fmt.Errorf("%q is not a profile name (letters, digits, -_. and spaces, at most %d)", v, bridge.MaxProfileNameLen)
+			}
+			c.BrowserProfile = v
+			return nil
+		}, get: func(c *Config) any { return c.BrowserProfile }},
 		{name: "cdp-endpoint", usage: "a remote browser's CDP endpoint: ws://… or http://host:port (browser farms)", set: func(c *Config, v string) error {
 			if !strings.HasPrefix(v, "ws://") && !strings.HasPrefix(v, "wss://") && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
 				return fmt.Errorf("%q is not a ws://, wss://, http:// or https:// URL", v)

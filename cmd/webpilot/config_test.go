@@ -354,3 +354,24 @@ func TestConfigNoRedact(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigBrowserProfileIsPerClient(t *testing.T) {
+	c := mustLoad(t, []string{"--browser-profile", "Edge Work"}, nil, "")
+	if c.BrowserProfile != "Edge Work" {
+		t.Errorf("--browser-profile = %q", c.BrowserProfile)
+	}
+	if e := mustLoad(t, nil, map[string]string{"WEBPILOT_BROWSER_PROFILE": "chrome-1a2b"}, ""); e.BrowserProfile != "chrome-1a2b" {
+		t.Errorf("WEBPILOT_BROWSER_PROFILE = %q", e.BrowserProfile)
+	}
+	// A proxy sends it per client: two proxies with different profiles
+	// share one daemon.
+	plain := mustLoad(t, nil, nil, "")
+	if _, ok := forwarded(c)["browser_profile"]; ok || fingerprint(forwarded(c)) != fingerprint(forwarded(plain)) {
+		t.Errorf("browser_profile is forwarded to the daemon (%v): it must not retire it", forwarded(c))
+	}
+	for _, bad := range []string{"a/b", "x<y", strings.Repeat("n", 65)} {
+		if _, err := load(t, []string{"--browser-profile", bad}, nil, ""); err == nil {
+			t.Errorf("--browser-profile %q was taken", bad)
+		}
+	}
+}

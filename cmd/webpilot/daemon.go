@@ -27,9 +27,11 @@ import (
 const DaemonIdleExit = 10 * time.Minute
 
 // notForwarded are the settings a proxy keeps to itself: the browser
-// session is per client (sent as mcpserver.SessionHeader), and the rest
-// are about the proxy's own process or the daemon's transport.
-var notForwarded = map[string]bool{"session": true, "standalone": true, "log_file": true,
+// session and the browser profile are per client (sent as
+// mcpserver.SessionHeader and mcpserver.BrowserProfileHeader: clients that
+// want different ones share the daemon), and the rest are about the
+// proxy's own process or the daemon's transport.
+var notForwarded = map[string]bool{"session": true, "browser_profile": true, "standalone": true, "log_file": true,
 	"daemon": true, "idle_exit": true, "listen": true, "auth_token": true}
 
 // pathKeys are settings that name files: a proxy makes them absolute
@@ -119,6 +121,9 @@ func runProxy(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 	header := http.Header{}
 	if cfg.Sources["session"] != "default" {
 		header.Set(mcpserver.SessionHeader, cfg.Session)
+	}
+	if cfg.BrowserProfile != "" {
+		header.Set(mcpserver.BrowserProfileHeader, cfg.BrowserProfile)
 	}
 	err = mcpproxy.Run(ctx, stdin, stdout, mcpproxy.Options{
 		Connect: func(ctx context.Context, _ *mcpproxy.Endpoint) (mcpproxy.Endpoint, error) {

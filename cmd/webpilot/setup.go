@@ -113,6 +113,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	}
 	a.manager = browser.NewManager(browser.Options{
 		Backend:        a.backend,
+		BrowserProfile: cfg.BrowserProfile,
 		SessionBackend: sessionBackend,
 		Logger:         a.log.With("component", "browser"),
 		ActionTimeout:  cfg.ActionTimeout,

@@ -101,8 +101,8 @@ type Info struct {
 	Protocol       int    `json:"protocol,omitempty"`
 	Extension      string `json:"extension,omitempty"`
 	BrowserProfile string `json:"browser_profile,omitempty"`
-	// Profiles are the browser profiles connected now (bridge), when
-	// there are several.
+	// Profiles are the browser profiles connected now (bridge);
+	// BrowserProfile names the only one.
 	Profiles []Profile `json:"profiles,omitempty"`
 }
 

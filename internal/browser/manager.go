@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +45,11 @@ type Options struct {
 	// and of token-like query parameters are replaced by Redacted
 	// (--no-redact).
 	NoRedact bool
+	// BrowserProfile selects the browser profile of the sessions made
+	// without one of their own (SessionFor), on a backend that serves
+	// several (the bridge): a profile's name, id or id prefix; "" means
+	// the only one connected (--browser-profile).
+	BrowserProfile string
 }
 
 // Manager holds the agent sessions on one backend, or each on its own
@@ -115,12 +121,20 @@ func (m *Manager) Backend() backend.Backend { return m.opts.Backend }
 func (m *Manager) Options() Options { return m.opts }
 
 // Session returns the named session, creating it on first use.
-func (m *Manager) Session(name string) *Session {
+func (m *Manager) Session(name string) *Session { return m.SessionFor(name, "") }
+
+// SessionFor returns the named session, creating it on first use on the
+// browser profile profile selects ("" Options.BrowserProfile). An existing
+// session keeps the profile it was made with: its tabs live there.
+func (m *Manager) SessionFor(name, profile string) *Session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.sessions[name]
 	if !ok {
-		s = &Session{name: name, m: m, be: m.opts.Backend, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog()}
+		if profile == "" {
+			profile = m.opts.BrowserProfile
+		}
+		s = &Session{name: name, m: m, be: m.opts.Backend, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog()}
 		if m.opts.SessionBackend != nil {
 			s.be, s.ownBackend = m.opts.SessionBackend(name), true
 		}
@@ -184,7 +198,7 @@ func (m *Manager) remove(ctx context.Context, name string, ok func(*Session) boo
 		}
 		// The tabs close first, so that a session no longer listed has no
 		// tab left either.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeCloseTimeout)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(s.withProfile(ctx)), removeCloseTimeout)
 		defer cancel()
 		err := s.release(cctx)
 		s.removed, removed = true, true
@@ -254,6 +268,15 @@ type Session struct {
 	// net is the requests of the session's tabs (browser_network); it has
 	// its own lock, since the tabs' recorders write to it between calls.
 	net *netLog
+
+	// profile selects the browser profile (Options.BrowserProfile). When
+	// it is "", the session pins itself to the profile its first backend
+	// call ran on (pinned, a profile id), so that a profile connecting
+	// later does not make its calls ambiguous; a session with no tab left
+	// lets go of the pin.
+	profile string
+	pinMu   sync.Mutex // guards pinned
+	pinned  string
 }
 
 // Name is the session's name.
@@ -301,7 +324,7 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context) error) er
 		if s.removed {
 			return ErrSessionRemoved
 		}
-		err := fn(ctx)
+		err := fn(s.withProfile(ctx))
 		if be, ok := AsError(err); ok && be.Code == CodeBridgeDetached {
 			// The agent has now been told: the next call re-attaches.
 			for _, t := range s.tabs {
@@ -312,6 +335,70 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context) error) er
 		}
 		return err
 	})
+}
+
+// withProfile is ctx for the session's backend calls: the browser profile
+// they go to (backend.WithBrowserProfile), and the pin of a session made
+// without a selector. Call held.
+func (s *Session) withProfile(ctx context.Context) context.Context {
+	if s.profile != "" {
+		return backend.WithBrowserProfile(ctx, s.profile)
+	}
+	s.pinMu.Lock()
+	if len(s.tabs) == 0 {
+		s.pinned = "" // nothing of the session lives on that profile
+	}
+	pinned := s.pinned
+	s.pinMu.Unlock()
+	return backend.WithProfileUsed(backend.WithBrowserProfile(ctx, pinned), s.pin)
+}
+
+// pin records the profile a backend call of the session ran on, the first.
+func (s *Session) pin(id string) {
+	s.pinMu.Lock()
+	defer s.pinMu.Unlock()
+	if s.pinned == "" {
+		s.pinned = id
+	}
+}
+
+// BrowserProfile is the selector of the browser profile the session's
+// calls go to: the one it was made with, else the id of the profile it
+// pinned itself to, else "" (the only one connected).
+func (s *Session) BrowserProfile() string {
+	if s.profile != "" {
+		return s.profile
+	}
+	s.pinMu.Lock()
+	defer s.pinMu.Unlock()
+	return s.pinned
+}
+
+// BrowserProfileName names the browser profile the session's calls go to,
+// when the backend serves named profiles (the bridge) and it is connected;
+// "" otherwise.
+func (s *Session) BrowserProfileName() string {
+	info := s.be.Info()
+	sel := strings.TrimSpace(s.BrowserProfile())
+	if sel == "" {
+		if len(info.Profiles) == 1 {
+			return info.Profiles[0].Name
+		}
+		return ""
+	}
+	var prefixed []backend.Profile
+	for _, p := range info.Profiles {
+		if strings.EqualFold(p.Name, sel) || p.ID == sel {
+			return p.Name
+		}
+		if strings.HasPrefix(strings.ToLower(p.ID), strings.ToLower(sel)) {
+			prefixed = append(prefixed, p)
+		}
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0].Name
+	}
+	return ""
 }
 
 // hold runs fn with the session held; a call (touch) marks the session
@@ -568,6 +655,8 @@ func backendError(doing string, err error) error {
 	case errors.Is(err, backend.ErrBridgeVersion):
 		return &Error{Code: CodeBridgeVersionMismatch, Message: "cannot " + doing + ": the browser extension and webpilot speak different protocol versions",
 			Hint: "update the older side: `webpilot extension --out DIR` and reload it in chrome://extensions, or update webpilot", Err: err}
+	case errors.Is(err, backend.ErrAmbiguousProfile), errors.As(err, new(*backend.ProfileError)):
+		return profileError(doing, err)
 	case errors.Is(err, backend.ErrBridgeDisconnected):
 		return &Error{Code: CodeBridgeDisconnected, Message: "cannot " + doing + ": the webpilot extension in Chrome is not connected",
 			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection. The session keeps its tabs: retry once it is connected", Err: err}
@@ -599,3 +688,31 @@ func backendError(doing string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", doing, err)
 }
+
+// profileError is the agent-facing error of a call the bridge could not
+// place on one browser profile: several are connected and the session names
+// none (AMBIGUOUS_TARGET), or the one it names is not connected
+// (BRIDGE_DISCONNECTED). The suggestions are the flags that pick each
+// connected profile.
+func profileError(doing string, err error) error {
+	var pe *backend.ProfileError
+	if !errors.As(err, &pe) {
+		return &Error{Code: CodeAmbiguousTarget, Message: "cannot " + doing + ": several browser profiles are connected", Hint: profileHint, Err: err}
+	}
+	var sugg []string
+	for _, p := range pe.Profiles {
+		name := p.Name
+		if strings.ContainsRune(name, ' ') {
+			name = `"` + name + `"`
+		}
+		sugg = append(sugg, "--browser-profile "+name)
+	}
+	if errors.Is(err, backend.ErrAmbiguousProfile) {
+		return &Error{Code: CodeAmbiguousTarget, Message: "cannot " + doing + ": " + pe.Detail, Hint: profileHint, Suggestions: sugg, Err: err}
+	}
+	return &Error{Code: CodeBridgeDisconnected, Message: "cannot " + doing + ": " + pe.Detail,
+		Hint: "open that browser profile and check that the webpilot extension is enabled in it (its popup shows the connection and the profile's name), or choose a connected one: " + profileHint, Suggestions: sugg, Err: err}
+}
+
+// profileHint says how to choose a browser profile.
+const profileHint = "start webpilot with --browser-profile NAME (or set WEBPILOT_BROWSER_PROFILE); a client over HTTP sends the header Webpilot-Browser-Profile"

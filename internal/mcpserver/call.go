@@ -75,6 +75,9 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			session = s.defaultSession(req)
 		}
 		tab, _ := args["tab"].(string)
+		if p := clientBrowserProfile(req); p != "" {
+			ctx = context.WithValue(ctx, browserProfileKey{}, p)
+		}
 		res, err := s.hold(ctx, t, session, tab, in, env)
 		return s.render(ctx, t.Name, res, err), nil
 	}
@@ -148,7 +151,10 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string
 			return t.Run(ctx, tools.NewHeld(session, nil, nil, env), in)
 		}
 	} else {
-		bs = m.Session(session)
+		// A session the client's call makes lives on the browser profile
+		// the client asked for (BrowserProfileHeader).
+		p, _ := ctx.Value(browserProfileKey{}).(string)
+		bs = m.SessionFor(session, p)
 	}
 	var out *tools.Result
 	err := bs.Do(ctx, func(ctx context.Context) error {

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -62,6 +64,42 @@ const (
 // browser session its calls default to instead of one of its own (the
 // stdio proxy sends the --session it was given).
 const SessionHeader = "Webpilot-Session"
+
+// BrowserProfileHeader, on the requests of an MCP client over HTTP, selects
+// the browser profile (the bridge: a Chrome or Edge profile by name, id or
+// id prefix) of the browser sessions its calls make; without it they get
+// the server's --browser-profile. The stdio proxy sends the
+// --browser-profile it was given, so that clients wanting different
+// profiles share one daemon.
+const BrowserProfileHeader = "Webpilot-Browser-Profile"
+
+// maxBrowserProfileLen bounds BrowserProfileHeader.
+const maxBrowserProfileLen = 64
+
+// browserProfileKey carries a call's BrowserProfileHeader in its context.
+type browserProfileKey struct{}
+
+// clientBrowserProfile is the BrowserProfileHeader of the client's call.
+func clientBrowserProfile(req *mcp.CallToolRequest) string {
+	if req == nil || req.Extra == nil {
+		return ""
+	}
+	return strings.TrimSpace(req.Extra.Header.Get(BrowserProfileHeader))
+}
+
+// checkBrowserProfile says whether v may select a browser profile: at most
+// maxBrowserProfileLen letters, digits, '-', '_', '.' and spaces.
+func checkBrowserProfile(v string) bool {
+	if len(v) > maxBrowserProfileLen*4 || utf8.RuneCountInString(v) > maxBrowserProfileLen {
+		return false
+	}
+	for _, c := range v {
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && !strings.ContainsRune("-_. ", c) {
+			return false
+		}
+	}
+	return true
+}
 
 // ClientSessionPrefix starts the name of the browser session an MCP client
 // over HTTP gets by default: "http-" and the first 8 characters of its MCP
@@ -290,6 +328,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.refuse(w, r, http.StatusBadRequest, SessionHeader+": not a valid session name (letters, digits, -_.:@, at most 64)")
 			return
 		}
+	}
+	if !checkBrowserProfile(r.Header.Get(BrowserProfileHeader)) {
+		f.refuse(w, r, http.StatusBadRequest, BrowserProfileHeader+": not a valid browser profile (letters, digits, -_. and spaces, at most 64)")
+		return
 	}
 	switch r.URL.Path {
 	case "/health":

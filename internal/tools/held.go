@@ -167,6 +167,10 @@ func (h *Held) CloseTab(ctx context.Context, id string) error { return h.s.Close
 // ListTabs lists the session's tabs.
 func (h *Held) ListTabs(ctx context.Context) ([]browser.TabView, error) { return h.s.ListTabs(ctx) }
 
+// BrowserProfileName names the browser profile the session's tabs live in
+// (the bridge), or "".
+func (h *Held) BrowserProfileName() string { return h.s.BrowserProfileName() }
+
 // TabIDs are the ids of the session's tabs.
 func (h *Held) TabIDs() []string { return h.s.TabIDs() }
 

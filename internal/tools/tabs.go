@@ -124,6 +124,9 @@ var tabsTool = Def(Tool{
 		return nil, err
 	}
 	text := renderTabs(h.SessionName(), tabs)
+	if name := h.BrowserProfileName(); name != "" {
+		text += "\nChrome profile: " + name
+	}
 	if in.All {
 		user, err := h.BindableTabs(ctx)
 		if err != nil {

@@ -443,10 +443,8 @@ func (b *Backend) Info() backend.Info {
 	if len(hs) == 1 {
 		info.BrowserProfile = hs[0].ProfileName
 	}
-	if len(hs) > 1 {
-		for _, h := range hs {
-			info.Profiles = append(info.Profiles, profileOf(h))
-		}
+	for _, h := range hs {
+		info.Profiles = append(info.Profiles, profileOf(h))
 	}
 	return info
 }

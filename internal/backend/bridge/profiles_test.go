@@ -241,7 +241,7 @@ func TestBackendAmbiguousProfile(t *testing.T) {
 		t.Errorf("Tabs on a profile not connected = %v, want BRIDGE_DISCONNECTED naming it", err)
 	}
 	info := b.Info()
-	if len(info.Profiles) != 2 || info.BrowserProfile != "" {
+	if len(info.Profiles) != 2 || info.BrowserProfile != "" || info.Profiles[1].Name != "edge-9f00" || info.Profiles[1].Browser != "Chrome/156.0.0.0" {
 		t.Errorf("Info = %+v, want both profiles listed", info)
 	}
 }
