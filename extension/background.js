@@ -237,6 +237,7 @@ const bridge = new Bridge({
   getRandomValues: (a) => crypto.getRandomValues(a),
   api,
   userAgent: navigator.userAgent,
+  brands: navigator.userAgentData?.brands ?? [],
   logger: console,
   onAttachedChange: (ids) => {
     chrome.storage.session.set({ [SESSION_ATTACHED]: ids }).catch(() => {});
@@ -281,7 +282,9 @@ chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === ALARM_NAME) bridge.wake("alarm");
 });
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === "local" && (STORAGE_KEYS.port in changes || STORAGE_KEYS.secret in changes)) bridge.reconfigure();
+  if (area === "local" && (STORAGE_KEYS.port in changes || STORAGE_KEYS.secret in changes || STORAGE_KEYS.profileName in changes)) {
+    bridge.reconfigure();
+  }
 });
 chrome.idle.onStateChanged.addListener((state) => {
   if (state === "active") bridge.wake("idle");
@@ -289,7 +292,7 @@ chrome.idle.onStateChanged.addListener((state) => {
 chrome.runtime.onStartup.addListener(() => bridge.wake("startup"));
 chrome.runtime.onInstalled.addListener(() => bridge.wake("installed"));
 
-// The popup asks for the status, pairs and unpairs.
+// The popup asks for the status, pairs, unpairs and renames the profile.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (sender.id !== chrome.runtime.id) return false; // only our own pages (no content scripts exist)
   (async () => {
@@ -304,6 +307,10 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
       case "unpair":
         await bridge.unpair();
         return { ok: true, status: bridge.status() };
+      case "rename": {
+        const outcome = await bridge.rename(msg.name);
+        return { ...outcome, status: bridge.status() };
+      }
       default:
         return { ok: false, message: `unknown popup message ${JSON.stringify(msg?.type)}` };
     }

@@ -72,5 +72,32 @@ $("unpair").addEventListener("click", async () => {
   show(r.status);
 });
 
+// --- profile name ---------------------------------------------------------------------------
+// What webpilot calls this browser profile when several are connected (--browser-profile NAME).
+
+let profileNameShown = false; // filled once, so the refresh never overwrites what the user types
+
+function showProfileName(s) {
+  if (!s || typeof s !== "object" || profileNameShown || !s.profileName) return;
+  $("profilename").value = s.profileName;
+  profileNameShown = true;
+}
+
+$("renameform").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const out = $("renameresult");
+  try {
+    const r = await ask({ type: "rename", name: $("profilename").value });
+    out.textContent = r.message;
+    out.className = r.ok ? "" : "bad";
+    if (r.ok && r.status) $("profilename").value = r.status.profileName;
+  } catch (e) {
+    out.textContent = `Rename failed: ${e.message ?? e}`;
+    out.className = "bad";
+  }
+});
+
+ask({ type: "status" }).then(showProfileName, () => {});
+
 refresh();
 setInterval(refresh, 1000);

@@ -33,7 +33,7 @@ export function groupTitle(session) {
 }
 
 // Keys in chrome.storage.local. Tests provision a browser by writing {port, secret}.
-export const STORAGE_KEYS = Object.freeze({ port: "port", secret: "secret", profileId: "profile_id" });
+export const STORAGE_KEYS = Object.freeze({ port: "port", secret: "secret", profileId: "profile_id", profileName: "profile_name" });
 
 export const ERROR_CODES = Object.freeze(["no_tab", "not_allowed", "detached", "bad_request", "failed"]);
 export const REFUSE_REASONS = Object.freeze(["unauthorized", "version", "duplicate", "pairing"]);
@@ -172,6 +172,54 @@ export function newProfileId(getRandomValues) {
   return hex(getRandomValues(new Uint8Array(16)));
 }
 
+// ---------------------------------------------------------------------------------------------
+// The profile's name: what webpilot calls this browser profile when several are connected
+// (--browser-profile NAME). The user may set one in the popup; otherwise it is the browser's
+// brand and the start of the profile id, e.g. "chrome-3f9c".
+
+export const PROFILE_NAME_MAX = 64;
+
+/**
+ * Checks a name the user typed: {name} trimmed, or {error} when it is longer than
+ * PROFILE_NAME_MAX or has characters other than letters, digits, "-", "_", "." and spaces.
+ * An empty name is {name: ""} (back to the default).
+ */
+export function checkProfileName(value) {
+  if (typeof value !== "string") return { error: "the name must be text" };
+  const name = value.trim();
+  if ([...name].length > PROFILE_NAME_MAX) return { error: `at most ${PROFILE_NAME_MAX} characters` };
+  if (!/^[\p{L}\p{N}\-_. ]*$/u.test(name)) return { error: "only letters, digits, -, _, . and spaces" };
+  return { name };
+}
+
+/** The browser's brand from navigator.userAgentData.brands: chrome, edge, brave or chromium. */
+export function browserBrand(brands) {
+  const names = (Array.isArray(brands) ? brands : []).map((b) => String(b?.brand ?? ""));
+  if (names.includes("Microsoft Edge")) return "edge";
+  if (names.includes("Google Chrome")) return "chrome";
+  if (names.some((n) => n === "Brave" || n.startsWith("Brave "))) return "brave";
+  return "chromium";
+}
+
+/** The name of a profile nobody named: brand-<first 4 characters of the profile id>. */
+export function defaultProfileName(brands, profileId) {
+  return `${browserBrand(brands)}-${String(profileId ?? "").slice(0, 4)}`;
+}
+
+/**
+ * The profile's name: the one stored under STORAGE_KEYS.profileName when it is valid, else the
+ * default. {profileName, problem} — problem says why a stored name was ignored (or null).
+ */
+export async function loadProfileName(storage, brands, profileId) {
+  const stored = ((await storage.get([STORAGE_KEYS.profileName])) ?? {})[STORAGE_KEYS.profileName];
+  if (stored === undefined || stored === null || stored === "") return { profileName: defaultProfileName(brands, profileId), problem: null };
+  const { name, error } = checkProfileName(stored);
+  if (error || name === "") {
+    return { profileName: defaultProfileName(brands, profileId), problem: `stored profile name ${JSON.stringify(stored)} is invalid: ${error ?? "empty"}` };
+  }
+  return { profileName: name, problem: null };
+}
+
 /**
  * Reads {port, secret, profileId} from `storage` (chrome.storage.local-like: get/set), storing a
  * new profile id the first time. `problems` lists stored values that were ignored.
@@ -203,8 +251,8 @@ export function challenge({ nonce, server, protocol = PROTOCOL_VERSION }) {
   return { type: "challenge", protocol, nonce, server };
 }
 
-export function hello({ profileId, userAgent, proof, extensionVersion = EXTENSION_VERSION, protocol = PROTOCOL_VERSION }) {
-  return {
+export function hello({ profileId, profileName, userAgent, proof, extensionVersion = EXTENSION_VERSION, protocol = PROTOCOL_VERSION }) {
+  const msg = {
     type: "hello",
     protocol,
     extension_version: extensionVersion,
@@ -212,6 +260,8 @@ export function hello({ profileId, userAgent, proof, extensionVersion = EXTENSIO
     user_agent: userAgent,
     proof,
   };
+  if (profileName) msg.profile_name = profileName; // optional: older extensions send none
+  return msg;
 }
 
 export function pair({ code, profileId, userAgent, extensionVersion = EXTENSION_VERSION, protocol = PROTOCOL_VERSION }) {
@@ -324,6 +374,13 @@ function idField(msg) {
   return msg.id;
 }
 
+/** hello's optional profile_name: {profileName} when present, {} when not. */
+function optionalProfileName(msg) {
+  if (!("profile_name" in msg)) return {};
+  need(typeof msg.profile_name === "string", `hello: "profile_name" must be a string`);
+  return { profileName: msg.profile_name };
+}
+
 /** Parses one frame (text or an already decoded object). Throws ProtocolError. */
 export function parseMessage(data) {
   let msg = data;
@@ -346,6 +403,7 @@ export function parseMessage(data) {
           protocol: protocolField(msg, kind),
           extensionVersion: str(msg, "extension_version", kind),
           profileId: str(msg, "profile_id", kind),
+          ...optionalProfileName(msg),
           userAgent: str(msg, "user_agent", kind),
           proof: str(msg, "proof", kind),
         };
@@ -740,6 +798,7 @@ export class Bridge {
       onAttachedChange: noop,
       now: () => Date.now(),
       userAgent: "",
+      brands: [], // navigator.userAgentData.brands: names the profile by default
       ...deps,
     };
     this.log = this.d.logger;
@@ -784,7 +843,8 @@ export class Bridge {
     const c = await this.reloadConfig();
     const conn = this.conn;
     const stale = conn && !conn.done && conn.phase !== "done" && !conn.pairing;
-    if (stale && (conn.port !== c.port || conn.secret !== c.secret)) {
+    const renamed = conn && conn.phase === "ready" && conn.profileName !== undefined && conn.profileName !== c.profileName;
+    if (stale && (conn.port !== c.port || conn.secret !== c.secret || renamed)) {
       this.drop("configuration changed");
       this.backoff = BACKOFF_MIN_MS;
     }
@@ -808,6 +868,19 @@ export class Bridge {
     this.stopped = false;
     this.connect();
     return outcome;
+  }
+
+  /**
+   * Names this profile (the popup's Rename): name is stored and told to webpilot by reconnecting;
+   * "" goes back to the default name. Resolves {ok, message}.
+   */
+  async rename(name) {
+    const { name: clean, error } = checkProfileName(name);
+    if (error) return { ok: false, message: `not a profile name: ${error}` };
+    if (clean === "") await this.d.storage.remove([STORAGE_KEYS.profileName]);
+    else await this.d.storage.set({ [STORAGE_KEYS.profileName]: clean });
+    await this.reconfigure();
+    return { ok: true, message: `this profile is now called ${this.config.profileName}` };
   }
 
   /** Forgets the secret and disconnects. */
@@ -903,6 +976,7 @@ export class Bridge {
       port: c ? c.port : DEFAULT_PORT,
       url: bridgeURL(c ? c.port : DEFAULT_PORT),
       profileId: c ? c.profileId : null,
+      profileName: c ? c.profileName : null,
       extensionVersion: EXTENSION_VERSION,
       protocol: PROTOCOL_VERSION,
       problems: c ? c.problems : [],
@@ -918,6 +992,9 @@ export class Bridge {
   reloadConfig() {
     const next = this.configLock.then(async () => {
       const c = await loadConfig(this.d.storage, this.d.getRandomValues);
+      const named = await loadProfileName(this.d.storage, this.d.brands, c.profileId);
+      c.profileName = named.profileName;
+      if (named.problem) c.problems.push(named.problem);
       for (const p of c.problems) this.log.warn(`webpilot: ${p}`);
       this.config = c;
       return c;
@@ -1093,7 +1170,8 @@ export class Bridge {
     }
     if (conn.done) return;
     conn.phase = "welcome";
-    this.send(conn, hello({ profileId: c.profileId, userAgent: this.d.userAgent, proof }));
+    conn.profileName = c.profileName; // what this connection told the server
+    this.send(conn, hello({ profileId: c.profileId, profileName: c.profileName, userAgent: this.d.userAgent, proof }));
   }
 
   onWelcome(conn) {

@@ -25,6 +25,7 @@ test("handshake: hello proves the secret with HMAC-SHA256 of the nonce", async (
     protocol: 3,
     extension_version: "0.1.0",
     profile_id: "p1",
+    profile_name: "chromium-p1", // no brands in the rig: the default name
     user_agent: "Mozilla/5.0 HeadlessChrome/156.0.0.0",
     proof: hmac(SECRET, NONCE),
   });

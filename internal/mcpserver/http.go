@@ -94,7 +94,7 @@ func checkBrowserProfile(v string) bool {
 		return false
 	}
 	for _, c := range v {
-		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && !strings.ContainsRune("-_. ", c) {
+		if !unicode.IsLetter(c) && !unicode.IsNumber(c) && !strings.ContainsRune("-_. ", c) {
 			return false
 		}
 	}

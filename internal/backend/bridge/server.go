@@ -567,7 +567,7 @@ func CleanProfileName(name string) string {
 			break
 		}
 		switch {
-		case unicode.IsLetter(c), unicode.IsDigit(c), c == '-', c == '_', c == '.', c == ' ':
+		case unicode.IsLetter(c), unicode.IsNumber(c), c == '-', c == '_', c == '.', c == ' ':
 			b.WriteRune(c)
 		default:
 			b.WriteRune('-')
