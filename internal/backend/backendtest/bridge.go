@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/extension"
@@ -24,6 +25,7 @@ type bridgeRig struct {
 	*bridge.Backend
 	browser *launch.Backend
 	dir     string
+	secret  []byte // the pairing secret the extension was provisioned with
 	// downloads stands for the user's download folder: the browser saves
 	// there rather than in the home directory of whoever runs the tests.
 	downloads string
@@ -69,12 +71,8 @@ func startBridge(ctx context.Context) (*bridgeRig, error) {
 		srv.Close()
 		return nil, fmt.Errorf("write the extension: %w", err)
 	}
-	br := launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv,
-		ExtraArgs: []string{"--load-extension=" + dir, "--disable-extensions-except=" + dir, "--enable-unsafe-extension-debugging",
-			// No "started debugging" infobar: it comes and goes as tests attach
-			// and detach tabs, and resizes every viewport when it does.
-			"--silent-debugger-extension-api"}})
-	rig := &bridgeRig{Backend: bridge.New(srv, bridge.BackendOptions{CloseServer: true, ConnectWait: Timeout(20 * time.Second)}), browser: br, dir: dir}
+	br := withExtension(dir)
+	rig := &bridgeRig{Backend: bridge.New(srv, bridge.BackendOptions{CloseServer: true, ConnectWait: Timeout(20 * time.Second)}), browser: br, dir: dir, secret: secret}
 	fail := func(err error) (*bridgeRig, error) {
 		_ = rig.Close()
 		return nil, err
@@ -115,17 +113,80 @@ func startBridge(ctx context.Context) (*bridgeRig, error) {
 	}
 }
 
+// withExtension is a headless Chromium on a temporary profile of its own
+// that loads the unpacked extension in dir.
+func withExtension(dir string) *launch.Backend {
+	return launch.New(launch.Options{Headless: true, Isolated: true, Env: os.Getenv,
+		ExtraArgs: []string{"--load-extension=" + dir, "--disable-extensions-except=" + dir, "--enable-unsafe-extension-debugging",
+			// No "started debugging" infobar: it comes and goes as tests attach
+			// and detach tabs, and resizes every viewport when it does.
+			"--silent-debugger-extension-api"}})
+}
+
+// BridgeBrowser is the headless Chromium behind the test bridge b (the
+// first profile); the test fails when b is not the test bridge.
+func BridgeBrowser(t testing.TB, b backend.Backend) *launch.Backend {
+	t.Helper()
+	rig, ok := b.(*bridgeRig)
+	if !ok {
+		t.Fatalf("backend %T is not the test bridge", b)
+	}
+	return rig.browser
+}
+
+// StartProfile starts another headless Chromium with the extension, on a
+// profile of its own (a second Chrome profile of the same user), provisions
+// it with the test bridge's port and secret and with name as its profile
+// name (what the popup's Rename stores), and waits until that profile is
+// connected to the bridge besides the first. Close the browser when done.
+func StartProfile(ctx context.Context, b backend.Backend, name string) (*launch.Backend, error) {
+	rig, ok := b.(*bridgeRig)
+	if !ok {
+		return nil, fmt.Errorf("backend %T is not the test bridge", b)
+	}
+	br := withExtension(rig.dir)
+	if err := br.Start(ctx); err != nil {
+		return nil, err
+	}
+	if err := provision(ctx, br, map[string]any{"port": rig.Server().Port(), "secret": base64.StdEncoding.EncodeToString(rig.secret), "profile_name": name}); err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	deadline := time.Now().Add(Timeout(30 * time.Second))
+	for {
+		for _, h := range rig.Server().Profiles() {
+			if h.ProfileName == name {
+				return br, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			_ = br.Close()
+			return nil, fmt.Errorf("profile %q did not connect to the bridge (connected: %s)", name, bridge.DescribeProfiles(rig.Server().Profiles()))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // ProvisionExtension writes the bridge port and secret into the extension's
 // storage through a CDP session on its service worker.
 func ProvisionExtension(ctx context.Context, br *launch.Backend, port int, secret []byte) error {
+	return provision(ctx, br, map[string]any{"port": port, "secret": base64.StdEncoding.EncodeToString(secret)})
+}
+
+// provision writes items into the extension's chrome.storage.local through
+// a CDP session on its service worker.
+func provision(ctx context.Context, br *launch.Backend, items map[string]any) error {
 	sw, err := extensionWorker(ctx, br)
+	if err != nil {
+		return err
+	}
+	js, err := json.Marshal(items)
 	if err != nil {
 		return err
 	}
 	// A worker that has just started has no extension bindings yet: wait
 	// for chrome.storage before writing.
-	expr := fmt.Sprintf(`(typeof chrome === "object" && chrome.storage) ? chrome.storage.local.set({port: %d, secret: %q}).then(() => "ok") : "starting"`,
-		port, base64.StdEncoding.EncodeToString(secret))
+	expr := fmt.Sprintf(`(typeof chrome === "object" && chrome.storage) ? chrome.storage.local.set(%s).then(() => "ok") : "starting"`, js)
 	deadline := time.Now().Add(Timeout(15 * time.Second))
 	for {
 		var res struct {
