@@ -97,13 +97,13 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			bridgeWorks, bridgeChecked = true, false
 		} else {
 			bridgeChecked = true
-			h, cerr := tryBridge(ctx, addr, secret)
+			hs, cerr := tryBridge(ctx, addr, secret)
 			if cerr != nil {
 				bad(fmt.Sprintf("open Chrome with the webpilot extension enabled; its popup must show port %d and \"paired\" (run `webpilot pair` again if not)", cfg.BridgePort),
 					"extension did not connect within %s: %v", doctorConnectWait, cerr)
 			} else {
 				bridgeWorks = true
-				ok("extension connected: version %s, Chrome profile %s", h.ExtensionVersion, h.ProfileID)
+				ok("extension connected: version %s, Chrome profile %s", hs[0].ExtensionVersion, bridge.DescribeProfiles(hs))
 			}
 		}
 	}
@@ -186,18 +186,22 @@ func tryLaunch(ctx context.Context, path string) (backend.Info, error) {
 }
 
 // tryBridge listens on addr with the pairing secret and waits a few seconds
-// for the extension to connect.
-func tryBridge(ctx context.Context, addr string, secret []byte) (bridge.Hello, error) {
+// for the extension to connect; it returns the browser profiles connected
+// then (at least one).
+func tryBridge(ctx context.Context, addr string, secret []byte) ([]bridge.Hello, error) {
 	srv, err := bridge.Listen(bridge.Options{Addr: addr, ExtensionID: extension.ID, Secret: secret, ServerVersion: version})
 	if err != nil {
-		return bridge.Hello{}, err
+		return nil, err
 	}
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(ctx, doctorConnectWait)
 	defer cancel()
-	r, err := srv.Relay(ctx, "")
-	if err != nil {
-		return bridge.Hello{}, err
+	if _, err := srv.Relay(ctx, ""); err != nil && !errors.Is(err, bridge.ErrAmbiguousProfile) {
+		return nil, err
 	}
-	return r.Hello(), nil
+	hs := srv.Profiles()
+	if len(hs) == 0 {
+		return nil, bridge.ErrDisconnected
+	}
+	return hs, nil
 }
