@@ -18,6 +18,8 @@ import {
 const SESSION_WINDOW = "agent_window_id"; // chrome.storage.session: survives worker restarts
 const SESSION_ATTACHED = "attached_tabs";
 const SESSION_BOUND = "bound_tabs"; // user tabs webpilot bound (tabs.bind)
+const SESSION_HANDOFFS = "handoffs"; // tabs waiting for the user (handoff.start), by tab id
+const HANDOFF_NOTIFICATION = "webpilot-handoff-"; // + tab id
 
 const agent = new AgentTabs();
 let windowPromise = null; // the agent window being created, so concurrent creates share it
@@ -128,6 +130,77 @@ async function own(tabId) {
   throw new BridgeError("not_allowed", `tab ${tabId} is not a webpilot tab (not in the agent window)`);
 }
 
+// --- hand-off: the user takes over a tab (handoff.start) and says when done ------------------
+
+// handoffs: tab id → {tabId, message, session, since}; kept in chrome.storage.session so a
+// restarted worker (and the popup) still knows who waits.
+async function handoffs() {
+  const s = await chrome.storage.session.get(SESSION_HANDOFFS);
+  return s[SESSION_HANDOFFS] ?? {};
+}
+
+async function showHandoffs(all) {
+  const waiting = Object.values(all);
+  await chrome.storage.session.set({ [SESSION_HANDOFFS]: all });
+  const text = waiting.length ? "!" : "";
+  const title = waiting.length ? `webpilot is waiting for you: ${waiting[waiting.length - 1].message}` : "webpilot";
+  await Promise.allSettled([
+    chrome.action.setBadgeText({ text }),
+    chrome.action.setBadgeBackgroundColor({ color: "#b35900" }),
+    chrome.action.setTitle({ title }),
+  ]);
+}
+
+async function startHandoff({ tabId, message, session }) {
+  await own(tabId);
+  const tab = await chrome.tabs.get(tabId);
+  const all = await handoffs();
+  all[tabId] = { tabId, message, session: session ?? null, since: Date.now() };
+  await showHandoffs(all);
+  // The tab to the front: active in its window, the window focused.
+  await chrome.tabs.update(tabId, { active: true });
+  await chrome.windows.update(tab.windowId, { focused: true, drawAttention: true }).catch(() => {});
+  // The notice: a notification with a Done button, and the popup opened where Chrome allows it.
+  // Neither may be possible (no notification server, headless); the badge and popup still are.
+  chrome.notifications
+    ?.create(HANDOFF_NOTIFICATION + tabId, {
+      type: "basic",
+      iconUrl: "icon.png",
+      title: "webpilot is waiting for you",
+      message,
+      buttons: [{ title: "Done" }],
+      requireInteraction: true,
+    })
+    .catch(() => {});
+  chrome.action.openPopup?.({ windowId: tab.windowId }).catch(() => {});
+  return chrome.tabs.get(tabId);
+}
+
+async function endHandoff({ tabId }) {
+  const all = await handoffs();
+  if (!(tabId in all)) return false;
+  delete all[tabId];
+  await showHandoffs(all);
+  chrome.notifications?.clear(HANDOFF_NOTIFICATION + tabId).catch(() => {});
+  return true;
+}
+
+// The user says the hand-off is done (the popup's or the notification's Done button).
+async function handoffDone(tabId) {
+  if (!(await endHandoff({ tabId }))) return { ok: false, message: "nothing is waiting for you on that tab" };
+  bridge.sendEvent("handoff.done", { tabId });
+  return { ok: true };
+}
+
+async function handoffList() {
+  const out = [];
+  for (const h of Object.values(await handoffs())) {
+    const tab = await chrome.tabs.get(h.tabId).catch(() => null);
+    out.push({ ...h, title: tab?.title ?? "", url: tab?.url ?? "" });
+  }
+  return out;
+}
+
 async function saveBound() {
   await chrome.storage.session.set({ [SESSION_BOUND]: [...agent.bound] });
 }
@@ -219,6 +292,10 @@ const api = {
       return chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params);
     },
   },
+  handoff: {
+    start: startHandoff,
+    end: endHandoff,
+  },
   downloads: {
     // Only ever asked for the downloads of agent tabs (Bridge.findDownload matches them).
     async search(query) {
@@ -264,6 +341,7 @@ chrome.tabs.onUpdated.addListener(async (tabId, change, tab) => {
 });
 chrome.tabs.onRemoved.addListener(async (tabId) => {
   await ready;
+  await endHandoff({ tabId });
   const known = agent.remove(tabId);
   if (agent.unbind(tabId)) await saveBound();
   if (known) bridge.sendEvent("tabs.removed", { tabId });
@@ -275,6 +353,10 @@ chrome.tabs.onDetached.addListener(async (tabId, info) => {
 chrome.windows.onRemoved.addListener(async (windowId) => {
   await ready;
   if (windowId === agent.windowId) await setAgentWindow(null);
+});
+
+chrome.notifications?.onButtonClicked.addListener((id) => {
+  if (id.startsWith(HANDOFF_NOTIFICATION)) handoffDone(Number(id.slice(HANDOFF_NOTIFICATION.length)));
 });
 
 chrome.alarms.onAlarm.addListener((alarm) => {
@@ -289,7 +371,7 @@ chrome.idle.onStateChanged.addListener((state) => {
 chrome.runtime.onStartup.addListener(() => bridge.wake("startup"));
 chrome.runtime.onInstalled.addListener(() => bridge.wake("installed"));
 
-// The popup asks for the status, pairs and unpairs.
+// The popup asks for the status and the hand-offs waiting, pairs and unpairs, and says Done.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (sender.id !== chrome.runtime.id) return false; // only our own pages (no content scripts exist)
   (async () => {
@@ -304,6 +386,10 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
       case "unpair":
         await bridge.unpair();
         return { ok: true, status: bridge.status() };
+      case "handoffs":
+        return handoffList();
+      case "handoff.done":
+        return handoffDone(msg.tabId);
       default:
         return { ok: false, message: `unknown popup message ${JSON.stringify(msg?.type)}` };
     }

@@ -31,8 +31,44 @@ function show(s) {
   $("unpair").disabled = !s.paired;
 }
 
+// The hand-offs waiting for the user: each with the agent's message, the tab, and Done.
+function showHandoffs(list) {
+  const box = $("handofflist");
+  const waiting = Array.isArray(list) ? list : [];
+  $("handoffs").className = waiting.length ? "waiting" : "";
+  const key = JSON.stringify(waiting.map((h) => [h.tabId, h.message, h.title, h.url]));
+  if (box.dataset.key === key) return; // unchanged: keep the buttons the user may be pressing
+  box.dataset.key = key;
+  box.replaceChildren(
+    ...waiting.map((h) => {
+      const row = document.createElement("div");
+      row.className = "handoff";
+      const msg = document.createElement("div");
+      msg.className = "msg";
+      msg.textContent = h.message;
+      const where = document.createElement("div");
+      where.className = "where";
+      where.textContent = `${h.title || "(untitled)"} — ${h.url}${h.session ? ` · session ${h.session}` : ""}`;
+      const done = document.createElement("button");
+      done.type = "button";
+      done.className = "done";
+      done.dataset.tab = String(h.tabId);
+      done.textContent = "Done";
+      done.addEventListener("click", async () => {
+        done.disabled = true;
+        const r = await ask({ type: "handoff.done", tabId: h.tabId });
+        if (!r?.ok) $("result").textContent = r?.message ?? "could not tell webpilot";
+        refresh();
+      });
+      row.append(msg, where, done);
+      return row;
+    }),
+  );
+}
+
 async function refresh() {
   try {
+    showHandoffs(await ask({ type: "handoffs" }));
     show(await ask({ type: "status" }));
   } catch (e) {
     $("detail").textContent = `service worker not answering: ${e.message ?? e}`;

@@ -3,7 +3,7 @@
 // allow-listed relay of requests to an injected `api`. It never touches the `chrome` global:
 // background.js passes in everything that talks to the browser, and the Node tests pass fakes.
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 export const EXTENSION_VERSION = "0.1.0"; // must match manifest.json and embed.go
 export const EXTENSION_ID = "gdfkgapggjfanoafdlgbpnjpbdcepgmm";
 export const DEFAULT_PORT = 47218;
@@ -44,7 +44,11 @@ export const EVENT_NAMES = Object.freeze([
   "tabs.created",
   "tabs.updated",
   "tabs.removed",
+  "handoff.done",
 ]);
+
+/** The longest hand-off message the extension shows the user. */
+export const HANDOFF_MESSAGE_MAX = 300;
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -440,6 +444,8 @@ export function build(m) {
 //   api.debugger.detach({tabId})
 //   api.debugger.send({tabId, sessionId?, method, params}) -> CDP result object
 //   api.downloads.search(query)          -> chrome.downloads.DownloadItem[]
+//   api.handoff.start({tabId, message, session?}) -> chrome.tabs.Tab (brought to the front)
+//   api.handoff.end({tabId})
 //
 // downloads.find needs the Bridge's record of agent-tab downloads; Bridge.call runs it.
 
@@ -523,6 +529,25 @@ const OPS = {
       return out;
     },
     call: async (api, p) => (await api.debugger.send(p)) ?? {},
+  },
+  "handoff.start": {
+    check: (p) => {
+      const out = { tabId: tabIdParam(p) };
+      if (typeof p.message !== "string" || p.message.trim() === "" || p.message.length > HANDOFF_MESSAGE_MAX) {
+        throw badRequest(`"message" must be a non-empty string of at most ${HANDOFF_MESSAGE_MAX} characters`);
+      }
+      out.message = p.message.trim();
+      if (p.session !== undefined && p.session !== null) {
+        if (typeof p.session !== "string" || p.session === "" || p.session.length > 100) throw badRequest(`"session" must be a session name`);
+        out.session = p.session;
+      }
+      return out;
+    },
+    call: async (api, p) => tabInfo(await api.handoff.start(p)),
+  },
+  "handoff.end": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => (await api.handoff.end(p), {}),
   },
   "downloads.find": {
     check: (p) => {

@@ -125,6 +125,18 @@ type Binder interface {
 	Release(ctx context.Context, id string, c cdp.Caller) error
 }
 
+// Handoff is implemented by a backend that can ask the person at the
+// browser to take over a tab and tell when they are done (the bridge: the
+// extension's badge, notification and popup with a Done button).
+type Handoff interface {
+	// StartHandoff brings the tab to the front and shows the user message.
+	// The returned channel is closed when the user says they are done.
+	StartHandoff(ctx context.Context, tab, message string) (done <-chan struct{}, err error)
+	// EndHandoff takes the notice away (the wait ended without the user's
+	// Done: the condition held, or time ran out).
+	EndHandoff(ctx context.Context, tab string) error
+}
+
 // DownloadFinder is implemented by a backend whose browser runs on this
 // machine but saves downloads where its user set it to (the bridge: the
 // user's Chrome and its download folder). It says where a download that a

@@ -38,6 +38,8 @@ type Backend struct {
 	conn   *cdp.Conn
 	tr     *relayTransport // conn's transport
 	closed bool
+
+	handoffs handoffs // tabs waiting for the user's Done
 }
 
 // New makes a Backend on a listening Server.
@@ -594,6 +596,8 @@ func (t *relayTransport) event(name string, params json.RawMessage) {
 		}
 		f, _ := json.Marshal(map[string]any{"sessionId": sessionFor(e.TabID, e.SessionID), "method": e.Method, "params": e.Params})
 		t.push(f)
+	case "handoff.done":
+		t.b.handoffDone(params)
 	case "debugger.detached":
 		var e struct {
 			TabID  int    `json:"tabId"`
