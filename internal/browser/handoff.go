@@ -95,7 +95,7 @@ func (s *Session) checkHandoff(o *HandoffOptions) ([]*waitCond, backend.Handoff,
 			Hint: "a hand-off needs a browser the user sees: your own Chrome through the extension (webpilot pair), or webpilot started with --headed"}
 	case o.Until == nil:
 		return nil, nil, &Error{Code: CodeInvalidArgument, Message: "until is missing: without the browser extension the user has no Done button, so only a condition can end the hand-off",
-			Hint: "give until: what the page shows once the user is done (a URL, a title, an element)",
+			Hint:        "give until: what the page shows once the user is done (a URL, a title, an element)",
 			Suggestions: []string{`"until": {"url": "*/account*"}`, `"until": {"text": "Signed in"}`}}
 	}
 	return conds, ho, nil
