@@ -101,8 +101,8 @@ async function connButton(type, done) {
   }
 }
 
-$("disconnect").addEventListener("click", () => connButton("disconnect", "Disconnected: webpilot cannot use this browser until you press Connect."));
-$("connect").addEventListener("click", () => connButton("connect", "Connecting…"));
+$("disconnect").addEventListener("click", () => connButton("disconnect", ""));
+$("connect").addEventListener("click", () => connButton("connect", ""));
 
 // Revoke asks once more: the first click arms it for a few seconds, the second revokes.
 $("unpair").addEventListener("click", async () => {

@@ -765,7 +765,7 @@ export function downloadInfo(item) {
 // The connection.
 
 const OPEN = 1;
-const DISCONNECTED_MESSAGE = "disconnected by you: press Connect in the popup to connect again";
+const DISCONNECTED_MESSAGE = "webpilot cannot use this browser until you press Connect";
 const noop = () => {};
 const quietLogger = { debug: noop, info: noop, warn: noop, error: noop };
 
