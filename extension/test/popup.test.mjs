@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import test from "node:test";
 
-import { DISCONNECTED_KEY, groupSession, sessionsOf } from "../protocol.js";
-import { ask, chromeTab, handshake, rig } from "./fakes.mjs";
+import { DISCONNECTED_KEY, PROTOCOL_VERSION, groupSession, sessionsOf } from "../protocol.js";
+import { NONCE, ask, chromeTab, handshake, rig } from "./fakes.mjs";
 
 test("groupSession reads the session from webpilot's group titles only", () => {
   for (const [title, want] of [
@@ -144,7 +144,7 @@ test("pairing after Disconnect connects (the pairing asks for it)", async () => 
     }
   })();
   sock.accept();
-  sock.push({ type: "challenge", protocol: 3, nonce: "q4Xv0J1mZ2bS8wKc3yT9aP6uL5nR7eH0dG1fQ2jV8oE=", server: "webpilot/0.1.0" });
+  sock.push({ type: "challenge", protocol: PROTOCOL_VERSION, nonce: NONCE, server: "webpilot/0.1.0" });
   sock.push({ type: "paired", secret: Buffer.alloc(32, 9).toString("base64") });
   assert.deepEqual(await outcome, { ok: true, message: "paired" });
   assert.equal(r.storage.data[DISCONNECTED_KEY], undefined);
