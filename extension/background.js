@@ -12,6 +12,7 @@ import {
   GROUP_TITLE,
   groupTitle,
   STORAGE_KEYS,
+  sessionsOf,
   tabInfo,
 } from "./protocol.js";
 
@@ -20,14 +21,17 @@ const SESSION_ATTACHED = "attached_tabs";
 const SESSION_BOUND = "bound_tabs"; // user tabs webpilot bound (tabs.bind)
 const SESSION_HANDOFFS = "handoffs"; // tabs waiting for the user (handoff.start), by tab id
 const HANDOFF_NOTIFICATION = "webpilot-handoff-"; // + tab id
+const SESSION_BOUND_SESSIONS = "bound_sessions"; // {tabId: session} as tabs.bind was told
 
 const agent = new AgentTabs();
+const boundSessions = {}; // tabId -> the session that bound it (for the popup)
 let windowPromise = null; // the agent window being created, so concurrent creates share it
 
 // ready: the agent window and tabs as they were before this worker started.
 const ready = (async () => {
-  const s = await chrome.storage.session.get([SESSION_WINDOW, SESSION_ATTACHED, SESSION_BOUND]);
+  const s = await chrome.storage.session.get([SESSION_WINDOW, SESSION_ATTACHED, SESSION_BOUND, SESSION_BOUND_SESSIONS]);
   for (const id of s[SESSION_BOUND] ?? []) agent.bound.add(id);
+  Object.assign(boundSessions, s[SESSION_BOUND_SESSIONS] ?? {});
   let windowId = s[SESSION_WINDOW] ?? null;
   if (windowId !== null) {
     try {
@@ -202,7 +206,8 @@ async function handoffList() {
 }
 
 async function saveBound() {
-  await chrome.storage.session.set({ [SESSION_BOUND]: [...agent.bound] });
+  for (const id of Object.keys(boundSessions)) if (!agent.bound.has(Number(id))) delete boundSessions[id];
+  await chrome.storage.session.set({ [SESSION_BOUND]: [...agent.bound], [SESSION_BOUND_SESSIONS]: boundSessions });
 }
 
 const api = {
@@ -223,7 +228,7 @@ const api = {
       return tabs.map((t) => ({ ...t, focused: Boolean(t.active) && t.windowId === focusedWindow }));
     },
     // Only the server's bind makes a user's tab one the extension relays.
-    async bind({ tabId }) {
+    async bind({ tabId, session }) {
       await ready;
       let tab;
       try {
@@ -236,6 +241,7 @@ const api = {
       agent.refresh(await chrome.tabs.query({}));
       if (!agent.isAgent(tab)) {
         agent.bind(tabId);
+        if (session) boundSessions[tabId] = session;
         await saveBound();
       }
       return tab;
@@ -371,7 +377,39 @@ chrome.idle.onStateChanged.addListener((state) => {
 chrome.runtime.onStartup.addListener(() => bridge.wake("startup"));
 chrome.runtime.onInstalled.addListener(() => bridge.wake("installed"));
 
-// The popup asks for the status and the hand-offs waiting, pairs and unpairs, and says Done.
+// --- the popup ------------------------------------------------------------------------------
+
+// webpilot's tabs by session: agent tabs from their tab groups, bound tabs from tabs.bind.
+async function popupSessions() {
+  await ready;
+  const tabs = agent.refresh(await chrome.tabs.query({}));
+  const groups = await chrome.tabGroups.query({});
+  return sessionsOf({ tabs, groups, bound: agent.bound, boundSessions });
+}
+
+// The popup's Release: the tab is the user's from now on. An agent tab leaves its group (the
+// same path as the user dragging it out: onUpdated → checkTaken); a bound tab is unbound and
+// detached. Either way the server hears debugger.detached, reason released_by_user.
+async function popupRelease(tabId) {
+  await ready;
+  if (!Number.isInteger(tabId) || !agent.has(tabId)) return { ok: false, message: `tab ${tabId} is not webpilot's` };
+  if (agent.bound.has(tabId)) {
+    agent.unbind(tabId);
+    await saveBound();
+    await bridge.releaseByUser(tabId);
+    return { ok: true };
+  }
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (tab && tab.groupId !== -1) await chrome.tabs.ungroup(tabId);
+  else {
+    agent.release(tabId); // a popup in no group: nothing to drag out of
+    await bridge.releaseByUser(tabId);
+  }
+  return { ok: true };
+}
+
+// The popup asks for the status, the sessions and the hand-offs waiting; pairs, unpairs,
+// disconnects, releases tabs and says Done.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (sender.id !== chrome.runtime.id) return false; // only our own pages (no content scripts exist)
   (async () => {
@@ -386,6 +424,16 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
       case "unpair":
         await bridge.unpair();
         return { ok: true, status: bridge.status() };
+      case "disconnect":
+        await bridge.disconnect();
+        return { ok: true, status: bridge.status() };
+      case "connect":
+        await bridge.resume();
+        return { ok: true, status: bridge.status() };
+      case "sessions":
+        return popupSessions();
+      case "release":
+        return popupRelease(msg.tabId);
       case "handoffs":
         return handoffList();
       case "handoff.done":

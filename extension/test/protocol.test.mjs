@@ -140,7 +140,7 @@ test("loadConfig: defaults, stored values, and a profile id made once", async ()
 
   const secret = all.paired.json.secret;
   const c3 = await loadConfig(new FakeStorage({ port: "40001", secret, profile_id: "x" }), rnd);
-  assert.deepEqual(c3, { port: 40001, secret, profileId: "x", problems: [] });
+  assert.deepEqual(c3, { port: 40001, secret, profileId: "x", problems: [], disconnected: false });
 
   const c4 = await loadConfig(new FakeStorage({ port: 70000, secret: "not base64!", profile_id: "x" }), rnd);
   assert.equal(c4.port, DEFAULT_PORT);

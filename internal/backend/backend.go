@@ -97,8 +97,9 @@ type Backend interface {
 
 type sessionKey struct{}
 
-// WithSession tells NewTab which agent session the tab is for (the bridge
-// groups a session's tabs as "webpilot · <session>").
+// WithSession tells NewTab and Binder.Bind which agent session the tab is
+// for (the bridge groups a session's tabs as "webpilot · <session>", and
+// its extension's popup lists bound tabs under their session).
 func WithSession(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, sessionKey{}, name)
 }

@@ -2,6 +2,7 @@ package browser_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -43,23 +44,47 @@ func (e *env) handoffWait(ch <-chan handoffOutcome) handoffOutcome {
 
 // popupHandoffs are the hand-offs the extension's popup shows: each row's
 // message, and whether it has a Done button.
-func popupHandoffs(t *testing.T, ctx context.Context, p *backendtest.Popup) []string {
+func popupHandoffs(t *testing.T, ctx context.Context, p *backendtest.ExtensionPage) []string {
 	t.Helper()
 	var rows []string
-	if err := p.Eval(ctx, `(async () => {
+	v, err := p.Eval(ctx, `(async () => {
 		await new Promise((r) => setTimeout(r, 0));
 		const box = document.getElementById("handoffs");
 		if (!box.classList.contains("waiting")) return [];
 		return [...document.querySelectorAll(".handoff")].map((r) => r.querySelector(".msg").textContent + (r.querySelector("button.done") ? " [Done]" : ""));
-	})()`, &rows); err != nil {
+	})()`)
+	if err == nil {
+		err = json.Unmarshal([]byte(v), &rows)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return rows
 }
 
+// openPopup opens the extension's popup page and waits until its script
+// has shown the status once.
+func openPopup(t *testing.T, ctx context.Context, e *env) *backendtest.ExtensionPage {
+	t.Helper()
+	p, err := backendtest.OpenExtensionPage(ctx, e.m.Backend(), "popup.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	var v string
+	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		// Errors while the page is still loading (its context replaced).
+		if v, err = p.Eval(ctx, `document.readyState === "complete" && document.getElementById("version").textContent !== "?"`); err == nil && v == "true" {
+			return p
+		}
+	}
+	t.Fatalf("the popup did not load: %s %v", v, err)
+	return nil
+}
+
 // untilPopup polls the popup (it refreshes every second) until want says
 // its hand-off rows are right.
-func untilPopup(t *testing.T, ctx context.Context, p *backendtest.Popup, what string, want func([]string) bool) []string {
+func untilPopup(t *testing.T, ctx context.Context, p *backendtest.ExtensionPage, what string, want func([]string) bool) []string {
 	t.Helper()
 	var rows []string
 	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
@@ -127,11 +152,7 @@ func TestHandoff(t *testing.T) {
 		return
 	}
 
-	popup, err := backendtest.OpenPopup(e.ctx, e.m.Backend())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer popup.Close()
+	popup := openPopup(t, e.ctx, e)
 	if rows := popupHandoffs(t, e.ctx, popup); len(rows) != 0 {
 		t.Fatalf("the popup shows hand-offs before any: %q", rows)
 	}
@@ -158,7 +179,7 @@ func TestHandoff(t *testing.T) {
 		t.Fatalf("the hand-off ended before Done: %+v, %v", o.res, o.err)
 	default:
 	}
-	if err := popup.Eval(e.ctx, `document.querySelector("#handofflist button.done").click()`, nil); err != nil {
+	if _, err := popup.Eval(e.ctx, `document.querySelector("#handofflist button.done").click()`); err != nil {
 		t.Fatal(err)
 	}
 	o = e.handoffWait(ch)

@@ -281,7 +281,11 @@ func (b *Backend) Bind(ctx context.Context, id string) (cdp.Caller, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Request(ctx, "tabs.bind", map[string]any{"tabId": n}, nil); err != nil {
+	params := map[string]any{"tabId": n}
+	if name := backend.SessionOf(ctx); name != "" && len(name) <= 100 {
+		params["session"] = name // the extension's popup lists the tab under its session
+	}
+	if err := r.Request(ctx, "tabs.bind", params, nil); err != nil {
 		return nil, opErr(err, id)
 	}
 	c, err := b.Attach(ctx, id)
