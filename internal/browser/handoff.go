@@ -63,6 +63,7 @@ func (s *Session) checkHandoff(o *HandoffOptions) ([]*waitCond, backend.Handoff,
 	o.Message = strings.TrimSpace(o.Message)
 	if o.Message == "" {
 		return nil, nil, &Error{Code: CodeInvalidArgument, Message: "message is empty: say what the user should do",
+			Hint:        "the user reads it in a notification and the extension's popup: one short sentence",
 			Suggestions: []string{`"message": "Please sign in, then press Done in the webpilot popup"`}}
 	}
 	if n := len([]rune(o.Message)); n > HandoffMessageMax {
