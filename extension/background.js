@@ -12,20 +12,26 @@ import {
   GROUP_TITLE,
   groupTitle,
   STORAGE_KEYS,
+  sessionsOf,
   tabInfo,
 } from "./protocol.js";
 
 const SESSION_WINDOW = "agent_window_id"; // chrome.storage.session: survives worker restarts
 const SESSION_ATTACHED = "attached_tabs";
 const SESSION_BOUND = "bound_tabs"; // user tabs webpilot bound (tabs.bind)
+const SESSION_HANDOFFS = "handoffs"; // tabs waiting for the user (handoff.start), by tab id
+const HANDOFF_NOTIFICATION = "webpilot-handoff-"; // + tab id
+const SESSION_BOUND_SESSIONS = "bound_sessions"; // {tabId: session} as tabs.bind was told
 
 const agent = new AgentTabs();
+const boundSessions = {}; // tabId -> the session that bound it (for the popup)
 let windowPromise = null; // the agent window being created, so concurrent creates share it
 
 // ready: the agent window and tabs as they were before this worker started.
 const ready = (async () => {
-  const s = await chrome.storage.session.get([SESSION_WINDOW, SESSION_ATTACHED, SESSION_BOUND]);
+  const s = await chrome.storage.session.get([SESSION_WINDOW, SESSION_ATTACHED, SESSION_BOUND, SESSION_BOUND_SESSIONS]);
   for (const id of s[SESSION_BOUND] ?? []) agent.bound.add(id);
+  Object.assign(boundSessions, s[SESSION_BOUND_SESSIONS] ?? {});
   let windowId = s[SESSION_WINDOW] ?? null;
   if (windowId !== null) {
     try {
@@ -128,8 +134,80 @@ async function own(tabId) {
   throw new BridgeError("not_allowed", `tab ${tabId} is not a webpilot tab (not in the agent window)`);
 }
 
+// --- hand-off: the user takes over a tab (handoff.start) and says when done ------------------
+
+// handoffs: tab id → {tabId, message, session, since}; kept in chrome.storage.session so a
+// restarted worker (and the popup) still knows who waits.
+async function handoffs() {
+  const s = await chrome.storage.session.get(SESSION_HANDOFFS);
+  return s[SESSION_HANDOFFS] ?? {};
+}
+
+async function showHandoffs(all) {
+  const waiting = Object.values(all);
+  await chrome.storage.session.set({ [SESSION_HANDOFFS]: all });
+  const text = waiting.length ? "!" : "";
+  const title = waiting.length ? `webpilot is waiting for you: ${waiting[waiting.length - 1].message}` : "webpilot";
+  await Promise.allSettled([
+    chrome.action.setBadgeText({ text }),
+    chrome.action.setBadgeBackgroundColor({ color: "#b35900" }),
+    chrome.action.setTitle({ title }),
+  ]);
+}
+
+async function startHandoff({ tabId, message, session }) {
+  await own(tabId);
+  const tab = await chrome.tabs.get(tabId);
+  const all = await handoffs();
+  all[tabId] = { tabId, message, session: session ?? null, since: Date.now() };
+  await showHandoffs(all);
+  // The tab to the front: active in its window, the window focused.
+  await chrome.tabs.update(tabId, { active: true });
+  await chrome.windows.update(tab.windowId, { focused: true, drawAttention: true }).catch(() => {});
+  // The notice: a notification with a Done button, and the popup opened where Chrome allows it.
+  // Neither may be possible (no notification server, headless); the badge and popup still are.
+  chrome.notifications
+    ?.create(HANDOFF_NOTIFICATION + tabId, {
+      type: "basic",
+      iconUrl: "icon.png",
+      title: "webpilot is waiting for you",
+      message,
+      buttons: [{ title: "Done" }],
+      requireInteraction: true,
+    })
+    .catch(() => {});
+  chrome.action.openPopup?.({ windowId: tab.windowId }).catch(() => {});
+  return chrome.tabs.get(tabId);
+}
+
+async function endHandoff({ tabId }) {
+  const all = await handoffs();
+  if (!(tabId in all)) return false;
+  delete all[tabId];
+  await showHandoffs(all);
+  chrome.notifications?.clear(HANDOFF_NOTIFICATION + tabId).catch(() => {});
+  return true;
+}
+
+// The user says the hand-off is done (the popup's or the notification's Done button).
+async function handoffDone(tabId) {
+  if (!(await endHandoff({ tabId }))) return { ok: false, message: "nothing is waiting for you on that tab" };
+  bridge.sendEvent("handoff.done", { tabId });
+  return { ok: true };
+}
+
+async function handoffList() {
+  const out = [];
+  for (const h of Object.values(await handoffs())) {
+    const tab = await chrome.tabs.get(h.tabId).catch(() => null);
+    out.push({ ...h, title: tab?.title ?? "", url: tab?.url ?? "" });
+  }
+  return out;
+}
+
 async function saveBound() {
-  await chrome.storage.session.set({ [SESSION_BOUND]: [...agent.bound] });
+  for (const id of Object.keys(boundSessions)) if (!agent.bound.has(Number(id))) delete boundSessions[id];
+  await chrome.storage.session.set({ [SESSION_BOUND]: [...agent.bound], [SESSION_BOUND_SESSIONS]: boundSessions });
 }
 
 const api = {
@@ -150,7 +228,7 @@ const api = {
       return tabs.map((t) => ({ ...t, focused: Boolean(t.active) && t.windowId === focusedWindow }));
     },
     // Only the server's bind makes a user's tab one the extension relays.
-    async bind({ tabId }) {
+    async bind({ tabId, session }) {
       await ready;
       let tab;
       try {
@@ -163,6 +241,7 @@ const api = {
       agent.refresh(await chrome.tabs.query({}));
       if (!agent.isAgent(tab)) {
         agent.bind(tabId);
+        if (session) boundSessions[tabId] = session;
         await saveBound();
       }
       return tab;
@@ -219,6 +298,10 @@ const api = {
       return chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params);
     },
   },
+  handoff: {
+    start: startHandoff,
+    end: endHandoff,
+  },
   downloads: {
     // Only ever asked for the downloads of agent tabs (Bridge.findDownload matches them).
     async search(query) {
@@ -265,6 +348,7 @@ chrome.tabs.onUpdated.addListener(async (tabId, change, tab) => {
 });
 chrome.tabs.onRemoved.addListener(async (tabId) => {
   await ready;
+  await endHandoff({ tabId });
   const known = agent.remove(tabId);
   if (agent.unbind(tabId)) await saveBound();
   if (known) bridge.sendEvent("tabs.removed", { tabId });
@@ -276,6 +360,10 @@ chrome.tabs.onDetached.addListener(async (tabId, info) => {
 chrome.windows.onRemoved.addListener(async (windowId) => {
   await ready;
   if (windowId === agent.windowId) await setAgentWindow(null);
+});
+
+chrome.notifications?.onButtonClicked.addListener((id) => {
+  if (id.startsWith(HANDOFF_NOTIFICATION)) handoffDone(Number(id.slice(HANDOFF_NOTIFICATION.length)));
 });
 
 chrome.alarms.onAlarm.addListener((alarm) => {
@@ -292,7 +380,39 @@ chrome.idle.onStateChanged.addListener((state) => {
 chrome.runtime.onStartup.addListener(() => bridge.wake("startup"));
 chrome.runtime.onInstalled.addListener(() => bridge.wake("installed"));
 
-// The popup asks for the status, pairs, unpairs and renames the profile.
+// --- the popup ------------------------------------------------------------------------------
+
+// webpilot's tabs by session: agent tabs from their tab groups, bound tabs from tabs.bind.
+async function popupSessions() {
+  await ready;
+  const tabs = agent.refresh(await chrome.tabs.query({}));
+  const groups = await chrome.tabGroups.query({});
+  return sessionsOf({ tabs, groups, bound: agent.bound, boundSessions });
+}
+
+// The popup's Release: the tab is the user's from now on. An agent tab leaves its group (the
+// same path as the user dragging it out: onUpdated → checkTaken); a bound tab is unbound and
+// detached. Either way the server hears debugger.detached, reason released_by_user.
+async function popupRelease(tabId) {
+  await ready;
+  if (!Number.isInteger(tabId) || !agent.has(tabId)) return { ok: false, message: `tab ${tabId} is not webpilot's` };
+  if (agent.bound.has(tabId)) {
+    agent.unbind(tabId);
+    await saveBound();
+    await bridge.releaseByUser(tabId);
+    return { ok: true };
+  }
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (tab && tab.groupId !== -1) await chrome.tabs.ungroup(tabId);
+  else {
+    agent.release(tabId); // a popup in no group: nothing to drag out of
+    await bridge.releaseByUser(tabId);
+  }
+  return { ok: true };
+}
+
+// The popup asks for the status, the sessions and the hand-offs waiting; pairs, unpairs,
+// disconnects, releases tabs, says Done and renames the profile.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (sender.id !== chrome.runtime.id) return false; // only our own pages (no content scripts exist)
   (async () => {
@@ -307,6 +427,20 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
       case "unpair":
         await bridge.unpair();
         return { ok: true, status: bridge.status() };
+      case "disconnect":
+        await bridge.disconnect();
+        return { ok: true, status: bridge.status() };
+      case "connect":
+        await bridge.resume();
+        return { ok: true, status: bridge.status() };
+      case "sessions":
+        return popupSessions();
+      case "release":
+        return popupRelease(msg.tabId);
+      case "handoffs":
+        return handoffList();
+      case "handoff.done":
+        return handoffDone(msg.tabId);
       case "rename": {
         const outcome = await bridge.rename(msg.name);
         return { ...outcome, status: bridge.status() };

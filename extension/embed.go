@@ -13,7 +13,7 @@ import "embed"
 
 // Files is the unpacked extension, with PROTOCOL.md.
 //
-//go:embed manifest.json *.js *.html PROTOCOL.md
+//go:embed manifest.json *.js *.html *.png PROTOCOL.md
 var Files embed.FS
 
 const (
@@ -22,7 +22,7 @@ const (
 	// Origin is the Origin header of the extension's WebSocket.
 	Origin = "chrome-extension://" + ID
 	// ProtocolVersion is the bridge protocol version the extension speaks (PROTOCOL.md).
-	ProtocolVersion = 3
+	ProtocolVersion = 4
 	// Version is the extension version; manifest.json and protocol.js say the same.
 	Version = "0.1.0"
 )

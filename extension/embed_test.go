@@ -21,8 +21,10 @@ type manifest struct {
 		ServiceWorker string `json:"service_worker"`
 		Type          string `json:"type"`
 	} `json:"background"`
+	Icons  map[string]string `json:"icons"`
 	Action struct {
 		DefaultPopup string `json:"default_popup"`
+		DefaultIcon  string `json:"default_icon"`
 	} `json:"action"`
 	Permissions     []string `json:"permissions"`
 	HostPermissions []string `json:"host_permissions"`
@@ -76,7 +78,7 @@ func TestManifest(t *testing.T) {
 	if m.Background.ServiceWorker != "background.js" || m.Background.Type != "module" {
 		t.Errorf("background = %+v, want background.js as a module", m.Background)
 	}
-	for _, p := range []string{"debugger", "tabs", "tabGroups", "downloads", "storage", "alarms", "idle"} {
+	for _, p := range []string{"debugger", "tabs", "tabGroups", "downloads", "storage", "alarms", "idle", "notifications"} {
 		found := false
 		for _, q := range m.Permissions {
 			found = found || q == p
@@ -86,7 +88,11 @@ func TestManifest(t *testing.T) {
 		}
 	}
 	// Every file the manifest names is embedded.
-	for _, f := range []string{m.Background.ServiceWorker, m.Action.DefaultPopup, "protocol.js", "popup.js", "PROTOCOL.md"} {
+	files := []string{m.Background.ServiceWorker, m.Action.DefaultPopup, m.Action.DefaultIcon, "protocol.js", "popup.js", "PROTOCOL.md"}
+	for _, f := range m.Icons {
+		files = append(files, f)
+	}
+	for _, f := range files {
 		if _, err := fs.Stat(Files, f); err != nil {
 			t.Errorf("%s is not embedded: %v", f, err)
 		}

@@ -1,5 +1,6 @@
-// The popup: shows the connection state and pairs or unpairs through the service worker,
-// which owns the connection (see background.js).
+// The popup: shows the connection state and webpilot's sessions with their tabs; pairs,
+// disconnects, connects and revokes the pairing through the service worker, which owns the
+// connection (see background.js).
 
 const $ = (id) => document.getElementById(id);
 
@@ -16,6 +17,9 @@ function show(s) {
   } else if (s.state === "unpaired" || !s.paired) {
     state.textContent = s.pairing ? "Pairing…" : "Not paired";
     state.className = "unpaired";
+  } else if (s.state === "disconnected") {
+    state.textContent = "Disconnected by you";
+    state.className = "disconnected";
   } else {
     state.textContent = s.state === "connecting" ? "Connecting…" : "Not connected";
     state.className = "notconnected";
@@ -28,11 +32,47 @@ function show(s) {
   $("detail").textContent = detail;
   $("port").textContent = String(s.port);
   $("version").textContent = `${s.extensionVersion} (protocol ${s.protocol})`;
-  $("unpair").disabled = !s.paired;
+  showConnButtons(s);
+}
+
+// The hand-offs waiting for the user: each with the agent's message, the tab, and Done.
+function showHandoffs(list) {
+  const box = $("handofflist");
+  const waiting = Array.isArray(list) ? list : [];
+  $("handoffs").className = waiting.length ? "waiting" : "";
+  const key = JSON.stringify(waiting.map((h) => [h.tabId, h.message, h.title, h.url]));
+  if (box.dataset.key === key) return; // unchanged: keep the buttons the user may be pressing
+  box.dataset.key = key;
+  box.replaceChildren(
+    ...waiting.map((h) => {
+      const row = document.createElement("div");
+      row.className = "handoff";
+      const msg = document.createElement("div");
+      msg.className = "msg";
+      msg.textContent = h.message;
+      const where = document.createElement("div");
+      where.className = "where";
+      where.textContent = `${h.title || "(untitled)"} — ${h.url}${h.session ? ` · session ${h.session}` : ""}`;
+      const done = document.createElement("button");
+      done.type = "button";
+      done.className = "done";
+      done.dataset.tab = String(h.tabId);
+      done.textContent = "Done";
+      done.addEventListener("click", async () => {
+        done.disabled = true;
+        const r = await ask({ type: "handoff.done", tabId: h.tabId });
+        if (!r?.ok) $("result").textContent = r?.message ?? "could not tell webpilot";
+        refresh();
+      });
+      row.append(msg, where, done);
+      return row;
+    }),
+  );
 }
 
 async function refresh() {
   try {
+    showHandoffs(await ask({ type: "handoffs" }));
     show(await ask({ type: "status" }));
   } catch (e) {
     $("detail").textContent = `service worker not answering: ${e.message ?? e}`;
@@ -65,11 +105,50 @@ $("pairform").addEventListener("submit", async (ev) => {
   }
 });
 
+// --- Disconnect / Connect / Revoke pairing ---------------------------------------------------
+
+let revokeArmed = null; // the timer of the Revoke button's confirm step
+
+function showConnButtons(s) {
+  const off = s.disconnected || s.state === "disconnected";
+  $("disconnect").hidden = off;
+  $("connect").hidden = !off;
+  $("disconnect").disabled = !s.paired;
+  $("connect").disabled = !s.paired;
+  $("unpair").disabled = !s.paired;
+  if (!s.paired) disarmRevoke();
+}
+
+function disarmRevoke() {
+  if (revokeArmed !== null) clearTimeout(revokeArmed);
+  revokeArmed = null;
+  $("unpair").textContent = "Revoke pairing";
+}
+
+async function connButton(type, done) {
+  try {
+    const r = await ask({ type });
+    $("result").textContent = r.ok ? done : r.message;
+    $("result").className = r.ok ? "" : "bad";
+    show(r.status);
+  } catch (e) {
+    $("result").textContent = `${type} failed: ${e.message ?? e}`;
+    $("result").className = "bad";
+  }
+}
+
+$("disconnect").addEventListener("click", () => connButton("disconnect", ""));
+$("connect").addEventListener("click", () => connButton("connect", ""));
+
+// Revoke asks once more: the first click arms it for a few seconds, the second revokes.
 $("unpair").addEventListener("click", async () => {
-  const r = await ask({ type: "unpair" });
-  $("result").textContent = r.ok ? "Unpaired: the secret is forgotten." : r.message;
-  $("result").className = r.ok ? "" : "bad";
-  show(r.status);
+  if (revokeArmed === null) {
+    $("unpair").textContent = "Click again to revoke";
+    revokeArmed = setTimeout(disarmRevoke, 5000);
+    return;
+  }
+  disarmRevoke();
+  await connButton("unpair", "Pairing revoked: the secret is forgotten. Run `webpilot pair` to pair again.");
 });
 
 // --- profile name ---------------------------------------------------------------------------
@@ -99,5 +178,91 @@ $("renameform").addEventListener("submit", async (ev) => {
 
 ask({ type: "status" }).then(showProfileName, () => {});
 
-refresh();
-setInterval(refresh, 1000);
+// --- Sessions and their tabs -----------------------------------------------------------------
+
+let shownSessions = ""; // what the list shows (JSON), so an unchanged list is not redrawn
+
+function host(url) {
+  try {
+    const u = new URL(url);
+    return u.host || u.protocol.replace(/:$/, "");
+  } catch {
+    return url;
+  }
+}
+
+function el(tag, props = {}, ...children) {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children);
+  return e;
+}
+
+function showSessions(list) {
+  if (!Array.isArray(list)) return;
+  const json = JSON.stringify(list);
+  if (json === shownSessions) return;
+  shownSessions = json;
+  const box = $("sessionlist");
+  if (list.length === 0) {
+    box.replaceChildren(el("small", { textContent: "No webpilot tabs." }));
+    return;
+  }
+  box.replaceChildren(
+    ...list.map((s) =>
+      el(
+        "div",
+        { className: "session" },
+        el("h3", { textContent: s.session || "(no session name)" }),
+        el(
+          "ul",
+          {},
+          ...s.tabs.map((t) => {
+            const release = el("button", { type: "button", textContent: "Release", title: "Give this tab back to you: webpilot stops using it" });
+            release.dataset.tabId = String(t.tabId);
+            release.addEventListener("click", () => releaseTab(t.tabId, release));
+            const info = el(
+              "span",
+              { className: "tab", title: t.url },
+              el("span", { className: "title", textContent: t.title || t.url || "(untitled)" }),
+              el("span", { className: "host", textContent: host(t.url) }),
+            );
+            if (t.bound) info.append(el("span", { className: "mark", textContent: "your tab (bound)" }));
+            const li = el("li", {}, info, release);
+            li.dataset.tabId = String(t.tabId);
+            return li;
+          }),
+        ),
+      ),
+    ),
+  );
+}
+
+async function releaseTab(tabId, button) {
+  button.disabled = true;
+  try {
+    const r = await ask({ type: "release", tabId });
+    if (!r.ok) {
+      $("result").textContent = `Release failed: ${r.message}`;
+      $("result").className = "bad";
+    }
+  } finally {
+    button.disabled = false;
+    refreshSessions();
+  }
+}
+
+async function refreshSessions() {
+  try {
+    showSessions(await ask({ type: "sessions" }));
+  } catch {
+    // the status line already says when the service worker does not answer
+  }
+}
+
+function tick() {
+  refresh();
+  refreshSessions();
+}
+
+tick();
+setInterval(tick, 1000);

@@ -3,7 +3,7 @@
 // allow-listed relay of requests to an injected `api`. It never touches the `chrome` global:
 // background.js passes in everything that talks to the browser, and the Node tests pass fakes.
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 export const EXTENSION_VERSION = "0.1.0"; // must match manifest.json and embed.go
 export const EXTENSION_ID = "gdfkgapggjfanoafdlgbpnjpbdcepgmm";
 export const DEFAULT_PORT = 47218;
@@ -34,6 +34,9 @@ export function groupTitle(session) {
 
 // Keys in chrome.storage.local. Tests provision a browser by writing {port, secret}.
 export const STORAGE_KEYS = Object.freeze({ port: "port", secret: "secret", profileId: "profile_id", profileName: "profile_name" });
+// chrome.storage.local: true while the user keeps the extension disconnected (the popup's
+// Disconnect); nothing dials until the popup's Connect (or a new pairing) removes it.
+export const DISCONNECTED_KEY = "disconnected";
 
 export const ERROR_CODES = Object.freeze(["no_tab", "not_allowed", "detached", "bad_request", "failed"]);
 export const REFUSE_REASONS = Object.freeze(["unauthorized", "version", "duplicate", "pairing"]);
@@ -44,7 +47,11 @@ export const EVENT_NAMES = Object.freeze([
   "tabs.created",
   "tabs.updated",
   "tabs.removed",
+  "handoff.done",
 ]);
+
+/** The longest hand-off message the extension shows the user. */
+export const HANDOFF_MESSAGE_MAX = 300;
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -221,12 +228,12 @@ export async function loadProfileName(storage, brands, profileId) {
 }
 
 /**
- * Reads {port, secret, profileId} from `storage` (chrome.storage.local-like: get/set), storing a
+ * Reads {port, secret, profileId, disconnected} from `storage` (chrome.storage.local-like: get/set), storing a
  * new profile id the first time. `problems` lists stored values that were ignored.
  */
 export async function loadConfig(storage, getRandomValues) {
   const k = STORAGE_KEYS;
-  const stored = (await storage.get([k.port, k.secret, k.profileId])) ?? {};
+  const stored = (await storage.get([k.port, k.secret, k.profileId, DISCONNECTED_KEY])) ?? {};
   const problems = [];
   let port = parsePort(stored[k.port]);
   if (port === null) {
@@ -240,7 +247,7 @@ export async function loadConfig(storage, getRandomValues) {
     profileId = newProfileId(getRandomValues);
     await storage.set({ [k.profileId]: profileId });
   }
-  return { port, secret, profileId, problems };
+  return { port, secret, profileId, problems, disconnected: stored[DISCONNECTED_KEY] === true };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -488,9 +495,9 @@ export function build(m) {
 // The api (background.js builds it from chrome.*; tests pass a fake):
 //   api.tabs.list()                      -> chrome.tabs.Tab[] (agent and bound tabs only)
 //   api.tabs.query()                     -> chrome.tabs.Tab[] with `focused` (the user's tabs)
-//   api.tabs.bind({tabId})               -> chrome.tabs.Tab (a user tab, now bound)
+//   api.tabs.bind({tabId, session?})     -> chrome.tabs.Tab (a user tab, now bound)
 //   api.tabs.unbind({tabId})
-//   api.tabs.create({url})               -> chrome.tabs.Tab
+//   api.tabs.create({url, session?})     -> chrome.tabs.Tab
 //   api.tabs.close({tabId})
 //   api.tabs.activate({tabId})
 //   api.tabs.update({tabId, url})        -> chrome.tabs.Tab
@@ -498,6 +505,8 @@ export function build(m) {
 //   api.debugger.detach({tabId})
 //   api.debugger.send({tabId, sessionId?, method, params}) -> CDP result object
 //   api.downloads.search(query)          -> chrome.downloads.DownloadItem[]
+//   api.handoff.start({tabId, message, session?}) -> chrome.tabs.Tab (brought to the front)
+//   api.handoff.end({tabId})
 //
 // downloads.find needs the Bridge's record of agent-tab downloads; Bridge.call runs it.
 
@@ -517,6 +526,15 @@ function urlParam(p, fallback) {
   return p.url;
 }
 
+/** Adds the optional "session" param (the agent session the tab is for) to out. */
+function sessionParam(p, out) {
+  if (p.session !== undefined && p.session !== null) {
+    if (typeof p.session !== "string" || p.session === "" || p.session.length > 100) throw badRequest(`"session" must be a session name`);
+    out.session = p.session;
+  }
+  return out;
+}
+
 const OPS = {
   "tabs.list": {
     check: () => ({}),
@@ -527,7 +545,7 @@ const OPS = {
     call: async (api) => ({ tabs: ((await api.tabs.query()) ?? []).map(userTabInfo) }),
   },
   "tabs.bind": {
-    check: (p) => ({ tabId: tabIdParam(p) }),
+    check: (p) => sessionParam(p, { tabId: tabIdParam(p) }),
     call: async (api, p) => tabInfo(await api.tabs.bind(p)),
   },
   "tabs.unbind": {
@@ -535,14 +553,7 @@ const OPS = {
     call: async (api, p) => (await api.tabs.unbind(p), {}),
   },
   "tabs.create": {
-    check: (p) => {
-      const out = { url: urlParam(p, "about:blank") };
-      if (p.session !== undefined && p.session !== null) {
-        if (typeof p.session !== "string" || p.session === "" || p.session.length > 100) throw badRequest(`"session" must be a session name`);
-        out.session = p.session;
-      }
-      return out;
-    },
+    check: (p) => sessionParam(p, { url: urlParam(p, "about:blank") }),
     call: async (api, p) => tabInfo(await api.tabs.create(p)),
   },
   "tabs.close": {
@@ -581,6 +592,25 @@ const OPS = {
       return out;
     },
     call: async (api, p) => (await api.debugger.send(p)) ?? {},
+  },
+  "handoff.start": {
+    check: (p) => {
+      const out = { tabId: tabIdParam(p) };
+      if (typeof p.message !== "string" || p.message.trim() === "" || p.message.length > HANDOFF_MESSAGE_MAX) {
+        throw badRequest(`"message" must be a non-empty string of at most ${HANDOFF_MESSAGE_MAX} characters`);
+      }
+      out.message = p.message.trim();
+      if (p.session !== undefined && p.session !== null) {
+        if (typeof p.session !== "string" || p.session === "" || p.session.length > 100) throw badRequest(`"session" must be a session name`);
+        out.session = p.session;
+      }
+      return out;
+    },
+    call: async (api, p) => tabInfo(await api.handoff.start(p)),
+  },
+  "handoff.end": {
+    check: (p) => ({ tabId: tabIdParam(p) }),
+    call: async (api, p) => (await api.handoff.end(p), {}),
   },
   "downloads.find": {
     check: (p) => {
@@ -703,6 +733,59 @@ export class AgentTabs {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The popup's list of sessions: webpilot's tabs by the agent session they are for.
+
+/** The session a tab group's title names: "x" for `webpilot · x`, "" for `webpilot`, else null. */
+export function groupSession(title) {
+  const t = title ?? "";
+  if (t === GROUP_TITLE) return "";
+  const prefix = `${GROUP_TITLE} · `;
+  return t.startsWith(prefix) ? t.slice(prefix.length) : null;
+}
+
+/**
+ * The popup's sessions: [{session, tabs: [{tabId, title, url, bound}]}], sessions by name, tabs
+ * in the order given. tabs are webpilot's tabs (AgentTabs.refresh); groups the tab groups
+ * (chrome.tabGroups.query); bound the ids of bound tabs; boundSessions {tabId: session} as
+ * tabs.bind was told. An agent tab is its group's session's; one in no webpilot group (a popup
+ * an agent tab opened) is its opener's; a bound tab is the session that bound it. "" is a tab
+ * with no session name.
+ */
+export function sessionsOf({ tabs, groups = [], bound = new Set(), boundSessions = {} }) {
+  const titles = new Map(groups.map((g) => [g.id, g.title ?? ""]));
+  const of = new Map(); // tabId -> session
+  const pending = [];
+  for (const t of tabs) {
+    if (bound.has(t.id)) of.set(t.id, boundSessions[t.id] ?? "");
+    else {
+      const s = t.groupId !== undefined && t.groupId !== -1 ? groupSession(titles.get(t.groupId)) : null;
+      if (s !== null) of.set(t.id, s);
+      else pending.push(t);
+    }
+  }
+  // Popups: their opener's session, through chains of openers.
+  for (let grew = true; grew && pending.length; ) {
+    grew = false;
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const t = pending[i];
+      if (t.openerTabId !== undefined && of.has(t.openerTabId)) {
+        of.set(t.id, of.get(t.openerTabId));
+        pending.splice(i, 1);
+        grew = true;
+      }
+    }
+  }
+  for (const t of pending) of.set(t.id, "");
+  const bySession = new Map();
+  for (const t of tabs) {
+    const s = of.get(t.id);
+    if (!bySession.has(s)) bySession.set(s, []);
+    bySession.get(s).push({ tabId: t.id, title: t.title ?? "", url: t.pendingUrl || t.url || "", bound: bound.has(t.id) });
+  }
+  return [...bySession.keys()].sort().map((session) => ({ session, tabs: bySession.get(session) }));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Downloads of agent tabs. chrome.downloads items carry no tab id, so the extension remembers
 // the Page.downloadWillBegin events of the tabs it attached (tab, guid, url, when) and matches
 // Chrome's items to them by URL (item.url or finalUrl) and start time: the earliest item not
@@ -765,6 +848,7 @@ export function downloadInfo(item) {
 // The connection.
 
 const OPEN = 1;
+const DISCONNECTED_MESSAGE = "webpilot cannot use this browser until you press Connect";
 const noop = () => {};
 const quietLogger = { debug: noop, info: noop, warn: noop, error: noop };
 
@@ -785,7 +869,8 @@ const quietLogger = { debug: noop, info: noop, warn: noop, error: noop };
  *
  * States: "starting", "unpaired" (no secret: nothing to dial), "connecting" (dialled, handshake
  * running), "connected" (welcome received), "retrying" (backoff timer pending), "refused"
- * (unauthorized or version: waits for a storage change or the alarm), "stopped".
+ * (unauthorized or version: waits for a storage change or the alarm), "disconnected" (the user
+ * pressed Disconnect: nothing dials until Connect), "stopped".
  *
  * Debugger sessions belong to one connection: when it ends, and again when the next one is
  * welcomed, the extension detaches every tab it had attached, so a new server starts clean.
@@ -859,6 +944,7 @@ export class Bridge {
     const typed = typeof code === "string" ? code.trim() : "";
     if (typed === "") return { ok: false, message: "type the code that `webpilot pair` prints" };
     if (!this.config) await this.reloadConfig();
+    if (this.config.disconnected) await this.setDisconnected(false); // pairing is asking to connect
     if (this.pending) this.finishPairing(false, "replaced by a newer pairing attempt");
     const outcome = new Promise((resolve) => {
       this.pending = { code: typed, resolve };
@@ -892,6 +978,33 @@ export class Bridge {
     this.connect(); // no secret: settles in "unpaired"
   }
 
+  /**
+   * The popup's Disconnect: closes the connection and stays disconnected — across alarms, idle
+   * wakes, storage changes and worker restarts (the flag is in storage) — until resume().
+   */
+  async disconnect() {
+    if (this.pending) this.finishPairing(false, "disconnected by you");
+    await this.setDisconnected(true);
+    this.drop("disconnected by you");
+    this.setState("disconnected", DISCONNECTED_MESSAGE);
+  }
+
+  /** The popup's Connect: forgets the user's Disconnect and dials now. */
+  async resume() {
+    await this.setDisconnected(false);
+    this.backoff = BACKOFF_MIN_MS;
+    this.connect();
+  }
+
+  /** Stores the user's Disconnect (true) or forgets it (false), and reloads the configuration. */
+  async setDisconnected(on) {
+    if (on) await this.d.storage.set({ [DISCONNECTED_KEY]: true });
+    else await this.d.storage.remove([DISCONNECTED_KEY]);
+    // Reloading through the lock orders this after any reload already running (a wake's), so
+    // none of those can bring back the old flag.
+    await this.reloadConfig();
+  }
+
   /** Stops for good (tests). */
   stop() {
     this.stopped = true;
@@ -910,6 +1023,10 @@ export class Bridge {
     }
     if (!this.config.secret && !this.pending) {
       this.setState("unpaired", "not paired: run `webpilot pair` and type its code in the extension popup");
+      return;
+    }
+    if (this.config.disconnected && !this.pending) {
+      this.setState("disconnected", DISCONNECTED_MESSAGE);
       return;
     }
     this.dial();
@@ -972,6 +1089,7 @@ export class Bridge {
     return {
       ...this.st,
       paired: Boolean(c && c.secret),
+      disconnected: Boolean(c && c.disconnected),
       pairing: Boolean(this.pending),
       port: c ? c.port : DEFAULT_PORT,
       url: bridgeURL(c ? c.port : DEFAULT_PORT),

@@ -176,6 +176,8 @@ export function fakeApi(behaviour = {}) {
     "debugger.detach": () => undefined,
     "debugger.send": () => ({ result: { type: "number", value: 2, description: "2" } }),
     "downloads.search": () => [],
+    "handoff.start": (p) => chromeTab(p.tabId, { url: "https://example.com/login", title: "Sign in" }),
+    "handoff.end": () => undefined,
   };
   const fn = (op) => async (params) => {
     calls.push([op, params]);
@@ -196,6 +198,7 @@ export function fakeApi(behaviour = {}) {
     },
     debugger: { attach: fn("debugger.attach"), detach: fn("debugger.detach"), send: fn("debugger.send") },
     downloads: { search: fn("downloads.search") },
+    handoff: { start: fn("handoff.start"), end: fn("handoff.end") },
   };
   return { api, calls };
 }
@@ -231,9 +234,9 @@ export function rig({ stored = { port: 5555, secret: SECRET, profile_id: "p1" },
 export async function handshake(r, { nonce = NONCE } = {}) {
   const sock = await eventually(() => r.net.sockets.length >= 1 && r.net.last.readyState === 0 && r.net.last, "a dial");
   sock.accept();
-  sock.push({ type: "challenge", protocol: 3, nonce, server: "webpilot/0.1.0" });
+  sock.push({ type: "challenge", protocol: 4, nonce, server: "webpilot/0.1.0" });
   const hello = await eventually(() => sock.sent.find((m) => m.type === "hello"), "hello");
-  sock.push({ type: "welcome", protocol: 3 });
+  sock.push({ type: "welcome", protocol: 4 });
   await eventually(() => r.bridge.status().state === "connected", "connected");
   return { sock, hello };
 }

@@ -109,9 +109,9 @@ test("parseMessage refuses frames that break the protocol", () => {
     '"hello"',
     "{}",
     '{"type":"nope"}',
-    '{"type":"challenge","protocol":3,"server":"x"}',
+    '{"type":"challenge","protocol":4,"server":"x"}',
     '{"type":"challenge","protocol":"1","nonce":"n","server":"x"}',
-    '{"type":"hello","protocol":3,"extension_version":"0.1.0","profile_id":"p","user_agent":"u"}',
+    '{"type":"hello","protocol":4,"extension_version":"0.1.0","profile_id":"p","user_agent":"u"}',
     '{"type":"paired"}',
     '{"type":"ping","ts":"now"}',
     '{"id":1,"op":5}',
@@ -140,7 +140,7 @@ test("loadConfig: defaults, stored values, and a profile id made once", async ()
 
   const secret = all.paired.json.secret;
   const c3 = await loadConfig(new FakeStorage({ port: "40001", secret, profile_id: "x" }), rnd);
-  assert.deepEqual(c3, { port: 40001, secret, profileId: "x", problems: [] });
+  assert.deepEqual(c3, { port: 40001, secret, profileId: "x", problems: [], disconnected: false });
 
   const c4 = await loadConfig(new FakeStorage({ port: 70000, secret: "not base64!", profile_id: "x" }), rnd);
   assert.equal(c4.port, DEFAULT_PORT);
@@ -200,7 +200,16 @@ test("checkRequest keeps only the allow-listed ops and their params", () => {
     method: "DOM.enable",
     params: { a: 1 },
   });
+  assert.deepEqual(checkRequest("handoff.start", { tabId: 3, message: "  Sign in, then press Done. ", windowId: 9 }), {
+    tabId: 3,
+    message: "Sign in, then press Done.",
+  });
   const bad = [
+    ["handoff.start", { tabId: 3 }],
+    ["handoff.start", { tabId: 3, message: "   " }],
+    ["handoff.start", { tabId: 3, message: "x".repeat(301) }],
+    ["handoff.start", { tabId: 3, message: "ok", session: "" }],
+    ["handoff.end", {}],
     ["tabs.bind", {}],
     ["__proto__", {}],
     ["constructor", {}],

@@ -128,8 +128,9 @@ type Backend interface {
 
 type sessionKey struct{}
 
-// WithSession tells NewTab which agent session the tab is for (the bridge
-// groups a session's tabs as "webpilot · <session>").
+// WithSession tells NewTab and Binder.Bind which agent session the tab is
+// for (the bridge groups a session's tabs as "webpilot · <session>", and
+// its extension's popup lists bound tabs under their session).
 func WithSession(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, sessionKey{}, name)
 }
@@ -195,6 +196,18 @@ type Binder interface {
 	// Release detaches c, the session of a bound tab, and leaves the tab
 	// open as it is.
 	Release(ctx context.Context, id string, c cdp.Caller) error
+}
+
+// Handoff is implemented by a backend that can ask the person at the
+// browser to take over a tab and tell when they are done (the bridge: the
+// extension's badge, notification and popup with a Done button).
+type Handoff interface {
+	// StartHandoff brings the tab to the front and shows the user message.
+	// The returned channel is closed when the user says they are done.
+	StartHandoff(ctx context.Context, tab, message string) (done <-chan struct{}, err error)
+	// EndHandoff takes the notice away (the wait ended without the user's
+	// Done: the condition held, or time ran out).
+	EndHandoff(ctx context.Context, tab string) error
 }
 
 // DownloadFinder is implemented by a backend whose browser runs on this

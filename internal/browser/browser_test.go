@@ -43,6 +43,8 @@ func fixtures(t *testing.T) string {
 	}
 	page("/alert", `<title>Alert</title><button id="b" onclick="alert('hello there'); this.textContent='after'">go</button>
 		<button id="c" onclick="this.textContent = confirm('sure?') ? 'yes' : 'no'">ask</button>`)
+	page("/signin", `<title>Sign in</title><form action="/account"><label>User <input name="user" id="user"></label><button>Sign in</button></form>`)
+	page("/account", `<title>Account</title><h1>Signed in</h1>`)
 	page("/js-redirect", `<title>Hop</title><script>location.href = "/form.html"</script>`)
 	page("/links", `<title>Links</title><a id="dl" href="/download">get file</a> <a id="nc" href="/nocontent">nothing</a>
 		<a id="far" href="http://blocked.example/">far away</a> <a id="form" href="/form.html">form</a>`)

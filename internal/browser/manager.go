@@ -659,9 +659,9 @@ func backendError(doing string, err error) error {
 		return profileError(doing, err)
 	case errors.Is(err, backend.ErrBridgeDisconnected):
 		return &Error{Code: CodeBridgeDisconnected, Message: "cannot " + doing + ": the webpilot extension in Chrome is not connected",
-			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection. The session keeps its tabs: retry once it is connected", Err: err}
+			Hint: "open Chrome (the paired profile) and check that the webpilot extension is enabled; its popup shows the connection (press Connect there if it says Disconnected by you). The session keeps its tabs: retry once it is connected", Err: err}
 	case errors.Is(err, cdp.ErrReleasedByUser):
-		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": the tab was taken out of webpilot's tab group or window in Chrome, so it is the user's now",
+		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": the tab was taken out of webpilot's tab group or window in Chrome (or released in the extension's popup), so it is the user's now",
 			Hint: "the next call opens a new tab; to use that tab again, bind it (browser_tabs bind)", Err: err}
 	case errors.Is(err, cdp.ErrDetachedByUser):
 		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": debugging of that tab was cancelled in Chrome",

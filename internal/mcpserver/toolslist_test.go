@@ -45,13 +45,14 @@ var wantTools = map[string][]string{
 	"browser_frames":     nil,
 	"browser_collect":    nil,
 	"browser_flow":       {"steps"},
-	"browser_network":    nil, // full profile
-	"browser_download":   nil, // full profile
-	"browser_console":    nil, // full profile
+	"browser_network":    nil,         // full profile
+	"browser_download":   nil,         // full profile
+	"browser_console":    nil,         // full profile
+	"browser_handoff":    {"message"}, // full profile
 }
 
 // fullOnly are the tools of the full profile that the core one leaves out.
-var fullOnly = []string{"browser_network", "browser_download", "browser_console"}
+var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff"}
 
 // Instructions name every shared argument.
 func TestInstructionsDescribeSharedArgs(t *testing.T) {

@@ -251,26 +251,35 @@ func (x *stepExec) Capture(ctx context.Context, maxChars int) (flow.Capture, err
 
 // CallBudget is how long a call of tool may take when the tool has a time
 // budget of its own, which replaces the server's per-call ceiling
-// (browser_flow: budget_ms, default 30 s, at most 120 s); ok is false for
-// tools without one. args are the call's raw arguments, not yet checked.
+// (browser_flow: budget_ms, default 30 s, at most 120 s; browser_handoff:
+// timeout_ms, default 5 min, at most 15 min); ok is false for tools
+// without one. args are the call's raw arguments, not yet checked.
 func CallBudget(tool string, args json.RawMessage) (time.Duration, bool) {
-	if tool != flowTool.Name {
-		return 0, false
+	switch tool {
+	case flowTool.Name:
+		return msArg(args, "budget_ms", flow.DefaultBudget, flow.MaxBudget), true
+	case handoffTool.Name:
+		return msArg(args, "timeout_ms", browser.HandoffDefaultTimeout, browser.HandoffMaxTimeout), true
 	}
-	var a struct {
-		BudgetMs any `json:"budget_ms"`
-	}
+	return 0, false
+}
+
+// msArg reads a duration argument in milliseconds (a number, or a string
+// some clients send) from raw arguments; def when missing or out of
+// (0, max].
+func msArg(args json.RawMessage, key string, def, max time.Duration) time.Duration {
+	var a map[string]any
 	_ = json.Unmarshal(args, &a)
 	var ms float64
-	switch v := a.BudgetMs.(type) {
+	switch v := a[key].(type) {
 	case float64:
 		ms = v
 	case string:
 		ms, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
 	}
 	d := time.Duration(ms) * time.Millisecond
-	if d <= 0 || d > flow.MaxBudget {
-		d = flow.DefaultBudget
+	if d <= 0 || d > max {
+		d = def
 	}
-	return d, true
+	return d
 }

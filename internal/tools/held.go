@@ -219,6 +219,12 @@ func (h *Held) Wait(ctx context.Context, o browser.WaitOptions) (*browser.WaitRe
 	return h.s.Wait(ctx, h.t, o)
 }
 
+// Handoff gives the tab to the user until a condition holds or they say
+// Done (browser_handoff).
+func (h *Held) Handoff(ctx context.Context, o browser.HandoffOptions) (*browser.HandoffResult, error) {
+	return h.s.Handoff(ctx, h.t, o)
+}
+
 // Collect reads repeated items of the tab's page (browser_collect).
 func (h *Held) Collect(ctx context.Context, o browser.CollectOptions) (*browser.Collected, error) {
 	return h.s.Collect(ctx, h.t, o)

@@ -24,6 +24,7 @@ const (
 	GroupNetwork    Group = "network"    // browser_network: the session's requests
 	GroupDownloads  Group = "downloads"  // browser_download: files and media into the output directory
 	GroupConsole    Group = "console"    // browser_console
+	GroupHandoff    Group = "handoff"    // browser_handoff: the user takes over a tab
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -47,6 +48,7 @@ func Table() []Tool {
 		networkTool,
 		downloadTool,
 		consoleTool,
+		handoffTool,
 		closeTool,
 	}
 }

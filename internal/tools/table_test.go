@@ -18,8 +18,8 @@ func TestSelect(t *testing.T) {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
 	}
 	// The full profile adds the groups the core one leaves out, in table
-	// order: network, downloads, console.
-	extra := []string{"browser_network", "browser_download", "browser_console"}
+	// order: network, downloads, console, handoff.
+	extra := []string{"browser_network", "browser_download", "browser_console", "browser_handoff"}
 	full := slices.Insert(slices.Clone(all), len(all)-1, extra...)
 	fullWithout := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(full), func(n string) bool { return slices.Contains(names, n) })
@@ -31,15 +31,17 @@ func TestSelect(t *testing.T) {
 		wantCaps      string
 	}{
 		// The core profile (the default) holds every tool built so far but
-		// those of the groups left out of it (network, downloads, console); full adds them.
+		// those of the groups left out of it (network, downloads, console,
+		// handoff); full adds them.
 		{"", "", all, ""},
 		{"core", "", all, ""},
 		{"full", "", full, ""},
 		{"core", "+downloads", with("browser_download"), "+downloads"},
 		{"core", "+network", with("browser_network"), "+network"},
 		{"core", "+console", with("browser_console"), "+console"},
-		{"core", "+network,+downloads", fullWithout("browser_console"), "+network,+downloads"},
-		{"core", "+network,+downloads,+console", full, "+network,+downloads,+console"},
+		{"core", "+handoff", with("browser_handoff"), "+handoff"},
+		{"core", "+network,+downloads", fullWithout("browser_console", "browser_handoff"), "+network,+downloads"},
+		{"core", "+network,+downloads,+console,+handoff", full, "+network,+downloads,+console,+handoff"},
 		{"CORE", " ", all, ""},
 		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
 		{"core", "-screenshot,-dialogs", without("browser_screenshot", "browser_dialog"), "-screenshot,-dialogs"},
@@ -52,11 +54,12 @@ func TestSelect(t *testing.T) {
 		{"full", "-network", fullWithout("browser_network"), "-network"},
 		{"full", "-downloads", fullWithout("browser_download"), "-downloads"},
 		{"full", "-console", fullWithout("browser_console"), "-console"},
-		{"full", "-network,-downloads,-console", all, "-network,-downloads,-console"},
+		{"full", "-handoff", fullWithout("browser_handoff"), "-handoff"},
+		{"full", "-network,-downloads,-console,-handoff", all, "-network,-downloads,-console,-handoff"},
 		{"core", "tabs", all, "+tabs"},
 		{"core", "-core", notCore, "-core"},
 		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", extra, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
-		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff"},
 	} {
 		sel, err := tools.Select(tc.profile, tc.caps)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
@@ -113,4 +114,55 @@ func EvalInExtension(ctx context.Context, b backend.Backend, expr string) (strin
 		return "", fmt.Errorf("in the extension: %s %s", d.Text, d.Exception.Description)
 	}
 	return string(res.Result.Value), nil
+}
+
+// ActAsUser evaluates expr in the page whose URL contains urlPart, over
+// the rig's own browser connection rather than webpilot's: what the person
+// at the browser does (types, submits) while a session waits for them.
+func ActAsUser(ctx context.Context, b backend.Backend, urlPart, expr string) error {
+	bs, err := rigBrowser(ctx, b)
+	if err != nil {
+		return err
+	}
+	var res struct {
+		TargetInfos []struct {
+			TargetID string `json:"targetId"`
+			Type     string `json:"type"`
+			URL      string `json:"url"`
+		} `json:"targetInfos"`
+	}
+	if err := bs.Call(ctx, "Target.getTargets", map[string]any{}, &res); err != nil {
+		return err
+	}
+	id := ""
+	for _, ti := range res.TargetInfos {
+		if ti.Type == "page" && strings.Contains(ti.URL, urlPart) {
+			if id != "" {
+				return fmt.Errorf("act as user: two pages at %q", urlPart)
+			}
+			id = ti.TargetID
+		}
+	}
+	if id == "" {
+		return fmt.Errorf("act as user: no page at %q", urlPart)
+	}
+	var att struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := bs.Call(ctx, "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true}, &att); err != nil {
+		return fmt.Errorf("act as user: %w", err)
+	}
+	defer func() {
+		_ = bs.Call(context.WithoutCancel(ctx), "Target.detachFromTarget", map[string]any{"sessionId": att.SessionID}, nil)
+	}()
+	var ev struct {
+		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+	}
+	if err := bs.Conn().Session(att.SessionID).Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true}, &ev); err != nil {
+		return fmt.Errorf("act as user: %w", err)
+	}
+	if ev.ExceptionDetails != nil {
+		return fmt.Errorf("act as user: %s", ev.ExceptionDetails)
+	}
+	return nil
 }

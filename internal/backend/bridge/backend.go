@@ -38,6 +38,8 @@ type Backend struct {
 	// profile's relay, by profile id.
 	profiles map[string]*profileConn
 	closed   bool
+
+	handoffs handoffs // tabs waiting for the user's Done
 }
 
 // profileConn is one browser profile's connection: its relay and the CDP
@@ -342,7 +344,11 @@ func (b *Backend) Bind(ctx context.Context, id string) (cdp.Caller, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Request(ctx, "tabs.bind", map[string]any{"tabId": n}, nil); err != nil {
+	params := map[string]any{"tabId": n}
+	if name := backend.SessionOf(ctx); name != "" && len(name) <= 100 {
+		params["session"] = name // the extension's popup lists the tab under its session
+	}
+	if err := r.Request(ctx, "tabs.bind", params, nil); err != nil {
 		return nil, opErr(err, id)
 	}
 	c, err := b.Attach(ctx, id)
@@ -669,6 +675,8 @@ func (t *relayTransport) event(name string, params json.RawMessage) {
 		}
 		f, _ := json.Marshal(map[string]any{"sessionId": sessionFor(e.TabID, e.SessionID), "method": e.Method, "params": e.Params})
 		t.push(f)
+	case "handoff.done":
+		t.b.handoffDone(t.r.hello.ProfileID, params)
 	case "debugger.detached":
 		var e struct {
 			TabID  int    `json:"tabId"`

@@ -25,7 +25,7 @@ import (
 )
 
 // ProtocolVersion is the bridge protocol this binary speaks.
-const ProtocolVersion = 3
+const ProtocolVersion = 4
 
 // DefaultPort is where the extension looks for webpilot unless told
 // otherwise.
