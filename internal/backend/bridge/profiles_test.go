@@ -245,3 +245,52 @@ func TestBackendAmbiguousProfile(t *testing.T) {
 		t.Errorf("Info = %+v, want both profiles listed", info)
 	}
 }
+
+// Tab ids are per browser: a Done pressed for tab 7 of one profile ends
+// that profile's hand-off only, never the one of tab 7 of another.
+func TestHandoffsAreKeptPerProfile(t *testing.T) {
+	s := listen(t, bridge.Options{Secret: secret})
+	b := bridge.New(s, bridge.BackendOptions{ConnectWait: time.Second})
+	exts := map[string]*fakeExt{}
+	for _, p := range []struct{ id, name string }{{"aaaa0000", "work"}, {"bbbb0000", "home"}} {
+		f, m := connect(t, s, p.id, p.name)
+		if m["type"] != "welcome" {
+			t.Fatal(m)
+		}
+		exts[p.name] = f
+		go func() { // the extension: answers every request
+			for {
+				m := f.read(t)
+				if m["op"] == nil {
+					return
+				}
+				f.send(t, map[string]any{"id": m["id"], "result": map[string]any{}})
+			}
+		}()
+	}
+	waitProfiles(t, s, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	work, err := b.StartHandoff(backend.WithBrowserProfile(ctx, "work"), "7", "log in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, err := b.StartHandoff(backend.WithBrowserProfile(ctx, "home"), "7", "log in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exts["home"].send(t, map[string]any{"event": "handoff.done", "params": map[string]any{"tabId": 7}})
+	select {
+	case <-home:
+	case <-ctx.Done():
+		t.Fatal("Done in home did not end home's hand-off")
+	}
+	select {
+	case <-work:
+		t.Error("Done for tab 7 in home ended work's hand-off of its own tab 7")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := b.EndHandoff(backend.WithBrowserProfile(ctx, "work"), "7"); err != nil {
+		t.Errorf("EndHandoff: %v", err)
+	}
+}
