@@ -133,3 +133,54 @@ func TestBridgeSeveralProfiles(t *testing.T) {
 		t.Errorf("profile not connected: %q", be.Message)
 	}
 }
+
+// The popup's Rename: the name shows in the popup, a new one is stored and
+// webpilot learns it (the extension reconnects); a name with other
+// characters is refused in the popup.
+func TestBridgePopupRename(t *testing.T) {
+	if backendtest.Kind() != "bridge" {
+		t.Skip("a bridge feature: runs with WEBPILOT_TEST_BACKEND=bridge")
+	}
+	be := backendtest.New(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	first := be.Info().BrowserProfile
+	page, err := backendtest.OpenExtensionPage(ctx, be, "popup.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = page.Close(context.Background()) })
+	// until polls what expr gives in the popup until it is want.
+	until := func(expr, want string) {
+		t.Helper()
+		var got string
+		for deadline := time.Now().Add(backendtest.Timeout(20 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
+			v, err := page.Eval(ctx, expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got = v; got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("popup %s = %s, want %s", expr, got, want)
+			}
+		}
+	}
+	until(`document.getElementById("profilename")?.value ?? ""`, fmt.Sprintf("%q", first))
+	rename := func(name string) {
+		t.Helper()
+		js := fmt.Sprintf(`(() => { document.getElementById("profilename").value = %q; document.getElementById("rename").click(); return true; })()`, name)
+		if _, err := page.Eval(ctx, js); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rename("a/b")
+	until(`document.getElementById("renameresult")?.className ?? ""`, `"bad"`)
+	rename("Renamed One")
+	until(`document.getElementById("renameresult")?.textContent ?? ""`, `"this profile is now called Renamed One"`)
+	for deadline := time.Now().Add(backendtest.Timeout(20 * time.Second)); be.Info().BrowserProfile != "Renamed One"; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("webpilot calls the profile %q, want the new name", be.Info().BrowserProfile)
+		}
+	}
+}
