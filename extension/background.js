@@ -116,8 +116,17 @@ async function checkTaken(tabId, movedOut) {
   await bridge.releaseByUser(tabId);
 }
 
+// A new tab opened by an agent or bound tab is relayed too. One opened by a bound tab (the user's)
+// is bound itself: webpilot may follow it (an OAuth popup) but never closes it.
 function noteAgentTab(tab) {
-  if (agent.add(tab)) bridge.sendEvent("tabs.created", tabInfo(tab));
+  if (!agent.add(tab)) return;
+  const opener = tab.openerTabId;
+  if (opener !== undefined && agent.bound.has(opener)) {
+    agent.bind(tab.id);
+    if (boundSessions[opener]) boundSessions[tab.id] = boundSessions[opener];
+    saveBound().catch(() => {});
+  }
+  bridge.sendEvent("tabs.created", tabInfo(tab));
 }
 
 // The tab must be an agent tab: the extension never touches the user's own tabs.

@@ -148,7 +148,25 @@ func TestBindUserTabs(t *testing.T) {
 		t.Error("unbind of a released tab: no error")
 	}
 
-	// browser_close releases the bound tab and closes nothing.
+	// A tab the bound tab opens joins the session, bound itself.
+	t.Cleanup(func() { _, _ = backendtest.CloseUserTabsAt(context.Background(), be, "/form.html") })
+	if _, err := e.act(browser.Action{Kind: "click", Target: sel("#blank")}); err != nil {
+		t.Fatalf("click the bound tab's target=_blank link: %v", err)
+	}
+	var opened *browser.TabView
+	for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); opened == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		_ = call(func(ctx context.Context) (err error) { list, err = e.s.ListTabs(ctx); return err })
+		for i := range list {
+			if strings.Contains(list[i].URL, "/form.html") {
+				opened = &list[i]
+			}
+		}
+	}
+	if opened == nil || !opened.Bound || opened.Opener != "t1" {
+		t.Fatalf("the tab the bound tab opened: %+v in %+v; want it listed, bound, opened by t1", opened, list)
+	}
+
+	// browser_close releases the bound tabs and closes nothing.
 	if err := call(func(ctx context.Context) error { return e.s.CloseTabs(ctx) }); err != nil {
 		t.Fatalf("close: %v", err)
 	}
@@ -159,6 +177,12 @@ func TestBindUserTabs(t *testing.T) {
 	})
 	if n := countURL(cands, "who="); n != 3 {
 		t.Errorf("after close and unbind, %d of the 3 user tabs are open and bindable: %+v", n, cands)
+	}
+	if n := countURL(cands, "/form.html"); n != 1 {
+		t.Errorf("after close, the tab the bound tab opened is open and bindable %d times, want 1: %+v", n, cands)
+	}
+	if n, err := backendtest.CloseUserTabsAt(e.ctx, be, "/form.html"); err != nil || n != 1 {
+		t.Errorf("closing the tab the bound tab opened: %d closed, %v", n, err)
 	}
 }
 

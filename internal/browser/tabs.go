@@ -57,7 +57,8 @@ func (s *Session) view(ti backend.TabInfo) TabView {
 
 // AdoptPopups attaches tabs opened by the session's tabs (popups,
 // target=_blank links) and makes them the session's; it returns them, with
-// their new short ids. Call within Do.
+// their new short ids. Those a bound tab opened are bound too. Call within
+// Do.
 func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	if len(s.tabs) == 0 {
 		return nil, nil
@@ -92,6 +93,9 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 				changed = true
 				continue
 			}
+			// A tab a bound (the user's) tab opened is the user's too:
+			// followed, never closed.
+			t.bound = s.tabs[ti.Opener].bound
 			s.join(t)
 			adopted = append(adopted, s.view(ti))
 			changed = true

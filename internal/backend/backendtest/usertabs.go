@@ -166,3 +166,33 @@ func ActAsUser(ctx context.Context, b backend.Backend, urlPart, expr string) err
 	}
 	return nil
 }
+
+// CloseUserTabsAt closes, over the rig's own connection, every page whose
+// URL contains urlPart (tabs a user's page opened, which the test did not
+// open itself), and says how many.
+func CloseUserTabsAt(ctx context.Context, b backend.Backend, urlPart string) (int, error) {
+	bs, err := rigBrowser(ctx, b)
+	if err != nil {
+		return 0, err
+	}
+	var res struct {
+		TargetInfos []struct {
+			TargetID string `json:"targetId"`
+			Type     string `json:"type"`
+			URL      string `json:"url"`
+		} `json:"targetInfos"`
+	}
+	if err := bs.Call(ctx, "Target.getTargets", map[string]any{}, &res); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, ti := range res.TargetInfos {
+		if ti.Type == "page" && strings.Contains(ti.URL, urlPart) {
+			if err := bs.Call(ctx, "Target.closeTarget", map[string]any{"targetId": ti.TargetID}, nil); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
