@@ -17,6 +17,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
@@ -53,6 +54,9 @@ type Config struct {
 	AuthToken      string        // webpilot serve: the bearer token every request needs
 	Daemon         bool          // webpilot serve: run as the per-user daemon
 	IdleExit       time.Duration // webpilot serve: exit after this long without clients (0: never)
+	SiteRuns       int           // the site gate: recipe runs and flows at once per site
+	SiteQueue      int           // the site gate: runs waiting per site
+	SiteWait       time.Duration // the site gate: how long a run waits for its turn
 
 	// EndpointPerSession: each browser session opens its own connection to
 	// the endpoint, a farm that gives each connection a fresh browser.
@@ -231,6 +235,30 @@ func configKeys() []configKey {
 			c.OutputMaxMB = n
 			return nil
 		}, get: func(c *Config) any { return c.OutputMaxMB }},
+		{name: "site-runs", def: "1", usage: "recipe runs and flows at once on one site (registrable domain), 1 to 16", set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > recipes.MaxGateRuns {
+				return fmt.Errorf("%q is not a number from 1 to %d", v, recipes.MaxGateRuns)
+			}
+			c.SiteRuns = n
+			return nil
+		}, get: func(c *Config) any { return c.SiteRuns }},
+		{name: "site-queue", def: "8", usage: "recipe runs and flows that may wait for a busy site, 1 to 100; more get SITE_BUSY (queue_full)", set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > recipes.MaxGateQueue {
+				return fmt.Errorf("%q is not a number from 1 to %d", v, recipes.MaxGateQueue)
+			}
+			c.SiteQueue = n
+			return nil
+		}, get: func(c *Config) any { return c.SiteQueue }},
+		{name: "site-wait", def: "30s", usage: "how long a recipe run or flow waits for a busy site before SITE_BUSY (queue_timeout), 100ms to 10m", set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(strings.TrimSpace(v))
+			if err != nil || d < recipes.MinGateWait || d > recipes.MaxGateWait {
+				return fmt.Errorf("%q is not a duration from %v to %v", v, recipes.MinGateWait, recipes.MaxGateWait)
+			}
+			c.SiteWait = d
+			return nil
+		}, get: func(c *Config) any { return c.SiteWait.String() }},
 		{name: "profile", def: tools.DefaultProfile, usage: "tool profile: core (the everyday tools) or full (every tool)", set: func(c *Config, v string) error {
 			v = strings.ToLower(strings.TrimSpace(v))
 			if _, err := tools.ProfileGroups(v); err != nil {

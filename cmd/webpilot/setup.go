@@ -23,6 +23,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 	"github.com/webpilot-mcp/webpilot/internal/logfile"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
@@ -134,6 +135,10 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
+	gate, err := recipes.NewGate(recipes.GateOptions{Runs: cfg.SiteRuns, Queue: cfg.SiteQueue, Wait: cfg.SiteWait})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
 		OnInitialized: func() {
@@ -153,10 +158,12 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		Tools: sel,
 		Deps: &tools.Deps{
 			Manager:        a.manager,
+			Gate:           gate,
 			DefaultSession: cfg.Session,
 			Logger:         a.log,
 			Status: func() map[string]any {
-				st := map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind, "cdp_commands_sent": cdp.CommandsSent()}
+				st := map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind, "cdp_commands_sent": cdp.CommandsSent(),
+					"site_gate": map[string]any{"runs_per_site": gate.Options().Runs, "queue_per_site": gate.Options().Queue, "wait": gate.Options().Wait.String(), "busy_sites": gate.Status()}}
 				if capsNote != "" {
 					st["caps_note"] = capsNote
 				}

@@ -23,6 +23,7 @@ const (
 	CodeOriginBlocked    Code = "ORIGIN_BLOCKED"
 	CodeOutcomeUnknown   Code = "OUTCOME_UNKNOWN"
 	CodeLimitExceeded    Code = "LIMIT_EXCEEDED"
+	CodeSiteBusy         Code = "SITE_BUSY"
 	CodeInternal         Code = "INTERNAL"
 	// Bridge (the user's Chrome through the extension).
 	CodeBridgeDisconnected    Code = "BRIDGE_DISCONNECTED"

@@ -169,6 +169,15 @@ func (t *Tab) init(ctx context.Context) error {
 	return nil
 }
 
+// URL is the address of the tab's page now.
+func (t *Tab) URL(ctx context.Context) (string, error) {
+	f, err := t.mainFrame(ctx)
+	if err != nil {
+		return "", backendError("read the tab's address", err)
+	}
+	return f.URL, nil
+}
+
 // frame describes the tab's main frame now.
 type frame struct {
 	ID       string

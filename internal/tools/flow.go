@@ -11,6 +11,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
 )
 
 // FlowIn is browser_flow's input. A step is an object: do (the step kind)
@@ -73,12 +74,42 @@ var flowTool = Def(Tool{
 	if err := p.Check(x); err != nil {
 		return nil, err
 	}
+	release, err := enterGate(ctx, h, planSite(ctx, h, p))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	tr := p.Run(ctx, x, h.env.Progress)
 	if tr.Err != nil {
 		return nil, tr.Err
 	}
 	return flowResult(p, tr), nil
 })
+
+// planSite is the site a flow works on, for the site gate: that of its
+// first step's URL when it starts by navigating, else that of the tab's
+// page ("" for none, e.g. about:blank).
+func planSite(ctx context.Context, h *Held, p *flow.Plan) string {
+	if len(p.Steps) > 0 && p.Steps[0].Do == "navigate" {
+		if u, ok := p.Steps[0].Args["url"].(string); ok && u != "" {
+			return recipes.Site(u)
+		}
+	}
+	u, err := h.Tab().URL(ctx)
+	if err != nil {
+		return ""
+	}
+	return recipes.Site(u)
+}
+
+// enterGate waits for a turn on the site in the site gate; the returned
+// function ends it. Without a gate or a site there is nothing to wait for.
+func enterGate(ctx context.Context, h *Held, site string) (func(), error) {
+	if h.env.Gate == nil || site == "" {
+		return func() {}, nil
+	}
+	return h.env.Gate.Enter(ctx, site, 0)
+}
 
 // flowResult is a flow that ran to its end: the trace, then what the find,
 // read and collect steps returned and the notes of the others, then the

@@ -6,12 +6,15 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
 )
 
 // Env is what a call may know besides its session, set by the server for
 // each call.
 type Env struct {
 	Manager *browser.Manager
+	// Gate is the site gate flows and recipe runs enter; nil: none.
+	Gate *recipes.Gate
 	// Roots are the local directories the client declared as its roots
 	// (asked when an upload needs them); nil for none.
 	Roots func(ctx context.Context) []string

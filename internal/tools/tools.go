@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
 )
 
 // Limits on text returned to the agent, from DESIGN.md.
@@ -29,7 +30,10 @@ var SharedArgs = []string{"session", "tab", "ref", "selector", "text", "role", "
 
 // Deps is what the tools need from the program that serves them.
 type Deps struct {
-	Manager        *browser.Manager
+	Manager *browser.Manager
+	// Gate keeps browser_flow runs (and recipe runs) per site within
+	// bounds; nil: no gate.
+	Gate           *recipes.Gate
 	DefaultSession string
 	// Status adds configuration facts (values and their sources) to
 	// browser_status.
