@@ -92,7 +92,7 @@ func fixtures(t *testing.T) string {
 	// A click that changes the DOM for a second without a pause (no timer,
 	// which a background page may have throttled).
 	page("/storm", `<title>Storm</title><span id="t">0</span><button id="b" onclick="storm()">go</button><script>
-		function storm() { const ch = new MessageChannel(), end = performance.now() + 1000, t = document.getElementById('t');
+		function storm() { const ch = new MessageChannel(), end = performance.now() + 5000, t = document.getElementById('t');
 		ch.port1.onmessage = () => { t.textContent = performance.now(); if (performance.now() < end) ch.port2.postMessage(0) }; ch.port2.postMessage(0) }</script>`)
 	page("/ticker", `<title>Ticker</title><span id="t">0</span><button id="b" onclick="this.textContent='clicked'">go</button><script>setInterval(() => { document.getElementById('t').textContent = Date.now() }, 10)</script>`)
 	page("/errors", `<title>Errors</title><button id="boom" onclick="console.error('bad thing', 42); console.log('fine'); null.x">boom</button>`)
