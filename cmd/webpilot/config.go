@@ -29,7 +29,7 @@ type Config struct {
 	BrowserProfile string // the bridge: which connected Chrome profile (name, id or id prefix)
 	OutputDir      string
 	OutputMaxMB    int
-	Recipes        string // the user's recipe folder ("": <user config dir>/webpilot/recipes)
+	Recipes        string   // the user's recipe folder ("": <user config dir>/webpilot/recipes)
 	CDPEndpoint    string   // ws:// or http:// of a remote browser
 	CDPHeaders     []string // "Name: value", sent to the endpoint
 	Browser        string
