@@ -2,6 +2,8 @@ package recipes
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -134,5 +136,36 @@ func TestBindDoesNotChangeRecipe(t *testing.T) {
 	}
 	if !strings.Contains(string(after), `"$query costs $$5 and ${item}"`) {
 		t.Errorf("recipe JSON lost its text:\n%s", after)
+	}
+}
+
+// fakeExec checks a step's arguments as a tool would, only a little: a
+// click needs a selector starting with # or . here.
+type fakeExec struct{ flow.Executor }
+
+func (fakeExec) Check(tool string, args map[string]any) error {
+	if _, ok := args[CandidatesField]; ok {
+		return errors.New("candidates reached the tool")
+	}
+	if sel, ok := args["selector"].(string); ok && !strings.HasPrefix(sel, "#") && !strings.HasPrefix(sel, ".") {
+		return fmt.Errorf("selector %q is not an id or a class", sel)
+	}
+	return nil
+}
+
+func (fakeExec) Takes(tool, arg string) bool { return false }
+
+func TestCheckWithExecutor(t *testing.T) {
+	r, err := Parse("/r/shop-search.json", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Check(fakeExec{}); err != nil {
+		t.Errorf("Check of a good recipe: %v", err)
+	}
+	r.Steps[2].Fields["selector"] = "price"
+	err = r.Check(fakeExec{})
+	if ve, ok := AsValidationError(err); !ok || ve.Error() != `/r/shop-search.json: step 3 (read): selector "price" is not an id or a class` {
+		t.Errorf("Check = %v", err)
 	}
 }
