@@ -850,7 +850,7 @@ func jsonError(data []byte, err error) string {
 		return fmt.Sprintf("%s: the file must hold a JSON object, not %s", lineCol(data, te.Offset-1), te.Value)
 	case errors.Is(err, io.EOF):
 		return "the file is empty: it must hold a JSON object {\"name\": …, \"site\": …, \"steps\": […]}"
-	case err.Error() == "unexpected EOF":
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Sprintf("%s: invalid JSON: the file ends in the middle of a value", lineCol(data, int64(len(data))))
 	}
 	return "invalid JSON: " + err.Error()

@@ -319,3 +319,33 @@ func TestSave(t *testing.T) {
 		t.Errorf("project .bak: %v", err)
 	}
 }
+
+// Folders trusted at the same time are all recorded.
+func TestTrustConcurrent(t *testing.T) {
+	trustFile := filepath.Join(t.TempDir(), "trust.json")
+	var dirs []string
+	for range 8 {
+		d := filepath.Join(t.TempDir(), "recipes")
+		write(t, d, "r.json", recipeJSON("r", "example.com"))
+		dirs = append(dirs, d)
+	}
+	errs := make(chan error, len(dirs))
+	for _, d := range dirs {
+		go func() {
+			s := &Store{UserDir: t.TempDir(), ProjectDir: d, TrustFile: trustFile}
+			_, _, err := s.Trust(d)
+			errs <- err
+		}()
+	}
+	for range dirs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range dirs {
+		s := &Store{UserDir: t.TempDir(), ProjectDir: d, TrustFile: trustFile}
+		if st, err := s.ProjectTrust(); err != nil || !st.Trusted {
+			t.Errorf("%s: trusted %v, %v", d, st.Trusted, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,10 +13,15 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/filelock"
 )
 
 // TrustFileVersion is the format of trust.json.
 const TrustFileVersion = 1
+
+// trustLockWait bounds the wait for trust.json's lock.
+const trustLockWait = 10 * time.Second
 
 // TrustFile is trust.json: the project folders the user trusted.
 type TrustFile struct {
@@ -295,7 +301,19 @@ func trustFolder(trustFile, dir string, now time.Time) (string, []string, error)
 }
 
 // updateTrust records sums as the trusted state of the canonical dir cdir.
+// Writers hold trust.json's lock file (trust.json.lock) so that two
+// updates do not lose one another.
 func updateTrust(trustFile, cdir string, sums map[string]string, now time.Time) error {
+	if err := os.MkdirAll(filepath.Dir(trustFile), 0o700); err != nil {
+		return fmt.Errorf("write the trusted recipe folders: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), trustLockWait)
+	defer cancel()
+	lock, err := filelock.Acquire(ctx, trustFile+".lock")
+	if err != nil {
+		return fmt.Errorf("lock the trusted recipe folders: %w", err)
+	}
+	defer lock.Release()
 	tf, err := readTrust(trustFile)
 	if err != nil {
 		return err
