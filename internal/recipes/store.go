@@ -156,22 +156,19 @@ func (s *Store) List() (*Listing, error) {
 	}
 	var project []Entry
 	if s.ProjectDir != "" {
+		// A project folder that cannot be checked (a link out of it, an
+		// unreadable trust.json) is untrusted; the user's recipes stay
+		// usable.
 		st, err := checkTrust(s.TrustFile, s.ProjectDir)
+		project = entriesOf(st.files, SourceProject)
+		for i := range project {
+			project[i].Trusted = err == nil && st.Trusted
+		}
 		switch {
 		case err != nil:
-			var le *LinkError
-			if !errors.As(err, &le) {
-				return nil, err
-			}
 			l.ProjectErr = err
-		default:
-			project = entriesOf(st.files, SourceProject)
-			for i := range project {
-				project[i].Trusted = st.Trusted
-			}
-			if len(project) > 0 {
-				l.ProjectErr = st.Err()
-			}
+		case len(project) > 0:
+			l.ProjectErr = st.Err()
 		}
 	}
 	byName := map[string]int{}
@@ -205,10 +202,6 @@ func (s *Store) Load(name string) (*Recipe, error) {
 	if s.ProjectDir != "" {
 		st, err := checkTrust(s.TrustFile, s.ProjectDir)
 		if err != nil {
-			var le *LinkError
-			if !errors.As(err, &le) {
-				return nil, err
-			}
 			if _, serr := os.Lstat(filepath.Join(s.ProjectDir, file)); serr == nil {
 				projectErr = err
 			}
@@ -216,6 +209,10 @@ func (s *Store) Load(name string) (*Recipe, error) {
 		for _, f := range st.files {
 			if f.name != file {
 				continue
+			}
+			if err != nil {
+				projectErr = err
+				break
 			}
 			if !st.Trusted {
 				projectErr = st.Err()

@@ -349,3 +349,25 @@ func TestTrustConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// A trust.json that does not read leaves the project untrusted and the
+// user's recipes usable.
+func TestTrustFileBroken(t *testing.T) {
+	s := testStore(t)
+	write(t, s.UserDir, "mine.json", recipeJSON("mine", "example.com"))
+	write(t, s.ProjectDir, "proj.json", recipeJSON("proj", "example.com"))
+	write(t, filepath.Dir(s.TrustFile), filepath.Base(s.TrustFile), "{broken")
+	l, err := s.List()
+	if err != nil || l.ProjectErr == nil || !strings.Contains(l.ProjectErr.Error(), "trust.json") {
+		t.Fatalf("List: %v, ProjectErr %v", err, l.ProjectErr)
+	}
+	if len(l.Entries) != 2 || l.Entries[0].Name != "mine" || !l.Entries[0].Trusted || l.Entries[1].Trusted {
+		t.Errorf("entries: %+v", l.Entries)
+	}
+	if _, err := s.Load("mine"); err != nil {
+		t.Errorf("Load(mine): %v", err)
+	}
+	if _, err := s.Load("proj"); err == nil {
+		t.Error("Load(proj) worked with a broken trust.json")
+	}
+}
