@@ -117,11 +117,10 @@ type Listing struct {
 	ProjectErr error
 }
 
-// LoadDir reads and checks every recipe file of dir (NAME.json; a missing
-// dir has none). Recipe files that are links out of dir make it a
-// *LinkError.
+// LoadDir reads and checks every recipe file of dir (NAME.json, links
+// followed; a missing dir has none).
 func LoadDir(dir string) ([]Entry, error) {
-	files, err := scanFolder(dir)
+	files, err := scanFolder(dir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +145,9 @@ func entriesOf(files []folderFile, src Source) []Entry {
 // List lists the recipes of both folders.
 func (s *Store) List() (*Listing, error) {
 	l := &Listing{}
-	userFiles, err := scanFolder(s.UserDir)
+	// The user's own folder may link recipes from elsewhere (a dotfiles
+	// repository).
+	userFiles, err := scanFolder(s.UserDir, true)
 	if err != nil {
 		return nil, err
 	}

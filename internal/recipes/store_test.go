@@ -371,3 +371,21 @@ func TestTrustFileBroken(t *testing.T) {
 		t.Error("Load(proj) worked with a broken trust.json")
 	}
 }
+
+// The user's own folder may link recipes from elsewhere.
+func TestUserFolderLinks(t *testing.T) {
+	s := testStore(t)
+	outside := t.TempDir()
+	write(t, outside, "dot.json", recipeJSON("dot", "example.com"))
+	os.MkdirAll(s.UserDir, 0o755)
+	if err := os.Symlink(filepath.Join(outside, "dot.json"), filepath.Join(s.UserDir, "dot.json")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	l, err := s.List()
+	if err != nil || len(l.Entries) != 1 || l.Entries[0].Recipe == nil {
+		t.Fatalf("List: %v, %+v", err, l)
+	}
+	if _, err := s.Load("dot"); err != nil {
+		t.Errorf("Load: %v", err)
+	}
+}

@@ -53,10 +53,11 @@ func isRecipeFileName(name string) bool {
 	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".") && len(name) > len(".json")
 }
 
-// scanFolder reads the recipe files of dir (symlinks resolved: a recipe
-// file whose link leads out of dir is an error naming it). A missing dir
-// has no files.
-func scanFolder(dir string) ([]folderFile, error) {
+// scanFolder reads the recipe files of dir, links followed; unless
+// linksOut, a recipe file whose link leads out of dir is a *LinkError
+// naming it (project folders: what is trusted is the folder's content). A
+// missing dir has no files.
+func scanFolder(dir string, linksOut bool) ([]folderFile, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -80,7 +81,7 @@ func scanFolder(dir string) ([]folderFile, error) {
 			if err != nil {
 				return nil, fmt.Errorf("recipe file %s: a link that does not resolve: %w", p, err)
 			}
-			if rel, err := filepath.Rel(real, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			if !linksOut && outside(real, target) {
 				escapes = append(escapes, fmt.Sprintf("%s (links to %s)", e.Name(), target))
 				continue
 			}
@@ -108,6 +109,12 @@ func scanFolder(dir string) ([]folderFile, error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
 	return files, nil
+}
+
+// outside reports whether path is not inside dir (both without links).
+func outside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel)
 }
 
 // LinkError is a recipe folder with recipe files that are symbolic links
@@ -237,7 +244,7 @@ func checkTrust(trustFile, dir string) (TrustState, error) {
 		return TrustState{}, err
 	}
 	st := TrustState{Dir: cdir}
-	files, err := scanFolder(cdir)
+	files, err := scanFolder(cdir, false)
 	if err != nil {
 		return st, err
 	}
@@ -289,7 +296,7 @@ func trustFolder(trustFile, dir string, now time.Time) (string, []string, error)
 	if !fi.IsDir() {
 		return "", nil, fmt.Errorf("trust recipe folder: %s is not a folder", cdir)
 	}
-	files, err := scanFolder(cdir)
+	files, err := scanFolder(cdir, false)
 	if err != nil {
 		return "", nil, err
 	}
