@@ -30,6 +30,7 @@ type Config struct {
 	BrowserProfile string // the bridge: which connected Chrome profile (name, id or id prefix)
 	OutputDir      string
 	OutputMaxMB    int
+	Recipes        string   // the user's recipe folder ("": <user config dir>/webpilot/recipes)
 	CDPEndpoint    string   // ws:// or http:// of a remote browser
 	CDPHeaders     []string // "Name: value", sent to the endpoint
 	Browser        string
@@ -227,6 +228,7 @@ func configKeys() []configKey {
 		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all): example.com, *.example.com, example.com:8080, https://example.com; \"file://\" allows local files, \"data:\" data: pages", set: origins(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }},
 		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened (same forms as --allowed-origins)", set: origins(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }},
 		{name: "output-dir", usage: "where large artifacts (full-page screenshots) are saved (default: webpilot-output in the temp dir)", set: str(func(c *Config) *string { return &c.OutputDir }), get: func(c *Config) any { return c.OutputDir }},
+		{name: "recipes", usage: "the folder of your recipes (default: webpilot/recipes in the user config dir); a project's ./.webpilot/recipes is used too once trusted (webpilot recipe trust)", set: str(func(c *Config) *string { return &c.Recipes }), get: func(c *Config) any { return c.Recipes }},
 		{name: "output-max-mb", def: "100", usage: "budget in MB for what webpilot writes to the output dir (its oldest files go first)", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
@@ -325,9 +327,11 @@ func groupNames() string {
 // webpilot in whatever directory the user works in, so the file there is not
 // trusted with the executable to run, the profile to open, a file to append
 // to, the remote browser the agent's work (and its credentials) goes to, or
-// showing the user's credentials to the agent (no_redact).
+// showing the user's credentials to the agent (no_redact), nor with the
+// folder of recipes the user trusts (recipes: a project's own recipes need
+// webpilot recipe trust).
 var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "output_dir": true, "cdp_endpoint": true, "cdp_header": true,
-	"endpoint_per_session": true, "listen": true, "auth_token": true, "no_redact": true}
+	"endpoint_per_session": true, "recipes": true, "listen": true, "auth_token": true, "no_redact": true}
 
 // DefaultListen is where webpilot serve listens by default.
 const DefaultListen = "127.0.0.1:31999"

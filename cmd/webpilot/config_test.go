@@ -228,6 +228,7 @@ func TestConfigInvalid(t *testing.T) {
 		{"profile in file", nil, nil, `{"user_data_dir": "/home/me/.config/google-chrome"}`, []string{"user_data_dir"}},
 		{"log file in file", nil, nil, `{"log_file": "/home/me/.bashrc"}`, []string{"log_file"}},
 		{"no redact in file", nil, nil, `{"no_redact": true}`, []string{".webpilot.json", "no_redact", "flag or environment"}},
+		{"recipes in file", nil, nil, `{"recipes": "./my-recipes"}`, []string{".webpilot.json", "recipes", "flag or environment"}},
 		{"unknown profile", []string{"--profile=tiny"}, nil, "", []string{"--profile", "tiny", "core or full"}},
 		{"unknown group in caps", nil, map[string]string{"WEBPILOT_CAPS": "+screenshot,+telepathy"}, "", []string{"WEBPILOT_CAPS", "telepathy", "core, forms, wait, read, eval, flow, tabs, screenshot, dialogs, network"}},
 		{"unknown group in the file", nil, nil, `{"caps": "-teleport"}`, []string{"caps", "teleport"}},

@@ -10,6 +10,7 @@
 //	webpilot doctor [flags]  check the browser and the bridge, say what to fix
 //	webpilot extension --out DIR   write the unpacked browser extension
 //	webpilot pair            pair with the extension in the user's Chrome
+//	webpilot recipe list|show|validate|trust   manage recipe files
 //	webpilot version         print the version
 package main
 
@@ -67,6 +68,7 @@ Usage:
   webpilot doctor [flags]  check the browser and the bridge, and say what to fix
   webpilot extension --out DIR   write the browser extension, to load it unpacked in Chrome
   webpilot pair            pair webpilot with the extension in your Chrome (one-time code)
+  webpilot recipe list|show|validate|trust   manage recipes ("webpilot recipe help")
   webpilot version         print the version
 
 Run "webpilot mcp -h" for the flags.
@@ -96,6 +98,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runPair(ctx, rest, stdout, stderr)
 	case "extension":
 		return runExtension(ctx, rest, stdout, stderr)
+	case "recipe":
+		return runRecipe(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "webpilot", version)
 		return nil

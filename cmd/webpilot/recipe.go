@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
+)
+
+const recipeUsage = `Usage:
+  webpilot recipe list [--recipes DIR]              the recipes: name, site, source (user or project), trusted, parameters
+  webpilot recipe show [--recipes DIR] NAME         print a recipe's JSON
+  webpilot recipe validate [--recipes DIR] [FILE|DIR...]
+                                                    check recipe files (default: your recipes and the project's); exit 1 on problems
+  webpilot recipe trust [DIR]                       trust a project's recipe folder as it is now (default ./.webpilot/recipes)
+
+Your recipes live in --recipes DIR (WEBPILOT_RECIPES; default webpilot/recipes in the user
+config dir) and are always usable. A project's recipes in ./.webpilot/recipes are usable once you
+have read and trusted them; any change to that folder needs "webpilot recipe trust" again. When
+both have a recipe of the same name, the project's is used while trusted.
+`
+
+// runRecipe is `webpilot recipe SUBCOMMAND`: list, show, validate and trust
+// recipe files (running them is the MCP tools' work).
+func runRecipe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, recipeUsage)
+		return fmt.Errorf("%w: recipe needs a subcommand: list, show, validate or trust", errUsage)
+	}
+	sub, rest := args[0], args[1:]
+	if sub == "help" || sub == "-h" || sub == "--help" {
+		fmt.Fprint(stdout, recipeUsage)
+		return nil
+	}
+	fs := flag.NewFlagSet("webpilot recipe "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, recipeUsage) }
+	dir := fs.String("recipes", "", "the folder of your recipes (default: WEBPILOT_RECIPES, else webpilot/recipes in the user config dir)")
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *dir == "" {
+		*dir = os.Getenv(envName("recipes"))
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("find the working directory: %w", err)
+	}
+	store, err := recipes.NewStore(*dir, wd)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		if fs.NArg() > 0 {
+			return fmt.Errorf("%w: recipe list takes no arguments; got %q", errUsage, fs.Arg(0))
+		}
+		return recipeList(store, stdout)
+	case "show":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("%w: recipe show takes one recipe name", errUsage)
+		}
+		return recipeShow(store, fs.Arg(0), stdout, stderr)
+	case "validate":
+		return recipeValidate(store, fs.Args(), stdout, stderr)
+	case "trust":
+		if fs.NArg() > 1 {
+			return fmt.Errorf("%w: recipe trust takes one folder", errUsage)
+		}
+		target := store.ProjectDir
+		if fs.NArg() == 1 {
+			target = fs.Arg(0)
+		}
+		return recipeTrust(store, target, stdout, stderr)
+	}
+	fmt.Fprint(stderr, recipeUsage)
+	return fmt.Errorf("%w: unknown recipe subcommand %q", errUsage, sub)
+}
+
+func recipeList(store *recipes.Store, stdout io.Writer) error {
+	l, err := store.List()
+	if err != nil {
+		return err
+	}
+	if len(l.Entries) == 0 {
+		fmt.Fprintf(stdout, "No recipes yet. Yours go in %s; a project's in %s.\n", recipes.ShortPath(store.UserDir), recipes.ShortPath(store.ProjectDir))
+	} else {
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tSITE\tSOURCE\tTRUSTED\tPARAMS")
+		for _, e := range l.Entries {
+			src := string(e.Source)
+			if e.Shadowed {
+				src += " (shadowed)"
+			}
+			site, params := "-", ""
+			if e.Recipe != nil {
+				site, params = e.Recipe.Site, compactParams(e.Recipe)
+			} else if e.Err != nil {
+				first, _, _ := strings.Cut(e.Err.Error(), "\n")
+				params = "INVALID: " + strings.TrimPrefix(first, recipes.ShortPath(e.Path)+": ")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, site, src, yesNo(e.Trusted), params)
+		}
+		tw.Flush()
+	}
+	if l.ProjectErr != nil {
+		fmt.Fprintf(stdout, "\nProject recipes are not usable: %v\n", l.ProjectErr)
+	}
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// compactParams is a recipe's parameters on one line: name:type for a
+// required one, name=default for the others, with an enum's values and a
+// number's range.
+func compactParams(r *recipes.Recipe) string {
+	var parts []string
+	for _, name := range r.ParamNames() {
+		p := r.Params[name]
+		s := name + ":" + p.Type
+		if p.Default != nil {
+			s = name + "=" + fmt.Sprint(p.Default)
+			if str, ok := p.Default.(string); ok && p.Type == recipes.TypeString {
+				s = fmt.Sprintf("%s=%q", name, str)
+			}
+		}
+		switch {
+		case p.Type == recipes.TypeEnum:
+			s += "(" + strings.Join(p.Values, "|") + ")"
+		case p.Minimum != nil || p.Maximum != nil:
+			lo, hi := "", ""
+			if p.Minimum != nil {
+				lo = fmt.Sprint(*p.Minimum)
+			}
+			if p.Maximum != nil {
+				hi = fmt.Sprint(*p.Maximum)
+			}
+			s += "[" + lo + ".." + hi + "]"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+func recipeShow(store *recipes.Store, name string, stdout, stderr io.Writer) error {
+	l, err := store.List()
+	if err != nil {
+		return err
+	}
+	var found *recipes.Entry
+	for i, e := range l.Entries {
+		if e.Name == name && !e.Shadowed {
+			found = &l.Entries[i]
+		}
+	}
+	if found == nil {
+		return fmt.Errorf("no recipe %q (run webpilot recipe list)", name)
+	}
+	if found.Err != nil {
+		return found.Err
+	}
+	if !found.Trusted {
+		fmt.Fprintf(stderr, "%s: a project recipe that is not trusted (it cannot run): %v\n", recipes.ShortPath(found.Path), l.ProjectErr)
+	}
+	b, err := found.Recipe.JSON()
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(b)
+	return err
+}
+
+// recipeValidate checks the recipe files named (files or folders), or the
+// user's and the project's folders; problems go to stderr and make the exit
+// status 1.
+func recipeValidate(store *recipes.Store, args []string, stdout, stderr io.Writer) error {
+	targets := args
+	if len(targets) == 0 {
+		targets = []string{store.UserDir}
+		if fi, err := os.Stat(store.ProjectDir); err == nil && fi.IsDir() {
+			targets = append(targets, store.ProjectDir)
+		}
+	}
+	checked, bad := 0, 0
+	for _, t := range targets {
+		fi, err := os.Stat(t)
+		if err != nil && (len(args) > 0 || !errors.Is(err, os.ErrNotExist)) {
+			fmt.Fprintf(stderr, "%s: %v\n", t, err)
+			bad++
+			continue
+		}
+		if err != nil {
+			continue // a default folder that does not exist yet
+		}
+		if !fi.IsDir() {
+			checked++
+			if _, err := recipes.LoadFile(t); err != nil {
+				fmt.Fprintln(stderr, err)
+				bad++
+			} else {
+				fmt.Fprintf(stdout, "ok  %s\n", t)
+			}
+			continue
+		}
+		entries, err := recipes.LoadDir(t)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			bad++
+			continue
+		}
+		if len(entries) == 0 {
+			fmt.Fprintf(stdout, "no recipe files (NAME.json) in %s\n", t)
+		}
+		for _, e := range entries {
+			checked++
+			if e.Err != nil {
+				fmt.Fprintln(stderr, e.Err)
+				bad++
+				continue
+			}
+			fmt.Fprintf(stdout, "ok  %s\n", recipes.ShortPath(e.Path))
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d recipe file(s) have problems", bad, max(checked, bad))
+	}
+	return nil
+}
+
+func recipeTrust(store *recipes.Store, dir string, stdout, stderr io.Writer) error {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("no recipe folder %s to trust (a project's recipes go in %s)", dir, recipes.ProjectSubdir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if canon(abs) == canon(store.UserDir) {
+		return fmt.Errorf("%s is your own recipe folder: it needs no trust", abs)
+	}
+	// What is trusted is shown first: read it before trusting it.
+	entries, err := recipes.LoadDir(abs)
+	if err != nil {
+		return err
+	}
+	cdir, files, err := store.Trust(abs)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Err != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", e.Err)
+			continue
+		}
+		fmt.Fprintf(stdout, "  %s  site %s, %d step(s)\n", e.Name, e.Recipe.Site, len(e.Recipe.Steps))
+	}
+	fmt.Fprintf(stdout, "Trusted %s (%d recipe file(s)). Any change to its recipe files needs `webpilot recipe trust` again.\n", cdir, len(files))
+	return nil
+}
+
+// canon is path with its links resolved when it exists.
+func canon(path string) string {
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		return p
+	}
+	return filepath.Clean(path)
+}

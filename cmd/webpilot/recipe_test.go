@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const cmdRecipe = `{
+  "name": "shop-search",
+  "site": "shop.example.com",
+  "params": {
+    "query": {"type": "string"},
+    "limit": {"type": "number", "minimum": 1, "maximum": 50, "default": 5},
+    "sort": {"type": "enum", "values": ["price", "rating"], "default": "price"}
+  },
+  "steps": [
+    {"do": "navigate", "url": "https://shop.example.com/search?q=$query"},
+    {"do": "read", "what": "text", "selector": ".price", "save_as": "price"}
+  ],
+  "output": ["price"]
+}`
+
+// recipeEnv is a user config dir and a working directory with a project
+// recipe folder, both empty; it returns the user's and the project's
+// recipe folders.
+func recipeEnv(t *testing.T) (user, project string) {
+	t.Helper()
+	root := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "config"))
+	t.Setenv("HOME", filepath.Join(root, "home"))
+	t.Setenv("WEBPILOT_RECIPES", "")
+	work := filepath.Join(root, "work")
+	user = filepath.Join(root, "config", "webpilot", "recipes")
+	project = filepath.Join(work, ".webpilot", "recipes")
+	for _, d := range []string{user, project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(work)
+	return user, project
+}
+
+func runRecipeCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"recipe"}, args...), nil, &out, &errb)
+	code = exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestRecipeValidateCommand(t *testing.T) {
+	user, project := recipeEnv(t)
+	os.WriteFile(filepath.Join(user, "shop-search.json"), []byte(cmdRecipe), 0o644)
+
+	out, errs, code := runRecipeCmd(t, "validate")
+	if code != 0 || !strings.Contains(out, "ok  ") || !strings.Contains(out, "shop-search.json") {
+		t.Fatalf("validate of a good recipe: exit %d\n%s%s", code, out, errs)
+	}
+
+	bad := strings.Replace(cmdRecipe, `"output": ["price"]`, `"output": ["cost"]`, 1)
+	bad = strings.Replace(bad, `"maximum": 50, "default": 5`, `"maximum": 50, "default": 99`, 1)
+	badPath := filepath.Join(project, "shop-search.json")
+	os.WriteFile(badPath, []byte(bad), 0o644)
+	out, errs, code = runRecipeCmd(t, "validate", badPath)
+	if code != 1 {
+		t.Errorf("validate of a bad recipe: exit %d, want 1", code)
+	}
+	for _, want := range []string{
+		badPath + ": params.limit.default: 99 is above maximum 50\n",
+		badPath + `: output: "cost" is not a save_as name of any step` + "\n",
+		"webpilot: 1 of 1 recipe file(s) have problems",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(out, "ok") {
+		t.Errorf("stdout says ok:\n%s", out)
+	}
+
+	// A folder, and the defaults (the user's and the project's folders).
+	if _, errs, code = runRecipeCmd(t, "validate", project); code != 1 || !strings.Contains(errs, "99 is above maximum 50") {
+		t.Errorf("validate DIR: exit %d\n%s", code, errs)
+	}
+	if out, _, code = runRecipeCmd(t, "validate"); code != 1 || !strings.Contains(out, filepath.Join(user, "shop-search.json")) {
+		t.Errorf("validate: exit %d\n%s", code, out)
+	}
+	// JSON syntax: line and column.
+	syntax := filepath.Join(t.TempDir(), "broken.json")
+	os.WriteFile(syntax, []byte("{\n  \"name\": \"broken\",\n  \"site\": ,\n}"), 0o644)
+	if _, errs, code = runRecipeCmd(t, "validate", syntax); code != 1 || !strings.Contains(errs, syntax+": line 3:11: invalid JSON") {
+		t.Errorf("validate of broken JSON: exit %d\n%s", code, errs)
+	}
+	if _, _, code = runRecipeCmd(t, "validate", filepath.Join(project, "missing.json")); code != 1 {
+		t.Errorf("validate of a missing file: exit %d", code)
+	}
+}
+
+func TestRecipeListTrustShowCommands(t *testing.T) {
+	user, project := recipeEnv(t)
+	os.WriteFile(filepath.Join(user, "shop-search.json"), []byte(cmdRecipe), 0o644)
+	proj := strings.Replace(cmdRecipe, `"shop-search"`, `"proj"`, 1)
+	os.WriteFile(filepath.Join(project, "proj.json"), []byte(proj), 0o644)
+
+	out, errs, code := runRecipeCmd(t, "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d\n%s", code, errs)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "NAME") {
+		t.Fatalf("list:\n%s", out)
+	}
+	if f := strings.Fields(lines[1]); len(f) < 5 || f[0] != "proj" || f[2] != "project" || f[3] != "no" {
+		t.Errorf("project line: %q", lines[1])
+	}
+	if f := strings.Fields(lines[2]); len(f) < 5 || f[0] != "shop-search" || f[1] != "shop.example.com" || f[2] != "user" || f[3] != "yes" {
+		t.Errorf("user line: %q", lines[2])
+	}
+	if !strings.Contains(lines[2], `limit=5[1..50] query:string sort=price(price|rating)`) {
+		t.Errorf("params not compact: %q", lines[2])
+	}
+	if !strings.Contains(out, "webpilot recipe trust "+canon(project)) {
+		t.Errorf("list does not say how to trust the project:\n%s", out)
+	}
+
+	// show prints the recipe, untrusted or not.
+	out, errs, code = runRecipeCmd(t, "show", "proj")
+	var m map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || m["name"] != "proj" || !strings.Contains(errs, "not trusted") {
+		t.Errorf("show proj: exit %d\n%s%s", code, out, errs)
+	}
+	if _, _, code = runRecipeCmd(t, "show", "nope"); code != 1 {
+		t.Errorf("show of a missing recipe: exit %d", code)
+	}
+
+	// trust with no argument trusts ./.webpilot/recipes.
+	out, errs, code = runRecipeCmd(t, "trust")
+	if code != 0 || !strings.Contains(out, "Trusted "+canon(project)) || !strings.Contains(out, "proj  site shop.example.com, 2 step(s)") {
+		t.Fatalf("trust: exit %d\n%s%s", code, out, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(user), "trust.json"))
+	if err != nil || !strings.Contains(string(b), canon(project)) {
+		t.Errorf("trust.json: %v\n%s", err, b)
+	}
+	out, _, _ = runRecipeCmd(t, "list")
+	if f := strings.Fields(strings.Split(out, "\n")[1]); f[3] != "yes" || strings.Contains(out, "not usable") {
+		t.Errorf("list after trust:\n%s", out)
+	}
+	// Edited: untrusted again, and list says which file.
+	os.WriteFile(filepath.Join(project, "proj.json"), []byte(strings.Replace(proj, "shop.example.com", "other.example.com", -1)), 0o644)
+	out, _, _ = runRecipeCmd(t, "list")
+	if !strings.Contains(out, "proj.json (edited)") || !strings.Contains(out, "webpilot recipe trust") {
+		t.Errorf("list after an edit:\n%s", out)
+	}
+
+	// --recipes and WEBPILOT_RECIPES choose the user's folder.
+	other := t.TempDir()
+	if out, _, _ = runRecipeCmd(t, "list", "--recipes", other); strings.Contains(out, "shop-search") {
+		t.Errorf("list --recipes shows the default folder:\n%s", out)
+	}
+	t.Setenv("WEBPILOT_RECIPES", other)
+	if out, _, _ = runRecipeCmd(t, "list"); strings.Contains(out, "shop-search") {
+		t.Errorf("WEBPILOT_RECIPES ignored:\n%s", out)
+	}
+
+	for _, args := range [][]string{{}, {"frobnicate"}, {"show"}, {"list", "extra"}, {"trust", "a", "b"}} {
+		if _, _, code := runRecipeCmd(t, args...); code != 2 {
+			t.Errorf("recipe %q: exit %d, want 2", args, code)
+		}
+	}
+	if _, _, code := runRecipeCmd(t, "trust", filepath.Join(t.TempDir(), "none")); code != 1 {
+		t.Errorf("trust of a missing folder: exit %d", code)
+	}
+}

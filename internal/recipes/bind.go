@@ -1,0 +1,256 @@
+package recipes
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/webpilot-mcp/webpilot/internal/flow"
+)
+
+// Bind checks a run's parameter values (types, enum values, minimum and
+// maximum, unknown names, required ones: those without a default) and
+// returns the recipe's steps ready for flow.Parse: every $param and
+// ${param} replaced by its value (a "$param" string alone for a number or
+// boolean becomes the value itself; a $ inside a value is written $$ so that
+// the flow keeps it literal), the $names of saved values left for the flow,
+// and each step's candidates kept under "candidates" as a json.RawMessage
+// (the flow sees no strings in it; the executor takes it out before running
+// the step's tool). Wrong values are a *ValidationError whose problems name
+// params.NAME.
+func (r *Recipe) Bind(params map[string]any) ([]map[string]any, error) {
+	var problems []Problem
+	given := make([]string, 0, len(params))
+	for name := range params {
+		given = append(given, name)
+	}
+	sort.Strings(given)
+	for _, name := range given {
+		if _, ok := r.Params[name]; !ok {
+			takes := "takes no parameters"
+			if len(r.Params) > 0 {
+				takes = "takes " + strings.Join(r.ParamNames(), ", ")
+			}
+			problems = append(problems, Problem{Field: "params." + name, Message: fmt.Sprintf("no such parameter (recipe %s %s)", r.Name, takes)})
+		}
+	}
+	vals := make(map[string]any, len(r.Params))
+	for _, name := range r.ParamNames() {
+		p := r.Params[name]
+		x, ok := params[name]
+		if !ok || x == nil {
+			if p.Default == nil {
+				problems = append(problems, Problem{Field: "params." + name, Message: fmt.Sprintf("missing: the %s parameter is required (it has no default)", p.Type)})
+				continue
+			}
+			vals[name] = p.Default
+			continue
+		}
+		v, msg := p.check(x, true)
+		if msg != "" {
+			problems = append(problems, Problem{Field: "params." + name, Message: msg})
+			continue
+		}
+		vals[name] = v
+	}
+	if len(problems) > 0 {
+		return nil, &ValidationError{Problems: problems}
+	}
+	return r.bind(vals)
+}
+
+// bind substitutes vals (checked values of every parameter) into the steps.
+func (r *Recipe) bind(vals map[string]any) ([]map[string]any, error) {
+	out := make([]map[string]any, len(r.Steps))
+	for i, s := range r.Steps {
+		m := make(map[string]any, len(s.Fields)+1)
+		for k, v := range s.Fields {
+			if k == "do" || k == "save_as" {
+				m[k] = v
+				continue
+			}
+			m[k] = substitute(v, vals)
+		}
+		if s.Candidates != nil {
+			m[CandidatesField] = append(json.RawMessage(nil), s.Candidates...)
+		}
+		out[i] = m
+	}
+	return out, nil
+}
+
+// substitute puts the parameters' values into every string of v (maps and
+// lists included); v itself is not changed.
+func substitute(v any, vals map[string]any) any {
+	switch x := v.(type) {
+	case string:
+		return substituteString(x, vals)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = substitute(e, vals)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = substitute(e, vals)
+		}
+		return out
+	}
+	return v
+}
+
+func substituteString(s string, vals map[string]any) any {
+	if refs := refsIn(s); len(refs) == 1 && refs[0].whole {
+		if v, ok := vals[refs[0].name]; ok {
+			if str, ok := v.(string); ok {
+				return escape(str)
+			}
+			return v
+		}
+	}
+	return rewrite(s, func(rf ref) string {
+		v, ok := vals[rf.name]
+		if !ok {
+			return "$" + rf.name // a saved value: the flow puts it in
+		}
+		switch x := v.(type) {
+		case string:
+			return escape(x)
+		case float64:
+			return num(x)
+		}
+		return fmt.Sprint(v)
+	})
+}
+
+// escape writes a value's $ as $$, which the flow turns back into $.
+func escape(s string) string { return strings.ReplaceAll(s, "$", "$$") }
+
+// ref is a $name or ${name} in a string.
+type ref struct {
+	name          string
+	braced        bool // ${name}
+	whole         bool // the whole string is the reference
+	nameCharAfter bool // a letter, digit or _ follows it
+}
+
+// refsIn lists the references in s.
+func refsIn(s string) []ref {
+	var refs []ref
+	rewrite(s, func(r ref) string { refs = append(refs, r); return "" })
+	return refs
+}
+
+// rewrite rewrites s, calling repl for each reference; $$ and a $ that
+// starts no reference stay as they are (the flow reads them).
+func rewrite(s string, repl func(r ref) string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '$' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		next := s[i+1]
+		switch {
+		case next == '$':
+			b.WriteString("$$")
+			i++
+			continue
+		case next == '{':
+			end := strings.IndexByte(s[i+2:], '}')
+			if end < 0 || !validVar(s[i+2:i+2+end]) {
+				b.WriteByte(c)
+				continue
+			}
+			j := i + 2 + end + 1
+			b.WriteString(repl(ref{name: s[i+2 : j-1], braced: true, whole: i == 0 && j == len(s), nameCharAfter: j < len(s) && nameChar(s[j])}))
+			i = j - 1
+			continue
+		case !nameChar(next) || next >= '0' && next <= '9':
+			b.WriteByte(c)
+			continue
+		}
+		j := i + 1
+		for j < len(s) && nameChar(s[j]) {
+			j++
+		}
+		b.WriteString(repl(ref{name: s[i+1 : j], whole: i == 0 && j == len(s)}))
+		i = j - 1
+	}
+	return b.String()
+}
+
+// walk calls f with every string in v.
+func walk(v any, f func(string)) {
+	switch x := v.(type) {
+	case string:
+		f(x)
+	case map[string]any:
+		for _, e := range x {
+			walk(e, f)
+		}
+	case []any:
+		for _, e := range x {
+			walk(e, f)
+		}
+	}
+}
+
+// validVar reports whether s can be a $name: letters, digits and _, not
+// starting with a digit, at most flow.MaxNameLen (as the flow's save_as).
+func validVar(s string) bool {
+	if s == "" || len(s) > flow.MaxNameLen || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !nameChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func nameChar(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// TakeCandidates removes a bound step's candidates from it and returns
+// them (nil: none), for the executor to run the step's tool without them.
+func TakeCandidates(step map[string]any) json.RawMessage {
+	c, _ := step[CandidatesField].(json.RawMessage)
+	delete(step, CandidatesField)
+	return c
+}
+
+// Check checks every step's tool arguments with x as the step's tool would
+// check its own call (flow.Plan.Check), the parameters bound to their
+// defaults or, for required ones, a placeholder of their type. Problems are
+// a *ValidationError naming the recipe's file and the step.
+func (r *Recipe) Check(x flow.Executor) error {
+	vals := map[string]any{}
+	for name, p := range r.Params {
+		vals[name] = p.placeholder()
+	}
+	steps, err := r.bind(vals)
+	if err != nil {
+		return err
+	}
+	for _, s := range steps {
+		TakeCandidates(s)
+	}
+	p, err := flow.Parse(steps, r.BudgetMs, true)
+	if err == nil {
+		err = p.Check(x)
+	}
+	if err != nil {
+		return &ValidationError{Path: r.Path, Problems: []Problem{flowProblem(err)}}
+	}
+	return nil
+}
