@@ -327,11 +327,22 @@ func words(s string) map[string]bool {
 	return out
 }
 
-// sameIdentity says two fingerprints name the same element in the same
-// words: all but the context (which moves with the page's text) equal.
+// sameIdentity says b names the element a did in the same words: all
+// but the context (which moves with the page's text) equal, and, for an
+// element its name did not tell apart (Similar), the context close
+// enough.
 func sameIdentity(a, b Fingerprint) bool {
+	if !contextFits(a, b) {
+		return false
+	}
 	a.Context, b.Context, a.Similar, b.Similar = "", "", 0, 0
 	return a == b
+}
+
+// contextFits says b's context is close enough to a's when a's name did
+// not tell it apart from others (Similar).
+func contextFits(a, b Fingerprint) bool {
+	return a.Similar == 0 || a.Context == "" || wordSimilarity(a.Context, b.Context) >= similarContext
 }
 
 // stableMatch says b is a as found by the primary locator with only its
@@ -352,13 +363,7 @@ func stableMatch(a, b Fingerprint) bool {
 
 // verifies says b, at similarity score, can be taken for a.
 func verifies(a, b Fingerprint, score float64) bool {
-	if score < HealThreshold {
-		return false
-	}
-	if a.Similar > 0 && a.Context != "" && wordSimilarity(a.Context, b.Context) < similarContext {
-		return false
-	}
-	return true
+	return score >= HealThreshold && contextFits(a, b)
 }
 
 // decision is the element decide chose and how.

@@ -147,11 +147,23 @@ func TestRelocateRefusesAmbiguity(t *testing.T) {
 		}
 	}
 
+	// The results reordered: the step's selector now lands on another
+	// card's "Add to cart", which its context tells apart; the other
+	// candidates match all three or the wrong one.
+	e.navigate("/recipes/search.html")
+	add := browser.Locator{Selector: "ul.results > li:nth-child(2) > button.add"}
+	c = e.describe(add)
+	e.eval(`(() => { const ul = document.querySelector("ul.results"); ul.append(ul.children[1]); return "ok" })()`)
+	rel, err := e.relocate(add, c)
+	if we, _ := browser.AsError(err); we == nil || we.Code != browser.CodeAmbiguousTarget {
+		t.Errorf("reordered results: %+v, %v; want AMBIGUOUS_TARGET", rel, err)
+	}
+
 	// The clear button removed: nothing verifies.
 	e.navigate("/recipes/search.html")
 	clear := e.describe(browser.Locator{Selector: "#clear-btn"})
 	e.eval(`document.getElementById("clear-btn").remove(), "ok"`)
-	_, err := e.relocate(browser.Locator{Selector: "#clear-btn"}, clear)
+	_, err = e.relocate(browser.Locator{Selector: "#clear-btn"}, clear)
 	we, _ := browser.AsError(err)
 	if we == nil || we.Code != browser.CodeTargetNotFound || !strings.Contains(we.Hint, "#clear-btn") || !strings.Contains(we.Hint, `text "Clear filters"`) {
 		t.Errorf("removed element: %v (hint %q), want TARGET_NOT_FOUND naming what was tried", err, func() string {
@@ -190,4 +202,68 @@ func TestRelocateTimings(t *testing.T) {
 		t.Fatalf("relocate by position: %+v, %v", rel, err)
 	}
 	t.Logf("relocate (position, past every other candidate): %v", time.Since(start))
+}
+
+// focusedProbe focuses the element loc names and reads the data-probe of
+// the focused element (through open shadow roots).
+func (e *env) focusedProbe(loc browser.Locator) string {
+	e.t.Helper()
+	if _, err := e.act(browser.Action{Kind: "focus", Target: loc}); err != nil {
+		e.t.Errorf("focus %s: %v", loc.Describe(), err)
+		return ""
+	}
+	return e.eval(`(() => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return (a && a.dataset.probe) || "(none)" })()`)
+}
+
+// The fields of a product page, one of them in a shadow root, found again
+// after their names, labels and wrappers changed.
+func TestRelocateFields(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/recipes/detail.html")
+	targets := map[string]struct {
+		primary browser.Locator
+		probe   string
+	}{
+		"qty":    {browser.Locator{Selector: "input[name=qty]"}, "qty"},
+		"note":   {browser.Locator{Role: "textbox", Name: "Gift note"}, "note"},
+		"buy":    {browser.Locator{Selector: "form.buy button"}, "buy"},
+		"review": {browser.Locator{Role: "button", Name: "Write a review"}, "review"},
+	}
+	cands := map[string]*browser.Candidates{}
+	for name, tg := range targets {
+		cands[name] = e.describe(tg.primary)
+	}
+	if c := cands["review"]; len(c.CSS) == 0 || c.CSS[0].Selector != "#review-btn" {
+		t.Errorf("the button in a shadow root: candidates %+v", c)
+	}
+	for _, tc := range []struct {
+		page, target string
+		level, via   string
+		ref          bool // the locator is a ref (no selector reaches the element)
+	}{
+		{"detail.html", "qty", "exact", "primary", false},
+		{"detail.html", "review", "exact", "primary", true},
+		{"detail-changed.html", "qty", "healed", "role", false},
+		{"detail-changed.html", "note", "healed", "attr", false},
+		{"detail-changed.html", "buy", "reidentified", "text", false},
+		{"detail-changed.html", "review", "healed", "id", true},
+	} {
+		e.navigate("/recipes/" + tc.page)
+		tg := targets[tc.target]
+		rel, err := e.relocate(tg.primary, cands[tc.target])
+		if err != nil {
+			t.Errorf("%s on %s: %v", tc.target, tc.page, err)
+			continue
+		}
+		t.Logf("%s on %s: %s via %s, score %.2f, %s", tc.target, tc.page, rel.Level, rel.Via, rel.Score, rel.Locator.Describe())
+		if rel.Level != tc.level || rel.Via != tc.via {
+			t.Errorf("%s on %s: %s via %s, want %s via %s", tc.target, tc.page, rel.Level, rel.Via, tc.level, tc.via)
+		}
+		if (rel.Locator.Ref != "") != tc.ref {
+			t.Errorf("%s on %s: locator %+v", tc.target, tc.page, rel.Locator)
+		}
+		if got := e.focusedProbe(rel.Locator); got != tg.probe {
+			t.Errorf("%s on %s: %s is %q, want %q", tc.target, tc.page, rel.Locator.Describe(), got, tg.probe)
+		}
+	}
 }
