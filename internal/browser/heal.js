@@ -222,6 +222,14 @@ async (W, op, el, a) => {
       tries.push({ via: "primary", what: pr.text ? "text " + JSON.stringify(pr.text) : "role " + pr.role + (pr.name ? " " + JSON.stringify(pr.name) : ""), n: r.count, ks: m.slice(0, 10).map((e) => note(e, true)) });
     }
   }
+  // The step's own locator finding the very element (same identity, same
+  // context) ends the search: the common case of an unchanged page.
+  if (tries.length === 1 && tries[0].n === 1) {
+    const x = els.get(tries[0].ks[0]);
+    if (x && ["tag", "role", "name", "id", "test_id", "type", "name_attr", "href", "placeholder", "context"].every((f) => (x.fp[f] || "") === (fp[f] || ""))) {
+      return { doc: W.doc, url: location.href, tries, els: [x] };
+    }
+  }
   for (const kind of ["id", "attr"]) {
     for (const cc of c.css || []) {
       if (cc.kind !== kind) continue;
