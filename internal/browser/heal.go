@@ -32,8 +32,10 @@ type Candidates struct {
 	// Position is its place among similar elements of a list-like
 	// container, when it is in one.
 	Position *Position `json:"position,omitempty"`
-	// Frame is the frame argument of the locator it was described with
-	// (the CSS selector of an iframe); empty for the main frame.
+	// Frame is the CSS selector of the iframe it is in (the locator's
+	// frame argument, or a selector of the iframe a ref, text or role
+	// found it in); empty for the main frame. Frames in frames are not
+	// named.
 	Frame string `json:"frame,omitempty"`
 }
 
@@ -121,6 +123,20 @@ func (s *Session) Describe(ctx context.Context, t *Tab, target Locator) (*Candid
 		return nil, backendError("describe "+target.Describe(), err)
 	}
 	c.Frame = target.Frame
+	if c.Frame == "" && el.frame != nil && el.frame.parent != nil && el.frame.parent.key == "" {
+		// Found in a frame of the main document (by ref, text or role):
+		// the frame is named by a selector of its iframe element.
+		pw := frameWorld{sess: el.frame.parent.sess, frameID: el.frame.parent.frameID}
+		var sel string
+		if _, err := pw.eval(ctx, fmt.Sprintf("(%s)(W, 'selector', W.get(%d), null)", healJS, el.frame.owner), &sel); err != nil {
+			return nil, backendError("describe "+target.Describe(), err)
+		}
+		if sel == "" {
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is in a frame that no selector names", target.Describe()),
+				Hint: "give the iframe an id or title, or name the frame explicitly (frame: a CSS selector of the iframe)"}
+		}
+		c.Frame = sel
+	}
 	return &c, nil
 }
 

@@ -5,6 +5,8 @@
 // Candidates): fingerprint, CSS candidates by confidence, short visible
 // text, position among similar siblings.
 //
+// op "selector": a selector unique in the document for el ("" when none).
+//
 // op "relocate": a is {primary: {sel | text | role (+name, exact), within},
 // c: the candidates, ms: pattern budget}. Every way of finding the element
 // is tried in confidence order, and each try reports how many shown
@@ -117,6 +119,8 @@ async (W, op, el, a) => {
     }
     return structural(e, document);
   };
+
+  if (op === "selector") return el ? uniqueSel(el) : "";
 
   if (op === "describe") {
     const h = W.hit(el);

@@ -289,6 +289,11 @@ func TestRelocateInFrame(t *testing.T) {
 	if rel.Level != "reidentified" || rel.Via != "id" || rel.Locator.Selector != "#pay" || rel.Locator.Frame != "#same" {
 		t.Errorf("relocation %+v", rel)
 	}
+	// Found by its text alone (in the frame): the frame is named by a
+	// selector of its iframe.
+	if c2 := e.describe(browser.Locator{Text: "Pay here"}); c2.Frame != "#same" || c2.Fingerprint != c.Fingerprint {
+		t.Errorf("described without a frame: %+v, want frame #same and %+v", c2, c.Fingerprint)
+	}
 	if _, err := e.act(browser.Action{Kind: "click", Target: rel.Locator}); err != nil {
 		t.Fatalf("click %s: %v", rel.Locator.Describe(), err)
 	}
