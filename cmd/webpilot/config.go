@@ -55,6 +55,7 @@ type Config struct {
 	AuthToken      string        // webpilot serve: the bearer token every request needs
 	Daemon         bool          // webpilot serve: run as the per-user daemon
 	IdleExit       time.Duration // webpilot serve: exit after this long without clients (0: never)
+	HealWrite      bool          // recipe_run writes healed locators back into the recipe file
 	SiteRuns       int           // the site gate: recipe runs and flows at once per site
 	SiteQueue      int           // the site gate: runs waiting per site
 	SiteWait       time.Duration // the site gate: how long a run waits for its turn
@@ -237,6 +238,7 @@ func configKeys() []configKey {
 			c.OutputMaxMB = n
 			return nil
 		}, get: func(c *Config) any { return c.OutputMaxMB }},
+		{name: "heal-write", def: "false", bool: true, usage: "when recipe_run finds an element through another of its recorded candidates (healed, reidentified), write that locator back into the recipe file (atomically; the previous version kept as .bak)", set: boolean(func(c *Config) *bool { return &c.HealWrite }), get: func(c *Config) any { return c.HealWrite }},
 		{name: "site-runs", def: "1", usage: "recipe runs and flows at once on one site (registrable domain), 1 to 16", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > recipes.MaxGateRuns {

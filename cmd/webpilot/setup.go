@@ -139,6 +139,11 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
+	wd, _ := os.Getwd()
+	store, err := recipes.NewStore(cfg.Recipes, wd)
+	if err != nil {
+		return nil, fmt.Errorf("recipes: %w", err)
+	}
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
 		OnInitialized: func() {
@@ -159,6 +164,8 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		Deps: &tools.Deps{
 			Manager:        a.manager,
 			Gate:           gate,
+			Recipes:        store,
+			HealWrite:      cfg.HealWrite,
 			DefaultSession: cfg.Session,
 			Logger:         a.log,
 			Status: func() map[string]any {

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -230,7 +231,7 @@ func (s *Session) Relocate(ctx context.Context, t *Tab, primary Locator, c *Cand
 		if ans.Bad != "" {
 			return nil, &Error{Code: CodeInvalidArgument, Message: ans.Bad, Hint: "use CSS syntax such as #id, .class, button[name=go]"}
 		}
-		d, derr := decide(c.Fingerprint, ans)
+		d, derr := decide(c.Fingerprint, ans, positional(primary.Selector))
 		if derr != nil {
 			if derr.Code != CodeTargetNotFound || time.Now().After(deadline) {
 				return nil, derr
@@ -366,6 +367,20 @@ func contextFits(a, b Fingerprint) bool {
 // and role, same id, test id, name attribute and type where a had them,
 // and still verifying.
 func stableMatch(a, b Fingerprint) bool {
+	return sameShape(a, b) && verifies(a, b, Similarity(a, b))
+}
+
+// positionalRE finds the pseudo-classes that pick an element by its place.
+var positionalRE = regexp.MustCompile(`:(first|last|only|nth|nth-last)-(child|of-type)\b`)
+
+// positional says a selector picks its element by place (the first result,
+// the third row): what it finds is whatever is in that place now, so its
+// name, text and link may differ from the recorded element's.
+func positional(sel string) bool { return positionalRE.MatchString(sel) }
+
+// sameShape says b has a's tag, role and type, and its id, test id and
+// name attribute where a had them: the same kind of element.
+func sameShape(a, b Fingerprint) bool {
 	if a.Tag != b.Tag || a.Role != b.Role || a.Type != b.Type {
 		return false
 	}
@@ -374,7 +389,7 @@ func stableMatch(a, b Fingerprint) bool {
 			return false
 		}
 	}
-	return verifies(a, b, Similarity(a, b))
+	return true
 }
 
 // verifies says b, at similarity score, can be taken for a.
@@ -395,8 +410,11 @@ type decision struct {
 // (exact) or differs only in unstable traits (stable); else the first
 // try, in confidence order, whose single match verifies and has no
 // look-alike that verifies about as well; else the primary's single
-// match when it verifies without look-alikes (healed).
-func decide(stored Fingerprint, a relocAnswer) (*decision, *Error) {
+// match when it verifies without look-alikes (healed). positional says the
+// primary locator picks by place (positional): its single match of the same
+// shape is then stable whatever its name, and the single match of a
+// structural or position candidate of the same shape heals it.
+func decide(stored Fingerprint, a relocAnswer, positional bool) (*decision, *Error) {
 	byK := make(map[int]relocEl, len(a.Els))
 	score := make(map[int]float64, len(a.Els))
 	for _, e := range a.Els {
@@ -446,7 +464,7 @@ func decide(stored Fingerprint, a relocAnswer) (*decision, *Error) {
 			if sameIdentity(stored, e.FP) {
 				return &decision{el: e, level: LevelExact, via: "primary", score: score[k]}, nil
 			}
-			if stableMatch(stored, e.FP) {
+			if stableMatch(stored, e.FP) || positional && sameShape(stored, e.FP) {
 				return &decision{el: e, level: LevelStable, via: "primary", score: score[k]}, nil
 			}
 			if ok(k) {
@@ -454,6 +472,10 @@ func decide(stored Fingerprint, a relocAnswer) (*decision, *Error) {
 			}
 			tried = append(tried, fmt.Sprintf("%s: %s, which differs (similarity %.2f)", label, describeEl(e, -1), score[k]))
 			continue
+		}
+		if positional && (tr.Via == "structural" || tr.Via == "position") && sameShape(stored, e.FP) {
+			// The step picks by place: the element in that place now.
+			return &decision{el: e, level: LevelHealed, via: tr.Via, score: score[k]}, nil
 		}
 		if !ok(k) {
 			tried = append(tried, fmt.Sprintf("%s: %s, which does not verify (similarity %.2f)", label, describeEl(e, -1), score[k]))
@@ -539,3 +561,22 @@ func describeEl(e relocEl, score float64) string {
 	}
 	return s
 }
+
+// FlowRecord is a flow that ran to its end (browser_flow): its steps as
+// the agent gave them, and the candidates of the element each targeting
+// step acted on, described just before it acted (by step index, 1-based).
+// recipe_save turns it into a recipe.
+type FlowRecord struct {
+	Steps      []map[string]any
+	Candidates map[int]*Candidates
+	BudgetMs   int
+	At         time.Time
+}
+
+// SetLastFlow keeps r as the session's last flow that ran to its end. Call
+// within Do.
+func (s *Session) SetLastFlow(r *FlowRecord) { s.lastFlow = r }
+
+// LastFlow is the session's last flow that ran to its end, or nil. Call
+// within Do.
+func (s *Session) LastFlow() *FlowRecord { return s.lastFlow }

@@ -84,43 +84,56 @@ func TestDecide(t *testing.T) {
 		level  string // or the error code
 		via    string
 		k      int
+		pos    bool // the primary locator picks by place
 	}{
+		{"positional primary finds another item of the same shape", addBtn, relocAnswer{
+			Tries: []relocTry{{Via: "primary", N: 1, Ks: []int{1}}},
+			Els:   []relocEl{el(1, Fingerprint{Tag: "button", Role: "button", Name: "Remove", Type: "submit", Context: "Steel Kettle €31"})}}, LevelStable, "primary", 1, true},
+		{"the same item by a primary that does not pick by place", addBtn, relocAnswer{
+			Tries: []relocTry{{Via: "primary", What: "selector .card button", N: 1, Ks: []int{1}}},
+			Els:   []relocEl{el(1, Fingerprint{Tag: "button", Role: "button", Name: "Remove", Type: "submit", Context: "Steel Kettle €31"})}}, string(CodeTargetNotFound), "", 0, false},
+		{"positional primary gone, the structural candidate finds the item in its place", addBtn, relocAnswer{
+			Tries: []relocTry{{Via: "primary", N: 0}, {Via: "text", N: 0}, {Via: "structural", N: 1, Ks: []int{1}}},
+			Els:   []relocEl{el(1, Fingerprint{Tag: "button", Role: "button", Name: "Remove", Type: "submit", Context: "Steel Kettle €31"})}}, LevelHealed, "structural", 1, true},
+		{"positional primary finds another kind of element", addBtn, relocAnswer{
+			Tries: []relocTry{{Via: "primary", What: "selector li:first-child > *", N: 1, Ks: []int{1}}},
+			Els:   []relocEl{el(1, Fingerprint{Tag: "a", Role: "link", Name: "Steel Kettle"})}}, string(CodeTargetNotFound), "", 0, true},
 		{"primary, same", searchBtn, relocAnswer{
 			Tries: []relocTry{{Via: "primary", N: 1, Ks: []int{1}}},
-			Els:   []relocEl{el(1, searchBtn)}}, LevelExact, "primary", 1},
+			Els:   []relocEl{el(1, searchBtn)}}, LevelExact, "primary", 1, false},
 		{"primary, reworded", searchBtn, relocAnswer{
 			Tries: []relocTry{{Via: "primary", N: 1, Ks: []int{1}}},
-			Els:   []relocEl{el(1, reworded)}}, LevelStable, "primary", 1},
+			Els:   []relocEl{el(1, reworded)}}, LevelStable, "primary", 1, false},
 		{"primary finds another id: the test id decides", searchBtn, relocAnswer{
 			Tries: []relocTry{{Via: "primary", N: 1, Ks: []int{1}}, {Via: "id", N: 0}, {Via: "attr", N: 1, Ks: []int{1}}},
-			Els:   []relocEl{el(1, renamed)}}, LevelHealed, "attr", 1},
+			Els:   []relocEl{el(1, renamed)}}, LevelHealed, "attr", 1, false},
 		{"primary verifies but differs, nothing else finds it", searchBtn, relocAnswer{
 			Tries: []relocTry{{Via: "primary", N: 1, Ks: []int{1}}, {Via: "id", N: 0}},
-			Els:   []relocEl{el(1, renamed)}}, LevelHealed, "primary", 1},
+			Els:   []relocEl{el(1, renamed)}}, LevelHealed, "primary", 1, false},
 		{"id, same fingerprint", searchBtn, relocAnswer{
 			Tries: []relocTry{{Via: "primary", N: 0}, {Via: "id", N: 1, Ks: []int{2}}},
-			Els:   []relocEl{el(1, twin), el(2, searchBtn)}}, LevelReidentified, "id", 2},
+			Els:   []relocEl{el(1, twin), el(2, searchBtn)}}, LevelReidentified, "id", 2, false},
 		{"a candidate matching two is skipped", searchBtn, relocAnswer{
 			Tries: []relocTry{{Via: "text", N: 2, Ks: []int{1, 2}}, {Via: "attr", N: 1, Ks: []int{2}}},
-			Els:   []relocEl{el(1, twin), el(2, renamed)}}, LevelHealed, "attr", 2},
+			Els:   []relocEl{el(1, twin), el(2, renamed)}}, LevelHealed, "attr", 2, false},
 		{"twins: ambiguous", searchBtn, relocAnswer{
 			Tries: []relocTry{{Via: "primary", N: 0}, {Via: "id", N: 0}, {Via: "text", N: 2, Ks: []int{1, 2}}, {Via: "structural", N: 1, Ks: []int{1}}},
-			Els:   []relocEl{el(1, twin), el(2, twin)}}, string(CodeAmbiguousTarget), "", 0},
+			Els:   []relocEl{el(1, twin), el(2, twin)}}, string(CodeAmbiguousTarget), "", 0, false},
 		{"a unique match with a look-alike as similar: ambiguous", searchBtn, relocAnswer{
 			Tries: []relocTry{{Via: "structural", N: 1, Ks: []int{1}}},
-			Els:   []relocEl{el(1, twin), el(2, twin)}}, string(CodeAmbiguousTarget), "", 0},
+			Els:   []relocEl{el(1, twin), el(2, twin)}}, string(CodeAmbiguousTarget), "", 0, false},
 		{"position among cards, told apart by context", addBtn, relocAnswer{
 			Tries: []relocTry{{Via: "text", N: 3, Ks: []int{1, 2, 3}}, {Via: "position", N: 1, Ks: []int{2}}},
-			Els:   []relocEl{el(1, other), el(2, addBtn), el(3, third)}}, LevelReidentified, "position", 2},
+			Els:   []relocEl{el(1, other), el(2, addBtn), el(3, third)}}, LevelReidentified, "position", 2, false},
 		{"position lands on another card", addBtn, relocAnswer{
 			Tries: []relocTry{{Via: "primary", N: 1, Ks: []int{1}}, {Via: "text", N: 2, Ks: []int{1, 3}}, {Via: "position", N: 1, Ks: []int{1}}},
-			Els:   []relocEl{el(1, other), el(3, third)}}, string(CodeAmbiguousTarget), "", 0},
+			Els:   []relocEl{el(1, other), el(3, third)}}, string(CodeAmbiguousTarget), "", 0, false},
 		{"nothing verifies", searchBtn, relocAnswer{
 			Tries: []relocTry{{Via: "primary", What: "selector #search-btn", N: 0}, {Via: "role", What: `role button "Search"`, N: 1, Ks: []int{1}}},
-			Els:   []relocEl{el(1, Fingerprint{Tag: "button", Role: "button", Name: "Search the web", Type: "button"})}}, string(CodeTargetNotFound), "", 0},
-		{"nothing at all", searchBtn, relocAnswer{}, string(CodeTargetNotFound), "", 0},
+			Els:   []relocEl{el(1, Fingerprint{Tag: "button", Role: "button", Name: "Search the web", Type: "button"})}}, string(CodeTargetNotFound), "", 0, false},
+		{"nothing at all", searchBtn, relocAnswer{}, string(CodeTargetNotFound), "", 0, false},
 	} {
-		d, err := decide(c.stored, c.a)
+		d, err := decide(c.stored, c.a, c.pos)
 		switch {
 		case err != nil:
 			if string(err.Code) != c.level {

@@ -277,6 +277,9 @@ type Session struct {
 	profile string
 	pinMu   sync.Mutex // guards pinned
 	pinned  string
+
+	// lastFlow is the last browser_flow that ran to its end (recipe_save).
+	lastFlow *FlowRecord
 }
 
 // Name is the session's name.

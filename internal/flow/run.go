@@ -221,7 +221,7 @@ func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]
 			stepDeadline = end
 		}
 	}
-	sctx, cancel := context.WithDeadline(ctx, stepDeadline)
+	sctx, cancel := context.WithDeadline(context.WithValue(ctx, stepKey{}, s.Index), stepDeadline)
 	defer cancel()
 	out, err := x.Run(sctx, s.Tool, s.callArgs(args, x))
 	if err != nil {
@@ -250,6 +250,16 @@ func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]
 		value = ref
 	}
 	return out, value, nil
+}
+
+type stepKey struct{}
+
+// StepIndex is the 1-based index of the step an Executor's Run runs (0
+// outside a run): an executor that keeps something per step (the element a
+// step acted on) knows which.
+func StepIndex(ctx context.Context) int {
+	n, _ := ctx.Value(stepKey{}).(int)
+	return n
 }
 
 // budgetError is the TIMEOUT of a flow whose budget ran out in step s.

@@ -62,7 +62,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		if err != nil {
 			return s.render(ctx, t.Name, nil, err), nil
 		}
-		env := &tools.Env{Manager: s.deps.Manager, Gate: s.deps.Gate, Status: s.status,
+		env := &tools.Env{Manager: s.deps.Manager, Gate: s.deps.Gate, Recipes: s.deps.Recipes, HealWrite: s.deps.HealWrite, Status: s.status,
 			Roots:    func(ctx context.Context) []string { return clientRoots(ctx, req) },
 			Progress: progress(ctx, req), Decode: s.decodeArgs}
 		if p, ok := in.(tools.Preparer); ok {

@@ -49,10 +49,13 @@ var wantTools = map[string][]string{
 	"browser_download":   nil,         // full profile
 	"browser_console":    nil,         // full profile
 	"browser_handoff":    {"message"}, // full profile
+	"recipe_list":        nil,         // full profile
+	"recipe_run":         {"name"},    // full profile
+	"recipe_save":        {"name"},    // full profile
 }
 
 // fullOnly are the tools of the full profile that the core one leaves out.
-var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff"}
+var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff", "recipe_list", "recipe_run", "recipe_save"}
 
 // Instructions name every shared argument.
 func TestInstructionsDescribeSharedArgs(t *testing.T) {

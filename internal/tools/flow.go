@@ -70,7 +70,7 @@ var flowTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	x := &stepExec{env: h.env, h: h}
+	x := &stepExec{env: h.env, h: h, record: map[int]*browser.Candidates{}}
 	if err := p.Check(x); err != nil {
 		return nil, err
 	}
@@ -83,6 +83,7 @@ var flowTool = Def(Tool{
 	if tr.Err != nil {
 		return nil, tr.Err
 	}
+	h.SetLastFlow(&browser.FlowRecord{Steps: in.Steps, Candidates: x.record, BudgetMs: in.BudgetMs, At: time.Now()})
 	return flowResult(p, tr), nil
 })
 
@@ -203,7 +204,17 @@ func stepNotes(text string) []string {
 type stepExec struct {
 	env *Env
 	h   *Held // nil while only checking
+	// record, when set, gets the candidates of the element each targeting
+	// step acts on, described just before it acts (for recipe_save).
+	record map[int]*browser.Candidates
+	// before, when set, runs before a step's tool, with its decoded input
+	// (recipe_run relocates the step's element with it).
+	before func(ctx context.Context, step int, in any) (any, error)
 }
+
+// targeted is a step input with one target element (browser_action,
+// browser_read).
+type targeted interface{ target() browser.Locator }
 
 // stepTool is the table entry named name.
 func stepTool(name string) (Tool, bool) {
@@ -260,6 +271,20 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (f
 	if err != nil {
 		return flow.Output{}, err
 	}
+	if x.before != nil {
+		if in, err = x.before(ctx, flow.StepIndex(ctx), in); err != nil {
+			return flow.Output{}, err
+		}
+	}
+	if tg, ok := in.(targeted); ok && x.record != nil {
+		if loc := tg.target(); !loc.Empty() {
+			// Best effort: a target that does not resolve fails the step
+			// itself, with the tool's own error.
+			if c, err := x.h.Describe(ctx, loc); err == nil {
+				x.record[flow.StepIndex(ctx)] = c
+			}
+		}
+	}
 	res, err := t.Run(ctx, x.h, in)
 	if err != nil {
 		return flow.Output{}, err
@@ -291,6 +316,9 @@ func CallBudget(tool string, args json.RawMessage) (time.Duration, bool) {
 		return msArg(args, "budget_ms", flow.DefaultBudget, flow.MaxBudget), true
 	case handoffTool.Name:
 		return msArg(args, "timeout_ms", browser.HandoffDefaultTimeout, browser.HandoffMaxTimeout), true
+	case recipeRunTool.Name:
+		// The recipe's own budget (at most this) is kept by the run.
+		return flow.MaxBudget, true
 	}
 	return 0, false
 }

@@ -15,6 +15,10 @@ type Env struct {
 	Manager *browser.Manager
 	// Gate is the site gate flows and recipe runs enter; nil: none.
 	Gate *recipes.Gate
+	// Recipes is the recipe store (nil: none); HealWrite saves healed
+	// locators back into a recipe's file.
+	Recipes   *recipes.Store
+	HealWrite bool
 	// Roots are the local directories the client declared as its roots
 	// (asked when an upload needs them); nil for none.
 	Roots func(ctx context.Context) []string
@@ -227,6 +231,23 @@ func (h *Held) Wait(ctx context.Context, o browser.WaitOptions) (*browser.WaitRe
 func (h *Held) Handoff(ctx context.Context, o browser.HandoffOptions) (*browser.HandoffResult, error) {
 	return h.s.Handoff(ctx, h.t, o)
 }
+
+// Describe takes the candidates of the element target resolves to now,
+// for finding it again later (recipes).
+func (h *Held) Describe(ctx context.Context, target browser.Locator) (*browser.Candidates, error) {
+	return h.s.Describe(ctx, h.t, target)
+}
+
+// Relocate finds the element c describes in the tab's page now.
+func (h *Held) Relocate(ctx context.Context, primary browser.Locator, c *browser.Candidates) (*browser.Relocation, error) {
+	return h.s.Relocate(ctx, h.t, primary, c)
+}
+
+// SetLastFlow keeps the session's last flow that ran to its end.
+func (h *Held) SetLastFlow(r *browser.FlowRecord) { h.s.SetLastFlow(r) }
+
+// LastFlow is the session's last flow that ran to its end, or nil.
+func (h *Held) LastFlow() *browser.FlowRecord { return h.s.LastFlow() }
 
 // Collect reads repeated items of the tab's page (browser_collect).
 func (h *Held) Collect(ctx context.Context, o browser.CollectOptions) (*browser.Collected, error) {

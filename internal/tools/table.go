@@ -25,6 +25,7 @@ const (
 	GroupDownloads  Group = "downloads"  // browser_download: files and media into the output directory
 	GroupConsole    Group = "console"    // browser_console
 	GroupHandoff    Group = "handoff"    // browser_handoff: the user takes over a tab
+	GroupRecipes    Group = "recipes"    // recipe_list, recipe_run, recipe_save
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -50,6 +51,9 @@ func Table() []Tool {
 		consoleTool,
 		handoffTool,
 		closeTool,
+		recipeListTool,
+		recipeRunTool,
+		recipeSaveTool,
 	}
 }
 

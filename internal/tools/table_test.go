@@ -18,9 +18,11 @@ func TestSelect(t *testing.T) {
 		return slices.DeleteFunc(slices.Clone(all), func(n string) bool { return slices.Contains(names, n) })
 	}
 	// The full profile adds the groups the core one leaves out, in table
-	// order: network, downloads, console, handoff.
+	// order: network, downloads, console, handoff (before browser_close),
+	// recipes (after it).
 	extra := []string{"browser_network", "browser_download", "browser_console", "browser_handoff"}
-	full := slices.Insert(slices.Clone(all), len(all)-1, extra...)
+	recipeTools := []string{"recipe_list", "recipe_run", "recipe_save"}
+	full := append(slices.Insert(slices.Clone(all), len(all)-1, extra...), recipeTools...)
 	fullWithout := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(full), func(n string) bool { return slices.Contains(names, n) })
 	}
@@ -40,8 +42,9 @@ func TestSelect(t *testing.T) {
 		{"core", "+network", with("browser_network"), "+network"},
 		{"core", "+console", with("browser_console"), "+console"},
 		{"core", "+handoff", with("browser_handoff"), "+handoff"},
-		{"core", "+network,+downloads", fullWithout("browser_console", "browser_handoff"), "+network,+downloads"},
-		{"core", "+network,+downloads,+console,+handoff", full, "+network,+downloads,+console,+handoff"},
+		{"core", "+network,+downloads", fullWithout(append([]string{"browser_console", "browser_handoff"}, recipeTools...)...), "+network,+downloads"},
+		{"core", "+network,+downloads,+console,+handoff,+recipes", full, "+network,+downloads,+console,+handoff,+recipes"},
+		{"core", "+recipes", append(slices.Clone(all), recipeTools...), "+recipes"},
 		{"CORE", " ", all, ""},
 		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
 		{"core", "-screenshot,-dialogs", without("browser_screenshot", "browser_dialog"), "-screenshot,-dialogs"},
@@ -55,11 +58,11 @@ func TestSelect(t *testing.T) {
 		{"full", "-downloads", fullWithout("browser_download"), "-downloads"},
 		{"full", "-console", fullWithout("browser_console"), "-console"},
 		{"full", "-handoff", fullWithout("browser_handoff"), "-handoff"},
-		{"full", "-network,-downloads,-console,-handoff", all, "-network,-downloads,-console,-handoff"},
+		{"full", "-network,-downloads,-console,-handoff,-recipes", all, "-network,-downloads,-console,-handoff,-recipes"},
 		{"core", "tabs", all, "+tabs"},
 		{"core", "-core", notCore, "-core"},
-		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", extra, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
-		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", append(slices.Clone(extra), recipeTools...), "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff,-recipes", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff,-recipes"},
 	} {
 		sel, err := tools.Select(tc.profile, tc.caps)
 		if err != nil {

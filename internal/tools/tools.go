@@ -33,7 +33,11 @@ type Deps struct {
 	Manager *browser.Manager
 	// Gate keeps browser_flow runs (and recipe runs) per site within
 	// bounds; nil: no gate.
-	Gate           *recipes.Gate
+	Gate *recipes.Gate
+	// Recipes is where recipe_list, recipe_run and recipe_save find and
+	// keep recipes; HealWrite saves healed locators back into them.
+	Recipes        *recipes.Store
+	HealWrite      bool
 	DefaultSession string
 	// Status adds configuration facts (values and their sources) to
 	// browser_status.

@@ -1,0 +1,192 @@
+package mcpserver_test
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+// shopProduct is one product of the test shop.
+type shopProduct struct {
+	ID           int
+	Name, Price  string
+	Stock, Notes string
+}
+
+var shopProducts = []shopProduct{
+	{41, "Red Mug", "€8", "12 in stock", "Dishwasher safe"},
+	{42, "Blue Kettle", "€25", "3 in stock", "1.7 litres"},
+	{43, "Green Teapot", "€19", "out of stock", "Cast iron"},
+	{44, "Steel Kettle", "€31", "7 in stock", "Whistles"},
+}
+
+// shopServer is a small shop whose markup the test changes under a recipe:
+// variant "" (as recorded), "ids" (ids renamed), "wrapped" (a wrapper
+// added, classes changed), "reworded" (the button's label reworded),
+// "twins" (the search button doubled, with no ids: ambiguous).
+func shopServer(t *testing.T) (string, *atomic.Value) {
+	variant := &atomic.Value{}
+	variant.Store("")
+	page := func(w http.ResponseWriter, title, body string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><html><head><meta charset=utf-8><title>%s</title></head><body><main>%s</main></body></html>", title, body)
+	}
+	form := func(v, q string) string {
+		id, btnID, label, wrapOpen, wrapClose := `id="q"`, `id="go"`, "Search", "", ""
+		switch v {
+		case "ids":
+			id, btnID = `id="query-box"`, `id="submit-search"`
+		case "wrapped":
+			wrapOpen, wrapClose = `<div class="panel"><div class="panel-body">`, `</div></div>`
+		case "reworded":
+			label = "Find products"
+		case "twins":
+			id, btnID = "", ""
+		}
+		btn := fmt.Sprintf(`<button %s type="submit" data-testid="search-go">%s</button>`, btnID, label)
+		if v == "twins" {
+			btn += `<button type="submit" data-testid="search-go">Search</button>`
+		}
+		return fmt.Sprintf(`%s<form action="/shop/search" role="search"><label>Query <input %s name="q" type="search" value="%s"></label> %s</form>%s`,
+			wrapOpen, id, html.EscapeString(q), btn, wrapClose)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/shop/", func(w http.ResponseWriter, r *http.Request) {
+		page(w, "Kettle Shop", "<h1>Kettle Shop</h1>"+form(variant.Load().(string), ""))
+	})
+	mux.HandleFunc("/shop/search", func(w http.ResponseWriter, r *http.Request) {
+		v, q := variant.Load().(string), r.URL.Query().Get("q")
+		listClass, itemClass, linkClass := "results", "result", "title"
+		if v == "wrapped" {
+			listClass, itemClass, linkClass = "hits", "hit card", "hit-link"
+		}
+		var items []string
+		for _, p := range shopProducts {
+			if q != "" && strings.Contains(strings.ToLower(p.Name), strings.ToLower(q)) {
+				items = append(items, fmt.Sprintf(`<li class="%s"><a class="%s" href="/shop/item?id=%d">%s</a> <span>%s</span></li>`, itemClass, linkClass, p.ID, p.Name, p.Price))
+			}
+		}
+		list := fmt.Sprintf(`<ul class="%s">%s</ul>`, listClass, strings.Join(items, ""))
+		if v == "wrapped" {
+			list = `<section class="listing"><div class="listing-inner">` + list + `</div></section>`
+		}
+		page(w, "Results for "+q, "<h1>Results</h1>"+form(v, q)+list)
+	})
+	mux.HandleFunc("/shop/item", func(w http.ResponseWriter, r *http.Request) {
+		for _, p := range shopProducts {
+			if fmt.Sprint(p.ID) == r.URL.Query().Get("id") {
+				page(w, p.Name, fmt.Sprintf(`<div id="details"><h1>%s</h1><p>Price: %s</p><p>Stock: %s</p><p>%s</p></div>`, p.Name, p.Price, p.Stock, p.Notes))
+				return
+			}
+		}
+		http.NotFound(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, variant
+}
+
+// A recipe end to end: a 5-step flow (search → open the first result →
+// read its fields) saved with the query as a parameter, run with another
+// query; then replayed on the shop's markup changed three ways, each healed
+// through a different kind of candidate named in the trace with the output
+// still right; a change that makes a step ambiguous fails with
+// AMBIGUOUS_TARGET instead of acting on one of the look-alikes.
+func TestRecipeRecordSaveRunHeal(t *testing.T) {
+	t.Parallel()
+	base, variant := shopServer(t)
+	dir := t.TempDir()
+	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
+	sel, err := tools.Select(tools.ProfileCore, "+recipes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store}}, nil, "")
+	ctx := backendtest.Context(t, 120*time.Second)
+
+	flowOut := mustCall(t, ctx, cs, "browser_flow", map[string]any{"steps": []any{
+		map[string]any{"do": "navigate", "url": base + "/shop/", "snapshot": "none"},
+		map[string]any{"do": "action", "action": "fill", "selector": "#q", "value": "kettle", "snapshot": "none"},
+		map[string]any{"do": "action", "action": "click", "text": "Search", "snapshot": "none"},
+		map[string]any{"do": "action", "action": "click", "selector": "ul.results > li:first-child > a", "snapshot": "none"},
+		map[string]any{"do": "read", "selector": "#details", "save_as": "details"},
+	}})
+	if !strings.Contains(flowOut, "Blue Kettle") || !strings.Contains(flowOut, "Price: €25") {
+		t.Fatalf("the recorded flow:\n%s", flowOut)
+	}
+	saved := mustCall(t, ctx, cs, "recipe_save", map[string]any{"name": "shop-first-result", "description": "Search the shop and read the first result",
+		"params": map[string]any{"query": map[string]any{"value": "kettle", "description": "what to search"}}, "output": []any{"details"}})
+	t.Logf("save: %s", saved)
+	if !strings.Contains(saved, "5 step(s), 4 with recorded elements") || !strings.Contains(saved, "query:string=kettle") {
+		t.Errorf("recipe_save: %s", saved)
+	}
+	file, err := os.ReadFile(filepath.Join(store.UserDir, "shop-first-result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(file), `"value": "$query"`) || !strings.Contains(string(file), `"candidates"`) || strings.Contains(string(file), `"value": "kettle"`) || !strings.Contains(string(file), `"default": "kettle"`) {
+		t.Errorf("the recipe file:\n%s", file)
+	}
+	if out := mustCall(t, ctx, cs, "recipe_list", map[string]any{}); !strings.Contains(out, "- shop-first-result · 127.0.0.1:") || !strings.Contains(out, "params query:string=kettle") {
+		t.Errorf("recipe_list: %s", out)
+	}
+
+	run := func(query string) string {
+		t.Helper()
+		return mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "shop-first-result", "params": map[string]any{"query": query}})
+	}
+	// Another parameter: the first result is another product.
+	out := run("teapot")
+	t.Logf("run teapot:\n%s", out)
+	if !strings.Contains(out, "details: Green Teapot") || !strings.Contains(out, "Stock: out of stock") || strings.Contains(out, "Blue Kettle") {
+		t.Errorf("run with query teapot:\n%s", out)
+	}
+	if !strings.Contains(out, "2 action fill") || !strings.Contains(out, "· match exact") {
+		t.Errorf("run with query teapot: no match levels in the trace:\n%s", out)
+	}
+
+	// Three changes of the markup, each healed through another kind of
+	// candidate, with the right output.
+	for _, c := range []struct {
+		variant, step, want string
+	}{
+		{"ids", "2 action fill", "via attr"},
+		{"wrapped", "4 action click", "via "},
+		{"reworded", "3 action click", "via id"},
+	} {
+		variant.Store(c.variant)
+		out := run("steel")
+		t.Logf("run on %s:\n%s", c.variant, out)
+		if !strings.Contains(out, "details: Steel Kettle") || !strings.Contains(out, "Price: €31") {
+			t.Errorf("%s: wrong or no output:\n%s", c.variant, out)
+		}
+		line := ""
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, c.step) {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "· match healed "+c.want) && !strings.Contains(line, "· match reidentified "+c.want) {
+			t.Errorf("%s: step %q was not healed %s: %q", c.variant, c.step, c.want, line)
+		}
+	}
+
+	// Ambiguous: two look-alike buttons, neither with an id.
+	variant.Store("twins")
+	e := mustFail(t, ctx, cs, "recipe_run", map[string]any{"name": "shop-first-result", "params": map[string]any{"query": "steel"}}, "AMBIGUOUS_TARGET")
+	if !strings.Contains(e.Error.Message, "step 3") {
+		t.Errorf("ambiguous step: %+v", e.Error)
+	}
+}

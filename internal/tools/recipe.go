@@ -1,0 +1,579 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/flow"
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
+)
+
+// RecipeParamIn is one parameter recipe_save makes: a literal of the steps
+// that becomes $name.
+type RecipeParamIn struct {
+	Value       any    `json:"value"`
+	Description string `json:"description,omitempty"`
+}
+
+// RecipeSaveIn is recipe_save's input.
+type RecipeSaveIn struct {
+	Name        string                   `json:"name" jsonschema:"a-z0-9 . _ -"`
+	Description string                   `json:"description,omitempty" jsonschema:"what it does, for recipe_list"`
+	Site        string                   `json:"site,omitempty" jsonschema:"default: the first URL's host"`
+	Params      map[string]RecipeParamIn `json:"params,omitempty" jsonschema:"name → {value: a literal in the steps that becomes $name}"`
+	Steps       []map[string]any         `json:"steps,omitempty" jsonschema:"default: this session's last browser_flow that ran to its end"`
+	Output      []string                 `json:"output,omitempty" jsonschema:"save_as names a run returns"`
+	Overwrite   bool                     `json:"overwrite,omitempty" jsonschema:"replace a recipe of that name (kept as .bak)"`
+	Session     string                   `json:"session,omitempty"`
+}
+
+// RecipeListIn is recipe_list's input.
+type RecipeListIn struct {
+	Site string `json:"site,omitempty" jsonschema:"only this site's"`
+}
+
+// RecipeRunIn is recipe_run's input.
+type RecipeRunIn struct {
+	Name    string         `json:"name"`
+	Params  map[string]any `json:"params,omitempty" jsonschema:"name → value; defaults for the rest"`
+	Session string         `json:"session,omitempty"`
+	Tab     string         `json:"tab,omitempty"`
+}
+
+var recipeSaveTool = Def(Tool{
+	Name:        "recipe_save",
+	Description: "Save the session's last browser_flow that ran to its end (or steps) as a recipe; params turn literals into $name.",
+	Annotations: Annotations{Destructive: ptr(false), OpenWorld: ptr(false)},
+	Group:       GroupRecipes,
+	Hold:        HoldExistingSession,
+}, func(ctx context.Context, h *Held, in RecipeSaveIn) (*Result, error) {
+	store, err := recipeStore(h)
+	if err != nil {
+		return nil, err
+	}
+	if !recipes.ValidName(in.Name) {
+		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("name %q: lower-case letters, digits, '.', '_' and '-', at most 64, starting with a letter or digit", browser.Echo(in.Name)),
+			Suggestions: []string{`"name": "shop-search"`}}
+	}
+	var steps []map[string]any
+	var cands map[int]*browser.Candidates
+	budget := 0
+	switch {
+	case len(in.Steps) > 0:
+		steps = in.Steps
+	case h.Exists() && h.LastFlow() != nil:
+		last := h.LastFlow()
+		steps, cands, budget = last.Steps, last.Candidates, last.BudgetMs
+	default:
+		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("session %q has no browser_flow that ran to its end, and no steps were given", h.SessionName()),
+			Hint: "run the flow with browser_flow first (it records the elements its steps act on), then call recipe_save; or pass steps"}
+	}
+	r, err := buildRecipe(in, steps, cands, budget)
+	if err != nil {
+		return nil, err
+	}
+	if !in.Overwrite {
+		if old, err := store.Load(r.Name); err == nil {
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("recipe %q exists (%s)", r.Name, recipes.ShortPath(old.Path)),
+				Hint: "pass overwrite: true to replace it (the old file is kept as .bak), or choose another name"}
+		}
+	}
+	path, err := store.Save(r)
+	if err != nil {
+		return nil, recipeError(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Saved recipe %s for %s: %d step(s)", r.Name, r.Site, len(r.Steps))
+	if n := countCandidates(r); n > 0 {
+		fmt.Fprintf(&b, ", %d with recorded elements", n)
+	}
+	fmt.Fprintf(&b, ", to %s.", recipes.ShortPath(path))
+	if len(r.Params) > 0 {
+		b.WriteString("\nParams: " + paramsLine(r))
+	}
+	fmt.Fprintf(&b, "\nRun it: recipe_run {\"name\":%q}", r.Name)
+	return &Result{Text: b.String()}, nil
+})
+
+// buildRecipe makes the recipe recipe_save saves: the steps with their
+// recorded candidates, refs replaced by locators that outlive the page, and
+// the literals the agent named turned into $params; checked as a file
+// would be.
+func buildRecipe(in RecipeSaveIn, steps []map[string]any, cands map[int]*browser.Candidates, budget int) (*recipes.Recipe, error) {
+	r := &recipes.Recipe{Name: in.Name, Description: strings.TrimSpace(in.Description), Version: recipes.FormatVersion, Output: in.Output, BudgetMs: budget}
+	for i, raw := range steps {
+		fields := map[string]any{}
+		for k, v := range raw {
+			if k != recipes.CandidatesField {
+				fields[k] = v
+			}
+		}
+		st := recipes.Step{Fields: fields}
+		if c := cands[i+1]; c != nil {
+			b, err := json.Marshal(c)
+			if err != nil {
+				return nil, fmt.Errorf("recipe_save: step %d: %w", i+1, err)
+			}
+			st.Candidates = b
+			replaceRef(fields, c)
+		}
+		if ref, _ := fields["ref"].(string); ref != "" {
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("step %d targets ref %s, which does not outlive its page, and no element was recorded for it", i+1, browser.Echo(ref)),
+				Hint: "run the steps as a browser_flow first (it records each step's element), or write the step with a selector, text or role and name"}
+		}
+		r.Steps = append(r.Steps, st)
+	}
+	if r.Site = strings.ToLower(strings.TrimSpace(in.Site)); r.Site == "" {
+		r.Site = firstHost(r.Steps)
+	}
+	if r.Site == "" {
+		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "the recipe's site is unknown: no step navigates to a URL with a host",
+			Hint: "pass site (e.g. \"shop.example.com\")"}
+	}
+	if err := promoteParams(r, in.Params); err != nil {
+		return nil, err
+	}
+	data, err := r.JSON()
+	if err != nil {
+		return nil, fmt.Errorf("recipe_save: %w", err)
+	}
+	checked, err := recipes.Parse("", data)
+	if err != nil {
+		return nil, recipeError(err)
+	}
+	return checked, nil
+}
+
+// replaceRef writes a step that targeted a ref with the locator that
+// outlives the page: the best CSS candidate, else role and name, else text.
+func replaceRef(fields map[string]any, c *browser.Candidates) {
+	ref, _ := fields["ref"].(string)
+	if ref == "" {
+		return
+	}
+	delete(fields, "ref")
+	switch {
+	case len(c.CSS) > 0:
+		fields["selector"] = c.CSS[0].Selector
+	case c.Fingerprint.Role != "" && c.Fingerprint.Name != "":
+		fields["role"], fields["name"], fields["exact"] = c.Fingerprint.Role, c.Fingerprint.Name, true
+	case c.Text != "":
+		fields["text"] = c.Text
+	default:
+		fields["ref"] = ref // nothing better: refused by the caller
+	}
+	if c.Frame != "" && fields["frame"] == nil {
+		fields["frame"] = c.Frame
+	}
+}
+
+// firstHost is the host of the first URL a step navigates to.
+func firstHost(steps []recipes.Step) string {
+	for _, s := range steps {
+		if u, ok := s.Fields["url"].(string); ok && s.Do() == "navigate" {
+			if p, err := url.Parse(u); err == nil && p.Host != "" {
+				return strings.ToLower(p.Host)
+			}
+		}
+	}
+	return ""
+}
+
+// promoteParams turns each parameter's literal into $name wherever it is a
+// whole string value, or inside a URL or text, in the steps; a literal
+// that appears nowhere is refused.
+func promoteParams(r *recipes.Recipe, params map[string]RecipeParamIn) error {
+	names := make([]string, 0, len(params))
+	for n := range params {
+		names = append(names, n)
+	}
+	// Longer literals first, so that one holding another is replaced whole.
+	sort.Slice(names, func(i, j int) bool {
+		return len(fmt.Sprint(params[names[i]].Value)) > len(fmt.Sprint(params[names[j]].Value))
+	})
+	r.Params = map[string]recipes.Param{}
+	for _, name := range names {
+		p := params[name]
+		var typ, lit string
+		switch v := p.Value.(type) {
+		case string:
+			typ, lit = "string", v
+		case float64:
+			typ, lit = "number", strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%f", v), "0"), ".")
+		case bool:
+			typ, lit = "boolean", fmt.Sprint(v)
+		default:
+			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("params.%s.value: a string, number or boolean that appears in the steps", browser.Echo(name))}
+		}
+		if lit == "" {
+			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("params.%s.value is empty", browser.Echo(name))}
+		}
+		found := 0
+		for i := range r.Steps {
+			for k, v := range r.Steps[i].Fields {
+				nv, n := replaceLiteral(v, lit, name, typ)
+				if n > 0 {
+					r.Steps[i].Fields[k] = nv
+					found += n
+				}
+			}
+		}
+		if found == 0 {
+			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("params.%s: the value %q appears in no step", browser.Echo(name), browser.Echo(lit)),
+				Hint: "name a literal the steps use, as written there (a URL's query value, a fill value, a text)"}
+		}
+		r.Params[name] = recipes.Param{Type: typ, Description: p.Description, Default: p.Value}
+	}
+	if len(r.Params) == 0 {
+		r.Params = nil
+	}
+	return nil
+}
+
+// replaceLiteral replaces lit by $name in v (strings inside maps and lists
+// too); a whole-value match of a number or boolean becomes "$name".
+func replaceLiteral(v any, lit, name, typ string) (any, int) {
+	switch x := v.(type) {
+	case string:
+		if x == lit {
+			return "$" + name, 1
+		}
+		if typ == "string" && strings.Contains(x, lit) {
+			return strings.ReplaceAll(x, lit, "${"+name+"}"), strings.Count(x, lit)
+		}
+		if typ == "string" {
+			if enc := url.QueryEscape(lit); enc != lit && strings.Contains(x, enc) {
+				return strings.ReplaceAll(x, enc, "${"+name+"}"), strings.Count(x, enc)
+			}
+		}
+	case float64, bool:
+		if fmt.Sprint(x) == lit {
+			return "$" + name, 1
+		}
+	case []any:
+		n := 0
+		out := make([]any, len(x))
+		for i, e := range x {
+			var k int
+			out[i], k = replaceLiteral(e, lit, name, typ)
+			n += k
+		}
+		return out, n
+	case map[string]any:
+		n := 0
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			var c int
+			out[k], c = replaceLiteral(e, lit, name, typ)
+			n += c
+		}
+		return out, n
+	}
+	return v, 0
+}
+
+func countCandidates(r *recipes.Recipe) int {
+	n := 0
+	for _, s := range r.Steps {
+		if len(s.Candidates) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// paramsLine is a recipe's parameters in brief: query:string=socks.
+func paramsLine(r *recipes.Recipe) string {
+	var parts []string
+	for _, n := range r.ParamNames() {
+		p := r.Params[n]
+		s := n + ":" + p.Type
+		if p.Type == "enum" {
+			s += "(" + strings.Join(p.Values, "|") + ")"
+		}
+		if p.Default != nil {
+			s += "=" + fmt.Sprint(p.Default)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+var recipeListTool = Def(Tool{
+	Name:        "recipe_list",
+	Description: "Saved recipes: name, site, description, params.",
+	Annotations: Annotations{ReadOnly: true},
+	Group:       GroupRecipes,
+	Hold:        HoldNothing,
+}, func(ctx context.Context, h *Held, in RecipeListIn) (*Result, error) {
+	store, err := recipeStore(h)
+	if err != nil {
+		return nil, err
+	}
+	l, err := store.List()
+	if err != nil {
+		return nil, recipeError(err)
+	}
+	var lines []string
+	for _, e := range l.Entries {
+		if e.Shadowed {
+			continue
+		}
+		if e.Err != nil {
+			lines = append(lines, fmt.Sprintf("- %s (%s): does not load: %s", e.Name, e.Source, browser.Echo(firstLine(e.Err.Error()))))
+			continue
+		}
+		r := e.Recipe
+		if s := strings.ToLower(strings.TrimSpace(in.Site)); s != "" && !strings.Contains(r.Site, s) {
+			continue
+		}
+		line := fmt.Sprintf("- %s · %s", r.Name, r.Site)
+		if r.Description != "" {
+			line += " · " + browser.Echo(r.Description)
+		}
+		if p := paramsLine(r); p != "" {
+			line += " · params " + p
+		}
+		if e.Source == recipes.SourceProject {
+			line += " · project"
+			if !e.Trusted {
+				line += " (untrusted: not run until the user trusts the folder)"
+			}
+		}
+		lines = append(lines, line)
+	}
+	text := fmt.Sprintf("%d recipe(s)", len(lines))
+	if len(lines) > 0 {
+		text += ":\n" + strings.Join(lines, "\n")
+	} else {
+		text += ". Save one with recipe_save after a browser_flow that works."
+	}
+	if l.ProjectErr != nil {
+		text += "\nProject recipes: " + browser.Echo(firstLine(l.ProjectErr.Error()))
+	}
+	return &Result{Text: text}, nil
+})
+
+var recipeRunTool = Def(Tool{
+	Name:        "recipe_run",
+	Description: "Run a saved recipe with params in one call: its output and a per-step trace (match level of each element).",
+	Annotations: Annotations{},
+	Group:       GroupRecipes,
+	Hold:        HoldTab,
+}, func(ctx context.Context, h *Held, in RecipeRunIn) (*Result, error) {
+	store, err := recipeStore(h)
+	if err != nil {
+		return nil, err
+	}
+	r, err := store.Load(in.Name)
+	if err != nil {
+		return nil, recipeError(err)
+	}
+	steps, err := r.Bind(in.Params)
+	if err != nil {
+		return nil, recipeError(err)
+	}
+	cands := map[int]*browser.Candidates{}
+	for i, st := range steps {
+		if raw := recipes.TakeCandidates(st); len(raw) > 0 {
+			var c browser.Candidates
+			if err := json.Unmarshal(raw, &c); err != nil {
+				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("recipe %s: step %d: candidates do not read: %v", r.Name, i+1, err),
+					Hint: "fix or remove the step's candidates in " + recipes.ShortPath(r.Path)}
+			}
+			cands[i+1] = &c
+		}
+	}
+	p, err := flow.Parse(steps, r.BudgetMs, true)
+	if err != nil {
+		return nil, err
+	}
+	heals := map[int]*browser.Relocation{}
+	rewrites := map[int]*browser.Candidates{}
+	x := &stepExec{env: h.env, h: h}
+	x.before = func(ctx context.Context, step int, in any) (any, error) {
+		c := cands[step]
+		tg, ok := in.(targeted)
+		if c == nil || !ok {
+			return in, nil
+		}
+		rel, err := h.Relocate(ctx, tg.target(), c)
+		if err != nil {
+			return nil, err
+		}
+		heals[step] = rel
+		if rel.Level == browser.LevelHealed || rel.Level == browser.LevelReidentified {
+			if nc, err := h.Describe(ctx, rel.Locator); err == nil {
+				rewrites[step] = nc
+			}
+		}
+		return withTarget(in, rel.Locator), nil
+	}
+	if err := p.Check(x); err != nil {
+		return nil, err
+	}
+	release, err := enterGate(ctx, h, recipes.Site(r.Site))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	tr := p.Run(ctx, x, h.env.Progress)
+	if tr.Err != nil {
+		addHeals(tr.Err, heals)
+		return nil, tr.Err
+	}
+	res := recipeResult(r, p, tr, heals)
+	if len(rewrites) > 0 && h.env.HealWrite {
+		if path, err := healWrite(store, r, heals, rewrites); err != nil {
+			res.Text += "\nCould not write the healed locators back: " + browser.Echo(err.Error())
+		} else {
+			res.Text += fmt.Sprintf("\nWrote %d healed locator(s) into %s (the previous version is kept as .bak).", len(rewrites), recipes.ShortPath(path))
+		}
+	}
+	return res, nil
+})
+
+// withTarget is the step input in with its target replaced by l.
+func withTarget(in any, l browser.Locator) any {
+	li := LocatorIn{Ref: l.Ref, Selector: l.Selector, Text: l.Text, Role: l.Role, Name: l.Name, Exact: l.Exact, Within: l.Within, Frame: l.Frame}
+	switch v := in.(type) {
+	case ActionIn:
+		v.LocatorIn = li
+		return v
+	case ReadIn:
+		v.LocatorIn = li
+		return v
+	}
+	return in
+}
+
+// matchLine is how a step found its element: "exact", "healed via text".
+func matchLine(rel *browser.Relocation) string {
+	if rel.Via == "primary" || rel.Via == "" {
+		return rel.Level
+	}
+	return rel.Level + " via " + rel.Via
+}
+
+// addHeals puts the match of each step that found its element into a failed
+// run's trace.
+func addHeals(e *browser.Error, heals map[int]*browser.Relocation) {
+	if len(heals) == 0 || e.Diagnosis == nil {
+		return
+	}
+	m := map[string]string{}
+	for i, rel := range heals {
+		m[fmt.Sprint(i)] = matchLine(rel)
+	}
+	e.Diagnosis["match_level"] = m
+}
+
+// recipeResult is a run that went to its end: the output, then the trace
+// with each step's match level.
+func recipeResult(r *recipes.Recipe, p *flow.Plan, tr *flow.Trace, heals map[int]*browser.Relocation) *Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Recipe %s done: %d step(s) in %d ms.", r.Name, len(tr.Entries), tr.Ms)
+	var out []string
+	if len(r.Output) > 0 {
+		for _, name := range r.Output {
+			for _, e := range tr.Entries {
+				if e.Saved == name {
+					out = append(out, fmt.Sprintf("%s: %s", name, capFlowPart(e.Value)))
+				}
+			}
+		}
+	} else if i := r.OutputStep(); i > 0 {
+		for _, e := range tr.Entries {
+			if e.Index == i && e.Outcome == flow.OutcomeOK {
+				out = append(out, capFlowPart(strings.TrimSpace(e.Output.Text)))
+			}
+		}
+	}
+	if len(out) > 0 {
+		b.WriteString("\nOutput:\n" + strings.Join(out, "\n"))
+	}
+	b.WriteString("\nTrace:")
+	for _, e := range tr.Entries {
+		line := e.Line()
+		if rel := heals[e.Index]; rel != nil {
+			line += " · match " + matchLine(rel)
+		}
+		b.WriteString("\n" + line)
+	}
+	return &Result{Text: b.String()}
+}
+
+// capFlowPart bounds one output value as a flow's result does.
+func capFlowPart(s string) string {
+	const maxPart = 4000
+	if r := []rune(s); len(r) > maxPart {
+		return string(r[:maxPart]) + fmt.Sprintf(" … (%d more chars)", len(r)-maxPart)
+	}
+	return s
+}
+
+// healWrite saves the recipe with the healed steps' new locators and
+// candidates (atomic; the previous version kept as .bak).
+func healWrite(store *recipes.Store, r *recipes.Recipe, heals map[int]*browser.Relocation, rewrites map[int]*browser.Candidates) (string, error) {
+	for step, c := range rewrites {
+		rel := heals[step]
+		if rel == nil || rel.Locator.Selector == "" || step < 1 || step > len(r.Steps) {
+			continue
+		}
+		st := &r.Steps[step-1]
+		for _, k := range []string{"ref", "selector", "text", "role", "name", "exact"} {
+			delete(st.Fields, k)
+		}
+		st.Fields["selector"] = rel.Locator.Selector
+		b, err := json.Marshal(c)
+		if err != nil {
+			return "", err
+		}
+		st.Candidates = b
+	}
+	return store.Save(r)
+}
+
+// recipeStore is the call's recipe store.
+func recipeStore(h *Held) (*recipes.Store, error) {
+	if h.env.Recipes == nil {
+		return nil, &browser.Error{Code: browser.CodeInternal, Message: "no recipe folder is set up", Hint: "start webpilot with --recipes DIR"}
+	}
+	return h.env.Recipes, nil
+}
+
+// recipeError turns the recipe package's errors into agent errors.
+func recipeError(err error) error {
+	if _, ok := browser.AsError(err); ok {
+		return err
+	}
+	if ve, ok := recipes.AsValidationError(err); ok {
+		var sugg []string
+		for _, p := range ve.Problems {
+			sugg = append(sugg, p.String())
+		}
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: firstLine(ve.Error()), Suggestions: slices.Clip(sugg),
+			Hint: "fix what each line names (webpilot recipe validate checks a file)", Err: err}
+	}
+	var ue *recipes.UntrustedError
+	if errors.As(err, &ue) {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: ue.Error(),
+			Hint: "project recipes run in the user's own browser, so the user must trust the folder first: " + ue.Hint() + " (ask the user; never run it yourself)", Err: err}
+	}
+	if errors.Is(err, recipes.ErrNotFound) {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: err.Error(), Hint: "recipe_list shows the recipes", Err: err}
+	}
+	return fmt.Errorf("recipes: %w", err)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
