@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
@@ -188,5 +191,112 @@ func TestRecipeRecordSaveRunHeal(t *testing.T) {
 	e := mustFail(t, ctx, cs, "recipe_run", map[string]any{"name": "shop-first-result", "params": map[string]any{"query": "steel"}}, "AMBIGUOUS_TARGET")
 	if !strings.Contains(e.Error.Message, "step 3") {
 		t.Errorf("ambiguous step: %+v", e.Error)
+	}
+}
+
+// saveShopRecipe records the shop flow and saves it as shop-first-result.
+func saveShopRecipe(t *testing.T, ctx context.Context, cs *mcp.ClientSession, base string) {
+	t.Helper()
+	mustCall(t, ctx, cs, "browser_flow", map[string]any{"steps": []any{
+		map[string]any{"do": "navigate", "url": base + "/shop/", "snapshot": "none"},
+		map[string]any{"do": "action", "action": "fill", "selector": "#q", "value": "kettle", "snapshot": "none"},
+		map[string]any{"do": "action", "action": "click", "text": "Search", "snapshot": "none"},
+		map[string]any{"do": "action", "action": "click", "selector": "ul.results > li:first-child > a", "snapshot": "none"},
+		map[string]any{"do": "read", "selector": "#details", "save_as": "details"},
+	}})
+	mustCall(t, ctx, cs, "recipe_save", map[string]any{"name": "shop-first-result", "params": map[string]any{"query": map[string]any{"value": "kettle"}}, "output": []any{"details"}})
+}
+
+// With --heal-write, a run that healed writes the new locators into the
+// recipe (the old file kept as .bak), and the next run on the same page
+// finds them at once (exact).
+func TestRecipeHealWrite(t *testing.T) {
+	t.Parallel()
+	base, variant := shopServer(t)
+	dir := t.TempDir()
+	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
+	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store, HealWrite: true}}, nil, "")
+	ctx := backendtest.Context(t, 120*time.Second)
+	saveShopRecipe(t, ctx, cs, base)
+	path := filepath.Join(store.UserDir, "shop-first-result.json")
+	before, _ := os.ReadFile(path)
+
+	variant.Store("ids")
+	out := mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "shop-first-result", "params": map[string]any{"query": "steel"}})
+	if !strings.Contains(out, "2 action fill selector \"#q\" — ok") || !strings.Contains(out, "match healed via attr") || !strings.Contains(out, "Wrote 2 healed locator(s) into") {
+		t.Fatalf("the healing run:\n%s", out)
+	}
+	after, _ := os.ReadFile(path)
+	bak, err := os.ReadFile(path + ".bak")
+	if err != nil || string(bak) != string(before) {
+		t.Errorf("the previous version is not kept as .bak (%v)", err)
+	}
+	if strings.Contains(string(after), `"selector": "#q"`) || !strings.Contains(string(after), `"$query"`) {
+		t.Errorf("the written recipe still has the old locator or lost its param:\n%s", after)
+	}
+	if _, err := recipes.LoadFile(path); err != nil {
+		t.Errorf("the written recipe does not load: %v", err)
+	}
+	out = mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "shop-first-result", "params": map[string]any{"query": "steel"}})
+	if strings.Contains(out, "healed") || !strings.Contains(out, "details: Steel Kettle") || strings.Contains(out, "Wrote") {
+		t.Errorf("the run after the heal-write:\n%s", out)
+	}
+}
+
+// A project's recipes run in the user's own browser, so they run only
+// once the user has trusted the folder, and again after every change.
+func TestRecipeProjectTrust(t *testing.T) {
+	t.Parallel()
+	base, _ := shopServer(t)
+	dir := t.TempDir()
+	work := filepath.Join(dir, "project")
+	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), ProjectDir: filepath.Join(work, recipes.ProjectSubdir), TrustFile: filepath.Join(dir, "trust.json")}
+	if err := os.MkdirAll(store.ProjectDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	recipe := func(title string) string {
+		return fmt.Sprintf(`{"name": "shop-title", "site": "127.0.0.1", "description": %q,
+  "steps": [{"do": "navigate", "url": %q, "snapshot": "none"}, {"do": "read", "what": "title"}]}`, title, base+"/shop/")
+	}
+	file := filepath.Join(store.ProjectDir, "shop-title.json")
+	if err := os.WriteFile(file, []byte(recipe("read the title")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store}}, nil, "")
+	ctx := backendtest.Context(t, 60*time.Second)
+	args := map[string]any{"name": "shop-title"}
+
+	e := mustFail(t, ctx, cs, "recipe_run", args, "INVALID_ARGUMENT")
+	if !strings.Contains(e.Error.Message, "not trusted") && !strings.Contains(e.Error.Message, "untrusted") || !strings.Contains(e.Error.Hint, "webpilot recipe trust") {
+		t.Errorf("an untrusted folder: %+v", e.Error)
+	}
+	if out := mustCall(t, ctx, cs, "recipe_list", map[string]any{}); !strings.Contains(out, "shop-title") || !strings.Contains(out, "untrusted") {
+		t.Errorf("recipe_list of an untrusted project recipe: %s", out)
+	}
+	if _, _, err := store.Trust(store.ProjectDir); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustCall(t, ctx, cs, "recipe_run", args); !strings.Contains(out, "Kettle Shop") {
+		t.Errorf("a trusted recipe: %s", out)
+	}
+	if err := os.WriteFile(file, []byte(recipe("read the title, edited")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e = mustFail(t, ctx, cs, "recipe_run", args, "INVALID_ARGUMENT")
+	if !strings.Contains(e.Error.Message, "shop-title.json") || !strings.Contains(e.Error.Hint, "webpilot recipe trust") {
+		t.Errorf("an edited file: %+v", e.Error)
+	}
+	// A broken file is refused with the file, the step and the field.
+	if err := os.MkdirAll(store.UserDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(store.UserDir, "broken.json"), []byte(`{"name": "broken", "site": "127.0.0.1", "steps": [{"do": "navigate", "url": "http://127.0.0.1/"}, {"do": "action", "action": "click", "selector": ""}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e = mustFail(t, ctx, cs, "recipe_run", map[string]any{"name": "broken"}, "INVALID_ARGUMENT")
+	if !strings.Contains(e.Error.Message, "broken.json") || !strings.Contains(strings.Join(e.Error.Suggestions, "\n"), `step 2 (action): "selector"`) {
+		t.Errorf("a broken recipe file: %+v", e.Error)
 	}
 }
