@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,6 +21,8 @@ const recipeUsage = `Usage:
   webpilot recipe validate [--recipes DIR] [FILE|DIR...]
                                                     check recipe files (default: your recipes and the project's); exit 1 on problems
   webpilot recipe trust [DIR]                       trust a project's recipe folder as it is now (default ./.webpilot/recipes)
+  webpilot recipe run [flags] NAME [PARAM=VALUE...] run a recipe in a browser of its own (the flags of webpilot call:
+                                                    --backend, --headless, --recipes, …) and print its output and trace
 
 Your recipes live in --recipes DIR (WEBPILOT_RECIPES; default webpilot/recipes in the user
 config dir) and are always usable. A project's recipes in ./.webpilot/recipes are usable once you
@@ -27,8 +30,8 @@ have read and trusted them; any change to that folder needs "webpilot recipe tru
 both have a recipe of the same name, the project's is used while trusted.
 `
 
-// runRecipe is `webpilot recipe SUBCOMMAND`: list, show, validate and trust
-// recipe files (running them is the MCP tools' work).
+// runRecipe is `webpilot recipe SUBCOMMAND`: list, show, validate, trust
+// and run recipes.
 func runRecipe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, recipeUsage)
@@ -38,6 +41,9 @@ func runRecipe(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if sub == "help" || sub == "-h" || sub == "--help" {
 		fmt.Fprint(stdout, recipeUsage)
 		return nil
+	}
+	if sub == "run" {
+		return runRecipeRun(ctx, rest, stdout, stderr)
 	}
 	fs := flag.NewFlagSet("webpilot recipe "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -280,4 +286,48 @@ func canon(path string) string {
 		return p
 	}
 	return filepath.Clean(path)
+}
+
+// runRecipeRun is `webpilot recipe run [flags] NAME [PARAM=VALUE...]`:
+// recipe_run through `webpilot call`, with the recipes group switched on. A
+// value that reads as a JSON number or boolean is one; anything else is a
+// string.
+func runRecipeRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("webpilot recipe run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	_, _ = loadConfig(fs, args, func(string) string { return "" }, os.TempDir())
+	rest := args
+	if fs.Parsed() {
+		rest = fs.Args()
+	}
+	flagArgs := append([]string(nil), args[:len(args)-len(rest)]...)
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
+		fmt.Fprint(stderr, recipeUsage)
+		return fmt.Errorf("%w: recipe run needs the recipe's name", errUsage)
+	}
+	params := map[string]any{}
+	for _, kv := range rest[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("%w: recipe run: %q is not PARAM=VALUE", errUsage, kv)
+		}
+		var x any
+		if err := json.Unmarshal([]byte(v), &x); err == nil {
+			switch x.(type) {
+			case float64, bool:
+				params[k] = x
+				continue
+			}
+		}
+		params[k] = v
+	}
+	b, err := json.Marshal(map[string]any{"name": rest[0], "params": params})
+	if err != nil {
+		return err
+	}
+	return runCall(ctx, append(flagArgs, "--caps", "+recipes", "recipe_run", string(b)), stdout, stderr)
 }

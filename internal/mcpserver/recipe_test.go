@@ -8,12 +8,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
@@ -298,5 +300,62 @@ func TestRecipeProjectTrust(t *testing.T) {
 	e = mustFail(t, ctx, cs, "recipe_run", map[string]any{"name": "broken"}, "INVALID_ARGUMENT")
 	if !strings.Contains(e.Error.Message, "broken.json") || !strings.Contains(strings.Join(e.Error.Suggestions, "\n"), `step 2 (action): "selector"`) {
 		t.Errorf("a broken recipe file: %+v", e.Error)
+	}
+}
+
+// The same task done by exploration (snapshot, refs, actions, as an agent
+// does it the first time) and by recipe_run: the recipe takes one call and
+// far fewer tokens of results. The numbers are logged for the bench notes.
+func TestRecipeTokens(t *testing.T) {
+	t.Parallel()
+	base, _ := shopServer(t)
+	dir := t.TempDir()
+	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
+	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store}}, nil, "")
+	ctx := backendtest.Context(t, 120*time.Second)
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := func(s string) int {
+		ids, _, _ := enc.Encode(s)
+		return len(ids)
+	}
+	refOf := func(snap, pattern string) string {
+		m := regexp.MustCompile(pattern).FindStringSubmatch(snap)
+		if m == nil {
+			t.Fatalf("no %s in:\n%s", pattern, snap)
+		}
+		return m[1]
+	}
+	var explore []string
+	step := func(tool string, args map[string]any) string {
+		out := mustCall(t, ctx, cs, tool, args)
+		explore = append(explore, out)
+		return out
+	}
+	home := step("browser_navigate", map[string]any{"url": base + "/shop/"})
+	step("browser_action", map[string]any{"action": "fill", "ref": refOf(home, `searchbox (e\d+)`), "value": "steel"})
+	results := step("browser_action", map[string]any{"action": "click", "ref": refOf(home, `button (e\d+) "Search"`)})
+	step("browser_action", map[string]any{"action": "click", "ref": refOf(results, `link (e\d+) "Steel Kettle"`)})
+	read := step("browser_read", map[string]any{"selector": "#details"})
+	if !strings.Contains(read, "Price: €31") {
+		t.Fatalf("exploration did not reach the product: %s", read)
+	}
+	exploreTokens := 0
+	for _, o := range explore {
+		exploreTokens += tokens(o)
+	}
+
+	saveShopRecipe(t, ctx, cs, base)
+	out := mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "shop-first-result", "params": map[string]any{"query": "steel"}})
+	if !strings.Contains(out, "Price: €31") {
+		t.Fatalf("recipe_run: %s", out)
+	}
+	runTokens := tokens(out)
+	t.Logf("exploration: %d calls, %d tokens of results; recipe_run: 1 call, %d tokens", len(explore), exploreTokens, runTokens)
+	if runTokens >= exploreTokens {
+		t.Errorf("recipe_run answered in %d tokens, exploration in %d: a recipe should cost less", runTokens, exploreTokens)
 	}
 }

@@ -559,8 +559,11 @@ func recipeError(err error) error {
 		for _, p := range ve.Problems {
 			sugg = append(sugg, p.String())
 		}
-		return &browser.Error{Code: browser.CodeInvalidArgument, Message: firstLine(ve.Error()), Suggestions: slices.Clip(sugg),
-			Hint: "fix what each line names (webpilot recipe validate checks a file)", Err: err}
+		hint := "the recipe file does not check: fix what each line names (webpilot recipe validate checks a file)"
+		if ve.Path == "" {
+			hint = "check the params against the recipe's (recipe_list shows them)"
+		}
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: firstLine(ve.Error()), Suggestions: slices.Clip(sugg), Hint: hint, Err: err}
 	}
 	var ue *recipes.UntrustedError
 	if errors.As(err, &ue) {
