@@ -125,6 +125,10 @@ func runProxy(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 	if cfg.BrowserProfile != "" {
 		header.Set(mcpserver.BrowserProfileHeader, cfg.BrowserProfile)
 	}
+	if wd, err := os.Getwd(); err == nil {
+		// The project recipes are those of the client's folder.
+		header.Set(mcpserver.WorkdirHeader, wd)
+	}
 	err = mcpproxy.Run(ctx, stdin, stdout, mcpproxy.Options{
 		Connect: func(ctx context.Context, _ *mcpproxy.Endpoint) (mcpproxy.Endpoint, error) {
 			st, err := daemon.Ensure(ctx, opts)

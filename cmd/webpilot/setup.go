@@ -162,9 +162,15 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		},
 		Tools: sel,
 		Deps: &tools.Deps{
-			Manager:        a.manager,
-			Gate:           gate,
-			Recipes:        store,
+			Manager: a.manager,
+			Gate:    gate,
+			Recipes: store,
+			RecipesFor: func(wd string) *recipes.Store {
+				if st, err := recipes.NewStore(cfg.Recipes, wd); err == nil {
+					return st
+				}
+				return store
+			},
 			HealWrite:      cfg.HealWrite,
 			DefaultSession: cfg.Session,
 			Logger:         a.log,

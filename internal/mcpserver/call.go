@@ -65,6 +65,9 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		env := &tools.Env{Manager: s.deps.Manager, Gate: s.deps.Gate, Recipes: s.deps.Recipes, HealWrite: s.deps.HealWrite, Status: s.status,
 			Roots:    func(ctx context.Context) []string { return clientRoots(ctx, req) },
 			Progress: progress(ctx, req), Decode: s.decodeArgs}
+		if wd := clientWorkdir(req); wd != "" && s.deps.RecipesFor != nil {
+			env.Recipes = s.deps.RecipesFor(wd)
+		}
 		if p, ok := in.(tools.Preparer); ok {
 			if err := p.Prepare(env); err != nil {
 				return s.render(ctx, t.Name, nil, err), nil

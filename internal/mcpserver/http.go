@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,6 +73,26 @@ const SessionHeader = "Webpilot-Session"
 // --browser-profile it was given, so that clients wanting different
 // profiles share one daemon.
 const BrowserProfileHeader = "Webpilot-Browser-Profile"
+
+// WorkdirHeader, on the requests of an MCP client over HTTP, names the
+// client's working directory (absolute), whose ./.webpilot/recipes are the
+// project recipes of its calls (still only once the user trusted that
+// folder). The stdio proxy sends its own, since the daemon's is not the
+// client's.
+const WorkdirHeader = "Webpilot-Workdir"
+
+// clientWorkdir is the WorkdirHeader of the client's call ("" for none or
+// one that is not an absolute path).
+func clientWorkdir(req *mcp.CallToolRequest) string {
+	if req == nil || req.Extra == nil {
+		return ""
+	}
+	wd := req.Extra.Header.Get(WorkdirHeader)
+	if len(wd) > 4096 || !filepath.IsAbs(wd) {
+		return ""
+	}
+	return filepath.Clean(wd)
+}
 
 // maxBrowserProfileLen bounds BrowserProfileHeader.
 const maxBrowserProfileLen = 64

@@ -18,6 +18,7 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
@@ -357,5 +358,59 @@ func TestRecipeTokens(t *testing.T) {
 	t.Logf("exploration: %d calls, %d tokens of results; recipe_run: 1 call, %d tokens", len(explore), exploreTokens, runTokens)
 	if runTokens >= exploreTokens {
 		t.Errorf("recipe_run answered in %d tokens, exploration in %d: a recipe should cost less", runTokens, exploreTokens)
+	}
+}
+
+// A client over HTTP names its working directory (the stdio proxy sends
+// its own to the daemon): recipe_list shows that folder's project recipes,
+// and another client's folder is not mixed in.
+func TestHTTPWorkdirHeader(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user")
+	mk := func(work, name string) {
+		d := filepath.Join(work, recipes.ProjectSubdir)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := fmt.Sprintf(`{"name": %q, "site": "example.com", "steps": [{"do": "navigate", "url": "https://example.com/"}]}`, name)
+		if err := os.WriteFile(filepath.Join(d, name+".json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	mk(a, "alpha-recipe")
+	mk(b, "beta-recipe")
+	trust := filepath.Join(dir, "trust.json")
+	deps := &tools.Deps{Manager: browser.NewManager(browser.Options{Backend: backendtest.NewFake()}),
+		Recipes: &recipes.Store{UserDir: user, TrustFile: trust},
+		RecipesFor: func(wd string) *recipes.Store {
+			return &recipes.Store{UserDir: user, ProjectDir: filepath.Join(wd, recipes.ProjectSubdir), TrustFile: trust}
+		}}
+	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
+	h := serveHTTPWith(t, mcpserver.Options{Tools: sel, Deps: deps}, mcpserver.HTTPOptions{})
+	ctx := backendtest.Context(t, 30*time.Second)
+	list := func(workdir string) string {
+		tr := &mcp.StreamableClientTransport{Endpoint: h.base + "/mcp"}
+		if workdir != "" {
+			tr.HTTPClient = &http.Client{Transport: withHeader{mcpserver.WorkdirHeader, workdir}}
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "workdir-test", Version: "0"}, nil).Connect(ctx, tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		return mustCall(t, ctx, cs, "recipe_list", map[string]any{})
+	}
+	if out := list(a); !strings.Contains(out, "alpha-recipe") || strings.Contains(out, "beta-recipe") || !strings.Contains(out, "untrusted") {
+		t.Errorf("client in %s: %s", a, out)
+	}
+	if out := list(b); !strings.Contains(out, "beta-recipe") || strings.Contains(out, "alpha-recipe") {
+		t.Errorf("client in %s: %s", b, out)
+	}
+	if out := list(""); strings.Contains(out, "alpha-recipe") || strings.Contains(out, "beta-recipe") {
+		t.Errorf("a client naming no folder: %s", out)
+	}
+	if out := list("relative/path"); strings.Contains(out, "recipe(s):") {
+		t.Errorf("a relative folder is ignored: %s", out)
 	}
 }

@@ -36,7 +36,11 @@ type Deps struct {
 	Gate *recipes.Gate
 	// Recipes is where recipe_list, recipe_run and recipe_save find and
 	// keep recipes; HealWrite saves healed locators back into them.
-	Recipes        *recipes.Store
+	Recipes *recipes.Store
+	// RecipesFor, when set, is the store of a client that names its own
+	// working directory (mcpserver.WorkdirHeader): the same user folder,
+	// that directory's project folder.
+	RecipesFor     func(workdir string) *recipes.Store
 	HealWrite      bool
 	DefaultSession string
 	// Status adds configuration facts (values and their sources) to
