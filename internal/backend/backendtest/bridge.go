@@ -240,23 +240,17 @@ func ExtensionWorkerID(ctx context.Context, br *launch.Backend) (string, error) 
 	}
 	deadline := time.Now().Add(Timeout(15 * time.Second))
 	for {
-		var res struct {
-			TargetInfos []struct {
-				TargetID string `json:"targetId"`
-				Type     string `json:"type"`
-				URL      string `json:"url"`
-			} `json:"targetInfos"`
-		}
-		if err := bs.Call(ctx, "Target.getTargets", map[string]any{}, &res); err != nil {
+		infos, err := targetInfos(ctx, bs)
+		if err != nil {
 			return "", err
 		}
-		for _, ti := range res.TargetInfos {
+		for _, ti := range infos {
 			if ti.Type == "service_worker" && strings.HasPrefix(ti.URL, extension.Origin+"/") {
 				return ti.TargetID, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("the webpilot extension's service worker did not start (targets: %v)", res.TargetInfos)
+			return "", fmt.Errorf("the webpilot extension's service worker did not start (targets: %v)", infos)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -67,17 +67,11 @@ func DescribeUserTab(ctx context.Context, b backend.Backend, targetID string) (U
 	if err != nil {
 		return UserTab{}, err
 	}
-	var res struct {
-		TargetInfos []struct {
-			TargetID string `json:"targetId"`
-			URL      string `json:"url"`
-			Attached bool   `json:"attached"`
-		} `json:"targetInfos"`
-	}
-	if err := bs.Call(ctx, "Target.getTargets", map[string]any{}, &res); err != nil {
+	infos, err := targetInfos(ctx, bs)
+	if err != nil {
 		return UserTab{}, err
 	}
-	for _, ti := range res.TargetInfos {
+	for _, ti := range infos {
 		if ti.TargetID == targetID {
 			return UserTab{Open: true, URL: ti.URL, Attached: ti.Attached}, nil
 		}
@@ -124,18 +118,12 @@ func ActAsUser(ctx context.Context, b backend.Backend, urlPart, expr string) err
 	if err != nil {
 		return err
 	}
-	var res struct {
-		TargetInfos []struct {
-			TargetID string `json:"targetId"`
-			Type     string `json:"type"`
-			URL      string `json:"url"`
-		} `json:"targetInfos"`
-	}
-	if err := bs.Call(ctx, "Target.getTargets", map[string]any{}, &res); err != nil {
+	infos, err := targetInfos(ctx, bs)
+	if err != nil {
 		return err
 	}
 	id := ""
-	for _, ti := range res.TargetInfos {
+	for _, ti := range infos {
 		if ti.Type == "page" && strings.Contains(ti.URL, urlPart) {
 			if id != "" {
 				return fmt.Errorf("act as user: two pages at %q", urlPart)
@@ -175,18 +163,12 @@ func CloseUserTabsAt(ctx context.Context, b backend.Backend, urlPart string) (in
 	if err != nil {
 		return 0, err
 	}
-	var res struct {
-		TargetInfos []struct {
-			TargetID string `json:"targetId"`
-			Type     string `json:"type"`
-			URL      string `json:"url"`
-		} `json:"targetInfos"`
-	}
-	if err := bs.Call(ctx, "Target.getTargets", map[string]any{}, &res); err != nil {
+	infos, err := targetInfos(ctx, bs)
+	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for _, ti := range res.TargetInfos {
+	for _, ti := range infos {
 		if ti.Type == "page" && strings.Contains(ti.URL, urlPart) {
 			if err := bs.Call(ctx, "Target.closeTarget", map[string]any{"targetId": ti.TargetID}, nil); err != nil {
 				return n, err
@@ -195,4 +177,23 @@ func CloseUserTabsAt(ctx context.Context, b backend.Backend, urlPart string) (in
 		}
 	}
 	return n, nil
+}
+
+// targetInfo is a target as Target.getTargets describes it.
+type targetInfo struct {
+	TargetID string `json:"targetId"`
+	Type     string `json:"type"`
+	URL      string `json:"url"`
+	Attached bool   `json:"attached"`
+}
+
+// targetInfos lists the browser's targets over the rig's own connection.
+func targetInfos(ctx context.Context, bs *cdp.Session) ([]targetInfo, error) {
+	var res struct {
+		TargetInfos []targetInfo `json:"targetInfos"`
+	}
+	if err := bs.Call(ctx, "Target.getTargets", map[string]any{}, &res); err != nil {
+		return nil, err
+	}
+	return res.TargetInfos, nil
 }
