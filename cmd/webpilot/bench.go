@@ -158,7 +158,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// 2. One long-lived server for the browser measurements, with
 	// The full profile: browser_network, browser_console and
 	// browser_download (outside the core profile) switched on.
-	cs, cmd, err := startServer(ctx, self, "--profile=full")
+	recipeDir, err := os.MkdirTemp("", "webpilot-bench-recipes-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(recipeDir)
+	cs, cmd, err := startServer(ctx, self, "--profile=full", "--recipes="+recipeDir)
 	if err != nil {
 		return err
 	}
@@ -322,6 +327,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		{"download (a 31-byte URL)", "browser_download", func(int) map[string]any {
 			return map[string]any{"urls": []string{srv.URL + "/network/data.json"}}
 		}},
+		{"flow (fill + click, elements recorded)", "browser_flow", func(int) map[string]any { return benchFlow }},
+		{"recipe_run (the same 2 steps, relocated)", "recipe_run", func(int) map[string]any { return map[string]any{"name": "bench-save"} }},
+	}
+	// The recipe recipe_run runs: the flow above, saved once.
+	if _, _, err := call("browser_flow", benchFlow); err != nil {
+		return err
+	}
+	if _, _, err := call("recipe_save", map[string]any{"name": "bench-save", "site": "127.0.0.1", "overwrite": true}); err != nil {
+		return err
 	}
 	// CDP commands per action: the server's count (browser_status) before
 	// and after each action; browser_status itself sends none.
@@ -368,6 +382,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "server RSS: %s\n", rss(cmd.Process.Pid))
 	return nil
 }
+
+// benchFlow is the flow the bench runs and saves as a recipe: two steps
+// with a target each, on act/kinds.html.
+var benchFlow = map[string]any{"steps": []any{
+	map[string]any{"do": "action", "action": "fill", "selector": "#name", "value": "Ada Lovelace", "snapshot": "none"},
+	map[string]any{"do": "action", "action": "click", "role": "button", "name": "Save changes", "snapshot": "none"},
+}}
 
 // startServer runs `webpilot mcp --isolated` (with extra arguments) and
 // connects to it over stdio.
