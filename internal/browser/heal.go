@@ -569,8 +569,11 @@ func describeEl(e relocEl, score float64) string {
 type FlowRecord struct {
 	Steps      []map[string]any
 	Candidates map[int]*Candidates
-	BudgetMs   int
-	At         time.Time
+	// Fields are the candidates of each field of a fill_form step (nil
+	// for a field that was not described).
+	Fields   map[int][]*Candidates
+	BudgetMs int
+	At       time.Time
 }
 
 // SetLastFlow keeps r as the session's last flow that ran to its end. Call

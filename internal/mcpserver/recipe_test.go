@@ -414,3 +414,38 @@ func TestHTTPWorkdirHeader(t *testing.T) {
 		t.Errorf("a relative folder is ignored: %s", out)
 	}
 }
+
+// A fill_form step keeps each field's element: on the shop with its ids
+// renamed the field is found again, named per field in the trace, and
+// --heal-write writes the field's new locator back.
+func TestRecipeFillForm(t *testing.T) {
+	t.Parallel()
+	base, variant := shopServer(t)
+	dir := t.TempDir()
+	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
+	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store, HealWrite: true}}, nil, "")
+	ctx := backendtest.Context(t, 120*time.Second)
+	mustCall(t, ctx, cs, "browser_flow", map[string]any{"steps": []any{
+		map[string]any{"do": "navigate", "url": base + "/shop/", "snapshot": "none"},
+		map[string]any{"do": "fill_form", "fields": []any{map[string]any{"selector": "#q", "value": "kettle"}}, "submit": "form", "snapshot": "none"},
+		map[string]any{"do": "action", "action": "click", "selector": "ul.results > li:first-child > a", "snapshot": "none"},
+		map[string]any{"do": "read", "selector": "#details", "save_as": "details"},
+	}})
+	if out := mustCall(t, ctx, cs, "recipe_save", map[string]any{"name": "shop-form", "params": map[string]any{"query": map[string]any{"value": "kettle"}}, "output": []any{"details"}}); !strings.Contains(out, "3 with recorded elements") {
+		t.Fatalf("recipe_save: %s", out)
+	}
+	variant.Store("ids")
+	out := mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "shop-form", "params": map[string]any{"query": "steel"}})
+	if !strings.Contains(out, "details: Steel Kettle") || !strings.Contains(out, "· match fields healed via attr") || !strings.Contains(out, "Wrote 1 healed locator(s)") {
+		t.Fatalf("recipe_run on renamed ids:\n%s", out)
+	}
+	file, _ := os.ReadFile(filepath.Join(store.UserDir, "shop-form.json"))
+	if strings.Contains(string(file), `"selector": "#q"`) || !strings.Contains(string(file), `"value": "$query"`) {
+		t.Errorf("the field's locator was not written back:\n%s", file)
+	}
+	out = mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "shop-form", "params": map[string]any{"query": "mug"}})
+	if !strings.Contains(out, "details: Red Mug") || !strings.Contains(out, "· match fields exact") {
+		t.Errorf("the run after the heal-write:\n%s", out)
+	}
+}

@@ -70,7 +70,7 @@ var flowTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	x := &stepExec{env: h.env, h: h, record: map[int]*browser.Candidates{}}
+	x := &stepExec{env: h.env, h: h, record: map[int]*browser.Candidates{}, recordFields: map[int][]*browser.Candidates{}}
 	if err := p.Check(x); err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ var flowTool = Def(Tool{
 	if tr.Err != nil {
 		return nil, tr.Err
 	}
-	h.SetLastFlow(&browser.FlowRecord{Steps: in.Steps, Candidates: x.record, BudgetMs: in.BudgetMs, At: time.Now()})
+	h.SetLastFlow(&browser.FlowRecord{Steps: in.Steps, Candidates: x.record, Fields: x.recordFields, BudgetMs: in.BudgetMs, At: time.Now()})
 	return flowResult(p, tr), nil
 })
 
@@ -207,6 +207,8 @@ type stepExec struct {
 	// record, when set, gets the candidates of the element each targeting
 	// step acts on, described just before it acts (for recipe_save).
 	record map[int]*browser.Candidates
+	// recordFields, when set, gets those of each field of a fill_form step.
+	recordFields map[int][]*browser.Candidates
 	// before, when set, runs before a step's tool, with its decoded input
 	// (recipe_run relocates the step's element with it).
 	before func(ctx context.Context, step int, in any) (any, error)
@@ -276,14 +278,23 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (f
 			return flow.Output{}, err
 		}
 	}
+	// Best effort: a target that does not resolve fails the step itself,
+	// with the tool's own error.
 	if tg, ok := in.(targeted); ok && x.record != nil {
 		if loc := tg.target(); !loc.Empty() {
-			// Best effort: a target that does not resolve fails the step
-			// itself, with the tool's own error.
 			if c, err := x.h.Describe(ctx, loc); err == nil {
 				x.record[flow.StepIndex(ctx)] = c
 			}
 		}
+	}
+	if form, ok := in.(FillFormIn); ok && x.recordFields != nil {
+		cs := make([]*browser.Candidates, len(form.Fields))
+		for i, f := range form.Fields {
+			if loc := f.target(); !loc.Empty() {
+				cs[i], _ = x.h.Describe(ctx, loc)
+			}
+		}
+		x.recordFields[flow.StepIndex(ctx)] = cs
 	}
 	res, err := t.Run(ctx, x.h, in)
 	if err != nil {

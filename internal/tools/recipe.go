@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -64,18 +65,19 @@ var recipeSaveTool = Def(Tool{
 	}
 	var steps []map[string]any
 	var cands map[int]*browser.Candidates
+	var fieldCands map[int][]*browser.Candidates
 	budget := 0
 	switch {
 	case len(in.Steps) > 0:
 		steps = in.Steps
 	case h.Exists() && h.LastFlow() != nil:
 		last := h.LastFlow()
-		steps, cands, budget = last.Steps, last.Candidates, last.BudgetMs
+		steps, cands, fieldCands, budget = last.Steps, last.Candidates, last.Fields, last.BudgetMs
 	default:
 		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("session %q has no browser_flow that ran to its end, and no steps were given", h.SessionName()),
 			Hint: "run the flow with browser_flow first (it records the elements its steps act on), then call recipe_save; or pass steps"}
 	}
-	r, err := buildRecipe(in, steps, cands, budget)
+	r, err := buildRecipe(in, steps, cands, fieldCands, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +108,7 @@ var recipeSaveTool = Def(Tool{
 // recorded candidates, refs replaced by locators that outlive the page, and
 // the literals the agent named turned into $params; checked as a file
 // would be.
-func buildRecipe(in RecipeSaveIn, steps []map[string]any, cands map[int]*browser.Candidates, budget int) (*recipes.Recipe, error) {
+func buildRecipe(in RecipeSaveIn, steps []map[string]any, cands map[int]*browser.Candidates, fieldCands map[int][]*browser.Candidates, budget int) (*recipes.Recipe, error) {
 	r := &recipes.Recipe{Name: in.Name, Description: strings.TrimSpace(in.Description), Version: recipes.FormatVersion, Output: in.Output, BudgetMs: budget}
 	for i, raw := range steps {
 		fields := map[string]any{}
@@ -123,6 +125,32 @@ func buildRecipe(in RecipeSaveIn, steps []map[string]any, cands map[int]*browser
 			}
 			st.Candidates = b
 			replaceRef(fields, c)
+		}
+		if fc := fieldCands[i+1]; fc != nil {
+			list, _ := fields["fields"].([]any)
+			copied := make([]any, len(list))
+			for j, f := range list {
+				m, ok := f.(map[string]any)
+				if !ok {
+					copied[j] = f
+					continue
+				}
+				fm := maps.Clone(m)
+				if j < len(fc) && fc[j] != nil {
+					replaceRef(fm, fc[j])
+				}
+				if ref, _ := fm["ref"].(string); ref != "" {
+					return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("step %d, field %d targets ref %s, which does not outlive its page, and no element was recorded for it", i+1, j+1, browser.Echo(ref)),
+						Hint: "run the steps as a browser_flow first (it records each field's element), or write the field with a selector, text or role and name"}
+				}
+				copied[j] = fm
+			}
+			fields["fields"] = copied
+			b, err := json.Marshal(formCandidates{Fields: fc})
+			if err != nil {
+				return nil, fmt.Errorf("recipe_save: step %d: %w", i+1, err)
+			}
+			st.Candidates = b
 		}
 		if ref, _ := fields["ref"].(string); ref != "" {
 			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("step %d targets ref %s, which does not outlive its page, and no element was recorded for it", i+1, browser.Echo(ref)),
@@ -149,6 +177,12 @@ func buildRecipe(in RecipeSaveIn, steps []map[string]any, cands map[int]*browser
 		return nil, recipeError(err)
 	}
 	return checked, nil
+}
+
+// formCandidates are a fill_form step's candidates: one per field (null
+// for a field that was not described).
+type formCandidates struct {
+	Fields []*browser.Candidates `json:"fields"`
 }
 
 // replaceRef writes a step that targeted a ref with the locator that
@@ -381,39 +415,76 @@ var recipeRunTool = Def(Tool{
 		return nil, recipeError(err)
 	}
 	cands := map[int]*browser.Candidates{}
+	formCands := map[int][]*browser.Candidates{}
 	for i, st := range steps {
-		if raw := recipes.TakeCandidates(st); len(raw) > 0 {
+		raw := recipes.TakeCandidates(st)
+		if len(raw) == 0 {
+			continue
+		}
+		var err error
+		if st["do"] == "fill_form" {
+			var fc formCandidates
+			err = json.Unmarshal(raw, &fc)
+			formCands[i+1] = fc.Fields
+		} else {
 			var c browser.Candidates
-			if err := json.Unmarshal(raw, &c); err != nil {
-				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("recipe %s: step %d: candidates do not read: %v", r.Name, i+1, err),
-					Hint: "fix or remove the step's candidates in " + recipes.ShortPath(r.Path)}
-			}
+			err = json.Unmarshal(raw, &c)
 			cands[i+1] = &c
+		}
+		if err != nil {
+			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("recipe %s: step %d: candidates do not read: %v", r.Name, i+1, err),
+				Hint: "fix or remove the step's candidates in " + recipes.ShortPath(r.Path)}
 		}
 	}
 	p, err := flow.Parse(steps, r.BudgetMs, true)
 	if err != nil {
 		return nil, err
 	}
-	heals := map[int]*browser.Relocation{}
-	rewrites := map[int]*browser.Candidates{}
+	heals := map[int]*stepHeal{}
+	relocate := func(ctx context.Context, loc browser.Locator, c *browser.Candidates) (*browser.Relocation, *browser.Candidates, error) {
+		rel, err := h.Relocate(ctx, loc, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		var nc *browser.Candidates
+		if rel.Level == browser.LevelHealed || rel.Level == browser.LevelReidentified {
+			nc, _ = h.Describe(ctx, rel.Locator)
+		}
+		return rel, nc, nil
+	}
 	x := &stepExec{env: h.env, h: h}
 	x.before = func(ctx context.Context, step int, in any) (any, error) {
+		if form, ok := in.(FillFormIn); ok && formCands[step] != nil {
+			fc := formCands[step]
+			sh := &stepHeal{fields: make([]*browser.Relocation, len(form.Fields)), newFields: make([]*browser.Candidates, len(form.Fields))}
+			form.Fields = slices.Clone(form.Fields)
+			for i := range form.Fields {
+				if i >= len(fc) || fc[i] == nil {
+					continue
+				}
+				rel, nc, err := relocate(ctx, form.Fields[i].target(), fc[i])
+				if err != nil {
+					if be, ok := browser.AsError(err); ok {
+						be.Message = fmt.Sprintf("field %d: %s", i+1, be.Message)
+					}
+					return nil, err
+				}
+				sh.fields[i], sh.newFields[i] = rel, nc
+				form.Fields[i].LocatorIn = locatorIn(rel.Locator)
+			}
+			heals[step] = sh
+			return form, nil
+		}
 		c := cands[step]
 		tg, ok := in.(targeted)
 		if c == nil || !ok {
 			return in, nil
 		}
-		rel, err := h.Relocate(ctx, tg.target(), c)
+		rel, nc, err := relocate(ctx, tg.target(), c)
 		if err != nil {
 			return nil, err
 		}
-		heals[step] = rel
-		if rel.Level == browser.LevelHealed || rel.Level == browser.LevelReidentified {
-			if nc, err := h.Describe(ctx, rel.Locator); err == nil {
-				rewrites[step] = nc
-			}
-		}
+		heals[step] = &stepHeal{rel: rel, newCand: nc}
 		return withTarget(in, rel.Locator), nil
 	}
 	if err := p.Check(x); err != nil {
@@ -430,19 +501,49 @@ var recipeRunTool = Def(Tool{
 		return nil, tr.Err
 	}
 	res := recipeResult(r, p, tr, heals)
-	if len(rewrites) > 0 && h.env.HealWrite {
-		if path, err := healWrite(store, r, heals, rewrites); err != nil {
+	if h.env.HealWrite {
+		if n, path, err := healWrite(store, r, heals); err != nil {
 			res.Text += "\nCould not write the healed locators back: " + browser.Echo(err.Error())
-		} else {
-			res.Text += fmt.Sprintf("\nWrote %d healed locator(s) into %s (the previous version is kept as .bak).", len(rewrites), recipes.ShortPath(path))
+		} else if n > 0 {
+			res.Text += fmt.Sprintf("\nWrote %d healed locator(s) into %s (the previous version is kept as .bak).", n, recipes.ShortPath(path))
 		}
 	}
 	return res, nil
 })
 
+// stepHeal is how a recipe step found its element (or, for fill_form, each
+// field's) again, and the new candidates of those found through another
+// candidate (for --heal-write).
+type stepHeal struct {
+	rel       *browser.Relocation
+	newCand   *browser.Candidates
+	fields    []*browser.Relocation
+	newFields []*browser.Candidates
+}
+
+// line is the step's match for the trace: "exact", "healed via id", or per
+// field "fields exact, healed via attr".
+func (sh *stepHeal) line() string {
+	if sh.rel != nil {
+		return matchLine(sh.rel)
+	}
+	var parts []string
+	for _, rel := range sh.fields {
+		if rel != nil {
+			parts = append(parts, matchLine(rel))
+		}
+	}
+	return "fields " + strings.Join(parts, ", ")
+}
+
+// locatorIn is l as a tool's target arguments.
+func locatorIn(l browser.Locator) LocatorIn {
+	return LocatorIn{Ref: l.Ref, Selector: l.Selector, Text: l.Text, Role: l.Role, Name: l.Name, Exact: l.Exact, Within: l.Within, Frame: l.Frame}
+}
+
 // withTarget is the step input in with its target replaced by l.
 func withTarget(in any, l browser.Locator) any {
-	li := LocatorIn{Ref: l.Ref, Selector: l.Selector, Text: l.Text, Role: l.Role, Name: l.Name, Exact: l.Exact, Within: l.Within, Frame: l.Frame}
+	li := locatorIn(l)
 	switch v := in.(type) {
 	case ActionIn:
 		v.LocatorIn = li
@@ -464,20 +565,20 @@ func matchLine(rel *browser.Relocation) string {
 
 // addHeals puts the match of each step that found its element into a failed
 // run's trace.
-func addHeals(e *browser.Error, heals map[int]*browser.Relocation) {
+func addHeals(e *browser.Error, heals map[int]*stepHeal) {
 	if len(heals) == 0 || e.Diagnosis == nil {
 		return
 	}
 	m := map[string]string{}
-	for i, rel := range heals {
-		m[fmt.Sprint(i)] = matchLine(rel)
+	for i, sh := range heals {
+		m[fmt.Sprint(i)] = sh.line()
 	}
 	e.Diagnosis["match_level"] = m
 }
 
 // recipeResult is a run that went to its end: the output, then the trace
 // with each step's match level.
-func recipeResult(r *recipes.Recipe, p *flow.Plan, tr *flow.Trace, heals map[int]*browser.Relocation) *Result {
+func recipeResult(r *recipes.Recipe, p *flow.Plan, tr *flow.Trace, heals map[int]*stepHeal) *Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Recipe %s done: %d step(s) in %d ms.", r.Name, len(tr.Entries), tr.Ms)
 	var out []string
@@ -502,8 +603,8 @@ func recipeResult(r *recipes.Recipe, p *flow.Plan, tr *flow.Trace, heals map[int
 	b.WriteString("\nTrace:")
 	for _, e := range tr.Entries {
 		line := e.Line()
-		if rel := heals[e.Index]; rel != nil {
-			line += " · match " + matchLine(rel)
+		if sh := heals[e.Index]; sh != nil {
+			line += " · match " + sh.line()
 		}
 		b.WriteString("\n" + line)
 	}
@@ -519,26 +620,67 @@ func capFlowPart(s string) string {
 	return s
 }
 
-// healWrite saves the recipe with the healed steps' new locators and
-// candidates (atomic; the previous version kept as .bak).
-func healWrite(store *recipes.Store, r *recipes.Recipe, heals map[int]*browser.Relocation, rewrites map[int]*browser.Candidates) (string, error) {
-	for step, c := range rewrites {
-		rel := heals[step]
-		if rel == nil || rel.Locator.Selector == "" || step < 1 || step > len(r.Steps) {
+// healWrite saves the recipe with the new locators and candidates of the
+// elements found through another candidate (atomic; the previous version
+// kept as .bak); n is how many; nothing is written when there are none.
+func healWrite(store *recipes.Store, r *recipes.Recipe, heals map[int]*stepHeal) (n int, path string, err error) {
+	for step, sh := range heals {
+		if step < 1 || step > len(r.Steps) {
 			continue
 		}
 		st := &r.Steps[step-1]
-		for _, k := range []string{"ref", "selector", "text", "role", "name", "exact"} {
-			delete(st.Fields, k)
+		if sh.newCand != nil && sh.rel.Locator.Selector != "" {
+			setSelector(st.Fields, sh.rel.Locator.Selector)
+			if st.Candidates, err = json.Marshal(sh.newCand); err != nil {
+				return 0, "", err
+			}
+			n++
 		}
-		st.Fields["selector"] = rel.Locator.Selector
-		b, err := json.Marshal(c)
-		if err != nil {
-			return "", err
+		if sh.fields == nil {
+			continue
 		}
-		st.Candidates = b
+		var fc formCandidates
+		_ = json.Unmarshal(st.Candidates, &fc)
+		list, _ := st.Fields["fields"].([]any)
+		changed := false
+		for i, nc := range sh.newFields {
+			fm, ok := fieldMap(list, i)
+			if nc == nil || !ok || sh.fields[i].Locator.Selector == "" || i >= len(fc.Fields) {
+				continue
+			}
+			setSelector(fm, sh.fields[i].Locator.Selector)
+			fc.Fields[i] = nc
+			changed = true
+			n++
+		}
+		if changed {
+			if st.Candidates, err = json.Marshal(fc); err != nil {
+				return 0, "", err
+			}
+		}
 	}
-	return store.Save(r)
+	if n == 0 {
+		return 0, "", nil
+	}
+	path, err = store.Save(r)
+	return n, path, err
+}
+
+// setSelector makes a target's arguments the one selector sel.
+func setSelector(fields map[string]any, sel string) {
+	for _, k := range []string{"ref", "selector", "text", "role", "name", "exact"} {
+		delete(fields, k)
+	}
+	fields["selector"] = sel
+}
+
+// fieldMap is the i-th field of a fill_form step's fields list.
+func fieldMap(list []any, i int) (map[string]any, bool) {
+	if i >= len(list) {
+		return nil, false
+	}
+	m, ok := list[i].(map[string]any)
+	return m, ok
 }
 
 // recipeStore is the call's recipe store.
