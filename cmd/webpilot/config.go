@@ -56,6 +56,7 @@ type Config struct {
 	Daemon         bool          // webpilot serve: run as the per-user daemon
 	IdleExit       time.Duration // webpilot serve: exit after this long without clients (0: never)
 	HealWrite      bool          // recipe_run writes healed locators back into the recipe file
+	Secrets        string        // the secrets file: NAME=value lines
 	SiteRuns       int           // the site gate: recipe runs and flows at once per site
 	SiteQueue      int           // the site gate: runs waiting per site
 	SiteWait       time.Duration // the site gate: how long a run waits for its turn
@@ -238,6 +239,7 @@ func configKeys() []configKey {
 			c.OutputMaxMB = n
 			return nil
 		}, get: func(c *Config) any { return c.OutputMaxMB }},
+		{name: "secrets", usage: "a file of secrets the agent may type by name (secret: NAME) without seeing them: NAME=value lines, NAME@https://site=value to allow one site only; also WEBPILOT_SECRET_<NAME>=value", set: str(func(c *Config) *string { return &c.Secrets }), get: func(c *Config) any { return c.Secrets }},
 		{name: "heal-write", def: "false", bool: true, usage: "when recipe_run finds an element through another of its recorded candidates (healed, reidentified), write that locator back into the recipe file (atomically; the previous version kept as .bak)", set: boolean(func(c *Config) *bool { return &c.HealWrite }), get: func(c *Config) any { return c.HealWrite }},
 		{name: "site-runs", def: "1", usage: "recipe runs and flows at once on one site (registrable domain), 1 to 16", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
@@ -333,7 +335,7 @@ func groupNames() string {
 // folder of recipes the user trusts (recipes: a project's own recipes need
 // webpilot recipe trust).
 var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "output_dir": true, "cdp_endpoint": true, "cdp_header": true,
-	"endpoint_per_session": true, "recipes": true, "listen": true, "auth_token": true, "no_redact": true}
+	"endpoint_per_session": true, "recipes": true, "secrets": true, "listen": true, "auth_token": true, "no_redact": true}
 
 // DefaultListen is where webpilot serve listens by default.
 const DefaultListen = "127.0.0.1:31999"

@@ -20,6 +20,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/filelock"
 	"github.com/webpilot-mcp/webpilot/internal/mcpproxy"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
 )
 
 // DaemonIdleExit is how long the per-user daemon lives without an MCP
@@ -36,7 +37,7 @@ var notForwarded = map[string]bool{"session": true, "browser_profile": true, "st
 
 // pathKeys are settings that name files: a proxy makes them absolute
 // before handing them to the daemon, which runs in another directory.
-var pathKeys = map[string]bool{"user_data_dir": true, "output_dir": true, "browser": true}
+var pathKeys = map[string]bool{"user_data_dir": true, "output_dir": true, "browser": true, "secrets": true}
 
 // forwarded are the settings (key → text) a daemon must run with to serve
 // this proxy: every one not at its default, but the proxy's own.
@@ -67,6 +68,19 @@ func fingerprint(settings map[string]string) string {
 	h := sha256.New()
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s=%q\n", k, settings[k])
+	}
+	// The secrets of the environment (WEBPILOT_SECRET_<NAME>, which the
+	// daemon inherits): a client with others needs another daemon. Only a
+	// digest of them is kept.
+	var sec []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, secrets.EnvPrefix) {
+			sec = append(sec, kv)
+		}
+	}
+	slices.Sort(sec)
+	for _, kv := range sec {
+		fmt.Fprintf(h, "secret %x\n", sha256.Sum256([]byte(kv)))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

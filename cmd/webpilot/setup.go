@@ -24,6 +24,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/logfile"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
@@ -78,7 +79,18 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 			level = slog.LevelInfo
 		}
 	}
-	a.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	sec, err := secrets.Load(cfg.Secrets, os.Environ())
+	if err != nil {
+		for _, c := range a.closers {
+			_ = c()
+		}
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	// The log is masked like every result: it never holds a secret.
+	a.log = slog.New(sec.Handler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
+	if n := sec.Len(); n > 0 {
+		a.log.Info("secrets declared", "names", strings.Join(sec.Names(), ","))
+	}
 
 	profile := cfg.UserDataDir
 	if profile == "" && !cfg.Isolated {

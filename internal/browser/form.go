@@ -15,6 +15,9 @@ type FormField struct {
 	Value  string
 	Values []string // select (several in a multiple select), file (several files)
 	Type   string
+	// Guard, when set, is asked with the URL of the field's document before
+	// it is set (see Action.Guard).
+	Guard func(docURL string) error
 }
 
 // Submit strategies of FillForm.
@@ -203,6 +206,11 @@ func (s *Session) fillField(ctx context.Context, t *Tab, fd FormField, roots fun
 		return done, nil, "", err
 	}
 	done.Ref = el.ref
+	if fd.Guard != nil {
+		if err := t.guard(ctx, el, "", fd.Guard); err != nil {
+			return done, el, "", err
+		}
+	}
 	kind := fieldTypes[fd.Type]
 	if kind == "" {
 		if err := t.callEl(ctx, el, fieldKindJS, &kind); err != nil {

@@ -29,6 +29,10 @@ type Action struct {
 	InputMode string   // InputAuto (default), InputCDP or InputDOM
 	// Timeout bounds the wait for actionability (0: the action timeout).
 	Timeout time.Duration
+	// Guard, when set, is asked with the URL of the document the value goes
+	// to (the target's frame; the page without a target) before any input:
+	// a secret limited to origins refuses the others.
+	Guard func(docURL string) error
 }
 
 // ActionResult says what ran and what changed.
@@ -109,6 +113,18 @@ func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	return res, nil
 }
 
+// guard asks g about the document el is in (pageURL without an element):
+// where a typed value would go.
+func (t *Tab) guard(ctx context.Context, el *element, pageURL string, g func(string) error) error {
+	doc := pageURL
+	if el != nil {
+		if err := t.callEl(ctx, el, "function(){ return this.ownerDocument.location.href }", &doc); err != nil {
+			return backendError("read the field's page", err)
+		}
+	}
+	return g(doc)
+}
+
 func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
 	ctx = withCallDeadline(ctx)
 	callCtx := ctx
@@ -160,6 +176,11 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 			return nil, err
 		}
 		res.Ref, res.MatchLevel = el.ref, el.matchLevel
+	}
+	if a.Guard != nil {
+		if err := t.guard(callCtx, el, before.URL, a.Guard); err != nil {
+			return nil, err
+		}
 	}
 
 	mark, dmark := t.consoleMark(), t.downloadMark()

@@ -36,6 +36,9 @@ type OriginRule struct {
 // String is the rule as it was written.
 func (r OriginRule) String() string { return r.raw }
 
+// Matches says whether the rule covers u.
+func (r OriginRule) Matches(u *url.URL) bool { return r.matches(u) }
+
 // ParseOriginRule parses one --allowed-origins or --blocked-origins entry,
 // or says why it is not one.
 func ParseOriginRule(s string) (OriginRule, error) {

@@ -62,9 +62,9 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		if err != nil {
 			return s.render(ctx, t.Name, nil, err), nil
 		}
-		env := &tools.Env{Manager: s.deps.Manager, Gate: s.deps.Gate, Recipes: s.deps.Recipes, HealWrite: s.deps.HealWrite, Status: s.status,
+		env := &tools.Env{Manager: s.deps.Manager, Gate: s.deps.Gate, Recipes: s.deps.Recipes, HealWrite: s.deps.HealWrite, Secrets: s.deps.Secrets, Status: s.status,
 			Roots:    func(ctx context.Context) []string { return clientRoots(ctx, req) },
-			Progress: progress(ctx, req), Decode: s.decodeArgs}
+			Progress: progress(ctx, req, s.mask), Decode: s.decodeArgs}
 		if wd := clientWorkdir(req); wd != "" && s.deps.RecipesFor != nil {
 			env.Recipes = s.deps.RecipesFor(wd)
 		}
@@ -110,7 +110,7 @@ func (s *Server) decodeArgs(tool string, args map[string]any) (any, error) {
 
 // progress is the call's progress hook: MCP progress notifications when the
 // client's request carries a progress token, else nil.
-func progress(ctx context.Context, req *mcp.CallToolRequest) func(done, total int, msg string) {
+func progress(ctx context.Context, req *mcp.CallToolRequest, mask func(string) string) func(done, total int, msg string) {
 	if req == nil || req.Session == nil || req.Params == nil {
 		return nil
 	}
@@ -120,7 +120,7 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) func(done, total in
 	}
 	return func(done, total int, msg string) {
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
-			Progress: float64(done), Total: float64(total), Message: msg})
+			Progress: float64(done), Total: float64(total), Message: mask(msg)})
 	}
 }
 

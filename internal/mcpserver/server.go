@@ -192,7 +192,39 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		start := time.Now()
 		res, err = s.runCall(ctx, cancel, name, func(ctx context.Context) (mcp.Result, error) { return next(ctx, method, req) })
 		s.log.Debug("tool call", "tool", name, "ms", time.Since(start).Milliseconds())
+		if r, ok := res.(*mcp.CallToolResult); ok {
+			s.maskResult(r)
+		}
 		return res, err
+	}
+}
+
+// mask hides the declared secrets in text (Deps.Secrets): every result,
+// error and progress message passes through it.
+func (s *Server) mask(text string) string {
+	if s.deps == nil {
+		return text
+	}
+	return s.deps.Secrets.Mask(text)
+}
+
+// maskResult masks the text of a tool result in place.
+func (s *Server) maskResult(r *mcp.CallToolResult) {
+	if s.deps == nil || s.deps.Secrets.Len() == 0 {
+		return
+	}
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			t.Text = s.mask(t.Text)
+		}
+	}
+	if r.StructuredContent != nil {
+		if b, err := json.Marshal(r.StructuredContent); err == nil {
+			var v any
+			if json.Unmarshal([]byte(s.mask(string(b))), &v) == nil {
+				r.StructuredContent = v
+			}
+		}
 	}
 }
 

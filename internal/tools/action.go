@@ -31,6 +31,7 @@ type ActionIn struct {
 	Action string `json:"action" jsonschema:"what to do" enum:"click,dblclick,right_click,hover,focus,check,uncheck,type,fill,clear,select,press,scroll,upload,drag"`
 	LocatorIn
 	Value      string          `json:"value,omitempty" jsonschema:"text to fill or type"`
+	Secret     string          `json:"secret,omitempty" jsonschema:"secret name, not value"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: option values or labels"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or combo, e.g. Control+A"`
 	Direction  string          `json:"direction,omitempty" jsonschema:"scroll: page or target container" enum:"up,down,left,right,top,bottom"`
@@ -38,7 +39,7 @@ type ActionIn struct {
 	ToRef      string          `json:"to_ref,omitempty" jsonschema:"drag: drop target ref"`
 	ToSelector string          `json:"to_selector,omitempty" jsonschema:"drag: drop target selector"`
 	Expect     *browser.Expect `json:"expect,omitempty" jsonschema:"must hold afterwards"`
-	InputMode  string          `json:"input_mode,omitempty" jsonschema:"auto (default): trusted input, DOM events for an invisible element" enum:"auto,cdp,dom"`
+	InputMode  string          `json:"input_mode,omitempty" jsonschema:"auto: trusted input, DOM events if invisible" enum:"auto,cdp,dom"`
 	Snapshot   string          `json:"snapshot,omitempty" enum:"none,diff,compact"`
 	Session    string          `json:"session,omitempty"`
 	Tab        string          `json:"tab,omitempty"`
@@ -68,12 +69,18 @@ func (in ActionIn) Check() error {
 	if in.Direction != "" && in.Action != "scroll" {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no direction", Hint: "direction is for scroll"}
 	}
+	if in.Secret != "" && in.Action != "fill" && in.Action != "type" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no secret", Hint: "secret is for fill and type"}
+	}
+	if in.Secret != "" && in.Value != "" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "give value or secret, not both"}
+	}
 	return nil
 }
 
 var actionTool = Def(Tool{
 	Name:        "browser_action",
-	Description: "Act on an element like a user (trusted input): waits until it is actionable, reports the outcome and what changed.",
+	Description: "Act on an element like a user (trusted input): waits until actionable; reports outcome and changes.",
 	Annotations: Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
 	Group:       GroupCore,
 	Hold:        HoldTab,
@@ -83,6 +90,13 @@ var actionTool = Def(Tool{
 		Expect: in.Expect, InputMode: in.InputMode, Timeout: timeout(in.TimeoutMs)}
 	if in.Action == "upload" {
 		a.Roots = h.Roots(ctx)
+	}
+	if in.Secret != "" {
+		sec, err := h.Secret(in.Secret)
+		if err != nil {
+			return nil, err
+		}
+		a.Value, a.Guard = sec.Value, sec.Check
 	}
 	if in.Expect != nil && *in.Expect == (browser.Expect{}) {
 		a.Expect = nil

@@ -33,7 +33,7 @@ type CollectIn struct {
 
 var collectTool = Def(Tool{
 	Name:        "browser_collect",
-	Description: "Repeated items (products, results) as JSON rows; cheaper than a snapshot. discover: true proposes selectors.",
+	Description: "Repeated items (products, results) as JSON rows, cheaper than a snapshot; discover: true proposes selectors.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupRead,
 	Hold:        HoldTab,

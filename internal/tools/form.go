@@ -12,6 +12,7 @@ import (
 type FieldIn struct {
 	LocatorIn
 	Value  string   `json:"value,omitempty" jsonschema:"checkbox/radio: true or false"`
+	Secret string   `json:"secret,omitempty" jsonschema:"secret name, not value"`
 	Values []string `json:"values,omitempty" jsonschema:"options or files"`
 	Type   string   `json:"type,omitempty" jsonschema:"default: from the element" enum:"textbox,checkbox,radio,select,date,file"`
 }
@@ -27,14 +28,25 @@ type FillFormIn struct {
 
 var fillFormTool = Def(Tool{
 	Name:        "browser_fill_form",
-	Description: "Fill many fields in one call, each read back; stops at the first failure; optionally submits.",
+	Description: "Fill many fields in one call, each read back; stops at a failure; optionally submits.",
 	Annotations: Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
 	Group:       GroupForms,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in FillFormIn) (*Result, error) {
 	f := browser.FormFill{Submit: in.Submit}
-	for _, fd := range in.Fields {
-		f.Fields = append(f.Fields, browser.FormField{Target: fd.target(), Value: fd.Value, Values: fd.Values, Type: fd.Type})
+	for i, fd := range in.Fields {
+		ff := browser.FormField{Target: fd.target(), Value: fd.Value, Values: fd.Values, Type: fd.Type}
+		if fd.Secret != "" {
+			if fd.Value != "" {
+				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("field %d: give value or secret, not both", i+1)}
+			}
+			sec, err := h.Secret(fd.Secret)
+			if err != nil {
+				return nil, err
+			}
+			ff.Value, ff.Guard = sec.Value, sec.Check
+		}
+		f.Fields = append(f.Fields, ff)
 	}
 	f.Roots = func() []string { return h.Roots(ctx) }
 	res, err := h.FillForm(ctx, f)

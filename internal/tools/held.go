@@ -2,11 +2,13 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
 )
 
 // Env is what a call may know besides its session, set by the server for
@@ -19,6 +21,8 @@ type Env struct {
 	// locators back into a recipe's file.
 	Recipes   *recipes.Store
 	HealWrite bool
+	// Secrets are the values tools type by name (secret: NAME); nil: none.
+	Secrets *secrets.Set
 	// Roots are the local directories the client declared as its roots
 	// (asked when an upload needs them); nil for none.
 	Roots func(ctx context.Context) []string
@@ -248,6 +252,21 @@ func (h *Held) SetLastFlow(r *browser.FlowRecord) { h.s.SetLastFlow(r) }
 
 // LastFlow is the session's last flow that ran to its end, or nil.
 func (h *Held) LastFlow() *browser.FlowRecord { return h.s.LastFlow() }
+
+// Secret is the declared secret of that name; an unknown name is
+// INVALID_ARGUMENT listing the known names (never a value).
+func (h *Held) Secret(name string) (secrets.Secret, error) {
+	if sec, ok := h.env.Secrets.Lookup(name); ok {
+		return sec, nil
+	}
+	names := h.env.Secrets.Names()
+	if len(names) == 0 {
+		return secrets.Secret{}, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("no secret %q: none are declared", browser.Echo(name)),
+			Hint: "the user declares secrets with --secrets FILE (NAME=value lines) or WEBPILOT_SECRET_<NAME>; ask the user, or hand the tab over (browser_handoff) for them to type it"}
+	}
+	return secrets.Secret{}, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("no secret %q", browser.Echo(name)),
+		Hint: "use one of the declared names", Suggestions: names}
+}
 
 // Collect reads repeated items of the tab's page (browser_collect).
 func (h *Held) Collect(ctx context.Context, o browser.CollectOptions) (*browser.Collected, error) {

@@ -31,7 +31,7 @@ func (in NavigateIn) Check() error {
 
 var navigateTool = Def(Tool{
 	Name:        "browser_navigate",
-	Description: "Open a URL (or go back, forward, reload) and wait for the load; returns status, title and a snapshot.",
+	Description: "Open a URL (or back, forward, reload), wait for the load; returns status, title, snapshot.",
 	Annotations: Annotations{OpenWorld: ptr(true), Destructive: ptr(false)},
 	Group:       GroupCore,
 	Hold:        HoldTabToLeave,

@@ -24,9 +24,8 @@ type ReadIn struct {
 const ReadMaxChars = 20_000
 
 var readTool = Def(Tool{
-	Name: "browser_read",
-	Description: "Page or element content as data, for reading (a snapshot is for acting); " +
-		"main: the article as markdown. Scrolls for lazy content.",
+	Name:        "browser_read",
+	Description: "Page or element content as data (a snapshot is for acting); main: the article as markdown. Scrolls for lazy content.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupRead,
 	Hold:        HoldTab,

@@ -22,7 +22,7 @@ type ScreenshotIn struct {
 
 var screenshotTool = Def(Tool{
 	Name:        "browser_screenshot",
-	Description: "An image of the viewport, the full page or one element. To read the page, prefer browser_snapshot.",
+	Description: "Image of the viewport, full page or an element; to read the page, prefer browser_snapshot.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupScreenshot,
 	Hold:        HoldTab,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
 )
 
 // Limits on text returned to the agent, from DESIGN.md.
@@ -40,8 +41,11 @@ type Deps struct {
 	// RecipesFor, when set, is the store of a client that names its own
 	// working directory (mcpserver.WorkdirHeader): the same user folder,
 	// that directory's project folder.
-	RecipesFor     func(workdir string) *recipes.Store
-	HealWrite      bool
+	RecipesFor func(workdir string) *recipes.Store
+	HealWrite  bool
+	// Secrets are the values tools type by name; every result is masked
+	// with them (the server does it).
+	Secrets        *secrets.Set
 	DefaultSession string
 	// Status adds configuration facts (values and their sources) to
 	// browser_status.

@@ -58,7 +58,7 @@ func (in WaitIn) Check() error {
 
 var waitTool = Def(Tool{
 	Name:        "browser_wait",
-	Description: "Wait until conditions hold (any: lowest tier wins; or all); on timeout, why each did not. Instead of polling snapshots.",
+	Description: "Wait until conditions hold (any: lowest tier wins; or all); a timeout says why each did not.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupWait,
 	Hold:        HoldTab,

@@ -1,0 +1,193 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+// secretValue has the characters every encoding changes.
+const secretValue = `pa55!&"<>word`
+
+// secretForms are the ways the value could leak into a result.
+func secretForms() []string {
+	js, _ := json.Marshal(secretValue)
+	twice, _ := json.Marshal(string(js))
+	return []string{secretValue, string(twice[1 : len(twice)-1]), `pa55!&\\\"<>word`, url.QueryEscape(secretValue), url.PathEscape(secretValue), string(js[1 : len(js)-1]),
+		strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(js[1 : len(js)-1])),
+		html.EscapeString(secretValue), "pa55!&amp;&quot;&lt;&gt;word", "pa55!%26%22%3C%3Eword"}
+}
+
+// loginServer is a login page whose form posts the password (urlencoded)
+// and whose "API" button sends it as JSON; the server keeps what arrived.
+func loginServer(t *testing.T) (string, func() []string) {
+	var mu sync.Mutex
+	var got []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			got = append(got, string(body))
+			mu.Unlock()
+			v, _ := url.ParseQuery(string(body))
+			// The page shows the password back, as careless sites do.
+			fmt.Fprintf(w, `<title>Welcome</title><h1>Welcome</h1><p id="echo" title="%s">You typed %s</p>`, html.EscapeString(v.Get("pw")), html.EscapeString(v.Get("pw")))
+			return
+		}
+		fmt.Fprint(w, `<title>Sign in</title><form method="post" action="/login"><label>User <input name="user" value="ada"></label>
+			<label>Password <input id="pw" name="pw" type="password"></label><button id="go">Sign in</button></form>
+			<button id="api" onclick="fetch('/api', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({pw: document.getElementById('pw').value})})">API</button>`)
+	})
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, string(body))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"ok": true, "echo": %s}`, body)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), got...)
+	}
+}
+
+// A secret typed by name reaches the page and the server, but no tool
+// result shows it in any encoding: the action's read-back, a snapshot, a
+// read of the value, an eval, the network bodies of the form post and of a
+// JSON request, a failed flow step's page capture, the log. A secret
+// limited to another origin is refused; an unknown name lists the known
+// names, never a value.
+func TestSecretsNeverShown(t *testing.T) {
+	t.Parallel()
+	base, received := loginServer(t)
+	file := filepath.Join(t.TempDir(), "secrets")
+	if err := os.WriteFile(file, []byte("# test secrets\nPW="+secretValue+"\nBANK@https://bank.example="+secretValue+"-bank\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sec, err := secrets.Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logBuf bytes.Buffer
+	var logMu sync.Mutex
+	logger := slog.New(sec.Handler(slog.NewTextHandler(lockedWriter{&logMu, &logBuf}, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), Logger: logger})
+	sel, _ := tools.Select(tools.ProfileFull, "")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Logger: logger, Deps: &tools.Deps{Manager: m, Secrets: sec, Logger: logger}}, nil, "")
+	ctx := backendtest.Context(t, 90*time.Second)
+	t.Cleanup(func() { _ = m.Close(ctx) })
+
+	var results []string
+	keep := func(out string) string {
+		results = append(results, out)
+		return out
+	}
+	do := func(tool string, args map[string]any) string { return keep(mustCall(t, ctx, cs, tool, args)) }
+	fail := func(tool string, args map[string]any, code string) errorBody {
+		out, isErr := call(t, ctx, cs, tool, args)
+		keep(out)
+		if !isErr || !strings.Contains(out, `"code":"`+code+`"`) {
+			t.Errorf("%s %v: %s, want %s", tool, args, out, code)
+		}
+		var b errorBody
+		_ = json.Unmarshal([]byte(out), &b)
+		return b
+	}
+
+	do("browser_navigate", map[string]any{"url": base + "/login", "snapshot": "none"})
+	// Refused before anything is typed.
+	e := fail("browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "NOPE"}, "INVALID_ARGUMENT")
+	if strings.Join(e.Error.Suggestions, ",") != "BANK,PW" {
+		t.Errorf("unknown secret: suggestions %q, want the names BANK, PW", e.Error.Suggestions)
+	}
+	fail("browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "BANK"}, "ORIGIN_BLOCKED")
+	fail("browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "PW", "value": "x"}, "INVALID_ARGUMENT")
+	if v := do("browser_eval", map[string]any{"expression": "document.getElementById('pw').value.length"}); !strings.Contains(v, "0") {
+		t.Errorf("a refused secret typed something: %s", v)
+	}
+
+	out := do("browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "PW"})
+	if !strings.Contains(out, "<secret:PW>") {
+		t.Errorf("the fill's read-back does not name the secret: %s", out)
+	}
+	do("browser_snapshot", map[string]any{"mode": "full"})
+	do("browser_read", map[string]any{"what": "value", "selector": "#pw"})
+	for _, expr := range []string{"document.getElementById('pw').value", "encodeURIComponent(document.getElementById('pw').value)",
+		"JSON.stringify({pw: document.getElementById('pw').value})", "(() => { const d = document.createElement('div'); d.title = document.getElementById('pw').value; d.textContent = d.title; return d.outerHTML })()"} {
+		if v := do("browser_eval", map[string]any{"expression": expr}); !strings.Contains(v, "<secret:PW>") {
+			t.Errorf("eval %s: %s", expr, v)
+		}
+	}
+	do("browser_action", map[string]any{"action": "click", "selector": "#api"})
+	do("browser_action", map[string]any{"action": "click", "selector": "#go"})
+	do("browser_read", map[string]any{"what": "html"})
+	list := do("browser_network", map[string]any{"filter": "/login", "method": "POST"})
+	for _, l := range strings.Split(list, "\n") {
+		if id, _, ok := strings.Cut(l, " "); ok && strings.HasPrefix(id, "n") {
+			do("browser_network", map[string]any{"action": "get", "id": id})
+		}
+	}
+	api := do("browser_network", map[string]any{"filter": "/api"})
+	for _, l := range strings.Split(api, "\n") {
+		if id, _, ok := strings.Cut(l, " "); ok && strings.HasPrefix(id, "n") {
+			do("browser_network", map[string]any{"action": "get", "id": id})
+		}
+	}
+	// A failed step: its page capture holds the page that shows the value.
+	fail("browser_flow", map[string]any{"steps": []any{
+		map[string]any{"do": "read", "selector": "#echo"},
+		map[string]any{"do": "action", "action": "click", "selector": "#missing", "timeout_ms": 300},
+	}}, "TARGET_NOT_FOUND")
+
+	// It reached the server, as typed.
+	var form, jsonBody bool
+	for _, b := range received() {
+		v, _ := url.ParseQuery(b)
+		form = form || v.Get("pw") == secretValue
+		var j struct{ PW string }
+		jsonBody = jsonBody || json.Unmarshal([]byte(b), &j) == nil && j.PW == secretValue
+	}
+	if !form || !jsonBody {
+		t.Errorf("the server did not get the password as typed (form %v, json %v): %q", form, jsonBody, received())
+	}
+	// No result, nor the log, holds it in any form.
+	logMu.Lock()
+	logText := logBuf.String()
+	logMu.Unlock()
+	masked := 0
+	for i, r := range append(results, logText) {
+		for _, f := range secretForms() {
+			if strings.Contains(r, f) {
+				t.Errorf("result %d holds the secret as %q:\n%s", i, f, r)
+			}
+		}
+		masked += strings.Count(r, "<secret:PW>")
+	}
+	if masked < 8 {
+		t.Errorf("the secret was masked %d times in the results; the test reads it more often than that, so a read went unseen", masked)
+	}
+}

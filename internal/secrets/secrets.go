@@ -1,0 +1,358 @@
+// Package secrets holds the values an agent may type by name without ever
+// seeing them: declared by the user in a file (--secrets FILE, NAME=value
+// lines, NAME@origin=value to limit one to origins) or the environment
+// (WEBPILOT_SECRET_<NAME>), looked up by name when a tool types one, and
+// masked as <secret:NAME> in everything webpilot says or writes — raw, and
+// in the URL-, JSON- and HTML-encoded forms a page, a request body or a
+// result may carry them in.
+package secrets
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"log/slog"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// EnvPrefix starts the environment variables that declare secrets.
+const EnvPrefix = "WEBPILOT_SECRET_"
+
+// MinLen is the shortest value a secret may have: a shorter one would be
+// masked wherever its few characters happen to appear.
+const MinLen = 4
+
+// nameRE is what a secret's name may be.
+var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+
+// Secret is one declared secret.
+type Secret struct {
+	Name  string
+	Value string
+	// Origins limit where it may be typed ("https://bank.example",
+	// "bank.example"); empty: anywhere.
+	Origins []string
+	// From says where it was declared (the file and line, or the variable).
+	From  string
+	rules []browser.OriginRule
+}
+
+// Check says whether the secret may be typed into a document at docURL:
+// ORIGIN_BLOCKED when it is limited to other origins.
+func (sec Secret) Check(docURL string) error {
+	if len(sec.rules) == 0 {
+		return nil
+	}
+	u, err := url.Parse(docURL)
+	if err == nil {
+		for _, r := range sec.rules {
+			if r.Matches(u) {
+				return nil
+			}
+		}
+	}
+	where := docURL
+	if err == nil && u.Host != "" {
+		where = u.Scheme + "://" + u.Host
+	}
+	return &browser.Error{Code: browser.CodeOriginBlocked,
+		Message: fmt.Sprintf("secret %s may be typed only on %s, and this field is on %s: nothing was typed", sec.Name, strings.Join(sec.Origins, ", "), browser.Echo(where)),
+		Hint:    "check that the page is the site the user meant the secret for; a page that asks for it elsewhere may be phishing"}
+}
+
+// Set is the declared secrets; the zero value and nil hold none.
+type Set struct {
+	byName map[string]Secret
+	masker *strings.Replacer
+}
+
+// Load reads the secrets of file ("" for none) and of the environment
+// (environ as os.Environ gives it). A file line is NAME=value or
+// NAME@origin[,origin…]=value; blank lines and lines starting with # are
+// skipped; the value runs to the end of the line as written. A name
+// declared twice is an error.
+func Load(file string, environ []string) (*Set, error) {
+	s := &Set{byName: map[string]Secret{}}
+	add := func(sec Secret) error {
+		if !nameRE.MatchString(sec.Name) {
+			return fmt.Errorf("%s: %q is not a secret name (a letter, then letters, digits and _, at most 64)", sec.From, sec.Name)
+		}
+		if len(sec.Value) < MinLen {
+			return fmt.Errorf("%s: secret %s is shorter than %d characters", sec.From, sec.Name, MinLen)
+		}
+		if old, ok := s.byName[sec.Name]; ok {
+			return fmt.Errorf("%s: secret %s is declared twice (also %s)", sec.From, sec.Name, old.From)
+		}
+		s.byName[sec.Name] = sec
+		return nil
+	}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("secrets: %w", err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for n := 1; sc.Scan(); n++ {
+			line := strings.TrimRight(sc.Text(), "\r")
+			if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+				continue
+			}
+			key, value, ok := strings.Cut(line, "=")
+			from := fmt.Sprintf("%s:%d", file, n)
+			if !ok {
+				return nil, fmt.Errorf("%s: not NAME=value", from)
+			}
+			name, origins, _ := strings.Cut(strings.TrimSpace(key), "@")
+			sec := Secret{Name: name, Value: value, From: from}
+			if origins != "" {
+				for _, o := range strings.Split(origins, ",") {
+					if o = strings.TrimSpace(o); o == "" {
+						continue
+					}
+					r, err := browser.ParseOriginRule(o)
+					if err != nil {
+						return nil, fmt.Errorf("%s: secret %s: %w", from, name, err)
+					}
+					sec.Origins = append(sec.Origins, o)
+					sec.rules = append(sec.rules, r)
+				}
+			}
+			if err := add(sec); err != nil {
+				return nil, err
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("secrets: %s: %w", file, err)
+		}
+	}
+	for _, kv := range environ {
+		key, value, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(key, EnvPrefix) {
+			continue
+		}
+		if err := add(Secret{Name: strings.TrimPrefix(key, EnvPrefix), Value: value, From: key}); err != nil {
+			return nil, err
+		}
+	}
+	s.build()
+	return s, nil
+}
+
+// build makes the masker: every form of every value, longest first, so
+// that a value holding another is masked whole.
+func (s *Set) build() {
+	type pair struct{ old, name string }
+	var pairs []pair
+	seen := map[string]bool{}
+	for _, sec := range s.byName {
+		for _, f := range forms(sec.Value) {
+			if f != "" && !seen[f] {
+				seen[f] = true
+				pairs = append(pairs, pair{f, sec.Name})
+			}
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if len(pairs[i].old) != len(pairs[j].old) {
+			return len(pairs[i].old) > len(pairs[j].old)
+		}
+		return pairs[i].old < pairs[j].old
+	})
+	args := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		args = append(args, p.old, "<secret:"+p.name+">")
+	}
+	if len(args) > 0 {
+		s.masker = strings.NewReplacer(args...)
+	}
+}
+
+// forms are the ways a value may be written where webpilot reads it: as
+// it is, and through one or two of the encodings a page, a request or a
+// result applies — URL encoding (form bodies, query strings,
+// encodeURIComponent, path escaping), JSON strings (with and without HTML
+// escaping; twice for JSON inside JSON, as an eval of JSON.stringify
+// returns it), HTML text and attributes.
+func forms(v string) []string {
+	encoders := []func(string) string{
+		url.QueryEscape, url.PathEscape, uriComponent,
+		func(s string) string { return strings.ReplaceAll(uriComponent(s), "%20", "+") },
+		func(s string) string { return jsonString(s, true) },
+		func(s string) string { return jsonString(s, false) },
+		html.EscapeString,
+		strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace,
+		strings.NewReplacer("&", "&amp;", `"`, "&quot;").Replace,
+		strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace,
+	}
+	out := []string{v}
+	for _, e1 := range encoders {
+		once := e1(v)
+		out = append(out, once)
+		for _, e2 := range encoders {
+			out = append(out, e2(once))
+		}
+	}
+	return out
+}
+
+// jsonString is s as inside a JSON string literal (without the quotes).
+func jsonString(s string, escapeHTML bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	_ = enc.Encode(s)
+	js := strings.TrimSuffix(b.String(), "\n")
+	return js[1 : len(js)-1]
+}
+
+// uriComponent is v as JavaScript's encodeURIComponent writes it.
+func uriComponent(v string) string {
+	var b strings.Builder
+	for _, c := range []byte(v) {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', strings.IndexByte("-_.!~*'()", c) >= 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// Names are the declared names, sorted (never the values).
+func (s *Set) Names() []string {
+	if s == nil {
+		return nil
+	}
+	out := make([]string, 0, len(s.byName))
+	for n := range s.byName {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Len is how many secrets are declared.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.byName)
+}
+
+// Lookup is the secret of that name.
+func (s *Set) Lookup(name string) (Secret, bool) {
+	if s == nil {
+		return Secret{}, false
+	}
+	sec, ok := s.byName[name]
+	return sec, ok
+}
+
+// Mask replaces every form of every secret's value in text by
+// <secret:NAME>.
+func (s *Set) Mask(text string) string {
+	if s == nil || s.masker == nil || text == "" {
+		return text
+	}
+	return s.masker.Replace(text)
+}
+
+// MaskAny masks the strings inside v (maps, lists, strings), returning a
+// masked copy; other values are returned as they are.
+func (s *Set) MaskAny(v any) any {
+	if s == nil || s.masker == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		return s.Mask(x)
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = s.Mask(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = s.MaskAny(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = s.MaskAny(e)
+		}
+		return out
+	}
+	return v
+}
+
+// Handler wraps h so that every message and string attribute it writes is
+// masked: the log never holds a secret either.
+func (s *Set) Handler(h slog.Handler) slog.Handler {
+	if s == nil || s.masker == nil {
+		return h
+	}
+	return &maskHandler{h: h, s: s}
+}
+
+type maskHandler struct {
+	h slog.Handler
+	s *Set
+}
+
+func (m *maskHandler) Enabled(ctx context.Context, l slog.Level) bool { return m.h.Enabled(ctx, l) }
+
+func (m *maskHandler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, m.s.Mask(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(m.attr(a))
+		return true
+	})
+	return m.h.Handle(ctx, out)
+}
+
+func (m *maskHandler) attr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, m.s.Mask(v.String()))
+	case slog.KindGroup:
+		attrs := v.Group()
+		out := make([]any, len(attrs))
+		for i, g := range attrs {
+			out[i] = m.attr(g)
+		}
+		return slog.Group(a.Key, out...)
+	case slog.KindAny:
+		if err, ok := v.Any().(error); ok {
+			return slog.String(a.Key, m.s.Mask(err.Error()))
+		}
+		return slog.String(a.Key, m.s.Mask(fmt.Sprint(v.Any())))
+	}
+	return a
+}
+
+func (m *maskHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	out := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		out[i] = m.attr(a)
+	}
+	return &maskHandler{h: m.h.WithAttrs(out), s: m.s}
+}
+
+func (m *maskHandler) WithGroup(name string) slog.Handler {
+	return &maskHandler{h: m.h.WithGroup(name), s: m.s}
+}

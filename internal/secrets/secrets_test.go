@@ -1,0 +1,120 @@
+package secrets_test
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
+)
+
+func write(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "secrets")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoad(t *testing.T) {
+	for _, c := range []struct {
+		name, file string
+		env        []string
+		want       string // error part, or "" for ok
+		names      string
+	}{
+		{"file and env", "# c\n\nA=alpha-1\nB@https://b.example,c.example=beta-22\n", []string{"WEBPILOT_SECRET_C=gamma-3", "OTHER=x"}, "", "A,B,C"},
+		{"value keeps = and spaces", "A= a=b c \n", nil, "", "A"},
+		{"no =", "A\n", nil, "not NAME=value", ""},
+		{"bad name", "1A=alpha-1\n", nil, "not a secret name", ""},
+		{"short", "A=abc\n", nil, "shorter than 4", ""},
+		{"twice", "A=alpha-1\n", []string{"WEBPILOT_SECRET_A=alpha-2"}, "declared twice", ""},
+		{"bad origin", "A@ht!tp://x=alpha-1\n", nil, "not an origin", ""},
+	} {
+		s, err := secrets.Load(write(t, c.file), c.env)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		case c.want == "" && strings.Join(s.Names(), ",") != c.names:
+			t.Errorf("%s: names %q, want %s", c.name, s.Names(), c.names)
+		}
+		if err != nil && (strings.Contains(err.Error(), "alpha") || strings.Contains(err.Error(), "beta")) {
+			t.Errorf("%s: the error shows a value: %v", c.name, err)
+		}
+	}
+	if s, err := secrets.Load(write(t, "A= a=b c \n"), nil); err == nil {
+		if sec, _ := s.Lookup("A"); sec.Value != " a=b c " {
+			t.Errorf("value %q, want it as written", sec.Value)
+		}
+	}
+}
+
+func TestMask(t *testing.T) {
+	s, err := secrets.Load("", []string{`WEBPILOT_SECRET_PW=pa55!&"<> x`, "WEBPILOT_SECRET_LONG=pa55!&\"<> x-and-more"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{`v="pa55!&"<> x"`, `v="<secret:PW>"`},
+		{"pw=pa55%21%26%22%3C%3E+x&u=1", "pw=<secret:PW>&u=1"},
+		{"pa55!%26%22%3C%3E%20x", "<secret:PW>"},
+		{`{"pw":"pa55!\u0026\"\u003c\u003e x"}`, `{"pw":"<secret:PW>"}`},
+		{`{"pw":"pa55!&\"<> x"}`, `{"pw":"<secret:PW>"}`},
+		{`"{\"pw\":\"pa55!&\\\"<> x\"}"`, `"{\"pw\":\"<secret:PW>\"}"`},
+		{`<p title="pa55!&amp;&quot;<> x">pa55!&amp;"&lt;&gt; x</p>`, `<p title="<secret:PW>"><secret:PW></p>`},
+		{"pa55!&\"<> x-and-more", "<secret:LONG>"},
+		{"nothing here", "nothing here"},
+	} {
+		if got := s.Mask(c.in); got != c.want {
+			t.Errorf("Mask(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	var nilSet *secrets.Set
+	if nilSet.Mask("x") != "x" || nilSet.Len() != 0 || nilSet.Names() != nil {
+		t.Error("a nil set masks nothing and has no names")
+	}
+	var buf bytes.Buffer
+	log := slog.New(s.Handler(slog.NewTextHandler(&buf, nil)))
+	log.With("pre", `pa55!&"<> x`).Info(`typed pa55!&"<> x`, "v", `pa55!&"<> x`, "err", errors.New(`bad pa55!&"<> x`), slog.Group("g", "w", "pa55%21%26%22%3C%3E+x"))
+	if strings.Contains(buf.String(), "pa55!") || strings.Count(buf.String(), "<secret:PW>") != 5 {
+		t.Errorf("the log: %s", buf.String())
+	}
+}
+
+func TestCheck(t *testing.T) {
+	s, err := secrets.Load(write(t, "BANK@https://bank.example,shop.example=bank-pass\nANY=any-pass\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bank, _ := s.Lookup("BANK")
+	anyS, _ := s.Lookup("ANY")
+	for _, c := range []struct {
+		sec  secrets.Secret
+		url  string
+		want bool
+	}{
+		{bank, "https://bank.example/login", true},
+		{bank, "https://www.bank.example/login", false},
+		{bank, "http://shop.example/pay", true},
+		{bank, "http://bank.example/login", false},
+		{bank, "https://bank.example.evil.test/login", false},
+		{bank, "about:blank", false},
+		{anyS, "https://anywhere.test/", true},
+	} {
+		err := c.sec.Check(c.url)
+		if (err == nil) != c.want {
+			t.Errorf("%s on %s: %v, want allowed %v", c.sec.Name, c.url, err, c.want)
+		}
+		if be, ok := browser.AsError(err); err != nil && (!ok || be.Code != browser.CodeOriginBlocked || strings.Contains(be.Message, "bank-pass")) {
+			t.Errorf("%s on %s: %v, want ORIGIN_BLOCKED without the value", c.sec.Name, c.url, err)
+		}
+	}
+}
