@@ -1,6 +1,7 @@
 package skills_test
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -174,4 +175,85 @@ func TestSkillErrorCodes(t *testing.T) {
 			t.Errorf("SKILL.md does not mention %s", c)
 		}
 	}
+}
+
+// callExample is where SKILL.md shows a call: a tool's name, a space and
+// its JSON arguments.
+var callExample = regexp.MustCompile(`\b((?:browser|recipe)_\w+) \{`)
+
+// TestSkillExamples checks every call SKILL.md shows, `tool {json}`, as
+// webpilot checks a call: valid JSON, valid against the tool's input schema
+// (names, types, enums, ranges), and accepted by the tool's own checks (a
+// flow's steps included). An example that uses an argument the tool does not
+// have fails here.
+func TestSkillExamples(t *testing.T) {
+	text := string(skills.Skill())
+	byName := map[string]tools.Tool{}
+	for _, tl := range tools.Table() {
+		byName[tl.Name] = tl
+	}
+	n := 0
+	for _, m := range callExample.FindAllStringSubmatchIndex(text, -1) {
+		name := text[m[2]:m[3]]
+		raw, ok := jsonObject(text[m[1]-1:])
+		if !ok {
+			t.Errorf("SKILL.md shows %s with arguments that are not one JSON object: %.80q", name, text[m[1]-1:])
+			continue
+		}
+		n++
+		tl, ok := byName[name]
+		if !ok {
+			continue // TestSkillToolsExist reports it
+		}
+		var args map[string]any
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			t.Errorf("SKILL.md's %s example is not valid JSON: %v\n%s", name, err, raw)
+			continue
+		}
+		schema, err := tl.InputSchema()
+		if err != nil {
+			t.Fatal(err)
+		}
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved.Validate(args); err != nil {
+			t.Errorf("SKILL.md's %s example does not fit the tool's schema: %v\n%s", name, err, raw)
+			continue
+		}
+		if _, err := tl.Decode(json.RawMessage(raw)); err != nil {
+			t.Errorf("%s refuses SKILL.md's example: %v\n%s", name, err, raw)
+		}
+	}
+	if n < 10 {
+		t.Errorf("found %d call examples in SKILL.md; the parse is broken or the examples are gone", n)
+	}
+}
+
+// jsonObject returns the JSON object at the start of s (braces balanced
+// outside strings), or false.
+func jsonObject(s string) (string, bool) {
+	depth, inString, escaped := 0, false, false
+	for i, r := range s {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && r == '\\':
+			escaped = true
+		case r == '"':
+			inString = !inString
+		case inString:
+		case r == '{':
+			depth++
+		case r == '}':
+			depth--
+			if depth == 0 {
+				return s[:i+1], true
+			}
+		case r == '`' || i == 0 && r != '{':
+			return "", false
+		}
+	}
+	return "", false
 }
