@@ -9,6 +9,7 @@
 //	webpilot call [flags] TOOL ['{json}']   run one tool and print its result
 //	webpilot doctor [flags]  check the browser and the bridge, say what to fix
 //	webpilot extension --out DIR   write the unpacked browser extension
+//	webpilot skill --out DIR   write the agent skill (DIR/webpilot/SKILL.md)
 //	webpilot pair            pair with the extension in the user's Chrome
 //	webpilot recipe list|show|validate|trust   manage recipe files
 //	webpilot version         print the version
@@ -67,6 +68,8 @@ Usage:
   webpilot call [flags] TOOL ['{json}']   run one tool in-process and print its result
   webpilot doctor [flags]  check the browser and the bridge, and say what to fix
   webpilot extension --out DIR   write the browser extension, to load it unpacked in Chrome
+  webpilot skill --out DIR       write the agent skill to DIR/webpilot/SKILL.md
+                                 (Claude Code: --out ~/.claude/skills; "webpilot skill -h")
   webpilot pair            pair webpilot with the extension in your Chrome (one-time code)
   webpilot recipe list|show|validate|trust   manage recipes ("webpilot recipe help")
   webpilot version         print the version
@@ -98,6 +101,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runPair(ctx, rest, stdout, stderr)
 	case "extension":
 		return runExtension(ctx, rest, stdout, stderr)
+	case "skill":
+		return runSkill(ctx, rest, stdout, stderr)
 	case "recipe":
 		return runRecipe(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
