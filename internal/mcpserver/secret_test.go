@@ -20,6 +20,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
@@ -190,4 +191,47 @@ func TestSecretsNeverShown(t *testing.T) {
 	if masked < 8 {
 		t.Errorf("the secret was masked %d times in the results; the test reads it more often than that, so a read went unseen", masked)
 	}
+}
+
+// A recipe parameter given as {"secret": "NAME"} is typed as that secret
+// (masked in the run's output and trace), and refused where it would not
+// be typed (in a URL).
+func TestSecretRecipeParam(t *testing.T) {
+	t.Parallel()
+	base, received := loginServer(t)
+	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_PW=" + secretValue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
+	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Secrets: sec, Recipes: store}}, nil, "")
+	ctx := backendtest.Context(t, 60*time.Second)
+	mustCall(t, ctx, cs, "recipe_save", map[string]any{"name": "login", "site": "127.0.0.1",
+		"params": map[string]any{"pw": map[string]any{"value": "placeholder-pw"}, "who": map[string]any{"value": "ada"}},
+		"steps": []any{
+			map[string]any{"do": "navigate", "url": base + "/login?u=ada", "snapshot": "none"},
+			map[string]any{"do": "action", "action": "fill", "selector": "#pw", "value": "placeholder-pw", "snapshot": "none"},
+			map[string]any{"do": "read", "what": "value", "selector": "#pw", "save_as": "typed"},
+			map[string]any{"do": "action", "action": "click", "selector": "#go", "snapshot": "none"},
+		}, "output": []any{"typed"}})
+	out := mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "login", "params": map[string]any{"pw": map[string]any{"secret": "PW"}}})
+	if !strings.Contains(out, "typed: <secret:PW>") {
+		t.Errorf("the run's output:\n%s", out)
+	}
+	for _, f := range secretForms() {
+		if strings.Contains(out, f) {
+			t.Errorf("the run shows the secret as %q:\n%s", f, out)
+		}
+	}
+	got := false
+	for _, b := range received() {
+		v, _ := url.ParseQuery(b)
+		got = got || v.Get("pw") == secretValue
+	}
+	if !got {
+		t.Errorf("the secret did not reach the server: %q", received())
+	}
+	mustFail(t, ctx, cs, "recipe_run", map[string]any{"name": "login", "params": map[string]any{"pw": "x-plain", "who": map[string]any{"secret": "PW"}}}, "INVALID_ARGUMENT")
 }

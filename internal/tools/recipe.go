@@ -410,9 +410,13 @@ var recipeRunTool = Def(Tool{
 	if err != nil {
 		return nil, recipeError(err)
 	}
-	steps, err := r.Bind(in.Params)
+	params, secretOf := secretParams(in.Params)
+	steps, err := r.Bind(params)
 	if err != nil {
 		return nil, recipeError(err)
+	}
+	if err := placeSecrets(steps, secretOf); err != nil {
+		return nil, err
 	}
 	cands := map[int]*browser.Candidates{}
 	formCands := map[int][]*browser.Candidates{}
@@ -510,6 +514,61 @@ var recipeRunTool = Def(Tool{
 	}
 	return res, nil
 })
+
+// secretMark stands in for a secret parameter while the recipe is bound.
+const secretMark = "\x00webpilot-secret:"
+
+// secretParams replaces the parameters given as {"secret": "NAME"} by
+// marks; secretOf maps each mark to the secret's name.
+func secretParams(in map[string]any) (map[string]any, map[string]string) {
+	out := make(map[string]any, len(in))
+	secretOf := map[string]string{}
+	for k, v := range in {
+		if m, ok := v.(map[string]any); ok && len(m) == 1 {
+			if name, ok := m["secret"].(string); ok {
+				mark := secretMark + name + "\x00"
+				secretOf[mark] = name
+				out[k] = mark
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out, secretOf
+}
+
+// placeSecrets turns each step value that is a secret parameter's mark
+// into that step's (or field's) secret; a mark anywhere else is refused:
+// a secret is typed, never put into a URL or a selector.
+func placeSecrets(steps []map[string]any, secretOf map[string]string) error {
+	if len(secretOf) == 0 {
+		return nil
+	}
+	swap := func(m map[string]any) {
+		if v, ok := m["value"].(string); ok {
+			if name, ok := secretOf[v]; ok {
+				delete(m, "value")
+				m["secret"] = name
+			}
+		}
+	}
+	for i, st := range steps {
+		swap(st)
+		if list, ok := st["fields"].([]any); ok {
+			for _, f := range list {
+				if m, ok := f.(map[string]any); ok {
+					swap(m)
+				}
+			}
+		}
+		b, _ := json.Marshal(st)
+		if strings.Contains(string(b), `\u0000webpilot-secret:`) {
+			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("step %d uses a secret parameter other than as a whole value to type", i+1),
+				Hint: "a secret can only be the value of a fill or type action or of a form field; give this parameter as a plain value, or ask the user"}
+		}
+	}
+	return nil
+}
 
 // stepHeal is how a recipe step found its element (or, for fill_form, each
 // field's) again, and the new candidates of those found through another
