@@ -38,6 +38,11 @@ type Candidates struct {
 	// found it in); empty for the main frame. Frames in frames are not
 	// named.
 	Frame string `json:"frame,omitempty"`
+	// ByPlace says the step picks its element by place (the agent's own
+	// selector was positional, like "li:first-child > a": "the first
+	// result"): whatever is in that place now is the element, whatever its
+	// name. Set by the caller; Describe leaves it false.
+	ByPlace bool `json:"by_place,omitempty"`
 }
 
 // Fingerprint is what identifies an element: what it is (tag, role,
@@ -231,7 +236,7 @@ func (s *Session) Relocate(ctx context.Context, t *Tab, primary Locator, c *Cand
 		if ans.Bad != "" {
 			return nil, &Error{Code: CodeInvalidArgument, Message: ans.Bad, Hint: "use CSS syntax such as #id, .class, button[name=go]"}
 		}
-		d, derr := decide(c.Fingerprint, ans, positional(primary.Selector))
+		d, derr := decide(c.Fingerprint, ans, c.ByPlace)
 		if derr != nil {
 			if derr.Code != CodeTargetNotFound || time.Now().After(deadline) {
 				return nil, derr
@@ -373,10 +378,11 @@ func stableMatch(a, b Fingerprint) bool {
 // positionalRE finds the pseudo-classes that pick an element by its place.
 var positionalRE = regexp.MustCompile(`:(first|last|only|nth|nth-last)-(child|of-type)\b`)
 
-// positional says a selector picks its element by place (the first result,
+// Positional says a selector picks its element by place (the first result,
 // the third row): what it finds is whatever is in that place now, so its
-// name, text and link may differ from the recorded element's.
-func positional(sel string) bool { return positionalRE.MatchString(sel) }
+// name, text and link may differ from the recorded element's
+// (Candidates.ByPlace).
+func Positional(sel string) bool { return positionalRE.MatchString(sel) }
 
 // sameShape says b has a's tag, role and type, and its id, test id and
 // name attribute where a had them: the same kind of element.
@@ -475,7 +481,11 @@ func decide(stored Fingerprint, a relocAnswer, positional bool) (*decision, *Err
 		}
 		if positional && (tr.Via == "structural" || tr.Via == "position") && sameShape(stored, e.FP) {
 			// The step picks by place: the element in that place now.
-			return &decision{el: e, level: LevelHealed, via: tr.Via, score: score[k]}, nil
+			level := LevelHealed
+			if sameIdentity(stored, e.FP) {
+				level = LevelReidentified
+			}
+			return &decision{el: e, level: level, via: tr.Via, score: score[k]}, nil
 		}
 		if !ok(k) {
 			tried = append(tried, fmt.Sprintf("%s: %s, which does not verify (similarity %.2f)", label, describeEl(e, -1), score[k]))

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -100,7 +101,13 @@ func TestSecretsNeverShown(t *testing.T) {
 	sel, _ := tools.Select(tools.ProfileFull, "")
 	cs := connectServer(t, mcpserver.Options{Tools: sel, Logger: logger, Deps: &tools.Deps{Manager: m, Secrets: sec, Logger: logger}}, nil, "")
 	ctx := backendtest.Context(t, 90*time.Second)
-	t.Cleanup(func() { _ = m.Close(ctx) })
+	t.Cleanup(func() {
+		// The tabs only: the backend is shared with the other tests.
+		for _, name := range m.SessionNames() {
+			s := m.Session(name)
+			_ = s.Do(context.Background(), s.CloseTabs)
+		}
+	})
 
 	var results []string
 	keep := func(out string) string {

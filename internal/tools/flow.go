@@ -283,6 +283,7 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (f
 	if tg, ok := in.(targeted); ok && x.record != nil {
 		if loc := tg.target(); !loc.Empty() {
 			if c, err := x.h.Describe(ctx, loc); err == nil {
+				c.ByPlace = browser.Positional(loc.Selector)
 				x.record[flow.StepIndex(ctx)] = c
 			}
 		}
@@ -291,7 +292,10 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (f
 		cs := make([]*browser.Candidates, len(form.Fields))
 		for i, f := range form.Fields {
 			if loc := f.target(); !loc.Empty() {
-				cs[i], _ = x.h.Describe(ctx, loc)
+				if c, err := x.h.Describe(ctx, loc); err == nil {
+					c.ByPlace = browser.Positional(loc.Selector)
+					cs[i] = c
+				}
 			}
 		}
 		x.recordFields[flow.StepIndex(ctx)] = cs

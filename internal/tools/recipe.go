@@ -452,7 +452,9 @@ var recipeRunTool = Def(Tool{
 		}
 		var nc *browser.Candidates
 		if rel.Level == browser.LevelHealed || rel.Level == browser.LevelReidentified {
-			nc, _ = h.Describe(ctx, rel.Locator)
+			if nc, _ = h.Describe(ctx, rel.Locator); nc != nil {
+				nc.ByPlace = c.ByPlace
+			}
 		}
 		return rel, nc, nil
 	}
@@ -688,8 +690,8 @@ func healWrite(store *recipes.Store, r *recipes.Recipe, heals map[int]*stepHeal)
 			continue
 		}
 		st := &r.Steps[step-1]
-		if sh.newCand != nil && sh.rel.Locator.Selector != "" {
-			setSelector(st.Fields, sh.rel.Locator.Selector)
+		if sel := healedSelector(sh.rel, sh.newCand); sh.newCand != nil && sel != "" {
+			setSelector(st.Fields, sel)
 			if st.Candidates, err = json.Marshal(sh.newCand); err != nil {
 				return 0, "", err
 			}
@@ -704,10 +706,11 @@ func healWrite(store *recipes.Store, r *recipes.Recipe, heals map[int]*stepHeal)
 		changed := false
 		for i, nc := range sh.newFields {
 			fm, ok := fieldMap(list, i)
-			if nc == nil || !ok || sh.fields[i].Locator.Selector == "" || i >= len(fc.Fields) {
+			sel := healedSelector(sh.fields[i], nc)
+			if nc == nil || !ok || sel == "" || i >= len(fc.Fields) {
 				continue
 			}
-			setSelector(fm, sh.fields[i].Locator.Selector)
+			setSelector(fm, sel)
 			fc.Fields[i] = nc
 			changed = true
 			n++
@@ -723,6 +726,23 @@ func healWrite(store *recipes.Store, r *recipes.Recipe, heals map[int]*stepHeal)
 	}
 	path, err = store.Save(r)
 	return n, path, err
+}
+
+// healedSelector is the selector a healed step is written back with: the
+// one it was found by, or, for a step that picks by place, a structural
+// one (still by place) when there is one.
+func healedSelector(rel *browser.Relocation, nc *browser.Candidates) string {
+	if nc != nil && nc.ByPlace {
+		for _, c := range nc.CSS {
+			if c.Kind == "structural" && browser.Positional(c.Selector) {
+				return c.Selector
+			}
+		}
+	}
+	if rel == nil {
+		return ""
+	}
+	return rel.Locator.Selector
 }
 
 // setSelector makes a target's arguments the one selector sel.
