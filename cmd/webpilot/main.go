@@ -11,6 +11,7 @@
 //	webpilot extension --out DIR   write the unpacked browser extension
 //	webpilot pair            pair with the extension in the user's Chrome
 //	webpilot recipe list|show|validate|trust   manage recipe files
+//	webpilot trace show FILE   print a session trace's steps
 //	webpilot version         print the version
 package main
 
@@ -69,6 +70,7 @@ Usage:
   webpilot extension --out DIR   write the browser extension, to load it unpacked in Chrome
   webpilot pair            pair webpilot with the extension in your Chrome (one-time code)
   webpilot recipe list|show|validate|trust   manage recipes ("webpilot recipe help")
+  webpilot trace show FILE   print a session trace (--trace) as text, one line per step
   webpilot version         print the version
 
 Run "webpilot mcp -h" for the flags.
@@ -100,6 +102,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runExtension(ctx, rest, stdout, stderr)
 	case "recipe":
 		return runRecipe(ctx, rest, stdout, stderr)
+	case "trace":
+		return runTrace(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "webpilot", version)
 		return nil

@@ -25,6 +25,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
+	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
 // app is a configured webpilot: the config, the browser manager and the MCP
@@ -144,6 +145,10 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recipes: %w", err)
 	}
+	rec, err := traceRecorder(cfg.Trace, a.manager)
+	if err != nil {
+		return nil, err
+	}
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
 		OnInitialized: func() {
@@ -172,6 +177,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 				return store
 			},
 			HealWrite:      cfg.HealWrite,
+			Trace:          rec,
 			DefaultSession: cfg.Session,
 			Logger:         a.log,
 			Status: func() map[string]any {
@@ -306,4 +312,34 @@ func uploadRoots(cfg *Config, log *slog.Logger) []string {
 		}
 	}
 	return roots
+}
+
+// traceRecorder is the session trace recorder of --trace dir (nil when
+// dir is ""). A dir that is the output directory or inside it writes into
+// a trace folder of the output directory, within its budget; elsewhere
+// each file is bounded on its own (trace.DefaultMaxSteps,
+// trace.DefaultMaxBytes).
+func traceRecorder(dir string, m *browser.Manager) (*trace.Recorder, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	out, err := filepath.Abs(m.OutputDir())
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	if rel, err := filepath.Rel(out, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		folder, reserve, err := m.TraceFolder()
+		if err != nil {
+			return nil, fmt.Errorf("--trace: %w", err)
+		}
+		return trace.New(trace.Options{Dir: folder, Reserve: reserve}), nil
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	return trace.New(trace.Options{Dir: abs}), nil
 }
