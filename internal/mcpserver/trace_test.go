@@ -162,9 +162,9 @@ func TestTraceSession(t *testing.T) {
 		t.Errorf("summary:\n%s", d.Summary())
 	}
 
-	// browser_status: the session's actions, newest last.
+	// browser_status lists the caller's session's actions: here none, the
+	// calls named session main.
 	out := mustCall(t, ctx, cs, "browser_status", map[string]any{})
-	_ = out
 	var st struct {
 		Recent struct {
 			Session string         `json:"session"`
@@ -238,9 +238,16 @@ func TestTraceParallelSessions(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, s := range []string{"alpha", "beta"} {
 		wg.Go(func() {
-			mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/trace/form.html?s=" + s, "session": s, "snapshot": "none"})
+			// Not mustCall: a test may not stop from another goroutine.
+			do := func(tool string, args map[string]any) {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+				if err != nil || res.IsError {
+					t.Errorf("%s %v: %v %v", tool, args, err, res)
+				}
+			}
+			do("browser_navigate", map[string]any{"url": base + "/trace/form.html?s=" + s, "session": s, "snapshot": "none"})
 			for range 3 {
-				mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "#more", "session": s, "snapshot": "none"})
+				do("browser_action", map[string]any{"action": "click", "selector": "#more", "session": s, "snapshot": "none"})
 			}
 		})
 	}
