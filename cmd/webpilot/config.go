@@ -57,6 +57,7 @@ type Config struct {
 	IdleExit       time.Duration // webpilot serve: exit after this long without clients (0: never)
 	HealWrite      bool          // recipe_run writes healed locators back into the recipe file
 	Secrets        string        // the secrets file: NAME=value lines
+	Trace          string        // a folder: every tool call of every session is recorded there, an HTML file per session
 	SiteRuns       int           // the site gate: recipe runs and flows at once per site
 	SiteQueue      int           // the site gate: runs waiting per site
 	SiteWait       time.Duration // the site gate: how long a run waits for its turn
@@ -231,6 +232,7 @@ func configKeys() []configKey {
 		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened (same forms as --allowed-origins)", set: origins(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }},
 		{name: "output-dir", usage: "where large artifacts (full-page screenshots) are saved (default: webpilot-output in the temp dir)", set: str(func(c *Config) *string { return &c.OutputDir }), get: func(c *Config) any { return c.OutputDir }},
 		{name: "recipes", usage: "the folder of your recipes (default: webpilot/recipes in the user config dir); a project's ./.webpilot/recipes is used too once trusted (webpilot recipe trust)", set: str(func(c *Config) *string { return &c.Recipes }), get: func(c *Config) any { return c.Recipes }},
+		{name: "trace", usage: "record every tool call of every session (arguments, outcome, page, small screenshots) into an HTML file per session in this folder; see webpilot trace show", set: str(func(c *Config) *string { return &c.Trace }), get: func(c *Config) any { return c.Trace }},
 		{name: "output-max-mb", def: "100", usage: "budget in MB for what webpilot writes to the output dir (its oldest files go first)", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {

@@ -376,3 +376,22 @@ func TestConfigBrowserProfileIsPerClient(t *testing.T) {
 		}
 	}
 }
+
+// --trace (WEBPILOT_TRACE) is a folder: the daemon gets it, absolute, as
+// the proxy's working directory resolves it.
+func TestTraceSetting(t *testing.T) {
+	c := mustLoad(t, nil, map[string]string{"WEBPILOT_TRACE": "traces/here"}, "")
+	if c.Trace != "traces/here" || c.Sources["trace"] != "env" {
+		t.Fatalf("trace %q from %s", c.Trace, c.Sources["trace"])
+	}
+	want, err := filepath.Abs("traces/here")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := forwarded(c)["trace"]; got != want {
+		t.Errorf("forwarded trace %q, want %q", got, want)
+	}
+	if c := mustLoad(t, []string{"--trace", "/tmp/t"}, nil, ""); c.Trace != "/tmp/t" || c.Sources["trace"] != "flag" {
+		t.Errorf("--trace: %q from %s", c.Trace, c.Sources["trace"])
+	}
+}

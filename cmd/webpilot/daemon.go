@@ -37,7 +37,7 @@ var notForwarded = map[string]bool{"session": true, "browser_profile": true, "st
 
 // pathKeys are settings that name files: a proxy makes them absolute
 // before handing them to the daemon, which runs in another directory.
-var pathKeys = map[string]bool{"user_data_dir": true, "output_dir": true, "browser": true, "secrets": true}
+var pathKeys = map[string]bool{"user_data_dir": true, "output_dir": true, "browser": true, "secrets": true, "trace": true}
 
 // forwarded are the settings (key → text) a daemon must run with to serve
 // this proxy: every one not at its default, but the proxy's own.

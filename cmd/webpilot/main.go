@@ -12,6 +12,7 @@
 //	webpilot skill --out DIR   write the agent skill (DIR/webpilot/SKILL.md)
 //	webpilot pair            pair with the extension in the user's Chrome
 //	webpilot recipe list|show|validate|trust   manage recipe files
+//	webpilot trace show FILE   print a session trace's steps
 //	webpilot version         print the version
 package main
 
@@ -72,6 +73,7 @@ Usage:
                                  (Claude Code: --out ~/.claude/skills; "webpilot skill -h")
   webpilot pair            pair webpilot with the extension in your Chrome (one-time code)
   webpilot recipe list|show|validate|trust   manage recipes ("webpilot recipe help")
+  webpilot trace show FILE   print a session trace (--trace) as text, one line per step
   webpilot version         print the version
 
 Run "webpilot mcp -h" for the flags.
@@ -105,6 +107,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runSkill(ctx, rest, stdout, stderr)
 	case "recipe":
 		return runRecipe(ctx, rest, stdout, stderr)
+	case "trace":
+		return runTrace(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "webpilot", version)
 		return nil

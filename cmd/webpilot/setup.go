@@ -26,6 +26,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
+	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
 // app is a configured webpilot: the config, the browser manager and the MCP
@@ -156,6 +157,10 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recipes: %w", err)
 	}
+	rec, err := traceRecorder(cfg.Trace, a.manager, sec.Mask)
+	if err != nil {
+		return nil, err
+	}
 	a.server = mcpserver.New(mcpserver.Options{
 		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
 		OnInitialized: func() {
@@ -184,6 +189,9 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 				return store
 			},
 			HealWrite:      cfg.HealWrite,
+			Secrets:        sec,
+			Trace:          rec,
+			TraceMask:      sec.Mask,
 			DefaultSession: cfg.Session,
 			Logger:         a.log,
 			Status: func() map[string]any {
@@ -318,4 +326,34 @@ func uploadRoots(cfg *Config, log *slog.Logger) []string {
 		}
 	}
 	return roots
+}
+
+// traceRecorder is the session trace recorder of --trace dir (nil when
+// dir is ""). A dir that is the output directory or inside it writes into
+// a trace folder of the output directory, within its budget; elsewhere
+// each file is bounded on its own (trace.DefaultMaxSteps,
+// trace.DefaultMaxBytes). mask hides the secrets in everything written.
+func traceRecorder(dir string, m *browser.Manager, mask func(string) string) (*trace.Recorder, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	out, err := filepath.Abs(m.OutputDir())
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	if rel, err := filepath.Rel(out, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		folder, reserve, err := m.TraceFolder()
+		if err != nil {
+			return nil, fmt.Errorf("--trace: %w", err)
+		}
+		return trace.New(trace.Options{Dir: folder, Reserve: reserve, Mask: mask}), nil
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	return trace.New(trace.Options{Dir: abs, Mask: mask}), nil
 }

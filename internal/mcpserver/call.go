@@ -49,7 +49,12 @@ func (s *Server) register(t tools.Tool) {
 // against the advertised schema and decoded once into the tool's input, the
 // hold is taken, the tool runs, and its outcome is rendered.
 func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (out *mcp.CallToolResult, _ error) {
+		// What the agent saw goes to the session's trace and recent actions.
+		start := time.Now()
+		var args map[string]any
+		var session, tab string
+		defer func() { s.observe(ctx, t, req, args, session, tab, start, out) }()
 		args, err := s.checkArgs(t.Name, req.Params.Arguments)
 		if err != nil {
 			return s.render(ctx, t.Name, nil, err), nil
@@ -64,7 +69,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		}
 		env := &tools.Env{Manager: s.deps.Manager, Gate: s.deps.Gate, Recipes: s.deps.Recipes, HealWrite: s.deps.HealWrite, Secrets: s.deps.Secrets, Status: s.status,
 			Roots:    func(ctx context.Context) []string { return clientRoots(ctx, req) },
-			Progress: progress(ctx, req, s.mask), Decode: s.decodeArgs}
+			Progress: progress(ctx, req, s.mask), Decode: s.decodeArgs, Recent: s.recent.List, TraceMask: s.deps.TraceMask}
 		if wd := clientWorkdir(req); wd != "" && s.deps.RecipesFor != nil {
 			env.Recipes = s.deps.RecipesFor(wd)
 		}
@@ -73,11 +78,11 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 				return s.render(ctx, t.Name, nil, err), nil
 			}
 		}
-		session, _ := args["session"].(string)
+		session, _ = args["session"].(string)
 		if session == "" {
 			session = s.defaultSession(req)
 		}
-		tab, _ := args["tab"].(string)
+		tab, _ = args["tab"].(string)
 		if p := clientBrowserProfile(req); p != "" {
 			ctx = context.WithValue(ctx, browserProfileKey{}, p)
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
+	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
 // secretValue has the characters every encoding changes.
@@ -99,7 +100,9 @@ func TestSecretsNeverShown(t *testing.T) {
 	logger := slog.New(sec.Handler(slog.NewTextHandler(lockedWriter{&logMu, &logBuf}, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), Logger: logger})
 	sel, _ := tools.Select(tools.ProfileFull, "")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Logger: logger, Deps: &tools.Deps{Manager: m, Secrets: sec, Logger: logger}}, nil, "")
+	traceDir := t.TempDir()
+	rec := trace.New(trace.Options{Dir: traceDir, Mask: sec.Mask})
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Logger: logger, Deps: &tools.Deps{Manager: m, Secrets: sec, Logger: logger, Trace: rec, TraceMask: sec.Mask}}, nil, "")
 	ctx := backendtest.Context(t, 90*time.Second)
 	t.Cleanup(func() {
 		// The tabs only: the backend is shared with the other tests.
@@ -168,7 +171,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	// A failed step: its page capture holds the page that shows the value.
 	fail("browser_flow", map[string]any{"steps": []any{
 		map[string]any{"do": "read", "selector": "#echo"},
-		map[string]any{"do": "action", "action": "click", "selector": "#missing", "timeout_ms": 300},
+		map[string]any{"do": "action", "action": "click", "selector": "#missing", "timeout_ms": 8000},
 	}}, "TARGET_NOT_FOUND")
 
 	// It reached the server, as typed.
@@ -182,12 +185,23 @@ func TestSecretsNeverShown(t *testing.T) {
 	if !form || !jsonBody {
 		t.Errorf("the server did not get the password as typed (form %v, json %v): %q", form, jsonBody, received())
 	}
-	// No result, nor the log, holds it in any form.
+	// No result, nor the log, nor the session's trace holds it in any form.
 	logMu.Lock()
 	logText := logBuf.String()
 	logMu.Unlock()
+	traces, _ := filepath.Glob(filepath.Join(traceDir, "*.html"))
+	if len(traces) != 1 {
+		t.Fatalf("trace files %q, want the session's one", traces)
+	}
+	traceHTML, err := os.ReadFile(traces[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(traceHTML), "&lt;secret:PW&gt;") {
+		t.Errorf("the trace does not show the masked secret")
+	}
 	masked := 0
-	for i, r := range append(results, logText) {
+	for i, r := range append(results, logText, string(traceHTML)) {
 		for _, f := range secretForms() {
 			if strings.Contains(r, f) {
 				t.Errorf("result %d holds the secret as %q:\n%s", i, f, r)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
+	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
 // Instructions teach a model the loop in a few lines.
@@ -73,6 +74,8 @@ type Server struct {
 	onInit  func()
 	initMu  sync.Once
 	tools   map[string]tools.Tool // the active tools by name
+	// recent keeps each browser session's last actions (browser_status).
+	recent *trace.Recent
 	// budgeted holds the deadlines of running calls whose tool has a time
 	// budget of its own (tools.CallBudget), keyed by a pointer per call.
 	budgeted sync.Map
@@ -128,6 +131,7 @@ func New(opts Options) *Server {
 	if s.deps.DefaultSession == "" {
 		s.deps.DefaultSession = "default"
 	}
+	s.recent = &trace.Recent{Mask: s.deps.TraceMask}
 	s.sel = opts.Tools
 	if s.sel.Tools == nil {
 		sel, err := tools.Select(tools.DefaultProfile, "")

@@ -24,7 +24,7 @@ type CollectIn struct {
 	Exclude       map[string]string `json:"exclude,omitempty" jsonschema:"field: regex"`
 	FallbackText  bool              `json:"fallback_text,omitempty" jsonschema:"keep empty items as text"`
 	Scroll        bool              `json:"scroll,omitempty" jsonschema:"load more"`
-	Discover      bool              `json:"discover,omitempty" jsonschema:"propose selectors"`
+	Discover      bool              `json:"discover,omitempty" jsonschema:"propose item selectors first"`
 	MaxChars      int               `json:"max_chars,omitempty" minimum:"1" maximum:"1000000"`
 	Offset        int               `json:"offset,omitempty" minimum:"0" maximum:"10000000"`
 	Session       string            `json:"session,omitempty"`
@@ -33,7 +33,7 @@ type CollectIn struct {
 
 var collectTool = Def(Tool{
 	Name:        "browser_collect",
-	Description: "Repeated items (products, results) as JSON rows, cheaper than a snapshot; discover: true proposes selectors.",
+	Description: "Repeated items (products, results) as JSON rows, cheaper than a snapshot.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupRead,
 	Hold:        HoldTab,

@@ -21,6 +21,7 @@ type FlowIn struct {
 	Steps          []map[string]any `json:"steps" jsonschema:"{do: navigate snapshot find action fill_form wait read collect back screenshot, …its args, save_as, retry, optional, timeout_ms, nth}; \"$name\": saved value"`
 	BudgetMs       int              `json:"budget_ms,omitempty" jsonschema:"default 30000" minimum:"1" maximum:"120000"`
 	OnErrorCapture *bool            `json:"on_error_capture,omitempty" jsonschema:"default true"`
+	Trace          bool             `json:"trace,omitempty" jsonschema:"HTML trace"`
 	Session        string           `json:"session,omitempty"`
 	Tab            string           `json:"tab,omitempty"`
 }
@@ -79,12 +80,19 @@ var flowTool = Def(Tool{
 		return nil, err
 	}
 	defer release()
+	if in.Trace {
+		if x.trace, err = newFlowTrace(h); err != nil {
+			return nil, err
+		}
+	}
 	tr := p.Run(ctx, x, h.env.Progress)
 	if tr.Err != nil {
-		return nil, tr.Err
+		return nil, x.trace.told(tr.Err)
 	}
 	h.SetLastFlow(&browser.FlowRecord{Steps: in.Steps, Candidates: x.record, Fields: x.recordFields, BudgetMs: in.BudgetMs, At: time.Now()})
-	return flowResult(p, tr), nil
+	res := flowResult(p, tr)
+	res.Text = x.trace.note(res.Text)
+	return res, nil
 })
 
 // planSite is the site a flow works on, for the site gate: that of its
@@ -212,6 +220,8 @@ type stepExec struct {
 	// before, when set, runs before a step's tool, with its decoded input
 	// (recipe_run relocates the step's element with it).
 	before func(ctx context.Context, step int, in any) (any, error)
+	// trace, when set, records each step run (browser_flow's trace).
+	trace *flowTrace
 }
 
 // targeted is a step input with one target element (browser_action,
@@ -268,7 +278,14 @@ func (x *stepExec) Takes(tool, arg string) bool {
 }
 
 // Run implements flow.Executor: the step's tool runs with the flow's Held.
-func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (flow.Output, error) {
+func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (out flow.Output, err error) {
+	if x.trace != nil {
+		start := time.Now()
+		defer func() {
+			res, _ := out.Raw.(*Result)
+			x.trace.step(ctx, x.h, tool, args, start, res, err)
+		}()
+	}
 	t, in, err := x.decode(tool, args)
 	if err != nil {
 		return flow.Output{}, err

@@ -9,6 +9,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
+	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
 // Env is what a call may know besides its session, set by the server for
@@ -36,6 +37,12 @@ type Env struct {
 	// ErrInactive for a tool the server does not serve. browser_flow checks
 	// its steps with it.
 	Decode func(tool string, args map[string]any) (any, error)
+	// Recent is a session's last actions, newest last (browser_status);
+	// nil: none kept.
+	Recent func(session string) []trace.Action
+	// TraceMask is applied to what browser_flow's trace keeps; nil is the
+	// identity.
+	TraceMask func(string) string
 }
 
 // Held is what a call holds while its tool runs: the session, inside its

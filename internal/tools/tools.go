@@ -15,6 +15,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
+	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
 // Limits on text returned to the agent, from DESIGN.md.
@@ -51,6 +52,12 @@ type Deps struct {
 	// browser_status.
 	Status func() map[string]any
 	Logger *slog.Logger
+	// Trace, when set, records every tool call of every session into an
+	// HTML file per session (--trace); nil: no session traces.
+	Trace *trace.Recorder
+	// TraceMask is applied to every string a trace or the recent actions
+	// keep (browser_flow's trace too); nil is the identity.
+	TraceMask func(string) string
 }
 
 // Tool is one entry of the table: what is advertised (name, description,

@@ -1,0 +1,89 @@
+package browser
+
+import (
+	"context"
+	"time"
+)
+
+// Glance is what a session trace keeps of a tab after a call: its page's
+// URL and title, and a small JPEG of its viewport when one was asked for.
+type Glance struct {
+	URL, Title string
+	JPEG       []byte
+}
+
+// glanceTimeout bounds a whole Glance: a trace never holds a call up long.
+const glanceTimeout = 5 * time.Second
+
+// Glance reads the tab's URL and title and, when width > 0, captures its
+// viewport scaled to width CSS pixels as a JPEG of quality (cheap: the
+// browser scales). Under an open dialog only the URL is read. Best effort:
+// what could be read is returned with the first error.
+func (s *Session) Glance(ctx context.Context, t *Tab, width, quality int) (Glance, error) {
+	ctx, cancel := context.WithTimeout(ctx, glanceTimeout)
+	defer cancel()
+	var g Glance
+	if t.DialogError() != nil {
+		u, err := t.URL(ctx)
+		g.URL = u
+		return g, err
+	}
+	var vp struct {
+		Href, Title string
+		X, Y, W, H  float64
+	}
+	if err := t.evalValue(ctx, `({Href:location.href,Title:document.title,X:visualViewport.pageLeft,Y:visualViewport.pageTop,W:visualViewport.width,H:visualViewport.height})`, &vp); err != nil {
+		u, _ := t.URL(ctx)
+		g.URL = u
+		return g, backendError("read the page", err)
+	}
+	g.URL, g.Title = vp.Href, vp.Title
+	if width <= 0 || vp.W < 1 || vp.H < 1 {
+		return g, nil
+	}
+	bctx, bcancel := context.WithTimeout(ctx, bringToFrontTimeout)
+	_ = t.t.Call(bctx, "Page.bringToFront", nil, nil)
+	bcancel()
+	scale := min(1, float64(width)/vp.W)
+	data, err := t.capture(ctx, FormatJPEG, quality, &clip{X: vp.X, Y: vp.Y, Width: vp.W, Height: vp.H, Scale: scale}, false)
+	if err != nil {
+		return g, err
+	}
+	g.JPEG = data
+	return g, nil
+}
+
+// OutputDir is the output directory's path.
+func (m *Manager) OutputDir() string { return m.out.Path() }
+
+// TraceFolder makes a fresh folder of webpilot's own in the output
+// directory for trace files, and returns its path and the function that
+// makes room for n more bytes in it before a file there grows (the
+// directory's budget; done records the folder's size).
+func (m *Manager) TraceFolder() (string, func(n int64) (done func(), err error), error) {
+	folder, err := m.newOutputFolder("trace")
+	if err != nil {
+		return "", nil, outputError(err)
+	}
+	return folder, func(n int64) (func(), error) {
+		done, err := m.out.Reserve(folder, n)
+		if err != nil {
+			return nil, outputError(err)
+		}
+		return done, nil
+	}, nil
+}
+
+// LiveTab is the session's tab by id ("" = current) when it is open and
+// attached, else nil: unlike Tab it never opens, revives or forgets a tab.
+// Call within Do.
+func (s *Session) LiveTab(id string) *Tab {
+	t := s.current
+	if id != "" {
+		t = s.tabs[s.ids.resolve(id)]
+	}
+	if t == nil || !t.alive() {
+		return nil
+	}
+	return t
+}

@@ -1,0 +1,112 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+	"github.com/webpilot-mcp/webpilot/internal/trace"
+)
+
+// observe records a finished call: into the session's recent actions
+// (browser_status) and, with --trace, into the session's trace file, with
+// the page's URL and title after the call and a small screenshot after the
+// tools that change the page. out is what the agent got.
+func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolRequest, args map[string]any, session, tab string, start time.Time, out *mcp.CallToolResult) {
+	if out == nil {
+		return // a panic: the middleware answers it
+	}
+	if session == "" {
+		session, _ = args["session"].(string)
+	}
+	if session == "" {
+		session = s.defaultSession(req)
+	}
+	if session == "" {
+		session = s.deps.DefaultSession
+	}
+	text, ok, code, msg := outcome(out)
+	target := trace.Target(t.Name, args)
+	if t.Name != "browser_status" {
+		word := "ok"
+		if !ok {
+			word = code
+		}
+		s.recent.Add(session, t.Name, target, word, start)
+	}
+	rec := s.deps.Trace
+	if rec == nil {
+		return
+	}
+	step := trace.Step{Time: start, Ms: time.Since(start).Milliseconds(), Tool: t.Name, Target: target,
+		Args: trace.ArgsJSON(args), OK: ok, Code: code, Error: msg, Result: text}
+	if t.Hold != tools.HoldNothing && s.deps.Manager != nil {
+		step.URL, step.Title, step.Image = s.glance(ctx, t.Name, session, tab)
+	}
+	if _, err := rec.Record(session, step); err != nil {
+		s.log.Warn("trace not written", "session", session, "err", err)
+	}
+}
+
+// glance reads the session's tab after a call: URL, title and, after a
+// tool that changes the page, a small screenshot. It never opens a tab or
+// starts a browser; nothing is read when the session or tab is gone.
+func (s *Server) glance(ctx context.Context, tool, session, tab string) (url, title string, jpeg []byte) {
+	bs, ok := s.deps.Manager.Lookup(session)
+	if !ok {
+		return "", "", nil
+	}
+	// The trace waits for the session a little, never for long.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	width := 0
+	if trace.Shoots(tool) {
+		width = trace.ShotWidth
+	}
+	_ = bs.Do(ctx, func(ctx context.Context) error {
+		bt := bs.LiveTab(tab)
+		if bt == nil && tab != "" {
+			bt = bs.LiveTab("") // the call closed its tab: the current one
+		}
+		if bt == nil {
+			return nil
+		}
+		g, _ := bs.Glance(ctx, bt, width, trace.ShotQuality)
+		url, title, jpeg = g.URL, g.Title, g.JPEG
+		return nil
+	})
+	return url, title, jpeg
+}
+
+// outcome reads a rendered result: its text, and for an error its code and
+// message.
+func outcome(out *mcp.CallToolResult) (text string, ok bool, code, msg string) {
+	var b strings.Builder
+	for _, c := range out.Content {
+		if tc, isText := c.(*mcp.TextContent); isText {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(tc.Text)
+		}
+	}
+	text = b.String()
+	if !out.IsError {
+		return text, true, "", ""
+	}
+	var body struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(text), &body) != nil || body.Error.Code == "" {
+		return text, false, string(browser.CodeInternal), text
+	}
+	return text, false, body.Error.Code, body.Error.Message
+}
