@@ -118,3 +118,17 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMask is the cost of masking a 100 KB result (a large snapshot)
+// with three secrets declared: what every tool result pays.
+func BenchmarkMask(b *testing.B) {
+	s, err := secrets.Load("", []string{`WEBPILOT_SECRET_A=pa55!&"<>word`, "WEBPILOT_SECRET_B=tok-0123456789abcdef", "WEBPILOT_SECRET_C=correct horse battery"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("button e12 \"Add to cart\" in \"Blue Kettle €25\"\n", 2200)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		_ = s.Mask(text)
+	}
+}
