@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -45,9 +46,14 @@ func webpilotCmd(t *testing.T, stderr *syncBuffer, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// fixtures serves testdata/pages.
+// fixtures serves testdata/pages (by its absolute path: tests may change
+// the working directory after).
 func fixtures(t *testing.T) string {
-	srv := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
+	pages, err := filepath.Abs("../../testdata/pages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(pages)))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

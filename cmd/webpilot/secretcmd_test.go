@@ -1,8 +1,6 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,12 +13,7 @@ import (
 // that shows no value.
 func TestSecretsCommand(t *testing.T) {
 	skipShort(t)
-	pages, err := filepath.Abs("../../testdata/pages")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(pages)))
-	t.Cleanup(srv.Close)
+	base := fixtures(t)
 	cliEnv(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "secrets")
@@ -30,7 +23,7 @@ func TestSecretsCommand(t *testing.T) {
 	t.Setenv("WEBPILOT_SECRET_TOKEN", "tok-9f8e7d6c")
 	traceDir := filepath.Join(dir, "traces")
 	args := append([]string{"call"}, browserArgs("--secrets", file, "--trace", traceDir)...)
-	args = append(args, "browser_flow", `{"steps":[{"do":"navigate","url":"`+srv.URL+`/form.html","snapshot":"none"},`+
+	args = append(args, "browser_flow", `{"steps":[{"do":"navigate","url":"`+base+`/form.html","snapshot":"none"},`+
 		`{"do":"action","action":"fill","selector":"#name","secret":"PW","snapshot":"none"},`+
 		`{"do":"read","what":"value","selector":"#name"},`+
 		`{"do":"action","action":"type","selector":"#name","secret":"TOKEN","snapshot":"none"},`+

@@ -104,6 +104,24 @@ func shopServer(t *testing.T) (string, *atomic.Value) {
 	return srv.URL, variant
 }
 
+// recipeClient is a client of a server with the recipe tools on the shared
+// browser; its recipes live in a fresh folder unless deps names a store.
+func recipeClient(t *testing.T, deps tools.Deps) (*mcp.ClientSession, *recipes.Store) {
+	t.Helper()
+	if deps.Recipes == nil {
+		dir := t.TempDir()
+		deps.Recipes = &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
+	}
+	if deps.Manager == nil {
+		deps.Manager = sharedManager(t)
+	}
+	sel, err := tools.Select(tools.ProfileCore, "+recipes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return connectServer(t, mcpserver.Options{Tools: sel, Deps: &deps}, nil, ""), deps.Recipes
+}
+
 // A recipe end to end: a 5-step flow (search → open the first result →
 // read its fields) saved with the query as a parameter, run with another
 // query; then replayed on the shop's markup changed three ways, each healed
@@ -113,13 +131,7 @@ func shopServer(t *testing.T) (string, *atomic.Value) {
 func TestRecipeRecordSaveRunHeal(t *testing.T) {
 	t.Parallel()
 	base, variant := shopServer(t)
-	dir := t.TempDir()
-	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
-	sel, err := tools.Select(tools.ProfileCore, "+recipes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store}}, nil, "")
+	cs, store := recipeClient(t, tools.Deps{})
 	ctx := backendtest.Context(t, 120*time.Second)
 
 	flowOut := mustCall(t, ctx, cs, "browser_flow", map[string]any{"steps": []any{
@@ -216,10 +228,7 @@ func saveShopRecipe(t *testing.T, ctx context.Context, cs *mcp.ClientSession, ba
 func TestRecipeHealWrite(t *testing.T) {
 	t.Parallel()
 	base, variant := shopServer(t)
-	dir := t.TempDir()
-	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
-	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store, HealWrite: true}}, nil, "")
+	cs, store := recipeClient(t, tools.Deps{HealWrite: true})
 	ctx := backendtest.Context(t, 120*time.Second)
 	saveShopRecipe(t, ctx, cs, base)
 	path := filepath.Join(store.UserDir, "shop-first-result.json")
@@ -266,8 +275,7 @@ func TestRecipeProjectTrust(t *testing.T) {
 	if err := os.WriteFile(file, []byte(recipe("read the title")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store}}, nil, "")
+	cs, _ := recipeClient(t, tools.Deps{Recipes: store})
 	ctx := backendtest.Context(t, 60*time.Second)
 	args := map[string]any{"name": "shop-title"}
 
@@ -310,10 +318,7 @@ func TestRecipeProjectTrust(t *testing.T) {
 func TestRecipeTokens(t *testing.T) {
 	t.Parallel()
 	base, _ := shopServer(t)
-	dir := t.TempDir()
-	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
-	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store}}, nil, "")
+	cs, _ := recipeClient(t, tools.Deps{})
 	ctx := backendtest.Context(t, 120*time.Second)
 	enc, err := tokenizer.Get(tokenizer.O200kBase)
 	if err != nil {
@@ -421,10 +426,7 @@ func TestHTTPWorkdirHeader(t *testing.T) {
 func TestRecipeFillForm(t *testing.T) {
 	t.Parallel()
 	base, variant := shopServer(t)
-	dir := t.TempDir()
-	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
-	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Recipes: store, HealWrite: true}}, nil, "")
+	cs, store := recipeClient(t, tools.Deps{HealWrite: true})
 	ctx := backendtest.Context(t, 120*time.Second)
 	mustCall(t, ctx, cs, "browser_flow", map[string]any{"steps": []any{
 		map[string]any{"do": "navigate", "url": base + "/shop/", "snapshot": "none"},
@@ -447,5 +449,57 @@ func TestRecipeFillForm(t *testing.T) {
 	out = mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "shop-form", "params": map[string]any{"query": "mug"}})
 	if !strings.Contains(out, "details: Red Mug") || !strings.Contains(out, "· match fields exact") {
 		t.Errorf("the run after the heal-write:\n%s", out)
+	}
+}
+
+// Recipes on real widgets: a Bootstrap 4 modal that fades in (its button
+// only clickable once shown) and a React 18 root that listens to every
+// event; each recorded, saved and run again, with the right output, every
+// element found by its own locator, and the page left as a user would see
+// it (the modal hidden again).
+func TestRecipeRealWidgets(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs, _ := recipeClient(t, tools.Deps{})
+	ctx := backendtest.Context(t, 120*time.Second)
+	for _, c := range []struct {
+		name   string
+		steps  []any
+		output string
+		want   string
+	}{
+		{"bs4-logout", []any{
+			map[string]any{"do": "navigate", "url": base + "/real/bs4-modal.html", "snapshot": "none"},
+			map[string]any{"do": "action", "action": "click", "selector": `[data-target="#logoutModal"]`, "snapshot": "none"},
+			map[string]any{"do": "action", "action": "click", "role": "link", "name": "Logout now", "exact": true, "snapshot": "none"},
+			map[string]any{"do": "read", "selector": "#status", "save_as": "status"},
+		}, "status", "status: Signed out"},
+		{"react-add-two", []any{
+			map[string]any{"do": "navigate", "url": base + "/real/react-root.html", "snapshot": "none"},
+			map[string]any{"do": "action", "action": "click", "role": "button", "name": "Add one", "snapshot": "none"},
+			map[string]any{"do": "action", "action": "click", "text": "Add one", "snapshot": "none"},
+			map[string]any{"do": "read", "selector": "#count", "save_as": "count"},
+		}, "count", "count: Clicked 2 times"},
+	} {
+		mustCall(t, ctx, cs, "browser_flow", map[string]any{"steps": c.steps})
+		mustCall(t, ctx, cs, "recipe_save", map[string]any{"name": c.name, "output": []any{c.output}})
+		out := mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": c.name})
+		if !strings.Contains(out, c.want) || strings.Count(out, "· match exact") != 3 {
+			t.Errorf("%s:\n%s", c.name, out)
+		}
+		if c.name == "bs4-logout" {
+			// The modal faded out again: the snapshot, like the screen, no
+			// longer shows it.
+			var snap string
+			for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
+				snap = mustCall(t, ctx, cs, "browser_snapshot", map[string]any{})
+				if !strings.Contains(snap, "Ready to Leave?") || time.Now().After(deadline) {
+					break
+				}
+			}
+			if strings.Contains(snap, "Ready to Leave?") || !strings.Contains(snap, "Signed out") {
+				t.Errorf("after the run the page shows:\n%s", snap)
+			}
+		}
 	}
 }

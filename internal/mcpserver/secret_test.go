@@ -21,7 +21,6 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
-	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 	"github.com/webpilot-mcp/webpilot/internal/trace"
@@ -224,10 +223,7 @@ func TestSecretRecipeParam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
-	sel, _ := tools.Select(tools.ProfileCore, "+recipes")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: sharedManager(t), Secrets: sec, Recipes: store}}, nil, "")
+	cs, _ := recipeClient(t, tools.Deps{Secrets: sec})
 	ctx := backendtest.Context(t, 60*time.Second)
 	mustCall(t, ctx, cs, "recipe_save", map[string]any{"name": "login", "site": "127.0.0.1",
 		"params": map[string]any{"pw": map[string]any{"value": "placeholder-pw"}, "who": map[string]any{"value": "ada"}},
