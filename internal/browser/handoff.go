@@ -74,7 +74,8 @@ func (s *Session) checkHandoff(o *HandoffOptions) ([]*waitCond, backend.Handoff,
 		o.Timeout = HandoffDefaultTimeout
 	}
 	if o.Timeout > HandoffMaxTimeout {
-		return nil, nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("timeout_ms %d: at most %d", o.Timeout.Milliseconds(), HandoffMaxTimeout.Milliseconds())}
+		return nil, nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("timeout_ms %d: at most %d", o.Timeout.Milliseconds(), HandoffMaxTimeout.Milliseconds()),
+			Hint: "a hand-off waits at most 15 minutes; call it again if the user needs longer", Suggestions: []string{`"timeout_ms": 900000`}}
 	}
 	var conds []*waitCond
 	if o.Until != nil {

@@ -73,7 +73,8 @@ func (in ActionIn) Check() error {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no secret", Hint: "secret is for fill and type"}
 	}
 	if in.Secret != "" && in.Value != "" {
-		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "give value or secret, not both"}
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "give value or secret, not both",
+			Hint: "secret names a value the user declared; value is text you write yourself"}
 	}
 	return nil
 }

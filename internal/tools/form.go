@@ -38,7 +38,8 @@ var fillFormTool = Def(Tool{
 		ff := browser.FormField{Target: fd.target(), Value: fd.Value, Values: fd.Values, Type: fd.Type}
 		if fd.Secret != "" {
 			if fd.Value != "" {
-				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("field %d: give value or secret, not both", i+1)}
+				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("field %d: give value or secret, not both", i+1),
+					Hint: "secret names a value the user declared; value is text you write yourself"}
 			}
 			sec, err := h.Secret(fd.Secret)
 			if err != nil {

@@ -244,10 +244,12 @@ func promoteParams(r *recipes.Recipe, params map[string]RecipeParamIn) error {
 		case bool:
 			typ, lit = "boolean", fmt.Sprint(v)
 		default:
-			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("params.%s.value: a string, number or boolean that appears in the steps", browser.Echo(name))}
+			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("params.%s.value: a string, number or boolean that appears in the steps", browser.Echo(name)),
+				Hint: "name a literal the steps use", Suggestions: []string{`"params": {"query": {"value": "kettle"}}`}}
 		}
 		if lit == "" {
-			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("params.%s.value is empty", browser.Echo(name))}
+			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("params.%s.value is empty", browser.Echo(name)),
+				Hint: "name a literal the steps use", Suggestions: []string{`"params": {"query": {"value": "kettle"}}`}}
 		}
 		found := 0
 		for i := range r.Steps {
