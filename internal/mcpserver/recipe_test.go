@@ -488,18 +488,18 @@ func TestRecipeRealWidgets(t *testing.T) {
 			t.Errorf("%s:\n%s", c.name, out)
 		}
 		if c.name == "bs4-logout" {
-			// The modal faded out again: the snapshot, like the screen, no
-			// longer shows it.
-			var snap string
-			for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
-				snap = mustCall(t, ctx, cs, "browser_snapshot", map[string]any{})
-				if !strings.Contains(snap, "Ready to Leave?") || time.Now().After(deadline) {
-					break
-				}
+			// What the agent sees matches the page: the dialog is in the
+			// snapshot exactly while Bootstrap shows the modal. (A hide
+			// asked during the fade-in is ignored by Bootstrap 4 itself,
+			// so on a loaded machine the modal may stay open.)
+			time.Sleep(500 * time.Millisecond) // past the fade-out
+			shown := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `(() => { const m = document.getElementById("logoutModal"); return m.classList.contains("show") && getComputedStyle(m).display !== "none" })()`})
+			snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{})
+			visible := strings.Contains(shown, "true")
+			if strings.Contains(snap, "Ready to Leave?") != visible || !strings.Contains(snap, "Signed out") {
+				t.Errorf("the modal is shown: %v, but the snapshot says:\n%s", visible, snap)
 			}
-			if strings.Contains(snap, "Ready to Leave?") || !strings.Contains(snap, "Signed out") {
-				t.Errorf("after the run the page shows:\n%s", snap)
-			}
+			t.Logf("after the run the modal is shown: %v", visible)
 		}
 	}
 }
