@@ -237,16 +237,20 @@ func (s *Session) Relocate(ctx context.Context, t *Tab, primary Locator, c *Cand
 			return nil, &Error{Code: CodeInvalidArgument, Message: ans.Bad, Hint: "use CSS syntax such as #id, .class, button[name=go]"}
 		}
 		d, derr := decide(c.Fingerprint, ans, c.ByPlace)
-		if derr != nil {
-			if derr.Code != CodeTargetNotFound || time.Now().After(deadline) {
-				return nil, derr
-			}
+		// An element that only resembles the recorded one (healed) is
+		// taken only once the page had time to show the very one: a
+		// modal still fading in must not make its button's look-alike
+		// outside it the match.
+		wait := derr != nil && derr.Code == CodeTargetNotFound || derr == nil && d.level == LevelHealed
+		if wait && time.Now().Before(deadline) {
 			select {
 			case <-ctx.Done():
-				return nil, derr
 			case <-time.After(pollInterval):
+				continue
 			}
-			continue
+		}
+		if derr != nil {
+			return nil, derr
 		}
 		mainID, err := t.mainFrameID(ctx)
 		if err != nil {
