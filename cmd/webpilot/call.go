@@ -19,8 +19,9 @@ import (
 // errToolFailed marks a tool call whose result was an error: exit code 1.
 var errToolFailed = errors.New("tool call failed")
 
-// runCall runs one tool in-process and prints its result: `webpilot call
-// [flags] TOOL ['{json}']`. Text goes to stdout; images are saved in the
+// runCall runs one tool and prints its result: `webpilot call [flags] TOOL
+// ['{json}']`, through the per-user daemon that the agents share (its own
+// browser session, or --session's), or in-process with --standalone. Text goes to stdout; images are saved in the
 // working directory as webpilot-<tool>-<n>.<ext> and their paths printed.
 func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flagArgs, pos := splitCallArgs(args)
@@ -55,19 +56,26 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 	// One call starts the browser itself when its tool needs one; a
 	// prewarm would start it for browser_status too.
-	cfg.Prewarm = false
-	a, err := newApp(cfg, stderr)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := a.close(); cerr != nil {
-			a.log.Warn("shutdown", "err", cerr)
+	cfg.Prewarm, cfg.Sources["prewarm"], cfg.Raw["prewarm"] = false, "default", "false"
+	var cs *mcp.ClientSession
+	if cfg.Standalone {
+		a, err := newApp(cfg, stderr)
+		if err != nil {
+			return err
 		}
-	}()
-	cs, err := connectInMemory(ctx, a)
-	if err != nil {
-		return err
+		defer func() {
+			if cerr := a.close(); cerr != nil {
+				a.log.Warn("shutdown", "err", cerr)
+			}
+		}()
+		if cs, err = connectInMemory(ctx, a); err != nil {
+			return err
+		}
+	} else {
+		// The browser the agents use: the per-user daemon's.
+		if cs, _, err = connectDaemon(ctx, cfg, "webpilot call", stderr); err != nil {
+			return err
+		}
 	}
 	defer cs.Close()
 

@@ -25,10 +25,11 @@ func cliEnv(t *testing.T) {
 	t.Chdir(t.TempDir())
 }
 
-// browserArgs are the flags of a browser test: a throwaway headless profile.
+// browserArgs are the flags of a browser test: a throwaway headless
+// profile, in this process (the tests of the daemon start it as a program).
 func browserArgs(args ...string) []string {
 	out := append([]string(nil), args...)
-	out = append(out, "--isolated", "--headless=true", "--backend", "launch")
+	out = append(out, "--standalone", "--isolated", "--headless=true", "--backend", "launch")
 	return append(out, browserFlag()...)
 }
 
@@ -115,10 +116,10 @@ func TestCallUsageErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown tool", []string{"call", "--backend", "launch", "browser_teleport"}, []string{`unknown tool "browser_teleport"`, "browser_navigate", "browser_status"}},
-		{"invalid JSON", []string{"call", "--backend", "launch", "browser_status", "{url:"}, []string{"not valid JSON"}},
-		{"not an object", []string{"call", "browser_status", "[1]"}, []string{"must be a JSON object"}},
-		{"bad flag", []string{"call", "--timeout", "soon", "browser_status"}, []string{"timeout"}},
+		{"unknown tool", []string{"call", "--standalone", "--backend", "launch", "browser_teleport"}, []string{`unknown tool "browser_teleport"`, "browser_navigate", "browser_status"}},
+		{"invalid JSON", []string{"call", "--standalone", "--backend", "launch", "browser_status", "{url:"}, []string{"not valid JSON"}},
+		{"not an object", []string{"call", "--standalone", "browser_status", "[1]"}, []string{"must be a JSON object"}},
+		{"bad flag", []string{"call", "--standalone", "--timeout", "soon", "browser_status"}, []string{"timeout"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runCLI(t, tc.args...)

@@ -367,8 +367,8 @@ func TestConfigBrowserProfileIsPerClient(t *testing.T) {
 	// A proxy sends it per client: two proxies with different profiles
 	// share one daemon.
 	plain := mustLoad(t, nil, nil, "")
-	if _, ok := forwarded(c)["browser_profile"]; ok || fingerprint(forwarded(c)) != fingerprint(forwarded(plain)) {
-		t.Errorf("browser_profile is forwarded to the daemon (%v): it must not retire it", forwarded(c))
+	if _, ok := browserSettings(c)["browser_profile"]; ok || fingerprint(browserSettings(c)) != fingerprint(browserSettings(plain)) {
+		t.Errorf("browser_profile is a browser setting of the daemon (%v): it must not retire it", browserSettings(c))
 	}
 	for _, bad := range []string{"a/b", "x<y", strings.Repeat("n", 65)} {
 		if _, err := load(t, []string{"--browser-profile", bad}, nil, ""); err == nil {
@@ -377,8 +377,9 @@ func TestConfigBrowserProfileIsPerClient(t *testing.T) {
 	}
 }
 
-// --trace (WEBPILOT_TRACE) is a folder: the daemon gets it, absolute, as
-// the proxy's working directory resolves it.
+// --trace (WEBPILOT_TRACE) is a folder: the daemon gets it with the
+// client's settings, absolute, as the proxy's working directory resolves
+// it.
 func TestTraceSetting(t *testing.T) {
 	c := mustLoad(t, nil, map[string]string{"WEBPILOT_TRACE": "traces/here"}, "")
 	if c.Trace != "traces/here" || c.Sources["trace"] != "env" {
@@ -388,8 +389,16 @@ func TestTraceSetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := forwarded(c)["trace"]; got != want {
-		t.Errorf("forwarded trace %q, want %q", got, want)
+	raw, err := encodeClientSettings(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := decodeClientSettings(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cs.Settings["trace"]; got.V != want || got.Src != "env" {
+		t.Errorf("the client's trace %+v, want %q from env", got, want)
 	}
 	if c := mustLoad(t, []string{"--trace", "/tmp/t"}, nil, ""); c.Trace != "/tmp/t" || c.Sources["trace"] != "flag" {
 		t.Errorf("--trace: %q from %s", c.Trace, c.Sources["trace"])

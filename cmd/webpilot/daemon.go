@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
 	"github.com/webpilot-mcp/webpilot/internal/filelock"
 	"github.com/webpilot-mcp/webpilot/internal/mcpproxy"
@@ -27,38 +29,8 @@ import (
 // client.
 const DaemonIdleExit = 10 * time.Minute
 
-// notForwarded are the settings a proxy keeps to itself: the browser
-// session and the browser profile are per client (sent as
-// mcpserver.SessionHeader and mcpserver.BrowserProfileHeader: clients that
-// want different ones share the daemon), and the rest are about the
-// proxy's own process or the daemon's transport.
-var notForwarded = map[string]bool{"session": true, "browser_profile": true, "standalone": true, "log_file": true,
-	"daemon": true, "idle_exit": true, "listen": true, "auth_token": true}
-
-// pathKeys are settings that name files: a proxy makes them absolute
-// before handing them to the daemon, which runs in another directory.
-var pathKeys = map[string]bool{"user_data_dir": true, "output_dir": true, "browser": true, "secrets": true, "trace": true}
-
-// forwarded are the settings (key → text) a daemon must run with to serve
-// this proxy: every one not at its default, but the proxy's own.
-func forwarded(cfg *Config) map[string]string {
-	out := make(map[string]string)
-	for k, v := range cfg.Raw {
-		if notForwarded[k] {
-			continue
-		}
-		if pathKeys[k] && v != "" && strings.ContainsRune(v, filepath.Separator) && !filepath.IsAbs(v) {
-			if abs, err := filepath.Abs(v); err == nil {
-				v = abs
-			}
-		}
-		out[k] = v
-	}
-	return out
-}
-
-// fingerprint names a set of settings; a daemon whose fingerprint differs
-// from a proxy's runs other settings.
+// fingerprint names a set of browser settings (browserSettings); a daemon
+// whose fingerprint differs from a proxy's drives another browser.
 func fingerprint(settings map[string]string) string {
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
@@ -69,26 +41,15 @@ func fingerprint(settings map[string]string) string {
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s=%q\n", k, settings[k])
 	}
-	// The secrets of the environment (WEBPILOT_SECRET_<NAME>, which the
-	// daemon inherits): a client with others needs another daemon. Only a
-	// digest of them is kept.
-	var sec []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, secrets.EnvPrefix) {
-			sec = append(sec, kv)
-		}
-	}
-	slices.Sort(sec)
-	for _, kv := range sec {
-		fmt.Fprintf(h, "secret %x\n", sha256.Sum256([]byte(kv)))
-	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// daemonEnv is the environment of a daemon started for settings: the
-// proxy's own, without any webpilot setting, plus each forwarded one
-// (environment, not flags: flags show in the process list, and a CDP
-// header may carry a credential).
+// daemonEnv is the environment of a daemon started for browser settings:
+// the proxy's own, without any webpilot setting or secret, plus each
+// browser setting (environment, not flags: flags show in the process list,
+// and a CDP header may carry a credential). The clients' own settings and
+// secrets travel with each client's requests (mcpserver.SettingsHeader),
+// never in the daemon's environment.
 func daemonEnv(environ []string, settings map[string]string) []string {
 	drop := make(map[string]bool)
 	for _, k := range configKeys() {
@@ -100,7 +61,7 @@ func daemonEnv(environ []string, settings map[string]string) []string {
 	var env []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !drop[name] {
+		if !drop[name] && !strings.HasPrefix(name, secrets.EnvPrefix) {
 			env = append(env, kv)
 		}
 	}
@@ -122,26 +83,10 @@ func runProxy(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})).With("component", "proxy")
-	settings := forwarded(cfg)
-	opts := daemon.EnsureOptions{
-		Dir:     dir,
-		Version: version,
-		Config:  fingerprint(settings),
-		Start: func() (<-chan error, error) {
-			return spawnDaemon(dir, daemonEnv(os.Environ(), settings))
-		},
-		Logf: func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) },
-	}
-	header := http.Header{}
-	if cfg.Sources["session"] != "default" {
-		header.Set(mcpserver.SessionHeader, cfg.Session)
-	}
-	if cfg.BrowserProfile != "" {
-		header.Set(mcpserver.BrowserProfileHeader, cfg.BrowserProfile)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		// The project recipes are those of the client's folder.
-		header.Set(mcpserver.WorkdirHeader, wd)
+	opts := daemonOptions(cfg, dir, func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) })
+	header, err := clientHeader(cfg)
+	if err != nil {
+		return err
 	}
 	err = mcpproxy.Run(ctx, stdin, stdout, mcpproxy.Options{
 		Connect: func(ctx context.Context, _ *mcpproxy.Endpoint) (mcpproxy.Endpoint, error) {
@@ -152,13 +97,92 @@ func runProxy(ctx context.Context, cfg *Config, stdin io.Reader, stdout, stderr 
 			log.Debug("daemon", "pid", st.PID, "addr", st.Addr, "version", st.Version)
 			return mcpproxy.Endpoint{URL: st.URL(), Token: st.Token}, nil
 		},
-		Header: header,
-		Logger: log,
+		Header:       header,
+		Logger:       log,
+		NamedSession: cfg.Sources["session"] != "default",
 	})
 	if err != nil {
 		return fmt.Errorf("%w (webpilot mcp --standalone runs without the daemon)", err)
 	}
 	return nil
+}
+
+// daemonOptions say which daemon a client with cfg needs: the one of its
+// browser settings, started with them when none runs.
+func daemonOptions(cfg *Config, dir string, logf func(format string, args ...any)) daemon.EnsureOptions {
+	settings := browserSettings(cfg)
+	return daemon.EnsureOptions{
+		Dir:     dir,
+		Version: version,
+		Config:  fingerprint(settings),
+		Start: func() (<-chan error, error) {
+			return spawnDaemon(dir, daemonEnv(os.Environ(), settings))
+		},
+		Logf: logf,
+	}
+}
+
+// clientHeader are the headers of cfg's client on every request to the
+// daemon: its own settings, its browser session and profile when given,
+// and its working directory.
+func clientHeader(cfg *Config) (http.Header, error) {
+	own, err := encodeClientSettings(cfg, os.Environ())
+	if err != nil {
+		return nil, err
+	}
+	header := http.Header{}
+	header.Set(mcpserver.SettingsHeader, own)
+	if cfg.Sources["session"] != "default" {
+		header.Set(mcpserver.SessionHeader, cfg.Session)
+	}
+	if cfg.BrowserProfile != "" {
+		header.Set(mcpserver.BrowserProfileHeader, cfg.BrowserProfile)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		// The project recipes are those of the client's folder.
+		header.Set(mcpserver.WorkdirHeader, wd)
+	}
+	return header, nil
+}
+
+// daemonTransport adds the daemon's token and the client's headers to
+// every request.
+type daemonTransport struct {
+	token  string
+	header http.Header
+}
+
+func (d daemonTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+d.token)
+	for k, v := range d.header {
+		r.Header[k] = v
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// connectDaemon connects an MCP client named name to the per-user daemon
+// of cfg's browser settings, starting it when none runs: the CLI's way to
+// share the browser that the agents use.
+func connectDaemon(ctx context.Context, cfg *Config, name string, stderr io.Writer) (*mcp.ClientSession, daemon.State, error) {
+	dir, err := daemon.Dir()
+	if err != nil {
+		return nil, daemon.State{}, err
+	}
+	header, err := clientHeader(cfg)
+	if err != nil {
+		return nil, daemon.State{}, err
+	}
+	st, err := daemon.Ensure(ctx, daemonOptions(cfg, dir, func(format string, args ...any) { fmt.Fprintf(stderr, "webpilot: "+format+"\n", args...) }))
+	if err != nil {
+		return nil, daemon.State{}, fmt.Errorf("%w (--standalone runs without the daemon)", err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: version}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: st.URL(), HTTPClient: &http.Client{Transport: daemonTransport{st.Token, header}}}, nil)
+	if err != nil {
+		return nil, st, fmt.Errorf("connect to the webpilot daemon (pid %d) at %s: %w", st.PID, st.Addr, err)
+	}
+	return cs, st, nil
 }
 
 // spawnDaemon starts `webpilot serve --daemon` detached from this process
@@ -228,7 +252,8 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 	if cfg.LogFile == "" {
 		cfg.LogFile = filepath.Join(dir, daemon.LogFile)
 	}
-	fp := fingerprint(forwarded(cfg))
+	bset := browserSettings(cfg)
+	fp := fingerprint(bset)
 
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -240,7 +265,7 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st := daemon.State{PID: os.Getpid(), Addr: ln.Addr().String(), Token: token, Version: version, Config: fp, Started: time.Now().UTC()}
+	st := daemon.State{PID: os.Getpid(), Addr: ln.Addr().String(), Token: token, Version: version, Config: fp, Started: a.started.UTC(), Settings: bset}
 	if err := daemon.WriteState(dir, st); err != nil {
 		_ = a.close()
 		return err
@@ -251,6 +276,17 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 		Token:     token,
 		IdleExit:  idle,
 		Retirable: true,
+		Status: func(ds *daemon.Status) {
+			ds.PID, ds.Started, ds.Backend, ds.Log = st.PID, st.Started, a.kind, cfg.LogFile
+			ds.Settings = map[string]string{}
+			for k, v := range cfg.View() {
+				if settingKinds[k] == kindBrowser {
+					// The daemon's environment holds only what the
+					// proxy that started it forwarded.
+					ds.Settings[k] = strings.Replace(fmt.Sprint(v), "(env)", "(from the client that started it)", 1)
+				}
+			}
+		},
 	})
 	// Gone from the state file first: a proxy from now on starts a new
 	// daemon, which waits for the run lock until this one has closed its

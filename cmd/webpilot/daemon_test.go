@@ -21,6 +21,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
 	"github.com/webpilot-mcp/webpilot/internal/filelock"
+	"github.com/webpilot-mcp/webpilot/internal/mcpproxy"
 )
 
 // proxyArgs start `webpilot mcp` as a proxy to the per-user daemon, which
@@ -262,8 +263,16 @@ func TestProxyReconnectsAfterDaemonRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, stateDir(home), 30*time.Second)
-	if nav := callText(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?again=1"}); !strings.Contains(nav, "Basic page") {
+	nav := callText(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?again=1"})
+	if !strings.Contains(nav, "Basic page") {
 		t.Fatalf("navigate after the daemon died:\n%s", nav)
+	}
+	// The agent is told first that its tabs went with the daemon; once.
+	if !strings.HasPrefix(nav, mcpproxy.LostNote) {
+		t.Errorf("the first call after the restart does not start with the lost-session note:\n%s", nav)
+	}
+	if again := callText(t, ctx, cs, "browser_snapshot", nil); strings.Contains(again, "restarted") {
+		t.Errorf("the note came again:\n%s", again)
 	}
 	st2, err := daemon.ReadState(stateDir(home))
 	if err != nil || st2.PID == st.PID {

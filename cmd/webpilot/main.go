@@ -11,6 +11,7 @@
 //	webpilot extension --out DIR   write the unpacked browser extension
 //	webpilot skill --out DIR   write the agent skill (DIR/webpilot/SKILL.md)
 //	webpilot pair            pair with the extension in the user's Chrome
+//	webpilot daemon status|stop|restart|logs   the per-user daemon
 //	webpilot recipe list|show|validate|trust   manage recipe files
 //	webpilot trace show FILE   print a session trace's steps
 //	webpilot version         print the version
@@ -50,6 +51,8 @@ func exitCode(err error, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, errDaemonNotRunning):
+		return 3 // printed already
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(stderr, "webpilot:", err)
 		return 2
@@ -66,12 +69,15 @@ Usage:
   webpilot serve [flags]   serve MCP over HTTP at http://127.0.0.1:31999/mcp (--listen)
   webpilot demo [flags]    drive a built-in demo page and print every step
   webpilot bench [flags]   measure start-up, navigation and snapshots on the fixtures
-  webpilot call [flags] TOOL ['{json}']   run one tool in-process and print its result
+  webpilot call [flags] TOOL ['{json}']   run one tool and print its result (through
+                           the daemon, in a session of its own or --session's;
+                           --standalone: in this process)
   webpilot doctor [flags]  check the browser and the bridge, and say what to fix
   webpilot extension --out DIR   write the browser extension, to load it unpacked in Chrome
   webpilot skill --out DIR       write the agent skill to DIR/webpilot/SKILL.md
                                  (Claude Code: --out ~/.claude/skills; "webpilot skill -h")
   webpilot pair            pair webpilot with the extension in your Chrome (one-time code)
+  webpilot daemon status|stop|restart|logs   the per-user daemon every client shares
   webpilot recipe list|show|validate|trust   manage recipes ("webpilot recipe help")
   webpilot trace show FILE   print a session trace (--trace) as text, one line per step
   webpilot version         print the version
@@ -101,6 +107,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runDoctor(ctx, rest, stdout, stderr)
 	case "pair":
 		return runPair(ctx, rest, stdout, stderr)
+	case "daemon":
+		return runDaemonCmd(ctx, rest, stdout, stderr)
 	case "extension":
 		return runExtension(ctx, rest, stdout, stderr)
 	case "skill":

@@ -38,6 +38,11 @@ type app struct {
 	kind    string // the backend chosen: launch or bridge
 	manager *browser.Manager
 	server  *mcpserver.Server
+	gate    *recipes.Gate
+	// masks masks the log with the secrets of this process and, in the
+	// daemon, of every client's settings.
+	masks   *secrets.Registry
+	started time.Time
 	closers []func() error
 }
 
@@ -61,7 +66,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*Config, error) 
 // when the first client request arrives; with --no-prewarm on the first tool
 // that needs it.
 func newApp(cfg *Config, stderr io.Writer) (*app, error) {
-	a := &app{cfg: cfg}
+	a := &app{cfg: cfg, masks: &secrets.Registry{}, started: time.Now()}
 	level := slog.LevelWarn
 	if cfg.Debug {
 		level = slog.LevelDebug
@@ -88,11 +93,13 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	// The log is masked like every result: it never holds a secret.
-	a.log = slog.New(sec.Handler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
+	a.masks.Add(sec)
+	a.log = slog.New(a.masks.Handler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
 	if n := sec.Len(); n > 0 {
 		a.log.Info("secrets declared", "names", strings.Join(sec.Names(), ","))
 	}
 
+	wd, _ := os.Getwd()
 	profile := cfg.UserDataDir
 	if profile == "" && !cfg.Isolated {
 		dir, err := os.UserConfigDir()
@@ -138,31 +145,28 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
 		DialogPolicy:   cfg.DialogPolicy,
 		NoRedact:       cfg.NoRedact,
-		UploadRoots:    uploadRoots(cfg, a.log),
+		// The same as the own client's policy (clientParts), which warns
+		// about roots that cannot be used.
+		UploadRoots: uploadRoots(cfg, wd, slog.New(slog.DiscardHandler)),
 	})
-	caps, capsNote := effectiveCaps(cfg)
-	if capsNote != "" {
-		a.log.Info(capsNote)
-	}
-	sel, err := tools.Select(cfg.Profile, caps)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
 	gate, err := recipes.NewGate(recipes.GateOptions{Runs: cfg.SiteRuns, Queue: cfg.SiteQueue, Wait: cfg.SiteWait})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	wd, _ := os.Getwd()
-	store, err := recipes.NewStore(cfg.Recipes, wd)
-	if err != nil {
-		return nil, fmt.Errorf("recipes: %w", err)
-	}
-	rec, err := traceRecorder(cfg.Trace, a.manager, sec.Mask)
+	a.gate = gate
+	own, err := a.clientParts(cfg, wd, sec)
 	if err != nil {
 		return nil, err
 	}
+	own.Deps.Manager, own.Deps.Gate, own.Deps.DefaultSession, own.Deps.Logger = a.manager, gate, cfg.Session, a.log
+	var settings func(string) (*mcpserver.Client, error)
+	if cfg.Daemon {
+		// Each client of the per-user daemon brings its own settings.
+		settings = a.daemonClient
+	}
 	a.server = mcpserver.New(mcpserver.Options{
-		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: cfg.Timeout,
+		Name: "webpilot", Version: version, Logger: a.log.With("component", "mcp"), CallCeiling: own.Ceiling,
+		ClientSettings: settings,
 		OnInitialized: func() {
 			if !cfg.Prewarm {
 				return
@@ -177,10 +181,65 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 				a.log.Warn("prewarm: the browser did not start", "err", err)
 			}
 		},
-		Tools: sel,
+		Tools: own.Tools,
+		Deps:  own.Deps,
+	})
+	return a, nil
+}
+
+// clientParts makes what a client's settings (cfg) decide: its tools, its
+// browser policy, its call ceiling, and its recipes, secrets (sec), trace
+// and status. wd is the client's working directory (its uploads and
+// project recipes). newApp makes the process's own with it, the daemon
+// each client's.
+func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.Client, error) {
+	caps, capsNote := effectiveCaps(cfg)
+	if capsNote != "" {
+		a.log.Info(capsNote)
+	}
+	sel, err := tools.Select(cfg.Profile, caps)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	store, err := recipes.NewStore(cfg.Recipes, wd)
+	if err != nil {
+		return nil, fmt.Errorf("recipes: %w", err)
+	}
+	pol := a.manager.Policy(browser.PolicyOptions{
+		ActionTimeout:  cfg.ActionTimeout,
+		NavTimeout:     cfg.NavTimeout,
+		AllowedOrigins: cfg.AllowedOrigins,
+		BlockedOrigins: cfg.BlockedOrigins,
+		OutputDir:      cfg.OutputDir,
+		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
+		DialogPolicy:   cfg.DialogPolicy,
+		NoRedact:       cfg.NoRedact,
+	})
+	rec, err := traceRecorder(cfg.Trace, pol, sec.Mask)
+	if err != nil {
+		return nil, err
+	}
+	a.masks.Add(sec)
+	gate := a.gate
+	status := func() map[string]any {
+		st := map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind, "cdp_commands_sent": cdp.CommandsSent(),
+			"site_gate": map[string]any{"runs_per_site": gate.Options().Runs, "queue_per_site": gate.Options().Queue, "wait": gate.Options().Wait.String(), "busy_sites": gate.Status()}}
+		if capsNote != "" {
+			st["caps_note"] = capsNote
+		}
+		if a.cfg.Daemon {
+			st["daemon"] = map[string]any{"pid": os.Getpid(), "version": version, "started": a.started.UTC().Format(time.RFC3339),
+				"note": "this client's settings hold for its own calls and sessions; the browser settings are the daemon's (webpilot daemon status)"}
+		}
+		return st
+	}
+	return &mcpserver.Client{
+		Tools:       sel,
+		Policy:      pol,
+		UploadRoots: uploadRoots(cfg, wd, a.log),
+		Ceiling:     cfg.Timeout,
+		Prewarm:     cfg.Prewarm,
 		Deps: &tools.Deps{
-			Manager: a.manager,
-			Gate:    gate,
 			Recipes: store,
 			RecipesFor: func(wd string) *recipes.Store {
 				if st, err := recipes.NewStore(cfg.Recipes, wd); err == nil {
@@ -188,23 +247,13 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 				}
 				return store
 			},
-			HealWrite:      cfg.HealWrite,
-			Secrets:        sec,
-			Trace:          rec,
-			TraceMask:      sec.Mask,
-			DefaultSession: cfg.Session,
-			Logger:         a.log,
-			Status: func() map[string]any {
-				st := map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind, "cdp_commands_sent": cdp.CommandsSent(),
-					"site_gate": map[string]any{"runs_per_site": gate.Options().Runs, "queue_per_site": gate.Options().Queue, "wait": gate.Options().Wait.String(), "busy_sites": gate.Status()}}
-				if capsNote != "" {
-					st["caps_note"] = capsNote
-				}
-				return st
-			},
+			HealWrite: cfg.HealWrite,
+			Secrets:   sec,
+			Trace:     rec,
+			TraceMask: sec.Mask,
+			Status:    status,
 		},
-	})
-	return a, nil
+	}, nil
 }
 
 // effectiveCaps are the caps the tools are selected with: cfg's, and, when
@@ -307,13 +356,13 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 // may not be a root (/, the home directory or above it, a symbolic link;
 // see browser.UploadRootProblem) is named in the log now; each upload
 // checks the roots again and leaves it out.
-func uploadRoots(cfg *Config, log *slog.Logger) []string {
+func uploadRoots(cfg *Config, wd string, log *slog.Logger) []string {
 	out := cfg.OutputDir
 	if out == "" {
 		out = browser.DefaultOutputDir
 	}
 	roots := []string{out}
-	if wd, err := os.Getwd(); err == nil {
+	if wd != "" {
 		roots = append(roots, wd)
 	}
 	for i, r := range roots {
@@ -333,7 +382,7 @@ func uploadRoots(cfg *Config, log *slog.Logger) []string {
 // a trace folder of the output directory, within its budget; elsewhere
 // each file is bounded on its own (trace.DefaultMaxSteps,
 // trace.DefaultMaxBytes). mask hides the secrets in everything written.
-func traceRecorder(dir string, m *browser.Manager, mask func(string) string) (*trace.Recorder, error) {
+func traceRecorder(dir string, m *browser.Policy, mask func(string) string) (*trace.Recorder, error) {
 	if dir == "" {
 		return nil, nil
 	}

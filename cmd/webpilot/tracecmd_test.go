@@ -57,7 +57,7 @@ func TestTraceShowCommand(t *testing.T) {
 func TestTraceRecorderFolder(t *testing.T) {
 	out := t.TempDir()
 	m := browser.NewManager(browser.Options{Backend: launch.New(launch.Options{}), OutputDir: out})
-	rec, err := traceRecorder(filepath.Join(out, "traces"), m, nil)
+	rec, err := traceRecorder(filepath.Join(out, "traces"), m.DefaultPolicy(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +77,10 @@ func TestTraceRecorderFolder(t *testing.T) {
 	}
 
 	elsewhere := filepath.Join(t.TempDir(), "traces")
-	if rec, err = traceRecorder(elsewhere, m, nil); err != nil || rec.Dir() != elsewhere {
+	if rec, err = traceRecorder(elsewhere, m.DefaultPolicy(), nil); err != nil || rec.Dir() != elsewhere {
 		t.Errorf("trace dir %v (%v), want %s", rec.Dir(), err, elsewhere)
 	}
-	if rec, err = traceRecorder("", m, nil); rec != nil || err != nil {
+	if rec, err = traceRecorder("", m.DefaultPolicy(), nil); rec != nil || err != nil {
 		t.Errorf("no --trace: %v %v", rec, err)
 	}
 }

@@ -9,16 +9,15 @@ import (
 	"testing"
 )
 
-// Started in / with an output directory that links to /etc, webpilot says
+// Working in / with an output directory that links to /etc, webpilot says
 // at once that uploads will come from neither.
 func TestUploadRootsWarnAtStartup(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "out")
 	if err := os.Symlink("/etc", link); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir("/")
 	var buf bytes.Buffer
-	roots := uploadRoots(&Config{OutputDir: link}, slog.New(slog.NewTextHandler(&buf, nil)))
+	roots := uploadRoots(&Config{OutputDir: link}, "/", slog.New(slog.NewTextHandler(&buf, nil)))
 	if len(roots) != 2 || roots[0] != link || roots[1] != "/" {
 		t.Errorf("roots = %q, want the output and working directories (each upload checks them)", roots)
 	}
@@ -30,8 +29,7 @@ func TestUploadRootsWarnAtStartup(t *testing.T) {
 		}
 	}
 	buf.Reset()
-	t.Chdir(t.TempDir())
-	uploadRoots(&Config{OutputDir: t.TempDir()}, slog.New(slog.NewTextHandler(&buf, nil)))
+	uploadRoots(&Config{OutputDir: t.TempDir()}, t.TempDir(), slog.New(slog.NewTextHandler(&buf, nil)))
 	if buf.Len() != 0 {
 		t.Errorf("usable roots were warned about: %s", buf.String())
 	}

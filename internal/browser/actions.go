@@ -384,7 +384,7 @@ var expectWait = 5 * time.Second
 // action's expect to hold: met makes the outcome verified; else it stays
 // dispatched and the result says what did not hold.
 func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResult) {
-	ctx, cancel := context.WithTimeout(ctx, min(or(a.Timeout, s.m.opts.ActionTimeout), expectWait))
+	ctx, cancel := context.WithTimeout(ctx, min(or(a.Timeout, s.pol.opts.ActionTimeout), expectWait))
 	defer cancel()
 	call := fmt.Sprintf("(%s)(W, %s, %s)", expectJS, mustJSON(a.Expect), patternMS())
 	pats := []string{a.Expect.Text, a.Expect.URL, a.Expect.Title}

@@ -49,7 +49,7 @@ type dlBatch struct {
 }
 
 // folder is the batch's folder, made on first use.
-func (b *dlBatch) folder(m *Manager) (string, error) {
+func (b *dlBatch) folder(m *Policy) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.dir == "" {
@@ -80,7 +80,7 @@ const findWait = 15 * time.Second
 // output directory's staging folder (named by id; moved into the call's
 // folder when done), when the browser runs on this machine and lets
 // webpilot choose (launch, an endpoint on loopback).
-func (t *Tab) saveDownloads(ctx context.Context, m *Manager) {
+func (t *Tab) saveDownloads(ctx context.Context, m *Policy) {
 	dir := m.downloadStaging()
 	err := t.t.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true}, nil)
 	if err != nil {

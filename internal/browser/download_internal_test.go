@@ -39,21 +39,21 @@ func TestDownloadString(t *testing.T) {
 func TestOutputFolderFiles(t *testing.T) {
 	out := t.TempDir()
 	m := NewManager(Options{Backend: nopBackend{}, OutputDir: out, OutputMaxBytes: 100})
-	a, err := m.newOutputFolder("downloads")
+	a, err := m.policy.newOutputFolder("downloads")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := m.newOutputFolder("downloads")
+	b, _ := m.policy.newOutputFolder("downloads")
 	if a == b || filepath.Dir(a) != out || !strings.HasPrefix(filepath.Base(a), "downloads-") {
 		t.Fatalf("folders %q %q", a, b)
 	}
-	p1, n, err := m.putOutputFile(a, "../../etc/report.csv", outputFile{data: []byte("one")})
+	p1, n, err := m.policy.putOutputFile(a, "../../etc/report.csv", outputFile{data: []byte("one")})
 	if err != nil || p1 != filepath.Join(a, "report.csv") || n != 3 {
 		t.Fatalf("put = %q %d %v", p1, n, err)
 	}
 	src := filepath.Join(t.TempDir(), "user.csv")
 	_ = os.WriteFile(src, []byte("two!"), 0o644)
-	p2, n, err := m.putOutputFile(a, "report.csv", outputFile{copyOf: src})
+	p2, n, err := m.policy.putOutputFile(a, "report.csv", outputFile{copyOf: src})
 	if err != nil || p2 != filepath.Join(a, "report (2).csv") || n != 4 {
 		t.Fatalf("copy = %q %d %v", p2, n, err)
 	}
@@ -63,17 +63,17 @@ func TestOutputFolderFiles(t *testing.T) {
 	if fi, _ := os.Stat(p2); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v", fi.Mode())
 	}
-	staged := filepath.Join(m.downloadStaging(), "guid-1")
-	_ = os.MkdirAll(m.downloadStaging(), 0o700)
+	staged := filepath.Join(m.policy.downloadStaging(), "guid-1")
+	_ = os.MkdirAll(m.policy.downloadStaging(), 0o700)
 	_ = os.WriteFile(staged, []byte("three"), 0o644)
-	p3, _, err := m.putOutputFile(b, ".hidden", outputFile{moveFrom: staged})
+	p3, _, err := m.policy.putOutputFile(b, ".hidden", outputFile{moveFrom: staged})
 	if err != nil || p3 != filepath.Join(b, "hidden") {
 		t.Fatalf("move = %q %v", p3, err)
 	}
 	if _, err := os.Stat(staged); err == nil {
 		t.Error("the staged file is still there")
 	}
-	es, err := m.out.Entries()
+	es, err := m.policy.out.Entries()
 	var used int64
 	for _, e := range es {
 		used += e.Size
@@ -82,13 +82,13 @@ func TestOutputFolderFiles(t *testing.T) {
 		t.Errorf("owned entries %+v (%v), want the two folders, 12 bytes", es, err)
 	}
 	// 90 bytes more pass the 100-byte budget: the oldest folder goes.
-	if _, _, err := m.putOutputFile(b, "big", outputFile{data: make([]byte, 90)}); err != nil {
+	if _, _, err := m.policy.putOutputFile(b, "big", outputFile{data: make([]byte, 90)}); err != nil {
 		t.Fatalf("put past the budget: %v", err)
 	}
 	if _, err := os.Stat(a); err == nil {
 		t.Error("the oldest folder was not removed to make room")
 	}
-	_, _, err = m.putOutputFile(b, "huge", outputFile{data: make([]byte, 200)})
+	_, _, err = m.policy.putOutputFile(b, "huge", outputFile{data: make([]byte, 200)})
 	if we, ok := AsError(err); !ok || we.Code != CodeLimitExceeded {
 		t.Errorf("over the whole budget: %v", err)
 	}

@@ -135,7 +135,7 @@ func (s *Session) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult,
 		// closing line comment does not swallow the call.
 		code = "(\n" + o.Function + "\n)(..." + string(args) + ")"
 	}
-	timeout := or(o.Timeout, s.m.opts.ActionTimeout)
+	timeout := or(o.Timeout, s.pol.opts.ActionTimeout)
 	for attempt := 0; ; attempt++ {
 		pc, err := pageContextOf(ctx, w)
 		if err != nil {

@@ -191,10 +191,10 @@ func (s *Session) download(ctx context.Context, t *Tab, o FetchOptions) (*FetchR
 		f.Via = via
 		if err == nil {
 			if res.Folder == "" {
-				res.Folder, err = s.m.newOutputFolder("download")
+				res.Folder, err = s.pol.newOutputFolder("download")
 			}
 			if err == nil {
-				f.Path, f.Bytes, err = s.m.putOutputFile(res.Folder, fetchName(f.URL, mimeType, f.Index), outputFile{data: data})
+				f.Path, f.Bytes, err = s.pol.putOutputFile(res.Folder, fetchName(f.URL, mimeType, f.Index), outputFile{data: data})
 			}
 		}
 		if err != nil {

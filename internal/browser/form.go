@@ -130,7 +130,7 @@ func (s *Session) FillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 
 func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult, error) {
 	callCtx := ctx
-	ctx, cancel := context.WithTimeout(ctx, s.m.opts.ActionTimeout*2)
+	ctx, cancel := context.WithTimeout(ctx, s.pol.opts.ActionTimeout*2)
 	defer cancel()
 	defer t.releaseObjects(ctx)
 	t.cache = nil

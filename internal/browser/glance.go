@@ -54,19 +54,24 @@ func (s *Session) Glance(ctx context.Context, t *Tab, width, quality int) (Glanc
 }
 
 // OutputDir is the output directory's path.
-func (m *Manager) OutputDir() string { return m.out.Path() }
+func (m *Manager) OutputDir() string { return m.policy.out.Path() }
 
 // TraceFolder makes a fresh folder of webpilot's own in the output
 // directory for trace files, and returns its path and the function that
 // makes room for n more bytes in it before a file there grows (the
 // directory's budget; done records the folder's size).
 func (m *Manager) TraceFolder() (string, func(n int64) (done func(), err error), error) {
-	folder, err := m.newOutputFolder("trace")
+	return m.policy.TraceFolder()
+}
+
+// TraceFolder is Manager.TraceFolder in the policy's output directory.
+func (p *Policy) TraceFolder() (string, func(n int64) (done func(), err error), error) {
+	folder, err := p.newOutputFolder("trace")
 	if err != nil {
 		return "", nil, outputError(err)
 	}
 	return folder, func(n int64) (func(), error) {
-		done, err := m.out.Reserve(folder, n)
+		done, err := p.out.Reserve(folder, n)
 		if err != nil {
 			return nil, outputError(err)
 		}

@@ -128,7 +128,7 @@ func (t *Tab) guard(ctx context.Context, el *element, pageURL string, g func(str
 func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
 	ctx = withCallDeadline(ctx)
 	callCtx := ctx
-	ctx, cancel := context.WithTimeout(ctx, or(a.Timeout, s.m.opts.ActionTimeout))
+	ctx, cancel := context.WithTimeout(ctx, or(a.Timeout, s.pol.opts.ActionTimeout))
 	defer cancel()
 	defer t.releaseObjects(ctx)
 	t.cache = nil
@@ -661,14 +661,14 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 // OUTCOME_UNKNOWN: the action happened, what it did is not known.
 func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, window time.Duration) error {
 	if w.navigationStarted(ctx, before.ID, window) {
-		nctx, cancel := context.WithTimeout(ctx, s.m.opts.NavTimeout)
+		nctx, cancel := context.WithTimeout(ctx, s.pol.opts.NavTimeout)
 		_, err := w.waitSettled(nctx, before.ID, before.LoaderID)
 		cancel()
 		if blocked := t.lastBlocked(); blocked != "" {
 			return t.blockedError(blocked)
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return &Error{Code: CodeOutcomeUnknown, Message: fmt.Sprintf("the %s was sent and started a navigation that did not finish loading within %v", res.Action, s.m.opts.NavTimeout),
+			return &Error{Code: CodeOutcomeUnknown, Message: fmt.Sprintf("the %s was sent and started a navigation that did not finish loading within %v", res.Action, s.pol.opts.NavTimeout),
 				Hint: "take a browser_snapshot to see where the page is before doing it again: webpilot never repeats it", Err: err}
 		}
 	}

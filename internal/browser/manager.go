@@ -58,17 +58,16 @@ type Manager struct {
 	opts Options
 	log  *slog.Logger
 
-	// allowed and blocked are the parsed origin rules; a rule that does
-	// not parse blocks every web origin (blocked) or allows none (allowed),
-	// so a typo never opens what was meant to be closed.
-	allowed, blocked []OriginRule
+	// policy is the default policy (Options' fields): sessions made
+	// without one of their own get it.
+	policy *Policy
 
-	// out is the output directory: what webpilot writes there, its
-	// manifest and budget.
-	out *outdir.Dir
-
-	mu       sync.Mutex // guards sessions and claimed
+	mu       sync.Mutex // guards sessions, claimed, policies and outs
 	sessions map[string]*Session
+	// policies are the compiled policies by key (Manager.Policy), outs
+	// the output directories by folder and budget.
+	policies map[string]*Policy
+	outs     map[string]*outdir.Dir
 	// claimed are the backend ids of the tabs that joined a session (owned
 	// or bound): never offered for binding.
 	claimed map[string]bool
@@ -79,38 +78,23 @@ func NewManager(opts Options) *Manager {
 	if opts.Backend == nil {
 		panic("browser.NewManager: nil backend")
 	}
-	if opts.ActionTimeout <= 0 {
-		opts.ActionTimeout = 10 * time.Second
-	}
-	if opts.NavTimeout <= 0 {
-		opts.NavTimeout = 30 * time.Second
-	}
-	if opts.OutputDir == "" {
-		opts.OutputDir = DefaultOutputDir
-	}
-	if opts.DialogPolicy == "" {
-		opts.DialogPolicy = DialogAsk
-	}
-	if opts.OutputMaxBytes <= 0 {
-		opts.OutputMaxBytes = 100 << 20
-	}
+	po := opts.PolicyOptions().withDefaults()
+	opts.ActionTimeout, opts.NavTimeout, opts.OutputDir, opts.DialogPolicy, opts.OutputMaxBytes = po.ActionTimeout, po.NavTimeout, po.OutputDir, po.DialogPolicy, po.OutputMaxBytes
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session), claimed: make(map[string]bool), out: outdir.New(opts.OutputDir, opts.OutputMaxBytes)}
-	var err error
-	if m.allowed, err = ParseOriginRules(opts.AllowedOrigins); err != nil {
-		log.Error("allowed origins: a rule that does not parse allows nothing", "err", err)
-		if len(m.allowed) == 0 {
-			m.allowed = []OriginRule{{raw: "(invalid)", kind: "none"}}
-		}
-	}
-	if m.blocked, err = ParseOriginRules(opts.BlockedOrigins); err != nil {
-		log.Error("blocked origins: a rule that does not parse blocks every origin", "err", err)
-		m.blocked = append(m.blocked, OriginRule{raw: "(invalid rule)", kind: "all"})
-	}
+	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session), claimed: make(map[string]bool),
+		policies: make(map[string]*Policy), outs: make(map[string]*outdir.Dir)}
+	m.policy = m.Policy(po)
 	return m
+}
+
+// PolicyOptions are the policy fields of o.
+func (o Options) PolicyOptions() PolicyOptions {
+	return PolicyOptions{ActionTimeout: o.ActionTimeout, NavTimeout: o.NavTimeout, AllowedOrigins: o.AllowedOrigins,
+		BlockedOrigins: o.BlockedOrigins, AllowFileURLs: o.AllowFileURLs, OutputDir: o.OutputDir, OutputMaxBytes: o.OutputMaxBytes,
+		DialogPolicy: o.DialogPolicy, NoRedact: o.NoRedact}
 }
 
 // Backend returns the backend the manager drives (Options.Backend; with
@@ -127,6 +111,13 @@ func (m *Manager) Session(name string) *Session { return m.SessionFor(name, "") 
 // browser profile profile selects ("" Options.BrowserProfile). An existing
 // session keeps the profile it was made with: its tabs live there.
 func (m *Manager) SessionFor(name, profile string) *Session {
+	return m.SessionWith(name, profile, nil)
+}
+
+// SessionWith is SessionFor with the policy a new session gets (nil: the
+// default policy). An existing session keeps the policy it was made with;
+// the caller compares (Session.Policy) when that matters.
+func (m *Manager) SessionWith(name, profile string, pol *Policy) *Session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.sessions[name]
@@ -134,7 +125,10 @@ func (m *Manager) SessionFor(name, profile string) *Session {
 		if profile == "" {
 			profile = m.opts.BrowserProfile
 		}
-		s = &Session{name: name, m: m, be: m.opts.Backend, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog()}
+		if pol == nil {
+			pol = m.policy
+		}
+		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog()}
 		if m.opts.SessionBackend != nil {
 			s.be, s.ownBackend = m.opts.SessionBackend(name), true
 		}
@@ -240,6 +234,10 @@ func (m *Manager) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// LostNote leads the result of the first call after the session's browser
+// was lost (it exited, crashed or disconnected) and started again.
+const LostNote = "the browser connection was lost since the last call (the browser exited, crashed or disconnected) and webpilot started it again: this is a new blank tab; the session's earlier tabs and their refs are gone: navigate again"
+
 // Session is one agent's view of the browser; see the package doc.
 type Session struct {
 	name string
@@ -248,9 +246,11 @@ type Session struct {
 	// session's own (ownBackend, from Options.SessionBackend).
 	be         backend.Backend
 	ownBackend bool
-	closeBe    sync.Once
-	lock       chan struct{} // one holder at a time; see Do
-	used       atomic.Int64  // when the session was last taken or let go (unix ns)
+	// pol is the session's policy, fixed when it is made.
+	pol     *Policy
+	closeBe sync.Once
+	lock    chan struct{} // one holder at a time; see Do
+	used    atomic.Int64  // when the session was last taken or let go (unix ns)
 
 	// Fields below are guarded by lock (held through Do).
 	// removed: the manager removed the session (Manager.Remove); Do
@@ -491,7 +491,7 @@ func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
 				delete(s.tabs, id)
 			}
 		}
-		nt.addNote("the browser connection was lost since the last call (the browser exited, crashed or disconnected) and webpilot started again: this is a new blank tab; the session's earlier tabs and their refs are gone")
+		nt.addLead(LostNote)
 	}
 	return nt, err
 }

@@ -31,7 +31,10 @@ type NavResult struct {
 // NormalizeURL turns what an agent typed into a URL the browser may open, or
 // explains why not. A bare host gets https:// (http:// for localhost and
 // loopback addresses).
-func (m *Manager) NormalizeURL(raw string) (string, error) {
+func (m *Manager) NormalizeURL(raw string) (string, error) { return m.policy.NormalizeURL(raw) }
+
+// NormalizeURL is Manager.NormalizeURL under policy p.
+func (p *Policy) NormalizeURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return "", &Error{Code: CodeInvalidArgument, Message: "url is empty", Hint: `pass an absolute URL such as "https://example.com"`}
@@ -66,7 +69,7 @@ func (m *Manager) NormalizeURL(raw string) (string, error) {
 		return "", &Error{Code: CodeInvalidArgument, Message: "javascript: URLs are refused",
 			Hint: "navigate to a page URL; to run code in the page use browser_eval when it is available"}
 	case "file":
-		if !m.fileAllowed() {
+		if !p.fileAllowed() {
 			return "", &Error{Code: CodeInvalidArgument, Message: "file: URLs are refused",
 				Hint: `serve the file over http, or start webpilot with --allowed-origins "file://" to allow local files`}
 		}
@@ -74,17 +77,17 @@ func (m *Manager) NormalizeURL(raw string) (string, error) {
 		return "", &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: URLs are refused", u.Scheme),
 			Hint: "webpilot opens http, https, about and data URLs"}
 	}
-	if err := m.checkOrigin(u); err != nil {
+	if err := p.checkOrigin(u); err != nil {
 		return "", err
 	}
 	return u.String(), nil
 }
 
-func (m *Manager) fileAllowed() bool {
-	if m.opts.AllowFileURLs {
+func (p *Policy) fileAllowed() bool {
+	if p.opts.AllowFileURLs {
 		return true
 	}
-	for _, r := range m.allowed {
+	for _, r := range p.allowed {
 		if r.kind == "file" {
 			return true
 		}
@@ -94,21 +97,18 @@ func (m *Manager) fileAllowed() bool {
 
 // checkOrigin applies --allowed-origins and --blocked-origins (see
 // OriginRule for what a rule may be).
-func (m *Manager) checkOrigin(u *url.URL) error {
-	if e := m.originPolicy(u); e != nil {
+func (p *Policy) checkOrigin(u *url.URL) error {
+	if e := p.originPolicy(u); e != nil {
 		return e
 	}
 	return nil
 }
 
-// policySet says an origin policy is configured.
-func (m *Manager) policySet() bool { return len(m.allowed)+len(m.blocked) > 0 }
-
 // originPolicy is checkOrigin with a typed result, for the tab watcher: it
 // judges http(s) URLs by their host, blob: URLs by their inner URL, data:
 // URLs by a "data:" rule (refused under --allowed-origins without one) and
 // file: URLs by a "file://" rule. about: URLs always pass.
-func (m *Manager) originPolicy(u *url.URL) *Error {
+func (p *Policy) originPolicy(u *url.URL) *Error {
 	u = policyURL(u)
 	scheme := strings.ToLower(u.Scheme)
 	switch scheme {
@@ -122,16 +122,16 @@ func (m *Manager) originPolicy(u *url.URL) *Error {
 	} else {
 		what += " is"
 	}
-	for _, r := range m.blocked {
+	for _, r := range p.blocked {
 		if r.matches(u) {
 			return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s blocked by --blocked-origins (%s)", what, r),
 				Hint: "this origin may not be opened in this configuration"}
 		}
 	}
-	if len(m.allowed) == 0 || scheme == "file" && m.opts.AllowFileURLs {
+	if len(p.allowed) == 0 || scheme == "file" && p.opts.AllowFileURLs {
 		return nil
 	}
-	for _, r := range m.allowed {
+	for _, r := range p.allowed {
 		if r.matches(u) {
 			return nil
 		}
@@ -141,7 +141,7 @@ func (m *Manager) originPolicy(u *url.URL) *Error {
 		hint = `data: pages run script; add "data:" to --allowed-origins to allow them`
 		msg = "data: URLs are not allowed by --allowed-origins"
 	}
-	return &Error{Code: CodeOriginBlocked, Message: msg, Hint: hint, Suggestions: m.opts.AllowedOrigins}
+	return &Error{Code: CodeOriginBlocked, Message: msg, Hint: hint, Suggestions: p.opts.AllowedOrigins}
 }
 
 // Navigate opens url in the tab and waits for its load event, up to timeout
@@ -167,11 +167,11 @@ func (t *Tab) stopIfCancelled(ctx context.Context) {
 }
 
 func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout time.Duration) (NavResult, error) {
-	u, err := s.m.NormalizeURL(rawURL)
+	u, err := s.pol.NormalizeURL(rawURL)
 	if err != nil {
 		return NavResult{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.m.opts.NavTimeout))
+	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
 	t.cache = nil
 
@@ -225,7 +225,7 @@ func (s *Session) History(ctx context.Context, t *Tab, dir string, timeout time.
 }
 
 func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.m.opts.NavTimeout))
+	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
 	t.cache = nil
 	before, err := t.mainFrame(ctx)
@@ -284,7 +284,7 @@ func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID s
 		r.Status = w.awaitStatus(ctx, loaderID, statusGrace)
 	}
 	if pu, err := url.Parse(href); err == nil {
-		if oerr := s.m.originPolicy(pu); oerr != nil {
+		if oerr := s.pol.originPolicy(pu); oerr != nil {
 			// Defence in depth: the tab's request filter should have
 			// stopped this already.
 			_, _ = cdproto.Call(ctx, t.t, page.Navigate, page.NavigateParams{URL: "about:blank"})

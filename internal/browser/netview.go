@@ -226,7 +226,7 @@ func statusTest(v string) (func(*netEntry) bool, error) {
 // shownURL is a URL as network output shows it: redacted unless
 // Options.NoRedact.
 func (s *Session) shownURL(u string) string {
-	if s.m.opts.NoRedact {
+	if s.pol.opts.NoRedact {
 		return u
 	}
 	return redactURL(u)
@@ -252,7 +252,7 @@ func (s *Session) netView(e *netEntry) NetRequest {
 	if e.redirectTo != nil {
 		v.Redirect = netID(e.redirectTo.seq)
 	}
-	if v.Initiator != "" && !s.m.opts.NoRedact {
+	if v.Initiator != "" && !s.pol.opts.NoRedact {
 		if kind, where, ok := strings.Cut(v.Initiator, " "); ok {
 			v.Initiator = kind + " " + redactURL(where)
 		}
@@ -341,7 +341,7 @@ func (s *Session) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail,
 		}
 	}
 	if post != "" {
-		if !s.m.opts.NoRedact && strings.Contains(strings.ToLower(headerValue(d.RequestHeaders, "content-type")), "x-www-form-urlencoded") {
+		if !s.pol.opts.NoRedact && strings.Contains(strings.ToLower(headerValue(d.RequestHeaders, "content-type")), "x-www-form-urlencoded") {
 			post = redactPairs(post)
 		}
 		d.RequestBodyLen = utf8.RuneCountInString(post)
@@ -384,7 +384,7 @@ func (s *Session) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail,
 	text := textual(d.MIME, data)
 	d.BodyBinary = !text
 	if g.Save {
-		path, err := s.m.saveOutput("network", bodyExt(d.MIME, text), data)
+		path, err := s.pol.saveOutput("network", bodyExt(d.MIME, text), data)
 		if err != nil {
 			return nil, err
 		}
@@ -510,7 +510,7 @@ func (s *Session) unknownRequest(id string) *Error {
 
 // shownHeaders redacts headers unless Options.NoRedact.
 func (s *Session) shownHeaders(hs []Header) []Header {
-	if s.m.opts.NoRedact || len(hs) == 0 {
+	if s.pol.opts.NoRedact || len(hs) == 0 {
 		return hs
 	}
 	out := make([]Header, len(hs))

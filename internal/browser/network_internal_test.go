@@ -183,7 +183,8 @@ func TestNetworkBufferCap(t *testing.T) {
 			t.Fatalf("a dropped request's end finished %s", e.url)
 		}
 	}
-	s := &Session{name: "x", m: &Manager{}, net: l, tabs: map[string]*Tab{}}
+	m := NewManager(Options{Backend: nopBackend{}})
+	s := &Session{name: "x", m: m, pol: m.DefaultPolicy(), net: l, tabs: map[string]*Tab{}}
 	list, err := s.NetworkList(NetworkQuery{Limit: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -144,7 +144,7 @@ func TestDataURLsUnderAllowedOrigins(t *testing.T) {
 	// blob: URLs are judged by the origin inside them.
 	bl := NewManager(Options{Backend: nopBackend{}, BlockedOrigins: []string{"evil.test"}})
 	u, _ := url.Parse("blob:https://evil.test/1234-5678")
-	if bl.originPolicy(u) == nil {
+	if bl.policy.originPolicy(u) == nil {
 		t.Error("a blob: URL of a blocked origin passed")
 	}
 }

@@ -244,7 +244,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 	}
 
 	// Too large to embed: save the original, return a downscaled preview.
-	path, err := s.m.saveOutput("screenshot", o.Format, data)
+	path, err := s.pol.saveOutput("screenshot", o.Format, data)
 	if err != nil {
 		return nil, err
 	}
@@ -321,8 +321,8 @@ func imageSize(data []byte) (w, h int, err error) {
 // that webpilot owns there: older owned files are removed, oldest first,
 // to keep the directory within its budget, and LIMIT_EXCEEDED says when
 // even that cannot make room.
-func (m *Manager) saveOutput(kind, ext string, data []byte) (string, error) {
-	path, err := m.out.Save(kind, ext, data)
+func (p *Policy) saveOutput(kind, ext string, data []byte) (string, error) {
+	path, err := p.out.Save(kind, ext, data)
 	if err != nil {
 		return "", outputError(err)
 	}
@@ -343,8 +343,8 @@ func outputError(err error) error {
 // output dir for one call's files, <out>/<kind>-<stamp>-<n>, and returns its
 // path. With saveOutput and putOutputFile it is the only writer of the
 // output dir.
-func (m *Manager) newOutputFolder(kind string) (string, error) {
-	return m.out.NewFolder(kind)
+func (p *Policy) newOutputFolder(kind string) (string, error) {
+	return p.out.NewFolder(kind)
 }
 
 // outputFile is what putOutputFile writes: bytes, a copy of a file, or a
@@ -363,7 +363,7 @@ type outputFile struct {
 // and size. It refuses with LIMIT_EXCEEDED when even removing the oldest
 // finished files webpilot wrote cannot keep the output dir within its
 // budget (a file to move is deleted then).
-func (m *Manager) putOutputFile(folder, name string, f outputFile) (string, int64, error) {
+func (p *Policy) putOutputFile(folder, name string, f outputFile) (string, int64, error) {
 	var size int64
 	switch {
 	case f.moveFrom != "":
@@ -386,7 +386,7 @@ func (m *Manager) putOutputFile(folder, name string, f outputFile) (string, int6
 	}
 	// Room is made first (the oldest finished files webpilot wrote go),
 	// and the folder stays until the file is in.
-	done, err := m.out.Reserve(folder, size)
+	done, err := p.out.Reserve(folder, size)
 	if err != nil {
 		if f.moveFrom != "" {
 			_ = os.Remove(f.moveFrom)
@@ -451,6 +451,6 @@ func writeOutput(out *os.File, f outputFile, size int64) (int64, error) {
 // downloadStaging is where a browser on this machine writes downloads
 // while they run, each named by its id; putOutputFile moves a finished one
 // into its call's folder.
-func (m *Manager) downloadStaging() string {
-	return filepath.Join(m.opts.OutputDir, ".incoming")
+func (p *Policy) downloadStaging() string {
+	return filepath.Join(p.opts.OutputDir, ".incoming")
 }

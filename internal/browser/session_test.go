@@ -115,16 +115,16 @@ func TestBackendRecovers(t *testing.T) {
 	}
 	if backendtest.Kind() == "launch" {
 		// The agent is told that it is on a new tab of a new browser.
-		var notes []string
+		var lead string
 		_ = s.Do(ctx, func(ctx context.Context) error {
 			tab, err := s.CurrentTab(ctx)
 			if err == nil {
-				notes = tab.TakeNotes()
+				lead = tab.TakeLead()
 			}
 			return err
 		})
-		if !strings.Contains(strings.Join(notes, "\n"), "connection was lost") {
-			t.Errorf("after the browser restarted, notes = %q; want one saying so", notes)
+		if lead != browser.LostNote {
+			t.Errorf("after the browser restarted, the lead = %q; want the lost-session note", lead)
 		}
 	}
 }

@@ -49,8 +49,9 @@ type Tab struct {
 	// net is the session's network buffer, which the tab's requests go to.
 	net *netLog
 
-	mu      sync.Mutex // guards notes, blocked and the dialog, written by the watcher
+	mu      sync.Mutex // guards notes, lead, blocked and the dialog, written by the watcher
 	notes   []string
+	lead    string // read first in the next result (addLead)
 	blocked string
 	// dialog is the JavaScript dialog open in the page (policy ask), and
 	// dialogGen counts the dialogs opened; dialogOpened is closed when one
@@ -67,10 +68,10 @@ type Tab struct {
 	downloadDir     string                      // the staging folder the browser saves them in ("" its own folder)
 	downloadEarly   map[string]downloadProgress // progress that came before its download's beginning
 	dlBatch         *dlBatch                    // the running call's downloads (downloadMark), or nil
-	// outputs is the manager whose output directory keeps the tab's
+	// outputs is the session policy whose output directory keeps the tab's
 	// downloads; findFile finds a finished one in the browser's own folder
 	// (backend.DownloadFinder), or is nil.
-	outputs  *Manager
+	outputs  *Policy
 	findFile func(ctx context.Context, guid string) (backend.DownloadFile, error)
 	// downloadsRemote: the browser runs on another machine, which keeps
 	// the files.

@@ -149,17 +149,17 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 		return nil, backendError("attach to the tab", err)
 	}
 	t := newTab(id, target, s.m.log)
-	t.dialogPolicy = s.m.opts.DialogPolicy
+	t.dialogPolicy = s.pol.opts.DialogPolicy
 	t.net = s.net
-	if s.m.policySet() {
-		t.policy = s.m.originPolicy
+	if s.pol.policySet() {
+		t.policy = s.pol.originPolicy
 	}
 	if err := t.init(ctx); err != nil {
 		return nil, backendError("prepare the tab", err)
 	}
-	t.outputs = s.m
+	t.outputs = s.pol
 	if s.be.Info().Local {
-		t.saveDownloads(ctx, s.m)
+		t.saveDownloads(ctx, s.pol)
 	} else {
 		t.findFile = downloadFinder(s.be, id)
 		t.downloadsRemote = t.findFile == nil

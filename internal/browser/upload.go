@@ -240,13 +240,17 @@ var chooserWait = 3 * time.Second
 // that clicking the target opens (the chooser is intercepted, never shown),
 // and reads the names back.
 func (s *Session) upload(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
-	files, err := checkUploadPaths(a.Files, s.m.opts.UploadRoots, a.Roots, s.m.opts.OutputDir, s.m.log)
+	roots, ok := ctx.Value(uploadRootsKey{}).([]string)
+	if !ok {
+		roots = s.m.opts.UploadRoots
+	}
+	files, err := checkUploadPaths(a.Files, roots, a.Roots, s.pol.opts.OutputDir, s.m.log)
 	if err != nil {
 		return err
 	}
 	// A file from the output dir stays while the browser takes it.
 	for _, f := range files {
-		release, err := s.m.out.Hold(f)
+		release, err := s.pol.out.Hold(f)
 		if err != nil {
 			return fmt.Errorf("hold %s: %w", f, err)
 		}

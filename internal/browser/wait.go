@@ -462,7 +462,7 @@ func (s *Session) Wait(ctx context.Context, t *Tab, o WaitOptions) (*WaitResult,
 		return nil, err
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = s.m.opts.ActionTimeout
+		o.Timeout = s.pol.opts.ActionTimeout
 	}
 	return untilAnswered(ctx, t, func(ctx context.Context) (*WaitResult, error) {
 		return s.wait(ctx, t, conds, o)

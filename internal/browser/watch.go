@@ -230,6 +230,23 @@ func (t *Tab) addNote(n string) {
 	}
 }
 
+// addLead sets the tab's lead: what the agent must read before anything
+// else of the next result (the session's tabs were lost with the browser).
+func (t *Tab) addLead(n string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lead = n
+}
+
+// TakeLead returns and clears the tab's lead (addLead), or "".
+func (t *Tab) TakeLead() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.lead
+	t.lead = ""
+	return n
+}
+
 // TakeNotes returns and clears what happened in the tab on its own since
 // the last call (dialogs answered, loads blocked).
 func (t *Tab) TakeNotes() []string {

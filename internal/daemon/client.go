@@ -75,3 +75,72 @@ func do(ctx context.Context, st State, method, path string, out any) error {
 	}
 	return nil
 }
+
+// StatusPath is the daemon's endpoint that describes it (GET, with the
+// token): Status.
+const StatusPath = "/daemon/status"
+
+// StopPath is the daemon's endpoint that stops it now, clients or not
+// (POST, with the token): the calls running get the shutdown grace, then
+// are answered OUTCOME_UNKNOWN; the browser closes and the state file
+// goes. It answers Stopping.
+const StopPath = "/daemon/stop"
+
+// Stopping is the answer of StopPath.
+type Stopping struct {
+	Stopping bool `json:"stopping"`
+	// Clients counts the MCP clients that were connected.
+	Clients int `json:"clients"`
+}
+
+// Status is what StatusPath answers.
+type Status struct {
+	PID     int       `json:"pid"`
+	Version string    `json:"version"`
+	Started time.Time `json:"started"`
+	Addr    string    `json:"addr"`
+	// Backend is the backend chosen and why ("launch (auto: no extension
+	// paired)"); Browser is "up" or "down", BrowserVersion what it says.
+	Backend        string `json:"backend"`
+	Browser        string `json:"browser"`
+	BrowserVersion string `json:"browser_version,omitempty"`
+	// Settings are the daemon's own (browser) settings, "value (source)";
+	// each client brings its own others.
+	Settings map[string]string `json:"settings"`
+	Clients  []Client          `json:"clients"`
+	// Sessions are the browser sessions that exist.
+	Sessions []string `json:"sessions"`
+	// IdleExit is how long the daemon lives without clients ("" never);
+	// IdleSince, when set, is since when it has had none.
+	IdleExit  string     `json:"idle_exit,omitempty"`
+	IdleSince *time.Time `json:"idle_since,omitempty"`
+	Log       string     `json:"log,omitempty"`
+}
+
+// Client is one MCP client of the daemon.
+type Client struct {
+	// ID names its MCP session (its default browser session's name).
+	ID string `json:"id"`
+	// Name and Version are the client's, from its initialize.
+	Name    string    `json:"name"`
+	Version string    `json:"version,omitempty"`
+	Since   time.Time `json:"since"`
+	Last    time.Time `json:"last"`
+	Calls   int       `json:"calls"`
+	// Sessions are the browser sessions it uses.
+	Sessions []string `json:"sessions"`
+}
+
+// GetStatus asks the daemon of st to describe itself.
+func GetStatus(ctx context.Context, st State) (Status, error) {
+	var s Status
+	err := do(ctx, st, http.MethodGet, StatusPath, &s)
+	return s, err
+}
+
+// Stop asks the daemon of st to stop now.
+func Stop(ctx context.Context, st State) (Stopping, error) {
+	var s Stopping
+	err := do(ctx, st, http.MethodPost, StopPath, &s)
+	return s, err
+}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -203,7 +204,8 @@ func TestEnsureStartFailure(t *testing.T) {
 // by the daemon it describes.
 func TestStateFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "webpilot")
-	want := State{PID: 42, Addr: "127.0.0.1:5555", Token: NewToken(), Version: "v1", Config: "abc", Started: time.Now().UTC().Truncate(time.Second)}
+	want := State{PID: 42, Addr: "127.0.0.1:5555", Token: NewToken(), Version: "v1", Config: "abc", Started: time.Now().UTC().Truncate(time.Second),
+		Settings: map[string]string{"isolated": "true"}}
 	if err := WriteState(dir, want); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,7 @@ func TestStateFile(t *testing.T) {
 		t.Errorf("dir mode %v %v, want 0700", di.Mode(), err)
 	}
 	got, err := ReadState(dir)
-	if err != nil || got != want {
+	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("read %+v %v, want %+v", got, err, want)
 	}
 	if err := RemoveState(dir, 7); err != nil {

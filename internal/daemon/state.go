@@ -44,6 +44,10 @@ type State struct {
 	Version string    `json:"version"`
 	Config  string    `json:"config"` // fingerprint of the settings it runs with
 	Started time.Time `json:"started"`
+	// Settings are the browser settings it runs with (key → text, those
+	// not at their default): webpilot daemon restart starts the next one
+	// with them.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // URL is the daemon's MCP endpoint.

@@ -50,7 +50,16 @@ type Options struct {
 	// HTTPClient, nil for a default one without timeouts (event streams
 	// last as long as a call).
 	HTTPClient *http.Client
+	// NamedSession says the client's calls default to a browser session it
+	// names (Header's Webpilot-Session), which outlives its MCP session on
+	// the same daemon: a new session there keeps its tabs.
+	NamedSession bool
 }
+
+// LostNote leads the answer of the first tool call after the proxy had to
+// open a new session (the daemon restarted, or forgot the session) once
+// the host's calls had used the browser.
+const LostNote = "Note: the webpilot daemon was restarted (or dropped this client's session) since the last call; every tab of this client's sessions is gone and its refs are stale: navigate again."
 
 // MaxMessageBytes bounds one message from the host (the daemon takes at
 // most 4 MiB per request anyway).
@@ -166,6 +175,10 @@ type proxy struct {
 	reconnMu  sync.Mutex // one reconnection at a time
 	getCancel context.CancelFunc
 	calls     sync.WaitGroup // requests being relayed
+	// used: a tool call other than browser_status was answered in this
+	// session (gen); lost: the next tool call's answer starts with
+	// LostNote.
+	used, lost bool
 }
 
 // message is what the proxy needs to know of a JSON-RPC message.
@@ -175,6 +188,9 @@ type message struct {
 	Result *struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	} `json:"result"`
+	Params *struct {
+		Name string `json:"name"`
+	} `json:"params"`
 }
 
 func (m message) isRequest() bool { return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" }
@@ -412,6 +428,20 @@ func (p *proxy) relay(ctx context.Context, resp *http.Response, m message, gen i
 				p.protocol = got.Result.ProtocolVersion
 				p.mu.Unlock()
 			}
+			if m.Method == "tools/call" {
+				p.mu.Lock()
+				lost := p.lost && p.gen == gen
+				if lost {
+					p.lost = false
+				}
+				if p.gen == gen && m.Params != nil && m.Params.Name != "browser_status" {
+					p.used = true
+				}
+				p.mu.Unlock()
+				if lost {
+					data = withLead(data, LostNote)
+				}
+			}
 		}
 		if got.Method == "" && strings.Contains(string(got.ID), proxyIDPrefix) {
 			return // a keep-alive answer
@@ -440,6 +470,49 @@ func (p *proxy) relay(ctx context.Context, resp *http.Response, m message, gen i
 	if m.isRequest() && !answered && ctx.Err() == nil {
 		p.replyFailure(m, codeOutcomeUnknown, msgCut, hintCut)
 	}
+}
+
+// withLead puts note first in a tool result: before its first text, or,
+// for an error, before the message of its JSON error body.
+func withLead(data []byte, note string) []byte {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(data, &msg) != nil {
+		return data
+	}
+	var res map[string]any
+	if json.Unmarshal(msg["result"], &res) != nil {
+		return data
+	}
+	content, _ := res["content"].([]any)
+	for _, c := range content {
+		tc, ok := c.(map[string]any)
+		if !ok || tc["type"] != "text" {
+			continue
+		}
+		text, _ := tc["text"].(string)
+		var body map[string]any
+		if res["isError"] == true && json.Unmarshal([]byte(text), &body) == nil {
+			if e, ok := body["error"].(map[string]any); ok {
+				m, _ := e["message"].(string)
+				e["message"] = strings.TrimPrefix(note, "Note: ") + " — " + m
+				b, _ := json.Marshal(body)
+				tc["text"] = string(b)
+				break
+			}
+		}
+		tc["text"] = note + "\n\n" + text
+		break
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return data
+	}
+	msg["result"] = b
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return data
+	}
+	return out
 }
 
 // readEvents calls deliver with the data of each server-sent event.
@@ -564,6 +637,13 @@ func (p *proxy) reconnect(ctx context.Context, gen int, stale *Endpoint, replay 
 	p.mu.Lock()
 	p.ep, p.session, p.protocol = ep, sid, proto
 	p.gen++
+	// The tabs of the old session are gone: its default browser session
+	// (named after the old session id) in any case, a named one when the
+	// daemon is another (a new token).
+	if replay && p.used && (!p.o.NamedSession || stale == nil || stale.Token != ep.Token) {
+		p.lost = true
+	}
+	p.used = false
 	p.mu.Unlock()
 	if replay {
 		p.o.Logger.Warn("reconnected to the webpilot daemon: a new session (the browser session starts afresh)", "url", ep.URL)

@@ -328,3 +328,29 @@ func TestProxyDaemonUnavailable(t *testing.T) {
 		t.Errorf("echo once a daemon is back: %q", got)
 	}
 }
+
+// The lost-session note goes first: before a result's text, and into an
+// error body's message (which stays JSON).
+func TestWithLead(t *testing.T) {
+	ok := withLead([]byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"# Page"}]}}`), "Note: gone.")
+	if !strings.Contains(string(ok), `"text":"Note: gone.\n\n# Page"`) || !strings.Contains(string(ok), `"id":3`) {
+		t.Errorf("result: %s", ok)
+	}
+	bad := withLead([]byte(`{"jsonrpc":"2.0","id":4,"result":{"isError":true,"content":[{"type":"text","text":"{\"error\":{\"code\":\"TAB_NOT_FOUND\",\"message\":\"no tab t3\"}}"}]}}`), "Note: gone.")
+	var msg struct {
+		Result struct {
+			IsError bool
+			Content []struct{ Text string }
+		}
+	}
+	if err := json.Unmarshal(bad, &msg); err != nil || !msg.Result.IsError || len(msg.Result.Content) != 1 {
+		t.Fatalf("error result: %s (%v)", bad, err)
+	}
+	var body struct{ Error struct{ Code, Message string } }
+	if err := json.Unmarshal([]byte(msg.Result.Content[0].Text), &body); err != nil || body.Error.Code != "TAB_NOT_FOUND" || body.Error.Message != "gone. — no tab t3" {
+		t.Errorf("error body: %s (%v)", msg.Result.Content[0].Text, err)
+	}
+	if got := withLead([]byte(`not json`), "x"); string(got) != "not json" {
+		t.Errorf("not JSON: %s", got)
+	}
+}

@@ -67,11 +67,21 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		if err != nil {
 			return s.render(ctx, t.Name, nil, err), nil
 		}
-		env := &tools.Env{Manager: s.deps.Manager, Gate: s.deps.Gate, Recipes: s.deps.Recipes, HealWrite: s.deps.HealWrite, Secrets: s.deps.Secrets, Status: s.status,
+		c := s.clientOf(ctx)
+		d := c.Deps
+		env := &tools.Env{Manager: d.Manager, Gate: d.Gate, Recipes: d.Recipes, HealWrite: d.HealWrite, Secrets: d.Secrets,
+			Status:   func() map[string]any { return s.status(c) },
 			Roots:    func(ctx context.Context) []string { return clientRoots(ctx, req) },
-			Progress: progress(ctx, req, s.mask), Decode: s.decodeArgs, Recent: s.recent.List, TraceMask: s.deps.TraceMask}
-		if wd := clientWorkdir(req); wd != "" && s.deps.RecipesFor != nil {
-			env.Recipes = s.deps.RecipesFor(wd)
+			Progress: progress(ctx, req, c.mask), Recent: s.recent.List, TraceMask: d.TraceMask,
+			Decode: func(tool string, args map[string]any) (any, error) { return s.decodeArgs(c, tool, args) }}
+		if wd := clientWorkdir(req); wd != "" && d.RecipesFor != nil {
+			env.Recipes = d.RecipesFor(wd)
+		}
+		if c.Policy != nil {
+			ctx = browser.WithPolicy(ctx, c.Policy)
+		}
+		if c.UploadRoots != nil {
+			ctx = browser.WithUploadRoots(ctx, c.UploadRoots)
 		}
 		if p, ok := in.(tools.Preparer); ok {
 			if err := p.Prepare(env); err != nil {
@@ -83,6 +93,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			session = s.defaultSession(req)
 		}
 		tab, _ = args["tab"].(string)
+		s.noteCall(req, session)
 		if p := clientBrowserProfile(req); p != "" {
 			ctx = context.WithValue(ctx, browserProfileKey{}, p)
 		}
@@ -91,12 +102,12 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 	}
 }
 
-// decodeArgs checks and decodes arguments of an active tool as its own call
-// does (coercion, schema, the input's Check): browser_flow checks its steps
-// with it. A tool the server does not serve is tools.ErrInactive.
-func (s *Server) decodeArgs(tool string, args map[string]any) (any, error) {
+// decodeArgs checks and decodes arguments of a tool the client has as its
+// own call does (coercion, schema, the input's Check): browser_flow checks
+// its steps with it. A tool the client does not have is tools.ErrInactive.
+func (s *Server) decodeArgs(c *Client, tool string, args map[string]any) (any, error) {
 	t, ok := s.tools[tool]
-	if !ok {
+	if !ok || s.settings != nil && !c.has(tool) {
 		return nil, tools.ErrInactive
 	}
 	raw, err := json.Marshal(args)
@@ -160,9 +171,17 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string
 		}
 	} else {
 		// A session the client's call makes lives on the browser profile
-		// the client asked for (BrowserProfileHeader).
+		// the client asked for (BrowserProfileHeader), under the client's
+		// policy.
 		p, _ := ctx.Value(browserProfileKey{}).(string)
-		bs = m.SessionFor(session, p)
+		pol := browser.PolicyFrom(ctx)
+		bs = m.SessionWith(session, p, pol)
+		if pol == nil {
+			pol = m.DefaultPolicy()
+		}
+		if bs.Policy() != pol {
+			return nil, otherPolicy(session)
+		}
 	}
 	var out *tools.Result
 	err := bs.Do(ctx, func(ctx context.Context) error {
@@ -201,6 +220,9 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string
 			out = res
 			return nil
 		}
+		if lead := about.TakeLead(); lead != "" {
+			res.Text = "Note: " + lead + "\n\n" + res.Text
+		}
 		res.Text += cleared + notes(about)
 		if res.Dialog != nil {
 			res.Text += dialogText(res.Dialog)
@@ -213,19 +235,31 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string
 	return out, err
 }
 
+// otherPolicy refuses a call in a session that a client with other
+// settings made: the session's tabs follow that client's origin policy,
+// timeouts and output directory, which are not this client's.
+func otherPolicy(session string) error {
+	return &browser.Error{Code: browser.CodeInvalidArgument,
+		Message: fmt.Sprintf("session %q was made by a client with other settings (origin lists, timeouts, output directory, dialog policy or redaction); a session keeps the settings of the client that made it, so this client may not use it", session),
+		Hint:    "use a session of your own (another session name, or none), or give both clients the same settings"}
+}
+
 // status are the facts browser_status adds to the backend and sessions:
-// the program's (configuration) and the active tools.
-func (s *Server) status() map[string]any {
+// the program's (configuration), and the client's settings and tools.
+func (s *Server) status(c *Client) map[string]any {
 	out := map[string]any{}
-	if s.deps.Status != nil {
-		for k, v := range s.deps.Status() {
+	if c.Deps.Status != nil {
+		for k, v := range c.Deps.Status() {
 			out[k] = v
 		}
 	}
-	out["profile"] = s.sel.Profile
-	out["caps"] = s.sel.Caps.String()
-	out["tools"] = s.sel.Names()
-	out["tool_count"] = len(s.sel.Tools)
+	out["profile"] = c.Tools.Profile
+	out["caps"] = c.Tools.Caps.String()
+	out["tools"] = c.Tools.Names()
+	out["tool_count"] = len(c.Tools.Tools)
+	if c.Conflict != nil {
+		out["conflict"] = c.Conflict.Message
+	}
 	return out
 }
 

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,8 +152,12 @@ type HTTPOptions struct {
 	IdleExit time.Duration
 	// Retirable serves POST /daemon/retire (daemon.RetirePath), by which a
 	// proxy of a newer binary or other settings asks the daemon to exit
-	// when it has no client; it needs Token.
+	// when it has no client, and GET /daemon/status and POST /daemon/stop
+	// (webpilot daemon status|stop); it needs Token.
 	Retirable bool
+	// Status fills in the daemon's own facts (pid, backend, settings…)
+	// of /daemon/status; the server adds its clients and sessions.
+	Status func(*daemon.Status)
 }
 
 // IsLoopback reports whether host (a host name or IP, without a port) is
@@ -257,10 +262,26 @@ type front struct {
 	hosts map[string]bool // Host names accepted; nil: any (not on loopback)
 	token []byte          // sha256 of the bearer token; nil: none needed
 
-	mu       sync.Mutex    // guards creating and retiring
+	mu       sync.Mutex    // guards creating, retiring and idleSince
 	creating int           // new sessions being made (initialize in flight)
 	retiring bool          // no new session: the server is about to exit
 	exit     chan struct{} // closed when retiring
+	// idleSince is when the server was last busy, while it is not (zero
+	// while busy); kept by idleExit.
+	idleSince time.Time
+}
+
+// stopNow makes the server exit (RunHTTP returns) whatever its clients:
+// webpilot daemon stop. It reports how many MCP sessions were open.
+func (f *front) stopNow() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := f.s.Sessions()
+	if !f.retiring {
+		f.retiring = true
+		close(f.exit)
+	}
+	return n
 }
 
 // retire makes the server exit (RunHTTP returns) if it has no MCP session
@@ -308,8 +329,14 @@ func (f *front) idleExit(ctx context.Context, d time.Duration) {
 		}
 		if f.busy() {
 			last = time.Now()
+			f.mu.Lock()
+			f.idleSince = time.Time{}
+			f.mu.Unlock()
 			continue
 		}
+		f.mu.Lock()
+		f.idleSince = last
+		f.mu.Unlock()
 		if time.Since(last) >= d {
 			if ok, _ := f.retire(); ok {
 				f.s.log.Info("no MCP client for a while: exiting", "idle", d)
@@ -354,6 +381,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.refuse(w, r, http.StatusBadRequest, BrowserProfileHeader+": not a valid browser profile (letters, digits, -_. and spaces, at most 64)")
 		return
 	}
+	if _, err := f.s.clientFor(r.Header); err != nil {
+		f.refuse(w, r, http.StatusBadRequest, SettingsHeader+": "+err.Error())
+		return
+	}
 	switch r.URL.Path {
 	case "/health":
 		f.health(w, r)
@@ -373,6 +404,26 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"retiring": ok, "sessions": n})
+	case daemon.StatusPath:
+		if !f.o.Retirable || f.token == nil {
+			http.NotFound(w, r)
+			return
+		}
+		f.status(w, r)
+	case daemon.StopPath:
+		if !f.o.Retirable || f.token == nil {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		n := f.stopNow()
+		f.s.log.Info("asked to stop (webpilot daemon stop)", "clients", n)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(daemon.Stopping{Stopping: true, Clients: n})
 	case "/mcp":
 		f.serveMCP(w, r)
 	default:
@@ -427,6 +478,40 @@ func (f *front) health(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// status answers GET /daemon/status.
+func (f *front) status(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	st := daemon.Status{Version: f.s.version, Started: f.s.started.UTC(), Addr: f.o.Addr, Browser: "down", Clients: f.s.Clients(), Sessions: []string{}}
+	if m := f.s.deps.Manager; m != nil {
+		st.Sessions = m.SessionNames()
+		if be := m.Backend(); be != nil {
+			info := be.Info()
+			st.Backend, st.BrowserVersion = info.Kind, info.Version
+			if info.Running {
+				st.Browser = "up"
+			}
+		}
+	}
+	if f.o.IdleExit > 0 {
+		st.IdleExit = f.o.IdleExit.String()
+		f.mu.Lock()
+		if since := f.idleSince; !since.IsZero() {
+			st.IdleSince = &since
+		}
+		f.mu.Unlock()
+	}
+	if f.o.Status != nil {
+		f.o.Status(&st)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(st)
 }
 
 // serveMCP checks a POST's content type and size, reads its body within
@@ -599,37 +684,116 @@ func (f *inflight) wait(d time.Duration) int {
 // lasts, its default browser session (ClientSessionName) is in use; when it
 // ends, that browser session is removed after the departure grace.
 func (s *Server) watchClient(req mcp.Request) {
-	if !s.clientDefaults.Load() || req == nil {
+	if req == nil {
 		return
 	}
 	ss, ok := req.GetSession().(*mcp.ServerSession)
 	if !ok || ss == nil || ss.ID() == "" {
 		return
 	}
-	name := ClientSessionName(ss.ID())
-	if x := req.GetExtra(); x != nil && x.Header.Get(SessionHeader) != "" {
-		name = x.Header.Get(SessionHeader)
-	}
 	s.clientsMu.Lock()
-	if s.watched[ss] {
+	if rec := s.watched[ss]; rec != nil {
+		rec.last = time.Now()
 		s.clientsMu.Unlock()
 		return
 	}
-	s.watched[ss] = true
-	s.clients[name]++
+	rec := &clientRec{id: ss.ID(), since: time.Now(), sessions: map[string]bool{}}
+	rec.last = rec.since
+	s.watched[ss] = rec
+	counted := s.clientDefaults.Load()
+	if counted {
+		rec.def = ClientSessionName(ss.ID())
+		if x := req.GetExtra(); x != nil && x.Header.Get(SessionHeader) != "" {
+			rec.def = x.Header.Get(SessionHeader)
+		}
+		s.clients[rec.def]++
+	}
 	s.clientsMu.Unlock()
 	go func() {
 		_ = ss.Wait()
 		s.clientsMu.Lock()
 		delete(s.watched, ss)
-		if s.clients[name]--; s.clients[name] <= 0 {
-			delete(s.clients, name)
+		if counted {
+			if s.clients[rec.def]--; s.clients[rec.def] <= 0 {
+				delete(s.clients, rec.def)
+			}
 		}
 		grace := s.departGrace
 		s.clientsMu.Unlock()
-		s.log.Info("client left: its browser session goes after the grace", "session", name, "grace", grace)
-		time.AfterFunc(grace, func() { s.departed(name) })
+		if !counted {
+			return
+		}
+		s.log.Info("client left: its browser session goes after the grace", "session", rec.def, "grace", grace)
+		time.AfterFunc(grace, func() { s.departed(rec.def) })
 	}()
+}
+
+// clientRec is what the server knows of a connected MCP client (with a
+// session id): for daemon status.
+type clientRec struct {
+	id          string
+	def         string // its default browser session, when counted
+	since, last time.Time
+	calls       int
+	sessions    map[string]bool // the browser sessions its calls used
+}
+
+// noteCall records a tool call of the client of req in browser session
+// name.
+func (s *Server) noteCall(req *mcp.CallToolRequest, name string) {
+	if req == nil || req.Session == nil {
+		return
+	}
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	if rec := s.watched[req.Session]; rec != nil {
+		rec.calls++
+		rec.last = time.Now()
+		if name != "" {
+			rec.sessions[name] = true
+		}
+	}
+}
+
+// Clients describes the MCP clients connected now (with a session id:
+// over HTTP), oldest first: the name and version each gave in initialize,
+// since when, its calls and the browser sessions they used.
+func (s *Server) Clients() []daemon.Client {
+	s.clientsMu.Lock()
+	type entry struct {
+		ss  *mcp.ServerSession
+		rec clientRec
+		ses []string
+	}
+	var all []entry
+	for ss, rec := range s.watched {
+		e := entry{ss: ss, rec: *rec}
+		for n := range rec.sessions {
+			e.ses = append(e.ses, n)
+		}
+		all = append(all, e)
+	}
+	s.clientsMu.Unlock()
+	out := make([]daemon.Client, 0, len(all))
+	for _, e := range all {
+		c := daemon.Client{ID: ClientSessionName(e.rec.id), Since: e.rec.since, Last: e.rec.last, Calls: e.rec.calls, Sessions: e.ses}
+		if ip := e.ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+			c.Name, c.Version = ip.ClientInfo.Name, ip.ClientInfo.Version
+			if ip.ClientInfo.Title != "" {
+				c.Name = ip.ClientInfo.Title
+			}
+		}
+		if c.Name == "" {
+			c.Name = "(unnamed client)"
+		}
+		if e.rec.def != "" && !slices.Contains(c.Sessions, e.rec.def) {
+			c.Sessions = append(c.Sessions, e.rec.def)
+		}
+		slices.Sort(c.Sessions)
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b daemon.Client) int { return a.Since.Compare(b.Since) })
+	return out
 }
 
 // inUse reports whether a connected MCP client defaults to the browser

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -53,11 +54,19 @@ type Options struct {
 	Logger        *slog.Logger
 	CallCeiling   time.Duration // default CallCeiling
 	ShutdownGrace time.Duration // default ShutdownGrace
-	// OnInitialized runs once, in its own goroutine, when the first client
-	// request arrives (initialize, or server/discover on protocol
-	// 2026-07-28, which has no initialize); --prewarm starts the browser
-	// from here.
+	// OnInitialized runs once, in its own goroutine, when the first
+	// request of a client that wants the browser early (Client.Prewarm;
+	// the server's own clients do) arrives (initialize, or server/discover
+	// on protocol 2026-07-28, which has no initialize); --prewarm starts
+	// the browser from here.
 	OnInitialized func()
+	// ClientSettings, when set, makes the Client of each MCP client that
+	// sends its own settings (SettingsHeader, the value given as is): its
+	// tools, policy and limits. Every tool of the table is registered then,
+	// and each client sees and calls only its own. An error refuses the
+	// client's requests (HTTP 400) with its text. Nil: every client is
+	// served by the server's own options.
+	ClientSettings func(header string) (*Client, error)
 }
 
 // Server is webpilot's MCP server.
@@ -66,14 +75,19 @@ type Server struct {
 	log     *slog.Logger
 	ceiling time.Duration
 	deps    *tools.Deps
-	sel     tools.Selection
-	defs    []*mcp.Tool
-	schemas map[string]*jsonschema.Resolved
-	inputs  map[string]*jsonschema.Schema // tool -> input schema
-	props   map[string]map[string]string  // tool -> property -> JSON type
-	onInit  func()
-	initMu  sync.Once
-	tools   map[string]tools.Tool // the active tools by name
+	// own is the Client of clients without settings of their own: the
+	// server's options. settings and cache are Options.ClientSettings and
+	// what it made.
+	own      *Client
+	settings func(string) (*Client, error)
+	cache    clientCache
+	defs     []*mcp.Tool
+	schemas  map[string]*jsonschema.Resolved
+	inputs   map[string]*jsonschema.Schema // tool -> input schema
+	props    map[string]map[string]string  // tool -> property -> JSON type
+	onInit   func()
+	initMu   sync.Once
+	tools    map[string]tools.Tool // the active tools by name
 	// recent keeps each browser session's last actions (browser_status).
 	recent *trace.Recent
 	// budgeted holds the deadlines of running calls whose tool has a time
@@ -90,7 +104,7 @@ type Server struct {
 	// departGrace is HTTPOptions.DepartedGrace.
 	clientsMu   sync.Mutex
 	clients     map[string]int
-	watched     map[*mcp.ServerSession]bool
+	watched     map[*mcp.ServerSession]*clientRec
 	departGrace time.Duration
 	// posts counts the HTTP POST requests being served, for the shutdown.
 	posts inflight
@@ -122,7 +136,7 @@ func New(opts Options) *Server {
 	s.onInit = opts.OnInitialized
 	s.version, s.started = opts.Version, time.Now()
 	s.posts.init()
-	s.clients, s.watched, s.departGrace = make(map[string]int), make(map[*mcp.ServerSession]bool), DepartedGrace
+	s.clients, s.watched, s.departGrace = make(map[string]int), make(map[*mcp.ServerSession]*clientRec), DepartedGrace
 	s.grace, s.cut = opts.ShutdownGrace, make(chan struct{})
 	s.deps = opts.Deps
 	if s.deps == nil {
@@ -132,15 +146,21 @@ func New(opts Options) *Server {
 		s.deps.DefaultSession = "default"
 	}
 	s.recent = &trace.Recent{Mask: s.deps.TraceMask}
-	s.sel = opts.Tools
-	if s.sel.Tools == nil {
-		sel, err := tools.Select(tools.DefaultProfile, "")
-		if err != nil {
+	sel := opts.Tools
+	if sel.Tools == nil {
+		var err error
+		if sel, err = tools.Select(tools.DefaultProfile, ""); err != nil {
 			panic(fmt.Sprintf("mcpserver: the default tool selection: %v", err)) // a programming error
 		}
-		s.sel = sel
 	}
-	for _, t := range s.sel.Tools {
+	s.own = &Client{Tools: sel, Deps: s.deps, Ceiling: opts.CallCeiling, Prewarm: true}
+	s.settings, s.cache.m = opts.ClientSettings, make(map[string]clientEntry)
+	registered := sel.Tools
+	if s.settings != nil {
+		// Each client has its own selection out of the whole table.
+		registered = tools.Table()
+	}
+	for _, t := range registered {
 		s.register(t)
 	}
 	s.mcp.AddReceivingMiddleware(s.middleware)
@@ -159,11 +179,25 @@ func (s *Server) Tools() []*mcp.Tool { return s.defs }
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		s.log.Debug("request", "method", method)
+		c, cerr := s.requestClient(req)
+		if cerr != nil {
+			// The front refuses such requests; a transport without one
+			// gets the same answer here.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "this client's settings were refused: " + cerr.Error()}
+		}
+		ctx = context.WithValue(ctx, clientCtxKey{}, c)
 		s.watchClient(req)
-		if s.onInit != nil {
+		if s.onInit != nil && c.Prewarm {
 			// initialize on 2025 protocols, server/discover on 2026-07-28
 			// (which has no initialize): a client has arrived either way.
 			s.initMu.Do(func() { go s.onInit() })
+		}
+		if method == "tools/list" && s.settings != nil {
+			res, err := next(ctx, method, req)
+			if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				filterTools(lr, c)
+			}
+			return res, err
 		}
 		if method != "tools/call" {
 			return next(ctx, method, req)
@@ -173,6 +207,10 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		name := ctr.Params.Name
+		if s.settings != nil && !c.has(name) {
+			// What the go-sdk answers for a tool it does not have.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
@@ -182,7 +220,10 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.stopping.Load() {
 			return s.render(ctx, name, nil, errStopping), nil
 		}
-		ceiling := s.ceiling
+		if c.Conflict != nil && name != "browser_status" {
+			return s.render(ctx, name, nil, c.Conflict), nil
+		}
+		ceiling := c.Ceiling
 		if b, ok := tools.CallBudget(name, ctr.Params.Arguments); ok {
 			// A flow's own budget replaces the ceiling for its call; the
 			// slack covers the page capture after a failure and the answer.
@@ -197,35 +238,33 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err = s.runCall(ctx, cancel, name, func(ctx context.Context) (mcp.Result, error) { return next(ctx, method, req) })
 		s.log.Debug("tool call", "tool", name, "ms", time.Since(start).Milliseconds())
 		if r, ok := res.(*mcp.CallToolResult); ok {
-			s.maskResult(r)
+			s.maskResult(c, r)
 		}
 		return res, err
 	}
 }
 
-// mask hides the declared secrets in text (Deps.Secrets): every result,
-// error and progress message passes through it.
-func (s *Server) mask(text string) string {
-	if s.deps == nil {
-		return text
-	}
-	return s.deps.Secrets.Mask(text)
+// mask hides the client's declared secrets in text (Deps.Secrets): every
+// result, error and progress message passes through it.
+func (c *Client) mask(text string) string {
+	return c.Deps.Secrets.Mask(text)
 }
 
-// maskResult masks the text of a tool result in place.
-func (s *Server) maskResult(r *mcp.CallToolResult) {
-	if s.deps == nil || s.deps.Secrets.Len() == 0 {
+// maskResult masks the text of a tool result in place with the client's
+// secrets.
+func (s *Server) maskResult(c *Client, r *mcp.CallToolResult) {
+	if c.Deps.Secrets.Len() == 0 {
 		return
 	}
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			t.Text = s.mask(t.Text)
+	for _, ct := range r.Content {
+		if t, ok := ct.(*mcp.TextContent); ok {
+			t.Text = c.mask(t.Text)
 		}
 	}
 	if r.StructuredContent != nil {
 		if b, err := json.Marshal(r.StructuredContent); err == nil {
 			var v any
-			if json.Unmarshal([]byte(s.mask(string(b))), &v) == nil {
+			if json.Unmarshal([]byte(c.mask(string(b))), &v) == nil {
 				r.StructuredContent = v
 			}
 		}

@@ -30,6 +30,7 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 	if session == "" {
 		session = s.deps.DefaultSession
 	}
+	c := s.clientOf(ctx)
 	text, ok, code, msg := outcome(out)
 	target := trace.Target(t.Name, args)
 	if t.Name != "browser_status" {
@@ -37,9 +38,9 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 		if !ok {
 			word = code
 		}
-		s.recent.Add(session, t.Name, target, word, start)
+		s.recent.Add(session, t.Name, c.mask(target), word, start)
 	}
-	rec := s.deps.Trace
+	rec := c.Deps.Trace
 	if rec == nil {
 		return
 	}

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
@@ -308,10 +309,51 @@ func (s *Set) Handler(h slog.Handler) slog.Handler {
 	return &maskHandler{h: h, s: s}
 }
 
+// masker is what a maskHandler masks with: a Set or a Registry.
+type masker interface{ Mask(string) string }
+
 type maskHandler struct {
 	h slog.Handler
-	s *Set
+	s masker
 }
+
+// Registry masks with every Set added to it: the per-user daemon's log,
+// which records the calls of clients that each declare secrets of their
+// own. The zero value is ready; it is safe for concurrent use.
+type Registry struct {
+	mu   sync.RWMutex
+	sets []*Set
+}
+
+// Add makes r mask s's secrets too (once; a Set without secrets is left
+// out).
+func (r *Registry) Add(s *Set) {
+	if s.Len() == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, x := range r.sets {
+		if x == s {
+			return
+		}
+	}
+	r.sets = append(r.sets, s)
+}
+
+// Mask masks text with every Set added.
+func (r *Registry) Mask(text string) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, s := range r.sets {
+		text = s.Mask(text)
+	}
+	return text
+}
+
+// Handler wraps h so that everything it writes is masked with the Sets
+// added, then and later.
+func (r *Registry) Handler(h slog.Handler) slog.Handler { return &maskHandler{h: h, s: r} }
 
 func (m *maskHandler) Enabled(ctx context.Context, l slog.Level) bool { return m.h.Enabled(ctx, l) }
 

@@ -22,7 +22,11 @@ func newFlowTrace(h *Held) (*flowTrace, error) {
 	if h.env.Manager == nil {
 		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "no output directory to write a trace to", Hint: "omit trace"}
 	}
-	folder, reserve, err := h.env.Manager.TraceFolder()
+	pol := h.env.Manager.DefaultPolicy()
+	if h.s != nil {
+		pol = h.s.Policy() // the output directory of the client that made the session
+	}
+	folder, reserve, err := pol.TraceFolder()
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,210 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/daemon"
+)
+
+// cliAt runs `webpilot ARGS…` as a program whose user config dir is home
+// (so it reaches home's daemon) in dir, and returns its exit code and
+// output.
+func cliAt(t *testing.T, ctx context.Context, home, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var errb syncBuffer
+	cmd := proxyCmd(t, home, &errb, nil, args...)
+	if dir != "" {
+		cmd.Dir = dir
+	}
+	var out strings.Builder
+	cmd.Stdout = &out
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		code = 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("webpilot %v: %v", args, err)
+		}
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		t.Fatalf("webpilot %v did not end: %v\nstdout:\n%s\nstderr:\n%s", args, ctx.Err(), out.String(), errb.String())
+	}
+	return code, out.String(), errb.String()
+}
+
+// browserProcs lists the processes whose command line mentions dir (the
+// daemon's browser: its temporary profile is under the test's TMPDIR).
+func browserProcs(dir string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		cmd := strings.ReplaceAll(string(b), "\x00", " ")
+		if strings.Contains(cmd, dir) && strings.Contains(cmd, "chrom") {
+			out = append(out, e.Name()+": "+cmd)
+		}
+	}
+	return out
+}
+
+// `webpilot daemon status|logs|stop|restart` on a daemon that an agent
+// uses; `webpilot call` and `webpilot recipe run` meanwhile share that
+// daemon (its pid stays, its client list shows them while they run); a
+// stop while a call is in flight answers it, closes the browser and leaves
+// no browser process; restart starts the next daemon with the same browser
+// settings.
+func TestDaemonCommands(t *testing.T) {
+	home := daemonHome(t)
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 240*time.Second)
+
+	// Before any client: not running, exit 3.
+	if code, out, _ := cliAt(t, ctx, home, "", "daemon", "status"); code != 3 || !strings.Contains(out, "not running") {
+		t.Errorf("status without a daemon: exit %d\n%s", code, out)
+	}
+
+	agent := connectProxyArgs(t, ctx, home, new(syncBuffer), nil)
+	if out := callText(t, ctx, agent, "browser_navigate", map[string]any{"url": base + "/basic.html?agent=1"}); !strings.Contains(out, "Basic page") {
+		t.Fatalf("agent navigate: %s", out)
+	}
+	st, err := daemon.ReadState(stateDir(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errs := cliAt(t, ctx, home, "", "daemon", "status")
+	for _, want := range []string{fmt.Sprintf("running (pid %d", st.PID), "proxy-test", "clients (1)", "isolated", "true (from the client that started it)", "http-", "idle exit: 10m0s after the last client leaves", "daemon.log"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("daemon status lacks %q: exit %d\n%s%s", want, code, out, errs)
+		}
+	}
+	code, out, _ = cliAt(t, ctx, home, "", "daemon", "status", "--json")
+	var js struct {
+		Running bool
+		PID     int
+		Clients []daemon.Client
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil || code != 0 || !js.Running || js.PID != st.PID || len(js.Clients) != 1 || js.Clients[0].Name != "proxy-test" || js.Clients[0].Calls != 1 {
+		t.Errorf("status --json: exit %d, %v\n%s", code, err, out)
+	}
+
+	// webpilot call, twice in one named session: the same tab across
+	// calls, in the agent's daemon; the agent's tab is untouched.
+	flags := []string{"--isolated", "--headless=true", "--session", "cli"}
+	code, out, errs = cliAt(t, ctx, home, "", append(append([]string{"call"}, flags...), "browser_navigate", fmt.Sprintf(`{"url": %q}`, base+"/basic.html?cli=1"))...)
+	if code != 0 || !strings.Contains(out, "Basic page") {
+		t.Fatalf("webpilot call while an agent holds the daemon: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = cliAt(t, ctx, home, "", append(append([]string{"call"}, flags...), "browser_tabs", `{"action": "list"}`)...)
+	if code != 0 || !strings.Contains(out, "cli=1") || strings.Contains(out, "agent=1") {
+		t.Errorf("webpilot call --session cli, second call: exit %d\nstdout: %q\nstderr: %q", code, out, errs)
+	}
+	if strings.Contains(errs, "in use") {
+		t.Errorf("webpilot call collided with the daemon:\n%s", errs)
+	}
+
+	// webpilot recipe run, through the daemon too, from the folder of
+	// its recipes.
+	recipes := t.TempDir()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
+	recipe := fmt.Sprintf(`{"name": "basic-title", "site": "127.0.0.1:%s", "params": {"page": {"type": "string"}},
+  "steps": [{"do": "navigate", "url": "%s/$page"}, {"do": "read", "what": "title", "save_as": "title"}], "output": ["title"]}`, port, base)
+	if err := os.WriteFile(filepath.Join(recipes, "basic-title.json"), []byte(recipe), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = cliAt(t, ctx, home, "", "recipe", "run", "--isolated", "--headless=true", "--recipes", recipes, "basic-title", "page=basic.html")
+	if code != 0 || !strings.Contains(out, "Basic page") {
+		t.Errorf("webpilot recipe run while an agent holds the daemon: exit %d\n%s%s", code, out, errs)
+	}
+	if again, err := daemon.ReadState(stateDir(home)); err != nil || again.PID != st.PID {
+		t.Errorf("the CLI did not use the running daemon: %+v → %+v (%v)", st, again, err)
+	}
+	if tabs := tabURLs(t, ctx, agent); !strings.Contains(tabs, "agent=1") || strings.Contains(tabs, "cli=1") {
+		t.Errorf("the agent's tabs changed:\n%s", tabs)
+	}
+
+	code, out, _ = cliAt(t, ctx, home, "", "daemon", "logs", "-n", "5")
+	if code != 0 || strings.Count(out, "\n") != 5 {
+		t.Errorf("daemon logs -n 5: exit %d, %d lines\n%s", code, strings.Count(out, "\n"), out)
+	}
+
+	// A stop while the agent's call waits: the call is answered, the
+	// browser goes with the daemon.
+	answered := make(chan string, 1)
+	go func() {
+		res, err := agent.CallTool(ctx, &mcp.CallToolParams{Name: "browser_wait", Arguments: map[string]any{
+			"conditions": []any{map[string]any{"text": "never on this page"}}, "timeout_ms": 60000}})
+		switch {
+		case err != nil:
+			answered <- "error: " + err.Error()
+		default:
+			answered <- resultText(res)
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // the wait is under way (a later stop only makes it shorter)
+	code, out, errs = cliAt(t, ctx, home, "", "daemon", "stop")
+	if code != 0 || !strings.Contains(out, "stopped (pid") {
+		t.Errorf("daemon stop: exit %d\n%s%s", code, out, errs)
+	}
+	select {
+	case got := <-answered:
+		if !strings.Contains(got, "OUTCOME_UNKNOWN") && !strings.Contains(got, "TIMEOUT") {
+			t.Errorf("the call in flight at the stop was answered: %s", got)
+		}
+	case <-time.After(backendtest.Timeout(30 * time.Second)):
+		t.Error("the call in flight at the stop was never answered")
+	}
+	if procs := browserProcs(home); len(procs) > 0 {
+		t.Errorf("browser processes left after daemon stop:\n%s", strings.Join(procs, "\n"))
+	}
+	if code, _, _ := cliAt(t, ctx, home, "", "daemon", "status"); code != 3 {
+		t.Errorf("status after stop: exit %d, want 3", code)
+	}
+
+	// restart with nothing running starts one; restart again replaces it
+	// and keeps its browser settings.
+	code, out, errs = cliAt(t, ctx, home, "", "daemon", "restart", "--isolated", "--headless=true")
+	if code != 0 || !strings.Contains(out, "started the webpilot daemon") {
+		t.Fatalf("restart (none running): exit %d\n%s%s", code, out, errs)
+	}
+	first, err := daemon.ReadState(stateDir(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = cliAt(t, ctx, home, "", "daemon", "restart")
+	second, err := daemon.ReadState(stateDir(home))
+	if code != 0 || err != nil || second.PID == first.PID || second.Config != first.Config || second.Settings["isolated"] != "true" {
+		t.Errorf("restart: exit %d, %v: %+v → %+v\n%s%s", code, err, first, second, out, errs)
+	}
+	// The agent's next call reaches the new daemon, without another
+	// start: its settings match.
+	if out := callText(t, ctx, agent, "browser_navigate", map[string]any{"url": base + "/basic.html?after=1"}); !strings.Contains(out, "Basic page") {
+		t.Errorf("the agent after restart: %s", out)
+	}
+	if third, err := daemon.ReadState(stateDir(home)); err != nil || third.PID != second.PID {
+		t.Errorf("the agent's proxy started another daemon: %+v → %+v (%v)", second, third, err)
+	}
+}

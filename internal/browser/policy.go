@@ -1,0 +1,157 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/outdir"
+)
+
+// PolicyOptions are the settings that govern what a session may do and how
+// long it waits: the origin lists, the timeouts, where its files go, what
+// happens to dialogs, what network output shows. (Where uploads may come
+// from is the calling client's, each call: WithUploadRoots.) They belong to the client that makes the session, so two clients of
+// one browser (the per-user daemon) each keep their own. Zero values take
+// the defaults of Options.
+type PolicyOptions struct {
+	ActionTimeout  time.Duration
+	NavTimeout     time.Duration
+	AllowedOrigins []string
+	BlockedOrigins []string
+	AllowFileURLs  bool
+	OutputDir      string
+	OutputMaxBytes int64
+	DialogPolicy   string
+	NoRedact       bool
+}
+
+// Policy is a compiled PolicyOptions: the origin rules parsed and the
+// output directory open. A session keeps the policy it was made with for
+// its life (its tabs' watchers follow it), so a call from a client with
+// another policy is refused rather than run under the wrong rules (see
+// Manager.SessionWith). Policies with equal options are one value.
+type Policy struct {
+	opts PolicyOptions
+	key  string
+	// allowed and blocked are the parsed origin rules; a rule that does
+	// not parse blocks every web origin (blocked) or allows none
+	// (allowed), so a typo never opens what was meant to be closed.
+	allowed, blocked []OriginRule
+	// out is the output directory: what webpilot writes there, its
+	// manifest and budget.
+	out *outdir.Dir
+}
+
+// Options returns the policy's effective options.
+func (p *Policy) Options() PolicyOptions { return p.opts }
+
+// Key is a canonical text of the policy's options: equal keys, equal
+// policies.
+func (p *Policy) Key() string { return p.key }
+
+// policyKey is the canonical text of o.
+func policyKey(o PolicyOptions) string {
+	sorted := func(v []string) string {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return strings.Join(v, ",")
+	}
+	return fmt.Sprintf("a=%s|n=%s|allow=%s|block=%s|file=%t|out=%s|max=%d|dialog=%s|noredact=%t",
+		o.ActionTimeout, o.NavTimeout, sorted(o.AllowedOrigins), sorted(o.BlockedOrigins), o.AllowFileURLs,
+		o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact)
+}
+
+// withDefaults fills o's zero values from the DESIGN.md defaults.
+func (o PolicyOptions) withDefaults() PolicyOptions {
+	if o.ActionTimeout <= 0 {
+		o.ActionTimeout = 10 * time.Second
+	}
+	if o.NavTimeout <= 0 {
+		o.NavTimeout = 30 * time.Second
+	}
+	if o.OutputDir == "" {
+		o.OutputDir = DefaultOutputDir
+	}
+	if o.DialogPolicy == "" {
+		o.DialogPolicy = DialogAsk
+	}
+	if o.OutputMaxBytes <= 0 {
+		o.OutputMaxBytes = 100 << 20
+	}
+	return o
+}
+
+// Policy returns the compiled policy of o (defaults filled in), the same
+// value for equal options. A rule that does not parse is logged and makes
+// the policy refuse (see Policy.allowed).
+func (m *Manager) Policy(o PolicyOptions) *Policy {
+	o = o.withDefaults()
+	key := policyKey(o)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.policies[key]; ok {
+		return p
+	}
+	p := &Policy{opts: o, key: key}
+	var err error
+	if p.allowed, err = ParseOriginRules(o.AllowedOrigins); err != nil {
+		m.log.Error("allowed origins: a rule that does not parse allows nothing", "err", err)
+		if len(p.allowed) == 0 {
+			p.allowed = []OriginRule{{raw: "(invalid)", kind: "none"}}
+		}
+	}
+	if p.blocked, err = ParseOriginRules(o.BlockedOrigins); err != nil {
+		m.log.Error("blocked origins: a rule that does not parse blocks every origin", "err", err)
+		p.blocked = append(p.blocked, OriginRule{raw: "(invalid rule)", kind: "all"})
+	}
+	// One output directory value per folder and budget, whichever
+	// policies share it (its manifest is locked across processes anyway).
+	outKey := fmt.Sprintf("%s|%d", o.OutputDir, o.OutputMaxBytes)
+	if p.out = m.outs[outKey]; p.out == nil {
+		p.out = outdir.New(o.OutputDir, o.OutputMaxBytes)
+		m.outs[outKey] = p.out
+	}
+	m.policies[key] = p
+	return p
+}
+
+// DefaultPolicy is the policy of sessions made without one of their own:
+// the Manager's Options.
+func (m *Manager) DefaultPolicy() *Policy { return m.policy }
+
+// policyCtxKey carries a call's policy in its context.
+type policyCtxKey struct{}
+
+// WithPolicy returns ctx carrying p: the sessions a call with it makes get
+// p (Manager.SessionWith reads it from the caller).
+func WithPolicy(ctx context.Context, p *Policy) context.Context {
+	return context.WithValue(ctx, policyCtxKey{}, p)
+}
+
+// uploadRootsKey carries a call's upload roots in its context.
+type uploadRootsKey struct{}
+
+// WithUploadRoots returns ctx carrying the directories the call's uploads
+// may come from (besides the client's MCP roots): those of the calling
+// client, whatever session it calls in. Without it, Options.UploadRoots.
+func WithUploadRoots(ctx context.Context, roots []string) context.Context {
+	return context.WithValue(ctx, uploadRootsKey{}, roots)
+}
+
+// PolicyFrom is the policy ctx carries (WithPolicy), or nil.
+func PolicyFrom(ctx context.Context) *Policy {
+	p, _ := ctx.Value(policyCtxKey{}).(*Policy)
+	return p
+}
+
+// Policy is the session's policy (fixed when the session was made).
+func (s *Session) Policy() *Policy { return s.pol }
+
+// policySet says an origin policy is configured.
+func (p *Policy) policySet() bool { return len(p.allowed)+len(p.blocked) > 0 }
+
+// OutputDir is the path of the policy's output directory.
+func (p *Policy) OutputDir() string { return p.out.Path() }
