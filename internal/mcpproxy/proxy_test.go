@@ -346,7 +346,9 @@ func TestWithLead(t *testing.T) {
 	if err := json.Unmarshal(bad, &msg); err != nil || !msg.Result.IsError || len(msg.Result.Content) != 1 {
 		t.Fatalf("error result: %s (%v)", bad, err)
 	}
-	var body struct{ Error struct{ Code, Message string } }
+	var body struct {
+		Error struct{ Code, Message string }
+	}
 	if err := json.Unmarshal([]byte(msg.Result.Content[0].Text), &body); err != nil || body.Error.Code != "TAB_NOT_FOUND" || body.Error.Message != "gone. — no tab t3" {
 		t.Errorf("error body: %s (%v)", msg.Result.Content[0].Text, err)
 	}
