@@ -357,7 +357,7 @@ func envName(key string) string {
 }
 
 // loadConfig fills a Config from args (already split off the subcommand),
-// the environment and the config file in dir. Unknown or invalid values are
+// the environment and the config file in dir ("" for none). Unknown or invalid values are
 // errors naming the key and the reason.
 func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir string) (*Config, error) {
 	keys := slices.DeleteFunc(configKeys(), func(k configKey) bool { return !k.takes(fs) })
@@ -414,9 +414,12 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 		set["prewarm"] = true
 	}
 
-	file, err := readConfigFile(filepath.Join(dir, ".webpilot.json"))
-	if err != nil {
-		return nil, err
+	var file map[string]string
+	if dir != "" { // "": no config file (a daemon's recorded settings)
+		var err error
+		if file, err = readConfigFile(filepath.Join(dir, ".webpilot.json")); err != nil {
+			return nil, err
+		}
 	}
 	known := make(map[string]bool)
 	for _, k := range configKeys() {

@@ -208,3 +208,99 @@ func TestDaemonCommands(t *testing.T) {
 		t.Errorf("the agent's proxy started another daemon: %+v → %+v (%v)", second, third, err)
 	}
 }
+
+// serveAddr starts `webpilot serve ARGS…` with home's config dir and waits
+// for the address it says it serves at.
+func serveAddr(t *testing.T, ctx context.Context, home string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	stderr := new(syncBuffer)
+	cmd := proxyCmd(t, home, stderr, nil, append([]string{"serve"}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(backendtest.Timeout(20 * time.Second)):
+			_ = cmd.Process.Kill()
+		}
+	})
+	for {
+		if _, rest, ok := strings.Cut(stderr.String(), "MCP over HTTP at http://"); ok {
+			addr, _, _ := strings.Cut(rest, "/mcp")
+			return addr, cmd
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("webpilot serve did not start:\n%s", stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// webpilot serve and the daemon never fight over one browser profile:
+// serve refuses while the daemon drives it, naming the daemon's pid, its
+// client and the way out, and serves with --isolated; a daemon that finds
+// serve's browser on the profile names that webpilot rather than telling
+// the agent to close a browser.
+func TestServeAndDaemonShareNoProfile(t *testing.T) {
+	home := daemonHome(t)
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 240*time.Second)
+	stderr := new(syncBuffer)
+	cmd := proxyCmd(t, home, stderr, nil, "mcp", "--headless=true")
+	agent, err := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: backendtest.Timeout(15 * time.Second)}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr)
+	}
+	if out := callText(t, ctx, agent, "browser_navigate", map[string]any{"url": base + "/basic.html"}); !strings.Contains(out, "Basic page") {
+		t.Fatalf("agent navigate: %s", out)
+	}
+	st, err := daemon.ReadState(stateDir(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := cliAt(t, ctx, home, "", "serve", "--headless=true", "--listen", "127.0.0.1:0")
+	for _, want := range []string{fmt.Sprintf("daemon (pid %d", st.PID), "proxy-test", "webpilot daemon stop", "--isolated", filepath.Join(home, "webpilot", "profile")} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("serve beside the daemon: exit %d, stderr lacks %q:\n%s", code, want, errs)
+		}
+	}
+	if code != 2 {
+		t.Errorf("serve beside the daemon: exit %d, want 2", code)
+	}
+	if addr, _ := serveAddr(t, ctx, home, "--isolated", "--headless=true", "--listen", "127.0.0.1:0"); addr == "" {
+		t.Error("serve --isolated beside the daemon did not start")
+	}
+	_ = agent.Close()
+	if code, out, errs := cliAt(t, ctx, home, "", "daemon", "stop"); code != 0 {
+		t.Fatalf("daemon stop: exit %d\n%s%s", code, out, errs)
+	}
+
+	// The other way round: serve holds the profile first.
+	addr, serve := serveAddr(t, ctx, home, "--headless=true", "--listen", "127.0.0.1:0")
+	hc, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Close()
+	if out := callText(t, ctx, hc, "browser_navigate", map[string]any{"url": base + "/basic.html"}); !strings.Contains(out, "Basic page") {
+		t.Fatalf("serve's navigate: %s", out)
+	}
+	cmd = proxyCmd(t, home, new(syncBuffer), nil, "mcp", "--headless=true")
+	clash, err := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "0"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: backendtest.Timeout(15 * time.Second)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer clash.Close()
+	out, code2 := callOutcome(t, ctx, clash, "browser_navigate", map[string]any{"url": base + "/basic.html"})
+	if code2 != "NO_BROWSER" || !strings.Contains(out, "another webpilot") || !strings.Contains(out, fmt.Sprintf("pid %d", serve.Process.Pid)) || strings.Contains(out, "close the other browser") {
+		t.Errorf("the daemon beside serve's browser: %s %s", code2, out)
+	}
+}

@@ -72,6 +72,26 @@ func (e *ProfileError) Error() string { return e.Detail }
 // Unwrap returns Err.
 func (e *ProfileError) Unwrap() error { return e.Err }
 
+// ProfileLockedError is a profile directory that another live browser on
+// this host holds (Unwrap: ErrProfileLocked). Holder, when the browser is
+// one a webpilot started, describes that webpilot ("webpilot serve --daemon,
+// pid 123"); it is "" for any other browser.
+type ProfileLockedError struct {
+	Dir    string
+	PID    int // the browser's
+	Holder string
+}
+
+func (e *ProfileLockedError) Error() string {
+	if e.Holder != "" {
+		return fmt.Sprintf("profile %s is in use by the browser (pid %d) of another webpilot, %s: use that webpilot, stop it, or use --isolated", e.Dir, e.PID, e.Holder)
+	}
+	return fmt.Sprintf("profile %s is in use by another browser (pid %d): use --isolated or another --user-data-dir", e.Dir, e.PID)
+}
+
+// Unwrap returns ErrProfileLocked.
+func (e *ProfileLockedError) Unwrap() error { return ErrProfileLocked }
+
 // TabInfo describes one open tab.
 type TabInfo struct {
 	ID     string `json:"id"`

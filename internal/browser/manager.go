@@ -669,9 +669,18 @@ func backendError(doing string, err error) error {
 	case errors.Is(err, cdp.ErrDetachedByUser):
 		return &Error{Code: CodeBridgeDetached, Message: "cannot " + doing + ": debugging of that tab was cancelled in Chrome",
 			Hint: "someone closed Chrome's \"is debugging this browser\" bar for the tab; the next call re-attaches to it (take a fresh snapshot then: refs from before are stale)", Err: err}
+	case errors.As(err, new(*backend.ProfileLockedError)):
+		var pl *backend.ProfileLockedError
+		errors.As(err, &pl)
+		if pl.Holder != "" {
+			return &Error{Code: CodeNoBrowser, Message: fmt.Sprintf("cannot %s: the browser profile %s is in use by another webpilot, %s", doing, pl.Dir, pl.Holder),
+				Hint: "one profile takes one browser: reach that webpilot instead (`webpilot mcp` without --standalone uses the per-user daemon; `webpilot daemon status` shows it), stop it (`webpilot daemon stop`, or end that webpilot serve), or start this webpilot with --isolated or another --user-data-dir", Err: err}
+		}
+		return &Error{Code: CodeNoBrowser, Message: fmt.Sprintf("cannot %s: the browser profile %s is in use by another browser (pid %d), not one webpilot started", doing, pl.Dir, pl.PID),
+			Hint: "webpilot needs a profile of its own: start it with --isolated or another --user-data-dir (to drive the user's own Chrome, pair the extension: webpilot pair)", Err: err}
 	case errors.Is(err, backend.ErrProfileLocked):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser profile is in use by another browser",
-			Hint: "close the other browser using this profile, or start webpilot with --isolated", Err: err}
+			Hint: "webpilot needs a profile of its own: start it with --isolated or another --user-data-dir (to drive the user's own Chrome, pair the extension: webpilot pair)", Err: err}
 	case errors.Is(err, backend.ErrUnreachable):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser endpoint did not answer",
 			Hint: "check that the browser endpoint or farm (--cdp-endpoint) is up and reachable from here and that its token (--cdp-header) is right; the next call connects again", Err: err}

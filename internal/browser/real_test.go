@@ -63,7 +63,9 @@ func TestBootstrapModalFadesIn(t *testing.T) {
 	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "link", Name: "Logout", Exact: true}}); err != nil {
 		t.Fatal(err)
 	}
-	shown := `(() => { const m = document.getElementById('logoutModal'); return m.classList.contains('show') && getComputedStyle(m).opacity === '1' && !m.hasAttribute('aria-hidden') ? 'yes' : 'no' })()`
+	// Shown: faded in, and its dialog done sliding down (Bootstrap moves
+	// it with a transform transition of its own).
+	shown := `(() => { const m = document.getElementById('logoutModal'); return m.classList.contains('show') && getComputedStyle(m).opacity === '1' && !m.hasAttribute('aria-hidden') && getComputedStyle(m.querySelector('.modal-dialog')).transform === 'none' ? 'yes' : 'no' })()`
 	deadline := time.Now().Add(backendtest.Timeout(5 * time.Second))
 	for e.eval(shown) != "yes" {
 		if time.Now().After(deadline) {

@@ -46,6 +46,47 @@ func readLock(dir string) (owner lockOwner, ok bool) {
 	return lockOwner{host: target[:i], pid: pid}, true
 }
 
+// lockHolder describes the webpilot that started the browser pid (its
+// parent), or is "" when the browser is not a webpilot's (or this OS does
+// not tell).
+var lockHolder = func(pid int) string {
+	ppid := parentPID(pid)
+	if ppid <= 1 {
+		return ""
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", ppid))
+	if err != nil {
+		return ""
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	if len(args) == 0 || !strings.Contains(filepath.Base(args[0]), "webpilot") {
+		return ""
+	}
+	how := "webpilot " + strings.Join(args[1:], " ")
+	if len(how) > 120 {
+		how = how[:120] + "…"
+	}
+	return fmt.Sprintf("%s (pid %d)", how, ppid)
+}
+
+// parentPID is the parent of pid from /proc (0 where there is none).
+func parentPID(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	_, rest, ok := strings.Cut(string(b), ") ")
+	if !ok {
+		return 0
+	}
+	f := strings.Fields(rest)
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
+
 // claimProfile checks that no other browser holds dir. A lock held by a live
 // process on this host, or by another host, is an error matching
 // [backend.ErrProfileLocked]; a lock left by a dead process on this host is
@@ -60,8 +101,7 @@ func claimProfile(dir, host string, alive func(pid int) bool) (removed bool, err
 			dir, owner.host, singletonLock, owner.host, owner.pid, backend.ErrProfileLocked)
 	}
 	if alive(owner.pid) {
-		return false, fmt.Errorf("launch: profile %s is in use by another browser (pid %d): close that browser or use --isolated: %w",
-			dir, owner.pid, backend.ErrProfileLocked)
+		return false, fmt.Errorf("launch: %w", &backend.ProfileLockedError{Dir: dir, PID: owner.pid, Holder: lockHolder(owner.pid)})
 	}
 	if err := removeSingleton(dir); err != nil {
 		return false, fmt.Errorf("launch: removing stale lock of profile %s: %w", dir, err)
