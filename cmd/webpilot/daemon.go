@@ -276,8 +276,18 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 		Token:     token,
 		IdleExit:  idle,
 		Retirable: true,
+		Pair:      a.pairHere,
 		Status: func(ds *daemon.Status) {
-			ds.PID, ds.Started, ds.Backend, ds.Log = st.PID, st.Started, a.kind, cfg.LogFile
+			ds.PID, ds.Started, ds.Backend, ds.Log = st.PID, st.Started, a.backendKind(), cfg.LogFile
+			a.mu.Lock()
+			srv := a.bridgeSrv
+			a.mu.Unlock()
+			if srv != nil {
+				ds.BridgePort, ds.Extension = srv.Port(), []string{}
+				for _, h := range srv.Profiles() {
+					ds.Extension = append(ds.Extension, fmt.Sprintf("%s (extension %s)", h.ProfileName, h.ExtensionVersion))
+				}
+			}
 			ds.Settings = map[string]string{}
 			for k, v := range cfg.View() {
 				if settingKinds[k] == kindBrowser {

@@ -133,6 +133,13 @@ func formatStatus(s daemon.Status, now time.Time) string {
 		browser += ", " + s.BrowserVersion
 	}
 	fmt.Fprintf(&b, "  backend:   %s · browser %s\n", s.Backend, browser)
+	if s.BridgePort != 0 {
+		ext := "none connected (open Chrome with the webpilot extension)"
+		if len(s.Extension) > 0 {
+			ext = strings.Join(s.Extension, ", ")
+		}
+		fmt.Fprintf(&b, "  extension: %s, on bridge port %d\n", ext, s.BridgePort)
+	}
 	keys := make([]string, 0, len(s.Settings))
 	for k := range s.Settings {
 		keys = append(keys, k)

@@ -17,13 +17,16 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+	"github.com/webpilot-mcp/webpilot/internal/daemon"
 )
 
 // errDoctor marks a doctor run whose chosen backend does not work: exit 1.
 var errDoctor = errors.New("doctor found a problem")
 
-// doctorConnectWait is how long doctor waits for the extension to connect.
-var doctorConnectWait = 3 * time.Second
+// doctorConnectWait is how long doctor waits for the extension to connect:
+// a Chrome that is open retries every 10 s at most, and one whose
+// extension worker slept is woken by its alarm every 30 s.
+var doctorConnectWait = 32 * time.Second
 
 // runDoctor checks what webpilot needs and prints one line per check, with
 // what to do about each failure: the config, the browser (found and
@@ -69,6 +72,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 
+	// The per-user daemon, which every `webpilot mcp` reaches.
+	daemonSt, daemonUp := doctorDaemon(ctx, ok, bad, note)
+
 	// The bridge: pairing, the port, the extension connecting.
 	bridgeWorks, bridgeChecked := false, false
 	secret, err := readSecret()
@@ -92,11 +98,22 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		note("bridge port %d is in use (a running webpilot holds it, or another program: then pick another with --bridge-port)", cfg.BridgePort)
 	}
 	if paired && err == nil {
-		if !portFree {
+		if daemonUp && daemonSt.BridgePort == cfg.BridgePort {
+			// The daemon holds the port: it knows whether the extension is
+			// connected.
+			bridgeChecked = true
+			if len(daemonSt.Extension) > 0 {
+				bridgeWorks = true
+				ok("extension connected to the daemon: %s", strings.Join(daemonSt.Extension, ", "))
+			} else {
+				bridgeWorks, bridgeChecked = doctorWaitDaemonExtension(ctx, cfg.BridgePort, ok, bad, note)
+			}
+		} else if !portFree {
 			note("extension connection not checked: the port is in use, most likely by a running webpilot that the extension is connected to")
 			bridgeWorks, bridgeChecked = true, false
 		} else {
 			bridgeChecked = true
+			note("waiting up to %s for the extension to connect (it retries every 10 s; a sleeping Chrome wakes it every 30 s)…", doctorConnectWait)
 			hs, cerr := tryBridge(ctx, addr, secret)
 			if cerr != nil {
 				bad(fmt.Sprintf("open Chrome with the webpilot extension enabled; its popup must show port %d and \"paired\" (run `webpilot pair` again if not)", cfg.BridgePort),
@@ -134,6 +151,67 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	bad("", "not ready: webpilot would use the %s backend%s, and it does not work (see above)", choice, via)
 	return errDoctor
+}
+
+// doctorDaemon reports the per-user daemon: whether it runs, its version,
+// backend and browser, its clients.
+func doctorDaemon(ctx context.Context, ok func(string, ...any), bad func(string, string, ...any), note func(string, ...any)) (daemon.Status, bool) {
+	dir, err := daemon.Dir()
+	if err != nil {
+		return daemon.Status{}, false
+	}
+	st, err := daemon.Find(ctx, dir)
+	if err != nil {
+		note("daemon: not running (the first `webpilot mcp` starts it; state dir %s)", dir)
+		return daemon.Status{}, false
+	}
+	s, err := daemon.GetStatus(ctx, st)
+	if err != nil {
+		bad("see `webpilot daemon logs`; `webpilot daemon restart` starts it again", "daemon (pid %d) does not answer its status: %v", st.PID, err)
+		return daemon.Status{}, false
+	}
+	var names []string
+	for _, c := range s.Clients {
+		names = append(names, c.Name)
+	}
+	clients := "no client"
+	if len(names) > 0 {
+		clients = fmt.Sprintf("%d client(s): %s", len(names), strings.Join(names, ", "))
+	}
+	ok("daemon: running (pid %d, version %s, up %s), backend %s, browser %s, %s", s.PID, s.Version, time.Since(s.Started).Round(time.Second), s.Backend, s.Browser, clients)
+	if s.Version != version {
+		note("the daemon runs version %s and this is %s: it is replaced once it has no client (or now: `webpilot daemon restart`)", s.Version, version)
+	}
+	return s, true
+}
+
+// doctorWaitDaemonExtension waits for the extension to connect to the
+// running daemon's bridge listener on port, asking the daemon.
+func doctorWaitDaemonExtension(ctx context.Context, port int, ok func(string, ...any), bad func(string, string, ...any), note func(string, ...any)) (works, checked bool) {
+	dir, err := daemon.Dir()
+	if err != nil {
+		return false, false
+	}
+	note("waiting up to %s for the extension to connect to the daemon (it retries every 10 s; a sleeping Chrome wakes it every 30 s)…", doctorConnectWait)
+	deadline := time.Now().Add(doctorConnectWait)
+	for {
+		st, err := daemon.Find(ctx, dir)
+		if err == nil {
+			if s, err := daemon.GetStatus(ctx, st); err == nil && len(s.Extension) > 0 {
+				ok("extension connected to the daemon: %s", strings.Join(s.Extension, ", "))
+				return true, true
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			bad(fmt.Sprintf("open Chrome with the webpilot extension enabled; its popup must show port %d and \"paired\" (run `webpilot pair` again if not)", port),
+				"extension did not connect to the daemon within %s", doctorConnectWait)
+			return false, true
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // configOverrides lists the settings not at their default, with where they came from.

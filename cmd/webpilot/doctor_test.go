@@ -1,8 +1,12 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 )
 
 func TestDoctorWorkingBrowser(t *testing.T) {
@@ -32,5 +36,51 @@ func TestDoctorMissingBrowser(t *testing.T) {
 	}
 	if strings.Contains(out, "browser launch") {
 		t.Errorf("doctor tried to launch a browser it did not find:\n%s", out)
+	}
+}
+
+// A paired extension that connects only some seconds after doctor started
+// (Chrome opened late, or its extension in retry backoff) is reported
+// connected, not missing.
+func TestDoctorExtensionConnectsLate(t *testing.T) {
+	skipShort(t)
+	cliEnv(t)
+	secret := make([]byte, 32)
+	for i := range secret {
+		secret[i] = byte(i + 7)
+	}
+	if _, err := writeSecret(secret); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	type result struct {
+		code     int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errs := runCLI(t, append([]string{"doctor", "--bridge-port", strconv.Itoa(port)}, browserFlag()...)...)
+		done <- result{code, out, errs}
+	}()
+	ctx := backendtest.Context(t, 90*time.Second)
+	select {
+	case r := <-done:
+		t.Fatalf("doctor ended before the extension came: exit %d\n%s%s", r.code, r.out, r.err)
+	case <-time.After(5 * time.Second):
+	}
+	chrome, stop, err := backendtest.ExtensionBrowser(ctx, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := backendtest.ProvisionExtension(ctx, chrome, port, secret); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.code != 0 || !strings.Contains(r.out, "✔ extension connected") || !strings.Contains(r.out, "✔ ready: webpilot would use the bridge backend (auto)") {
+		t.Errorf("doctor with a late extension: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.out, "daemon: not running") {
+		t.Errorf("doctor does not report the daemon:\n%s", r.out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/extension"
@@ -35,10 +36,14 @@ type app struct {
 	cfg     *Config
 	log     *slog.Logger
 	backend backend.Backend
-	kind    string // the backend chosen: launch or bridge
-	manager *browser.Manager
-	server  *mcpserver.Server
-	gate    *recipes.Gate
+	// mu guards kind and bridgeSrv, which a pairing through the daemon
+	// changes.
+	mu        sync.Mutex
+	kind      string         // the backend chosen: launch or bridge, and why
+	bridgeSrv *bridge.Server // the bridge's listener, when there is one
+	manager   *browser.Manager
+	server    *mcpserver.Server
+	gate      *recipes.Gate
 	// masks masks the log with the secrets of this process and, in the
 	// daemon, of every client's settings.
 	masks   *secrets.Registry
@@ -114,6 +119,9 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	if bb, ok := be.(*bridge.Backend); ok {
+		a.bridgeSrv = bb.Server()
+	}
 	if be == nil {
 		be = launch.New(launch.Options{
 			BrowserPath: cfg.Browser,
@@ -173,7 +181,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			starter, ok := a.backend.(interface{ Start(context.Context) error })
+			starter, ok := a.manager.Backend().(interface{ Start(context.Context) error })
 			if !ok {
 				return // the bridge's browser is the user's, already running
 			}
@@ -222,7 +230,7 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 	a.masks.Add(sec)
 	gate := a.gate
 	status := func() map[string]any {
-		st := map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.kind, "cdp_commands_sent": cdp.CommandsSent(),
+		st := map[string]any{"version": version, "config": cfg.View(), "backend_choice": a.backendKind(), "cdp_commands_sent": cdp.CommandsSent(),
 			"site_gate": map[string]any{"runs_per_site": gate.Options().Runs, "queue_per_site": gate.Options().Queue, "wait": gate.Options().Wait.String(), "busy_sites": gate.Status()}}
 		if capsNote != "" {
 			st["caps_note"] = capsNote
@@ -405,4 +413,11 @@ func traceRecorder(dir string, m *browser.Policy, mask func(string) string) (*tr
 		return nil, fmt.Errorf("--trace: %w", err)
 	}
 	return trace.New(trace.Options{Dir: abs, Mask: mask}), nil
+}
+
+// backendKind is the backend chosen and why.
+func (a *app) backendKind() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.kind
 }

@@ -68,6 +68,9 @@ type Manager struct {
 	// the output directories by folder and budget.
 	policies map[string]*Policy
 	outs     map[string]*outdir.Dir
+	// retired are the backends SetBackend replaced: the sessions made on
+	// them keep them; they close with the manager.
+	retired []backend.Backend
 	// claimed are the backend ids of the tabs that joined a session (owned
 	// or bound): never offered for binding.
 	claimed map[string]bool
@@ -97,12 +100,43 @@ func (o Options) PolicyOptions() PolicyOptions {
 		DialogPolicy: o.DialogPolicy, NoRedact: o.NoRedact}
 }
 
-// Backend returns the backend the manager drives (Options.Backend; with
-// SessionBackend the one that describes the sessions' backends).
-func (m *Manager) Backend() backend.Backend { return m.opts.Backend }
+// Backend returns the backend the manager drives (Options.Backend, or the
+// one SetBackend put in its place; with SessionBackend the one that
+// describes the sessions' backends).
+func (m *Manager) Backend() backend.Backend {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.opts.Backend
+}
+
+// SetBackend makes be the backend of the sessions made from now on (a
+// newly paired extension: the user's Chrome). The sessions that exist keep
+// the backend their tabs live on, and their next call gets note; the old
+// backend closes with the manager.
+func (m *Manager) SetBackend(be backend.Backend, note string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := m.opts.Backend
+	if be == old {
+		return
+	}
+	m.retired = append(m.retired, old)
+	m.opts.Backend = be
+	for _, s := range m.sessions {
+		if !s.ownBackend && s.be == old {
+			s.noteMu.Lock()
+			s.note = note
+			s.noteMu.Unlock()
+		}
+	}
+}
 
 // Options returns the manager's effective options.
-func (m *Manager) Options() Options { return m.opts }
+func (m *Manager) Options() Options {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.opts
+}
 
 // Session returns the named session, creating it on first use.
 func (m *Manager) Session(name string) *Session { return m.SessionFor(name, "") }
@@ -220,6 +254,9 @@ func (m *Manager) Close(ctx context.Context) error {
 		sessions = append(sessions, s)
 	}
 	m.sessions = make(map[string]*Session)
+	retired := m.retired
+	m.retired = nil
+	be := m.opts.Backend
 	m.mu.Unlock()
 	var errs []error
 	for _, s := range sessions {
@@ -230,7 +267,10 @@ func (m *Manager) Close(ctx context.Context) error {
 		// own connection goes all the same: the manager is closing.
 		errs = append(errs, s.closeBackend())
 	}
-	errs = append(errs, m.opts.Backend.Close())
+	for _, r := range retired {
+		errs = append(errs, r.Close())
+	}
+	errs = append(errs, be.Close())
 	return errors.Join(errs...)
 }
 
@@ -280,6 +320,20 @@ type Session struct {
 
 	// lastFlow is the last browser_flow that ran to its end (recipe_save).
 	lastFlow *FlowRecord
+
+	// note is for the session's next call (SetBackend); noteMu guards it.
+	noteMu sync.Mutex
+	note   string
+}
+
+// TakeNote returns and clears what the session's next call is to be told
+// about the session itself (a backend change), or "".
+func (s *Session) TakeNote() string {
+	s.noteMu.Lock()
+	defer s.noteMu.Unlock()
+	n := s.note
+	s.note = ""
+	return n
 }
 
 // Name is the session's name.

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -104,6 +105,10 @@ type Status struct {
 	Backend        string `json:"backend"`
 	Browser        string `json:"browser"`
 	BrowserVersion string `json:"browser_version,omitempty"`
+	// Extension lists the Chrome profiles whose extension is connected to
+	// the daemon's bridge listener (on BridgePort), when it has one.
+	Extension  []string `json:"extension,omitempty"`
+	BridgePort int      `json:"bridge_port,omitempty"`
 	// Settings are the daemon's own (browser) settings, "value (source)";
 	// each client brings its own others.
 	Settings map[string]string `json:"settings"`
@@ -143,4 +148,54 @@ func Stop(ctx context.Context, st State) (Stopping, error) {
 	var s Stopping
 	err := do(ctx, st, http.MethodPost, StopPath, &s)
 	return s, err
+}
+
+// PairPath is the daemon's endpoint that pairs the extension on its own
+// bridge listener (POST, with the token, a JSON body {code, ttl_s}): it
+// answers Paired once the extension presented the code, or an error when
+// the code expired.
+const PairPath = "/daemon/pair"
+
+// Paired is the answer of PairPath.
+type Paired struct {
+	Paired     bool   `json:"paired"`
+	SecretFile string `json:"secret_file"`
+	BridgePort int    `json:"bridge_port"`
+	PID        int    `json:"pid"`
+	// Backend is the daemon's backend now, Switched whether the pairing
+	// changed it (backend auto: the user's Chrome for new sessions).
+	Backend  string `json:"backend"`
+	Switched bool   `json:"switched"`
+	// Message says what the daemon does with the pairing.
+	Message string `json:"message"`
+}
+
+// Pair asks the daemon of st to pair with code, waiting up to ttl.
+func Pair(ctx context.Context, st State, code string, ttl time.Duration) (Paired, error) {
+	var p Paired
+	body, _ := json.Marshal(map[string]any{"code": code, "ttl_s": int(ttl / time.Second)})
+	ctx, cancel := context.WithTimeout(ctx, ttl+10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+st.Addr+PairPath, bytes.NewReader(body))
+	if err != nil {
+		return p, err
+	}
+	req.Header.Set("Authorization", "Bearer "+st.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return p, fmt.Errorf("reach the daemon at %s: %w", st.Addr, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if err != nil {
+		return p, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return p, fmt.Errorf("%s", bytes.TrimSpace(b))
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, fmt.Errorf("the daemon's answer to pair: %w", err)
+	}
+	return p, nil
 }

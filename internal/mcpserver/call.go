@@ -224,6 +224,9 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string
 			res.Text = "Note: " + lead + "\n\n" + res.Text
 		}
 		res.Text += cleared + notes(about)
+		if n := bs.TakeNote(); n != "" {
+			res.Text += "\nNote: " + n
+		}
 		if res.Dialog != nil {
 			res.Text += dialogText(res.Dialog)
 		} else {

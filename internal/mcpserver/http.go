@@ -158,6 +158,10 @@ type HTTPOptions struct {
 	// Status fills in the daemon's own facts (pid, backend, settings…)
 	// of /daemon/status; the server adds its clients and sessions.
 	Status func(*daemon.Status)
+	// Pair serves POST /daemon/pair (webpilot pair while the daemon
+	// runs): it waits up to ttl (or ctx) for the extension to present
+	// code; nil: not served.
+	Pair func(ctx context.Context, code string, ttl time.Duration) (daemon.Paired, error)
 }
 
 // IsLoopback reports whether host (a host name or IP, without a port) is
@@ -410,6 +414,12 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.status(w, r)
+	case daemon.PairPath:
+		if !f.o.Retirable || f.token == nil || f.o.Pair == nil {
+			http.NotFound(w, r)
+			return
+		}
+		f.pair(w, r)
 	case daemon.StopPath:
 		if !f.o.Retirable || f.token == nil {
 			http.NotFound(w, r)
@@ -478,6 +488,33 @@ func (f *front) health(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// pair answers POST /daemon/pair: {code, ttl_s} in, daemon.Paired out
+// once the extension paired (or 409 with the reason).
+func (f *front) pair(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	var in struct {
+		Code string `json:"code"`
+		TTL  int    `json:"ttl_s"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 4<<10)).Decode(&in); err != nil || in.Code == "" || in.TTL < 1 || in.TTL > 900 {
+		http.Error(w, "pair: the body must be {\"code\": \"…\", \"ttl_s\": 1…900}", http.StatusBadRequest)
+		return
+	}
+	f.s.posts.add() // a pairing under way keeps the daemon from idling out
+	defer f.s.posts.done()
+	p, err := f.o.Pair(r.Context(), in.Code, time.Duration(in.TTL)*time.Second)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(p)
 }
 
 // status answers GET /daemon/status.

@@ -204,7 +204,12 @@ func (h *Held) Roots(ctx context.Context) []string {
 }
 
 // BackendInfo describes the backend now.
-func (h *Held) BackendInfo() backend.Info { return h.env.Manager.Backend().Info() }
+func (h *Held) BackendInfo() backend.Info {
+	if h.s != nil {
+		return h.s.Backend().Info() // the one this session's tabs live on
+	}
+	return h.env.Manager.Backend().Info()
+}
 
 // SessionNames are the agent sessions that exist.
 func (h *Held) SessionNames() []string { return h.env.Manager.SessionNames() }

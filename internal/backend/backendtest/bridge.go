@@ -384,3 +384,82 @@ func relayDone(r *bridge.Relay) <-chan struct{} {
 	}
 	return r.Done()
 }
+
+// ExtensionBrowser starts a headless Chromium that loads the extension,
+// unpaired, with port as the bridge port it dials (as a user's Chrome with
+// the extension installed and nothing paired yet). Close it when done; the
+// extension's folder goes with it.
+func ExtensionBrowser(ctx context.Context, port int) (*launch.Backend, func(), error) {
+	dir, err := os.MkdirTemp("", "webpilot-extension-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { _ = os.RemoveAll(dir) }
+	if err := os.CopyFS(dir, extension.Files); err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("write the extension: %w", err)
+	}
+	br := withExtension(dir)
+	if err := br.Start(ctx); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	done := func() { _ = br.Close(); cleanup() }
+	if err := provision(ctx, br, map[string]any{"port": port}); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return br, done, nil
+}
+
+// PopupMessage sends msg to the extension's background as its popup does
+// (chrome.runtime.sendMessage from the popup page, opened in a tab of br)
+// and returns the answer as JSON: {"type": "pair", "code": …} types a
+// pairing code, {"type": "status"} reads the connection state.
+func PopupMessage(ctx context.Context, br *launch.Backend, msg map[string]any) (string, error) {
+	bs, err := br.BrowserSession(ctx)
+	if err != nil {
+		return "", err
+	}
+	var created struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := bs.Call(ctx, "Target.createTarget", map[string]any{"url": extension.Origin + "/popup.html"}, &created); err != nil {
+		return "", fmt.Errorf("open the extension's popup: %w", err)
+	}
+	defer func() {
+		_ = bs.Call(context.WithoutCancel(ctx), "Target.closeTarget", map[string]any{"targetId": created.TargetID}, nil)
+	}()
+	var att struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := bs.Call(ctx, "Target.attachToTarget", map[string]any{"targetId": created.TargetID, "flatten": true}, &att); err != nil {
+		return "", fmt.Errorf("attach to the extension's popup: %w", err)
+	}
+	js, err := json.Marshal(msg)
+	if err != nil {
+		return "", err
+	}
+	expr := fmt.Sprintf(`(typeof chrome === "object" && chrome.runtime && chrome.runtime.sendMessage) ? chrome.runtime.sendMessage(%s).then(r => JSON.stringify(r)) : "starting"`, js)
+	deadline := time.Now().Add(Timeout(15 * time.Second))
+	for {
+		var res struct {
+			Result struct {
+				Value string `json:"value"`
+			} `json:"result"`
+			ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+		}
+		if err := bs.Conn().Session(att.SessionID).Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+			return "", fmt.Errorf("message the extension: %w", err)
+		}
+		switch {
+		case res.ExceptionDetails != nil:
+			return "", fmt.Errorf("message the extension: %s", res.ExceptionDetails)
+		case res.Result.Value != "starting":
+			return res.Result.Value, nil
+		case time.Now().After(deadline):
+			return "", errors.New("message the extension: the popup never got chrome.runtime")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

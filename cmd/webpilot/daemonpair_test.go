@@ -1,0 +1,135 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/daemon"
+)
+
+// Pairing while a daemon drives a launched browser: `webpilot pair` pairs
+// on the daemon's own bridge listener, so the extension (in a headless
+// Chromium, as a user's Chrome) is connected at once and its popup says
+// so; a new client's status says bridge and its navigation happens in the
+// extension's browser; the client that was there is told on its next call.
+func TestPairWhileTheDaemonRuns(t *testing.T) {
+	home := daemonHome(t)
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 240*time.Second)
+	port := freePort(t)
+	flags := []string{"--bridge-port", strconv.Itoa(port)}
+
+	before := connectProxyArgs(t, ctx, home, new(syncBuffer), nil, flags...)
+	if out := callText(t, ctx, before, "browser_navigate", map[string]any{"url": base + "/basic.html?before=1"}); !strings.Contains(out, "Basic page") {
+		t.Fatalf("navigate before pairing: %s", out)
+	}
+	if status := callText(t, ctx, before, "browser_status", nil); !strings.Contains(status, "launch (auto: no extension paired)") {
+		t.Fatalf("status before pairing:\n%s", status)
+	}
+	st, err := daemon.ReadState(stateDir(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	chrome, done, err := backendtest.ExtensionBrowser(ctx, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+
+	errb := new(syncBuffer)
+	cmd := proxyCmd(t, home, errb, nil, "pair")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := new(syncBuffer)
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(out, stdout); close(copied) }()
+	re := regexp.MustCompile(`Pairing code: ([A-Z0-9]{4}-[A-Z0-9]{4})`)
+	var code string
+	for code == "" {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			code = m[1]
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no pairing code:\n%s%s", out, errb)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if res, err := backendtest.PopupMessage(ctx, chrome, map[string]any{"type": "pair", "code": code}); err != nil || !strings.Contains(res, `"ok":true`) {
+		t.Fatalf("pairing in the popup: %s %v", res, err)
+	}
+	<-copied
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("webpilot pair: %v\n%s%s", err, out, errb)
+	}
+	for _, want := range []string{"Paired.", "now drives this Chrome profile", fmt.Sprintf("daemon (pid %d,", st.PID)} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("pair's output lacks %q:\n%s", want, out)
+		}
+	}
+	// The popup says connected, right away (the extension reconnects at
+	// once on the listener it paired on).
+	deadline := time.Now().Add(backendtest.Timeout(10 * time.Second))
+	for {
+		res, err := backendtest.PopupMessage(ctx, chrome, map[string]any{"type": "status"})
+		if err == nil && strings.Contains(res, `"state":"connected"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the popup does not say connected after pairing: %s %v", res, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	after := connectProxyArgs(t, ctx, home, new(syncBuffer), nil, flags...)
+	if status := callText(t, ctx, after, "browser_status", nil); !strings.Contains(status, "bridge") {
+		t.Errorf("a new client's status after pairing:\n%s", status)
+	}
+	if out := callText(t, ctx, after, "browser_navigate", map[string]any{"url": base + "/basic.html?after=1"}); !strings.Contains(out, "Basic page") {
+		t.Fatalf("navigate after pairing: %s", out)
+	}
+	tabs, err := chrome.Tabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, tab := range tabs {
+		urls = append(urls, tab.URL)
+	}
+	if !strings.Contains(strings.Join(urls, " "), "after=1") {
+		t.Errorf("the new client's navigation is not in the extension's browser: %q", urls)
+	}
+	if again, err := daemon.ReadState(stateDir(home)); err != nil || again.PID != st.PID {
+		t.Errorf("the daemon changed: %+v → %+v (%v)", st, again, err)
+	}
+	// doctor knows the daemon and the extension connected to it, every
+	// time.
+	for i := range 3 {
+		code, out, errs := cliAt(t, ctx, home, "", append([]string{"doctor"}, flags...)...)
+		for _, want := range []string{fmt.Sprintf("✔ daemon: running (pid %d", st.PID), "✔ extension connected to the daemon", "✔ ready"} {
+			if code != 0 || !strings.Contains(out, want) {
+				t.Errorf("doctor run %d: exit %d, lacks %q:\n%s%s", i+1, code, want, out, errs)
+			}
+		}
+	}
+	// The client that was there is told, and keeps its tab.
+	snap := callText(t, ctx, before, "browser_snapshot", nil)
+	if !strings.Contains(snap, "was just paired") || !strings.Contains(snap, "Basic page") {
+		t.Errorf("the earlier client's next call:\n%s", snap)
+	}
+}
