@@ -111,7 +111,7 @@ func (s *Session) BindTab(ctx context.Context, id, match string) (*Tab, error) {
 				Hint: "bind one of the candidates by tab, or by match (part of its URL or title)", Suggestions: list}
 		}
 	}
-	t, err := s.prepareTab(backend.WithSession(ctx, s.name), pick.ID, b.Bind) // the popup lists it under the session
+	t, err := s.prepareTab(backend.WithSession(ctx, s.shownName()), pick.ID, b.Bind) // the popup lists it under the session
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,7 @@ func (s *Session) Handoff(ctx context.Context, t *Tab, o HandoffOptions) (*Hando
 	start := time.Now()
 	var done <-chan struct{}
 	if ho != nil {
-		if done, err = ho.StartHandoff(backend.WithSession(ctx, s.name), t.target, o.Message); err != nil {
+		if done, err = ho.StartHandoff(backend.WithSession(ctx, s.shownName()), t.target, o.Message); err != nil {
 			return nil, backendError("hand the tab over", err)
 		}
 		defer func() {

@@ -321,9 +321,41 @@ type Session struct {
 	// lastFlow is the last browser_flow that ran to its end (recipe_save).
 	lastFlow *FlowRecord
 
-	// note is for the session's next call (SetBackend); noteMu guards it.
+	// note is for the session's next call (SetBackend); label names the
+	// client it works for (SetLabel). noteMu guards both.
 	noteMu sync.Mutex
 	note   string
+	label  string
+}
+
+// SetLabel names, once, the client the session works for ("Claude Code"):
+// the user's Chrome shows the session's tab group as "webpilot · <label> ·
+// <name>", so that the user sees whose tabs they are. Later labels are
+// ignored: a group keeps its title.
+func (s *Session) SetLabel(label string) {
+	label = strings.TrimSpace(label)
+	if label == "" {
+		return
+	}
+	if r := []rune(label); len(r) > 40 {
+		label = string(r[:40])
+	}
+	s.noteMu.Lock()
+	defer s.noteMu.Unlock()
+	if s.label == "" {
+		s.label = label
+	}
+}
+
+// shownName is how the user's browser names the session: its label and
+// name, or its name.
+func (s *Session) shownName() string {
+	s.noteMu.Lock()
+	defer s.noteMu.Unlock()
+	if s.label == "" || s.label == s.name {
+		return s.name
+	}
+	return s.label + " · " + s.name
 }
 
 // TakeNote returns and clears what the session's next call is to be told
@@ -644,7 +676,7 @@ func tabErr(t *Tab) error {
 
 func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	be := s.be
-	info, err := be.NewTab(backend.WithSession(ctx, s.name), "about:blank")
+	info, err := be.NewTab(backend.WithSession(ctx, s.shownName()), "about:blank")
 	if err != nil {
 		return nil, backendError("open a tab", err)
 	}

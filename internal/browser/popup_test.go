@@ -227,3 +227,54 @@ func TestBridgePopupSessionsAndDisconnect(t *testing.T) {
 	})
 	wantCode(t, nav(ctx), browser.CodeBridgeDetached)
 }
+
+// The popup names a session after the client it works for (the name the
+// MCP client gave in initialize), so that the user sees whose tabs they
+// are; the label is the client's first and stays.
+func TestBridgePopupNamesTheClient(t *testing.T) {
+	if backendtest.Kind() != "bridge" {
+		t.Skip("a bridge feature: runs with WEBPILOT_TEST_BACKEND=bridge")
+	}
+	be := backendtest.Shared(t)
+	m := browser.NewManager(browser.Options{Backend: be, NavTimeout: backendtest.Timeout(20 * time.Second)})
+	s := m.Session("http-1a2b3c4d")
+	s.SetLabel("Claude Code")
+	s.SetLabel("Another Client")
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	if err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
+		_, err := s.Navigate(ctx, tab, base+"/basic.html", 0)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := backendtest.OpenExtensionPage(ctx, be, "popup.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = page.Close(context.Background()) })
+	want := "Claude Code · http-1a2b3c4d"
+	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
+		v, err := page.Eval(ctx, popupSessionsJS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []popupSession
+		if err := json.Unmarshal([]byte(v), &got); err != nil {
+			t.Fatalf("popup sessions %s: %v", v, err)
+		}
+		found := false
+		for _, ps := range got {
+			found = found || ps.Session == want && len(ps.Tabs) == 1
+		}
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the popup shows %+v; want the session %q with its tab", got, want)
+		}
+	}
+	if _, err := m.Remove(ctx, s.Name()); err != nil {
+		t.Error(err)
+	}
+}

@@ -94,12 +94,41 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		}
 		tab, _ = args["tab"].(string)
 		s.noteCall(req, session)
+		if name := clientName(req); name != "" {
+			ctx = context.WithValue(ctx, clientNameKey{}, name)
+		}
 		if p := clientBrowserProfile(req); p != "" {
 			ctx = context.WithValue(ctx, browserProfileKey{}, p)
 		}
 		res, err := s.hold(ctx, t, session, tab, in, env)
 		return s.render(ctx, t.Name, res, err), nil
 	}
+}
+
+// clientNameKey carries the calling client's name in a call's context.
+type clientNameKey struct{}
+
+// clientName is the name the client gave in initialize (its title, else
+// its name), or "".
+func clientName(req *mcp.CallToolRequest) string {
+	if req == nil || req.Session == nil {
+		return ""
+	}
+	name, _ := sessionClient(req.Session)
+	return name
+}
+
+// sessionClient is the name (its title, else its name) and version the
+// client of ss gave in initialize.
+func sessionClient(ss *mcp.ServerSession) (name, version string) {
+	ip := ss.InitializeParams()
+	if ip == nil || ip.ClientInfo == nil {
+		return "", ""
+	}
+	if ip.ClientInfo.Title != "" {
+		return ip.ClientInfo.Title, ip.ClientInfo.Version
+	}
+	return ip.ClientInfo.Name, ip.ClientInfo.Version
 }
 
 // decodeArgs checks and decodes arguments of a tool the client has as its
@@ -176,6 +205,9 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string
 		p, _ := ctx.Value(browserProfileKey{}).(string)
 		pol := browser.PolicyFrom(ctx)
 		bs = m.SessionWith(session, p, pol)
+		if name, _ := ctx.Value(clientNameKey{}).(string); name != "" {
+			bs.SetLabel(name) // the user's Chrome names the session's tab group after its client
+		}
 		if pol == nil {
 			pol = m.DefaultPolicy()
 		}

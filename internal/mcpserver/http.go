@@ -814,12 +814,7 @@ func (s *Server) Clients() []daemon.Client {
 	out := make([]daemon.Client, 0, len(all))
 	for _, e := range all {
 		c := daemon.Client{ID: ClientSessionName(e.rec.id), Since: e.rec.since, Last: e.rec.last, Calls: e.rec.calls, Sessions: e.ses}
-		if ip := e.ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
-			c.Name, c.Version = ip.ClientInfo.Name, ip.ClientInfo.Version
-			if ip.ClientInfo.Title != "" {
-				c.Name = ip.ClientInfo.Title
-			}
-		}
+		c.Name, c.Version = sessionClient(e.ss)
 		if c.Name == "" {
 			c.Name = "(unnamed client)"
 		}
