@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
@@ -98,6 +100,54 @@ func TestHTTPSharedSessionOutlivesClient(t *testing.T) {
 	}
 	if !tabOpen(t, ctx, m, mk) {
 		t.Error("the shared session's tab was closed when a client that used it left")
+	}
+}
+
+// headerTransport sets headers on every request.
+type headerTransport map[string]string
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A client whose calls default to a session it names (the proxy's and the
+// CLI's --session, sent as Webpilot-Session) leaves that session behind
+// when it goes: the next client naming it finds its tab (webpilot call
+// --session, once a minute or less).
+func TestHTTPNamedDefaultSessionOutlivesClient(t *testing.T) {
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	m := sharedManager(t)
+	h := serveHTTP(t, &tools.Deps{Manager: m}, mcpserver.HTTPOptions{DepartedGrace: 100 * time.Millisecond})
+	connect := func() *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "cli", Version: "0"}, nil).Connect(ctx,
+			&mcp.StreamableClientTransport{Endpoint: h.base + "/mcp", HTTPClient: &http.Client{Transport: headerTransport{mcpserver.SessionHeader: "cli-named"}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	mk := marker(t)
+	first := connect()
+	mustCall(t, ctx, first, "browser_navigate", map[string]any{"url": base + "/basic.html?" + mk, "snapshot": "none"})
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond) // four graces
+	if !slices.Contains(m.SessionNames(), "cli-named") || !tabOpen(t, ctx, m, mk) {
+		t.Fatalf("the named session went with its client: sessions %v", m.SessionNames())
+	}
+	second := connect()
+	defer second.Close()
+	if out := mustCall(t, ctx, second, "browser_tabs", map[string]any{"action": "list"}); !strings.Contains(out, mk) {
+		t.Errorf("the next client naming the session does not find its tab:\n%s", out)
+	}
+	if _, err := m.Remove(ctx, "cli-named"); err != nil {
+		t.Error(err)
 	}
 }
 

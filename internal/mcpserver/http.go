@@ -741,7 +741,7 @@ func (s *Server) watchClient(req mcp.Request) {
 	if counted {
 		rec.def = ClientSessionName(ss.ID())
 		if x := req.GetExtra(); x != nil && x.Header.Get(SessionHeader) != "" {
-			rec.def = x.Header.Get(SessionHeader)
+			rec.def, rec.named = x.Header.Get(SessionHeader), true
 		}
 		s.clients[rec.def]++
 	}
@@ -757,7 +757,10 @@ func (s *Server) watchClient(req mcp.Request) {
 		}
 		grace := s.departGrace
 		s.clientsMu.Unlock()
-		if !counted {
+		if !counted || rec.named {
+			// A session the client named (SessionHeader) is not its
+			// own: it stays for the next client that names it, until
+			// the janitor finds it idle.
 			return
 		}
 		s.log.Info("client left: its browser session goes after the grace", "session", rec.def, "grace", grace)
@@ -770,6 +773,7 @@ func (s *Server) watchClient(req mcp.Request) {
 type clientRec struct {
 	id          string
 	def         string // its default browser session, when counted
+	named       bool   // def is a name the client gave (SessionHeader)
 	since, last time.Time
 	calls       int
 	sessions    map[string]bool // the browser sessions its calls used
