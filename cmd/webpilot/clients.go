@@ -97,6 +97,10 @@ type clientSettings struct {
 	// Workdir is the client's working directory: its uploads and project
 	// recipes.
 	Workdir string `json:"workdir"`
+	// Headless is what the client's headless setting means where it runs
+	// (auto: no display), so that auto and true agree on a machine
+	// without one.
+	Headless bool `json:"headless_effective"`
 }
 
 // encodeClientSettings is the settings header of cfg's client (environ is
@@ -118,6 +122,7 @@ func encodeClientSettings(cfg *Config, environ []string) (string, error) {
 	}
 	slices.Sort(cs.EnvSecrets)
 	cs.Workdir, _ = os.Getwd()
+	cs.Headless = headless(cfg.Headless, os.Getenv)
 	b, err := json.Marshal(cs)
 	if err != nil {
 		return "", fmt.Errorf("encode this client's settings: %w", err)
@@ -227,6 +232,9 @@ func browserConflict(base *Config, cs clientSettings) string {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
+		if k == "headless" && cs.Headless == headless(base.Headless, os.Getenv) {
+			continue // the same window mode, however each wrote it
+		}
 		mine, mineOK := cs.Browser[k]
 		theirs, theirsOK := base.Raw[k]
 		if !mineOK {

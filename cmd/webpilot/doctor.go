@@ -73,7 +73,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 
 	// The per-user daemon, which every `webpilot mcp` reaches.
-	daemonSt, daemonUp := doctorDaemon(ctx, ok, bad, note)
+	daemonSt, daemonUp := doctorDaemon(ctx, cfg, ok, bad, note)
 
 	// The bridge: pairing, the port, the extension connecting.
 	bridgeWorks, bridgeChecked := false, false
@@ -155,7 +155,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // doctorDaemon reports the per-user daemon: whether it runs, its version,
 // backend and browser, its clients.
-func doctorDaemon(ctx context.Context, ok func(string, ...any), bad func(string, string, ...any), note func(string, ...any)) (daemon.Status, bool) {
+func doctorDaemon(ctx context.Context, cfg *Config, ok func(string, ...any), bad func(string, string, ...any), note func(string, ...any)) (daemon.Status, bool) {
 	dir, err := daemon.Dir()
 	if err != nil {
 		return daemon.Status{}, false
@@ -181,6 +181,17 @@ func doctorDaemon(ctx context.Context, ok func(string, ...any), bad func(string,
 	ok("daemon: running (pid %d, version %s, up %s), backend %s, browser %s, %s", s.PID, s.Version, time.Since(s.Started).Round(time.Second), s.Backend, s.Browser, clients)
 	if s.Version != version {
 		note("the daemon runs version %s and this is %s: it is replaced once it has no client (or now: `webpilot daemon restart`)", s.Version, version)
+	}
+	// Would a client with these settings get the daemon's browser?
+	if dcfg, err := settingsConfig(st.Settings); err == nil {
+		if raw, err := encodeClientSettings(cfg, nil); err == nil {
+			if cs, err := decodeClientSettings(raw); err == nil {
+				if diff := browserConflict(dcfg, cs); diff != "" {
+					bad("use the daemon's browser settings, or stop it (`webpilot daemon stop`) so that the next client starts it with yours",
+						"the daemon drives another browser than these settings ask for (%s): a client with them gets NO_BROWSER", diff)
+				}
+			}
+		}
 	}
 	return s, true
 }
