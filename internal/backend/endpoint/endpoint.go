@@ -78,6 +78,11 @@ type link struct {
 }
 
 func (l *link) up() bool {
+	// Err is set before the connection's sessions end (and before Done
+	// closes): a caller that saw its session end finds the link down.
+	if l.conn.Err() != nil {
+		return false
+	}
 	select {
 	case <-l.conn.Done():
 		return false

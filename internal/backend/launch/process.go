@@ -160,6 +160,11 @@ func (in *instance) takeSpare() string {
 func (in *instance) running() bool {
 	var done <-chan struct{}
 	if in.conn != nil {
+		// Err is set before the connection's sessions end (and before
+		// Done closes): a caller that saw its session end finds it down.
+		if in.conn.Err() != nil {
+			return false
+		}
 		done = in.conn.Done()
 	}
 	select {
