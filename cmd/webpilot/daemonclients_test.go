@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -42,22 +41,14 @@ func callOutcome(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool 
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
+	text = resultText(res)
 	if !res.IsError {
-		return b.String(), ""
+		return text, ""
 	}
-	var body struct {
-		Error struct{ Code string } `json:"error"`
+	if code = errorCode(text); code == "" {
+		t.Fatalf("%s: an error without a code: %s", tool, text)
 	}
-	if err := json.Unmarshal([]byte(b.String()), &body); err != nil || body.Error.Code == "" {
-		t.Fatalf("%s: an error without a code: %s", tool, b.String())
-	}
-	return b.String(), body.Error.Code
+	return text, code
 }
 
 // toolNames lists the tools the client sees.

@@ -145,18 +145,10 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		BrowserProfile: cfg.BrowserProfile,
 		SessionBackend: sessionBackend,
 		Logger:         a.log.With("component", "browser"),
-		ActionTimeout:  cfg.ActionTimeout,
-		NavTimeout:     cfg.NavTimeout,
-		AllowedOrigins: cfg.AllowedOrigins,
-		BlockedOrigins: cfg.BlockedOrigins,
-		OutputDir:      cfg.OutputDir,
-		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
-		DialogPolicy:   cfg.DialogPolicy,
-		NoRedact:       cfg.NoRedact,
-		// The same as the own client's policy (clientParts), which warns
-		// about roots that cannot be used.
+		// The same as the own client's (clientParts), which warns about
+		// roots that cannot be used.
 		UploadRoots: uploadRoots(cfg, wd, slog.New(slog.DiscardHandler)),
-	})
+	}.WithPolicy(policyOptions(cfg)))
 	gate, err := recipes.NewGate(recipes.GateOptions{Runs: cfg.SiteRuns, Queue: cfg.SiteQueue, Wait: cfg.SiteWait})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
@@ -213,16 +205,7 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 	if err != nil {
 		return nil, fmt.Errorf("recipes: %w", err)
 	}
-	pol := a.manager.Policy(browser.PolicyOptions{
-		ActionTimeout:  cfg.ActionTimeout,
-		NavTimeout:     cfg.NavTimeout,
-		AllowedOrigins: cfg.AllowedOrigins,
-		BlockedOrigins: cfg.BlockedOrigins,
-		OutputDir:      cfg.OutputDir,
-		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
-		DialogPolicy:   cfg.DialogPolicy,
-		NoRedact:       cfg.NoRedact,
-	})
+	pol := a.manager.Policy(policyOptions(cfg))
 	rec, err := traceRecorder(cfg.Trace, pol, sec.Mask)
 	if err != nil {
 		return nil, err
@@ -262,6 +245,20 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 			Status:    status,
 		},
 	}, nil
+}
+
+// policyOptions are the browser policy cfg asks for (browser.Policy).
+func policyOptions(cfg *Config) browser.PolicyOptions {
+	return browser.PolicyOptions{
+		ActionTimeout:  cfg.ActionTimeout,
+		NavTimeout:     cfg.NavTimeout,
+		AllowedOrigins: cfg.AllowedOrigins,
+		BlockedOrigins: cfg.BlockedOrigins,
+		OutputDir:      cfg.OutputDir,
+		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
+		DialogPolicy:   cfg.DialogPolicy,
+		NoRedact:       cfg.NoRedact,
+	}
 }
 
 // effectiveCaps are the caps the tools are selected with: cfg's, and, when

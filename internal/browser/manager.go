@@ -93,6 +93,13 @@ func NewManager(opts Options) *Manager {
 	return m
 }
 
+// WithPolicy is o with the policy fields of p.
+func (o Options) WithPolicy(p PolicyOptions) Options {
+	o.ActionTimeout, o.NavTimeout, o.AllowedOrigins, o.BlockedOrigins, o.AllowFileURLs = p.ActionTimeout, p.NavTimeout, p.AllowedOrigins, p.BlockedOrigins, p.AllowFileURLs
+	o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact = p.OutputDir, p.OutputMaxBytes, p.DialogPolicy, p.NoRedact
+	return o
+}
+
 // PolicyOptions are the policy fields of o.
 func (o Options) PolicyOptions() PolicyOptions {
 	return PolicyOptions{ActionTimeout: o.ActionTimeout, NavTimeout: o.NavTimeout, AllowedOrigins: o.AllowedOrigins,

@@ -392,48 +392,8 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/health":
 		f.health(w, r)
-	case daemon.RetirePath:
-		if !f.o.Retirable || f.token == nil {
-			http.NotFound(w, r)
-			return
-		}
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", "POST")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		ok, n := f.retire()
-		if ok {
-			f.s.log.Info("asked to retire: exiting, no MCP client")
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"retiring": ok, "sessions": n})
-	case daemon.StatusPath:
-		if !f.o.Retirable || f.token == nil {
-			http.NotFound(w, r)
-			return
-		}
-		f.status(w, r)
-	case daemon.PairPath:
-		if !f.o.Retirable || f.token == nil || f.o.Pair == nil {
-			http.NotFound(w, r)
-			return
-		}
-		f.pair(w, r)
-	case daemon.StopPath:
-		if !f.o.Retirable || f.token == nil {
-			http.NotFound(w, r)
-			return
-		}
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", "POST")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		n := f.stopNow()
-		f.s.log.Info("asked to stop (webpilot daemon stop)", "clients", n)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(daemon.Stopping{Stopping: true, Clients: n})
+	case daemon.RetirePath, daemon.StatusPath, daemon.PairPath, daemon.StopPath:
+		f.daemonEndpoint(w, r)
 	case "/mcp":
 		f.serveMCP(w, r)
 	default:
@@ -490,40 +450,66 @@ func (f *front) health(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(body)
 }
 
-// pair answers POST /daemon/pair: {code, ttl_s} in, daemon.Paired out
-// once the extension paired (or 409 with the reason).
-func (f *front) pair(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
+// daemonEndpoint serves the daemon's own endpoints (Retirable, with the
+// token): retire, status, stop and pair.
+func (f *front) daemonEndpoint(w http.ResponseWriter, r *http.Request) {
+	if !f.o.Retirable || f.token == nil || r.URL.Path == daemon.PairPath && f.o.Pair == nil {
+		http.NotFound(w, r)
+		return
+	}
+	want := http.MethodPost
+	if r.URL.Path == daemon.StatusPath {
+		want = http.MethodGet
+	}
+	if r.Method != want {
+		w.Header().Set("Allow", want)
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	var answer any
+	switch r.URL.Path {
+	case daemon.RetirePath:
+		ok, n := f.retire()
+		if ok {
+			f.s.log.Info("asked to retire: exiting, no MCP client")
+		}
+		answer = daemon.Retired{Retiring: ok, Sessions: n}
+	case daemon.StopPath:
+		n := f.stopNow()
+		f.s.log.Info("asked to stop (webpilot daemon stop)", "clients", n)
+		answer = daemon.Stopping{Stopping: true, Clients: n}
+	case daemon.StatusPath:
+		answer = f.status()
+	case daemon.PairPath:
+		p, err := f.pair(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		answer = p
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(answer)
+}
+
+// pair serves POST /daemon/pair: {code, ttl_s} in; the pairing once the
+// extension presented the code, or why not.
+func (f *front) pair(r *http.Request) (daemon.Paired, error) {
 	var in struct {
 		Code string `json:"code"`
 		TTL  int    `json:"ttl_s"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r.Body, 4<<10)).Decode(&in); err != nil || in.Code == "" || in.TTL < 1 || in.TTL > 900 {
-		http.Error(w, "pair: the body must be {\"code\": \"…\", \"ttl_s\": 1…900}", http.StatusBadRequest)
-		return
+		return daemon.Paired{}, errors.New(`pair: the body must be {"code": "…", "ttl_s": 1…900}`)
 	}
 	f.s.posts.add() // a pairing under way keeps the daemon from idling out
 	defer f.s.posts.done()
-	p, err := f.o.Pair(r.Context(), in.Code, time.Duration(in.TTL)*time.Second)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusConflict)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(p)
+	return f.o.Pair(r.Context(), in.Code, time.Duration(in.TTL)*time.Second)
 }
 
-// status answers GET /daemon/status.
-func (f *front) status(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
+// status is what GET /daemon/status answers.
+func (f *front) status() daemon.Status {
 	st := daemon.Status{Version: f.s.version, Started: f.s.started.UTC(), Addr: f.o.Addr, Browser: "down", Clients: f.s.Clients(), Sessions: []string{}}
 	if m := f.s.deps.Manager; m != nil {
 		st.Sessions = m.SessionNames()
@@ -546,9 +532,7 @@ func (f *front) status(w http.ResponseWriter, r *http.Request) {
 	if f.o.Status != nil {
 		f.o.Status(&st)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(st)
+	return st
 }
 
 // serveMCP checks a POST's content type and size, reads its body within
