@@ -191,6 +191,9 @@ func TestDaemonRefusesAnotherBrowser(t *testing.T) {
 		args := c.args
 		stderr := new(syncBuffer)
 		b := connectProxyArgs(t, ctx, home, stderr, nil, args...)
+		if ir := b.InitializeResult(); ir == nil || !strings.Contains(ir.Instructions, "another browser") {
+			t.Errorf("%v: the instructions do not say it at once", args)
+		}
 		out, code := callOutcome(t, ctx, b, "browser_navigate", map[string]any{"url": base + "/basic.html?b=1"})
 		if code != "NO_BROWSER" || !strings.Contains(out, "another browser") || !strings.Contains(out, "--standalone") {
 			t.Errorf("%v: navigate = %s %s", args, code, out)

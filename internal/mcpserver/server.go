@@ -192,6 +192,15 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			// (which has no initialize): a client has arrived either way.
 			s.initMu.Do(func() { go s.onInit() })
 		}
+		if method == "initialize" && c.Conflict != nil {
+			// Said at once, not only on the first call: the host shows
+			// the instructions to the model.
+			res, err := next(ctx, method, req)
+			if ir, ok := res.(*mcp.InitializeResult); ok && err == nil {
+				ir.Instructions += "\n\nNOTE: tool calls will fail with NO_BROWSER: " + c.Conflict.Message + ". " + c.Conflict.Hint + "."
+			}
+			return res, err
+		}
 		if method == "tools/list" && s.settings != nil {
 			res, err := next(ctx, method, req)
 			if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
