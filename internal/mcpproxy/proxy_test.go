@@ -237,8 +237,12 @@ func TestProxyReconnects(t *testing.T) {
 		t.Fatal("the cut call got no answer")
 	}
 	time.Sleep(500 * time.Millisecond) // as in TestProxyDaemonUnavailable
-	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from second session " {
+	// The first answer from the new daemon says that the tabs are gone.
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != LostNote+"\n\nfrom second session " {
 		t.Errorf("echo after the daemon changed: %q", got)
+	}
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from second session " {
+		t.Errorf("the second echo after the daemon changed: %q", got)
 	}
 	if n := connects.Load(); n != 2 {
 		t.Errorf("%d connects, want 2", n)
@@ -324,7 +328,7 @@ func TestProxyDaemonUnavailable(t *testing.T) {
 	}
 	stub = newStub(t, "b")
 	down.Store(false)
-	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from b session " {
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != LostNote+"\n\nfrom b session " {
 		t.Errorf("echo once a daemon is back: %q", got)
 	}
 }
