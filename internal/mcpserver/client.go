@@ -56,7 +56,7 @@ type Client struct {
 // clientCtxKey carries a request's Client in its context.
 type clientCtxKey struct{}
 
-// clients caches the Client of each settings header.
+// clientCache caches the Client of each settings header.
 type clientCache struct {
 	mu sync.Mutex
 	m  map[string]clientEntry
