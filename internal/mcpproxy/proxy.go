@@ -658,17 +658,25 @@ func (p *proxy) reconnect(ctx context.Context, gen int, stale *Endpoint, replay 
 func (p *proxy) keepAlive(ctx context.Context) {
 	p.mu.Lock()
 	quiet := time.Since(p.lastSend) >= p.o.KeepAlive/2
-	sid := p.session
+	ep, sid, proto := p.ep, p.session, p.protocol
 	p.pingN++
 	n := p.pingN
+	if quiet && sid != "" {
+		p.lastSend = time.Now()
+	}
 	p.mu.Unlock()
 	if !quiet || sid == "" {
 		return
 	}
+	// Only to the daemon of the session: a ping never reconnects, so a
+	// daemon that was stopped (webpilot daemon stop) stays stopped until
+	// the host sends something.
 	ping := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"ping"}`, proxyIDPrefix+"ping-"+strconv.Itoa(n))
-	var m message
-	_ = json.Unmarshal(ping, &m)
-	go p.send(ctx, ping, m)
+	go func() {
+		if resp, err := p.post(ctx, ep, sid, proto, ping); err == nil {
+			drainClose(resp)
+		}
+	}()
 }
 
 // drain waits for the calls being relayed, at most d.

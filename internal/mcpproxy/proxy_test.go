@@ -26,6 +26,7 @@ type daemonStub struct {
 	release chan struct{}
 	started chan struct{}
 	deletes atomic.Int32
+	pings   atomic.Int32
 	token   string
 }
 
@@ -60,6 +61,13 @@ func newStub(t *testing.T, name string) *daemonStub {
 		if r.Method == http.MethodDelete {
 			d.deletes.Add(1)
 		}
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			if strings.Contains(string(body), `"method":"ping"`) {
+				d.pings.Add(1)
+			}
+			r.Body = io.NopCloser(strings.NewReader(string(body)))
+		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(func() {
@@ -73,7 +81,7 @@ func (d *daemonStub) endpoint() Endpoint { return Endpoint{URL: d.srv.URL, Token
 
 // startProxy runs the proxy on pipes; connect answers with the current
 // stub. It returns the host's ends and a channel that Run's error reaches.
-func startProxy(t *testing.T, current func() *daemonStub, header http.Header) (hostIn io.WriteCloser, hostOut io.Reader, done chan error, connects *atomic.Int32) {
+func startProxy(t *testing.T, current func() *daemonStub, header http.Header, keepAlive ...time.Duration) (hostIn io.WriteCloser, hostOut io.Reader, done chan error, connects *atomic.Int32) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -86,7 +94,8 @@ func startProxy(t *testing.T, current func() *daemonStub, header http.Header) (h
 				connects.Add(1)
 				return current().endpoint(), nil
 			},
-			Header: header,
+			Header:    header,
+			KeepAlive: append(keepAlive, 0)[0],
 		})
 		outW.Close()
 	}()
@@ -358,5 +367,43 @@ func TestWithLead(t *testing.T) {
 	}
 	if got := withLead([]byte(`not json`), "x"); string(got) != "not json" {
 		t.Errorf("not JSON: %s", got)
+	}
+}
+
+// The proxy pings a quiet daemon to keep its session, but a ping never
+// starts a daemon: one that was stopped stays stopped until the host sends
+// something, which then reconnects.
+func TestProxyPingsButNeverRestarts(t *testing.T) {
+	var mu sync.Mutex
+	stub := newStub(t, "first")
+	current := func() *daemonStub {
+		mu.Lock()
+		defer mu.Unlock()
+		return stub
+	}
+	in, out, _, connects := startProxy(t, current, nil, 100*time.Millisecond)
+	cs := connectClient(t, in, out, nil)
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); got != "from first session " {
+		t.Fatalf("echo: %q", got)
+	}
+	for deadline := time.Now().Add(10 * time.Second); stub.pings.Load() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a quiet proxy never pinged its daemon")
+		}
+	}
+	stub.srv.CloseClientConnections()
+	stub.srv.Close() // stopped
+	mu.Lock()
+	stub = newStub(t, "second")
+	mu.Unlock()
+	time.Sleep(600 * time.Millisecond) // several ping periods
+	if n := connects.Load(); n != 1 {
+		t.Errorf("%d connects while only pings were due, want 1", n)
+	}
+	if got := call(t, cs, &mcp.CallToolParams{Name: "echo"}); !strings.HasSuffix(got, "from second session ") {
+		t.Errorf("the host's next call: %q", got)
+	}
+	if n := connects.Load(); n != 2 {
+		t.Errorf("%d connects after the host's call, want 2", n)
 	}
 }
