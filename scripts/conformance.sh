@@ -143,7 +143,7 @@ fixture=$(wait_for_line "$tmp/fixture.out" '^http://127\.0\.0\.1:[0-9]+/' "${pid
 page=${fixture}basic.html
 
 (cd "$tmp/run" && exec env XDG_CONFIG_HOME="$tmp/config" TMPDIR="$tmp" "$tmp/webpilot" serve \
-	--listen 127.0.0.1:0 --isolated --no-prewarm --backend launch --headless --output-dir "$tmp/out" \
+	--listen 127.0.0.1:0 --isolated --no-prewarm --backend launch --headless --output-dir "$tmp/out" --session conformance \
 	>"$tmp/serve.out" 2>"$tmp/serve.log") &
 pids+=($!)
 url=$(wait_for_line "$tmp/serve.log" 'http://127\.0\.0\.1:[0-9]+/mcp' "${pids[-1]}") ||

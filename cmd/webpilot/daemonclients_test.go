@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -208,5 +209,45 @@ func TestDaemonRefusesAnotherBrowser(t *testing.T) {
 			t.Errorf("%v: B's navigation reached A's browser:\n%s", args, tabs)
 		}
 		_ = b.Close()
+	}
+}
+
+// Through the daemon, a client's sessions are its own: B, told A's session
+// name, reaches neither A's page, nor its requests, nor its tabs, and
+// cannot close them; B's status does not list A's sessions.
+func TestDaemonSessionsArePrivate(t *testing.T) {
+	home := daemonHome(t)
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 180*time.Second)
+	a := connectProxyArgs(t, ctx, home, new(syncBuffer), nil, "--profile", "full")
+	b := connectProxyArgs(t, ctx, home, new(syncBuffer), nil, "--profile", "full")
+	if out := callText(t, ctx, a, "browser_navigate", map[string]any{"url": base + "/basic.html?owner=A"}); !strings.Contains(out, "Basic page") {
+		t.Fatalf("A navigate: %s", out)
+	}
+	var st struct{ Sessions []string }
+	if err := json.Unmarshal([]byte(callText(t, ctx, a, "browser_status", nil)), &st); err != nil || len(st.Sessions) != 1 {
+		t.Fatalf("A's status sessions: %v %v", st.Sessions, err)
+	}
+	victim := st.Sessions[0]
+	if out := callText(t, ctx, b, "browser_status", nil); strings.Contains(out, victim) {
+		t.Errorf("B's status lists A's session %s:\n%s", victim, out)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"browser_snapshot", map[string]any{"session": victim}},
+		{"browser_network", map[string]any{"session": victim}},
+		{"browser_console", map[string]any{"session": victim}},
+		{"browser_tabs", map[string]any{"action": "list", "session": victim}},
+		{"browser_close", map[string]any{"session": victim}},
+	} {
+		out, _ := callOutcome(t, ctx, b, c.tool, c.args)
+		if strings.Contains(out, "owner=A") || strings.Contains(out, "Basic page") {
+			t.Errorf("B's %s in A's session name reached A's tab:\n%s", c.tool, out)
+		}
+	}
+	if out := callText(t, ctx, a, "browser_snapshot", nil); !strings.Contains(out, "Basic page") {
+		t.Errorf("A's page after B named its session:\n%s", out)
 	}
 }

@@ -142,7 +142,7 @@ func (s *Session) UnbindTab(ctx context.Context, id string) (*Tab, error) {
 		if id != "" {
 			what = fmt.Sprintf("tab %q", Echo(id))
 		}
-		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("%s is not a tab session %q bound", what, s.name),
+		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("%s is not a tab session %q bound", what, s.shownToAgent()),
 			Hint: "unbind releases tabs bound with browser_tabs bind (the suggestions); close closes the session's own", Suggestions: bound}
 	}
 	return t, s.releaseTab(ctx, t)

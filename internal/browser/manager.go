@@ -333,6 +333,7 @@ type Session struct {
 	noteMu sync.Mutex
 	note   string
 	label  string
+	shown  string // SetShown
 }
 
 // SetLabel names, once, the client the session works for ("Claude Code"):
@@ -352,6 +353,27 @@ func (s *Session) SetLabel(label string) {
 	if s.label == "" {
 		s.label = label
 	}
+}
+
+// SetShown sets, once, the name the session's client knows it by (its
+// name in the manager may carry the client's namespace): error messages
+// use it.
+func (s *Session) SetShown(name string) {
+	s.noteMu.Lock()
+	defer s.noteMu.Unlock()
+	if s.shown == "" {
+		s.shown = name
+	}
+}
+
+// shownToAgent is the name the session's client knows it by.
+func (s *Session) shownToAgent() string {
+	s.noteMu.Lock()
+	defer s.noteMu.Unlock()
+	if s.shown != "" {
+		return s.shown
+	}
+	return s.name
 }
 
 // shownName is how the user's browser names the session: its label and
@@ -603,7 +625,7 @@ func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
 	}
 	if !ok || !t.alive() {
 		delete(s.tabs, key)
-		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", Echo(id), s.name),
+		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", Echo(id), s.shownToAgent()),
 			Hint: "omit tab to use the session's current tab; browser_tabs list shows the session's tabs", Suggestions: s.TabIDs()}
 	}
 	return t, nil

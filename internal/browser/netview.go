@@ -172,7 +172,7 @@ func (s *Session) netFilter(q NetworkQuery) (func(*netEntry) bool, error) {
 		}
 		s.net.mu.Unlock()
 		if !found {
-			return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs and made none of its recorded requests", Echo(q.Tab), s.name),
+			return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs and made none of its recorded requests", Echo(q.Tab), s.shownToAgent()),
 				Hint: "omit tab to list the requests of all the session's tabs; browser_tabs list shows the tabs", Suggestions: s.TabIDs()}
 		}
 		tests = append(tests, func(e *netEntry) bool { return e.tab.ID == q.Tab || e.tab.target == key })
@@ -497,9 +497,9 @@ func (s *Session) unknownRequest(id string) *Error {
 		v := s.netView(l.entries[i])
 		sugg = append(sugg, fmt.Sprintf("%s %s %s", v.ID, v.Method, shorten(v.URL, 120)))
 	}
-	why := "is not in session " + strconv.Quote(s.name) + "'s network buffer"
+	why := "is not in session " + strconv.Quote(s.shownToAgent()) + "'s network buffer"
 	if n, err := strconv.Atoi(strings.TrimPrefix(id, "n")); err == nil && strings.HasPrefix(id, "n") && n >= 1 && n <= l.seq {
-		why = "is no longer in session " + strconv.Quote(s.name) + "'s network buffer (dropped when it was full, or cleared)"
+		why = "is no longer in session " + strconv.Quote(s.shownToAgent()) + "'s network buffer (dropped when it was full, or cleared)"
 	}
 	hint := "ids are those of browser_network list (n1, n2, …)"
 	if len(l.entries) == 0 {

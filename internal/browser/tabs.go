@@ -211,7 +211,7 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	key := s.ids.resolve(id)
 	t, ok := s.tabs[key]
 	if !ok {
-		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", Echo(id), s.name),
+		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", Echo(id), s.shownToAgent()),
 			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: s.TabIDs()}
 	}
 	if t.bound {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
+	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
 // register adds a table entry to the go-sdk server: its definition, with
@@ -69,11 +70,14 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		}
 		c := s.clientOf(ctx)
 		d := c.Deps
+		sc := s.scopeOf(req)
 		env := &tools.Env{Manager: d.Manager, Gate: d.Gate, Recipes: d.Recipes, HealWrite: d.HealWrite, Secrets: d.Secrets,
 			Status:   func() map[string]any { return s.status(c) },
 			Roots:    func(ctx context.Context) []string { return clientRoots(ctx, req) },
-			Progress: progress(ctx, req, c.mask), Recent: s.recent.List, TraceMask: d.TraceMask,
-			Decode: func(tool string, args map[string]any) (any, error) { return s.decodeArgs(c, tool, args) }}
+			Progress: progress(ctx, req, c.mask), TraceMask: d.TraceMask,
+			Recent:   func(name string) []trace.Action { return s.recent.List(sc.key(name)) },
+			Sessions: func() []string { return sc.sessions(d.Manager.SessionNames()) },
+			Decode:   func(tool string, args map[string]any) (any, error) { return s.decodeArgs(c, tool, args) }}
 		if wd := clientWorkdir(req); wd != "" && d.RecipesFor != nil {
 			env.Recipes = d.RecipesFor(wd)
 		}
@@ -93,14 +97,15 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			session = s.defaultSession(req)
 		}
 		tab, _ = args["tab"].(string)
-		s.noteCall(req, session)
+		key := sc.key(session)
+		s.noteCall(req, key)
 		if name := clientName(req); name != "" {
 			ctx = context.WithValue(ctx, clientNameKey{}, name)
 		}
 		if p := clientBrowserProfile(req); p != "" {
 			ctx = context.WithValue(ctx, browserProfileKey{}, p)
 		}
-		res, err := s.hold(ctx, t, session, tab, in, env)
+		res, err := s.hold(ctx, t, sessionRef{key: key, shown: session}, tab, in, env)
 		return s.render(ctx, t.Name, res, err), nil
 	}
 }
@@ -172,12 +177,15 @@ func progress(ctx context.Context, req *mcp.CallToolRequest, mask func(string) s
 // hold takes what the tool holds (tools.Hold), runs it and, still holding
 // it, adds the tab's notes and then the dialog the call opened or else the
 // inline snapshot the result asks for.
-func (s *Server) hold(ctx context.Context, t tools.Tool, session, tab string, in any, env *tools.Env) (*tools.Result, error) {
-	if session == "" {
-		session = s.deps.DefaultSession
+func (s *Server) hold(ctx context.Context, t tools.Tool, session sessionRef, tab string, in any, env *tools.Env) (*tools.Result, error) {
+	if session.key == "" {
+		session.key = s.deps.DefaultSession
+	}
+	if session.shown == "" {
+		session.shown = session.key
 	}
 	if t.Hold == tools.HoldNothing {
-		return t.Run(ctx, tools.NewHeld(session, nil, nil, env), in)
+		return t.Run(ctx, tools.NewHeld(session.shown, nil, nil, env), in)
 	}
 	for {
 		res, err := s.holdOnce(ctx, t, session, tab, in, env)
@@ -189,14 +197,18 @@ func (s *Server) hold(ctx context.Context, t tools.Tool, session, tab string, in
 	}
 }
 
+// sessionRef names a call's session: the manager's key and the client's
+// name for it (scope).
+type sessionRef struct{ key, shown string }
+
 // holdOnce is hold on the session as the manager has it now.
-func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string, in any, env *tools.Env) (*tools.Result, error) {
+func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef, tab string, in any, env *tools.Env) (*tools.Result, error) {
 	m := s.deps.Manager
 	var bs *browser.Session
 	if t.Hold == tools.HoldExistingSession {
 		var ok bool
-		if bs, ok = m.Lookup(session); !ok {
-			return t.Run(ctx, tools.NewHeld(session, nil, nil, env), in)
+		if bs, ok = m.Lookup(session.key); !ok {
+			return t.Run(ctx, tools.NewHeld(session.shown, nil, nil, env), in)
 		}
 	} else {
 		// A session the client's call makes lives on the browser profile
@@ -204,7 +216,8 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string
 		// policy.
 		p, _ := ctx.Value(browserProfileKey{}).(string)
 		pol := browser.PolicyFrom(ctx)
-		bs = m.SessionWith(session, p, pol)
+		bs = m.SessionWith(session.key, p, pol)
+		bs.SetShown(session.shown)
 		if name, _ := ctx.Value(clientNameKey{}).(string); name != "" {
 			bs.SetLabel(name) // the user's Chrome names the session's tab group after its client
 		}
@@ -212,7 +225,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string
 			pol = m.DefaultPolicy()
 		}
 		if bs.Policy() != pol {
-			return nil, otherPolicy(session)
+			return nil, otherPolicy(session.shown)
 		}
 	}
 	var out *tools.Result
@@ -237,7 +250,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session, tab string
 		if err != nil {
 			return err
 		}
-		res, err := t.Run(ctx, tools.NewHeld(session, bs, bt, env), in)
+		res, err := t.Run(ctx, tools.NewHeld(session.shown, bs, bt, env), in)
 		if err != nil {
 			return err
 		}

@@ -76,9 +76,9 @@ func TestHTTPDepartedClientSessionRemoved(t *testing.T) {
 	eventually(t, "the departed client's tab is closed", func() bool { return !tabOpen(t, ctx, m, mk) })
 }
 
-// A client that names a shared session leaves it behind, tabs and all,
-// while its own default session goes.
-func TestHTTPSharedSessionOutlivesClient(t *testing.T) {
+// A client's sessions are its own, the ones it named too: they go with it
+// when it leaves, tabs and all, and no other client reached them meanwhile.
+func TestHTTPClientSessionsGoWithClient(t *testing.T) {
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 90*time.Second)
 	m := sharedManager(t)
@@ -89,18 +89,17 @@ func TestHTTPSharedSessionOutlivesClient(t *testing.T) {
 	}
 	mk := marker(t)
 	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "snapshot": "none"})
-	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?" + mk, "session": "shared-team", "snapshot": "none"})
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?" + mk, "session": "team", "snapshot": "none"})
 	own := mcpserver.ClientSessionName(cs.ID())
+	if !slices.Contains(m.SessionNames(), own+"/team") {
+		t.Fatalf("the client's session team: %v", m.SessionNames())
+	}
 	if err := cs.Close(); err != nil {
 		t.Fatalf("close the MCP session: %v", err)
 	}
 	eventually(t, "the departed client's own session "+own+" is removed", func() bool { return !slices.Contains(m.SessionNames(), own) })
-	if !slices.Contains(m.SessionNames(), "shared-team") {
-		t.Errorf("the shared session went with the client: sessions %v", m.SessionNames())
-	}
-	if !tabOpen(t, ctx, m, mk) {
-		t.Error("the shared session's tab was closed when a client that used it left")
-	}
+	eventually(t, "the session it named is removed", func() bool { return !slices.Contains(m.SessionNames(), own+"/team") })
+	eventually(t, "its tab is closed", func() bool { return !tabOpen(t, ctx, m, mk) })
 }
 
 // headerTransport sets headers on every request.
@@ -153,7 +152,8 @@ func TestHTTPNamedDefaultSessionOutlivesClient(t *testing.T) {
 
 // A session without a call for SessionIdle is removed and its tab closed,
 // while a connected client's default session and Deps.DefaultSession stay,
-// idle as they are.
+// idle as they are. (A name a client gives is a session of its own: its
+// key carries the client's namespace.)
 func TestHTTPIdleSessionRemoved(t *testing.T) {
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 90*time.Second)
@@ -164,12 +164,16 @@ func TestHTTPIdleSessionRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	mk := marker(t)
-	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "snapshot": "none"})
-	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "session": "default", "snapshot": "none"})
-	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?" + mk, "session": "idle-one", "snapshot": "none"})
-	eventually(t, "the idle session is removed", func() bool { return !slices.Contains(m.SessionNames(), "idle-one") })
-	eventually(t, "the idle session's tab is closed", func() bool { return !tabOpen(t, ctx, m, mk) })
 	own := mcpserver.ClientSessionName(cs.ID())
+	idle := own + "/idle-one"
+	m.Session("default") // the server's default (stdio's)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "snapshot": "none"})
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html?" + mk, "session": "idle-one", "snapshot": "none"})
+	if !slices.Contains(m.SessionNames(), idle) {
+		t.Fatalf("the client's session idle-one is not %s: %v", idle, m.SessionNames())
+	}
+	eventually(t, "the idle session is removed", func() bool { return !slices.Contains(m.SessionNames(), idle) })
+	eventually(t, "the idle session's tab is closed", func() bool { return !tabOpen(t, ctx, m, mk) })
 	for _, keep := range []string{own, "default"} {
 		if !slices.Contains(m.SessionNames(), keep) {
 			t.Errorf("session %q was removed as idle: sessions %v", keep, m.SessionNames())
@@ -177,7 +181,7 @@ func TestHTTPIdleSessionRemoved(t *testing.T) {
 	}
 	// The name makes a fresh session on its next call.
 	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": "about:blank", "session": "idle-one", "snapshot": "none"})
-	if !slices.Contains(m.SessionNames(), "idle-one") {
+	if !slices.Contains(m.SessionNames(), idle) {
 		t.Errorf("a call naming the removed session did not make it again: %v", m.SessionNames())
 	}
 }

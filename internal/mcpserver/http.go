@@ -741,14 +741,21 @@ func (s *Server) watchClient(req mcp.Request) {
 		}
 		grace := s.departGrace
 		s.clientsMu.Unlock()
-		if !counted || rec.named {
-			// A session the client named (SessionHeader) is not its
-			// own: it stays for the next client that names it, until
-			// the janitor finds it idle.
+		if !counted {
 			return
 		}
-		s.log.Info("client left: its browser session goes after the grace", "session", rec.def, "grace", grace)
-		time.AfterFunc(grace, func() { s.departed(rec.def) })
+		// The sessions private to the client (scope) go with it; a
+		// default session it named (SessionHeader) is not its own: it
+		// stays for the next client that names it, until the janitor
+		// finds it idle.
+		private := ClientSessionName(ss.ID()) + "/"
+		s.log.Info("client left: its browser sessions go after the grace", "session", rec.def, "grace", grace)
+		time.AfterFunc(grace, func() {
+			if !rec.named {
+				s.departed(rec.def)
+			}
+			s.departedPrivate(private)
+		})
 	}()
 }
 
@@ -836,6 +843,25 @@ func (s *Server) departed(name string) {
 	defer cancel()
 	if _, err := m.Remove(ctx, name); err != nil {
 		s.log.Warn("could not remove a departed client's browser session", "session", name, "err", err)
+	}
+}
+
+// departedPrivate removes the sessions of a client that left that only it
+// could name (their keys start with prefix), unless the server stops.
+func (s *Server) departedPrivate(prefix string) {
+	m := s.deps.Manager
+	if m == nil || s.stopping.Load() {
+		return
+	}
+	for _, name := range m.SessionNames() {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.ceiling+BudgetSlack)
+		if _, err := m.Remove(ctx, name); err != nil {
+			s.log.Warn("could not remove a departed client's browser session", "session", name, "err", err)
+		}
+		cancel()
 	}
 }
 

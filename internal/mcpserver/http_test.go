@@ -237,10 +237,34 @@ func TestHTTPClientsOwnSessions(t *testing.T) {
 	if len(want) != 0 {
 		t.Errorf("sessions %v missing from the manager's %v", want, m.SessionNames())
 	}
-	// Naming the same session shares it.
-	mustCall(t, ctx, clients[0], "browser_navigate", map[string]any{"url": base + "/basic.html", "session": "shared", "snapshot": "none"})
-	if snap := mustCall(t, ctx, clients[1], "browser_snapshot", map[string]any{"session": "shared"}); !strings.Contains(snap, "Basic page") {
-		t.Errorf("a session named by both clients is not shared:\n%s", snap)
+	// A name is the client's own: two clients naming "team" have a session
+	// each, and the other's default session, named, is out of reach: its
+	// page, its requests, its tabs, closing it.
+	mustCall(t, ctx, clients[0], "browser_navigate", map[string]any{"url": base + "/basic.html?team=0", "session": "team", "snapshot": "none"})
+	if snap := mustCall(t, ctx, clients[1], "browser_snapshot", map[string]any{"session": "team"}); strings.Contains(snap, "Basic page") {
+		t.Errorf("client 1 reached client 0's session team:\n%s", snap)
+	}
+	victim := mcpserver.ClientSessionName(clients[0].ID())
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"browser_status", nil}, // first: naming it below makes a session of that name of client 1's own
+		{"browser_snapshot", map[string]any{"session": victim}},
+		{"browser_tabs", map[string]any{"action": "list", "session": victim}},
+		{"browser_read", map[string]any{"what": "url", "session": victim}},
+		{"browser_close", map[string]any{"session": victim}},
+	} {
+		out, _ := call(t, ctx, clients[1], c.tool, c.args)
+		if strings.Contains(out, pages[0].title) || strings.Contains(out, pages[0].path) || c.tool == "browser_status" && strings.Contains(out, victim) {
+			t.Errorf("client 1's %s %v reached client 0's session:\n%s", c.tool, c.args, out)
+		}
+	}
+	if snap := mustCall(t, ctx, clients[0], "browser_snapshot", nil); !strings.Contains(snap, pages[0].title) {
+		t.Errorf("client 0's own page after client 1 named its session:\n%s", snap)
+	}
+	if st := mustCall(t, ctx, clients[0], "browser_status", nil); !strings.Contains(st, `"team"`) || strings.Contains(st, mcpserver.ClientSessionName(clients[1].ID())) {
+		t.Errorf("client 0's status should list its own sessions only:\n%s", st)
 	}
 }
 

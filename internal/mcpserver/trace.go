@@ -24,9 +24,8 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 	if session == "" {
 		session, _ = args["session"].(string)
 	}
-	if session == "" {
-		session = s.defaultSession(req)
-	}
+	// The manager's key: sessions of two clients may share a name.
+	session = s.scopeOf(req).key(session)
 	if session == "" {
 		session = s.deps.DefaultSession
 	}

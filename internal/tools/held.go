@@ -40,6 +40,9 @@ type Env struct {
 	// Recent is a session's last actions, newest last (browser_status);
 	// nil: none kept.
 	Recent func(session string) []trace.Action
+	// Sessions are the caller's sessions by its names (browser_status);
+	// nil: every session of the manager.
+	Sessions func() []string
 	// TraceMask is applied to what browser_flow's trace keeps; nil is the
 	// identity.
 	TraceMask func(string) string
@@ -212,7 +215,12 @@ func (h *Held) BackendInfo() backend.Info {
 }
 
 // SessionNames are the agent sessions that exist.
-func (h *Held) SessionNames() []string { return h.env.Manager.SessionNames() }
+func (h *Held) SessionNames() []string {
+	if h.env.Sessions != nil {
+		return h.env.Sessions()
+	}
+	return h.env.Manager.SessionNames()
+}
 
 // Status are the server's facts for browser_status.
 func (h *Held) Status() map[string]any {
