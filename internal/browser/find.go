@@ -91,8 +91,11 @@ func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, erro
 						}
 						ctx += heading
 					}
+					// A line is a line: a 20 MB text node is cut
+					// like any long text.
+					line = shorten(line, MaxFindLine)
 					if ctx != "" {
-						line += "   (in " + ctx + ")"
+						line += "   (in " + shorten(ctx, MaxFindLine/2) + ")"
 					}
 					found = append(found, line)
 				}
@@ -113,9 +116,19 @@ func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, erro
 	}
 	walk(pt.items, nil)
 
+	// The whole answer within MaxFindChars: the lines that fit, then how
+	// many more matched.
+	size := 0
+	for i, l := range found {
+		size += len(l) + 1
+		if size > MaxFindChars && i > 0 {
+			found = found[:i]
+			break
+		}
+	}
 	var b strings.Builder
 	what := describeFind(o)
-	fmt.Fprintf(&b, "# %d match(es) for %s on %s — %s", total, what, orUntitled(pt.title), pt.url)
+	fmt.Fprintf(&b, "# %d match(es) for %s on %s — %s", total, what, orUntitled(shorten(pt.title, MaxEcho)), Echo(pt.url))
 	if total > len(found) {
 		fmt.Fprintf(&b, " (first %d shown; narrow the search or raise limit)", len(found))
 	}
@@ -143,19 +156,28 @@ func findLine(r *renderer, n *wnode) string {
 	return ""
 }
 
+// describeFind says what was looked for, each value echoed within MaxEcho.
 func describeFind(o FindOptions) string {
 	var parts []string
 	if o.Role != "" {
-		parts = append(parts, "role "+o.Role)
+		parts = append(parts, "role "+Echo(o.Role))
 	}
 	if o.Name != "" {
-		parts = append(parts, "name "+o.Name)
+		parts = append(parts, "name "+Echo(o.Name))
 	}
 	if o.Text != "" {
-		parts = append(parts, "text "+o.Text)
+		parts = append(parts, "text "+Echo(o.Text))
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Bounds of browser_find's answer: one match's line (longer text is cut
+// with "…(+N chars)"), and the whole answer (the matches past it are
+// counted, not shown).
+const (
+	MaxFindLine  = 500
+	MaxFindChars = 20_000
+)
 
 func orUntitled(s string) string {
 	if s == "" {

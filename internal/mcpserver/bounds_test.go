@@ -44,3 +44,28 @@ func TestResultsDoNotEchoHugeInput(t *testing.T) {
 		t.Errorf("a 5 MB text target: the message is %d chars", len(body.Error.Message))
 	}
 }
+
+// browser_find's answer is bounded like every other: the pattern it echoes
+// (a 1 MB text), a huge text node that matches (cut with "…(+N chars)"),
+// and many long matches (the lines that fit, and how many more matched).
+func TestFindIsBounded(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/form.html", "snapshot": "none"})
+	out, _ := call(t, ctx, cs, "browser_find", map[string]any{"text": strings.Repeat("Q", 1<<20)})
+	if len(out) > 5_000 {
+		t.Errorf("a 1 MB text pattern: the answer is %d chars", len(out))
+	}
+	mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `for (let i = 0; i < 300; i++) document.body.append(Object.assign(document.createElement("p"), {textContent: "W".repeat(400) + i}));
+document.body.append(Object.assign(document.createElement("p"), {textContent: "Z".repeat(5 << 20)})); "ok"`})
+	huge := mustCall(t, ctx, cs, "browser_find", map[string]any{"text": "ZZZZ", "limit": 1})
+	if len(huge) > 5_000 || !strings.Contains(huge, "…(+") {
+		t.Errorf("a 5 MB text node: the answer is %d chars:\n%.300s", len(huge), huge)
+	}
+	many := mustCall(t, ctx, cs, "browser_find", map[string]any{"text": "WWWW", "limit": 1000})
+	if len(many) > 22_000 || !strings.Contains(many, "# 300 match(es)") || !strings.Contains(many, "shown; narrow the search") {
+		t.Errorf("300 long matches: the answer is %d chars:\n%.300s", len(many), many)
+	}
+}
