@@ -78,11 +78,14 @@ func (e *ProfileError) Unwrap() error { return e.Err }
 // pid 123"); it is "" for any other browser.
 type ProfileLockedError struct {
 	Dir    string
-	PID    int // the browser's
+	PID    int // the browser's (0: not known, the webpilot holds the profile)
 	Holder string
 }
 
 func (e *ProfileLockedError) Error() string {
+	if e.Holder != "" && e.PID == 0 {
+		return fmt.Sprintf("profile %s is in use by another webpilot, %s: use that webpilot, stop it, or use --isolated", e.Dir, e.Holder)
+	}
 	if e.Holder != "" {
 		return fmt.Sprintf("profile %s is in use by the browser (pid %d) of another webpilot, %s: use that webpilot, stop it, or use --isolated", e.Dir, e.PID, e.Holder)
 	}

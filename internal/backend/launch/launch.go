@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/targets"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/filelock"
 )
 
 const (
@@ -326,6 +328,27 @@ func (b *Backend) start(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A persistent profile is this webpilot's for the browser's life:
+	// another webpilot starting on it at the same moment is told at once,
+	// before either browser could take it from the other.
+	var plock *filelock.Lock
+	if !b.opts.Isolated {
+		l, ok, err := filelock.Try(filepath.Join(dir, profileLockFile))
+		if err != nil {
+			return nil, fmt.Errorf("launch: %w", err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("launch: %w", profileHolder(dir))
+		}
+		plock = l
+		writeProfileOwner(dir)
+	}
+	kept := false
+	defer func() {
+		if !kept && plock != nil {
+			plock.Release()
+		}
+	}()
 	host, _ := os.Hostname()
 	removed, err := claimProfile(dir, host, pidAlive)
 	if err != nil {
@@ -378,7 +401,51 @@ func (b *Backend) start(ctx context.Context) (*instance, error) {
 	}
 	b.log.Info("browser started", "path", path, "pid", in.pid, "version", in.version,
 		"profile", dir, "headless", b.opts.Headless, "took", time.Since(began).Round(time.Millisecond))
+	in.plock, kept = plock, true
 	return in, nil
+}
+
+// profileLockFile, in a persistent profile, is locked by the webpilot
+// whose browser uses the profile; profileOwnerFile says which webpilot.
+const (
+	profileLockFile  = "webpilot.lock"
+	profileOwnerFile = "webpilot-owner.json"
+)
+
+// writeProfileOwner records this webpilot (pid, command line) as the
+// profile's user, for the message another one gets.
+func writeProfileOwner(dir string) {
+	b, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "args": os.Args})
+	_ = os.WriteFile(filepath.Join(dir, profileOwnerFile), b, 0o600)
+}
+
+// profileHolder is the error of a profile another webpilot holds, naming it
+// as its owner file says.
+func profileHolder(dir string) error {
+	var o struct {
+		PID  int      `json:"pid"`
+		Args []string `json:"args"`
+	}
+	holder := "one that is starting its browser on it now"
+	// The owner writes its file right after it takes the lock.
+	for i := 0; i < 10; i++ {
+		if b, err := os.ReadFile(filepath.Join(dir, profileOwnerFile)); err == nil && json.Unmarshal(b, &o) == nil && o.PID > 0 && (pidAlive(o.PID) || runtime.GOOS == "windows") {
+			break
+		}
+		o.PID = 0
+		time.Sleep(20 * time.Millisecond)
+	}
+	if o.PID > 0 {
+		how := "webpilot"
+		if len(o.Args) > 1 {
+			how += " " + strings.Join(o.Args[1:], " ")
+		}
+		if len(how) > 120 {
+			how = how[:120] + "…"
+		}
+		holder = fmt.Sprintf("%s (pid %d)", how, o.PID)
+	}
+	return &backend.ProfileLockedError{Dir: dir, Holder: holder}
 }
 
 // initialTab returns the id of the one blank tab a browser just started
@@ -408,8 +475,13 @@ func (b *Backend) startFailed(ctx context.Context, in *instance, path string, er
 	exited := !in.running() || errors.Is(err, cdp.ErrClosed)
 	in.stop(false)
 	stderr := in.stderr.String()
-	if strings.Contains(stderr, "Opening in existing browser session") {
-		return fmt.Errorf("launch: profile %s is in use by another browser, which took over the start: close that browser or use --isolated: %w",
+	if strings.Contains(stderr, "Opening in existing browser session") || strings.Contains(stderr, "Failed to create a ProcessSingleton") {
+		// Another browser took the profile while this one started: name
+		// it, and the webpilot that runs it, when the lock says.
+		if owner, ok := readLock(in.profile); ok && owner.pid != in.pid {
+			return fmt.Errorf("launch: %w", &backend.ProfileLockedError{Dir: in.profile, PID: owner.pid, Holder: lockHolder(owner.pid)})
+		}
+		return fmt.Errorf("launch: profile %s is in use by another browser, which took over the start: use --isolated or another --user-data-dir: %w",
 			in.profile, backend.ErrProfileLocked)
 	}
 	if b.ctx.Err() != nil {

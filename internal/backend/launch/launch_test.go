@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -691,6 +692,51 @@ func TestNoTopChromeRenderer(t *testing.T) {
 		}
 		if strings.Contains(string(cmd), "--top-chrome-webui") {
 			t.Errorf("process %s is a top-chrome WebUI renderer: %.200s", e.Name(), strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
+	}
+}
+
+// Two webpilots that start a browser on one profile at the same moment:
+// one gets the profile, the other is told it is in use, and the loser's
+// cleanup never touches the winner's browser, which keeps working.
+func TestTwoStartsOnOneProfile(t *testing.T) {
+	path := chromium(t)
+	for run := range 3 {
+		dir := filepath.Join(t.TempDir(), "profile")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		ctx := testCtx(t, 60*time.Second)
+		bs := []*launch.Backend{newBackend(t, launch.Options{BrowserPath: path, UserDataDir: dir}), newBackend(t, launch.Options{BrowserPath: path, UserDataDir: dir})}
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, b := range bs {
+			wg.Go(func() { errs[i] = b.Start(ctx) })
+		}
+		wg.Wait()
+		var winner *launch.Backend
+		for i, err := range errs {
+			switch {
+			case err == nil && winner == nil:
+				winner = bs[i]
+			case err == nil:
+				t.Fatalf("run %d: both started a browser on one profile: %+v and %+v", run, bs[0].Info(), bs[1].Info())
+			case !errors.Is(err, backend.ErrProfileLocked):
+				t.Fatalf("run %d: the loser's error: %v; want ErrProfileLocked", run, err)
+			}
+		}
+		if winner == nil {
+			t.Fatalf("run %d: neither started: %v", run, errs)
+		}
+		// The winner's browser survived the loser's cleanup.
+		if _, err := winner.NewTab(ctx, "about:blank"); err != nil {
+			t.Fatalf("run %d: the winner's browser after the loser gave up: %v", run, err)
+		}
+		if !winner.Info().Running {
+			t.Fatalf("run %d: the winner's browser is down", run)
+		}
+		for _, b := range bs {
+			_ = b.Close()
 		}
 	}
 }

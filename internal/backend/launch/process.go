@@ -2,6 +2,8 @@ package launch
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +21,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/filelock"
 )
 
 const (
@@ -40,9 +43,26 @@ const (
 // children get a cleaned environment but stay in the process group.)
 const EnvProfileDir = "WEBPILOT_PROFILE_DIR"
 
+// EnvBrowserID is set in the browser's environment to a value of this
+// start's own: stop kills the helpers that carry it, and only those, so a
+// webpilot whose start lost the race for a profile to another never kills
+// the other's browser (they share EnvProfileDir).
+const EnvBrowserID = "WEBPILOT_BROWSER_ID"
+
+// newBrowserID is a random EnvBrowserID value.
+func newBrowserID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
 // instance is one browser process and the connection to it.
 type instance struct {
-	pid     int // also the process group id
+	pid int    // also the process group id
+	id  string // EnvBrowserID
+	// plock is this webpilot's lock on a persistent profile, released
+	// once the browser is gone.
+	plock   *filelock.Lock
 	cmd     *exec.Cmd
 	conn    *cdp.Conn
 	log     *slog.Logger
@@ -101,9 +121,10 @@ func spawn(path, profile string, args []string, log *slog.Logger, port bool) (in
 	}
 
 	cmd := exec.Command(path, args...)
+	id := newBrowserID()
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, EnvProfileDir+"=")
-	}), EnvProfileDir+"="+profile)
+		return strings.HasPrefix(kv, EnvProfileDir+"=") || strings.HasPrefix(kv, EnvBrowserID+"=")
+	}), EnvProfileDir+"="+profile, EnvBrowserID+"="+id)
 	if !port {
 		cmd.ExtraFiles = []*os.File{cmdR, resW}
 	}
@@ -122,6 +143,7 @@ func spawn(path, profile string, args []string, log *slog.Logger, port bool) (in
 
 	in = &instance{
 		pid:        cmd.Process.Pid,
+		id:         id,
 		cmd:        cmd,
 		path:       path,
 		profile:    profile,
@@ -246,7 +268,7 @@ func (in *instance) stop(graceful bool) {
 	if err := killGroup(in.pid); err != nil {
 		in.log.Warn("killing browser", "pid", in.pid, "err", err)
 	}
-	if n := killMarked(EnvProfileDir+"="+in.profile, in.exeDir()); n > 0 {
+	if n := killMarked(EnvBrowserID+"="+in.id, in.exeDir()); n > 0 {
 		in.log.Debug("killed browser helpers outside the process group", "count", n)
 	}
 	select {
@@ -266,6 +288,10 @@ func (in *instance) stop(graceful bool) {
 		if err := removeSingleton(in.profile); err != nil {
 			in.log.Debug("removing singleton files", "profile", in.profile, "err", err)
 		}
+	}
+	if in.plock != nil {
+		in.plock.Release()
+		in.plock = nil
 	}
 	if !wait(in.stderrDone, time.Second) {
 		_ = in.stderrR.Close() // a straggler holds stderr open; stop reading
