@@ -141,6 +141,22 @@ func WithUploadRoots(ctx context.Context, roots []string) context.Context {
 	return context.WithValue(ctx, uploadRootsKey{}, roots)
 }
 
+// maskKey carries a call's secret masker in its context.
+type maskKey struct{}
+
+// WithMask returns ctx carrying m, which hides the calling client's secrets:
+// what the page shows is masked with it as it is read, before any line is
+// cut (a cut after masking could leave a secret's first characters).
+func WithMask(ctx context.Context, m func(string) string) context.Context {
+	return context.WithValue(ctx, maskKey{}, m)
+}
+
+// MaskFrom is the masker ctx carries (WithMask), or nil.
+func MaskFrom(ctx context.Context) func(string) string {
+	m, _ := ctx.Value(maskKey{}).(func(string) string)
+	return m
+}
+
 // PolicyFrom is the policy ctx carries (WithPolicy), or nil.
 func PolicyFrom(ctx context.Context) *Policy {
 	p, _ := ctx.Value(policyCtxKey{}).(*Policy)

@@ -228,6 +228,9 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 		}
 	}
 	content := ans.text()
+	if m := MaskFrom(ctx); m != nil {
+		content = m(content) // before the window cuts it
+	}
 	if content == "" {
 		res.Hint = emptyHint(o, ans)
 	}

@@ -450,13 +450,46 @@ func (w frameWorld) walk(ctx context.Context, scope walkScope, budget time.Durat
 			return nil, fmt.Errorf("page walker: %w", err)
 		}
 		out.expand()
+		out.mask(MaskFrom(ctx))
 		return &out, nil
 	}
 	if _, err := w.eval(ctx, "W.snapshot(null, {probe: "+strconv.Quote(probeName)+", budget: "+ms+"})", &out); err != nil {
 		return nil, err
 	}
 	out.expand()
+	out.mask(MaskFrom(ctx))
 	return &out, nil
+}
+
+// mask hides the call's secrets (WithMask) in everything of the page the
+// walk read that an agent may see: texts, names, values, link targets,
+// options, the title and URL. It runs before any rendering cuts a line, so
+// no cut leaves part of a secret; and search (browser_find) sees the
+// masked values too. Fingerprints stay as read: the page compares them.
+func (r *walkResult) mask(m func(string) string) {
+	if m == nil {
+		return
+	}
+	r.Title, r.URL = m(r.Title), m(r.URL)
+	var walk func(ns []*wnode)
+	walk = func(ns []*wnode) {
+		for _, n := range ns {
+			if n.T != nil {
+				t := m(*n.T)
+				n.T = &t
+			}
+			if n.V != nil {
+				v := m(*n.V)
+				n.V = &v
+			}
+			n.N, n.U = m(n.N), m(n.U)
+			for i, o := range n.O {
+				n.O[i] = m(o)
+			}
+			walk(n.C)
+		}
+	}
+	walk(r.C)
 }
 
 // element returns the walker's element number id as a remote object.

@@ -87,6 +87,9 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		if c.UploadRoots != nil {
 			ctx = browser.WithUploadRoots(ctx, c.UploadRoots)
 		}
+		if d.Secrets.Len() > 0 {
+			ctx = browser.WithMask(ctx, d.Secrets.Mask)
+		}
 		if p, ok := in.(tools.Preparer); ok {
 			if err := p.Prepare(env); err != nil {
 				return s.render(ctx, t.Name, nil, err), nil

@@ -252,3 +252,78 @@ func TestSecretRecipeParam(t *testing.T) {
 	}
 	mustFail(t, ctx, cs, "recipe_run", map[string]any{"name": "login", "params": map[string]any{"pw": "x-plain", "who": map[string]any{"secret": "PW"}}}, "INVALID_ARGUMENT")
 }
+
+// A secret is masked before any line is cut, in every case it may be
+// shown: a page that copies it into a long line (the compact snapshot and
+// the diff cut such lines), shows it upper-cased (text-transform), or holds
+// it in a field an agent searches with a pattern. No result, nor the trace,
+// holds any part of it; a find cannot probe it.
+func TestSecretsNeverPartlyShown(t *testing.T) {
+	t.Parallel()
+	const token = "Zq7Wx9Pk3Lm5Rt8Yv2Nb"
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<title>Copy</title><label>Token <input id="tok" type="text"></label>
+<pre id="copy"></pre><p id="loud" style="text-transform: uppercase"></p>
+<script>document.getElementById("tok").addEventListener("input", e => {
+  document.getElementById("copy").textContent = "x".repeat(38) + e.target.value + "y".repeat(40);
+  document.getElementById("loud").textContent = "your token: " + e.target.value;
+});</script>`)
+	}))
+	t.Cleanup(page.Close)
+	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=" + token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
+	sel, _ := tools.Select(tools.ProfileFull, "")
+	traceDir := t.TempDir()
+	rec := trace.New(trace.Options{Dir: traceDir, Mask: sec.Mask})
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec, Trace: rec, TraceMask: sec.Mask}}, nil, "")
+	ctx := backendtest.Context(t, 90*time.Second)
+	t.Cleanup(func() {
+		for _, name := range m.SessionNames() {
+			s := m.Session(name)
+			_ = s.Do(context.Background(), s.CloseTabs)
+		}
+	})
+	var outs []string
+	do := func(tool string, args map[string]any) string {
+		out, _ := call(t, ctx, cs, tool, args)
+		outs = append(outs, out)
+		return out
+	}
+	do("browser_navigate", map[string]any{"url": page.URL + "/"})
+	diff := do("browser_action", map[string]any{"action": "fill", "selector": "#tok", "secret": "TOKEN"})
+	if !strings.Contains(diff, "<secret:TOKEN>") {
+		t.Errorf("the diff does not show the masked copy:\n%s", diff)
+	}
+	do("browser_snapshot", nil)
+	do("browser_snapshot", map[string]any{"mode": "full"})
+	do("browser_read", map[string]any{"what": "text", "max_chars": 60})
+	do("browser_read", map[string]any{"what": "text", "max_chars": 60, "offset": 45})
+	do("browser_wait", map[string]any{"conditions": []any{map[string]any{"text": "never shown"}}, "timeout_ms": 300})
+	for _, p := range []string{"/^Zq7/", "/Zq7W/i", "/ZQ7W/"} {
+		if out := do("browser_find", map[string]any{"text": p}); !strings.Contains(out, "# 0 match") {
+			t.Errorf("find %s probes the secret:\n%s", p, out)
+		}
+	}
+	// Any 6 characters of the secret, in either case, anywhere.
+	var parts []string
+	for i := 0; i+6 <= len(token); i += 3 {
+		parts = append(parts, token[i:i+6], strings.ToUpper(token[i:i+6]), strings.ToLower(token[i:i+6]))
+	}
+	files, _ := filepath.Glob(filepath.Join(traceDir, "*"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		outs = append(outs, string(b))
+	}
+	for _, out := range outs {
+		for _, p := range parts {
+			if strings.Contains(out, p) {
+				t.Errorf("a result holds %q of the secret:\n%.600s", p, out)
+				break
+			}
+		}
+	}
+}

@@ -183,7 +183,8 @@ func (s *Set) build() {
 // result applies — URL encoding (form bodies, query strings,
 // encodeURIComponent, path escaping), JSON strings (with and without HTML
 // escaping; twice for JSON inside JSON, as an eval of JSON.stringify
-// returns it), HTML text and attributes.
+// returns it), HTML text and attributes; each of the value as it is, upper-
+// and lower-cased.
 func forms(v string) []string {
 	encoders := []func(string) string{
 		url.QueryEscape, url.PathEscape, uriComponent,
@@ -195,12 +196,17 @@ func forms(v string) []string {
 		strings.NewReplacer("&", "&amp;", `"`, "&quot;").Replace,
 		strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace,
 	}
-	out := []string{v}
-	for _, e1 := range encoders {
-		once := e1(v)
-		out = append(out, once)
-		for _, e2 := range encoders {
-			out = append(out, e2(once))
+	var out []string
+	// Upper and lower case too: a page's text-transform shows the value
+	// case-changed in its rendered text.
+	for _, c := range []string{v, strings.ToUpper(v), strings.ToLower(v)} {
+		out = append(out, c)
+		for _, e1 := range encoders {
+			once := e1(c)
+			out = append(out, once)
+			for _, e2 := range encoders {
+				out = append(out, e2(once))
+			}
 		}
 	}
 	return out
