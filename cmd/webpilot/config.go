@@ -87,6 +87,9 @@ type configKey struct {
 	// cmd, when set, is the only subcommand that takes the key ("serve");
 	// the others neither register its flag nor read its environment.
 	cmd string
+	// given refuses an empty value given on purpose (a flag, a variable
+	// set to "", a file key): an origin list that names nothing.
+	given bool
 }
 
 func configKeys() []configKey {
@@ -137,6 +140,10 @@ func configKeys() []configKey {
 		return func(c *Config, v string) error {
 			if err := set(c, v); err != nil {
 				return err
+			}
+			if len(*dst(c)) == 0 {
+				// Given, but naming nothing: never read as "no policy".
+				return fmt.Errorf("%q names no origin: give at least one, or leave the setting out", v)
 			}
 			_, err := browser.ParseOriginRules(*dst(c))
 			return err
@@ -228,8 +235,8 @@ func configKeys() []configKey {
 		{name: "timeout", def: "90s", usage: "ceiling for one tool call", set: dur(func(c *Config) *time.Duration { return &c.Timeout }), get: func(c *Config) any { return c.Timeout.String() }},
 		{name: "action-timeout", def: "10s", usage: "how long an action waits for its element", set: dur(func(c *Config) *time.Duration { return &c.ActionTimeout }), get: func(c *Config) any { return c.ActionTimeout.String() }},
 		{name: "nav-timeout", def: "30s", usage: "how long a navigation waits for the load", set: dur(func(c *Config) *time.Duration { return &c.NavTimeout }), get: func(c *Config) any { return c.NavTimeout.String() }},
-		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all): example.com, *.example.com, example.com:8080, https://example.com; \"file://\" allows local files, \"data:\" data: pages", set: origins(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }},
-		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened (same forms as --allowed-origins)", set: origins(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }},
+		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all): example.com, *.example.com, example.com:8080, https://example.com; \"file://\" allows local files, \"data:\" data: pages", set: origins(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }, given: true},
+		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened (same forms as --allowed-origins)", set: origins(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }, given: true},
 		{name: "output-dir", usage: "where large artifacts (full-page screenshots) are saved (default: webpilot-output in the temp dir)", set: str(func(c *Config) *string { return &c.OutputDir }), get: func(c *Config) any { return c.OutputDir }},
 		{name: "recipes", usage: "the folder of your recipes (default: webpilot/recipes in the user config dir); a project's ./.webpilot/recipes is used too once trusted (webpilot recipe trust)", set: str(func(c *Config) *string { return &c.Recipes }), get: func(c *Config) any { return c.Recipes }},
 		{name: "trace", usage: "record every tool call of every session (arguments, outcome, page, small screenshots) into an HTML file per session in this folder; see webpilot trace show", set: str(func(c *Config) *string { return &c.Trace }), get: func(c *Config) any { return c.Trace }},
@@ -448,7 +455,13 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 		default:
 			v, src = k.def, "default"
 		}
+		if fv, inFile := file[fileKey]; k.given && inFile && fv == "" && src == "default" {
+			return nil, fmt.Errorf("%s: an empty list names no origin: give at least one, or leave the key out", sourceName(k.name, "file"))
+		}
 		if v == "" && k.def == "" {
+			if k.given && set[k.name] {
+				return nil, fmt.Errorf("%s: an empty value names no origin: give at least one, or leave the flag out", sourceName(k.name, src))
+			}
 			c.Sources[fileKey] = src
 			continue
 		}
