@@ -2,6 +2,7 @@ package browser
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -25,6 +26,16 @@ func secretParam(name string) bool {
 	}
 	return false
 }
+
+// RedactURL is redactURL for the recent actions and traces, which show the
+// URLs an agent opened: OAuth's authorization code is hidden there too
+// (network output keeps "code", often a country or promo code there).
+func RedactURL(raw string) string {
+	return oauthCode.ReplaceAllString(redactURL(raw), "${1}"+Redacted)
+}
+
+// oauthCode is a code parameter of a query or fragment.
+var oauthCode = regexp.MustCompile(`([?&#]code=)[^&#]*`)
 
 // redactURL hides the credentials of a URL shown to the agent: the password
 // of its user info and the values of token-like query parameters (and of

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"time"
 
@@ -31,6 +32,12 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 	}
 	c := s.clientOf(ctx)
 	text, ok, code, msg := outcome(out)
+	if u, isStr := args["url"].(string); isStr {
+		// Credentials in a URL (user:pass@, token-like and OAuth code
+		// parameters) are kept out of the recent actions and traces.
+		args = maps.Clone(args)
+		args["url"] = browser.RedactURL(u)
+	}
 	target := trace.Target(t.Name, args)
 	if t.Name != "browser_status" {
 		word := "ok"
@@ -47,6 +54,7 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 		Args: trace.ArgsJSON(args), OK: ok, Code: code, Error: msg, Result: text}
 	if t.Hold != tools.HoldNothing && s.deps.Manager != nil {
 		step.URL, step.Title, step.Image = s.glance(ctx, t.Name, session, tab)
+		step.URL = browser.RedactURL(step.URL)
 	}
 	if _, err := rec.Record(session, step); err != nil {
 		s.log.Warn("trace not written", "session", session, "err", err)

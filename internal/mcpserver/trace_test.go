@@ -318,3 +318,23 @@ func TestFlowTrace(t *testing.T) {
 		t.Errorf("a flow without trace names a trace:\n%s", out)
 	}
 }
+
+// The recent actions in browser_status keep no credential of the URLs an
+// agent opened: an OAuth code, a token parameter, a URL's password.
+func TestRecentActionsRedactURLs(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := browserClient(t)
+	ctx := backendtest.Context(t, 60*time.Second)
+	u := strings.Replace(base, "http://", "http://ada:hunter22pass@", 1) + "/basic.html?code=SPLX0AUTHC0DE&access_token=TKN0123456789&page=2"
+	call(t, ctx, cs, "browser_navigate", map[string]any{"url": u, "snapshot": "none"})
+	status := mustCall(t, ctx, cs, "browser_status", nil)
+	for _, secret := range []string{"SPLX0AUTHC0DE", "TKN0123456789", "hunter22pass"} {
+		if strings.Contains(status, secret) {
+			t.Errorf("browser_status's recent actions show %q:\n%s", secret, status)
+		}
+	}
+	if !strings.Contains(status, `code=\u003credacted\u003e`) || !strings.Contains(status, `"tool": "browser_navigate"`) {
+		t.Errorf("the recent navigate is missing:\n%s", status)
+	}
+}
