@@ -51,6 +51,10 @@ const (
 	IdleTimeout = 2 * time.Minute
 	// maxHeaderBytes bounds a request's headers.
 	maxHeaderBytes = 64 << 10
+	// BareSessionTimeout closes an MCP session over HTTP that sent nothing
+	// but initialize for this long, so that bare initializes cannot hold
+	// every session slot (MaxSessions) for SessionTimeout.
+	BareSessionTimeout = 60 * time.Second
 	// DepartedGrace is how long the default browser session of an MCP
 	// client over HTTP outlives the client's MCP session (closed by the
 	// client or expired after SessionTimeout): then its tabs are closed
@@ -147,6 +151,8 @@ type HTTPOptions struct {
 	MaxSessions    int
 	DepartedGrace  time.Duration
 	SessionIdle    time.Duration
+	// BareSessionTimeout; zero means the constant of the same name.
+	BareSessionTimeout time.Duration
 	// IdleExit, when positive, ends RunHTTP once the server has had no MCP
 	// session and no request for this long (the per-user daemon).
 	IdleExit time.Duration
@@ -635,6 +641,10 @@ func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) er
 	if o.IdleExit > 0 {
 		go f.idleExit(jctx, o.IdleExit)
 	}
+	if o.BareSessionTimeout <= 0 {
+		o.BareSessionTimeout = BareSessionTimeout
+	}
+	go s.reapBare(jctx, o.BareSessionTimeout)
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve http on %s: %w", o.Addr, err)
@@ -704,7 +714,7 @@ func (f *inflight) wait(d time.Duration) int {
 // watchClient notes the MCP session of a request over HTTP, once: while it
 // lasts, its default browser session (ClientSessionName) is in use; when it
 // ends, that browser session is removed after the departure grace.
-func (s *Server) watchClient(req mcp.Request) {
+func (s *Server) watchClient(method string, req mcp.Request) {
 	if req == nil {
 		return
 	}
@@ -712,13 +722,15 @@ func (s *Server) watchClient(req mcp.Request) {
 	if !ok || ss == nil || ss.ID() == "" {
 		return
 	}
+	used := method != "initialize" && method != "notifications/initialized"
 	s.clientsMu.Lock()
 	if rec := s.watched[ss]; rec != nil {
 		rec.last = time.Now()
+		rec.used = rec.used || used
 		s.clientsMu.Unlock()
 		return
 	}
-	rec := &clientRec{id: ss.ID(), since: time.Now(), sessions: map[string]bool{}}
+	rec := &clientRec{id: ss.ID(), since: time.Now(), sessions: map[string]bool{}, used: used}
 	rec.last = rec.since
 	s.watched[ss] = rec
 	counted := s.clientDefaults.Load()
@@ -765,6 +777,7 @@ type clientRec struct {
 	id          string
 	def         string // its default browser session, when counted
 	named       bool   // def is a name the client gave (SessionHeader)
+	used        bool   // it sent something besides initialize
 	since, last time.Time
 	calls       int
 	sessions    map[string]bool // the browser sessions its calls used
@@ -862,6 +875,33 @@ func (s *Server) departedPrivate(prefix string) {
 			s.log.Warn("could not remove a departed client's browser session", "session", name, "err", err)
 		}
 		cancel()
+	}
+}
+
+// reapBare closes, until ctx ends, the MCP sessions that sent nothing but
+// initialize for d: a flood of bare initializes holds the session slots
+// (MaxSessions) for seconds, not for SessionTimeout.
+func (s *Server) reapBare(ctx context.Context, d time.Duration) {
+	tick := time.NewTicker(min(max(d/4, 10*time.Millisecond), 5*time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var bare []*mcp.ServerSession
+		s.clientsMu.Lock()
+		for ss, rec := range s.watched {
+			if !rec.used && time.Since(rec.since) >= d {
+				bare = append(bare, ss)
+			}
+		}
+		s.clientsMu.Unlock()
+		for _, ss := range bare {
+			s.log.Info("closing an MCP session that sent nothing after initialize", "session", ClientSessionName(ss.ID()), "after", d)
+			_ = ss.Close()
+		}
 	}
 }
 

@@ -576,3 +576,34 @@ func TestHTTPShutdownFinishesCall(t *testing.T) {
 func idleManager(t *testing.T) *browser.Manager {
 	return browser.NewManager(browser.Options{Backend: idleBackend(t)})
 }
+
+// Bare initializes (nothing sent after them) cannot hold every session slot
+// for the long SessionTimeout: they are closed after BareSessionTimeout,
+// and a real client then gets in; a client that uses its session keeps it.
+func TestHTTPBareSessionsExpireFast(t *testing.T) {
+	const maxSessions = 5
+	h := serveHTTP(t, &tools.Deps{Manager: idleManager(t)},
+		mcpserver.HTTPOptions{MaxSessions: maxSessions, BareSessionTimeout: 300 * time.Millisecond})
+	ctx := backendtest.Context(t, 60*time.Second)
+	used, err := httpClient(t, ctx, h.base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := used.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range maxSessions - 1 {
+		if code := post(t, h.base, nil, strings.NewReader(initBody)); code != http.StatusOK {
+			t.Fatalf("a bare initialize: %d", code)
+		}
+	}
+	if code := post(t, h.base, nil, strings.NewReader(initBody)); code != http.StatusServiceUnavailable {
+		t.Fatalf("an initialize past the bound: %d, want 503", code)
+	}
+	eventually(t, "a real client gets in once the bare sessions are closed", func() bool {
+		return post(t, h.base, nil, strings.NewReader(initBody)) == http.StatusOK
+	})
+	if _, err := used.ListTools(ctx, nil); err != nil {
+		t.Errorf("the client that used its session lost it: %v", err)
+	}
+}

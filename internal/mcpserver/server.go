@@ -186,7 +186,7 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "this client's settings were refused: " + cerr.Error()}
 		}
 		ctx = context.WithValue(ctx, clientCtxKey{}, c)
-		s.watchClient(req)
+		s.watchClient(method, req)
 		if s.onInit != nil && c.Prewarm {
 			// initialize on 2025 protocols, server/discover on 2026-07-28
 			// (which has no initialize): a client has arrived either way.
