@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
@@ -296,8 +297,25 @@ func safeName(name string) string {
 	if name == "" {
 		name = "download"
 	}
+	// File systems take 255 bytes a name: a longer one is cut (in whole
+	// characters, the extension kept, room left for " (2)").
+	if len(name) > maxNameBytes {
+		ext := filepath.Ext(name)
+		if len(ext) > 16 {
+			ext = ""
+		}
+		stem := strings.TrimSuffix(name, ext)
+		cut := maxNameBytes - len(ext) - len("…")
+		for cut > 0 && !utf8.RuneStart(stem[cut]) {
+			cut--
+		}
+		name = stem[:cut] + "…" + ext
+	}
 	return name
 }
+
+// maxNameBytes is the longest name safeName gives, in bytes.
+const maxNameBytes = 200
 
 // downloadMark is the sequence number of the newest download. It opens a
 // batch for the call that asks: the downloads begun until endDownloads

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // What a finished download says, per where it ended up.
@@ -160,5 +161,35 @@ func TestEmbedImage(t *testing.T) {
 	}
 	if CanEmbed("image/webp", EmbedLimit+1) || !CanEmbed("image/webp", 100) {
 		t.Error("CanEmbed webp")
+	}
+}
+
+// A download named longer than a file system takes (a Content-Disposition
+// of 300 characters) is kept under a shortened name, its extension kept,
+// and nothing stays behind in the staging folder.
+func TestLongDownloadNames(t *testing.T) {
+	out := t.TempDir()
+	m := NewManager(Options{Backend: nopBackend{}, OutputDir: out, OutputMaxBytes: 1 << 20})
+	folder, err := m.policy.newOutputFolder("downloads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{strings.Repeat("a", 300) + ".pdf", strings.Repeat("é", 200) + ".csv", strings.Repeat("b", 300)} {
+		staged := filepath.Join(m.policy.downloadStaging(), "guid-long")
+		_ = os.MkdirAll(m.policy.downloadStaging(), 0o700)
+		if err := os.WriteFile(staged, []byte("data"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := m.policy.putOutputFile(folder, name, outputFile{moveFrom: staged})
+		if err != nil {
+			t.Fatalf("%.20s…: %v", name, err)
+		}
+		base := filepath.Base(p)
+		if len(base) > 255 || !utf8.ValidString(base) || filepath.Ext(name) != "" && filepath.Ext(base) != filepath.Ext(name) {
+			t.Errorf("%.20s… kept as %q (%d bytes)", name, base, len(base))
+		}
+		if left, _ := os.ReadDir(m.policy.downloadStaging()); len(left) != 0 {
+			t.Errorf("left in the staging folder: %v", left)
+		}
 	}
 }

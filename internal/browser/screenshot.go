@@ -408,6 +408,8 @@ func (p *Policy) putOutputFile(folder, name string, f outputFile) (string, int64
 				continue
 			}
 			if err := os.Rename(f.moveFrom, path); err != nil {
+				// Never left in the staging folder, outside every budget.
+				_ = os.Remove(f.moveFrom)
 				return "", size, fmt.Errorf("move the downloaded file into place: %w", err)
 			}
 			_ = os.Chmod(path, 0o600)
@@ -429,6 +431,9 @@ func (p *Policy) putOutputFile(folder, name string, f outputFile) (string, int64
 			return "", size, fmt.Errorf("save %s: %w", cand, err)
 		}
 		return path, n, nil
+	}
+	if f.moveFrom != "" {
+		_ = os.Remove(f.moveFrom)
 	}
 	return "", size, fmt.Errorf("save %s: too many files of that name in %s", base, folder)
 }
