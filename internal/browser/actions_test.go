@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -538,5 +540,60 @@ func TestActionWaitsForWhatItStarted(t *testing.T) {
 	}
 	if got := e.eval(`document.getElementById("b").textContent`); got != "clicked" {
 		t.Errorf("button = %q", got)
+	}
+}
+
+// A download into the output directory stops as soon as it passes the
+// directory's budget, and says why: an endless stream never fills the disk.
+// (The bridge saves into the user's own download folder, not this one.)
+func TestDownloadPastTheBudgetIsCancelled(t *testing.T) {
+	if backendtest.Kind() == "bridge" {
+		t.Skip("the bridge saves downloads in the user's folder, outside the output directory's budget")
+	}
+	out := t.TempDir()
+	e := newEnv(t, browser.Options{OutputDir: out, OutputMaxBytes: 1 << 20})
+	e.navigate("/endlesslink")
+	if _, err := e.act(browser.Action{Kind: "click", Target: sel("#dl")}); err != nil {
+		t.Fatal(err)
+	}
+	var d browser.Download
+	deadline := time.Now().Add(backendtest.Timeout(20 * time.Second))
+	for {
+		_ = e.do(func(ctx context.Context, tab *browser.Tab) error {
+			if ds := browser.DownloadsNow(tab); len(ds) > 0 {
+				d = ds[len(ds)-1]
+			}
+			return nil
+		})
+		if d.State == "canceled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the endless download was not cancelled: %+v", d)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(d.String(), "budget") || d.Bytes >= 256<<20 { // stopped before the stream ended
+		t.Errorf("the cancelled download says %q after %d bytes", d.String(), d.Bytes)
+	}
+	var size int64
+	_ = filepath.WalkDir(out, func(_ string, de fs.DirEntry, err error) error {
+		if err == nil && !de.IsDir() {
+			if fi, err := de.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	if size > 64<<20 {
+		var files []string
+		_ = filepath.WalkDir(out, func(p string, de fs.DirEntry, err error) error {
+			if err == nil && !de.IsDir() {
+				fi, _ := de.Info()
+				files = append(files, fmt.Sprintf("%s %d", p, fi.Size()))
+			}
+			return nil
+		})
+		t.Errorf("the output directory holds %d bytes after the cancel: %v (download %+v)", size, files, d)
 	}
 }

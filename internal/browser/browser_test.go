@@ -54,6 +54,21 @@ func fixtures(t *testing.T) string {
 		fmt.Fprint(w, "data")
 	})
 	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	// A download that never ends (until its client goes): 64 KB at a time.
+	mux.HandleFunc("/endless", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="endless.bin"`)
+		w.Header().Set("Content-Type", "application/octet-stream")
+		chunk := make([]byte, 64<<10)
+		for i := 0; i < 4096; i++ { // 256 MB at most
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+		}
+	})
+	page("/endlesslink", `<title>Endless</title><a id="dl" href="/endless">get it</a>`)
 	// Where quiet/keepalive-frame.html sends its keepalive fetches,
 	// beacons and pings: answered late, so that an action waiting for
 	// them would hit its bound.

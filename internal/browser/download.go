@@ -164,7 +164,9 @@ func (t *Tab) applyProgress(ev downloadProgress) {
 		t.mu.Unlock()
 		return
 	}
-	d.Bytes, d.Total = ev.Received, ev.Total
+	if ev.State != "canceled" || ev.Received > 0 {
+		d.Bytes, d.Total = ev.Received, ev.Total // a cancel reports 0 bytes
+	}
 	switch ev.State {
 	case "completed":
 		d.finishing = true
@@ -173,11 +175,40 @@ func (t *Tab) applyProgress(ev downloadProgress) {
 		// the tab's console and download events.
 		go t.finishDownload(d)
 	case "canceled":
+		if staging := t.downloadDir; staging != "" {
+			// What the browser wrote before it stopped goes too (before
+			// the download reads as cancelled).
+			_ = os.Remove(filepath.Join(staging, d.guid))
+			_ = os.Remove(filepath.Join(staging, d.guid+".crdownload"))
+		}
 		d.State = "canceled"
 		close(d.finished)
 		t.mu.Unlock()
 	default:
+		// A download into the output directory's staging folder stops as
+		// soon as it passes the directory's whole budget: it could never
+		// be kept, and an endless stream would fill the disk.
+		budget := int64(0)
+		if t.downloadDir != "" && t.outputs != nil {
+			budget = t.outputs.opts.OutputMaxBytes
+		}
+		over := budget > 0 && ev.Received > budget && d.Refused == ""
+		if over {
+			d.Refused = fmt.Sprintf("it passed the output directory's budget of %s while downloading, and webpilot cancelled it (raise --output-max-mb)", byteSize(budget))
+		}
 		t.mu.Unlock()
+		if over {
+			go t.cancelDownload(d.guid)
+		}
+	}
+}
+
+// cancelDownload asks the browser to stop a download.
+func (t *Tab) cancelDownload(guid string) {
+	ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
+	defer cancel()
+	if err := t.t.Call(ctx, "Browser.cancelDownload", map[string]any{"guid": guid}, nil); err != nil {
+		t.log.Warn("could not cancel a download past the budget", "guid", guid, "err", err)
 	}
 }
 
@@ -376,6 +407,8 @@ wait:
 func (d Download) String() string {
 	size := byteSize(d.Bytes)
 	switch {
+	case d.State == "canceled" && d.Refused != "":
+		return fmt.Sprintf("%s: canceled after %s: %s", d.Name, size, d.Refused)
 	case d.State == "canceled":
 		return fmt.Sprintf("%s: canceled after %s", d.Name, size)
 	case d.State == "in_progress" && d.Total > 0:

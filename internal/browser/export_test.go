@@ -14,3 +14,6 @@ func EvalWalkerWorld(ctx context.Context, t *Tab, call string) error {
 	_, err = frameWorld{sess: t.t, frameID: fr.ID}.eval(ctx, call, &out)
 	return err
 }
+
+// DownloadsNow are the tab's downloads as they are now.
+func DownloadsNow(t *Tab) []Download { return t.downloadsNow(0) }
