@@ -2,10 +2,10 @@ package browser_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
