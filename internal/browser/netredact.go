@@ -1,6 +1,8 @@
 package browser
 
 import (
+	"encoding/json"
+	"io"
 	"net/url"
 	"regexp"
 	"strings"
@@ -153,4 +155,76 @@ func redactHeader(name, value string) string {
 		return redactURL(value)
 	}
 	return value
+}
+
+// redactJSON hides the values of token-like keys in a JSON body
+// ({"password": "…", "auth": {"token": "…"}}), at any depth (an object or
+// array under such a key is hidden whole); the rest keeps its order and
+// spacing, as it was written. A body that is not JSON is returned as is.
+func redactJSON(body string) string {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	var b strings.Builder
+	last := 0 // how much of body is copied
+	// For each open container: an object, and whether its next string is
+	// a key.
+	type level struct{ object, wantKey bool }
+	var stack []level
+	secretNext := false
+	hideFrom, hideDepth := -1, 0 // a container hidden whole: where it starts
+	for {
+		prev := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			if err == io.EOF {
+				break
+			}
+			return body // not JSON: as it is
+		}
+		off := int(dec.InputOffset())
+		start := off - len(strings.TrimLeft(body[prev:off], " \t\r\n:,"))
+		top := len(stack) - 1
+		isKey := false
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if secretNext && hideFrom < 0 {
+					hideFrom, hideDepth = start, len(stack)
+				}
+				stack = append(stack, level{object: t == '{', wantKey: t == '{'})
+				secretNext = false
+				continue
+			case '}', ']':
+				stack = stack[:top]
+				if hideFrom >= 0 && len(stack) == hideDepth {
+					if hideFrom >= last {
+						b.WriteString(body[last:hideFrom])
+						b.WriteString(`"` + Redacted + `"`)
+						last = off
+					}
+					hideFrom = -1
+				}
+			}
+		case string:
+			if top >= 0 && stack[top].object && stack[top].wantKey {
+				stack[top].wantKey = false
+				secretNext = secretParam(t)
+				isKey = true
+			}
+		}
+		if !isKey {
+			if _, delim := tok.(json.Delim); !delim && secretNext && hideFrom < 0 && start >= last {
+				b.WriteString(body[last:start])
+				b.WriteString(`"` + Redacted + `"`)
+				last = off
+			}
+			secretNext = false
+			if len(stack) > 0 && stack[len(stack)-1].object {
+				stack[len(stack)-1].wantKey = true
+			}
+		}
+	}
+	b.WriteString(body[last:])
+	return b.String()
 }

@@ -341,8 +341,14 @@ func (s *Session) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail,
 		}
 	}
 	if post != "" {
-		if !s.pol.opts.NoRedact && strings.Contains(strings.ToLower(headerValue(d.RequestHeaders, "content-type")), "x-www-form-urlencoded") {
-			post = redactPairs(post)
+		if !s.pol.opts.NoRedact {
+			ct := strings.ToLower(headerValue(d.RequestHeaders, "content-type"))
+			switch {
+			case strings.Contains(ct, "x-www-form-urlencoded"):
+				post = redactPairs(post)
+			case strings.Contains(ct, "json"):
+				post = redactJSON(post)
+			}
 		}
 		d.RequestBodyLen = utf8.RuneCountInString(post)
 		d.RequestBody, _ = window(post, 0, NetworkPostChars)

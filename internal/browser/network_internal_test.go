@@ -212,3 +212,22 @@ func TestBodyWindow(t *testing.T) {
 		}
 	}
 }
+
+// JSON request bodies show token-like keys' values as <redacted>, at any
+// depth and whatever their type; the rest stays as written; a body that
+// is not JSON is left alone.
+func TestRedactJSON(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"user":"ada","password":"hunter2"}`, `{"user":"ada","password":"<redacted>"}`},
+		{`{"login": {"access_token": "abc\"def", "scope": "read"}, "n": 2}`, `{"login": {"access_token": "<redacted>", "scope": "read"}, "n": 2}`},
+		{`{"auth": {"user": "ada"}}`, `{"auth": "<redacted>"}`},
+		{`[{"api_key": 12345, "ok": true}, {"secret": ["a", "b"], "x": 1}]`, `[{"api_key": "<redacted>", "ok": true}, {"secret": "<redacted>", "x": 1}]`},
+		{`{"session": {"id": "s1", "data": [1, 2]}, "name": "password"}`, `{"session": "<redacted>", "name": "password"}`},
+		{`{"pwd":null,"key":"k"}`, `{"pwd":"<redacted>","key":"<redacted>"}`},
+		{`not json {"password": "x"`, `not json {"password": "x"`},
+	} {
+		if got := redactJSON(c.in); got != c.want {
+			t.Errorf("redactJSON(%s)\n got  %s\n want %s", c.in, got, c.want)
+		}
+	}
+}
