@@ -292,6 +292,14 @@ func (d *Dir) release(name string) bool {
 		return false
 	}
 	delete(d.holds, name)
+	if len(d.holds) == 0 && d.presence != nil {
+		// Nothing busy left: the presence lock goes with its file (under
+		// the manifest lock, like its making and the sweep), so that no
+		// .webpilot-busy file outlives a process that exits cleanly.
+		_ = os.Remove(filepath.Join(d.path, fmt.Sprintf("%s%d.lock", presencePrefix, os.Getpid())))
+		d.presence.Release()
+		d.presence = nil
+	}
 	return true
 }
 

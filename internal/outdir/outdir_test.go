@@ -237,3 +237,34 @@ func TestHoldForeignAndDamagedManifest(t *testing.T) {
 		t.Error("a manifest entry outside the directory was removed")
 	}
 }
+
+// A process's presence lock (.webpilot-busy-<pid>.lock) lives only while it
+// has busy entries: once the last is done, no such file stays behind.
+func TestPresenceLockGoesWhenIdle(t *testing.T) {
+	dir := t.TempDir()
+	d := outdir.New(dir, 1<<20)
+	folder, err := d.NewFolder("downloads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := d.Reserve(folder, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	presence := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, ".webpilot-busy-*"))
+		return m
+	}
+	if len(presence()) == 0 {
+		t.Fatal("no presence lock while an entry is busy")
+	}
+	done()
+	release, err := d.Hold(filepath.Join(folder, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if p := presence(); len(p) != 0 {
+		t.Errorf("presence locks left once nothing is busy: %v", p)
+	}
+}
