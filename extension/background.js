@@ -265,8 +265,20 @@ const api = {
     },
     async create({ url, session }) {
       await ready;
-      const created = await agentWindow(url);
-      const tab = created.tab ?? (await chrome.tabs.create({ windowId: created.windowId, url, active: true }));
+      let created = await agentWindow(url);
+      let tab = created.tab;
+      if (!tab) {
+        try {
+          tab = await chrome.tabs.create({ windowId: created.windowId, url, active: true });
+        } catch (e) {
+          // The agent window closed between the check and the create (its last tab was
+          // just closed): make a new one, once.
+          if (!/No window with id/i.test(String(e?.message ?? e))) throw e;
+          if (agent.windowId === created.windowId) await setAgentWindow(null);
+          created = await agentWindow(url);
+          tab = created.tab ?? (await chrome.tabs.create({ windowId: created.windowId, url, active: true }));
+        }
+      }
       noteAgentTab(tab);
       await group(tab, groupTitle(session));
       return (await chrome.tabs.get(tab.id).catch(() => null)) ?? tab;

@@ -323,8 +323,9 @@ func firstLine(s string) string {
 const evalGrace = 250 * time.Millisecond
 
 // pageContextWait bounds the wait for a frame's page context to be
-// reported after Runtime.enable.
-const pageContextWait = time.Second
+// reported (the event comes through the extension on the bridge, late on a
+// busy machine); the wait ends as soon as it is.
+const pageContextWait = 5 * time.Second
 
 // pageContextOf is the page's own execution context in frame w. Tab
 // sessions report contexts from the start; the session of an
