@@ -187,6 +187,21 @@ func provision(ctx context.Context, br *launch.Backend, items map[string]any) er
 	// A worker that has just started has no extension bindings yet: wait
 	// for chrome.storage before writing.
 	expr := fmt.Sprintf(`(typeof chrome === "object" && chrome.storage) ? chrome.storage.local.set(%s).then(() => "ok") : "starting"`, js)
+	if _, err := evalWhenReady(ctx, sw, expr, "provision the extension", "chrome.storage"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// caller is a CDP session as these helpers use it.
+type caller interface {
+	Call(ctx context.Context, method string, params, result any) error
+}
+
+// evalWhenReady evaluates expr (which answers "starting" while the API it
+// needs is not there yet) until it answers something else, at most the
+// scaled 15 s, and returns that answer. doing and api name the failures.
+func evalWhenReady(ctx context.Context, sess caller, expr, doing, api string) (string, error) {
 	deadline := time.Now().Add(Timeout(15 * time.Second))
 	for {
 		var res struct {
@@ -195,16 +210,16 @@ func provision(ctx context.Context, br *launch.Backend, items map[string]any) er
 			} `json:"result"`
 			ExceptionDetails json.RawMessage `json:"exceptionDetails"`
 		}
-		if err := sw.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
-			return fmt.Errorf("provision the extension: %w", err)
+		if err := sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+			return "", fmt.Errorf("%s: %w", doing, err)
 		}
 		switch {
-		case res.Result.Value == "ok":
-			return nil
 		case res.ExceptionDetails != nil:
-			return fmt.Errorf("provision the extension: %s", res.ExceptionDetails)
+			return "", fmt.Errorf("%s: %s", doing, res.ExceptionDetails)
+		case res.Result.Value != "starting":
+			return res.Result.Value, nil
 		case time.Now().After(deadline):
-			return errors.New("provision the extension: its worker never got the chrome.storage API")
+			return "", fmt.Errorf("%s: the extension never got the %s API", doing, api)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -441,25 +456,5 @@ func PopupMessage(ctx context.Context, br *launch.Backend, msg map[string]any) (
 		return "", err
 	}
 	expr := fmt.Sprintf(`(typeof chrome === "object" && chrome.runtime && chrome.runtime.sendMessage) ? chrome.runtime.sendMessage(%s).then(r => JSON.stringify(r)) : "starting"`, js)
-	deadline := time.Now().Add(Timeout(15 * time.Second))
-	for {
-		var res struct {
-			Result struct {
-				Value string `json:"value"`
-			} `json:"result"`
-			ExceptionDetails json.RawMessage `json:"exceptionDetails"`
-		}
-		if err := bs.Conn().Session(att.SessionID).Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
-			return "", fmt.Errorf("message the extension: %w", err)
-		}
-		switch {
-		case res.ExceptionDetails != nil:
-			return "", fmt.Errorf("message the extension: %s", res.ExceptionDetails)
-		case res.Result.Value != "starting":
-			return res.Result.Value, nil
-		case time.Now().After(deadline):
-			return "", errors.New("message the extension: the popup never got chrome.runtime")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return evalWhenReady(ctx, bs.Conn().Session(att.SessionID), expr, "message the extension", "chrome.runtime")
 }
