@@ -68,12 +68,12 @@ func (m *Manager) TraceFolder() (string, func(n int64) (done func(), err error),
 func (p *Policy) TraceFolder() (string, func(n int64) (done func(), err error), error) {
 	folder, err := p.newOutputFolder("trace")
 	if err != nil {
-		return "", nil, outputError(err)
+		return "", nil, p.outputError(err)
 	}
 	return folder, func(n int64) (func(), error) {
 		done, err := p.out.Reserve(folder, n)
 		if err != nil {
-			return nil, outputError(err)
+			return nil, p.outputError(err)
 		}
 		return done, nil
 	}, nil

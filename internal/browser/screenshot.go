@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/outdir"
@@ -324,19 +325,42 @@ func imageSize(data []byte) (w, h int, err error) {
 func (p *Policy) saveOutput(kind, ext string, data []byte) (string, error) {
 	path, err := p.out.Save(kind, ext, data)
 	if err != nil {
-		return "", outputError(err)
+		return "", p.outputError(err)
 	}
 	return path, nil
 }
 
-// outputError turns a full output directory into LIMIT_EXCEEDED.
-func outputError(err error) error {
+// outputError says what went wrong with the output directory and where: a
+// full budget or a full disk is LIMIT_EXCEEDED; a directory that cannot be
+// written (read-only, not a directory, no permission) is INTERNAL with the
+// path and the reason, since only the user can fix it.
+func (p *Policy) outputError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := AsError(err); ok {
+		return err
+	}
 	var full *outdir.FullError
 	if errors.As(err, &full) {
 		return &Error{Code: CodeLimitExceeded, Message: full.Error(),
-			Hint: "raise --output-max-mb, wait for the downloads under way to finish, or capture less (the viewport, or one element)"}
+			Hint: "raise --output-max-mb, wait for the downloads under way to finish, or capture less (the viewport, or one element)", Err: err}
 	}
-	return err
+	dir := p.out.Path()
+	e := &Error{Code: CodeInternal, Message: fmt.Sprintf("webpilot could not write to its output directory %s: %v", dir, err), Err: err,
+		Hint: "point --output-dir (WEBPILOT_OUTPUT_DIR) at a directory webpilot can write, or fix that one; browser_status shows which is used"}
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		e.Code = CodeLimitExceeded
+		e.Hint = "the disk holding " + dir + " is full: free space there, or point --output-dir at another disk"
+	case errors.Is(err, syscall.EROFS):
+		e.Hint = dir + " is on a read-only file system: point --output-dir (WEBPILOT_OUTPUT_DIR) at a writable directory"
+	case errors.Is(err, syscall.ENOTDIR):
+		e.Hint = "a file stands where the output directory (or one of its parents) should be: remove it, or point --output-dir elsewhere"
+	case errors.Is(err, fs.ErrPermission):
+		e.Hint = "webpilot has no permission to write " + dir + ": fix its permissions, or point --output-dir at a directory of your own"
+	}
+	return e
 }
 
 // newOutputFolder makes a fresh folder (0700) of webpilot's own in the
@@ -344,7 +368,11 @@ func outputError(err error) error {
 // path. With saveOutput and putOutputFile it is the only writer of the
 // output dir.
 func (p *Policy) newOutputFolder(kind string) (string, error) {
-	return p.out.NewFolder(kind)
+	path, err := p.out.NewFolder(kind)
+	if err != nil {
+		return "", p.outputError(err)
+	}
+	return path, nil
 }
 
 // outputFile is what putOutputFile writes: bytes, a copy of a file, or a
@@ -391,7 +419,7 @@ func (p *Policy) putOutputFile(folder, name string, f outputFile) (string, int64
 		if f.moveFrom != "" {
 			_ = os.Remove(f.moveFrom)
 		}
-		return "", size, outputError(err)
+		return "", size, p.outputError(err)
 	}
 	defer done()
 	base := safeName(name)
@@ -410,7 +438,7 @@ func (p *Policy) putOutputFile(folder, name string, f outputFile) (string, int64
 			if err := os.Rename(f.moveFrom, path); err != nil {
 				// Never left in the staging folder, outside every budget.
 				_ = os.Remove(f.moveFrom)
-				return "", size, fmt.Errorf("move the downloaded file into place: %w", err)
+				return "", size, p.outputError(fmt.Errorf("move the downloaded file into place: %w", err))
 			}
 			_ = os.Chmod(path, 0o600)
 			return path, size, nil
@@ -420,7 +448,7 @@ func (p *Policy) putOutputFile(folder, name string, f outputFile) (string, int64
 			continue
 		}
 		if err != nil {
-			return "", size, fmt.Errorf("save %s: %w", cand, err)
+			return "", size, p.outputError(fmt.Errorf("save %s: %w", cand, err))
 		}
 		n, err := writeOutput(out, f, size)
 		if cerr := out.Close(); err == nil {
@@ -428,7 +456,7 @@ func (p *Policy) putOutputFile(folder, name string, f outputFile) (string, int64
 		}
 		if err != nil {
 			_ = os.Remove(path)
-			return "", size, fmt.Errorf("save %s: %w", cand, err)
+			return "", size, p.outputError(fmt.Errorf("save %s: %w", cand, err))
 		}
 		return path, n, nil
 	}

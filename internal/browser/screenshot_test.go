@@ -248,3 +248,27 @@ func TestOutputDirEviction(t *testing.T) {
 		t.Errorf("a file webpilot did not write was removed: %v", err)
 	}
 }
+
+// An output directory that cannot be written says what and where: a file
+// standing where the directory should be gives the path and the reason, not
+// "internal error, details in its log".
+func TestOutputDirUnwritable(t *testing.T) {
+	old := browser.EmbedLimit
+	browser.EmbedLimit = 30 * 1024
+	t.Cleanup(func() { browser.EmbedLimit = old })
+	notDir := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(notDir, []byte("a file, not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, browser.Options{OutputDir: notDir})
+	e.navigate("/long.html")
+	_, err := e.shot(browser.ShotOptions{FullPage: true})
+	be, ok := browser.AsError(err)
+	if !ok {
+		t.Fatalf("a capture into an unwritable output dir: %v, want a browser error", err)
+	}
+	if be.Code != browser.CodeInternal || !strings.Contains(be.Message, notDir) || !strings.Contains(be.Message, "not a directory") ||
+		strings.Contains(be.Message, "details in its log") || !strings.Contains(be.Hint, "--output-dir") {
+		t.Fatalf("error %s: %q (hint %q): want the path, the reason and the way out", be.Code, be.Message, be.Hint)
+	}
+}
