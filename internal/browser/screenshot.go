@@ -79,6 +79,39 @@ type Shot struct {
 	Unlabelled   int
 	Snapshotted  bool
 	NotAnnotated string
+	// Cut says the area asked for was larger than one capture may be and
+	// only its top-left part was captured ("" when all of it was).
+	Cut string
+}
+
+// One capture is at most maxCaptureSide device pixels on each side and
+// maxCapturePixels in all: Chromium allocates the whole bitmap at once, and
+// a full-page capture of a page a million pixels tall aborts the browser
+// (every session's tabs with it) after running for minutes.
+const (
+	maxCaptureSide   = 16384
+	maxCapturePixels = 16384 * 2560
+)
+
+// bound shrinks area (CSS pixels, at dpr device pixels each) to what one
+// capture may hold, keeping its top-left corner, and says what was left out
+// ("" when nothing was).
+func (c *clip) bound(dpr float64) string {
+	if dpr <= 0 {
+		dpr = 1
+	}
+	w, h := c.Width*dpr, c.Height*dpr
+	maxW := math.Min(w, maxCaptureSide)
+	maxH := math.Min(h, maxCaptureSide)
+	if maxW*maxH > maxCapturePixels {
+		maxH = math.Floor(maxCapturePixels / maxW)
+	}
+	if maxW >= w && maxH >= h {
+		return ""
+	}
+	c.Width, c.Height = math.Floor(maxW/dpr), math.Floor(maxH/dpr)
+	return fmt.Sprintf("the area is %s×%s px, over what one capture may hold (%s px a side, %s px in all); captured its top-left %s×%s px: capture one element (ref) further down, or scroll and capture the viewport",
+		commas(int(w/dpr)), commas(int(h/dpr)), commas(maxCaptureSide), commas(maxCapturePixels), commas(int(c.Width)), commas(int(c.Height)))
 }
 
 // SavedImage is an image written to the output directory.
@@ -197,6 +230,14 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 			return nil, &Error{Code: CodeNotActionable, Message: "the page has no size: nothing to capture", Hint: "navigate to a page first"}
 		}
 		area, beyond = &clip{Width: w, Height: h, Scale: 1}, true
+	}
+
+	if area != nil {
+		var dpr float64
+		if err := t.evalValue(ctx, "devicePixelRatio", &dpr); err != nil {
+			return nil, backendError("measure the page", err)
+		}
+		shot.Cut = area.bound(dpr)
 	}
 
 	var ann *annotation

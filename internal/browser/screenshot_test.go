@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
@@ -270,5 +271,54 @@ func TestOutputDirUnwritable(t *testing.T) {
 	if be.Code != browser.CodeInternal || !strings.Contains(be.Message, notDir) || !strings.Contains(be.Message, "not a directory") ||
 		strings.Contains(be.Message, "details in its log") || !strings.Contains(be.Hint, "--output-dir") {
 		t.Fatalf("error %s: %q (hint %q): want the path, the reason and the way out", be.Code, be.Message, be.Hint)
+	}
+}
+
+// A full-page capture of a page over a million pixels tall is bounded to
+// what one capture may hold, and says so; one that times out leaves the tab
+// (and the browser, which such a capture used to abort) usable at once.
+func TestScreenshotHugePage(t *testing.T) {
+	e := newEnv(t, browser.Options{OutputDir: t.TempDir()})
+	e.navigate("/basic.html")
+	const grow = `(()=>{const st=document.createElement('style');st.textContent='div.h{height:400px;background:linear-gradient(45deg,red,blue,green);border-radius:30px}';document.head.append(st);for(let i=0;i<3000;i++){const d=document.createElement('div');d.className='h';d.textContent='block '+i;document.body.append(d)};return document.documentElement.scrollHeight})()`
+	if h := e.num(grow); h < 1_000_000 {
+		t.Fatalf("the page is %.0f px tall, want over a million", h)
+	}
+	dpr := e.num("devicePixelRatio")
+	shot := e.mustShot(browser.ShotOptions{FullPage: true})
+	if !strings.Contains(shot.Cut, "1,2") || !strings.Contains(shot.Cut, "captured its top-left") {
+		t.Fatalf("cut note %q: want the page's height and what was captured", shot.Cut)
+	}
+	h := shot.Height
+	if shot.Saved != nil {
+		h = shot.Saved.Height
+	}
+	if float64(h) > 16384*dpr+1 || h < 1000 {
+		t.Fatalf("captured %d px tall at dpr %.1f: want the bounded top of the page", h, dpr)
+	}
+
+	// A capture cut short by its caller's deadline.
+	err := e.s.Do(e.ctx, func(ctx context.Context) error {
+		tab, err := e.s.CurrentTab(ctx)
+		if err != nil {
+			return err
+		}
+		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, err = e.s.Screenshot(short, tab, browser.ShotOptions{FullPage: true, Format: browser.FormatPNG})
+		return err
+	})
+	if be, ok := browser.AsError(err); err != nil && (!ok || be.Code != browser.CodeTimeout) {
+		t.Fatalf("a capture past its deadline: %v, want TIMEOUT (or done)", err)
+	}
+	if _, err := e.shot(browser.ShotOptions{}); err != nil {
+		t.Fatalf("a viewport capture after it: %v", err)
+	}
+	if snap := e.snapshot(""); !strings.Contains(snap, "block 2999") {
+		t.Fatalf("snapshot after it lacks the page's last block:\n%.300s", snap)
+	}
+	e.navigate("/basic.html")
+	if got := e.eval("document.title"); got == "" {
+		t.Fatalf("the tab answers no more")
 	}
 }

@@ -32,7 +32,11 @@ var screenshotTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Text: describeShot(shot) + describeLabels(shot), Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}, nil
+	text := describeShot(shot)
+	if shot.Cut != "" {
+		text += "\nNote: " + shot.Cut + "."
+	}
+	return &Result{Text: text + describeLabels(shot), Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}, nil
 })
 
 func describeShot(s *browser.Shot) string {

@@ -44,3 +44,28 @@ func TestOutputError(t *testing.T) {
 		t.Errorf("no error made one")
 	}
 }
+
+// A capture's area is bounded in device pixels, from its top-left corner.
+func TestClipBound(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		w, h, dpr    float64
+		wantW, wantH float64
+		cut          bool
+	}{
+		{"viewport-sized", 1280, 800, 1, 1280, 800, false},
+		{"tall page", 1265, 1_200_000, 1, 1265, 16384, true},
+		{"tall page at dpr 2", 1265, 1_200_000, 2, 1265, 8192, true},
+		{"wide and tall", 20000, 20000, 1, 16384, 2560, true},
+		{"on the limit", 2560, 16384, 1, 2560, 16384, false},
+		{"no dpr given", 100, 100, 0, 100, 100, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := clip{X: 5, Y: 7, Width: tc.w, Height: tc.h, Scale: 1}
+			note := c.bound(tc.dpr)
+			if c.Width != tc.wantW || c.Height != tc.wantH || (note != "") != tc.cut || c.X != 5 || c.Y != 7 {
+				t.Fatalf("bound → %.0f×%.0f at %.0f,%.0f, note %q; want %.0f×%.0f, cut %v", c.Width, c.Height, c.X, c.Y, note, tc.wantW, tc.wantH, tc.cut)
+			}
+		})
+	}
+}
