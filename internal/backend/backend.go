@@ -221,6 +221,29 @@ type Binder interface {
 	Release(ctx context.Context, id string, c cdp.Caller) error
 }
 
+// PopupGuard is implemented by a backend that holds every tab a page opens
+// (a popup, a target=_blank link) before it sends its first request, so
+// that webpilot's origin rules apply to that tab's very first load (launch
+// and endpoint: Target.setAutoAttach with waitForDebuggerOnStart on the
+// browser). The bridge's extension keeps a refused popup from loading on
+// its own.
+type PopupGuard interface {
+	// GuardPopups sets the gate asked about the tabs pages open from now
+	// on; nil lets every one load.
+	GuardPopups(gate PopupGate)
+}
+
+// PopupGate is asked, when the tab with id opener opens a new tab, for the
+// check of that tab's document loads: nil lets them all go (the opener is
+// not a tab webpilot's rules govern).
+type PopupGate func(opener string) PopupCheck
+
+// PopupCheck says whether a held tab may load the document at url: main is
+// its own document (a refusal closes the tab before the request is sent),
+// else a frame's (that load fails). It is called from the backend's event
+// goroutines and must not block.
+type PopupCheck func(url string, main bool) error
+
 // Handoff is implemented by a backend that can ask the person at the
 // browser to take over a tab and tell when they are done (the bridge: the
 // extension's badge, notification and popup with a Done button).

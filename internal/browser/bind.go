@@ -36,7 +36,7 @@ func (s *Session) BindableTabs(ctx context.Context) ([]TabView, error) {
 	defer s.m.mu.Unlock()
 	var out []TabView
 	for _, ti := range infos {
-		if s.m.claimed[ti.ID] {
+		if s.m.claimed[ti.ID] != nil {
 			continue
 		}
 		out = append(out, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Current: ti.Active})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -71,9 +72,10 @@ type Manager struct {
 	// retired are the backends SetBackend replaced: the sessions made on
 	// them keep them; they close with the manager.
 	retired []backend.Backend
-	// claimed are the backend ids of the tabs that joined a session (owned
-	// or bound): never offered for binding.
-	claimed map[string]bool
+	// claimed are the tabs that joined a session (owned or bound), by
+	// backend id: never offered for binding; the popups they open are
+	// checked against their origin rules (popupGate).
+	claimed map[string]*Tab
 }
 
 // NewManager makes a Manager. It panics on a nil backend (a wiring bug).
@@ -87,10 +89,46 @@ func NewManager(opts Options) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session), claimed: make(map[string]bool),
+	m := &Manager{opts: opts, log: log, sessions: make(map[string]*Session), claimed: make(map[string]*Tab),
 		policies: make(map[string]*Policy), outs: make(map[string]*outdir.Dir)}
 	m.policy = m.Policy(po)
+	m.guard(opts.Backend)
 	return m
+}
+
+// guard makes be hold the tabs pages open until their opener's origin rules
+// allow them (backend.PopupGuard; launch and endpoint).
+func (m *Manager) guard(be backend.Backend) {
+	if g, ok := be.(backend.PopupGuard); ok {
+		g.GuardPopups(m.popupGate)
+	}
+}
+
+// popupGate is the check of the document loads of a tab that opener, a
+// session's tab, opened: its origin rules. A refused first document closes
+// the new tab before its request is sent, and the opener's next result says
+// so. Tabs of no session, and sessions without rules, are not checked.
+func (m *Manager) popupGate(opener string) backend.PopupCheck {
+	m.mu.Lock()
+	t := m.claimed[opener]
+	m.mu.Unlock()
+	if t == nil || t.policy == nil {
+		return nil
+	}
+	return func(raw string, main bool) error {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return err
+		}
+		perr := t.policy(u)
+		if perr == nil {
+			return nil
+		}
+		if main {
+			t.addNote(fmt.Sprintf("closed a new tab on %s that the page opened, before it loaded: %s", shorten(raw, 200), perr.Message))
+		}
+		return perr
+	}
 }
 
 // WithPolicy is o with the policy fields of p.
@@ -129,6 +167,7 @@ func (m *Manager) SetBackend(be backend.Backend, note string) {
 	}
 	m.retired = append(m.retired, old)
 	m.opts.Backend = be
+	m.guard(be)
 	for _, s := range m.sessions {
 		if !s.ownBackend && s.be == old {
 			s.noteMu.Lock()
@@ -172,6 +211,7 @@ func (m *Manager) SessionWith(name, profile string, pol *Policy) *Session {
 		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog()}
 		if m.opts.SessionBackend != nil {
 			s.be, s.ownBackend = m.opts.SessionBackend(name), true
+			m.guard(s.be)
 		}
 		s.used.Store(time.Now().UnixNano())
 		m.sessions[name] = s
@@ -563,7 +603,7 @@ func (s *Session) join(t *Tab) {
 	t.ID = s.ids.assign(t.target)
 	s.tabs[t.target] = t
 	s.m.mu.Lock()
-	s.m.claimed[t.target] = true
+	s.m.claimed[t.target] = t
 	s.m.mu.Unlock()
 }
 

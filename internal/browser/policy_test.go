@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
@@ -108,5 +110,92 @@ func (e *env) readEveryTab(t *testing.T, during string) {
 	})
 	if err != nil {
 		t.Fatalf("read the tabs: %v", err)
+	}
+}
+
+// A tab a page opens on a refused origin sends no request at all — not its
+// document's, with the user's cookies, nor its script's — before it is
+// closed: it is held before it runs and checked (issue: on launch it loaded,
+// and its script ran, before webpilot closed it).
+func TestPopupsHeldBeforeTheyLoad(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	secret := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.String())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<title>Secret</title><script>fetch("/beacon?" + document.cookie)</script>`))
+	}))
+	defer secret.Close()
+	_, sport, _ := net.SplitHostPort(strings.TrimPrefix(secret.URL, "http://"))
+	far := "http://localhost:" + sport + "/page"
+	opener := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<title>Opener</title><a id="blank" href="%[1]s" target="_blank">new tab</a>
+<button id="open" onclick="window.open('%[1]s')">popup</button>
+<button id="later" onclick="const w = window.open('about:blank'); setTimeout(() => { w.location = '%[1]s' }, 50)">slow popup</button>`, far)
+	}))
+	defer opener.Close()
+
+	e := newEnv(t, browser.Options{BlockedOrigins: []string{"localhost:" + sport}})
+	if err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_, err := e.s.Navigate(ctx, tab, opener.URL+"/", 0)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range []string{"#blank", "#open", "#later"} {
+		if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: sel}}); err != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+		// Wait until webpilot has dealt with the new tab: the opener (or,
+		// for the tab that first showed about:blank, that tab) tells of
+		// the refused load.
+		told := ""
+		for told == "" {
+			if e.ctx.Err() != nil {
+				t.Fatalf("click %s: no note of the refused tab", sel)
+			}
+			err := e.s.Do(e.ctx, func(ctx context.Context) error {
+				tabs, err := e.s.ListTabs(ctx)
+				if err != nil {
+					return err
+				}
+				for _, tv := range tabs {
+					tab, err := e.s.ReadyTab(ctx, tv.ID)
+					if err != nil {
+						continue
+					}
+					for _, n := range tab.TakeNotes() {
+						if strings.Contains(n, sport) && (strings.Contains(n, "closed a new tab") || strings.Contains(n, "blocked a load")) {
+							told = n
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("click %s: list the tabs: %v", sel, err)
+			}
+			if told == "" {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if backendtest.Kind() == "bridge" {
+			// The extension cannot hold a tab before its first request
+			// (chrome.debugger attaches after the navigation began): the
+			// tab is closed and its content reaches no result
+			// (TestOriginPolicyForPopups), but its first load may have
+			// gone out. A documented limit of the bridge.
+			t.Logf("bridge: click %s: the refused origin got %d requests before the tab was closed", sel, n)
+			continue
+		}
+		if n > 0 {
+			t.Fatalf("click %s: the refused origin got %d requests (%v) before the tab was closed; note %q", sel, n, got, told)
+		}
 	}
 }

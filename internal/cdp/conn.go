@@ -257,34 +257,44 @@ func (c *Conn) Close() error {
 }
 
 func (c *Conn) call(ctx context.Context, s *Session, method string, params, result any) error {
+	wait, err := c.send(ctx, s, method, params)
+	if err != nil {
+		return err
+	}
+	return wait(result)
+}
+
+// send writes the command and returns the function that waits for its reply
+// (bounded by ctx) and decodes it into result.
+func (c *Conn) send(ctx context.Context, s *Session, method string, params any) (func(result any) error, error) {
 	session := s.id
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("cdp: %s: %w", method, err)
+		return nil, fmt.Errorf("cdp: %s: %w", method, err)
 	}
 	msg := message{ID: c.nextID.Add(1), SessionID: session, Method: method}
 	if params != nil {
 		raw, err := jsonv2.Marshal(params)
 		if err != nil {
-			return fmt.Errorf("cdp: %s: encoding params: %w", method, err)
+			return nil, fmt.Errorf("cdp: %s: encoding params: %w", method, err)
 		}
 		msg.Params = raw
 	}
 	frame, err := jsonv2.Marshal(msg)
 	if err != nil {
-		return fmt.Errorf("cdp: %s: encoding: %w", method, err)
+		return nil, fmt.Errorf("cdp: %s: encoding: %w", method, err)
 	}
 	p := &pendingCall{method: method, session: session, ch: make(chan reply, 1)}
 	c.mu.Lock()
 	if c.closeErr != nil {
 		err := c.closeErr
 		c.mu.Unlock()
-		return fmt.Errorf("cdp: %s: %w", method, err)
+		return nil, fmt.Errorf("cdp: %s: %w", method, err)
 	}
 	// The session's own state, not the table's: a detached session is no
 	// longer in c.sessions, and its calls must not reach the browser.
 	if err := s.endErr(); err != nil {
 		c.mu.Unlock()
-		return fmt.Errorf("cdp: %s: %w", method, err)
+		return nil, fmt.Errorf("cdp: %s: %w", method, err)
 	}
 	c.pending[msg.ID] = p
 	c.mu.Unlock()
@@ -296,24 +306,26 @@ func (c *Conn) call(ctx context.Context, s *Session, method string, params, resu
 	c.wmu.Unlock()
 	if err != nil {
 		c.forget(msg.ID)
-		return fmt.Errorf("cdp: %s: write: %w", method, errors.Join(ErrClosed, err))
+		return nil, fmt.Errorf("cdp: %s: write: %w", method, errors.Join(ErrClosed, err))
 	}
-	select {
-	case r := <-p.ch:
-		if r.err != nil {
-			return r.err
-		}
-		if result == nil || len(r.result) == 0 {
+	return func(result any) error {
+		select {
+		case r := <-p.ch:
+			if r.err != nil {
+				return r.err
+			}
+			if result == nil || len(r.result) == 0 {
+				return nil
+			}
+			if err := jsonv2.Unmarshal(r.result, result); err != nil {
+				return fmt.Errorf("cdp: %s: decoding result: %w", method, err)
+			}
 			return nil
+		case <-ctx.Done():
+			c.forget(msg.ID)
+			return fmt.Errorf("cdp: %s: %w", method, ctx.Err())
 		}
-		if err := jsonv2.Unmarshal(r.result, result); err != nil {
-			return fmt.Errorf("cdp: %s: decoding result: %w", method, err)
-		}
-		return nil
-	case <-ctx.Done():
-		c.forget(msg.ID)
-		return fmt.Errorf("cdp: %s: %w", method, ctx.Err())
-	}
+	}, nil
 }
 
 func (c *Conn) forget(id int64) {

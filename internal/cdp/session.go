@@ -40,6 +40,16 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 	return s.conn.call(ctx, s, method, params, result)
 }
 
+// Send writes the command and returns, without waiting for its reply, the
+// function that waits for it (bounded by ctx) and decodes it into result.
+// Commands are written in the order Send is called: a target paused for
+// its debugger answers nothing until Runtime.runIfWaitingForDebugger, so
+// the commands that must run before it resumes are sent ahead of that one,
+// and only then awaited.
+func (s *Session) Send(ctx context.Context, method string, params any) (wait func(result any) error, err error) {
+	return s.conn.send(ctx, s, method, params)
+}
+
 // Subscribe buffers the session's events named method from now on. The
 // channel closes when cancel is called or the session ends.
 func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {

@@ -62,6 +62,8 @@ type Backend struct {
 	pumps sync.WaitGroup
 
 	closeOnce sync.Once
+	// guard holds the tabs pages open until their check (GuardPopups).
+	guard targets.Guard
 	// onClose, when set (a Farm's connection), runs once Close is done.
 	onClose func()
 
@@ -91,7 +93,14 @@ func (l *link) up() bool {
 	}
 }
 
-var _ backend.Backend = (*Backend)(nil)
+var (
+	_ backend.Backend    = (*Backend)(nil)
+	_ backend.PopupGuard = (*Backend)(nil)
+)
+
+// GuardPopups sets the gate asked about each tab a page opens
+// (backend.PopupGuard).
+func (b *Backend) GuardPopups(gate backend.PopupGate) { b.guard.Set(gate) }
 
 // New returns a Backend for the endpoint. It connects to nothing yet: the
 // first call that needs the browser connects.
@@ -175,6 +184,10 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	l, err := b.ensure(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// A new tab waits before it runs until it is released (HoldNewTabs).
+	if err := b.guard.Released(ctx, id); err != nil {
+		return nil, fmt.Errorf("endpoint: attach to tab %s: it is still held for its check: %w", id, err)
 	}
 	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.Attach(ctx, id)
 }
@@ -366,6 +379,12 @@ func (b *Backend) connect(ctx context.Context) (*link, error) {
 		targets.WatchDestroyed(destroyed, b.disown)
 	})
 	if _, err := cdproto.Call(ctx, sess, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		_ = conn.Close()
+		return nil, fail(err)
+	}
+	// Every new page waits for its check before it runs (popups); the
+	// pages that other clients of the browser open go on at once.
+	if err := targets.HoldNewTabs(ctx, conn, &b.guard, b.log); err != nil {
 		_ = conn.Close()
 		return nil, fail(err)
 	}

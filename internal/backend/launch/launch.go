@@ -73,6 +73,9 @@ type Backend struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// guard holds the tabs pages open until their check (GuardPopups).
+	guard targets.Guard
+
 	mu      sync.Mutex // guards the fields below
 	closed  bool
 	cur     *instance // the browser started last; nil before the first start
@@ -81,7 +84,14 @@ type Backend struct {
 	temp    bool      // profile is a temp dir this Backend removes
 }
 
-var _ backend.Backend = (*Backend)(nil)
+var (
+	_ backend.Backend    = (*Backend)(nil)
+	_ backend.PopupGuard = (*Backend)(nil)
+)
+
+// GuardPopups sets the gate asked about each tab a page opens
+// (backend.PopupGuard).
+func (b *Backend) GuardPopups(gate backend.PopupGate) { b.guard.Set(gate) }
 
 // New returns a Backend. It starts nothing: the browser starts on the first
 // call that needs it, or on [Backend.Start].
@@ -136,7 +146,9 @@ func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, erro
 	if url == "" || url == "about:blank" {
 		if id := in.takeSpare(); id != "" {
 			res, err := cdproto.Call(ctx, in.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(id)})
-			if err == nil && res.TargetInfo != nil && targets.IsTab(res.TargetInfo) && res.TargetInfo.URL == "about:blank" && !res.TargetInfo.Attached {
+			if err == nil && res.TargetInfo != nil && targets.IsTab(res.TargetInfo) && res.TargetInfo.URL == "about:blank" {
+				// Attached it is (HoldNewTabs attaches the pages open at
+				// start), and still the spare: takeSpare hands it out once.
 				return targets.ToTab(res.TargetInfo), nil
 			}
 		}
@@ -209,6 +221,10 @@ func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	in, err := b.ensure(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// A new tab waits before it runs until it is released (HoldNewTabs).
+	if err := b.guard.Released(ctx, id); err != nil {
+		return nil, fmt.Errorf("launch: attach to tab %s: it is still held for its check: %w", id, err)
 	}
 	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.Attach(ctx, id)
 }
@@ -395,6 +411,11 @@ func (b *Backend) start(ctx context.Context) (*instance, error) {
 	}
 	if err == nil && b.opts.Headless {
 		in.spare = initialTab(ctx, in.conn.Browser())
+	}
+	if err == nil {
+		// Every new page waits for its check before it runs (popups).
+		// After initialTab: the auto-attach attaches the pages open now.
+		err = targets.HoldNewTabs(ctx, in.conn, &b.guard, b.log)
 	}
 	if err != nil {
 		return nil, b.startFailed(ctx, in, path, err)
