@@ -35,8 +35,9 @@ func (s *Server) eofGrace() time.Duration {
 }
 
 // MaxLineBytes bounds one line of stdin (the go-sdk's default frame limit).
-// A longer line is answered with an invalid-request error and skipped
-// without being held in memory.
+// A longer line is answered with an invalid-request error (with the
+// request's id when a scan of its top level finds one; a notification is
+// not answered) and skipped without being held in memory.
 const MaxLineBytes = mcp.DefaultMaxLineLength
 
 // maxDepth is the deepest JSON nesting the go-sdk decodes; deeper lines are
@@ -252,10 +253,16 @@ type eofGate struct {
 
 func (g *eofGate) Read(b []byte) (int, error) {
 	for len(g.buf) == 0 {
-		line, tooLong, err := g.readLine()
+		line, over, err := g.readLine()
 		switch {
-		case tooLong:
-			g.refuse(nil, codeInvalidRequest, fmt.Sprintf("invalid request: a message is limited to %d bytes", MaxLineBytes))
+		case over != nil:
+			// JSON-RPC answers no notification, not even with an error;
+			// a request is answered with its id when the scan found it.
+			if id, notification := over.verdict(); notification {
+				g.log.log.Warn("dropped a notification over the line limit", "limit", MaxLineBytes)
+			} else {
+				g.refuse(id, codeInvalidRequest, fmt.Sprintf("invalid request: a message is limited to %d bytes", MaxLineBytes))
+			}
 		case len(line) > 0:
 			g.buf = g.screen(line)
 		}
@@ -274,21 +281,217 @@ func (g *eofGate) Read(b []byte) (int, error) {
 }
 
 // readLine reads up to and including the next newline. A line over
-// MaxLineBytes is read to its end but not kept: tooLong is set instead.
-func (g *eofGate) readLine() (line []byte, tooLong bool, err error) {
+// MaxLineBytes is read to its end but not kept: over is set instead, with
+// what a scan of its top level found as it streamed past.
+func (g *eofGate) readLine() (line []byte, over *lineScan, err error) {
 	for {
 		chunk, err := g.r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > MaxLineBytes {
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
+		switch {
+		case over != nil:
+			over.feed(chunk)
+		case len(line)+len(chunk) > MaxLineBytes:
+			over = new(lineScan)
+			over.feed(line)
+			over.feed(chunk)
+			line = nil
+		default:
+			line = append(line, chunk...)
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, tooLong, err
+			return line, over, err
 		}
 	}
+}
+
+// maxScanToken bounds the member name or scalar value a lineScan keeps.
+const maxScanToken = 1 << 10
+
+// lineScan follows the top level of a line too long to keep as it streams
+// past, keeping only what the answer to it needs: whether the line is one
+// JSON object, whether that object has a "method" member, and the raw value
+// of its "id" member. It is tolerant, not a JSON checker: it tracks strings
+// and nesting, and reads names and values only at the top level, so the id
+// is found wherever it is on the line (often before the huge params, but
+// not always), and an "id" nested in the params does not count.
+type lineScan struct {
+	depth     int      // 0 outside the object, 1 among its members
+	closed    bool     // the object ended
+	notObject bool     // the line is not one object (or text follows it)
+	inString  bool     // in a string, at any depth
+	escaped   bool     // after a backslash in a string
+	want      scanWant // at the top level, outside strings: what comes next
+	keeping   bool     // tok holds the top-level name or value being read
+	tok       []byte
+	tokLong   bool   // tok passed maxScanToken and was given up
+	name      string // the member whose value comes next
+	hasMethod bool
+	hasID     bool
+	id        []byte // the raw id: a string or scalar; nil when too long or nested
+}
+
+// scanWant is what a lineScan expects next among the object's members.
+type scanWant int
+
+const (
+	wantName  scanWant = iota // a member name: after '{' or ','
+	wantColon                 // the ':' after a name
+	wantValue                 // a member's value
+	inScalar                  // in a number or literal value
+	wantComma                 // ',' or '}' after a value
+)
+
+func (s *lineScan) feed(b []byte) {
+	for i := 0; i < len(b) && !s.notObject; i++ {
+		if s.inString && !s.keeping && !s.escaped {
+			// Inside a string nothing is kept: only a quote or a
+			// backslash matters.
+			j := bytes.IndexAny(b[i:], `"\`)
+			if j < 0 {
+				return
+			}
+			i += j
+		}
+		s.scan(b[i])
+	}
+}
+
+func scanSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func (s *lineScan) scan(c byte) {
+	if s.inString {
+		s.keep(c)
+		switch {
+		case s.escaped:
+			s.escaped = false
+		case c == '\\':
+			s.escaped = true
+		case c == '"':
+			s.inString = false
+			s.endToken()
+		}
+		return
+	}
+	switch {
+	case s.closed:
+		if !scanSpace(c) {
+			s.notObject = true
+		}
+		return
+	case s.depth == 0:
+		switch {
+		case c == '{':
+			s.depth, s.want = 1, wantName
+		case !scanSpace(c):
+			s.notObject = true
+		}
+		return
+	case s.depth == 1 && s.want == inScalar:
+		if !scanSpace(c) && c != ',' && c != '}' {
+			s.keep(c)
+			return
+		}
+		s.endToken()
+	}
+	switch c {
+	case '"':
+		s.inString = true
+		if s.depth == 1 && (s.want == wantName || s.want == wantValue) {
+			s.startToken(c)
+		}
+	case '{', '[':
+		if s.depth == 1 && s.want == wantValue {
+			s.want = wantComma
+			if s.name == "id" {
+				s.hasID, s.id = true, nil // an object or array: no valid id
+			}
+		}
+		s.depth++
+	case '}', ']':
+		s.depth--
+		if s.depth == 0 {
+			s.closed = true
+		}
+	case ':':
+		if s.depth == 1 && s.want == wantColon {
+			s.want = wantValue
+		}
+	case ',':
+		if s.depth == 1 {
+			s.want = wantName
+		}
+	default:
+		if s.depth == 1 && s.want == wantValue && !scanSpace(c) {
+			s.startToken(c)
+			s.want = inScalar
+		}
+	}
+}
+
+func (s *lineScan) startToken(c byte) {
+	s.keeping, s.tok, s.tokLong = true, append(s.tok[:0], c), false
+}
+
+func (s *lineScan) keep(c byte) {
+	switch {
+	case !s.keeping || s.tokLong:
+	case len(s.tok) >= maxScanToken:
+		s.tokLong = true
+	default:
+		s.tok = append(s.tok, c)
+	}
+}
+
+// endToken ends the top-level name or value being read.
+func (s *lineScan) endToken() {
+	if !s.keeping {
+		return
+	}
+	s.keeping = false
+	if s.want == wantName {
+		s.name = ""
+		if !s.tokLong {
+			_ = json.Unmarshal(s.tok, &s.name) // "\u0069d" is "id" too
+		}
+		s.hasMethod = s.hasMethod || s.name == "method"
+		s.want = wantColon
+		return
+	}
+	if s.name == "id" {
+		s.hasID, s.id = true, nil
+		if !s.tokLong {
+			s.id = bytes.Clone(s.tok)
+		}
+	}
+	s.want = wantComma
+}
+
+// verdict says how to answer the line: notification when it is one object
+// with a method and no id (JSON-RPC answers none), else the id to answer
+// with: the request's id when the object has a method and a string or
+// whole-number id, else nil (null), as requestID does for a shorter line.
+func (s *lineScan) verdict() (id any, notification bool) {
+	if s.notObject || !s.hasMethod {
+		return nil, false
+	}
+	if !s.hasID {
+		return nil, s.closed
+	}
+	if s.id == nil {
+		return nil, false
+	}
+	var v any
+	if json.Unmarshal(s.id, &v) != nil {
+		return nil, false
+	}
+	switch id := v.(type) {
+	case string:
+		return id, false
+	case float64:
+		if id == math.Trunc(id) && math.Abs(id) <= 1<<53 {
+			return int64(id), false
+		}
+	}
+	return nil, false
 }
 
 // screen checks a line as the go-sdk's transport will read it. It returns
