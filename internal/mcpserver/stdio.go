@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"sync"
 	"time"
@@ -71,9 +72,13 @@ const batchlessVersion = "2025-06-18"
 // JSON-RPC 2.0 message (or batch the session cannot take) with an invalid
 // request error (-32600), and the session goes on. Those answers go through
 // the same writer as the go-sdk's, one whole line per write.
+//
+// A request that the client cancels (notifications/cancelled) while it runs
+// is not answered: the go-sdk cancels the call but still writes its result,
+// and the writer drops it, as MCP asks of the receiver of a cancellation.
 func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.WriteCloser) error {
 	p := newPending()
-	w := &answerWriter{p: p, w: out}
+	w := &answerWriter{p: p, w: out, log: s.log}
 	g := &eofGate{p: p, w: w, r: bufio.NewReaderSize(in, 1<<16), log: s}
 	// The gate bounds lines itself (MaxLineBytes), so the transport's own
 	// frame limit, which would end the session, is off.
@@ -108,21 +113,33 @@ func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.WriteCloser)
 // pending tracks what the stdio gate and writer need to know about requests
 // read and answers written: the tools/call requests not yet answered (for
 // EOF), the initialize requests not yet answered and the protocol version
-// the first one settled (for batches), and the ids of requests in batches
-// not yet answered. Ids are compared as the go-sdk sees them (jsonrpc.ID: a
-// string, or a number made an integer), not as raw JSON: the SDK echoes
-// "\u0061b" as "ab" and 1e0 or 1.0 as 1.
+// the first one settled (for batches), the ids of requests in batches not
+// yet answered, and the requests not yet answered with those of them the
+// client cancelled (their answers are dropped). Ids are compared as the
+// go-sdk sees them (jsonrpc.ID: a string, or a number made an integer), not
+// as raw JSON: the SDK echoes "\u0061b" as "ab" and 1e0 or 1.0 as 1.
 type pending struct {
-	mu      sync.Mutex // guards the fields below
-	ids     map[jsonrpc.ID]bool
-	inits   map[jsonrpc.ID]bool
-	batched map[jsonrpc.ID]bool
-	version string // negotiated by the first successful initialize
-	cond    *sync.Cond
+	mu        sync.Mutex // guards the fields below
+	ids       map[jsonrpc.ID]bool
+	inits     map[jsonrpc.ID]bool
+	batched   map[jsonrpc.ID]bool
+	live      map[jsonrpc.ID]string // every request not yet answered: its method
+	cancelled map[jsonrpc.ID]bool   // of those, the ones the client cancelled
+	version   string                // negotiated by the first successful initialize
+	cond      *sync.Cond
 }
 
+// maxCancelled bounds the cancelled requests remembered until their answer:
+// a cancellation beyond it is still passed on (the call stops), but its
+// answer is written.
+const maxCancelled = 1024
+
+// methodCancelled is the notification by which a client cancels a request.
+const methodCancelled = "notifications/cancelled"
+
 func newPending() *pending {
-	p := &pending{ids: make(map[jsonrpc.ID]bool), inits: make(map[jsonrpc.ID]bool), batched: make(map[jsonrpc.ID]bool)}
+	p := &pending{ids: make(map[jsonrpc.ID]bool), inits: make(map[jsonrpc.ID]bool), batched: make(map[jsonrpc.ID]bool),
+		live: make(map[jsonrpc.ID]string), cancelled: make(map[jsonrpc.ID]bool)}
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
@@ -152,9 +169,17 @@ func (p *pending) noteRequests(msgs []jsonrpc.Message, batch bool) {
 	defer p.mu.Unlock()
 	for _, m := range msgs {
 		r, ok := m.(*jsonrpc.Request)
-		if !ok || !r.ID.IsValid() {
+		if !ok {
 			continue
 		}
+		if r.Method == methodCancelled && !r.ID.IsValid() {
+			p.cancelLocked(r.Params)
+			continue
+		}
+		if !r.ID.IsValid() {
+			continue
+		}
+		p.live[r.ID] = r.Method
 		if batch {
 			p.batched[r.ID] = true
 		}
@@ -169,13 +194,38 @@ func (p *pending) noteRequests(msgs []jsonrpc.Message, batch bool) {
 	}
 }
 
-func (p *pending) noteAnswers(line []byte) {
-	p.mu.Lock()
-	empty := len(p.ids) == 0 && len(p.inits) == 0 && len(p.batched) == 0
-	p.mu.Unlock()
-	if empty {
+// cancelLocked notes the request that the params of a
+// notifications/cancelled name, if it is one read and not yet answered
+// (never initialize, which MCP does not let a client cancel).
+func (p *pending) cancelLocked(params json.RawMessage) {
+	var c struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &c) != nil {
 		return
 	}
+	id, err := jsonrpc.MakeID(c.RequestID)
+	if err != nil || !id.IsValid() {
+		return
+	}
+	if method, ok := p.live[id]; ok && method != "initialize" && len(p.cancelled) < maxCancelled {
+		p.cancelled[id] = true
+	}
+}
+
+// noteAnswers notes the answers on one line the server writes and returns
+// what to write of it: the line (rewritten false), or, when it answers a
+// cancelled request, nothing (nil), or for a batch a new line without those
+// answers (rewritten true). A cancelled request is forgotten once its
+// answer has been dropped.
+func (p *pending) noteAnswers(line []byte) (out []byte, rewritten bool) {
+	p.mu.Lock()
+	empty := len(p.ids) == 0 && len(p.inits) == 0 && len(p.batched) == 0 && len(p.live) == 0
+	p.mu.Unlock()
+	if empty {
+		return line, false
+	}
+	var drop map[jsonrpc.ID]bool
 	for _, m := range messages(line) {
 		r, ok := m.(*jsonrpc.Response)
 		if !ok || !r.ID.IsValid() {
@@ -184,6 +234,14 @@ func (p *pending) noteAnswers(line []byte) {
 		p.mu.Lock()
 		delete(p.ids, r.ID)
 		delete(p.batched, r.ID)
+		delete(p.live, r.ID)
+		if p.cancelled[r.ID] {
+			delete(p.cancelled, r.ID)
+			if drop == nil {
+				drop = make(map[jsonrpc.ID]bool)
+			}
+			drop[r.ID] = true
+		}
 		if p.inits[r.ID] {
 			delete(p.inits, r.ID)
 			var res struct {
@@ -197,6 +255,47 @@ func (p *pending) noteAnswers(line []byte) {
 		p.mu.Unlock()
 		p.cond.Broadcast()
 	}
+	if drop == nil {
+		return line, false
+	}
+	return withoutAnswers(line, drop), true
+}
+
+// withoutAnswers is a line of answers without those to the ids in drop: nil
+// when none is left.
+func withoutAnswers(line []byte, drop map[jsonrpc.ID]bool) []byte {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '[' {
+		return nil // one answer, dropped
+	}
+	var raws, kept []json.RawMessage
+	if json.Unmarshal(line, &raws) != nil {
+		return nil
+	}
+	for _, raw := range raws {
+		if r, ok := decodeResponse(raw); ok && drop[r.ID] {
+			continue
+		}
+		kept = append(kept, raw)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// decodeResponse decodes raw as a response.
+func decodeResponse(raw []byte) (*jsonrpc.Response, bool) {
+	m, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return nil, false
+	}
+	r, ok := m.(*jsonrpc.Response)
+	return r, ok
 }
 
 // batchRefusal says why the session cannot take a batch of these requests
@@ -623,30 +722,48 @@ func (g *eofGate) refuse(id any, code int, msg string) {
 	}
 }
 
-// answerWriter passes the server's output through and notes the answers.
-// Each Write reaches out whole, never interleaved with another: the go-sdk
-// writes one message per Write, and so does the gate.
+// answerWriter passes the server's output through by whole lines, notes the
+// answers and drops those to cancelled requests. Each line reaches out
+// whole, never interleaved with another: the go-sdk writes one message per
+// Write, newline included, and so does the gate.
 type answerWriter struct {
 	p    *pending
 	w    io.WriteCloser
+	log  *slog.Logger
 	mu   sync.Mutex // serializes writes to w; guards line
-	line []byte
+	line []byte     // the start of a line not yet ended
 }
 
 func (a *answerWriter) Write(b []byte) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n, err := a.w.Write(b)
-	a.line = append(a.line, b[:n]...)
+	data := b
+	if len(a.line) > 0 {
+		a.line = append(a.line, b...)
+		data = a.line
+	}
 	for {
-		i := bytes.IndexByte(a.line, '\n')
+		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
 			break
 		}
-		a.p.noteAnswers(a.line[:i])
-		a.line = a.line[i+1:]
+		line := data[:i+1]
+		data = data[i+1:]
+		out, rewritten := a.p.noteAnswers(line[:i])
+		switch {
+		case out == nil:
+			a.log.Debug("dropped the answer to a cancelled request")
+			continue
+		case rewritten:
+			line = append(out, '\n')
+		}
+		if _, err := a.w.Write(line); err != nil {
+			a.line = a.line[:0]
+			return 0, err
+		}
 	}
-	return n, err
+	a.line = append(a.line[:0], data...)
+	return len(b), nil
 }
 
 // writeLine writes one line of the gate's own, not an answer to note.

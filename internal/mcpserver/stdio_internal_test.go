@@ -44,3 +44,40 @@ func TestLineScan(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledAnswersDropped: the answer to a request cancelled while it
+// ran is dropped, alone or from a batch's array of answers, once; a
+// cancellation of a request already answered, or of initialize, changes
+// nothing.
+func TestCancelledAnswersDropped(t *testing.T) {
+	p := newPending()
+	read := func(line string) {
+		t.Helper()
+		msgs := messages([]byte(line))
+		if len(msgs) == 0 {
+			t.Fatalf("%s does not decode", line)
+		}
+		p.noteRequests(msgs, line[0] == '[')
+	}
+	read(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}},{"jsonrpc":"2.0","id":"b","method":"ping"}]`)
+	read(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":{}}`)
+	read(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}`)
+	read(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	read(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"i"}}`)
+	read(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
+	read(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`)
+	for _, c := range []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":"i","result":{}}`, `{"jsonrpc":"2.0","id":"i","result":{}}`},
+		{`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"b","result":{}}]`, `[{"jsonrpc":"2.0","id":"b","result":{}}]`},
+		{`{"jsonrpc":"2.0","id":3,"result":{}}`, ``},
+		{`{"jsonrpc":"2.0","id":3,"result":{}}`, `{"jsonrpc":"2.0","id":3,"result":{}}`}, // forgotten once dropped
+	} {
+		out, _ := p.noteAnswers([]byte(c.line))
+		if string(out) != c.want {
+			t.Errorf("noteAnswers(%s) = %q, want %q", c.line, out, c.want)
+		}
+	}
+	if len(p.live) != 0 || len(p.cancelled) != 0 || len(p.ids) != 0 {
+		t.Errorf("left behind: live %v, cancelled %v, calls %v", p.live, p.cancelled, p.ids)
+	}
+}

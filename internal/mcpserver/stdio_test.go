@@ -511,3 +511,69 @@ func TestStdioOversizeLineKeepsID(t *testing.T) {
 		t.Errorf("RunStdio: %v", err)
 	}
 }
+
+// TestStdioCancelledCallIsNotAnswered: after notifications/cancelled names
+// a running call, its answer is never written (MCP: the receiver should not
+// answer a cancelled request), though the tool returns one; a ping sent
+// after the cancel is answered, and a call with another id that ran beside
+// it still is. Before, the cancelled call's result reached stdout.
+func TestStdioCancelledCallIsNotAnswered(t *testing.T) {
+	started, release := make(chan string, 2), make(chan struct{})
+	srv := stdioServer(t, mcpserver.Options{}, "block",
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			started <- args.Name
+			select {
+			case <-ctx.Done(): // a result all the same
+			case <-release:
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ended " + args.Name}}}, nil
+		})
+	out := new(outBuffer)
+	in, done := startStdio(t, srv, out)
+	call := func(id, name string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"block","arguments":{"name":"` + name + `"}}}`
+	}
+	writeLines(t, in, call(`5`, "cancelled"), call(`"s"`, "kept"))
+	for range 2 {
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the calls did not start; stdout:\n%s", out)
+		}
+	}
+	writeLines(t, in,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`,
+		`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+	if !out.waitFor(`"id":"after"`, 30*time.Second) {
+		t.Fatalf("the ping after the cancel was not answered; stdout:\n%s", out)
+	}
+	// The EOF waits until both calls have been answered (or, the cancelled
+	// one, dropped), so stdout is complete once RunStdio returns.
+	close(release)
+	_ = in.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("RunStdio: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("RunStdio did not return after stdin closed; stdout:\n%s", out)
+	}
+	ids := map[string]string{}
+	for _, m := range stdoutLines(t, out.String()) {
+		ids[string(m["id"])] = string(m["result"]) + string(m["error"])
+	}
+	if got, ok := ids["5"]; ok {
+		t.Errorf("the cancelled call was answered: %s", got)
+	}
+	if _, ok := ids[`"after"`]; !ok {
+		t.Errorf("no answer to the ping")
+	}
+	if got := ids[`"s"`]; !strings.Contains(got, "ended kept") {
+		t.Errorf("the other call's answer: %q, want its result", got)
+	}
+}
