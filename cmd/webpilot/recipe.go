@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 )
 
@@ -193,9 +194,12 @@ func recipeShow(store *recipes.Store, name string, stdout, stderr io.Writer) err
 }
 
 // recipeValidate checks the recipe files named (files or folders), or the
-// user's and the project's folders; problems go to stderr and make the exit
-// status 1.
+// user's and the project's folders: each file's format and, once that
+// checks, each step's arguments as its tool checks them at call time
+// (mcpserver.StepChecker, no browser). Every problem goes to stderr, a line
+// each with the file and step, and makes the exit status 1.
 func recipeValidate(store *recipes.Store, args []string, stdout, stderr io.Writer) error {
+	x := mcpserver.StepChecker()
 	targets := args
 	if len(targets) == 0 {
 		targets = []string{store.UserDir}
@@ -216,7 +220,11 @@ func recipeValidate(store *recipes.Store, args []string, stdout, stderr io.Write
 		}
 		if !fi.IsDir() {
 			checked++
-			if _, err := recipes.LoadFile(t); err != nil {
+			r, err := recipes.LoadFile(t)
+			if err == nil {
+				err = r.Check(x)
+			}
+			if err != nil {
 				fmt.Fprintln(stderr, err)
 				bad++
 			} else {
@@ -235,8 +243,12 @@ func recipeValidate(store *recipes.Store, args []string, stdout, stderr io.Write
 		}
 		for _, e := range entries {
 			checked++
-			if e.Err != nil {
-				fmt.Fprintln(stderr, e.Err)
+			err := e.Err
+			if err == nil {
+				err = e.Recipe.Check(x)
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, err)
 				bad++
 				continue
 			}

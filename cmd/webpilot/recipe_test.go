@@ -178,3 +178,74 @@ func TestRecipeListTrustShowCommands(t *testing.T) {
 		t.Errorf("trust of a missing folder: exit %d", code)
 	}
 }
+
+// TestRecipeValidateToolArguments: validate runs each step's arguments
+// through the checks its tool runs at call time (the input schema: enums,
+// ranges, unknown names; the input's own Check), without a browser, and
+// reports every problem of every file with its file and step; a recipe
+// whose steps all check is ok. Before, only the file's own format was
+// checked and these recipes passed.
+func TestRecipeValidateToolArguments(t *testing.T) {
+	user, _ := recipeEnv(t)
+	dir := t.TempDir()
+	write := func(name, steps string) string {
+		t.Helper()
+		path := filepath.Join(dir, name+".json")
+		body := `{"name": "` + name + `", "site": "shop.example.com",
+  "params": {"query": {"type": "string"}, "n": {"type": "number", "default": 5}},
+  "steps": ` + steps + `}`
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := write("good", `[
+    {"do": "navigate", "url": "https://shop.example.com/?q=$query"},
+    {"do": "find", "text": "$query", "limit": "$n"},
+    {"do": "action", "action": "press", "key": "Enter", "selector": "#q"}]`)
+	bad := write("bad", `[
+    {"do": "navigate", "url": "https://shop.example.com/"},
+    {"do": "read", "what": "txt", "selector": ".price"},
+    {"do": "find", "text": "$query", "limit": 5000},
+    {"do": "action", "action": "click", "selector": "#buy", "key": "Enter"},
+    {"do": "action", "action": "click", "selector": "#buy", "colour": "red"}]`)
+	worse := write("worse", `[{"do": "screenshot", "format": "gif"}, {"do": "wait", "mode": "all"}]`)
+
+	out, errs, code := runRecipeCmd(t, "validate", good, bad, worse)
+	if code != 1 {
+		t.Errorf("exit %d, want 1\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "ok  "+good) {
+		t.Errorf("stdout lacks the good recipe's ok:\n%s", out)
+	}
+	if strings.Contains(out, bad) || strings.Contains(out, worse) {
+		t.Errorf("stdout says a bad recipe is ok:\n%s", out)
+	}
+	for _, want := range []string{
+		bad + `: step 2 (read): what must be one of`,
+		bad + `: step 3 (find): limit must be`,
+		bad + `: step 4 (action): click takes no key`,
+		bad + `: step 5 (action): unknown argument "colour"`,
+		worse + `: step 1 (screenshot): format must be one of`,
+		worse + `: step 2 (wait): missing required argument conditions`,
+		"webpilot: 2 of 3 recipe file(s) have problems",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(errs, "step 1 (navigate)") {
+		t.Errorf("a good step reported:\n%s", errs)
+	}
+	// The default folders too.
+	b, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(user, "bad.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code = runRecipeCmd(t, "validate"); code != 1 || !strings.Contains(errs, "step 4 (action): click takes no key") {
+		t.Errorf("validate of the user's folder: exit %d\n%s", code, errs)
+	}
+}

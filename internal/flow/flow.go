@@ -257,23 +257,43 @@ var ErrNoTool = errors.New("no such tool")
 var ErrNotEnabled = errors.New("tool not enabled")
 
 // Check checks every step's tool arguments with x, as the tool's own call
-// would check them, before anything runs.
+// would check them, before anything runs: the first step's problem.
 func (p *Plan) Check(x Executor) error {
 	for _, s := range p.Steps {
-		args := s.callArgs(s.Args, x)
-		if err := x.Check(s.Tool, args); err != nil {
-			switch {
-			case errors.Is(err, ErrNoTool):
-				return invalid(s.Index, s.Do, fmt.Sprintf("unknown step kind %q: this server has no %s", s.Do, s.Tool),
-					"use one of the step kinds whose tools browser_status lists")
-			case errors.Is(err, ErrNotEnabled):
-				return invalid(s.Index, s.Do, fmt.Sprintf("step kind %q needs %s, which the tool profile leaves out", s.Do, s.Tool),
-					"enable its group with --caps, or do without this step")
-			}
-			return stepError(s, err, browser.CodeInvalidArgument)
+		if err := s.check(x); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// CheckEach is Check going on past a problem: the problem of each step
+// whose arguments do not check, in step order (none: nil).
+func (p *Plan) CheckEach(x Executor) []error {
+	var errs []error
+	for _, s := range p.Steps {
+		if err := s.check(x); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// check checks the step's tool arguments with x: an INVALID_ARGUMENT
+// naming the step, or nil.
+func (s Step) check(x Executor) error {
+	err := x.Check(s.Tool, s.callArgs(s.Args, x))
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNoTool):
+		return invalid(s.Index, s.Do, fmt.Sprintf("unknown step kind %q: this server has no %s", s.Do, s.Tool),
+			"use one of the step kinds whose tools browser_status lists")
+	case errors.Is(err, ErrNotEnabled):
+		return invalid(s.Index, s.Do, fmt.Sprintf("step kind %q needs %s, which the tool profile leaves out", s.Do, s.Tool),
+			"enable its group with --caps, or do without this step")
+	}
+	return stepError(s, err, browser.CodeInvalidArgument)
 }
 
 // callArgs are the arguments the step's tool gets: args plus the step's

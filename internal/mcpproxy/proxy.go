@@ -179,6 +179,70 @@ type proxy struct {
 	// session (gen); lost: the next tool call's answer starts with
 	// LostNote.
 	used, lost bool
+	// relaying are the host's requests being relayed (by idKey);
+	// cancelled, those of them the host cancelled: they get no answer.
+	relaying, cancelled map[string]bool
+}
+
+// maxCancelled bounds the cancelled requests remembered while they are
+// relayed; a cancellation beyond it still reaches the daemon, but the
+// answer is relayed.
+const maxCancelled = 1024
+
+// idKey is a request id as one string whatever its spelling: 5, 5.0 and
+// 5e0 are one id, and so are "ab" and "\u0061b".
+func idKey(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
+
+// relayStarted notes a request of the host being relayed.
+func (p *proxy) relayStarted(id json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.relaying == nil {
+		p.relaying, p.cancelled = make(map[string]bool), make(map[string]bool)
+	}
+	p.relaying[idKey(id)] = true
+}
+
+// relayEnded forgets a request once its relay has ended.
+func (p *proxy) relayEnded(id json.RawMessage) {
+	k := idKey(id)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.relaying, k)
+	delete(p.cancelled, k)
+}
+
+// cancel notes the request a notifications/cancelled names, when it is one
+// being relayed: MCP's receiver of a cancellation should not answer it, so
+// the proxy answers it neither with the daemon's answer nor with an error
+// of its own.
+func (p *proxy) cancel(id json.RawMessage) {
+	if len(id) == 0 {
+		return
+	}
+	k := idKey(id)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.relaying[k] && len(p.cancelled) < maxCancelled {
+		p.cancelled[k] = true
+	}
+}
+
+// isCancelled reports whether the host cancelled request id.
+func (p *proxy) isCancelled(id json.RawMessage) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cancelled[idKey(id)]
 }
 
 // message is what the proxy needs to know of a JSON-RPC message.
@@ -189,7 +253,8 @@ type message struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	} `json:"result"`
 	Params *struct {
-		Name string `json:"name"`
+		Name      string          `json:"name"`      // tools/call
+		RequestID json.RawMessage `json:"requestId"` // notifications/cancelled
 	} `json:"params"`
 }
 
@@ -237,6 +302,9 @@ const (
 // agents read everywhere else ({error:{code,message,hint,suggestions}});
 // any other request a JSON-RPC error.
 func (p *proxy) replyFailure(m message, code, msg, hint string) {
+	if p.isCancelled(m.ID) {
+		return
+	}
 	if m.Method != "tools/call" {
 		p.replyError(m.ID, -32603, msg)
 		return
@@ -273,11 +341,17 @@ func (p *proxy) handle(ctx context.Context, line []byte) {
 		p.mu.Lock()
 		p.initedMsg = append([]byte(nil), line...)
 		p.mu.Unlock()
+	case "notifications/cancelled":
+		if m.Params != nil {
+			p.cancel(m.Params.RequestID)
+		}
 	}
 	if m.isRequest() {
 		p.calls.Add(1)
+		p.relayStarted(m.ID)
 		go func() {
 			defer p.calls.Done()
+			defer p.relayEnded(m.ID)
 			p.send(ctx, line, m)
 		}()
 		return
@@ -421,8 +495,11 @@ func (p *proxy) relay(ctx context.Context, resp *http.Response, m message, gen i
 		if json.Unmarshal(data, &got) != nil {
 			return
 		}
-		if got.Method == "" && string(got.ID) == string(m.ID) && len(m.ID) > 0 {
+		if got.Method == "" && len(m.ID) > 0 && len(got.ID) > 0 && idKey(got.ID) == idKey(m.ID) {
 			answered = true
+			if p.isCancelled(m.ID) {
+				return // the host cancelled the request: no answer
+			}
 			if m.Method == "initialize" && got.Result != nil {
 				p.mu.Lock()
 				p.protocol = got.Result.ProtocolVersion

@@ -407,3 +407,72 @@ func TestProxyPingsButNeverRestarts(t *testing.T) {
 		t.Errorf("%d connects after the host's call, want 2", n)
 	}
 }
+
+// A call the host cancels (notifications/cancelled) is not answered: the
+// cancellation reaches the daemon, which stops the call and still answers
+// it, and the proxy drops that answer; a ping sent after the cancel is
+// answered. Before, the cancelled call's answer reached the host.
+func TestProxyDropsCancelledAnswer(t *testing.T) {
+	stub := newStub(t, "a")
+	in, out, done, _ := startProxy(t, func() *daemonStub { return stub }, nil)
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	var seen []string
+	waitFor := func(id string) {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("stdout ended before the answer with id %s; got:\n%s", id, strings.Join(seen, "\n"))
+				}
+				seen = append(seen, l)
+				if strings.Contains(l, `"id":`+id+`,`) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no answer with id %s; got:\n%s", id, strings.Join(seen, "\n"))
+			}
+		}
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	waitFor(`"init"`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"hang","arguments":{}}}`)
+	select {
+	case <-stub.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hanging call did not start")
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
+	waitFor(`6`)
+	// Closing stdin waits for the calls being relayed: whatever the proxy
+	// writes of the cancelled call, it has written once stdout ends.
+	in.Close()
+	for l := range lines {
+		seen = append(seen, l)
+	}
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy did not end")
+	}
+	for _, l := range seen {
+		if strings.Contains(l, `"id":5,`) {
+			t.Errorf("the cancelled call was answered: %s", l)
+		}
+	}
+}

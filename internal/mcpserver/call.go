@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/flow"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
@@ -22,6 +23,18 @@ import (
 // register adds a table entry to the go-sdk server: its definition, with
 // the schema inferred from its input type, and the handler that runs it.
 func (s *Server) register(t tools.Tool) {
+	schema := s.learn(t)
+	a := t.Annotations
+	def := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive,
+			IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}}
+	s.defs = append(s.defs, def)
+	s.mcp.AddTool(def, s.handler(t))
+}
+
+// learn keeps what checking a tool's arguments takes: the tool, its input
+// schema (also resolved) and its properties' types. It returns the schema.
+func (s *Server) learn(t tools.Tool) *jsonschema.Schema {
 	schema, err := t.InputSchema()
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: %v", err)) // a programming error in the table
@@ -38,12 +51,22 @@ func (s *Server) register(t tools.Tool) {
 		props[name] = p.Type
 	}
 	s.props[t.Name] = props
-	a := t.Annotations
-	def := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive,
-			IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}}
-	s.defs = append(s.defs, def)
-	s.mcp.AddTool(def, s.handler(t))
+	return schema
+}
+
+// StepChecker checks flow steps, and so recipe steps, as a server with
+// every tool checks them when browser_flow or recipe_run is called: each
+// step's arguments as its tool's own call (coercion, the input schema with
+// its enums, ranges and argument names, the session name, the input's
+// Check), with no browser, session or client. Its Run and Capture fail.
+// `webpilot recipe validate` checks recipe files with it.
+func StepChecker() flow.Executor {
+	s := &Server{tools: make(map[string]tools.Tool), schemas: make(map[string]*jsonschema.Resolved),
+		inputs: make(map[string]*jsonschema.Schema), props: make(map[string]map[string]string)}
+	for _, t := range tools.Table() {
+		s.learn(t)
+	}
+	return tools.StepChecker(func(tool string, args map[string]any) (any, error) { return s.decodeArgs(nil, tool, args) })
 }
 
 // handler runs one tool call: the arguments are coerced and validated
@@ -141,7 +164,8 @@ func sessionClient(ss *mcp.ServerSession) (name, version string) {
 
 // decodeArgs checks and decodes arguments of a tool the client has as its
 // own call does (coercion, schema, the input's Check): browser_flow checks
-// its steps with it. A tool the client does not have is tools.ErrInactive.
+// its steps with it. A tool the client does not have is tools.ErrInactive;
+// with no tool profile (StepChecker) c may be nil.
 func (s *Server) decodeArgs(c *Client, tool string, args map[string]any) (any, error) {
 	t, ok := s.tools[tool]
 	if !ok || s.settings != nil && !c.has(tool) {

@@ -445,3 +445,135 @@ func TestStdioShutdown(t *testing.T) {
 		t.Errorf("the call sent during the shutdown: want a refusal, got %s", answers["2"])
 	}
 }
+
+// TestStdioOversizeLineKeepsID: a line over MaxLineBytes is answered with
+// the request's id when its top level has a method and an id, wherever the
+// id is on the line (even after the huge params); a notification over the
+// limit (a method, no id) is not answered, as JSON-RPC wants; a line whose id
+// cannot be told is answered with id null. Each time the session goes on.
+// Before, every such line was answered with id null.
+func TestStdioOversizeLineKeepsID(t *testing.T) {
+	srv := stdioServer(t, mcpserver.Options{}, "quick",
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	out := new(outBuffer)
+	in, done := startStdio(t, srv, out)
+	huge := strings.Repeat("x", mcpserver.MaxLineBytes)
+	for i, c := range []struct {
+		name, line string
+		answer     bool   // an error answer is expected
+		id         string // its id as JSON
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"quick","arguments":{"v":"` + huge + `"}}}`, true, "7"},
+		{"string id with an escape", `{"jsonrpc":"2.0","id":"r\u002d1","method":"tools/call","params":{"name":"quick","arguments":{"v":"` + huge + `"}}}`, true, `"r-1"`},
+		{"id after the params", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"quick","arguments":{"v":"` + huge + `","id":3}},"id":8}`, true, "8"},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/message","params":{"v":"` + huge + `"}}`, false, ""},
+		{"notification with an id in its params", `{"jsonrpc":"2.0","method":"notifications/message","params":{"id":4,"v":"` + huge + `"}}`, false, ""},
+		{"unclosed object", `{"jsonrpc":"2.0","method":"notifications/message","params":{"v":"` + huge + `"}`, true, "null"},
+		{"response (no method)", `{"jsonrpc":"2.0","id":9,"result":{"v":"` + huge + `"}}`, true, "null"},
+		{"not an object", `"` + huge + `"`, true, "null"},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping","params":{"v":"` + huge + `"}}`, true, "null"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := len(stdoutLines(t, out.String()))
+			after := fmt.Sprintf("after-oversize-%d", i)
+			writeLines(t, in, c.line, `{"jsonrpc":"2.0","id":"`+after+`","method":"ping"}`)
+			if !out.waitFor(`"id":"`+after+`"`, 30*time.Second) {
+				t.Fatalf("no answer to the ping after the line; stdout:\n%.3000s", out)
+			}
+			var errs []map[string]json.RawMessage
+			for _, m := range stdoutLines(t, out.String())[before:] {
+				if m["error"] != nil {
+					errs = append(errs, m)
+				}
+			}
+			if !c.answer {
+				if len(errs) > 0 {
+					t.Errorf("a notification was answered: %s %s", errs[0]["id"], errs[0]["error"])
+				}
+				return
+			}
+			if len(errs) != 1 {
+				t.Fatalf("want one error answer, got %d; stdout:\n%.3000s", len(errs), out)
+			}
+			var e rpcError
+			if err := json.Unmarshal(errs[0]["error"], &e); err != nil {
+				t.Fatal(err)
+			}
+			if e.Code != -32600 || !strings.Contains(e.Message, "limited to") || string(errs[0]["id"]) != c.id {
+				t.Errorf("answer id %s error %+v, want id %s code -32600", errs[0]["id"], e, c.id)
+			}
+		})
+	}
+	_ = in.Close()
+	if err := <-done; err != nil {
+		t.Errorf("RunStdio: %v", err)
+	}
+}
+
+// TestStdioCancelledCallIsNotAnswered: after notifications/cancelled names
+// a running call, its answer is never written (MCP: the receiver should not
+// answer a cancelled request), though the tool returns one; a ping sent
+// after the cancel is answered, and a call with another id that ran beside
+// it still is. Before, the cancelled call's result reached stdout.
+func TestStdioCancelledCallIsNotAnswered(t *testing.T) {
+	started, release := make(chan string, 2), make(chan struct{})
+	srv := stdioServer(t, mcpserver.Options{}, "block",
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			started <- args.Name
+			select {
+			case <-ctx.Done(): // a result all the same
+			case <-release:
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ended " + args.Name}}}, nil
+		})
+	out := new(outBuffer)
+	in, done := startStdio(t, srv, out)
+	call := func(id, name string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"block","arguments":{"name":"` + name + `"}}}`
+	}
+	writeLines(t, in, call(`5`, "cancelled"), call(`"s"`, "kept"))
+	for range 2 {
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the calls did not start; stdout:\n%s", out)
+		}
+	}
+	writeLines(t, in,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`,
+		`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+	if !out.waitFor(`"id":"after"`, 30*time.Second) {
+		t.Fatalf("the ping after the cancel was not answered; stdout:\n%s", out)
+	}
+	// The EOF waits until both calls have been answered (or, the cancelled
+	// one, dropped), so stdout is complete once RunStdio returns.
+	close(release)
+	_ = in.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("RunStdio: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("RunStdio did not return after stdin closed; stdout:\n%s", out)
+	}
+	ids := map[string]string{}
+	for _, m := range stdoutLines(t, out.String()) {
+		ids[string(m["id"])] = string(m["result"]) + string(m["error"])
+	}
+	if got, ok := ids["5"]; ok {
+		t.Errorf("the cancelled call was answered: %s", got)
+	}
+	if _, ok := ids[`"after"`]; !ok {
+		t.Errorf("no answer to the ping")
+	}
+	if got := ids[`"s"`]; !strings.Contains(got, "ended kept") {
+		t.Errorf("the other call's answer: %q, want its result", got)
+	}
+}

@@ -230,9 +230,11 @@ func TakeCandidates(step map[string]any) json.RawMessage {
 }
 
 // Check checks every step's tool arguments with x as the step's tool would
-// check its own call (flow.Plan.Check), the parameters bound to their
-// defaults or, for required ones, a placeholder of their type. Problems are
-// a *ValidationError naming the recipe's file and the step.
+// check its own call (flow.Plan.CheckEach), the parameters bound to their
+// defaults or, for required ones, a placeholder of their type (a string
+// "x", a number's minimum or 1, false, an enum's first value). Problems are
+// a *ValidationError naming the recipe's file and listing each step whose
+// arguments do not check.
 func (r *Recipe) Check(x flow.Executor) error {
 	vals := map[string]any{}
 	for name, p := range r.Params {
@@ -246,11 +248,16 @@ func (r *Recipe) Check(x flow.Executor) error {
 		TakeCandidates(s)
 	}
 	p, err := flow.Parse(steps, r.BudgetMs, true)
-	if err == nil {
-		err = p.Check(x)
-	}
 	if err != nil {
 		return &ValidationError{Path: r.Path, Problems: []Problem{flowProblem(err)}}
 	}
-	return nil
+	errs := p.CheckEach(x)
+	if len(errs) == 0 {
+		return nil
+	}
+	ve := &ValidationError{Path: r.Path}
+	for _, err := range errs {
+		ve.Problems = append(ve.Problems, flowProblem(err))
+	}
+	return ve
 }

@@ -168,4 +168,11 @@ func TestCheckWithExecutor(t *testing.T) {
 	if ve, ok := AsValidationError(err); !ok || ve.Error() != `/r/shop-search.json: step 3 (read): selector "price" is not an id or a class` {
 		t.Errorf("Check = %v", err)
 	}
+	// Every step's problem, not only the first.
+	r.Steps[1].Fields["selector"] = "go"
+	err = r.Check(fakeExec{})
+	if ve, ok := AsValidationError(err); !ok || ve.Error() != `/r/shop-search.json: step 2 (action): selector "go" is not an id or a class`+"\n"+
+		`/r/shop-search.json: step 3 (read): selector "price" is not an id or a class` {
+		t.Errorf("Check of two bad steps = %v", err)
+	}
 }

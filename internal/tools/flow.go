@@ -261,6 +261,30 @@ func (x *stepExec) decode(tool string, args map[string]any) (Tool, any, error) {
 	return t, in, err
 }
 
+// errCheckOnly is what a StepChecker's Run and Capture return.
+var errCheckOnly = errors.New("tools: a step checker only checks")
+
+// StepChecker is a flow.Executor that only checks steps: their arguments as
+// each step's tool checks its own call, with decode, the server's check and
+// decoding of a tool's arguments (Env.Decode), and without a browser; Run
+// and Capture fail. `webpilot recipe validate` checks recipes with it.
+func StepChecker(decode func(tool string, args map[string]any) (any, error)) flow.Executor {
+	return checkOnly{&stepExec{env: &Env{Decode: decode}}}
+}
+
+// checkOnly is a stepExec that never runs a step.
+type checkOnly struct{ *stepExec }
+
+// Run implements flow.Executor: it fails.
+func (checkOnly) Run(context.Context, string, map[string]any) (flow.Output, error) {
+	return flow.Output{}, errCheckOnly
+}
+
+// Capture implements flow.Executor: it fails.
+func (checkOnly) Capture(context.Context, int) (flow.Capture, error) {
+	return flow.Capture{}, errCheckOnly
+}
+
 // Check implements flow.Executor.
 func (x *stepExec) Check(tool string, args map[string]any) error {
 	_, _, err := x.decode(tool, args)

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -56,6 +57,12 @@ const (
 // handshake at once unless Options.MaxUnauthenticated says otherwise.
 const DefaultMaxUnauthenticated = 4
 
+// DefaultHelloWait is how long a connection in the handshake may stay
+// silent before a new connection may take its slot, unless
+// Options.HelloWait says otherwise. The extension answers the challenge at
+// once.
+const DefaultHelloWait = 2 * time.Second
+
 // Sentinel errors.
 var (
 	// ErrDisconnected means no extension is connected now.
@@ -93,8 +100,16 @@ type Options struct {
 	// MaxUnauthenticated bounds the connections in the handshake at once
 	// (default DefaultMaxUnauthenticated); further ones are refused with
 	// HTTP 503 before the upgrade, so a flood of local connections cannot
-	// pile up.
+	// pile up, unless one of those waiting has been silent for HelloWait.
 	MaxUnauthenticated int
+	// HelloWait is how long a connection in the handshake may say nothing
+	// and keep its slot against a new connection (default
+	// DefaultHelloWait): when all MaxUnauthenticated slots are taken, a new
+	// connection takes the slot of the oldest one that has sent nothing for
+	// that long, which is closed. Connections that only hold a slot cannot
+	// keep the extension out; the deadline for the hello is still
+	// HandshakeTimeout.
+	HelloWait time.Duration
 	// IdleTimeout closes a connection that sent nothing for this long
 	// (default 60 s; the extension pings every 20 s).
 	IdleTimeout time.Duration
@@ -107,7 +122,8 @@ type Server struct {
 	ln   net.Listener
 	http *http.Server
 
-	waiting chan struct{} // one token per connection in the handshake
+	hsMu    sync.Mutex   // guards waiting
+	waiting []*handshake // the connections in the handshake, oldest first
 
 	mu       sync.Mutex // guards the fields below
 	secret   []byte
@@ -139,6 +155,9 @@ func Listen(opts Options) (*Server, error) {
 	if opts.MaxUnauthenticated <= 0 {
 		opts.MaxUnauthenticated = DefaultMaxUnauthenticated
 	}
+	if opts.HelloWait <= 0 {
+		opts.HelloWait = DefaultHelloWait
+	}
 	host, _, err := net.SplitHostPort(opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("bridge: listen %s: %w", opts.Addr, err)
@@ -154,8 +173,7 @@ func Listen(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log, ln: ln, secret: opts.Secret, changed: make(chan struct{}), relays: make(map[string]*Relay),
-		waiting: make(chan struct{}, opts.MaxUnauthenticated)}
+	s := &Server{opts: opts, log: log, ln: ln, secret: opts.Secret, changed: make(chan struct{}), relays: make(map[string]*Relay)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/bridge", s.handle)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
@@ -417,14 +435,17 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden", http.StatusForbidden)
 		return
 	}
-	select {
-	case s.waiting <- struct{}{}:
-	default:
-		s.refuse(r, fmt.Sprintf("%d connections are already in the handshake", cap(s.waiting)))
+	hs := &handshake{r: r, since: time.Now()}
+	evicted, ok := s.admit(hs)
+	if !ok {
+		s.refuse(r, fmt.Sprintf("%d connections are already in the handshake", s.opts.MaxUnauthenticated))
 		http.Error(w, "too many connections in the handshake", http.StatusServiceUnavailable)
 		return
 	}
-	hs := &handshake{release: sync.OnceFunc(func() { <-s.waiting })}
+	if evicted != nil {
+		s.refuse(evicted.r, fmt.Sprintf("silent in the handshake for %v: its slot went to a new connection", time.Since(evicted.since).Round(time.Millisecond)))
+		evicted.evict()
+	}
 	defer hs.release()
 	rec := &hijackRecorder{ResponseWriter: w}
 	c, err := websocket.Accept(rec, r, &websocket.AcceptOptions{OriginPatterns: []string{"chrome-extension://" + s.opts.ExtensionID}})
@@ -432,7 +453,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.refuse(r, "websocket upgrade failed: "+err.Error())
 		return
 	}
-	hs.c, hs.nc = c, rec.conn
+	hs.c = c
+	if !hs.setConn(rec.conn) {
+		c.CloseNow() // evicted during the upgrade
+		return
+	}
 	// A backstop under the handshake deadline, for what the deadline timer
 	// does not cover (a client that stops reading the challenge).
 	hs.deadline(s.opts.HandshakeTimeout + closeGrace)
@@ -448,7 +473,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data, ok := s.readFirst(ctx, r, hs)
-	if !ok {
+	if !ok || !hs.spoke() {
 		return
 	}
 	var h struct {
@@ -629,10 +654,21 @@ func (s *Server) readFirst(ctx context.Context, r *http.Request, hs *handshake) 
 		<-timedOut // the timer refused the connection
 		return nil, false
 	}
+	if hs.wasEvicted() {
+		return nil, false // closed, and logged, by the connection that took its slot
+	}
 	switch {
 	case errors.Is(err, errTooLarge):
+		// Closed at once, without the close handshake: waiting for the
+		// client's close frame would read, and drop, whatever else it sends
+		// for closeGrace (hundreds of MB over loopback). The refusal is
+		// written first, for a client that reads it.
 		s.refuse(r, fmt.Sprintf("first message over %d bytes", HandshakeReadLimit))
-		s.refuseConn(ctx, hs, closeUnauthorized, "unauthorized", fmt.Sprintf("the first message is too large (over %d bytes); it must be hello or pair", HandshakeReadLimit))
+		hs.release()
+		hs.deadline(closeGrace)
+		_ = writeJSON(ctx, hs.c, map[string]any{"type": "refused", "reason": "unauthorized",
+			"message": fmt.Sprintf("the first message is too large (over %d bytes); it must be hello or pair", HandshakeReadLimit)})
+		hs.c.CloseNow()
 		return nil, false
 	case err != nil:
 		s.refuse(r, "no hello: "+err.Error())
@@ -707,21 +743,105 @@ const closeGrace = time.Second
 // handshake is one connection until it is admitted or refused.
 type handshake struct {
 	c       *websocket.Conn
-	nc      net.Conn // the TCP connection under c, for deadlines; nil if unknown
-	release func()   // frees the connection's waiting slot (idempotent)
+	r       *http.Request
+	since   time.Time // when it took its slot
+	release func()    // frees the connection's waiting slot (idempotent)
+
+	mu      sync.Mutex // guards the fields below
+	nc      net.Conn   // the TCP connection under c, for deadlines; nil if unknown
+	said    bool       // its first message was read
+	evicted bool       // its slot went to a newer connection
+}
+
+// admit gives hs a slot in the handshake: a free one, or else the slot of
+// the oldest connection that has been silent for HelloWait (evicted, which
+// the caller closes). ok is false when every slot is taken by a connection
+// that is not silent, or not for long enough.
+func (s *Server) admit(hs *handshake) (evicted *handshake, ok bool) {
+	s.hsMu.Lock()
+	defer s.hsMu.Unlock()
+	if len(s.waiting) >= s.opts.MaxUnauthenticated {
+		for i, w := range s.waiting { // oldest first
+			if w.silentFor(s.opts.HelloWait) {
+				evicted = w
+				s.waiting = slices.Delete(s.waiting, i, i+1)
+				break
+			}
+		}
+		if evicted == nil {
+			return nil, false
+		}
+	}
+	s.waiting = append(s.waiting, hs)
+	hs.release = sync.OnceFunc(func() {
+		s.hsMu.Lock()
+		defer s.hsMu.Unlock()
+		if i := slices.Index(s.waiting, hs); i >= 0 {
+			s.waiting = slices.Delete(s.waiting, i, i+1)
+		}
+	})
+	return evicted, true
+}
+
+// silentFor reports whether the connection has sent nothing for d since it
+// took its slot.
+func (hs *handshake) silentFor(d time.Duration) bool {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return !hs.said && time.Since(hs.since) >= d
+}
+
+// setConn records the TCP connection once upgraded; false when the
+// connection was evicted meanwhile.
+func (hs *handshake) setConn(nc net.Conn) bool {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	hs.nc = nc
+	return !hs.evicted
+}
+
+// spoke records that the first message was read; false when the
+// connection was evicted before.
+func (hs *handshake) spoke() bool {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	hs.said = true
+	return !hs.evicted
+}
+
+// wasEvicted reports whether the connection's slot went to a newer one.
+func (hs *handshake) wasEvicted() bool {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return hs.evicted
+}
+
+// evict closes a silent connection whose slot went to a newer one: at once,
+// with no close handshake to wait for (it says nothing).
+func (hs *handshake) evict() {
+	hs.mu.Lock()
+	hs.evicted = true
+	nc := hs.nc
+	hs.mu.Unlock()
+	if nc != nil {
+		_ = nc.Close()
+	}
 }
 
 // deadline bounds every read and write on the connection to d from now;
 // 0 removes the bound.
 func (hs *handshake) deadline(d time.Duration) {
-	if hs.nc == nil {
+	hs.mu.Lock()
+	nc := hs.nc
+	hs.mu.Unlock()
+	if nc == nil {
 		return
 	}
 	var t time.Time
 	if d > 0 {
 		t = time.Now().Add(d)
 	}
-	_ = hs.nc.SetDeadline(t)
+	_ = nc.SetDeadline(t)
 }
 
 // end closes the connection with code: the slot is freed at once, and the
