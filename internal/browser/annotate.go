@@ -65,6 +65,10 @@ type refBox struct {
 type annotation struct {
 	boxes []refBox
 	area  clip
+	// hide are boxes that show a secret, painted over first (blank.go);
+	// blanked is how many the last capture painted.
+	hide    []secretBox
+	blanked int
 }
 
 // measureJS measures elements of a frame by their walker numbers: the
@@ -217,6 +221,7 @@ func (t *Tab) annotated(ctx context.Context, format string, quality int, area *c
 		draw.Draw(rgba, rgba.Bounds(), img, img.Bounds().Min, draw.Src)
 		dst = rgba
 	}
+	a.blanked = blankBoxes(dst, a.hide, a.area)
 	b := dst.Bounds()
 	sx, sy := float64(b.Dx())/a.area.Width, float64(b.Dy())/a.area.Height
 	var rects []labelRect

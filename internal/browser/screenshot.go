@@ -79,6 +79,9 @@ type Shot struct {
 	Unlabelled   int
 	Snapshotted  bool
 	NotAnnotated string
+	// Blanked counts the boxes painted over because they showed a secret
+	// (blank.go).
+	Blanked int
 	// Cut says the area asked for was larger than one capture may be and
 	// only its top-left part was captured ("" when all of it was).
 	Cut string
@@ -262,12 +265,35 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 			ann = a
 		}
 	}
+	hide, err := t.secretBoxes(ctx)
+	if err != nil {
+		// Never a capture that might show a secret.
+		return nil, backendError("look for secrets the page shows", err)
+	}
+	if len(hide) > 0 {
+		if ann == nil {
+			ann = &annotation{}
+			if area != nil {
+				ann.area = *area
+			} else {
+				var vp struct{ X, Y, W, H float64 }
+				if err := t.evalValue(ctx, `({X:visualViewport.pageLeft,Y:visualViewport.pageTop,W:visualViewport.width,H:visualViewport.height})`, &vp); err != nil {
+					return nil, backendError("measure the viewport", err)
+				}
+				ann.area = clip{X: vp.X, Y: vp.Y, Width: vp.W, Height: vp.H, Scale: 1}
+			}
+		}
+		ann.hide = hide
+	}
 	shoot := func(format string, quality int, area *clip) ([]byte, error) {
 		if ann == nil {
 			return t.capture(ctx, format, quality, area, beyond)
 		}
 		data, labels, left, err := t.annotated(ctx, format, quality, area, beyond, ann)
-		shot.Labels, shot.Unlabelled = labels, left
+		if o.Annotate {
+			shot.Labels, shot.Unlabelled = labels, left
+		}
+		shot.Blanked = ann.blanked
 		return data, err
 	}
 

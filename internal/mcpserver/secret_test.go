@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"image/png"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -306,6 +309,31 @@ func TestSecretsNeverPartlyShown(t *testing.T) {
 	for _, p := range []string{"/^Zq7/", "/Zq7W/i", "/ZQ7W/"} {
 		if out := do("browser_find", map[string]any{"text": p}); !strings.Contains(out, "# 0 match") {
 			t.Errorf("find %s probes the secret:\n%s", p, out)
+		}
+	}
+	// A screenshot paints the field, and the text that copies it, over.
+	box := do("browser_eval", map[string]any{"expression": `(() => { const r = document.getElementById("tok").getBoundingClientRect(); return [r.left, r.top, r.width, r.height, devicePixelRatio].join(",") })()`})
+	var bx, by, bw, bh, dpr float64
+	if _, err := fmt.Sscanf(strings.Trim(box[strings.LastIndex(box, "\n")+1:], `"`), "%g,%g,%g,%g,%g", &bx, &by, &bw, &bh, &dpr); err != nil {
+		t.Fatalf("the field's box: %v in %q", err, box)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_screenshot", Arguments: map[string]any{"format": "png"}})
+	if err != nil || res.IsError || len(images(res)) != 1 {
+		t.Fatalf("screenshot: %v %s", err, text(res))
+	}
+	outs = append(outs, text(res))
+	if !strings.Contains(text(res), "declared secret are painted grey") {
+		t.Errorf("the screenshot does not say what it painted over:\n%s", text(res))
+	}
+	img, err := png.Decode(bytes.NewReader(images(res)[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for y := int((by + 2) * dpr); y < int((by+bh-2)*dpr); y++ {
+		for x := int((bx + 2) * dpr); x < int((bx+bw-2)*dpr); x++ {
+			if r, g, b, _ := img.At(x, y).RGBA(); r>>8 != 0x80 || g>>8 != 0x80 || b>>8 != 0x80 {
+				t.Fatalf("pixel %d,%d of the field holding the secret is %d,%d,%d, not blanked", x, y, r>>8, g>>8, b>>8)
+			}
 		}
 	}
 	// Any 6 characters of the secret, in either case, anywhere.

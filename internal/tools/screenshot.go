@@ -36,6 +36,9 @@ var screenshotTool = Def(Tool{
 	if shot.Cut != "" {
 		text += "\nNote: " + shot.Cut + "."
 	}
+	if shot.Blanked > 0 {
+		text += fmt.Sprintf("\nNote: %d area(s) of the page showing a declared secret are painted grey in the image.", shot.Blanked)
+	}
 	return &Result{Text: text + describeLabels(shot), Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}, nil
 })
 
