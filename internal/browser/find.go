@@ -66,7 +66,7 @@ func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, erro
 			var line string
 			if n.T != nil {
 				ok = role == "" && name == nil && text != nil && text(*n.T)
-				line = *n.T
+				line = markPageLine(*n.T)
 			} else {
 				if role != "" && !strings.EqualFold(n.R, role) {
 					ok = false

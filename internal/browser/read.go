@@ -231,6 +231,7 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 	if m := MaskFrom(ctx); m != nil {
 		content = m(content) // before the window cuts it
 	}
+	content = markPageLines(content)
 	if content == "" {
 		res.Hint = emptyHint(o, ans)
 	}

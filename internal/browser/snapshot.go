@@ -384,9 +384,9 @@ func foldKey(n *wnode, ls []line) string {
 
 func (r *renderer) text(s string) string {
 	if r.mode == ModeCompact {
-		return shorten(s, compactText)
+		s = shorten(s, compactText)
 	}
-	return s
+	return markPageLine(s)
 }
 
 func (r *renderer) node(n *wnode, depth int) []line {
