@@ -154,14 +154,11 @@ func hold(conn *cdp.Conn, id, target string, check backend.PopupCheck, release f
 	if check == nil {
 		defer cancel()
 		// Once the resume is sent, any command after it is answered: the
-		// tab is released then (the reply may wait for its first
-		// document, on a new site process).
-		resumed, err := sess.Send(ctx, "Runtime.runIfWaitingForDebugger", nil)
+		// tab is released then. Its reply is not awaited: it may come only
+		// with the first document, or never (a new site process takes the
+		// tab over). The holding session goes right after it, in order.
+		_, _ = sess.Send(ctx, "Runtime.runIfWaitingForDebugger", nil)
 		release()
-		if err == nil {
-			_ = resumed(nil)
-		}
-		// Detach: the session was only for holding it.
 		_ = conn.Browser().Call(ctx, "Target.detachFromTarget", map[string]any{"sessionId": id}, nil)
 		return
 	}
