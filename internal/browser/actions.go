@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,15 +100,21 @@ func (s *Session) pointer(ctx context.Context, t *Tab, el *element, a Action) er
 	if err != nil {
 		return err
 	}
-	switch a.Kind {
-	case "dblclick":
-		return mouse(ctx, t, x, y, input.MouseButtonLeft, 2)
-	case "right_click":
-		return mouse(ctx, t, x, y, input.MouseButtonRight, 1)
-	case "hover":
+	if a.Kind == "hover" {
 		return mouse(ctx, t, x, y, "", 0)
 	}
-	return mouse(ctx, t, x, y, input.MouseButtonLeft, 1)
+	button, count := input.MouseButtonLeft, int64(1)
+	switch a.Kind {
+	case "dblclick":
+		count = 2
+	case "right_click":
+		button = input.MouseButtonRight
+	}
+	landed := t.watchPress(ctx, el)
+	if err := mouse(ctx, t, x, y, button, count); err != nil {
+		return err
+	}
+	return landed(ctx, a.Target)
 }
 
 // focusJS focuses the element and says whether it holds the focus now.
@@ -534,4 +541,87 @@ func (t *Tab) dropPoint(ctx context.Context, el *element, tg Locator) (x, y floa
 func pageGone(err error) bool {
 	f := cdp.Classify(err)
 	return f == cdp.FaultContextGone || f == cdp.FaultObjectGone || f == cdp.FaultTargetGone
+}
+
+// pressWatchJS arms a one-time look at the next pointerdown (in webpilot's
+// world, capture phase on the window: before the page's own listeners on
+// the way down): whether the element it was aimed at is on its path, and
+// what it hit, told at once through the press binding — a call into the
+// page after the click would wait behind a navigation it started.
+const pressWatchJS = `function(key, binding){
+  const el=this, tell=globalThis[binding];
+  const on=(e)=>{ removeEventListener("pointerdown", on, true);
+    const p=e.composedPath(), h=p[0];
+    let hit=""; if(h&&h.tagName) hit=h.tagName.toLowerCase()+(h.id?"#"+h.id:"")+(typeof h.className==="string"&&h.className.trim()?"."+h.className.trim().split(/\s+/).join("."):"");
+    tell(JSON.stringify({key:key, inside:p.includes(el), hit:hit})); };
+  addEventListener("pointerdown", on, true);
+  setTimeout(()=>removeEventListener("pointerdown", on, true), 30000);
+}`
+
+// pressBinding is the binding (Runtime.addBinding, in webpilot's world
+// only) through which pressWatchJS tells where a press landed.
+var pressBinding = "__webpilot_press_" + rand.Text()[:10]
+
+// pressWait bounds the wait, after a click's input was answered, for the
+// word of where its press landed (it is normally in already).
+const pressWait = 250 * time.Millisecond
+
+// watchPress arms a look at the press a click is about to send to el, and
+// returns the check to run once it was sent: NOT_ACTIONABLE when the press
+// landed on another element (the target moved, or something covered it,
+// between the check and the press), so that a click that hit nothing is
+// never reported done. A press not seen (the page stopped the event before
+// webpilot's look) is not held against the click.
+func (t *Tab) watchPress(ctx context.Context, el *element) func(context.Context, Locator) error {
+	none := func(context.Context, Locator) error { return nil }
+	sess := el.world.sess
+	wc := worldsOf(sess)
+	if !wc.pressBound.Load() {
+		if err := sess.Call(ctx, "Runtime.addBinding", map[string]any{"name": pressBinding, "executionContextName": worldName}, nil); err != nil {
+			return none
+		}
+		wc.pressBound.Store(true)
+	}
+	called, cancel := sess.Subscribe("Runtime.bindingCalled")
+	key := rand.Text()[:10]
+	if err := t.callEl(ctx, el, pressWatchJS, nil, key, pressBinding); err != nil {
+		cancel()
+		return none
+	}
+	return func(ctx context.Context, tg Locator) error {
+		defer cancel()
+		wait := time.NewTimer(pressWait)
+		defer wait.Stop()
+		for {
+			select {
+			case raw, ok := <-called:
+				if !ok {
+					return nil
+				}
+				var ev struct {
+					Name    string `json:"name"`
+					Payload string `json:"payload"`
+				}
+				var rec struct {
+					Key    string `json:"key"`
+					Inside bool   `json:"inside"`
+					Hit    string `json:"hit"`
+				}
+				if json.Unmarshal(raw, &ev) != nil || ev.Name != pressBinding || json.Unmarshal([]byte(ev.Payload), &rec) != nil || rec.Key != key {
+					continue
+				}
+				if rec.Inside {
+					return nil
+				}
+				return &Error{Code: CodeNotActionable,
+					Message:   fmt.Sprintf("the click meant for %s landed on %s: the element moved, or something covered it, at the moment of the click", tg.Describe(), rec.Hit),
+					Hint:      "take a browser_snapshot (that click may have changed the page), then retry once the page has settled",
+					Diagnosis: map[string]any{"failed_check": "receives events", "landed_on": rec.Hit}}
+			case <-wait.C:
+				return nil
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
 }

@@ -597,3 +597,25 @@ func TestDownloadPastTheBudgetIsCancelled(t *testing.T) {
 		t.Errorf("the output directory holds %d bytes after the cancel: %v (download %+v)", size, files, d)
 	}
 }
+
+// A click whose press lands on another element than the one it was aimed
+// at (the element moved at that moment) is not reported done.
+func TestClickThatMissesIsNotDone(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/runaway")
+	_, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#run"}})
+	be, ok := browser.AsError(err)
+	if !ok || be.Code != browser.CodeNotActionable || !strings.Contains(be.Message, "landed on div#under") {
+		t.Fatalf("a click whose press hit the element below: %v, want NOT_ACTIONABLE naming div#under", err)
+	}
+	if hits := e.eval("String(window.__hits)"); hits != "under" {
+		t.Fatalf("the page saw %q", hits)
+	}
+	// The button where it now stays is clicked, and that is done.
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#run"}}); err != nil {
+		t.Fatalf("a click on the button at rest: %v", err)
+	}
+	if hits := e.eval("String(window.__hits)"); hits != "under,button" {
+		t.Fatalf("the page saw %q, want the button clicked", hits)
+	}
+}

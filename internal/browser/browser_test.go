@@ -97,6 +97,10 @@ func fixtures(t *testing.T) string {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"n": 42}`)
 	})
+	// A button that jumps away when the pointer comes over it: the press
+	// that follows the move lands on what was under it.
+	page("/runaway", `<title>Runaway</title><div id="under" style="position:absolute;left:0;top:0;width:600px;height:300px" onpointerdown="if(event.target===this) window.__hits=(window.__hits||[]).concat('under')">
+		<button id="run" style="position:absolute;left:100px;top:100px" onmousemove="this.style.left='400px'" onclick="window.__hits=(window.__hits||[]).concat('button')">Catch me</button></div>`)
 	page("/hang", `<title>Hang</title><button id="b" onclick="fetch('/hangs')">go</button>`)
 	mux.HandleFunc("/hangs", func(w http.ResponseWriter, r *http.Request) {
 		select {

@@ -359,7 +359,10 @@ func checkContext(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // actionable is the page-side check before pointer input: the element is
 // attached, visible, enabled, and receives events at its centre.
-const actionableJS = `function(){
+const actionableJS = `async function(afterFrame){
+  // The second look comes a frame later: a box moved by a transition or an
+  // animation differs then (two looks in one busy frame would agree).
+  if(afterFrame) await new Promise(r=>{requestAnimationFrame(r); setTimeout(r,200);});
   if(!this.isConnected) return {err:"detached", why:"the element was removed from the page"};
   this.scrollIntoView({block:"center",inline:"center",behavior:"instant"});
   const st=getComputedStyle(this), box=this.getBoundingClientRect();
@@ -398,11 +401,12 @@ func (t *Tab) waitActionable(ctx context.Context, el *element, tg Locator) (acti
 		// short timeout still reports the check that failed.
 		cctx, cancel := checkContext(ctx)
 		var a actionability
-		err := t.callEl(cctx, el, actionableJS, &a)
+		err := t.callEl(cctx, el, actionableJS, &a, false)
 		if err == nil && a.Err == "" {
-			// A stable box: the centre must not move between two checks.
+			// A stable box: the centre must not move between two checks,
+			// a painted frame apart.
 			var b actionability
-			if err := t.callEl(cctx, el, actionableJS, &b); err == nil && b.Err == "" && b.X == a.X && b.Y == a.Y {
+			if err := t.callEl(cctx, el, actionableJS, &b, true); err == nil && b.Err == "" && b.X == a.X && b.Y == a.Y {
 				cancel()
 				return b, nil
 			}

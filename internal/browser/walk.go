@@ -164,6 +164,9 @@ type worldCache struct {
 	// this session: releasing a group with none is a round trip for
 	// nothing (through the bridge, one through the extension).
 	objects atomic.Bool
+	// pressBound says the press binding (watchPress) is added in this
+	// session.
+	pressBound atomic.Bool
 }
 
 // holdsObjects notes that a call on sess may have left remote objects in
