@@ -155,7 +155,20 @@ func TestNetworkCapture(t *testing.T) {
 	// A redirect is two entries, the first pointing to the second.
 	e.eval(`fetch('/api/hop').then(r => r.text()).then(() => document.title = 'hopped')`)
 	e.waitTitle("hopped")
-	l = e.mustList(browser.NetworkQuery{Filter: "hop"})
+	// The page may run ahead of the network events webpilot records:
+	// wait until the second leg is in, finished.
+	finished := func(l *browser.NetList) bool {
+		n := 0
+		for _, r := range l.Requests {
+			if !r.Pending {
+				n++
+			}
+		}
+		return n == 2
+	}
+	for l = e.mustList(browser.NetworkQuery{Filter: "hop"}); !finished(l) && e.ctx.Err() == nil; l = e.mustList(browser.NetworkQuery{Filter: "hop"}) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	hop, next := request(t, l, "/api/hop"), request(t, l, "from=hop")
 	if hop.Status != 302 || hop.Redirect != next.ID || next.Status != 200 {
 		t.Errorf("redirect: %+v then %+v", hop, next)
