@@ -97,6 +97,15 @@ func fixtures(t *testing.T) string {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"n": 42}`)
 	})
+	// Presentational roles that ARIA's conflict resolution overrides (a
+	// focusable element, or one with a global ARIA attribute, keeps its
+	// native role: Chrome shows these as link and button), and ones it
+	// does not (a layout table, a plain span).
+	page("/presentational", `<title>P</title><ul role="tablist"><li role="tab"><a role="presentation" href="#t1" tabindex="-1">Tab #1</a></li></ul>
+		<button role="none" onclick="1">Plain button</button>
+		<table role="presentation"><tr><td>layout cell</td></tr></table>
+		<h2 role="presentation" aria-label="Kept heading">Kept heading</h2>
+		<span role="presentation">just text</span>`)
 	// A button that jumps away when the pointer comes over it: the press
 	// that follows the move lands on what was under it.
 	page("/runaway", `<title>Runaway</title><div id="under" style="position:absolute;left:0;top:0;width:600px;height:300px" onpointerdown="if(event.target===this) window.__hits=(window.__hits||[]).concat('under')">

@@ -189,3 +189,23 @@ func TestFrameRefsAct(t *testing.T) {
 		t.Errorf("the frame's status did not change:\n%s", after)
 	}
 }
+
+// role=none/presentation is ignored on a focusable element or one with a
+// global ARIA attribute, as the browser's own accessibility tree does
+// (jQuery UI tabs put it on each tab's link).
+func TestPresentationalRoleConflicts(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/presentational")
+	snap := e.snapshot(browser.ModeFull)
+	for _, want := range []string{`link e`, `"Tab #1"`, `button e`, `"Plain button"`, `## Kept heading`} {
+		if !strings.Contains(snap, want) {
+			t.Errorf("snapshot lacks %q:\n%s", want, snap)
+		}
+	}
+	if strings.Contains(snap, "row") || strings.Contains(snap, "cell \"") || strings.Contains(snap, "table ") {
+		t.Errorf("a presentational layout table is shown as a table:\n%s", snap)
+	}
+	if !strings.Contains(snap, `link e2 "Tab #1"`) {
+		t.Errorf("the tab's link is not a link:\n%s", snap)
+	}
+}

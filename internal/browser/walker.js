@@ -166,14 +166,55 @@
     return "";
   }
 
+  // GLOBAL_ARIA are the global ARIA attributes: an element with one keeps
+  // its native role under role=none/presentation (ARIA's presentational
+  // role conflict resolution), as does a focusable one.
+  const GLOBAL_ARIA = ["aria-atomic", "aria-busy", "aria-controls", "aria-current", "aria-describedby", "aria-details",
+    "aria-dropeffect", "aria-flowto", "aria-grabbed", "aria-haspopup", "aria-invalid", "aria-keyshortcuts", "aria-label",
+    "aria-labelledby", "aria-live", "aria-owns", "aria-relevant", "aria-roledescription"];
+
+  // focusable says the element takes focus: a native control, a link, or
+  // tabindex / contenteditable.
+  function focusable(el, tag) {
+    if (el.hasAttribute("tabindex") || el.isContentEditable) return true;
+    switch (tag) {
+      case "A": case "AREA": return el.hasAttribute("href");
+      case "BUTTON": case "SELECT": case "TEXTAREA": case "IFRAME": case "SUMMARY": return !el.disabled;
+      case "INPUT": return !el.disabled && (el.type || "").toLowerCase() !== "hidden";
+      case "AUDIO": case "VIDEO": return el.hasAttribute("controls");
+    }
+    return false;
+  }
+
   function roleOf(el, tag) {
     const r = el.getAttribute("role");
     if (r) {
       const first = r.trim().split(/\s+/)[0].toLowerCase();
-      if (first === "none" || first === "presentation") return "";
+      if (first === "none" || first === "presentation") {
+        if (focusable(el, tag) || GLOBAL_ARIA.some((a) => el.hasAttribute(a))) return implicitRole(el, tag);
+        return "";
+      }
       if (first) return first;
     }
-    return implicitRole(el, tag);
+    const implicit = implicitRole(el, tag);
+    // A presentational table's or list's own parts are presentational too
+    // (unless focusable or with a global ARIA attribute).
+    if (INHERITS_PRESENTATION[implicit] && !focusable(el, tag) && !GLOBAL_ARIA.some((a) => el.hasAttribute(a))) {
+      const owner = el.closest(INHERITS_PRESENTATION[implicit]);
+      if (owner && owner !== el && presentational(owner)) return "";
+    }
+    return implicit;
+  }
+
+  // INHERITS_PRESENTATION maps the roles that a presentational container
+  // passes its role to onto that container's selector.
+  const INHERITS_PRESENTATION = {row: "table", cell: "table", columnheader: "table", rowheader: "table", rowgroup: "table", listitem: "ul,ol,menu"};
+
+  // presentational says the element's own role is none or presentation,
+  // and stands (see roleOf).
+  function presentational(el) {
+    const r = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+    return (r === "none" || r === "presentation") && !focusable(el, el.tagName) && !GLOBAL_ARIA.some((a) => el.hasAttribute(a));
   }
 
   function byIds(el, attr) {
