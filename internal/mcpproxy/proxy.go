@@ -418,10 +418,17 @@ func (p *proxy) send(ctx context.Context, line []byte, m message) {
 }
 
 // notSent reports whether err means the request never reached a server:
-// the connection could not be made.
+// the connection could not be made, or the kept-alive one it went out on
+// had been closed by the daemon while idle (net/http's "server closed idle
+// connection": the close came before the request, which a daemon that died
+// between two calls leaves for the next one to find). A connection that
+// broke after the daemon took the request is not this.
 func notSent(err error) bool {
 	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return strings.Contains(err.Error(), "server closed idle connection")
 }
 
 // failed answers a request the daemon would not take.

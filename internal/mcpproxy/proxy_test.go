@@ -4,13 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -473,6 +477,27 @@ func TestProxyDropsCancelledAnswer(t *testing.T) {
 	for _, l := range seen {
 		if strings.Contains(l, `"id":5,`) {
 			t.Errorf("the cancelled call was answered: %s", l)
+		}
+	}
+}
+
+// A request is sent again to a new daemon only when it never reached the
+// old one: no connection, or a kept-alive one the daemon had closed while
+// idle (it died between two calls). A connection broken after the request
+// went out is not.
+func TestNotSent(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nothing listens", &url.Error{Op: "Post", URL: "http://127.0.0.1:1/mcp", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}, true},
+		{"closed while idle", &url.Error{Op: "Post", URL: "http://127.0.0.1:1/mcp", Err: errors.New("http: server closed idle connection")}, true},
+		{"broken after the request", &url.Error{Op: "Post", URL: "http://127.0.0.1:1/mcp", Err: fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", io.ErrUnexpectedEOF)}, false},
+		{"reset while reading", &url.Error{Op: "Post", URL: "http://127.0.0.1:1/mcp", Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}, false},
+	} {
+		if got := notSent(tc.err); got != tc.want {
+			t.Errorf("%s: notSent = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
