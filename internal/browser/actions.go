@@ -112,6 +112,10 @@ func (s *Session) pointer(ctx context.Context, t *Tab, el *element, a Action) er
 	}
 	landed := t.watchPress(ctx, el)
 	if err := mouse(ctx, t, x, y, button, count); err != nil {
+		// The look is dropped (a done context: no wait).
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		_ = landed(done, a.Target)
 		return err
 	}
 	return landed(ctx, a.Target)
@@ -567,7 +571,8 @@ var pressBinding = "__webpilot_press_" + rand.Text()[:10]
 const pressWait = 250 * time.Millisecond
 
 // watchPress arms a look at the press a click is about to send to el, and
-// returns the check to run once it was sent: NOT_ACTIONABLE when the press
+// returns the check to run once it was sent (always run: it ends the look;
+// with ctx done it returns at once): NOT_ACTIONABLE when the press
 // landed on another element (the target moved, or something covered it,
 // between the check and the press), so that a click that hit nothing is
 // never reported done. A press not seen (the page stopped the event before
@@ -590,6 +595,9 @@ func (t *Tab) watchPress(ctx context.Context, el *element) func(context.Context,
 	}
 	return func(ctx context.Context, tg Locator) error {
 		defer cancel()
+		if ctx.Err() != nil {
+			return nil
+		}
 		wait := time.NewTimer(pressWait)
 		defer wait.Stop()
 		for {
