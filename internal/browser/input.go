@@ -369,6 +369,15 @@ const actionableJS = `async function(afterFrame){
   const rects=Array.from(this.getClientRects()).filter(q=>q.width>0&&q.height>0);
   if(!rects.length||box.width===0||box.height===0||st.visibility==="hidden"||st.display==="none") return {err:"visible", why:"the element is not visible"};
   if(this.disabled||this.getAttribute("aria-disabled")==="true") return {err:"enabled", why:"the element is disabled"};
+  // A finite animation or transition that moves it or a container (a
+  // dialog sliding in) makes it not yet stable, however busy the frames.
+  const moving=document.getAnimations?document.getAnimations().find(a=>{
+    const t=a.effect&&a.effect.target; if(a.playState!=="running"||!t||!t.contains||!t.contains(this)) return false;
+    const end=a.effect.getComputedTiming().endTime; if(!isFinite(end)) return false;
+    const p=a.transitionProperty||(a.effect.getKeyframes?a.effect.getKeyframes().flatMap(k=>Object.keys(k)).join(" "):"");
+    return /transform|translate|scale|rotate|top|left|right|bottom|margin|inset|all/.test(p);
+  }):null;
+  if(moving) return {err:"stable", why:"it is moving (an animation runs on it or a container)"};
   const deep=(x,y)=>{let hit=document.elementFromPoint(x,y); while(hit&&hit.shadowRoot){const inner=hit.shadowRoot.elementFromPoint(x,y); if(!inner||inner===hit) break; hit=inner;} return hit;};
   // The hit is this element, inside it (across slots and shadow roots), or
   // the host of the shadow tree it lives in (slotted text hits the host).
