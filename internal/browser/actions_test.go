@@ -284,7 +284,7 @@ func TestDrag(t *testing.T) {
 	wantCode(t, err, browser.CodeInvalidArgument)
 	// By refs: the snapshot gives draggable elements and drop zones refs.
 	snap := e.snapshot(browser.ModeCompact)
-	src := regexp.MustCompile(`listitem (e\d+): Task 2`).FindStringSubmatch(snap)
+	src := regexp.MustCompile(`draggable (e\d+) "Task 2"`).FindStringSubmatch(snap)
 	dst := regexp.MustCompile(`dropzone (e\d+)`).FindStringSubmatch(snap)
 	if src == nil || dst == nil {
 		t.Fatalf("no refs for the drag source or the drop zone:\n%s", snap)

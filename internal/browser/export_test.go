@@ -1,6 +1,11 @@
 package browser
 
-import "context"
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+)
 
 // EvalWalkerWorld evaluates call (with W, the walker) in the main frame's
 // walker world, the way snapshots and queries do: when ctx ends first, the
@@ -17,3 +22,76 @@ func EvalWalkerWorld(ctx context.Context, t *Tab, call string) error {
 
 // DownloadsNow are the tab's downloads as they are now.
 func DownloadsNow(t *Tab) []Download { return t.downloadsNow(0) }
+
+// RefElement is a ref of the last snapshot, as the snapshot gave it, with
+// the DOM node it stands for.
+type RefElement struct {
+	Ref, Role, Name string
+	Tag             string // the element's node name: "SELECT"
+	BackendNodeID   int64
+	Attrs           map[string]string // the element's attributes
+}
+
+// RefElements gives the refs of the tab's main frame named in refs with
+// their DOM nodes (the elements they stand for now), sorted by ref number.
+func RefElements(ctx context.Context, t *Tab, refs []string) ([]RefElement, error) {
+	var out []RefElement
+	for _, ref := range refs {
+		e, err := t.refs.lookup(ref)
+		if err != nil {
+			return nil, err
+		}
+		if e.frame.key != "" {
+			continue
+		}
+		el, err := t.locateRef(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		var d struct {
+			Node struct {
+				NodeName      string   `json:"nodeName"`
+				BackendNodeID int64    `json:"backendNodeId"`
+				Attributes    []string `json:"attributes"`
+			} `json:"node"`
+		}
+		if err := el.world.sess.Call(ctx, "DOM.describeNode", map[string]any{"objectId": el.objectID}, &d); err != nil {
+			return nil, err
+		}
+		attrs := map[string]string{}
+		for i := 0; i+1 < len(d.Node.Attributes); i += 2 {
+			attrs[d.Node.Attributes[i]] = d.Node.Attributes[i+1]
+		}
+		out = append(out, RefElement{Ref: ref, Role: e.role(), Name: e.name(), Tag: d.Node.NodeName, BackendNodeID: d.Node.BackendNodeID, Attrs: attrs})
+	}
+	t.releaseObjects(ctx)
+	sort.Slice(out, func(i, j int) bool {
+		a, _ := strconv.Atoi(strings.TrimPrefix(out[i].Ref, "e"))
+		b, _ := strconv.Atoi(strings.TrimPrefix(out[j].Ref, "e"))
+		return a < b
+	})
+	return out, nil
+}
+
+// MarkRefs sets the attribute attr (to the ref) on the elements of the
+// main frame's refs.
+func MarkRefs(ctx context.Context, t *Tab, attr string, refs []string) error {
+	for _, ref := range refs {
+		e, err := t.refs.lookup(ref)
+		if err != nil {
+			return err
+		}
+		if e.frame.key != "" {
+			continue
+		}
+		el, err := t.locateRef(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if err := t.callEl(ctx, el, "function(a, r) { this.setAttribute(a, r) }", nil, attr, ref); err != nil {
+			return err
+		}
+	}
+	t.releaseObjects(ctx)
+	return nil
+}

@@ -74,7 +74,7 @@ func TestBootstrapModalFadesIn(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	snap := e.snapshot(browser.ModeCompact)
-	for _, want := range []string{`dialog e2 "Ready to Leave?" [modal]`, `button e5 "Cancel"`, `Select "Logout" below`} {
+	for _, want := range []string{`dialog "Ready to Leave?" [modal]`, `button e3 "Cancel"`, `Select "Logout" below`} {
 		if !strings.Contains(snap, want) {
 			t.Errorf("the modal on screen is missing %q from the snapshot:\n%s", want, snap)
 		}

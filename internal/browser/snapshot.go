@@ -248,6 +248,7 @@ type renderer struct {
 	base   *url.URL
 	mode   string // full or compact
 	chrome int    // inside page chrome (banner, navigation, contentinfo, complementary)
+	whole  int    // runes compact mode added by showing texts whole (see prose)
 }
 
 // line is one rendered line before indentation.
@@ -289,8 +290,19 @@ func interactive(ls []line) []string {
 // chromeRoles are page chrome: compact mode shows each on one line.
 var chromeRoles = map[string]bool{"banner": true, "navigation": true, "contentinfo": true, "complementary": true}
 
-// compactText is the length past which compact mode shortens a text.
+// compactText is the length past which compact mode shortens a name or a
+// long text.
 const compactText = 80
+
+// compactWhole is the longest text (a sentence, a short paragraph: an
+// instruction whose last clause matters) compact mode shows whole, while
+// the texts so shown add at most wholeBudget runes to the page: the top
+// of a page (where a task's instructions stand) whole, the body of a long
+// article as short as before (browser_read gives all of it).
+const (
+	compactWhole = 300
+	wholeBudget  = 600
+)
 
 // foldMin is the shortest run of similar ref-free siblings compact mode folds.
 const foldMin = 6
@@ -389,9 +401,21 @@ func (r *renderer) text(s string) string {
 	return markPageLine(s)
 }
 
+// prose renders a run of text: in compact mode whole up to compactWhole
+// runes while the budget lasts.
+func (r *renderer) prose(s string) string {
+	if n := utf8.RuneCountInString(s); r.mode == ModeCompact && n > compactText && n <= compactWhole {
+		if extra := n - compactText; r.whole+extra <= wholeBudget {
+			r.whole += extra
+			return markPageLine(s)
+		}
+	}
+	return r.text(s)
+}
+
 func (r *renderer) node(n *wnode, depth int) []line {
 	if n.T != nil {
-		return []line{{depth: depth, text: r.text(*n.T), plain: true}}
+		return []line{{depth: depth, text: r.prose(*n.T), plain: true}}
 	}
 	switch {
 	case n.R == "heading":
@@ -453,7 +477,7 @@ func (r *renderer) node(n *wnode, depth int) []line {
 	case chromeRoles[n.R] && r.mode == ModeCompact && r.chrome == 0:
 		return r.chromeLine(n, depth)
 	}
-	if n.N == "" && len(n.S) == 0 && (n.R == "group" || n.R == "generic" || n.R == "region" || n.R == "none") {
+	if n.N == "" && len(n.S) == 0 && (n.R == "group" || n.R == "generic" || n.R == "region" || n.R == "none" || n.R == "document") {
 		return r.nodes(n.C, depth)
 	}
 	label := n.R
@@ -538,9 +562,13 @@ func (r *renderer) control(n *wnode) string {
 	if n.N != "" {
 		b.WriteByte(' ')
 		b.WriteString(quote(r.text(n.N)))
+	} else if n.H != "" {
+		b.WriteString(" (" + markPageLine(n.H) + ")")
 	}
 	if n.R == "link" && n.U != "" && !(r.chrome > 0 && r.mode == ModeCompact) {
-		if u := r.relative(n.U); u != "" {
+		// A link to "#" (the page itself, no fragment) goes nowhere to speak
+		// of: a script handles it.
+		if u := r.relative(n.U); u != "" && !(strings.HasSuffix(n.U, "#") && u == r.relative(strings.TrimSuffix(n.U, "#"))) {
 			b.WriteString(" → ")
 			b.WriteString(u)
 		}
@@ -625,7 +653,11 @@ func (r *renderer) table(n *wnode, depth int) []line {
 			cells = cells[:len(cells)-1]
 		}
 		t := strings.Join(cells, "|")
-		rowNodes = append(rowNodes, &wnode{R: "row", T: &t, C: row.C})
+		if row.ref != "" {
+			// A row one clicks as a whole (a delegated listener's item).
+			t = "row " + row.ref + ": " + t
+		}
+		rowNodes = append(rowNodes, &wnode{R: "row", T: &t, C: row.C, ref: row.ref})
 	}
 	label := n.R
 	if n.N != "" {
@@ -643,7 +675,7 @@ type rowRenderer struct{ r *renderer }
 func (rr *rowRenderer) rows(rows []*wnode, depth int) []line {
 	groups := make([]line, len(rows))
 	for i, row := range rows {
-		groups[i] = line{depth: depth, text: *row.T, ref: hasRef(row.C)}
+		groups[i] = line{depth: depth, text: *row.T, ref: row.ref != "" || hasRef(row.C)}
 	}
 	if rr.r.mode != ModeCompact || len(rows) < foldMin {
 		return groups
@@ -676,6 +708,9 @@ func (rr *rowRenderer) rows(rows []*wnode, depth int) []line {
 // cell renders a table cell's content on one line.
 func (r *renderer) cell(n *wnode) string {
 	if n.ref != "" {
+		if len(n.C) > 0 {
+			return r.control(n) + ": " + strings.Join(r.inlineParts(n.C), " ")
+		}
 		return r.control(n)
 	}
 	if len(n.C) == 0 {

@@ -84,6 +84,7 @@ type wnode struct {
 	O  []string `json:"o,omitempty"` // options of a select
 	OM int      `json:"om,omitempty"`
 	F  int      `json:"f,omitempty"` // an iframe element (its walker number)
+	H  string   `json:"h,omitempty"` // what tells a nameless target apart: its #id or .classes
 	P  []string `json:"p,omitempty"` // fingerprint
 	C  []*wnode `json:"c,omitempty"` // children
 

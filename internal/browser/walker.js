@@ -229,8 +229,14 @@
     return norm(out.join(" "));
   }
 
-  // textOf is an element's text without the values of form controls.
+  // textOf is an element's text without the values of form controls, as
+  // it reads on screen: an inline element's text joins its neighbours'
+  // without a space that is not there ("Enter "<b>Ada</b>"" reads
+  // `Enter "Ada"`), a block's is set apart.
   function textOf(el) {
+    return norm(rawText(el));
+  }
+  function rawText(el) {
     let s = "";
     for (let c = el.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === 3) s += c.data;
@@ -238,11 +244,24 @@
         const t = c.tagName;
         if (t === "INPUT" || t === "SELECT" || t === "TEXTAREA" || SKIP.has(t)) continue;
         if (t === "IMG") s += " " + (c.getAttribute("alt") || "") + " ";
-        else s += " " + textOf(c) + " ";
+        else if (INLINE_TAGS.has(t)) {
+          const st = getComputedStyle(c);
+          s += INLINE.has(st.display) ? gap(st, "Left") + rawText(c) + gap(st, "Right") : " " + rawText(c) + " ";
+        }
+        else s += " " + rawText(c) + " ";
       }
     }
-    return norm(s);
+    return s;
   }
+  // gap is a space where an inline element keeps its neighbours apart on
+  // screen by a margin or padding of its own (side "Left" or "Right").
+  function gap(st, side) {
+    return parseFloat(st["margin" + side]) + parseFloat(st["padding" + side]) >= 2 ? " " : "";
+  }
+  // INLINE_TAGS are the phrasing elements whose text runs on with their
+  // neighbours' (when their style leaves them inline).
+  const INLINE_TAGS = new Set(["A", "ABBR", "B", "BDI", "BDO", "CITE", "CODE", "DATA", "DFN", "EM", "FONT", "I", "KBD",
+    "LABEL", "MARK", "Q", "S", "SAMP", "SMALL", "SPAN", "STRONG", "SUB", "SUP", "TIME", "U", "VAR"]);
 
   // labelName is the name an element gets from outside its content.
   function labelName(el, tag, role) {
@@ -284,6 +303,10 @@
     return norm(el.getAttribute("title")) || norm(el.getAttribute("placeholder")) || norm(el.getAttribute("aria-placeholder"));
   }
 
+  // NO_EXPAND are the roles that aria-expanded says nothing for (Chrome
+  // leaves it out): the popup itself, not what opens it.
+  const NO_EXPAND = new Set(["listbox", "list", "menu", "menubar", "dialog", "alertdialog", "tabpanel", "region", "group", "tree", "grid", "tablist", "toolbar", "navigation"]);
+
   function states(el, tag, role, st, out) {
     const a = (n) => el.getAttribute(n);
     const s = [];
@@ -296,18 +319,19 @@
       else if (c === "mixed") s.push("mixed");
     }
     if (a("aria-pressed") === "true") s.push("pressed");
-    if (el.disabled || a("aria-disabled") === "true" || (tag !== "FIELDSET" && el.matches && el.matches(":disabled"))) s.push("disabled");
+    // aria-disabled holds for what is inside too (a menu item's wrapper)
+    if (el.disabled || (tag !== "FIELDSET" && el.matches && el.matches(":disabled")) || (el.closest && el.closest('[aria-disabled="true"]'))) s.push("disabled");
     if (tag === "SUMMARY") {
       const d = el.parentElement;
       if (d && d.tagName === "DETAILS") s.push(d.open ? "expanded" : "collapsed");
-    } else {
+    } else if (!NO_EXPAND.has(role)) {
       const e = a("aria-expanded");
       if (e === "true") s.push("expanded");
       else if (e === "false") s.push("collapsed");
     }
     if (a("aria-selected") === "true" && role !== "option") s.push("selected");
     if (el.required || a("aria-required") === "true") s.push("required");
-    if (el.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) s.push("readonly");
+    if ((el.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) || a("aria-readonly") === "true") s.push("readonly");
     const inv = a("aria-invalid");
     if (inv && inv !== "false") s.push("invalid");
     if (a("aria-modal") === "true") s.push("modal");
@@ -393,13 +417,85 @@
     return src;
   }
 
+  // WEAK are the kinds of target found by a sign (a listener, a pointer
+  // cursor, a tabindex) rather than a role.
+  const WEAK = new Set(["clickable", "focusable", "draggable"]);
+
+  // ITEM_CONTAINERS are the roles whose children are items.
+  const ITEM_CONTAINERS = new Set(["list", "menu", "menubar", "listbox", "grid", "tree", "tablist", "radiogroup", "rowgroup", "table", "toolbar"]);
+
+  // delegates says el, which has a click listener, hands its clicks down to
+  // items (a list whose handler runs for the item under the pointer, as
+  // jQuery's .on("click", ".item", …) does): it holds at least two visible
+  // children of one shape (tag and classes), and it is a list, menu,
+  // table or grid, or those children show a pointer cursor. The items are
+  // noted in out.items, where their own visits find them.
+  function delegates(el, tag, role, out) {
+    let src = el;
+    if (tag === "TABLE") src = el.tBodies.length === 1 ? el.tBodies[0] : el;
+    const groups = new Map();
+    let n = 0;
+    for (let c = src.firstElementChild; c && n < 400; c = c.nextElementSibling, n++) {
+      if (SKIP.has(c.tagName.toUpperCase())) continue;
+      const key = c.tagName + " " + c.className;
+      const g = groups.get(key);
+      if (g) g.push(c);
+      else groups.set(key, [c]);
+    }
+    let best = null;
+    for (const g of groups.values()) if (g.length >= 2 && (!best || g.length > best.length)) best = g;
+    if (!best) return false;
+    const shown = best.filter((c) => getComputedStyle(c).display !== "none");
+    if (shown.length < 2) return false;
+    if (!ITEM_CONTAINERS.has(role) && getComputedStyle(shown[0]).cursor !== "pointer") return false;
+    for (const c of shown) out.items.add(c);
+    return true;
+  }
+
+  // refCount counts the refs of walked nodes, up to max.
+  function refCount(items, max) {
+    let n = 0;
+    for (const x of items) {
+      if (x.i) n++;
+      if (x.c) n += refCount(x.c, max - n);
+      if (n >= max) return n;
+    }
+    return n;
+  }
+
+  // refIn says a walked node or one inside it has a ref.
+  function refIn(items) {
+    for (const x of items) if (x.i || (x.c && refIn(x.c))) return true;
+    return false;
+  }
+
+  // shownBox says a control is drawn: a box bigger than the 1px of the
+  // "visually hidden" pattern, or a checkbox styled over by its label.
+  function shownBox(c) {
+    const r = c.getBoundingClientRect();
+    return (r.width > 1 && r.height > 1) || styledOver(c, c.tagName.toUpperCase());
+  }
+
+  // hintOf is what tells a nameless target apart: its id or classes.
+  function hintOf(el) {
+    if (el.id) return cut("#" + el.id, 40);
+    const cls = Array.from(el.classList).slice(0, 2);
+    return cls.length ? cut("." + cls.join("."), 40) : el.tagName.toLowerCase();
+  }
+
   const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby", "inline-table"]);
 
-  function walk(el, out, ctx, items) {
+  // walk appends the nodes of el's content to items. raw, when given,
+  // gets the content's text as it runs (its own spaces, no padding), in
+  // raw.s, for inline content that joins its neighbours'.
+  function walk(el, out, ctx, items, raw) {
     let buf = "";
     const flush = () => {
       const t = norm(buf);
-      if (t) items.push({ t });
+      if (t) {
+        items.push({ t });
+        if (raw) raw.s = raw.s ? raw.s + " " + buf : buf;
+      }
       buf = "";
     };
     for (const c of kids(el)) {
@@ -471,16 +567,18 @@
     if (role === "gridcell" || role === "scrollbar") interactive = interactive && el.tabIndex >= 0;
     let extra = "";
     if (!interactive && visible) {
+      const listens = out.clickers.has(el) && tag !== "BODY" && tag !== "HTML";
       if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) extra = "editable";
-      else if (el.hasAttribute("onclick") || (out.clickers.has(el) && tag !== "BODY" && tag !== "HTML" && fewDescendants(el, 50))) extra = "clickable";
+      else if (listens && delegates(el, tag, role, out)) { /* its items get the refs */ }
+      else if (el.hasAttribute("onclick") || (listens && fewDescendants(el, 50)) || out.items.has(el)) extra = "clickable";
       else if (el.getAttribute("draggable") === "true") extra = "draggable";
       else if (out.droppers.has(el) && tag !== "BODY" && tag !== "HTML") extra = "dropzone";
       else if (st.cursor === "pointer" && tag !== "LABEL" && !(el.parentElement && getComputedStyle(el.parentElement).cursor === "pointer") && !ctx.inWidget) extra = "clickable";
       else if (tag !== "HTML" && tag !== "BODY" && display !== "inline" && isScroller(el, st)) extra = "scroll";
-      else if (el.tabIndex >= 0 && el.hasAttribute("tabindex") && !role) extra = "focusable";
+      else if (el.hasAttribute("tabindex") && (!role || role === "generic") && (el.tabIndex >= 0 || (!ctx.inWidget && !ctx.inClickable && fewDescendants(el, 10)))) extra = "focusable";
       if (extra) {
         interactive = true;
-        if (!role || role === "generic" || role === "paragraph" || extra === "scroll" || extra === "dropzone") role = extra;
+        if (!role || role === "generic" || role === "paragraph" || role === "listitem" || extra === "scroll" || extra === "dropzone") role = extra;
       }
     }
     if (role === "editable" && el.isContentEditable) role = "editable";
@@ -522,37 +620,67 @@
     // Content walk.
     const sub = Object.create(ctx);
     sub.visible = visible;
-    if (interactive || WIDGET.has(role)) sub.inWidget = true;
-    if (tag === "LABEL" && el.control) sub.dropText = true;
+    // Inside a widget, a pointer cursor or a tabindex marks no other
+    // target; inside a clickable found by such a sign, a tabindex=-1
+    // wrapper is the same target again.
+    if (WIDGET.has(role) || role === "editable") sub.inWidget = true;
+    else if (WEAK.has(extra)) sub.inClickable = true;
+    // A label's text names its control, unless the control is not on
+    // screen (a select replaced by a widget): then it is the page's text.
+    if (tag === "LABEL" && el.control && shownBox(el.control)) sub.dropText = true;
     if ((tag === "LEGEND" && el.parentElement && el.parentElement.tagName === "FIELDSET") || tag === "CAPTION" || tag === "FIGCAPTION") return null;
     if (el === ctx.modal) sub.inModal = true;
     let items;
+    const raw = { s: "" };
     if (tag === "DETAILS" && !el.open) {
       items = [];
       const s = el.querySelector(":scope > summary");
       if (s) { const r = visit(s, out, sub); if (r) items.push(r); }
     } else {
-      items = walk(el, out, sub, []);
+      items = walk(el, out, sub, [], raw);
     }
 
     if (!role || role === "generic" || role === "paragraph" || role === "blockquote" || role === "rowgroup" || (role === "region" && !interactive) && false) {
       if (role === "rowgroup") return { block: true, items };
       if (inline && !interactive) {
         // inline text joins the surrounding run; inline nodes break it
-        if (items.every((x) => x.t !== undefined)) return { inline: true, text: " " + items.map((x) => x.t).join(" ") + " " };
+        if (items.every((x) => x.t !== undefined)) return { inline: true, text: gap(st, "Left") + raw.s + gap(st, "Right") };
         return { inline: true, items };
       }
       return { block: true, items };
     }
 
+    // A target found by a sign whose content holds the refs (a wrapper
+    // around an input, a table cell around its link, a dropdown around its
+    // options) is no target of its own: one ref per item.
+    let weak = WEAK.has(extra) && WEAK.has(role);
+    if (WEAK.has(extra) && refIn(items) && !(weak && items.some((x) => x.t !== undefined) && refCount(items, 3) <= 2)) {
+      if (weak) {
+        if (inline) return { inline: true, items };
+        return { block: true, items };
+      }
+      // The element keeps its role (a dialog, a cell), not a ref.
+      interactive = false;
+      weak = false;
+    }
     const node = { r: role };
     let name = labelName(el, tag, role);
-    if (!name && (FROM_CONTENT.has(role) || extra === "focusable" || role === "editable" && false)) {
+    // A target found by a sign takes its name from its content only when
+    // that is a short text (a label); else its content stays content.
+    let fromContent = false;
+    if (!name && FROM_CONTENT.has(role)) {
       name = norm(items.map((x) => (x.t !== undefined ? x.t : x.n || "")).join(" "));
-      if (!name) name = norm(textOf(el));
+      if (!name && !weak) name = norm(textOf(el));
+      fromContent = !!name;
+      // (one run of text: lines of output are no name)
+      if (weak && (name.length > 100 || items.length !== 1 || items[0].t === undefined)) { name = ""; fromContent = false; }
     }
     if (!name) name = fallbackName(el);
     if (role === "editable") name = labelName(el, tag, role) || fallbackName(el);
+    // An element made a text box by its role shows its text as its value
+    // (a readonly box that shows a choice); its name comes from a label.
+    const ariaBox = (role === "textbox" || role === "searchbox") && !el.isContentEditable;
+    if (ariaBox) name = labelName(el, tag, role);
     node.n = cut(name, 400);
     if (role === "heading") node.l = +(el.getAttribute("aria-level") || (/^H[1-6]$/.test(tag) ? tag[1] : 2));
     if (role === "link" && el.href) node.u = String(el.href);
@@ -563,10 +691,16 @@
     if (s.length) node.s = s;
     // A name-from-content node drops content that only spells its name.
     const keep = items.some((x) => x.t === undefined);
-    if (role === "editable") { /* its text is its value */ }
-    else if (!FROM_CONTENT.has(role) || keep) { if (items.length) node.c = items; }
-    // A listener or pointer element with nothing to show is no use to an agent.
-    if ((extra === "clickable" || extra === "focusable" || extra === "draggable") && !node.n && !node.c) return null;
+    if (ariaBox) node.v = cut(norm(items.map((x) => (x.t !== undefined ? x.t : x.n || "")).join(" ")), 4000);
+    if (role === "editable" || ariaBox) { /* its text is its value */ }
+    else if (!FROM_CONTENT.has(role) || keep || (weak && !fromContent)) { if (items.length) node.c = items; }
+    // A target found by a sign with nothing to show is no use to an agent,
+    // unless it is big enough to be meant for a click (a slider's handle,
+    // an icon drawn by a style): its id or classes tell it apart.
+    if (weak && !node.n && !node.c) {
+      if (!rect || rect.width < 8 || rect.height < 8) return null;
+      node.h = hintOf(el);
+    }
     if (node.i) { node.p = shortPrint(el, node.n, out); out.refs++; }
     return node;
   }
@@ -578,7 +712,7 @@
   }
 
   function snapshot(root, opts) {
-    const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new WeakSet(), droppers: new WeakSet(),
+    const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new WeakSet(), droppers: new WeakSet(), items: new WeakSet(),
       seen: 0, stopped: false, strs: [], strIx: new Map(), until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity };
     if (opts && opts.probe) {
       // The main world's hook knows the elements with click listeners: it
