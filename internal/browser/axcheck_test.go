@@ -283,7 +283,7 @@ func (e *env) typeRef(snap, role, name, text string) {
 func TestRolesMatchChrome(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	for _, page := range []string{"/basic.html", "/form.html", "/snap/clickables.html", "/snap/form-all.html", "/snap/landmarks.html",
-		"/snap/modal.html", "/snap/heavy.html", "/snap/article.html", "/snap/shadow.html", "/snap/hidden.html", "/snap/relist.html", "/act/kinds.html", "/act/drag.html", "/long.html",
+		"/snap/modal.html", "/snap/heavy.html", "/snap/article.html", "/snap/shadow.html", "/snap/hidden.html", "/snap/relist.html", "/act/kinds.html", "/act/drag.html", "/long.html", "/ariamix", "/presentational",
 		"/real/bs4-modal.html", "/real/react-root.html", "/widgets/jqui-widgets.html", "/widgets/bs5-widgets.html"} {
 		e.navigate(page)
 		e.snapshot(browser.ModeCompact)

@@ -106,6 +106,19 @@ func fixtures(t *testing.T) string {
 		<table role="presentation"><tr><td>layout cell</td></tr></table>
 		<h2 role="presentation" aria-label="Kept heading">Kept heading</h2>
 		<span role="presentation">just text</span>`)
+	// ARIA the way hand-built widgets use it: list items of a menu, states
+	// on custom controls and on what holds them, a listbox that says it is
+	// expanded.
+	page("/ariamix", `<title>ARIA</title><ul role="menu" aria-label="File"><li role="menuitem">New</li><li role="menuitem" aria-disabled="true">Save</li><li>Plain item</li></ul>
+		<div role="button" tabindex="0" aria-pressed="true">Bold</div>
+		<div role="checkbox" tabindex="0" aria-checked="mixed">All files</div>
+		<div role="group" aria-disabled="true"><div role="button" tabindex="0">Inside a disabled group</div></div>
+		<div role="combobox" tabindex="0" aria-expanded="true" aria-controls="lb">Pick</div><ul role="listbox" id="lb" aria-expanded="true"><li role="option" aria-selected="true">First</li><li role="option">Second</li></ul>
+		<div role="switch" tabindex="0" aria-checked="true">Wi-Fi</div>
+		<div role="tree"><div role="treeitem" aria-expanded="false" tabindex="0">Folder</div></div>
+		<a href="/basic.html" aria-current="page">Current page</a>
+		<span role="link" tabindex="0">Span link</span>
+		<div tabindex="-1" style="width:60px;height:20px">Panel</div>`)
 	// A button that jumps away when the pointer comes over it: the press
 	// that follows the move lands on what was under it.
 	page("/runaway", `<title>Runaway</title><div id="under" style="position:absolute;left:0;top:0;width:600px;height:300px" onpointerdown="if(event.target===this) window.__hits=(window.__hits||[]).concat('under')">
