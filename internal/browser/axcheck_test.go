@@ -442,8 +442,26 @@ func TestWidgetTasks(t *testing.T) {
 			t.Errorf("the terminal's output is not its text:\n%s", snap)
 		}
 		check("terminal")
-		e.clickRef(snap, "clickable", "terminal")
-		if _, err := e.act(browser.Action{Kind: "type", Value: "help"}); err != nil {
+		// Typed into by its ref: not a text field, but it takes the focus
+		// and reads the keys.
+		res, err := e.act(browser.Action{Kind: "type", Target: browser.Locator{Ref: refOf(t, snap, "clickable", "terminal")}, Value: "help"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Note, "not a text field") {
+			t.Errorf("typing into the terminal does not say it is no text field: %+v", res)
+		}
+		// A button is no place for keys: typing into it stays an error.
+		e.navigate("/basic.html")
+		snap = e.snapshot(browser.ModeCompact)
+		_, err = e.act(browser.Action{Kind: "type", Target: browser.Locator{Ref: regexp.MustCompile(`button (e\d+)`).FindStringSubmatch(snap)[1]}, Value: "x"})
+		wantCode(t, err, browser.CodeNotActionable)
+		if err == nil || !strings.Contains(err.Error(), "cannot type into") {
+			t.Errorf("typing into a button: %v", err)
+		}
+		e.navigate("/widgets/terminal.html")
+		snap = e.snapshot(browser.ModeCompact)
+		if _, err := e.act(browser.Action{Kind: "type", Target: browser.Locator{Ref: refOf(t, snap, "clickable", "terminal")}, Value: "help"}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.act(browser.Action{Kind: "press", Key: "Enter"}); err != nil {

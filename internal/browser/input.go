@@ -500,6 +500,18 @@ const editableJS = `function(){
   return {kind:tag==="textarea"?"textarea":textInput?"input":"editable"};
 }`
 
+// keysJS focuses an element that reads keys without being a text field
+// (a web terminal's div, a canvas): not a control with a meaning of its
+// own (a button, a link, a checkbox), whose keys would press or toggle it.
+const keysJS = `function(){
+  if(/^(BUTTON|A|AREA|INPUT|SELECT|TEXTAREA|SUMMARY|OPTION)$/.test(this.tagName)) return false;
+  const r=(this.getAttribute("role")||"").trim().split(/\s+/)[0];
+  if(r&&!/^(application|document|log|region|group|none|presentation|generic|img)$/.test(r)) return false;
+  this.focus({preventScroll:false});
+  let a=document.activeElement; while(a&&a.shadowRoot&&a.shadowRoot.activeElement) a=a.shadowRoot.activeElement;
+  return a===this;
+}`
+
 // setValueJS sets the value of a date, time or color input the way a
 // picker would, and checks the browser kept it.
 const setValueJS = `function(v){
@@ -529,7 +541,11 @@ type editState struct {
 	Kind string `json:"kind"`
 }
 
-func (t *Tab) prepareEdit(ctx context.Context, el *element, tg Locator) (editState, error) {
+func (t *Tab) prepareEdit(ctx context.Context, el *element, kind string, tg Locator) (editState, error) {
+	verb := map[string]string{"type": "type into", "clear": "clear"}[kind]
+	if verb == "" {
+		verb = "fill"
+	}
 	for {
 		var st editState
 		cctx, cancel := checkContext(ctx)
@@ -546,12 +562,12 @@ func (t *Tab) prepareEdit(ctx context.Context, el *element, tg Locator) (editSta
 			if st.Err == "detached" {
 				code = CodeStaleRef
 			}
-			return st, &Error{Code: code, Message: fmt.Sprintf("cannot fill %s: %s", tg.Describe(), st.Why),
-				Hint: "fill targets text inputs, textareas, contenteditable elements and selects", Diagnosis: map[string]any{"failed_check": st.Err}}
+			return st, &Error{Code: code, Message: fmt.Sprintf("cannot %s %s: %s", verb, tg.Describe(), st.Why),
+				Hint: kind + " targets text inputs, textareas, contenteditable elements and selects", Diagnosis: map[string]any{"failed_check": st.Err}}
 		}
 		select {
 		case <-ctx.Done():
-			return st, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("cannot fill %s: %s", tg.Describe(), st.Why),
+			return st, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("cannot %s %s: %s", verb, tg.Describe(), st.Why),
 				Hint: "wait until the field is enabled and visible", Diagnosis: map[string]any{"failed_check": st.Err}}
 		case <-time.After(pollInterval):
 		}
@@ -559,7 +575,7 @@ func (t *Tab) prepareEdit(ctx context.Context, el *element, tg Locator) (editSta
 }
 
 func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
-	st, err := t.prepareEdit(ctx, el, a.Target)
+	st, err := t.prepareEdit(ctx, el, a.Kind, a.Target)
 	if err != nil {
 		return err
 	}
@@ -610,12 +626,19 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 // typeText types text as key presses at the focus (or into the target,
 // focused first, caret at the end). Characters without a key go in as text.
 func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+	keysOnly := false // the keys go to a focusable element that is no text field
 	if el != nil {
-		if _, err := t.prepareEdit(ctx, el, a.Target); err != nil {
-			return err
-		}
-		// prepareEdit selected the content; typing appends, so collapse to the end.
-		if err := t.callEl(ctx, el, `function(){ if(typeof this.setSelectionRange==="function"&&"value" in this){const n=this.value.length;this.setSelectionRange(n,n);} else {const s=getSelection(); s.selectAllChildren(this); s.collapseToEnd();} }`, nil); err != nil {
+		if _, err := t.prepareEdit(ctx, el, a.Kind, a.Target); err != nil {
+			// A terminal, a game, a custom editor: an element that takes the
+			// focus and reads keys gets them as a user's typing.
+			var focused bool
+			if failedCheck(err) != "editable" || t.callEl(ctx, el, keysJS, &focused) != nil || !focused {
+				return err
+			}
+			keysOnly = true
+			res.Note = "it is not a text field: the keys were typed into it while it had the focus"
+		} else if err := t.callEl(ctx, el, `function(){ if(typeof this.setSelectionRange==="function"&&"value" in this){const n=this.value.length;this.setSelectionRange(n,n);} else {const s=getSelection(); s.selectAllChildren(this); s.collapseToEnd();} }`, nil); err != nil {
+			// prepareEdit selected the content; typing appends, so the caret goes to the end.
 			return backendError("place the caret", err)
 		}
 	}
@@ -637,7 +660,7 @@ func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, r
 			return dispatchError("type", err)
 		}
 	}
-	if el != nil {
+	if el != nil && !keysOnly {
 		var got string
 		if err := t.callEl(ctx, el, readValueJS, &got); err == nil {
 			res.Value = got

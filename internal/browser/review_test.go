@@ -273,7 +273,7 @@ func TestFillSpecialInputs(t *testing.T) {
 }
 
 // Later pages of a diff come from the same diff; the baseline of a diff is
-// the compact view whatever mode came before.
+// the compact view whatever mode came before, and of the same document.
 func TestDiffBaselineAndPaging(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/basic.html")
@@ -289,6 +289,10 @@ func TestDiffBaselineAndPaging(t *testing.T) {
 		}
 		if first.NextOffset == 0 {
 			t.Fatalf("a diff from basic to long was not cut at 2,000 chars:\n%s", first.Text)
+		}
+		// Another document: its lines are not a diff against the old page's.
+		if !strings.Contains(first.Text, "(another page since the last snapshot: full snapshot follows)") || strings.Contains(first.Text, "\n- ") {
+			t.Errorf("a diff across documents:\n%s", first.Text)
 		}
 		second, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeDiff, MaxChars: 2000, Offset: first.NextOffset})
 		if err != nil {

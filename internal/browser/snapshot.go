@@ -107,9 +107,13 @@ func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string
 	cr := &renderer{base: base, mode: ModeCompact}
 	compact := append(append([]string{}, pre...), flatten(cr.nodes(pt.items, 0))...)
 	if o.Scope.Empty() {
-		prev := t.lastSnap
-		t.lastSnap = compact
+		prev, prevDoc := t.lastSnap, t.lastDoc
+		t.lastSnap, t.lastDoc = compact, pt.doc
 		if o.Mode == ModeDiff {
+			if prev != nil && prevDoc != pt.doc {
+				// Lines of another document say nothing about this one.
+				return "(another page since the last snapshot: full snapshot follows)\n" + strings.Join(compact, "\n"), snap, nil
+			}
 			return diffLines(prev, compact), snap, nil
 		}
 	} else if o.Mode == ModeDiff {
@@ -132,6 +136,7 @@ func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string
 // pageTree is the walker output of a page, child frames inlined, refs issued.
 type pageTree struct {
 	title, url    string
+	doc           string // the walker's token of the main document
 	hidden, inert int
 	modal         bool
 	refs, frames  int
@@ -165,7 +170,7 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 	if f == nil {
 		f = t.refs.frame(w.frameID, w.frameID == mainID, w.sess, res.Doc)
 	}
-	pt := &pageTree{title: res.Title, url: res.URL, hidden: res.Hidden, inert: res.Inert, modal: res.Modal, items: res.C, stopped: res.Stopped}
+	pt := &pageTree{title: res.Title, url: res.URL, doc: res.Doc, hidden: res.Hidden, inert: res.Inert, modal: res.Modal, items: res.C, stopped: res.Stopped}
 	t.inline(ctx, w, f, pt.items, 0, pt)
 	return pt, nil
 }
