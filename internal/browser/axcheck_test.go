@@ -89,6 +89,7 @@ var chromeRoleNames = map[string][]string{
 // Then every element a user can click (hit at its centre, with a pointer
 // cursor of its own or an onclick) must have a ref in or around it.
 func checkRolesAgainstChrome(t *testing.T, e *env, page string) {
+	checkedPages++
 	t.Helper()
 	snap := e.snapshot(browser.ModeFull)
 	named := regexp.MustCompile(`\b(e\d+)\b`).FindAllString(snap, -1)
@@ -175,11 +176,22 @@ func checkRolesAgainstChrome(t *testing.T, e *env, page string) {
 		}
 	}
 	// Mark the elements with refs, then look for a clickable one without.
+	var unreffed []string
 	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
-		return browser.MarkRefs(ctx, tab, "data-wp-ref", named)
+		if err := browser.MarkRefs(ctx, tab, "data-wp-ref", named); err != nil {
+			return err
+		}
+		var err error
+		var n int
+		unreffed, n, err = listenersWithoutRefs(ctx, tab)
+		listenersChecked += n
+		return err
 	})
 	if err != nil {
 		t.Fatalf("%s: mark refs: %v", page, err)
+	}
+	if len(unreffed) > 0 {
+		t.Errorf("%s: elements with a click listener, hit at their centre, without a ref in or around them:\n%s", page, strings.Join(unreffed, "\n"))
 	}
 	missed := e.eval(`(() => {
 		const out = [];
@@ -201,6 +213,75 @@ func checkRolesAgainstChrome(t *testing.T, e *env, page string) {
 	if missed != "" {
 		t.Errorf("%s: clickable on screen but without a ref:\n%s", page, missed)
 	}
+}
+
+// listenersWithoutRefs finds, through Chrome's own record of listeners
+// (DOMDebugger.getEventListeners over the whole document), the elements
+// with a click, mousedown or pointerdown listener that a user can hit at
+// their centre and that have no element with a data-wp-ref mark in or
+// around them (up to three ancestors). The document's root elements are
+// left out: their listeners are everyone's.
+func listenersWithoutRefs(ctx context.Context, tab *browser.Tab) ([]string, int, error) {
+	sess := tab.Target()
+	var doc struct {
+		Result struct {
+			ObjectID string `json:"objectId"`
+		} `json:"result"`
+	}
+	if err := sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "document"}, &doc); err != nil {
+		return nil, 0, err
+	}
+	var ls struct {
+		Listeners []struct {
+			Type          string `json:"type"`
+			BackendNodeID int64  `json:"backendNodeId"`
+		} `json:"listeners"`
+	}
+	if err := sess.Call(ctx, "DOMDebugger.getEventListeners", map[string]any{"objectId": doc.Result.ObjectID, "depth": -1, "pierce": true}, &ls); err != nil {
+		return nil, 0, err
+	}
+	seen := map[int64]bool{}
+	var out []string
+	for _, l := range ls.Listeners {
+		if l.BackendNodeID == 0 || seen[l.BackendNodeID] || (l.Type != "click" && l.Type != "mousedown" && l.Type != "pointerdown") {
+			continue
+		}
+		seen[l.BackendNodeID] = true
+		var obj struct {
+			Object struct {
+				ObjectID string `json:"objectId"`
+			} `json:"object"`
+		}
+		if err := sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": l.BackendNodeID}, &obj); err != nil {
+			return nil, 0, err
+		}
+		var res struct {
+			Result struct {
+				Value string `json:"value"`
+			} `json:"result"`
+		}
+		err := sess.Call(ctx, "Runtime.callFunctionOn", map[string]any{"objectId": obj.Object.ObjectID, "returnByValue": true, "functionDeclaration": `function() {
+			const el = this;
+			if (el.nodeType !== 1 || el === document.body || el === document.documentElement || el.closest("[aria-hidden=true]")) return "";
+			// the element or one of three ancestors (through shadow roots)
+			for (let p = el, n = 0; p && n < 4; p = p.parentElement || (p.getRootNode() !== document ? p.getRootNode().host : null), n++) {
+				if (p.hasAttribute("data-wp-ref")) return "";
+			}
+			if (el.querySelector("[data-wp-ref]")) return "";
+			const r = el.getBoundingClientRect();
+			if (r.width < 2 || r.height < 2 || r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) return "";
+			const hit = el.getRootNode().elementFromPoint ? el.getRootNode().elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) : null;
+			if (!hit || !(el === hit || el.contains(hit))) return "";
+			return el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + "." + Array.from(el.classList).join(".") + " " + JSON.stringify(el.textContent.trim().slice(0, 40));
+		}`}, &res)
+		if err != nil {
+			return nil, 0, err
+		}
+		if res.Result.Value != "" {
+			out = append(out, res.Result.Value)
+		}
+	}
+	return out, len(seen), nil
 }
 
 // refLine is the part of the snapshot's line for ref that describes it
@@ -225,6 +306,11 @@ func refLine(snap, ref string) string {
 	}
 	return ""
 }
+
+// listenersChecked and checkedPages count, over a test, the elements with
+// click listeners checkRolesAgainstChrome looked at and its pages: a check
+// that found none looked at nothing.
+var listenersChecked, checkedPages int
 
 // waitSnap takes compact snapshots until one holds all of want.
 func (e *env) waitSnap(want ...string) string {
@@ -281,6 +367,7 @@ func (e *env) typeRef(snap, role, name, text string) {
 }
 
 func TestRolesMatchChrome(t *testing.T) {
+	listenersChecked, checkedPages = 0, 0
 	e := newEnv(t, browser.Options{})
 	for _, page := range []string{"/basic.html", "/form.html", "/snap/clickables.html", "/snap/form-all.html", "/snap/landmarks.html",
 		"/snap/modal.html", "/snap/heavy.html", "/snap/article.html", "/snap/shadow.html", "/snap/hidden.html", "/snap/relist.html", "/act/kinds.html", "/act/drag.html", "/long.html", "/ariamix", "/presentational",
@@ -288,6 +375,9 @@ func TestRolesMatchChrome(t *testing.T) {
 		e.navigate(page)
 		e.snapshot(browser.ModeCompact)
 		checkRolesAgainstChrome(t, e, page)
+	}
+	if listenersChecked < 10 {
+		t.Errorf("only %d elements with click listeners were checked on %d pages", listenersChecked, checkedPages)
 	}
 }
 
