@@ -208,4 +208,10 @@ func TestPresentationalRoleConflicts(t *testing.T) {
 	if !strings.Contains(snap, `link e2 "Tab #1"`) {
 		t.Errorf("the tab's link is not a link:\n%s", snap)
 	}
+	// An <li> is a list item only in a list: in a menu Chrome says none.
+	e.navigate("/ariamix")
+	snap = e.snapshot(browser.ModeCompact)
+	if !regexp.MustCompile(`(?m)^ Plain item$`).MatchString(snap) {
+		t.Errorf("an <li> of a menu is shown as a list item:\n%s", snap)
+	}
 }

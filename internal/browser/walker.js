@@ -149,7 +149,11 @@
       case "TD": return "cell";
       case "TH": return el.getAttribute("scope") === "row" ? "rowheader" : "columnheader";
       case "UL": case "OL": case "MENU": return "list";
-      case "LI": return "listitem";
+      case "LI": {
+        // an item of a list only: under a menu or a tablist Chrome says none
+        const p = el.parentElement, pr = p && p.getAttribute("role");
+        return pr && !/^\s*(list|directory|none|presentation)\b/i.test(pr) ? "" : "listitem";
+      }
       case "P": return "paragraph";
       case "BLOCKQUOTE": return "blockquote";
       case "PROGRESS": return "progressbar";
