@@ -95,6 +95,25 @@ func (e *env) mustGet(g browser.NetworkGet) *browser.NetDetail {
 }
 
 // request finds the one listed request whose URL contains part.
+// listUntil lists the network buffer until a finished request with part
+// in its URL is in it.
+func (e *env) listUntil(part string) *browser.NetList {
+	e.t.Helper()
+	deadline := time.Now().Add(backendtest.Timeout(5 * time.Second))
+	for {
+		l := e.mustList(browser.NetworkQuery{})
+		for _, r := range l.Requests {
+			if strings.Contains(r.URL, part) && !r.Pending {
+				return l
+			}
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no finished request with %q in its URL: %+v", part, l.Requests)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func request(t *testing.T, l *browser.NetList, part string) browser.NetRequest {
 	t.Helper()
 	var hits []browser.NetRequest
@@ -329,7 +348,9 @@ func TestNetworkRedaction(t *testing.T) {
 			// The cookie /api/items set goes with the next request.
 			e.eval(`fetch('/api/echo?again=1', {method: 'POST', body: 'x'}).then(() => document.title = 'again')`)
 			e.waitTitle("again")
-			l := e.mustList(browser.NetworkQuery{})
+			// Through the extension, the request's events may come after the
+			// reply that saw the title change: wait for them.
+			l := e.listUntil("again=1")
 			items := e.mustGet(browser.NetworkGet{ID: request(t, l, "/api/items?").ID})
 			again := e.mustGet(browser.NetworkGet{ID: request(t, l, "again=1").ID})
 			shown := fmt.Sprint(l.Requests, items, again)

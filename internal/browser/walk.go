@@ -188,67 +188,120 @@ func worldsOf(sess cdp.Caller) *worldCache {
 	if got, loaded := worlds.LoadOrStore(sess, c); loaded {
 		return got.(*worldCache)
 	}
-	created, c0 := sess.Subscribe("Runtime.executionContextCreated")
-	destroyed, c1 := sess.Subscribe("Runtime.executionContextDestroyed")
-	cleared, c2 := sess.Subscribe("Runtime.executionContextsCleared")
+	const created, destroyed, cleared = "Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared"
+	if o, ok := sess.(orderedEvents); ok {
+		// One channel, in the browser's order: a context cleared and the
+		// next document's created must not be taken the other way round.
+		evs, cancel := o.SubscribeEvents(created, destroyed, cleared)
+		go func() {
+			defer func() { worlds.Delete(sess); cancel() }()
+			for {
+				select {
+				case <-sess.Done():
+					return
+				case raw, ok := <-evs:
+					if !ok {
+						return
+					}
+					var ev struct {
+						Method string       `json:"method"`
+						Params jsonv2.Value `json:"params"`
+					}
+					if jsonv2.Unmarshal(raw, &ev) != nil {
+						continue
+					}
+					switch ev.Method {
+					case created:
+						c.onCreated(ev.Params)
+					case destroyed:
+						c.onDestroyed(ev.Params)
+					case cleared:
+						c.onCleared()
+					}
+				}
+			}
+		}()
+		return c
+	}
+	cr, c0 := sess.Subscribe(created)
+	de, c1 := sess.Subscribe(destroyed)
+	cl, c2 := sess.Subscribe(cleared)
 	go func() {
 		defer func() { worlds.Delete(sess); c0(); c1(); c2() }()
 		for {
 			select {
 			case <-sess.Done():
 				return
-			case raw, ok := <-created:
+			case raw, ok := <-cr:
 				if !ok {
 					return
 				}
-				// The walker's world of a new document (the walker is
-				// preinstalled there): the first call in it needs no
-				// Page.createIsolatedWorld.
-				var ev struct {
-					Context struct {
-						ID       runtime.ExecutionContextID `json:"id"`
-						UniqueID string                     `json:"uniqueId"`
-						Name     string                     `json:"name"`
-						AuxData  struct {
-							FrameID   string `json:"frameId"`
-							IsDefault bool   `json:"isDefault"`
-						} `json:"auxData"`
-					} `json:"context"`
-				}
-				if jsonv2.Unmarshal(raw, &ev) != nil || ev.Context.AuxData.FrameID == "" {
-					continue
-				}
-				c.mu.Lock()
-				switch {
-				case ev.Context.Name == worldName:
-					c.ctxs[ev.Context.AuxData.FrameID] = ev.Context.ID
-				case ev.Context.AuxData.IsDefault:
-					c.mains[ev.Context.AuxData.FrameID] = pageContext{id: ev.Context.ID, unique: ev.Context.UniqueID}
-				}
-				c.mu.Unlock()
-			case raw, ok := <-destroyed:
+				c.onCreated(raw)
+			case raw, ok := <-de:
 				if !ok {
 					return
 				}
-				var ev struct {
-					ID runtime.ExecutionContextID `json:"executionContextId"`
-				}
-				if jsonv2.Unmarshal(raw, &ev) == nil {
-					c.dropID(ev.ID)
-				}
-			case _, ok := <-cleared:
+				c.onDestroyed(raw)
+			case _, ok := <-cl:
 				if !ok {
 					return
 				}
-				c.mu.Lock()
-				clear(c.ctxs)
-				clear(c.mains)
-				c.gen++
-				c.mu.Unlock()
+				c.onCleared()
 			}
 		}
 	}()
 	return c
+}
+
+// orderedEvents is a session that delivers events of several methods in
+// one channel, in order (cdp.Session).
+type orderedEvents interface {
+	SubscribeEvents(methods ...string) (<-chan jsonv2.Value, func())
+}
+
+// onCreated notes a new context: the walker's world of a new document (the
+// walker is preinstalled there: the first call in it needs no
+// Page.createIsolatedWorld), or a frame's page context.
+func (c *worldCache) onCreated(raw jsonv2.Value) {
+	var ev struct {
+		Context struct {
+			ID       runtime.ExecutionContextID `json:"id"`
+			UniqueID string                     `json:"uniqueId"`
+			Name     string                     `json:"name"`
+			AuxData  struct {
+				FrameID   string `json:"frameId"`
+				IsDefault bool   `json:"isDefault"`
+			} `json:"auxData"`
+		} `json:"context"`
+	}
+	if jsonv2.Unmarshal(raw, &ev) != nil || ev.Context.AuxData.FrameID == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case ev.Context.Name == worldName:
+		c.ctxs[ev.Context.AuxData.FrameID] = ev.Context.ID
+	case ev.Context.AuxData.IsDefault:
+		c.mains[ev.Context.AuxData.FrameID] = pageContext{id: ev.Context.ID, unique: ev.Context.UniqueID}
+	}
+}
+
+func (c *worldCache) onDestroyed(raw jsonv2.Value) {
+	var ev struct {
+		ID runtime.ExecutionContextID `json:"executionContextId"`
+	}
+	if jsonv2.Unmarshal(raw, &ev) == nil {
+		c.dropID(ev.ID)
+	}
+}
+
+func (c *worldCache) onCleared() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.ctxs)
+	clear(c.mains)
+	c.gen++
 }
 
 // has says the frame has a walker world in the cache: the frame is there.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -104,6 +105,32 @@ type pendingCall struct {
 
 type subscriber struct {
 	ch chan jsonv2.Value
+	// tagged: the events go as {"method": …, "params": …}, several
+	// methods in one channel (Session.SubscribeEvents).
+	tagged bool
+	closed bool // under Conn.mu: one subscriber may sit under several keys
+}
+
+// close closes the channel once (under Conn.mu).
+func (s *subscriber) close() {
+	if !s.closed {
+		s.closed = true
+		close(s.ch)
+	}
+}
+
+// taggedEvent is an event as a tagged subscriber gets it.
+func taggedEvent(method string, params jsonv2.Value) jsonv2.Value {
+	if len(params) == 0 {
+		params = jsonv2.Value("null")
+	}
+	b := make([]byte, 0, len(method)+len(params)+24)
+	b = append(b, `{"method":`...)
+	b = strconv.AppendQuote(b, method)
+	b = append(b, `,"params":`...)
+	b = append(b, params...)
+	b = append(b, '}')
+	return jsonv2.Value(b)
 }
 
 type subKey struct{ session, method string }
@@ -398,8 +425,12 @@ func (c *Conn) deliverEvent(msg *message) {
 	var dropped int64
 	c.mu.Lock()
 	for s := range c.subs[subKey{msg.SessionID, msg.Method}] {
+		v := msg.Params
+		if s.tagged {
+			v = taggedEvent(msg.Method, msg.Params)
+		}
 		select {
-		case s.ch <- msg.Params:
+		case s.ch <- v:
 		default:
 			dropped = c.drops.Add(1)
 		}
@@ -427,7 +458,7 @@ func (c *Conn) detach(id string, why error) {
 	for k, set := range c.subs {
 		if k.session == id {
 			for sub := range set {
-				close(sub.ch)
+				sub.close()
 			}
 			delete(c.subs, k)
 		}
@@ -501,7 +532,7 @@ func (c *Conn) shutdown(cause error) {
 	c.pending = make(map[int64]*pendingCall)
 	for _, set := range c.subs {
 		for sub := range set {
-			close(sub.ch)
+			sub.close()
 		}
 	}
 	c.subs = make(map[subKey]map[*subscriber]struct{})
@@ -533,41 +564,41 @@ func (c *Conn) closeExtra() error {
 	return c.extraErr
 }
 
-func (c *Conn) subscribe(s *Session, method string) (<-chan jsonv2.Value, func()) {
-	sub := &subscriber{ch: make(chan jsonv2.Value, SubscriptionBuffer)}
-	k := subKey{s.id, method}
+func (c *Conn) subscribe(s *Session, tagged bool, methods ...string) (<-chan jsonv2.Value, func()) {
+	sub := &subscriber{ch: make(chan jsonv2.Value, SubscriptionBuffer), tagged: tagged}
 	c.mu.Lock()
-	if c.closeErr != nil {
+	if c.closeErr != nil || s.endErr() != nil {
+		sub.close()
 		c.mu.Unlock()
-		close(sub.ch)
 		return sub.ch, func() {}
 	}
-	if s.endErr() != nil {
-		c.mu.Unlock()
-		close(sub.ch)
-		return sub.ch, func() {}
+	for _, m := range methods {
+		k := subKey{s.id, m}
+		set := c.subs[k]
+		if set == nil {
+			set = make(map[*subscriber]struct{})
+			c.subs[k] = set
+		}
+		set[sub] = struct{}{}
 	}
-	set := c.subs[k]
-	if set == nil {
-		set = make(map[*subscriber]struct{})
-		c.subs[k] = set
-	}
-	set[sub] = struct{}{}
 	c.mu.Unlock()
 	var once sync.Once
 	return sub.ch, func() {
 		once.Do(func() {
 			c.mu.Lock()
 			defer c.mu.Unlock()
-			if set, ok := c.subs[k]; ok {
-				if _, ok := set[sub]; ok {
-					delete(set, sub)
-					close(sub.ch)
-					if len(set) == 0 {
-						delete(c.subs, k)
+			for _, m := range methods {
+				k := subKey{s.id, m}
+				if set, ok := c.subs[k]; ok {
+					if _, ok := set[sub]; ok {
+						delete(set, sub)
+						if len(set) == 0 {
+							delete(c.subs, k)
+						}
 					}
 				}
 			}
+			sub.close()
 		})
 	}
 }

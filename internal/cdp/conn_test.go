@@ -456,6 +456,37 @@ func TestSubscriptionRouting(t *testing.T) {
 	}
 }
 
+// SubscribeEvents gets the events of several methods in one channel, in
+// the order they came, tagged with their method; it closes once (not once
+// per method) when its session detaches.
+func TestSubscribeEvents(t *testing.T) {
+	checkGoroutines(t)
+	c, ft := newTestConn(t, nil)
+	evs, cancel := c.Session("S1").SubscribeEvents("Runtime.executionContextsCleared", "Runtime.executionContextCreated")
+	defer cancel()
+	ft.event(t, "S1", "Runtime.executionContextsCleared", `{}`)
+	ft.event(t, "S1", "Runtime.executionContextCreated", `{"context":{"id":2}}`)
+	ft.event(t, "S1", "Page.loadEventFired", `{}`)
+	ft.event(t, "S2", "Runtime.executionContextCreated", `{"context":{"id":9}}`)
+	ft.event(t, "S1", "Runtime.executionContextsCleared", `{"x":1}`)
+	ch := goCall(c.Browser(), "Test.sync", nil)
+	ft.reply(t, ft.next(t).ID, `{}`)
+	await(t, ch)
+	want := []string{
+		`{"method":"Runtime.executionContextsCleared","params":{}}`,
+		`{"method":"Runtime.executionContextCreated","params":{"context":{"id":2}}}`,
+		`{"method":"Runtime.executionContextsCleared","params":{"x":1}}`,
+	}
+	if got := drain(evs); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	ft.event(t, "", "Target.detachedFromTarget", `{"sessionId":"S1"}`)
+	if !closedWithin(evs) {
+		t.Error("the subscription of a detached session is open")
+	}
+	cancel() // after the detach closed it: no second close
+}
+
 func TestSlowSubscriber(t *testing.T) {
 	checkGoroutines(t)
 	c, ft := newTestConn(t, nil)

@@ -53,7 +53,16 @@ func (s *Session) Send(ctx context.Context, method string, params any) (wait fun
 // Subscribe buffers the session's events named method from now on. The
 // channel closes when cancel is called or the session ends.
 func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	return s.conn.subscribe(s, method)
+	return s.conn.subscribe(s, false, method)
+}
+
+// SubscribeEvents buffers the session's events of all the methods in one
+// channel, in the order the browser sent them, each as
+// {"method": …, "params": …}: for state that events of several kinds
+// change in turn (a context cleared, then one created). The channel closes
+// when cancel is called or the session ends.
+func (s *Session) SubscribeEvents(methods ...string) (<-chan jsonv2.Value, func()) {
+	return s.conn.subscribe(s, true, methods...)
 }
 
 // Done is closed when the session ends (detached or connection closed).
