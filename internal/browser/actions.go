@@ -355,8 +355,9 @@ func (t *Tab) documentElement(ctx context.Context) (*element, error) {
 }
 
 // Expect is what should hold after an action: every field given must.
-// Text is visible text of the page, Selector a visible element, URL and
-// Title parts of the page's; /re/ or /re/i values are regular expressions.
+// Text is visible text of the page (a part, or /re/flags), Selector a
+// visible element; URL and Title match the page's as browser_wait's do: a
+// glob (* any run of characters) matched whole, /re/flags, or a part.
 type Expect struct {
 	Text     string `json:"text,omitempty"`
 	Selector string `json:"selector,omitempty"`
@@ -372,16 +373,14 @@ func (e *Expect) empty() bool {
 // returns what does not hold ({bad}), or the pattern that ran out of time
 // ({busy}): patterns run in a worker, within ms (W.rxAll).
 const expectJS = `async (W,e,ms)=>{
-  const url=location.href, title=document.title, text=(document.body?document.body.innerText:"").replace(/\s+/g," ");
-  const checks=[["url",e.url,url],["title",e.title,title],["text",e.text,text]].filter(c=>c[1]);
+  const text=(document.body?document.body.innerText:"").replace(/\s+/g," ");
+  const checks=[["text",e.text,text]].filter(c=>c[1]);
   const rx=checks.filter(c=>W.isPattern(c[1])).map(c=>[c[1],c[2]]);
   const r=await W.rxAll(rx,ms);
   if(r.busy) return {busy:r.busy};
   let k=0; const ok={};
   for(const c of checks) ok[c[0]]=W.isPattern(c[1])?r.res[k++]:c[2].toLowerCase().includes(c[1].toLowerCase());
   const bad=[];
-  if(e.url&&!ok.url) bad.push("url is "+url);
-  if(e.title&&!ok.title) bad.push("title is "+JSON.stringify(title));
   if(e.text&&!ok.text) bad.push("no visible text "+JSON.stringify(e.text));
   if(e.selector){ let hit=null; try{ hit=Array.from(document.querySelectorAll(e.selector)).find(x=>x.checkVisibility?x.checkVisibility({visibilityProperty:true}):x.getClientRects().length>0); }catch(err){ bad.push("selector "+JSON.stringify(e.selector)+" is not valid CSS"); }
     if(!hit&&!bad.length) bad.push("no visible element matches "+JSON.stringify(e.selector)); }
@@ -397,8 +396,26 @@ var expectWait = 5 * time.Second
 func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResult) {
 	ctx, cancel := context.WithTimeout(ctx, min(or(a.Timeout, s.pol.opts.ActionTimeout), expectWait))
 	defer cancel()
-	call := fmt.Sprintf("(%s)(W, %s, %s)", expectJS, mustJSON(a.Expect), patternMS())
-	pats := []string{a.Expect.Text, a.Expect.URL, a.Expect.Title}
+	inPage := *a.Expect
+	inPage.URL, inPage.Title = "", ""
+	call := fmt.Sprintf("(%s)(W, %s, %s)", expectJS, mustJSON(&inPage), patternMS())
+	pats := []string{a.Expect.Text}
+	// url and title: the matcher of browser_wait, in Go.
+	var urlOK, titleOK func(string) bool
+	for _, f := range []struct {
+		name, v string
+		m       *func(string) bool
+	}{{"url", a.Expect.URL, &urlOK}, {"title", a.Expect.Title, &titleOK}} {
+		if f.v == "" {
+			continue
+		}
+		m, err := valueMatcher(f.v)
+		if err != nil {
+			res.ExpectFailed = fmt.Sprintf("expect %s %s is not a valid regular expression: %v (%s)", f.name, f.v, err, patternHint)
+			return
+		}
+		*f.m = m
+	}
 	var bad []string
 	for {
 		cctx, ccancel := checkContext(ctx)
@@ -417,6 +434,22 @@ func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResul
 			return
 		}
 		got := r.Bad
+		if err == nil && (urlOK != nil || titleOK != nil) {
+			lctx, lcancel := checkContext(ctx)
+			url, title, lerr := t.location(lctx)
+			lcancel()
+			switch {
+			case lerr != nil:
+				err = lerr
+			default:
+				if urlOK != nil && !urlOK(url) {
+					got = append(got, fmt.Sprintf("url is %s (%q read as %s)", url, a.Expect.URL, readAs(a.Expect.URL)))
+				}
+				if titleOK != nil && !titleOK(title) {
+					got = append(got, fmt.Sprintf("title is %q (%q read as %s)", title, a.Expect.Title, readAs(a.Expect.Title)))
+				}
+			}
+		}
 		if err == nil {
 			bad = got
 			if len(got) == 0 {

@@ -197,6 +197,47 @@ func TestExpect(t *testing.T) {
 	if err != nil || res.ExpectMet || res.Outcome != "dispatched" || !strings.Contains(res.ExpectFailed, "#nothing-like-this") {
 		t.Errorf("expect not met: %+v %v", res, err)
 	}
+	// url and title are matched as browser_wait matches them: a glob whole,
+	// /re/, or a part (issue 28, 1).
+	for _, x := range []browser.Expect{{URL: "*/act/kinds*"}, {URL: "*/KINDS.html"}, {URL: `/kinds\.html$/`}, {URL: "act/kinds"}, {Title: "*"}} {
+		res, err = e.act(browser.Action{Kind: "click", Target: sel("#save"), Expect: &x})
+		if err != nil || !res.ExpectMet {
+			t.Errorf("expect %+v not met: %+v %v", x, res, err)
+		}
+	}
+	res, err = e.act(browser.Action{Kind: "click", Target: sel("#save"), Expect: &browser.Expect{URL: "*/orders*"}, Timeout: 500 * time.Millisecond})
+	if err != nil || res.ExpectMet || !strings.Contains(res.ExpectFailed, `"*/orders*" read as a glob`) {
+		t.Errorf("a glob that does not match: %+v %v", res, err)
+	}
+	// A lookahead (JavaScript has it, RE2 not) is reported, not taken as a miss.
+	res, err = e.act(browser.Action{Kind: "click", Target: sel("#save"), Expect: &browser.Expect{URL: "/kinds(?=\\.html)/"}, Timeout: 500 * time.Millisecond})
+	if err != nil || res.ExpectMet || !strings.Contains(res.ExpectFailed, "not a valid regular expression") {
+		t.Errorf("a pattern RE2 cannot read: %+v %v", res, err)
+	}
+}
+
+// A click on a submit button that the browser's own validation stops says
+// so and names the fields with their messages (issue 28, 2); a button that
+// skips validation submits.
+func TestBlockedSubmitIsReported(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/validate")
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Send"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the form did not submit", `textbox "Email": Please fill out this field.`, `spinbutton "Age": Value must be greater than or equal to 18.`} {
+		if !strings.Contains(res.Note, want) {
+			t.Errorf("note %q lacks %q", res.Note, want)
+		}
+	}
+	if res.Navigated {
+		t.Errorf("a blocked submit navigated: %+v", res)
+	}
+	res, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Save draft"}})
+	if err != nil || !res.Navigated || strings.Contains(res.Note, "did not submit") {
+		t.Errorf("formnovalidate: %+v %v", res, err)
+	}
 }
 
 // A click that opens a popup reports the new tab, which joins the session.

@@ -119,6 +119,10 @@ func fixtures(t *testing.T) string {
 		<a href="/basic.html" aria-current="page">Current page</a>
 		<span role="link" tabindex="0">Span link</span>
 		<div tabindex="-1" style="width:60px;height:20px">Panel</div>`)
+	// A form the browser validates before it submits.
+	page("/validate", `<title>Validate</title><form action="/account"><label>Email <input type="email" name="email" required></label>
+		<label>Age <input type="number" name="age" min="18" value="12"></label><button>Send</button>
+		<button formnovalidate id="draft">Save draft</button></form>`)
 	// A button that jumps away when the pointer comes over it: the press
 	// that follows the move lands on what was under it.
 	page("/runaway", `<title>Runaway</title><div id="under" style="position:absolute;left:0;top:0;width:600px;height:300px" onpointerdown="if(event.target===this) window.__hits=(window.__hits||[]).concat('under')">

@@ -218,6 +218,9 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 			cancel()
 		}
 	}
+	if a.Kind == "click" && el != nil && !res.Navigated {
+		t.noteBlockedSubmit(callCtx, el, res)
+	}
 	if a.Expect != nil {
 		s.expect(callCtx, t, a, res)
 	}
@@ -227,6 +230,48 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 	return res, nil
+}
+
+// blockedSubmitJS lists, for a submit button of a form the browser
+// validates, the fields that stop the submit: role and name as the walker
+// gives them, and the browser's validation message. Reading validity fires
+// no invalid event.
+const blockedSubmitJS = `function(){
+  const f=this.form;
+  const submit=(this.tagName==="BUTTON"&&(this.getAttribute("type")||"submit").toLowerCase()==="submit")||(this.tagName==="INPUT"&&/^(submit|image)$/i.test(this.type));
+  if(!submit||!f||f.noValidate||this.formNoValidate) return [];
+  const W=globalThis.__webpilot, out=[];
+  for(const x of f.elements){
+    if(!x.willValidate||x.validity.valid) continue;
+    const h=W?W.hit(x):{r:x.tagName.toLowerCase(),n:x.name||""};
+    out.push({r:h.r,n:h.n,m:x.validationMessage});
+    if(out.length>=5) break;
+  }
+  return out;
+}`
+
+// noteBlockedSubmit says, after a click on a submit button that changed
+// no page, that the browser's own validation stopped the submit, and
+// where.
+func (t *Tab) noteBlockedSubmit(ctx context.Context, el *element, res *ActionResult) {
+	cctx, cancel := checkContext(ctx)
+	defer cancel()
+	var bad []struct {
+		R string `json:"r"`
+		N string `json:"n"`
+		M string `json:"m"`
+	}
+	if err := t.callEl(cctx, el, blockedSubmitJS, &bad); err != nil || len(bad) == 0 {
+		return
+	}
+	parts := make([]string, len(bad))
+	for i, b := range bad {
+		parts[i] = fmt.Sprintf("%s %q: %s", b.R, b.N, b.M)
+	}
+	if res.Note != "" {
+		res.Note += "; "
+	}
+	res.Note += "the form did not submit: the browser's validation stopped it at " + strings.Join(parts, "; ")
 }
 
 // addBusy records that the wait after the input hit a bound.

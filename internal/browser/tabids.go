@@ -76,11 +76,11 @@ func describeTab(v TabView) string {
 // session's tabs (or the candidates) as suggestions.
 func matchTabs(tabs []TabView, match string) (TabView, error) {
 	if strings.TrimSpace(match) == "" {
-		return TabView{}, &Error{Code: CodeInvalidArgument, Message: "match is empty", Hint: "give part of the tab's URL or title, or /regex/"}
+		return TabView{}, &Error{Code: CodeInvalidArgument, Message: "match is empty", Hint: "give part of the tab's URL or title, a glob such as */orders*, or /regex/"}
 	}
-	ok, err := matcher("match", match)
+	ok, err := valueMatcher(match)
 	if err != nil {
-		return TabView{}, err
+		return TabView{}, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("match %s is not a valid regular expression: %v", Echo(match), err), Hint: patternHint}
 	}
 	var hits []TabView
 	for _, t := range tabs {

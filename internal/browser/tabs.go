@@ -187,7 +187,8 @@ func (s *Session) SelectTab(ctx context.Context, id string) (*Tab, error) {
 }
 
 // SelectTabMatching makes current the one tab of the session whose URL or
-// title matches match (a case-insensitive substring, or /re/ or /re/i).
+// title matches match (valueMatcher: a part, a */glob* matched whole, or
+// /re/flags).
 // None is TAB_NOT_FOUND, several AMBIGUOUS_TARGET, with the tabs as
 // suggestions. Call within Do.
 func (s *Session) SelectTabMatching(ctx context.Context, match string) (*Tab, error) {

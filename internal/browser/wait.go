@@ -212,11 +212,35 @@ func checkWait(o WaitOptions) ([]*waitCond, error) {
 // any run of characters) matched against the whole string, ignoring case;
 // anything else a case-insensitive part.
 func pageMatcher(i int, field, v string) (func(string) bool, error) {
+	m, err := valueMatcher(v)
+	if err != nil {
+		e := condError(i, "%s %s is not a valid regular expression: %v", field, v, err)
+		e.Hint = patternHint
+		return nil, e
+	}
+	return m, nil
+}
+
+// patternHint says how url and title values are written.
+const patternHint = "write /pattern/ or /pattern/i (RE2 syntax: no lookaround or backreferences), a glob such as */done*, or plain text for a part"
+
+// readAs says how valueMatcher reads v, for a reply that reports a miss.
+func readAs(v string) string {
+	if _, ok, _ := goPattern(v); ok {
+		return "a regular expression"
+	}
+	if strings.Contains(v, "*") {
+		return "a glob (* is any run of characters) matched against the whole value, ignoring case"
+	}
+	return "a part of the value, ignoring case"
+}
+
+// valueMatcher compiles a url or title value (see pageMatcher): the one
+// matcher of url and title for waits, expects, flows and recipes.
+func valueMatcher(v string) (func(string) bool, error) {
 	if re, ok, err := goPattern(v); ok {
 		if err != nil {
-			e := condError(i, "%s %s is not a valid regular expression: %v", field, v, err)
-			e.Hint = "write /pattern/ or /pattern/i (RE2 syntax: no lookaround or backreferences), a glob such as */done*, or plain text for a part"
-			return nil, e
+			return nil, err
 		}
 		return re.MatchString, nil
 	}

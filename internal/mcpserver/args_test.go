@@ -111,6 +111,12 @@ func TestSessionNames(t *testing.T) {
 			}
 		}
 	}
+	// An empty name given is refused, not taken for the default (issue 28, 6).
+	for _, empty := range []string{"", "  "} {
+		if body := mustFail(t, ctx, cs, "browser_snapshot", map[string]any{"session": empty}, "INVALID_ARGUMENT"); body.Error.Message != "session is empty" {
+			t.Errorf("session %q: %q", empty, body.Error.Message)
+		}
+	}
 	if names := m.SessionNames(); len(names) > 0 {
 		t.Errorf("refused names made sessions: %q", names)
 	}

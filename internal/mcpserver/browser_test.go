@@ -88,6 +88,12 @@ func TestBadInputCodes(t *testing.T) {
 	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "#nope"}, "TARGET_NOT_FOUND")
 	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "a"}, "AMBIGUOUS_TARGET")
 	mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "##"}, "INVALID_ARGUMENT")
+	// fill or type with no value is no silent no-op (issue 28, 2).
+	for _, a := range []map[string]any{{"action": "fill", "selector": "button"}, {"action": "fill", "selector": "button", "value": ""}, {"action": "type", "selector": "button"}} {
+		if body := mustFail(t, ctx, cs, "browser_action", a, "INVALID_ARGUMENT"); !strings.Contains(body.Error.Hint, `{"action":"clear"}`) {
+			t.Errorf("%v: hint %q does not name clear", a, body.Error.Hint)
+		}
+	}
 	mustFail(t, ctx, cs, "browser_snapshot", map[string]any{"tab": "no-such-tab"}, "TAB_NOT_FOUND")
 
 	// A page that answers 404 is loaded but reported.
@@ -280,6 +286,14 @@ func TestBrowserTabsTool(t *testing.T) {
 	// select by match: one tab (the form), two (both on this server), none.
 	if got := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "match": "/form\\.html$/"}); !strings.HasPrefix(got, "Tab t2 is current") {
 		t.Errorf("select by match: %s", got)
+	}
+	// The matcher of browser_wait and expect: a glob matched whole (issue 28, 1).
+	if got := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "match": "*/basic.HTML"}); !strings.HasPrefix(got, "Tab t1 is current") {
+		t.Errorf("select by glob: %s", got)
+	}
+	// No action lists (issue 28, 6).
+	if got := mustCall(t, ctx, cs, "browser_tabs", map[string]any{}); !strings.HasPrefix(got, "2 tab(s)") {
+		t.Errorf("browser_tabs without an action:\n%s", got)
 	}
 	if body := mustFail(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "match": base}, "AMBIGUOUS_TARGET"); len(body.Error.Suggestions) != 2 {
 		t.Errorf("ambiguous match: candidates %q, want 2", body.Error.Suggestions)

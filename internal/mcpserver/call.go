@@ -414,6 +414,12 @@ func (s *Server) checkArgs(tool string, raw json.RawMessage) (map[string]any, er
 	}
 	if _, ok := s.props[tool]["session"]; ok {
 		if name, ok := args["session"].(string); ok {
+			if strings.TrimSpace(name) == "" {
+				// An empty name given is a name gone missing on the way, not a
+				// choice of the default session.
+				return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "session is empty",
+					Hint: `omit session for the default one, or name it like "research" or "task-2"`}
+			}
 			if err := tools.CheckSessionName(name); err != nil {
 				return nil, err
 			}

@@ -72,6 +72,12 @@ func (in ActionIn) Check() error {
 	if in.Secret != "" && in.Action != "fill" && in.Action != "type" {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " takes no secret", Hint: "secret is for fill and type"}
 	}
+	if (in.Action == "fill" || in.Action == "type") && in.Value == "" && in.Secret == "" {
+		// Filling "" would report a verified empty field: a no-op or a
+		// value that went missing on the way.
+		hint := `give the text as value (or a declared secret as secret); to empty a field use {"action":"clear"}`
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: in.Action + " needs a value", Hint: hint}
+	}
 	if in.Secret != "" && in.Value != "" {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "give value or secret, not both",
 			Hint: "secret names a value the user declared; value is text you write yourself"}
