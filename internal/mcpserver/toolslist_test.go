@@ -34,7 +34,7 @@ var wantTools = map[string][]string{
 	"browser_snapshot":   nil,
 	"browser_find":       nil,
 	"browser_action":     {"action"},
-	"browser_tabs":       {"action"},
+	"browser_tabs":       {},
 	"browser_close":      nil,
 	"browser_screenshot": nil,
 	"browser_dialog":     {"action"},

@@ -10,7 +10,7 @@ import (
 
 // TabsIn is browser_tabs's input.
 type TabsIn struct {
-	Action  string `json:"action,omitempty" jsonschema:"what to do (default list)" enum:"list,new,select,close,bind,unbind"`
+	Action  string `json:"action,omitempty" jsonschema:"what to do" enum:"list,new,select,close,bind,unbind"`
 	Tab     string `json:"tab,omitempty" jsonschema:"t1, t2, …; bind: an id from list all"`
 	Match   string `json:"match,omitempty" jsonschema:"select, bind: part of URL or title, */glob*, or /regex/"`
 	URL     string `json:"url,omitempty" jsonschema:"new: URL to open"`
