@@ -50,7 +50,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	peers := fs.String("peers", "", "a directory holding node_modules/@playwright/mcp and node_modules/chrome-devtools-mcp, measured in the cold section and side by side in the agent loop (-runs rounds; -only selects its pages)")
 	sideOnly := fs.Bool("side-only", false, "measure only the agent loop side by side with the peers (needs -peers)")
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	entries, err := os.ReadDir(*pages)
 	if err != nil {

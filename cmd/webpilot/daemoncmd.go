@@ -56,7 +56,7 @@ func runDaemonCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fs.SetOutput(stderr)
 		asJSON := fs.Bool("json", false, "print the status as JSON")
 		if err := fs.Parse(args[1:]); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return fmt.Errorf("%w: %w", errUsage, err)
 		}
 		return daemonStatus(ctx, dir, *asJSON, stdout)
 	case "stop":
@@ -80,7 +80,7 @@ func runDaemonCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		n := fs.Int("n", 100, "how many of the last lines to print")
 		follow := fs.Bool("f", false, "follow the log as it grows (until interrupted)")
 		if err := fs.Parse(args[1:]); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return fmt.Errorf("%w: %w", errUsage, err)
 		}
 		return daemonLogs(ctx, filepath.Join(dir, daemon.LogFile), *n, *follow, stdout)
 	}

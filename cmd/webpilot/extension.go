@@ -20,7 +20,7 @@ func runExtension(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "directory to write the unpacked extension to (created; an older webpilot extension there is replaced)")
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if *out == "" {
 		return fmt.Errorf("%w: --out DIR is required", errUsage)

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -74,4 +76,26 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// --help on every command prints its usage and exits 0, without an error
+// line ("flag: help requested") after it.
+func TestHelpOfEveryCommand(t *testing.T) {
+	for _, cmd := range []string{"mcp", "serve", "demo", "bench", "call", "doctor", "pair", "daemon", "extension", "skill", "recipe", "trace"} {
+		var out, errb bytes.Buffer
+		code := exitCode(run(context.Background(), []string{cmd, "--help"}, strings.NewReader(""), &out, &errb), &errb)
+		if code != 0 || strings.Contains(errb.String(), "help requested") || strings.Contains(errb.String(), "webpilot: usage") {
+			t.Errorf("webpilot %s --help: exit %d, stderr ends %q", cmd, code, tail(errb.String(), 120))
+		}
+		if out.Len()+errb.Len() == 0 {
+			t.Errorf("webpilot %s --help printed nothing", cmd)
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
 }

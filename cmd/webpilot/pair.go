@@ -30,7 +30,7 @@ func runPair(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	port := fs.Int("bridge-port", bridge.DefaultPort, "loopback port the extension connects to")
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	code := newCode()
 	// A running daemon pairs on its own bridge listener, so that it takes

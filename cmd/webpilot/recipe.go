@@ -54,7 +54,7 @@ func runRecipe(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if *dir == "" {
 		*dir = os.Getenv(envName("recipes"))

@@ -61,7 +61,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*Config, error) 
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	return cfg, nil
 }
@@ -95,7 +95,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		for _, c := range a.closers {
 			_ = c()
 		}
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	// The log is masked like every result: it never holds a secret.
 	a.masks.Add(sec)
@@ -151,7 +151,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	}.WithPolicy(policyOptions(cfg)))
 	gate, err := recipes.NewGate(recipes.GateOptions{Runs: cfg.SiteRuns, Queue: cfg.SiteQueue, Wait: cfg.SiteWait})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	a.gate = gate
 	own, err := a.clientParts(cfg, wd, sec)
@@ -199,7 +199,7 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 	}
 	sel, err := tools.Select(cfg.Profile, caps)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	store, err := recipes.NewStore(cfg.Recipes, wd)
 	if err != nil {
