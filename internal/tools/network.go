@@ -168,11 +168,18 @@ func netLine(r browser.NetRequest, tab bool) string {
 	return strings.Join(parts, " ")
 }
 
-// netStatus is a request's outcome in a word or two.
+// netStatus is a request's outcome in a word or two. A response's status
+// wins over how its body ended: a script answered 404, whose body the
+// browser then drops, is 404, not canceled.
 func netStatus(r browser.NetRequest) string {
 	switch {
 	case r.Blocked != "":
 		return "blocked(" + r.Blocked + ")"
+	case r.Status > 0 && r.Redirect == "" && (r.Canceled || r.Failed != ""):
+		if r.Canceled || r.Status >= 400 {
+			return fmt.Sprint(r.Status)
+		}
+		return fmt.Sprintf("%d failed(%s)", r.Status, r.Failed)
 	case r.Canceled:
 		return "canceled"
 	case r.Failed != "":
