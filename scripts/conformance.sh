@@ -238,7 +238,7 @@ check "stdio tools/list" 0 browser_navigate browser_snapshot -- \
 	"${inspector[@]}" --method tools/list "${stdio[@]}"
 check "stdio browser_navigate" 0 "$heading" "$button" -- \
 	"${inspector[@]}" --method tools/call --tool-name browser_navigate --tool-args-json "{\"url\":\"$page\"}" "${stdio[@]}"
-check "stdio error result (javascript: URL refused, isError)" 5 '"error":{"code":"INVALID_ARGUMENT"' -- \
+check "stdio error result (javascript: URL refused, isError)" 5 'INVALID_ARGUMENT: ' -- \
 	"${inspector[@]}" --method tools/call --tool-name browser_navigate --tool-args-json '{"url":"javascript:alert(1)"}' "${stdio[@]}"
 
 say "mcpdo over stdio (one server process: navigate, then snapshot)"

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 )
 
 // errToolFailed marks a tool call whose result was an error: exit code 1.
@@ -201,15 +203,8 @@ func saveImage(dir, tool, mimeType string, data []byte, n *int) (string, error) 
 
 // errorCode reads error.code from an error result's JSON body, or "".
 func errorCode(text string) string {
-	var body struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal([]byte(text), &body) != nil {
-		return ""
-	}
-	return body.Error.Code
+	code, _, _ := mcpserver.ParseErrorText(text)
+	return code
 }
 
 func truncate(s string, n int) string {

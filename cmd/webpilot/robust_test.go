@@ -245,7 +245,7 @@ func TestSignalDuringCall(t *testing.T) {
 					t.Errorf("the call did not finish: %s", text)
 				}
 			} else {
-				if !res.IsError || !strings.Contains(text, `"OUTCOME_UNKNOWN"`) {
+				if !res.IsError || !strings.HasPrefix(text, "OUTCOME_UNKNOWN: ") {
 					t.Errorf("want OUTCOME_UNKNOWN for the call cut off, got isError=%v %s", res.IsError, text)
 				}
 				if answeredAfter < 4*time.Second {

@@ -309,12 +309,15 @@ func (p *proxy) replyFailure(m message, code, msg, hint string) {
 		p.replyError(m.ID, -32603, msg)
 		return
 	}
-	body, _ := json.Marshal(map[string]any{"error": map[string]any{
+	// As the server writes errors: text for the agent, the same fields as
+	// structuredContent for programs.
+	body := map[string]any{"error": map[string]any{
 		"code": code, "message": msg, "hint": hint, "suggestions": []string{"browser_status"},
-	}})
+	}}
+	text := code + ": " + msg + "\nHint: " + hint + "\nSuggestions:\n- browser_status"
 	b, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": m.ID,
-		"result": map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": string(body)}}},
+		"result": map[string]any{"isError": true, "content": []any{map[string]any{"type": "text", "text": text}}, "structuredContent": body},
 	})
 	p.write(b)
 }
@@ -557,7 +560,8 @@ func (p *proxy) relay(ctx context.Context, resp *http.Response, m message, gen i
 }
 
 // withLead puts note first in a tool result: before its first text, or,
-// for an error, before the message of its JSON error body.
+// for an error, before its message (in the text's "CODE: message" line
+// and in structuredContent).
 func withLead(data []byte, note string) []byte {
 	var msg map[string]json.RawMessage
 	if json.Unmarshal(data, &msg) != nil {
@@ -574,14 +578,15 @@ func withLead(data []byte, note string) []byte {
 			continue
 		}
 		text, _ := tc["text"].(string)
-		var body map[string]any
-		if res["isError"] == true && json.Unmarshal([]byte(text), &body) == nil {
+		lead := strings.TrimPrefix(note, "Note: ") + " — "
+		if body, ok := res["structuredContent"].(map[string]any); ok && res["isError"] == true {
 			if e, ok := body["error"].(map[string]any); ok {
 				m, _ := e["message"].(string)
-				e["message"] = strings.TrimPrefix(note, "Note: ") + " — " + m
-				b, _ := json.Marshal(body)
-				tc["text"] = string(b)
-				break
+				e["message"] = lead + m
+				if code, _ := e["code"].(string); code != "" && strings.HasPrefix(text, code+": ") {
+					tc["text"] = code + ": " + lead + strings.TrimPrefix(text, code+": ")
+					break
+				}
 			}
 		}
 		tc["text"] = note + "\n\n" + text

@@ -242,7 +242,10 @@ func TestProxyReconnects(t *testing.T) {
 		if a.err != nil || !a.res.IsError || len(a.res.Content) != 1 {
 			t.Fatalf("the cut call: %+v %v, want an isError result", a.res, a.err)
 		}
-		if err := json.Unmarshal([]byte(a.res.Content[0].(*mcp.TextContent).Text), &body); err != nil ||
+		if text := a.res.Content[0].(*mcp.TextContent).Text; !strings.HasPrefix(text, "OUTCOME_UNKNOWN: ") || !strings.Contains(text, "\nHint: ") {
+			t.Errorf("the cut call's text: %q", text)
+		}
+		if err := structured(a.res, &body); err != nil ||
 			body.Error.Code != "OUTCOME_UNKNOWN" || !strings.Contains(body.Error.Message, "may or may not have run") || body.Error.Hint == "" {
 			t.Errorf("the cut call's error: %+v %v", body, err)
 		}
@@ -335,7 +338,7 @@ func TestProxyDaemonUnavailable(t *testing.T) {
 			Suggestions         []string
 		} `json:"error"`
 	}
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &body); err != nil ||
+	if err := structured(res, &body); err != nil ||
 		body.Error.Code != "NO_BROWSER" || !strings.Contains(body.Error.Message, "no browser") || !strings.Contains(body.Error.Hint, "--standalone") {
 		t.Errorf("error body: %+v %v", body, err)
 	}
@@ -347,27 +350,30 @@ func TestProxyDaemonUnavailable(t *testing.T) {
 }
 
 // The lost-session note goes first: before a result's text, and into an
-// error body's message (which stays JSON).
+// error's message (in its text and its structuredContent).
 func TestWithLead(t *testing.T) {
 	ok := withLead([]byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"# Page"}]}}`), "Note: gone.")
 	if !strings.Contains(string(ok), `"text":"Note: gone.\n\n# Page"`) || !strings.Contains(string(ok), `"id":3`) {
 		t.Errorf("result: %s", ok)
 	}
-	bad := withLead([]byte(`{"jsonrpc":"2.0","id":4,"result":{"isError":true,"content":[{"type":"text","text":"{\"error\":{\"code\":\"TAB_NOT_FOUND\",\"message\":\"no tab t3\"}}"}]}}`), "Note: gone.")
+	bad := withLead([]byte(`{"jsonrpc":"2.0","id":4,"result":{"isError":true,"content":[{"type":"text","text":"TAB_NOT_FOUND: no tab t3\nHint: list the tabs"}],"structuredContent":{"error":{"code":"TAB_NOT_FOUND","message":"no tab t3"}}}}`), "Note: gone.")
 	var msg struct {
 		Result struct {
-			IsError bool
-			Content []struct{ Text string }
+			IsError           bool
+			Content           []struct{ Text string }
+			StructuredContent struct {
+				Error struct{ Code, Message string }
+			}
 		}
 	}
 	if err := json.Unmarshal(bad, &msg); err != nil || !msg.Result.IsError || len(msg.Result.Content) != 1 {
 		t.Fatalf("error result: %s (%v)", bad, err)
 	}
-	var body struct {
-		Error struct{ Code, Message string }
+	if got := msg.Result.Content[0].Text; got != "TAB_NOT_FOUND: gone. — no tab t3\nHint: list the tabs" {
+		t.Errorf("error text: %q", got)
 	}
-	if err := json.Unmarshal([]byte(msg.Result.Content[0].Text), &body); err != nil || body.Error.Code != "TAB_NOT_FOUND" || body.Error.Message != "gone. — no tab t3" {
-		t.Errorf("error body: %s (%v)", msg.Result.Content[0].Text, err)
+	if e := msg.Result.StructuredContent.Error; e.Code != "TAB_NOT_FOUND" || e.Message != "gone. — no tab t3" {
+		t.Errorf("error body: %+v", e)
 	}
 	if got := withLead([]byte(`not json`), "x"); string(got) != "not json" {
 		t.Errorf("not JSON: %s", got)
@@ -500,4 +506,13 @@ func TestNotSent(t *testing.T) {
 			t.Errorf("%s: notSent = %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// structured decodes a result's structuredContent into v.
+func structured(res *mcp.CallToolResult, v any) error {
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
 }

@@ -45,7 +45,8 @@ func TestArgumentRanges(t *testing.T) {
 		{"string for an array", "browser_fill_form", `{"fields":"name=x"}`, []string{"fields", "an array of objects"}, ""},
 		{"number for a string inside an array", "browser_fill_form", `{"fields":[{"ref":"e1","value":3}]}`, []string{"fields[0].value", "a string", "3"}, ""},
 		{"object for a string", "browser_navigate", `{"url":{"href":"x"}}`, []string{"url", "a string"}, ""},
-		{"value outside the enum", "browser_snapshot", `{"mode":"everything"}`, []string{"mode", "one of", `"compact"`, `"everything"`}, `"mode": "interactive"`},
+		{"value outside the enum", "browser_snapshot", `{"mode":"interactiv"}`, []string{"mode", "one of", `"compact"`, `"interactiv"`}, `"mode": "interactive"`},
+		{"a typo of an action", "browser_action", `{"action":"clik","ref":"e1"}`, []string{"action", "one of", `"clik"`}, `"action": "click"`},
 		{"mistyped name", "browser_snapshot", `{"max_char":100}`, []string{"unknown argument", "max_char"}, "max_chars"},
 		{"missing required", "browser_action", `{"ref":"e1"}`, []string{"missing required argument action", "one of"}, `"action": "click"`},
 	} {
@@ -54,9 +55,12 @@ func TestArgumentRanges(t *testing.T) {
 			if err != nil {
 				t.Fatalf("protocol error: %v", err)
 			}
-			out := text(res)
+			if !res.IsError {
+				t.Fatalf("want an INVALID_ARGUMENT body, got success: %s", text(res))
+			}
+			out := structuredJSON(t, res)
 			var body errorBody
-			if !res.IsError || json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != "INVALID_ARGUMENT" {
+			if json.Unmarshal([]byte(out), &body) != nil || body.Error.Code != "INVALID_ARGUMENT" {
 				t.Fatalf("want an INVALID_ARGUMENT body, got isError=%v %s", res.IsError, out)
 			}
 			for _, m := range c.mentions {
@@ -69,6 +73,17 @@ func TestArgumentRanges(t *testing.T) {
 			}
 			if c.suggestion != "" && !strings.Contains(strings.Join(body.Error.Suggestions, "\n"), c.suggestion) {
 				t.Errorf("suggestions %q do not hold %q", body.Error.Suggestions, c.suggestion)
+			}
+			// A value outside an enum: the values once, the nearest first
+			// among the suggestions and in the hint (issue 28, 3).
+			if strings.Contains(c.name, "enum") || strings.Contains(c.name, "typo") {
+				want := strings.SplitN(c.suggestion, ": ", 2)[1]
+				if len(body.Error.Suggestions) == 0 || body.Error.Suggestions[0] != c.suggestion || !strings.Contains(body.Error.Hint, "did you mean "+want) {
+					t.Errorf("not the nearest first: %+v", body.Error)
+				}
+				if all := text(res); len(all) > 400 || strings.Count(all, `"compact"`)+strings.Count(all, `"dblclick"`) > 1 {
+					t.Errorf("the values are listed more than once (%d chars):\n%s", len(all), all)
+				}
 			}
 		})
 	}

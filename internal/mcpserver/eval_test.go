@@ -59,7 +59,7 @@ func TestEvalAndFramesTools(t *testing.T) {
 }
 
 // --caps -eval takes browser_eval out of tools/list (browser_frames stays)
-// and a call to it is an unknown tool.
+// and a call to it is answered with the flag that switches it on.
 func TestCapsWithoutEval(t *testing.T) {
 	sel, err := tools.Select("core", "-eval")
 	if err != nil {
@@ -78,10 +78,13 @@ func TestCapsWithoutEval(t *testing.T) {
 	if slices.Contains(names, "browser_eval") || !slices.Contains(names, "browser_frames") {
 		t.Errorf("tools/list under --caps -eval = %v", names)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_eval", Arguments: map[string]any{"expression": "1"}})
-	if err == nil {
-		t.Errorf("browser_eval under --caps -eval answered: %s", textOf(res))
-	} else if !strings.Contains(err.Error(), "browser_eval") {
-		t.Errorf("browser_eval under --caps -eval: %v", err)
+	// A call to it says what switches it on (issue 28, 3).
+	body := mustFail(t, ctx, cs, "browser_eval", map[string]any{"expression": "1"}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, "browser_eval is off") || !strings.Contains(body.Error.Hint, "--caps +eval") {
+		t.Errorf("browser_eval under --caps -eval: %+v", body.Error)
+	}
+	// A name that is no tool of webpilot's stays a protocol error.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_teleport", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "browser_teleport") {
+		t.Errorf("an unknown tool: %v", err)
 	}
 }

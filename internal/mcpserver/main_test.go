@@ -140,12 +140,17 @@ func fixtures(t *testing.T) string {
 	return srv.URL
 }
 
-// call runs one tool and returns its text; a protocol error fails the test.
+// call runs one tool and returns its text, or for an error result its
+// structuredContent as JSON (mustFail checks the text of errors); a
+// protocol error fails the test.
 func call(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s %v: protocol error: %v", tool, args, err)
+	}
+	if res.IsError && res.StructuredContent != nil {
+		return structuredJSON(t, res), true
 	}
 	return text(res), res.IsError
 }
@@ -170,6 +175,16 @@ func text(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
+// structuredJSON is a result's structuredContent as JSON.
+func structuredJSON(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil || res.StructuredContent == nil {
+		t.Fatalf("no structuredContent (%v): %s", err, text(res))
+	}
+	return string(b)
+}
+
 // errorBody is DESIGN.md's error result.
 type errorBody struct {
 	Error struct {
@@ -186,13 +201,18 @@ type errorBody struct {
 // message and a hint that are not empty.
 func mustFail(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any, code string) errorBody {
 	t.Helper()
-	out, isErr := call(t, ctx, cs, tool, args)
-	if !isErr {
-		t.Fatalf("%s %v: want isError with %s, got success:\n%s", tool, args, code, out)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: protocol error: %v", tool, args, err)
 	}
+	text := text(res)
+	if !res.IsError {
+		t.Fatalf("%s %v: want isError with %s, got success:\n%s", tool, args, code, text)
+	}
+	out := structuredJSON(t, res)
 	var raw map[string]map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
-		t.Fatalf("%s %v: error result is not a JSON object: %v\n%s", tool, args, err, out)
+		t.Fatalf("%s %v: error result's structuredContent is not a JSON object: %v\n%s", tool, args, err, out)
 	}
 	for _, k := range []string{"code", "message", "hint", "suggestions"} {
 		if _, ok := raw["error"][k]; !ok {
@@ -205,6 +225,14 @@ func mustFail(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool str
 	var body errorBody
 	if err := json.Unmarshal([]byte(out), &body); err != nil {
 		t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
+	}
+	// The text reads like a result: CODE: message, then the hint.
+	msg := body.Error.Message
+	if strings.Contains(msg, "\n") {
+		msg = strings.Join(strings.Fields(msg), " ")
+	}
+	if first, _, _ := strings.Cut(text, "\n"); first != body.Error.Code+": "+msg || (body.Error.Hint != "" && !strings.Contains(text, "\nHint: "+body.Error.Hint)) {
+		t.Errorf("%s %v: error text does not lead with its code and message and give the hint:\n%s", tool, args, text)
 	}
 	if body.Error.Code != code {
 		t.Errorf("%s %v: code %s, want %s:\n%s", tool, args, body.Error.Code, code, out)

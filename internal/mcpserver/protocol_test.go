@@ -75,7 +75,7 @@ func TestBadArguments(t *testing.T) {
 	}
 	// Arguments that are not an object. (No hint yet: only the code.)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_snapshot", Arguments: []any{1}})
-	if err != nil || !res.IsError || !strings.Contains(text(res), `"INVALID_ARGUMENT"`) {
+	if err != nil || !res.IsError || !strings.HasPrefix(text(res), "INVALID_ARGUMENT: ") {
 		t.Errorf("array arguments: want INVALID_ARGUMENT, got %v %s", err, textOf(res))
 	}
 	// Negative numbers are out of the advertised range.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,8 +16,8 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
-// The server lists only the selected tools, answers a call to another as an
-// unknown tool, and browser_status names the active tools, profile and caps.
+// The server lists only the selected tools, answers a call to another with
+// the flag that switches it on, and browser_status names the active tools, profile and caps.
 func TestToolSelection(t *testing.T) {
 	sel, err := tools.Select("core", "-screenshot,-dialogs")
 	if err != nil {
@@ -57,8 +58,8 @@ func TestToolSelection(t *testing.T) {
 	if !slices.Equal(listed, want) {
 		t.Errorf("tools/list = %v, want %v", listed, want)
 	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_screenshot", Arguments: map[string]any{}}); err == nil {
-		t.Error("a call to an inactive tool was answered with a result, not as an unknown tool")
+	if body := mustFail(t, ctx, cs, "browser_screenshot", map[string]any{}, "INVALID_ARGUMENT"); !strings.Contains(body.Error.Hint, "--caps +screenshot") {
+		t.Errorf("a call to an inactive tool: %+v", body.Error)
 	}
 
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_status", Arguments: map[string]any{}})

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"runtime/debug"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -216,9 +219,19 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		name := ctr.Params.Name
-		if s.settings != nil && !c.has(name) {
-			// What the go-sdk answers for a tool it does not have.
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+		if !c.has(name) {
+			if t, ok := tools.Lookup(name); ok {
+				// A tool of webpilot's that this client's profile leaves
+				// out: say what turns it on.
+				return s.render(ctx, name, nil, &browser.Error{Code: browser.CodeInvalidArgument,
+					Message:     fmt.Sprintf("%s is off in this client's tool profile", name),
+					Hint:        fmt.Sprintf(`start webpilot with --caps +%s (or --profile full): in the client's config, "args": ["mcp", "--caps", "+%s"]`, t.Group, t.Group),
+					Suggestions: []string{"--caps +" + string(t.Group), "--profile full"}}), nil
+			}
+			if s.settings != nil {
+				// What the go-sdk answers for a tool it does not have.
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+			}
 		}
 		defer func() {
 			if p := recover(); p != nil {
@@ -356,9 +369,79 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 	} else if be.Err != nil {
 		s.log.Debug("tool error", "tool", tool, "code", be.Code, "cause", be.Err)
 	}
-	body := ErrorBody(be)
-	b, _ := json.Marshal(body)
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ErrorText(be)}}, StructuredContent: ErrorBody(be)}
+}
+
+// oneLine is s with its line breaks as spaces: the first line of an error
+// holds its whole message.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// errorLine is the first line of ErrorText: CODE: message.
+var errorLine = regexp.MustCompile(`^([A-Z][A-Z_]+): (.*)`)
+
+// ParseErrorText reads the code and message of ErrorText's first line, or
+// of an error body in JSON (what earlier versions wrote); ok is false for
+// other text.
+func ParseErrorText(text string) (code, message string, ok bool) {
+	first, _, _ := strings.Cut(text, "\n")
+	if m := errorLine.FindStringSubmatch(first); m != nil {
+		return m[1], m[2], true
+	}
+	var body struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(text), &body) == nil && body.Error.Code != "" {
+		return body.Error.Code, body.Error.Message, true
+	}
+	return "", "", false
+}
+
+// ErrorText is a failed call as text, read like a result: "CODE: message",
+// then the hint, the suggestions (nearest first) and the diagnosis. The
+// same fields are the result's structuredContent (ErrorBody) for programs.
+func ErrorText(e *browser.Error) string {
+	e = e.Bounded()
+	var b strings.Builder
+	b.WriteString(string(e.Code) + ": " + oneLine(e.Message))
+	if e.Hint != "" {
+		b.WriteString("\nHint: " + e.Hint)
+	}
+	if len(e.Suggestions) > 0 {
+		b.WriteString("\nSuggestions:")
+		for _, s := range e.Suggestions {
+			b.WriteString("\n- " + s)
+		}
+	}
+	if len(e.Diagnosis) > 0 {
+		keys := make([]string, 0, len(e.Diagnosis))
+		for k := range e.Diagnosis {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("\nDiagnosis:")
+		for _, k := range keys {
+			v := e.Diagnosis[k]
+			s, ok := v.(string)
+			if !ok {
+				j, _ := json.Marshal(v)
+				s = string(j)
+			}
+			if strings.Contains(s, "\n") {
+				b.WriteString("\n" + k + ":\n" + s)
+			} else {
+				b.WriteString("\n" + k + ": " + s)
+			}
+		}
+	}
+	return b.String()
 }
 
 // ErrorBody is the JSON shape of a failed call.

@@ -438,7 +438,7 @@ func TestStdioShutdown(t *testing.T) {
 	for _, m := range stdoutLines(t, out.String()) {
 		answers[string(m["id"])] = string(m["result"])
 	}
-	if !strings.Contains(answers["1"], `\"OUTCOME_UNKNOWN\"`) || !strings.Contains(answers["1"], `"isError":true`) {
+	if !strings.Contains(answers["1"], `"code":"OUTCOME_UNKNOWN"`) || !strings.Contains(answers["1"], `"isError":true`) {
 		t.Errorf("the running call: want OUTCOME_UNKNOWN, got %s", answers["1"])
 	}
 	if !strings.Contains(answers["2"], `shutting down`) || !strings.Contains(answers["2"], `"isError":true`) {

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"strings"
 	"time"
@@ -107,14 +106,9 @@ func outcome(out *mcp.CallToolResult) (text string, ok bool, code, msg string) {
 	if !out.IsError {
 		return text, true, "", ""
 	}
-	var body struct {
-		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal([]byte(text), &body) != nil || body.Error.Code == "" {
+	code, msg, parsed := ParseErrorText(text)
+	if !parsed {
 		return text, false, string(browser.CodeInternal), text
 	}
-	return text, false, body.Error.Code, body.Error.Message
+	return text, false, code, msg
 }

@@ -41,6 +41,23 @@ func argError(root *jsonschema.Schema, args map[string]any, verr error) *browser
 	case "missing":
 		e.Message = fmt.Sprintf("missing required argument %s: %s", f.path, describe(f.want))
 		e.Hint = fmt.Sprintf("pass %s", f.path)
+	case "enum":
+		// The values once, in the message; the ones near what was sent
+		// (nearest first) as the suggestions and the hint.
+		e.Message = fmt.Sprintf("%s must be %s; got %s", f.path, describe(f.want), show(f.got))
+		name := f.path[strings.LastIndexAny(f.path, ".]")+1:]
+		for _, v := range nearValues(f.got, f.want.Enum) {
+			e.Suggestions = append(e.Suggestions, fmt.Sprintf("%q: %s", name, show(v)))
+		}
+		if len(e.Suggestions) > 0 {
+			e.Hint = "did you mean " + strings.TrimPrefix(e.Suggestions[0], fmt.Sprintf("%q: ", name)) + "?"
+		} else {
+			e.Hint = fmt.Sprintf("pass %s as one of the values above", f.path)
+		}
+		if !slices.Contains(f.parent.Required, name) {
+			e.Hint += " (or leave it out for the default)"
+		}
+		return e
 	default:
 		e.Message = fmt.Sprintf("%s must be %s; got %s", f.path, describe(f.want), show(f.got))
 		e.Hint = fmt.Sprintf("pass %s as %s", f.path, describe(f.want))
@@ -50,6 +67,33 @@ func argError(root *jsonschema.Schema, args map[string]any, verr error) *browser
 	}
 	e.Suggestions = append(e.Suggestions, suggestions(f)...)
 	return e
+}
+
+// nearValues are the enum values near got (see near), nearest first: a
+// value containing got or contained in it, then by edit distance.
+func nearValues(got any, values []any) []any {
+	g, ok := got.(string)
+	if !ok {
+		return nil
+	}
+	type scored struct {
+		v any
+		d int
+	}
+	var out []scored
+	for _, v := range values {
+		s, ok := v.(string)
+		if !ok || !near(g, s) {
+			continue
+		}
+		out = append(out, scored{v, distance(strings.ToLower(g), strings.ToLower(s))})
+	}
+	slices.SortStableFunc(out, func(a, b scored) int { return a.d - b.d })
+	vs := make([]any, len(out))
+	for i, x := range out {
+		vs[i] = x.v
+	}
+	return vs
 }
 
 // fault is where arguments depart from a schema.
@@ -285,7 +329,12 @@ func near(a, b string) bool {
 	if strings.Contains(a, b) || strings.Contains(b, a) {
 		return true
 	}
-	// Levenshtein distance, two rows.
+	return distance(a, b) <= 2
+}
+
+// distance is the Levenshtein distance of a and b (bytes).
+func distance(a, b string) int {
+	// Two rows.
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -302,7 +351,7 @@ func near(a, b string) bool {
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)] <= 2
+	return prev[len(b)]
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

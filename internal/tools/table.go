@@ -202,3 +202,13 @@ func Select(profile, caps string) (Selection, error) {
 	}
 	return sel, nil
 }
+
+// Lookup finds a tool of the whole table by name, whatever the profile.
+func Lookup(name string) (Tool, bool) {
+	for _, t := range Table() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
