@@ -141,7 +141,7 @@ func TestDaemonClientsKeepTheirOwnSettings(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	status := callText(t, ctx, b, "browser_status", nil)
+	status := callText(t, ctx, b, "browser_status", map[string]any{"verbose": true})
 	if !strings.Contains(status, "127.0.0.1:"+nport) || !strings.Contains(status, "flag (client)") {
 		t.Errorf("B's status does not show its own origin list and its source:\n%s", status)
 	}
@@ -153,7 +153,7 @@ func TestDaemonClientsKeepTheirOwnSettings(t *testing.T) {
 	if out := callText(t, ctx, a, "browser_navigate", map[string]any{"url": near.URL + "/redirect"}); !strings.Contains(out, "FAR-TEXT") {
 		t.Errorf("A redirect far: %s", out)
 	}
-	if out := callText(t, ctx, a, "browser_status", nil); !strings.Contains(out, `"allowed_origins": "[] (default)"`) {
+	if out := callText(t, ctx, a, "browser_status", map[string]any{"verbose": true}); !strings.Contains(out, `"allowed_origins": "[] (default)"`) {
 		t.Errorf("A's status does not show its own (empty) origin list:\n%s", out)
 	}
 
@@ -202,7 +202,7 @@ func TestDaemonRefusesAnotherBrowser(t *testing.T) {
 		if !strings.Contains(out, c.want) {
 			t.Errorf("%v: the error does not say %s: %s", args, c.want, out)
 		}
-		if status := callText(t, ctx, b, "browser_status", nil); !strings.Contains(status, "conflict") {
+		if status := callText(t, ctx, b, "browser_status", map[string]any{"verbose": true}); !strings.Contains(status, "conflict") {
 			t.Errorf("%v: browser_status does not show the conflict:\n%s", args, status)
 		}
 		if tabs := tabURLs(t, ctx, a); strings.Contains(tabs, "b=1") {
@@ -225,11 +225,11 @@ func TestDaemonSessionsArePrivate(t *testing.T) {
 		t.Fatalf("A navigate: %s", out)
 	}
 	var st struct{ Sessions []string }
-	if err := json.Unmarshal([]byte(callText(t, ctx, a, "browser_status", nil)), &st); err != nil || len(st.Sessions) != 1 {
+	if err := json.Unmarshal([]byte(callText(t, ctx, a, "browser_status", map[string]any{"verbose": true})), &st); err != nil || len(st.Sessions) != 1 {
 		t.Fatalf("A's status sessions: %v %v", st.Sessions, err)
 	}
 	victim := st.Sessions[0]
-	if out := callText(t, ctx, b, "browser_status", nil); strings.Contains(out, victim) {
+	if out := callText(t, ctx, b, "browser_status", map[string]any{"verbose": true}); strings.Contains(out, victim) {
 		t.Errorf("B's status lists A's session %s:\n%s", victim, out)
 	}
 	for _, c := range []struct {

@@ -31,7 +31,7 @@ func TestPairWhileTheDaemonRuns(t *testing.T) {
 	if out := callText(t, ctx, before, "browser_navigate", map[string]any{"url": base + "/basic.html?before=1"}); !strings.Contains(out, "Basic page") {
 		t.Fatalf("navigate before pairing: %s", out)
 	}
-	if status := callText(t, ctx, before, "browser_status", nil); !strings.Contains(status, "launch (auto: no extension paired)") {
+	if status := callText(t, ctx, before, "browser_status", map[string]any{"verbose": true}); !strings.Contains(status, "launch (auto: no extension paired)") {
 		t.Fatalf("status before pairing:\n%s", status)
 	}
 	st, err := daemon.ReadState(stateDir(home))
@@ -97,7 +97,7 @@ func TestPairWhileTheDaemonRuns(t *testing.T) {
 	}
 
 	after := connectProxyArgs(t, ctx, home, new(syncBuffer), nil, flags...)
-	if status := callText(t, ctx, after, "browser_status", nil); !strings.Contains(status, "bridge") {
+	if status := callText(t, ctx, after, "browser_status", map[string]any{"verbose": true}); !strings.Contains(status, "bridge") {
 		t.Errorf("a new client's status after pairing:\n%s", status)
 	}
 	if out := callText(t, ctx, after, "browser_navigate", map[string]any{"url": base + "/basic.html?after=1"}); !strings.Contains(out, "Basic page") {

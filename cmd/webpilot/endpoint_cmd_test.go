@@ -67,7 +67,7 @@ func TestMCPOnCDPEndpoint(t *testing.T) {
 			Running bool   `json:"running"`
 		} `json:"backend"`
 	}
-	if err := json.Unmarshal([]byte(callText(t, ctx, cs, "browser_status", nil)), &st); err != nil || st.Backend.Kind != "endpoint" || !st.Backend.Running {
+	if err := json.Unmarshal([]byte(callText(t, ctx, cs, "browser_status", map[string]any{"verbose": true})), &st); err != nil || st.Backend.Kind != "endpoint" || !st.Backend.Running {
 		t.Errorf("status = %+v, %v", st, err)
 	}
 	cs.Close()

@@ -34,7 +34,7 @@ func TestPrewarm(t *testing.T) {
 					Running bool `json:"running"`
 				} `json:"backend"`
 			}
-			if err := json.Unmarshal([]byte(callText(t, ctx, cs, "browser_status", nil)), &st); err != nil {
+			if err := json.Unmarshal([]byte(callText(t, ctx, cs, "browser_status", map[string]any{"verbose": true})), &st); err != nil {
 				t.Fatalf("browser_status: %v", err)
 			}
 			return st.Backend.Running

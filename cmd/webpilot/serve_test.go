@@ -83,7 +83,7 @@ func TestServeSubprocess(t *testing.T) {
 	if snap := callText(t, ctx, cs, "browser_snapshot", nil); !strings.Contains(snap, "Clicked 0 times") {
 		t.Errorf("snapshot:\n%s", snap)
 	}
-	status := callText(t, ctx, cs, "browser_status", nil)
+	status := callText(t, ctx, cs, "browser_status", map[string]any{"verbose": true})
 	if !strings.Contains(status, `"http-`) {
 		t.Errorf("the client's default session is not one of its own (http-…):\n%s", status)
 	}

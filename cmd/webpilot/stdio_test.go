@@ -229,7 +229,7 @@ func TestKill9LeavesNoBrowser(t *testing.T) {
 			ProfileDir string `json:"profile_dir"`
 		} `json:"backend"`
 	}
-	if err := json.Unmarshal([]byte(callText(t, ctx, cs, "browser_status", nil)), &status); err != nil {
+	if err := json.Unmarshal([]byte(callText(t, ctx, cs, "browser_status", map[string]any{"verbose": true})), &status); err != nil {
 		t.Fatalf("browser_status: %v", err)
 	}
 

@@ -223,7 +223,7 @@ func TestParallelSessions(t *testing.T) {
 			t.Errorf("session %s afterwards:\n%s", session, snap)
 		}
 	}
-	status := mustCall(t, ctx, cs, "browser_status", map[string]any{})
+	status := mustCall(t, ctx, cs, "browser_status", map[string]any{"verbose": true})
 	if !strings.Contains(status, `"a"`) || !strings.Contains(status, `"b"`) {
 		t.Errorf("browser_status does not list sessions a and b:\n%s", status)
 	}

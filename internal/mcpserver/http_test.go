@@ -263,7 +263,7 @@ func TestHTTPClientsOwnSessions(t *testing.T) {
 	if snap := mustCall(t, ctx, clients[0], "browser_snapshot", nil); !strings.Contains(snap, pages[0].title) {
 		t.Errorf("client 0's own page after client 1 named its session:\n%s", snap)
 	}
-	if st := mustCall(t, ctx, clients[0], "browser_status", nil); !strings.Contains(st, `"team"`) || strings.Contains(st, mcpserver.ClientSessionName(clients[1].ID())) {
+	if st := mustCall(t, ctx, clients[0], "browser_status", map[string]any{"verbose": true}); !strings.Contains(st, `"team"`) || strings.Contains(st, mcpserver.ClientSessionName(clients[1].ID())) {
 		t.Errorf("client 0's status should list its own sessions only:\n%s", st)
 	}
 }

@@ -59,7 +59,7 @@ func TestBadArguments(t *testing.T) {
 		{"boolean for string", "browser_navigate", map[string]any{"url": true}, "url"},
 		{"object for integer", "browser_navigate", map[string]any{"url": "http://127.0.0.1/", "timeout_ms": map[string]any{"a": 1}}, "timeout_ms"},
 		{"unknown property", "browser_snapshot", map[string]any{"bogus": 1}, "bogus"},
-		{"unknown property on a tool without arguments", "browser_status", map[string]any{"verbose": "true"}, "verbose"},
+		{"unknown property", "browser_status", map[string]any{"depth": 2}, "depth"},
 		{"neither url nor go", "browser_navigate", map[string]any{}, "url"},
 		{"both url and go", "browser_navigate", map[string]any{"url": "http://127.0.0.1/", "go": "back"}, "url"},
 		{"go outside the enum", "browser_navigate", map[string]any{"go": "sideways"}, "go"},

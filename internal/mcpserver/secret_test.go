@@ -355,3 +355,65 @@ func TestSecretsNeverPartlyShown(t *testing.T) {
 		}
 	}
 }
+
+// A recipe stores no password (issue 28, 5): saving a flow that filled a
+// password field with a written value is refused with how to declare it;
+// named as a parameter it keeps no default; filled from a declared secret
+// it is saved as the secret's name, and runs with it.
+func TestRecipeKeepsNoPassword(t *testing.T) {
+	t.Parallel()
+	base, received := loginServer(t)
+	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_PW=" + secretValue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, store := recipeClient(t, tools.Deps{Secrets: sec})
+	ctx := backendtest.Context(t, 60*time.Second)
+	flow := func(fill map[string]any) {
+		t.Helper()
+		mustCall(t, ctx, cs, "browser_flow", map[string]any{"steps": []any{
+			map[string]any{"do": "navigate", "url": base + "/login", "snapshot": "none"},
+			fill,
+			map[string]any{"do": "action", "action": "click", "selector": "#go", "snapshot": "none"},
+		}})
+	}
+	grepStore := func(what string) {
+		t.Helper()
+		files, _ := filepath.Glob(filepath.Join(store.UserDir, "*"))
+		for _, f := range files {
+			if b, _ := os.ReadFile(f); strings.Contains(string(b), what) {
+				t.Errorf("%s holds %q:\n%s", f, what, b)
+			}
+		}
+	}
+	// Written in the step: refused.
+	flow(map[string]any{"do": "action", "action": "fill", "selector": "#pw", "value": "hunter2-plain", "snapshot": "none"})
+	body := mustFail(t, ctx, cs, "recipe_save", map[string]any{"name": "login-plain"}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, "password field") || !strings.Contains(body.Error.Hint, `{"secret": "NAME"}`) {
+		t.Errorf("refusal: %+v", body.Error)
+	}
+	// Named as a parameter: saved without the value, asked for at each run.
+	out := mustCall(t, ctx, cs, "recipe_save", map[string]any{"name": "login-param", "params": map[string]any{"password": map[string]any{"value": "hunter2-plain"}}})
+	if strings.Contains(out, "hunter2-plain") {
+		t.Errorf("recipe_save shows the password:\n%s", out)
+	}
+	if list := mustCall(t, ctx, cs, "recipe_list", map[string]any{}); strings.Contains(list, "hunter2-plain") {
+		t.Errorf("recipe_list shows the password:\n%s", list)
+	}
+	mustFail(t, ctx, cs, "recipe_run", map[string]any{"name": "login-param"}, "INVALID_ARGUMENT")
+	// From a declared secret: saved as its name, and it runs.
+	flow(map[string]any{"do": "action", "action": "fill", "selector": "#pw", "secret": "PW", "snapshot": "none"})
+	mustCall(t, ctx, cs, "recipe_save", map[string]any{"name": "login-secret"})
+	mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "login-secret"})
+	grepStore("hunter2-plain")
+	grepStore(secretValue)
+	n := 0
+	for _, b := range received() {
+		if v, _ := url.ParseQuery(b); v.Get("pw") == secretValue {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("the secret reached the server %d times, want the flow's and the run's", n)
+	}
+}

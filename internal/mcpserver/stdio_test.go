@@ -422,7 +422,7 @@ func TestStdioShutdown(t *testing.T) {
 	stopped := time.Now()
 	stop()
 	time.Sleep(grace / 3)
-	writeLines(t, pw, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"browser_status","arguments":{}}}`)
+	writeLines(t, pw, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"browser_status","arguments":{"verbose":true}}}`)
 	select {
 	case err := <-done:
 		if err != nil {

@@ -164,7 +164,7 @@ func TestTraceSession(t *testing.T) {
 
 	// browser_status lists the caller's session's actions: here none, the
 	// calls named session main.
-	out := mustCall(t, ctx, cs, "browser_status", map[string]any{})
+	out := mustCall(t, ctx, cs, "browser_status", map[string]any{"verbose": true})
 	var st struct {
 		Recent struct {
 			Session string         `json:"session"`
@@ -194,7 +194,7 @@ func TestStatusRecentActions(t *testing.T) {
 		mustCall(t, ctx, cs, "browser_read", map[string]any{"selector": "#out", "max_chars": 100 + i})
 	}
 	mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "#go"})
-	out := mustCall(t, ctx, cs, "browser_status", map[string]any{})
+	out := mustCall(t, ctx, cs, "browser_status", map[string]any{"verbose": true})
 	var st struct {
 		Recent struct {
 			Session string         `json:"session"`
@@ -219,7 +219,7 @@ func TestStatusRecentActions(t *testing.T) {
 	if _, isErr := call(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "#nothing-here", "timeout_ms": 200}); !isErr {
 		t.Fatal("a click on a missing element succeeded")
 	}
-	out = mustCall(t, ctx, cs, "browser_status", map[string]any{})
+	out = mustCall(t, ctx, cs, "browser_status", map[string]any{"verbose": true})
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestRecentActionsRedactURLs(t *testing.T) {
 	ctx := backendtest.Context(t, 60*time.Second)
 	u := strings.Replace(base, "http://", "http://ada:hunter22pass@", 1) + "/basic.html?code=SPLX0AUTHC0DE&access_token=TKN0123456789&page=2"
 	call(t, ctx, cs, "browser_navigate", map[string]any{"url": u, "snapshot": "none"})
-	status := mustCall(t, ctx, cs, "browser_status", nil)
+	status := mustCall(t, ctx, cs, "browser_status", map[string]any{"verbose": true})
 	for _, secret := range []string{"SPLX0AUTHC0DE", "TKN0123456789", "hunter22pass"} {
 		if strings.Contains(status, secret) {
 			t.Errorf("browser_status's recent actions show %q:\n%s", secret, status)
@@ -336,5 +336,16 @@ func TestRecentActionsRedactURLs(t *testing.T) {
 	}
 	if !strings.Contains(status, `code=\u003credacted\u003e`) || !strings.Contains(status, `"tool": "browser_navigate"`) {
 		t.Errorf("the recent navigate is missing:\n%s", status)
+	}
+	// Without verbose, a few lines lead: the session, the backend, the
+	// tools, the last actions (issue 28, 3); redacted the same way.
+	short := mustCall(t, ctx, cs, "browser_status", map[string]any{})
+	for _, want := range []string{`Session "default"`, "Backend: ", "Tools: profile core", "Last actions (1 of 1, newest last):", "browser_navigate", "code=<redacted>", "(verbose: true"} {
+		if !strings.Contains(short, want) {
+			t.Errorf("the short status lacks %q:\n%s", want, short)
+		}
+	}
+	if len(short) > 1000 || strings.Contains(short, "hunter22pass") || strings.Contains(short, `"config"`) {
+		t.Errorf("the short status is not short or not clean (%d chars):\n%s", len(short), short)
 	}
 }

@@ -168,6 +168,9 @@ func buildRecipe(in RecipeSaveIn, steps []map[string]any, cands map[int]*browser
 	if err := promoteParams(r, in.Params); err != nil {
 		return nil, err
 	}
+	if err := keepNoPasswords(r, cands, fieldCands); err != nil {
+		return nil, err
+	}
 	data, err := r.JSON()
 	if err != nil {
 		return nil, fmt.Errorf("recipe_save: %w", err)
@@ -177,6 +180,59 @@ func buildRecipe(in RecipeSaveIn, steps []map[string]any, cands map[int]*browser
 		return nil, recipeError(err)
 	}
 	return checked, nil
+}
+
+// keepNoPasswords makes sure a recipe stores no password: a value filled
+// or typed into a password field (as its recorded element says) must be a
+// declared secret or a parameter, and such a parameter keeps no default
+// (each run gives it). A literal left in the steps refuses the save.
+func keepNoPasswords(r *recipes.Recipe, cands map[int]*browser.Candidates, fieldCands map[int][]*browser.Candidates) error {
+	isPassword := func(c *browser.Candidates) bool { return c != nil && strings.EqualFold(c.Fingerprint.Type, "password") }
+	check := func(where string, fields map[string]any) error {
+		v, ok := fields["value"].(string)
+		if !ok || v == "" {
+			return nil
+		}
+		if name, isParam := strings.CutPrefix(v, "$"); isParam && !strings.Contains(name, "{") {
+			if p, ok := r.Params[name]; ok {
+				p.Default = nil // asked for at each run, never written down
+				if p.Description == "" {
+					p.Description = "a password: given at each run, not stored"
+				}
+				r.Params[name] = p
+			}
+			return nil
+		}
+		return &browser.Error{Code: browser.CodeInvalidArgument,
+			Message: fmt.Sprintf("%s fills a password field with a value written in the step: a recipe stores no password", where),
+			Hint:    `fill it with a declared secret ({"secret": "NAME"} in the flow: webpilot --secrets FILE or WEBPILOT_SECRET_NAME), or name the value as a parameter (params: {"password": {"value": "…"}}), which each run then gives`}
+	}
+	for i := range r.Steps {
+		st := &r.Steps[i]
+		if _, isSecret := st.Fields["secret"]; isSecret {
+			continue
+		}
+		if isPassword(cands[i+1]) {
+			if err := check(fmt.Sprintf("step %d", i+1), st.Fields); err != nil {
+				return err
+			}
+		}
+		fc := fieldCands[i+1]
+		list, _ := st.Fields["fields"].([]any)
+		for j, f := range list {
+			m, ok := f.(map[string]any)
+			if !ok || j >= len(fc) || !isPassword(fc[j]) {
+				continue
+			}
+			if _, isSecret := m["secret"]; isSecret {
+				continue
+			}
+			if err := check(fmt.Sprintf("step %d, field %d", i+1, j+1), m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // formCandidates are a fill_form step's candidates: one per field (null

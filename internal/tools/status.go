@@ -3,12 +3,15 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 )
 
-// StatusIn is browser_status's input: nothing. The recent actions listed
-// are those of the caller's session (the one its calls run in when they
-// name none).
-type StatusIn struct{}
+// StatusIn is browser_status's input. The recent actions listed are those
+// of the caller's session (the one its calls run in when they name none).
+type StatusIn struct {
+	Verbose bool `json:"verbose,omitempty" jsonschema:"all details as JSON"`
+}
 
 var statusTool = Def(Tool{
 	Name:        "browser_status",
@@ -16,7 +19,10 @@ var statusTool = Def(Tool{
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupCore,
 	Hold:        HoldNothing,
-}, func(ctx context.Context, h *Held, _ StatusIn) (*Result, error) {
+}, func(ctx context.Context, h *Held, in StatusIn) (*Result, error) {
+	if !in.Verbose {
+		return &Result{Text: shortStatus(h)}, nil
+	}
 	out := map[string]any{
 		"backend":  h.BackendInfo(),
 		"sessions": h.SessionNames(),
@@ -35,3 +41,53 @@ var statusTool = Def(Tool{
 	}
 	return &Result{Text: string(b)}, nil
 })
+
+// shortStatus leads with what an agent picking up needs: its session, the
+// backend and browser, the tool profile, and its last actions; the rest
+// comes with verbose.
+func shortStatus(h *Held) string {
+	var b strings.Builder
+	info := h.BackendInfo()
+	state := "not started"
+	if info.Running {
+		state = "running"
+	}
+	fmt.Fprintf(&b, "Session %q (%d session(s) in all).\n", h.SessionName(), len(h.SessionNames()))
+	fmt.Fprintf(&b, "Backend: %s, %s", info.Kind, state)
+	if info.Version != "" {
+		fmt.Fprintf(&b, ", %s", info.Version)
+	}
+	if info.Kind == "bridge" && info.Extension != "" {
+		fmt.Fprintf(&b, ", extension %s", info.Extension)
+	}
+	b.WriteString(".\n")
+	st := h.Status()
+	if p, ok := st["profile"].(string); ok {
+		fmt.Fprintf(&b, "Tools: profile %s", p)
+		if c, _ := st["caps"].(string); c != "" {
+			fmt.Fprintf(&b, ", caps %s", c)
+		}
+		if n, ok := st["tools"].([]string); ok {
+			fmt.Fprintf(&b, " (%d tools)", len(n))
+		}
+		b.WriteString(".\n")
+	}
+	if h.env.Recent != nil {
+		acts := h.env.Recent(h.SessionName())
+		if len(acts) == 0 {
+			b.WriteString("No actions yet in this session.\n")
+		} else {
+			const shown = 5
+			fmt.Fprintf(&b, "Last actions (%d of %d, newest last):\n", min(shown, len(acts)), len(acts))
+			for _, a := range acts[max(0, len(acts)-shown):] {
+				line := "- " + a.Time + " " + a.Tool
+				if a.Target != "" {
+					line += " " + a.Target
+				}
+				b.WriteString(line + " → " + a.Outcome + "\n")
+			}
+		}
+	}
+	b.WriteString("(verbose: true adds the configuration and where each value came from, the browser's path and profile, all sessions and the last 20 actions, as JSON)")
+	return b.String()
+}
