@@ -119,6 +119,8 @@ func fixtures(t *testing.T) string {
 		<a href="/basic.html" aria-current="page">Current page</a>
 		<span role="link" tabindex="0">Span link</span>
 		<div tabindex="-1" style="width:60px;height:20px">Panel</div>`)
+	// Credentials in the page's URL and in its links.
+	page("/tokens", `<title>Tokens</title><a href="/account?access_token=SECRETTOKEN1&amp;x=1">Account</a>`)
 	// A form the browser validates before it submits.
 	page("/validate", `<title>Validate</title><form action="/account"><label>Email <input type="email" name="email" required></label>
 		<label>Age <input type="number" name="age" min="18" value="12"></label><button>Send</button>

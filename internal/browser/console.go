@@ -274,8 +274,11 @@ func (e ConsoleEntry) location(base *url.URL) string {
 func where(base *url.URL, u string, line, col int) string {
 	if u == "" {
 		u = "(anonymous)"
-	} else if base != nil {
-		u = relativeURL(base, u)
+	} else {
+		u = redactURL(u) // a script loaded with ?token=…
+		if base != nil {
+			u = relativeURL(base, u)
+		}
 	}
 	if col > 0 {
 		return fmt.Sprintf("%s:%d:%d", u, line, col)

@@ -29,6 +29,16 @@ func secretParam(name string) bool {
 	return false
 }
 
+// ShowURL is a URL as webpilot prints it to the agent (navigate results,
+// snapshot headers): its credentials redacted (redactURL) unless
+// Options.NoRedact.
+func (s *Session) ShowURL(u string) string {
+	if s.pol.opts.NoRedact {
+		return u
+	}
+	return redactURL(u)
+}
+
 // RedactURL is redactURL for the recent actions and traces, which show the
 // URLs an agent opened: OAuth's authorization code is hidden there too
 // (network output keeps "code", often a country or promo code there).

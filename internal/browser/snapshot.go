@@ -104,7 +104,7 @@ func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string
 	if pt.modal {
 		pre = append(pre, fmt.Sprintf("(a modal dialog is open: only it is shown; %d elements behind it are inert)", pt.inert))
 	}
-	cr := &renderer{base: base, mode: ModeCompact}
+	cr := &renderer{base: base, mode: ModeCompact, keepURLs: s.pol.opts.NoRedact}
 	compact := append(append([]string{}, pre...), flatten(cr.nodes(pt.items, 0))...)
 	if o.Scope.Empty() {
 		prev, prevDoc := t.lastSnap, t.lastDoc
@@ -124,10 +124,10 @@ func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string
 	case ModeCompact:
 		out = compact
 	case ModeFull:
-		fr := &renderer{base: base, mode: ModeFull}
+		fr := &renderer{base: base, mode: ModeFull, keepURLs: s.pol.opts.NoRedact}
 		out = append(pre, flatten(fr.nodes(pt.items, 0))...)
 	case ModeInteractive:
-		fr := &renderer{base: base, mode: ModeFull}
+		fr := &renderer{base: base, mode: ModeFull, keepURLs: s.pol.opts.NoRedact}
 		out = append(pre, interactive(fr.nodes(pt.items, 0))...)
 	}
 	return strings.Join(out, "\n"), snap, nil
@@ -254,6 +254,9 @@ type renderer struct {
 	mode   string // full or compact
 	chrome int    // inside page chrome (banner, navigation, contentinfo, complementary)
 	whole  int    // runes compact mode added by showing texts whole (see prose)
+	// keepURLs shows link and frame URLs as they are (--no-redact); else
+	// token-like parameters are <redacted>, as in browser_network.
+	keepURLs bool
 }
 
 // line is one rendered line before indentation.
@@ -540,7 +543,7 @@ func (r *renderer) chromeLine(n *wnode, depth int) []line {
 		}
 	}
 	if !refs {
-		full := &renderer{base: r.base, mode: ModeFull}
+		full := &renderer{base: r.base, mode: ModeFull, keepURLs: r.keepURLs}
 		parts = parts[:0]
 		for _, k := range full.nodes(n.C, 0) {
 			parts = append(parts, k.text)
@@ -726,8 +729,14 @@ func (r *renderer) cell(n *wnode) string {
 }
 
 // relative shortens a link target relative to the page: same origin loses
-// its origin, a link to the page itself keeps only its #fragment.
-func (r *renderer) relative(raw string) string { return relativeURL(r.base, raw) }
+// its origin, a link to the page itself keeps only its #fragment; its
+// credentials are redacted unless keepURLs.
+func (r *renderer) relative(raw string) string {
+	if !r.keepURLs {
+		raw = redactURL(raw)
+	}
+	return relativeURL(r.base, raw)
+}
 
 // relativeURL writes raw relative to base when both are on one origin: the
 // path (and query), or only the fragment on base's own page; else raw.
@@ -779,7 +788,7 @@ func (s *Session) page(snap *Snapshot, body string, o SnapshotOptions) string {
 	if snap.Hidden > 0 {
 		hidden = fmt.Sprintf("%d hidden · ", snap.Hidden)
 	}
-	header := fmt.Sprintf("# %s — %s   (%s · %d refs · %s%s chars)", title, Echo(snap.URL), snap.ID, snap.Refs, hidden, commas(snap.TotalChars))
+	header := fmt.Sprintf("# %s — %s   (%s · %d refs · %s%s chars)", title, Echo(s.ShowURL(snap.URL)), snap.ID, snap.Refs, hidden, commas(snap.TotalChars))
 	if o.Mode == ModeDiff {
 		header += " diff"
 	}

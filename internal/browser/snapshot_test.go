@@ -215,3 +215,20 @@ func TestPresentationalRoleConflicts(t *testing.T) {
 		t.Errorf("an <li> of a menu is shown as a list item:\n%s", snap)
 	}
 }
+
+// Token-like URL parameters are redacted in what a snapshot prints (its
+// header, link targets) as in browser_network, unless NoRedact (issue 28, 5).
+func TestSnapshotRedactsURLs(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		e := newEnv(t, browser.Options{NoRedact: keep})
+		e.navigate("/tokens?session_id=SECRETSESSION2&page=3")
+		snap := e.snapshot(browser.ModeCompact)
+		shown := strings.Contains(snap, "SECRETTOKEN1") || strings.Contains(snap, "SECRETSESSION2")
+		if shown != keep {
+			t.Errorf("NoRedact %v: credentials shown %v:\n%s", keep, shown, snap)
+		}
+		if !keep && (!strings.Contains(snap, "session_id=<redacted>&page=3") || !strings.Contains(snap, "access_token=<redacted>&x=1")) {
+			t.Errorf("the redacted URLs are not kept whole otherwise:\n%s", snap)
+		}
+	}
+}

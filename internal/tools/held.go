@@ -206,6 +206,15 @@ func (h *Held) Roots(ctx context.Context) []string {
 	return h.env.Roots(ctx)
 }
 
+// ShowURL is a URL as the agent is shown it: credentials redacted unless
+// --no-redact.
+func (h *Held) ShowURL(u string) string {
+	if h.s == nil {
+		return browser.RedactURL(u)
+	}
+	return h.s.ShowURL(u)
+}
+
 // BackendInfo describes the backend now.
 func (h *Held) BackendInfo() backend.Info {
 	if h.s != nil {

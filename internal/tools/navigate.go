@@ -50,7 +50,7 @@ var navigateTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("Loaded %s — %q", browser.Echo(nav.URL), browser.Echo(nav.Title))
+	text := fmt.Sprintf("Loaded %s — %q", browser.Echo(h.ShowURL(nav.URL)), browser.Echo(nav.Title))
 	if nav.Status != 0 {
 		text += fmt.Sprintf(" (HTTP %d)", nav.Status)
 	}
