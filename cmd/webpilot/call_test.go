@@ -65,6 +65,10 @@ func TestCallStatus(t *testing.T) {
 		t.Errorf("call without a tool: exit %d, stderr %q; want 2 and a usage error", code, errs)
 	}
 	code, out, errs = runCLI(t, append([]string{"call"}, browserArgs("browser_status")...)...)
+	if code != 0 || !strings.HasPrefix(out, `Session "`) {
+		t.Fatalf("the short status: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	code, out, errs = runCLI(t, append([]string{"call"}, browserArgs("browser_status", `{"verbose": true}`)...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}

@@ -62,7 +62,7 @@ func TestToolSelection(t *testing.T) {
 		t.Errorf("a call to an inactive tool: %+v", body.Error)
 	}
 
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_status", Arguments: map[string]any{}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_status", Arguments: map[string]any{"verbose": true}})
 	if err != nil || res.IsError {
 		t.Fatalf("browser_status: %v %s", err, text(res))
 	}

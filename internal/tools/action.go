@@ -30,16 +30,16 @@ func (tg LocatorIn) target() browser.Locator {
 type ActionIn struct {
 	Action string `json:"action" jsonschema:"what to do" enum:"click,dblclick,right_click,hover,focus,check,uncheck,type,fill,clear,select,press,scroll,upload,drag"`
 	LocatorIn
-	Value      string          `json:"value,omitempty" jsonschema:"text to fill or type"`
+	Value      string          `json:"value,omitempty" jsonschema:"fill/type text"`
 	Secret     string          `json:"secret,omitempty" jsonschema:"secret name, not value"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: option values or labels"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or combo, e.g. Control+A"`
-	Direction  string          `json:"direction,omitempty" jsonschema:"scroll: page or target container" enum:"up,down,left,right,top,bottom"`
+	Direction  string          `json:"direction,omitempty" jsonschema:"scroll" enum:"up,down,left,right,top,bottom"`
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: file paths"`
 	ToRef      string          `json:"to_ref,omitempty" jsonschema:"drag: drop target ref"`
 	ToSelector string          `json:"to_selector,omitempty" jsonschema:"drag: drop target selector"`
 	Expect     *browser.Expect `json:"expect,omitempty" jsonschema:"must hold afterwards"`
-	InputMode  string          `json:"input_mode,omitempty" jsonschema:"auto: trusted input, DOM events if invisible" enum:"auto,cdp,dom"`
+	InputMode  string          `json:"input_mode,omitempty" jsonschema:"auto: DOM events if invisible" enum:"auto,cdp,dom"`
 	Snapshot   string          `json:"snapshot,omitempty" enum:"none,diff,compact"`
 	Session    string          `json:"session,omitempty"`
 	Tab        string          `json:"tab,omitempty"`

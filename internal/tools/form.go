@@ -14,7 +14,7 @@ type FieldIn struct {
 	Value  string   `json:"value,omitempty" jsonschema:"checkbox/radio: true or false"`
 	Secret string   `json:"secret,omitempty" jsonschema:"secret name, not value"`
 	Values []string `json:"values,omitempty" jsonschema:"options or files"`
-	Type   string   `json:"type,omitempty" jsonschema:"default: from the element" enum:"textbox,checkbox,radio,select,date,file"`
+	Type   string   `json:"type,omitempty" jsonschema:"default: the element's" enum:"textbox,checkbox,radio,select,date,file"`
 }
 
 // FillFormIn is browser_fill_form's input.

@@ -9,7 +9,7 @@ import (
 
 // SnapshotIn is browser_snapshot's input.
 type SnapshotIn struct {
-	Mode     string `json:"mode,omitempty" jsonschema:"default compact; interactive: refs only; diff: changes" enum:"compact,full,interactive,diff"`
+	Mode     string `json:"mode,omitempty" jsonschema:"interactive: refs only; diff: changes" enum:"compact,full,interactive,diff"`
 	MaxChars int    `json:"max_chars,omitempty" minimum:"1" maximum:"1000000"`
 	Offset   int    `json:"offset,omitempty" minimum:"0" maximum:"10000000"`
 	Scope    string `json:"scope,omitempty" jsonschema:"subtree: ref or selector"`

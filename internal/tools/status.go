@@ -10,7 +10,7 @@ import (
 // StatusIn is browser_status's input. The recent actions listed are those
 // of the caller's session (the one its calls run in when they name none).
 type StatusIn struct {
-	Verbose bool `json:"verbose,omitempty" jsonschema:"all details as JSON"`
+	Verbose bool `json:"verbose,omitempty" jsonschema:"everything, as JSON"`
 }
 
 var statusTool = Def(Tool{
