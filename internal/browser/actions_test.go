@@ -240,6 +240,42 @@ func TestBlockedSubmitIsReported(t *testing.T) {
 	}
 }
 
+// "The button in the row that holds A-1002": within takes a role and a
+// quoted text (issue 28, 4), strict as every locator.
+func TestWithinRowHolding(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/orders")
+	details := func(within string) (*browser.ActionResult, error) {
+		return e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Details", Within: within}})
+	}
+	if _, err := details(`row "A-1002"`); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.getElementById("out").textContent`); got != "details A-1002" {
+		t.Errorf("clicked %q, want the row of A-1002", got)
+	}
+	_, err := details(`row "A-100"`)
+	if be := wantCode(t, err, browser.CodeAmbiguousTarget); be != nil && (!strings.HasPrefix(be.Message, "within: ") || len(be.Suggestions) != 2 ||
+		!strings.Contains(be.Suggestions[0], "A-1001") || !strings.Contains(be.Suggestions[1], "A-1002")) {
+		t.Errorf("two rows hold A-100: %s %q", be.Message, be.Suggestions)
+	}
+	_, err = details(`row "C-3"`)
+	wantCode(t, err, browser.CodeTargetNotFound)
+	// A pattern works too; and the CSS and ref forms are as before.
+	if _, err := details(`row "/^B-\d+/"`); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.getElementById("out").textContent`); got != "details B-2001" {
+		t.Errorf("clicked %q, want the row of B-2001", got)
+	}
+	if _, err := details("#rows tr:first-child"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`document.getElementById("out").textContent`); got != "details A-1001" {
+		t.Errorf("clicked %q, want the first row", got)
+	}
+}
+
 // A click that opens a popup reports the new tab, which joins the session.
 func TestClickOpensPopup(t *testing.T) {
 	e := newEnv(t, browser.Options{})

@@ -119,6 +119,11 @@ func fixtures(t *testing.T) string {
 		<a href="/basic.html" aria-current="page">Current page</a>
 		<span role="link" tabindex="0">Span link</span>
 		<div tabindex="-1" style="width:60px;height:20px">Panel</div>`)
+	// An orders table filled late, a Details button on every row.
+	page("/orders", `<title>Orders</title><p id="out">none</p><table><thead><tr><th>Order</th><th>Total</th><th></th></tr></thead><tbody id="rows"></tbody></table>
+		<script>setTimeout(() => { for (const [id, total] of [["A-1001", "12.00"], ["A-1002", "30.50"], ["B-2001", "7.25"]]) {
+		const tr = document.createElement("tr"); tr.innerHTML = "<td>" + id + "</td><td>" + total + "</td><td><button>Details</button></td>";
+		tr.querySelector("button").onclick = () => { document.getElementById("out").textContent = "details " + id }; document.getElementById("rows").append(tr) } }, 50)</script>`)
 	// Credentials in the page's URL and in its links.
 	page("/tokens", `<title>Tokens</title><a href="/account?access_token=SECRETTOKEN1&amp;x=1">Account</a>`)
 	// A form the browser validates before it submits.

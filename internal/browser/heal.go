@@ -223,7 +223,11 @@ func (s *Session) Relocate(ctx context.Context, t *Tab, primary Locator, c *Cand
 	deadline := time.Now().Add(notFoundWait)
 	for {
 		var ans relocAnswer
-		err := w.evalPatterns(ctx, false, []string{primary.Text, primary.Name}, func(ctx context.Context) error {
+		pats := []string{primary.Text, primary.Name}
+		if m := withinRole.FindStringSubmatch(primary.Within); m != nil {
+			pats = append(pats, m[2])
+		}
+		err := w.evalPatterns(ctx, false, pats, func(ctx context.Context) error {
 			_, err := w.eval(ctx, call, &ans)
 			return err
 		})

@@ -209,7 +209,16 @@ async (W, op, el, a) => {
   const pr = a.primary || {};
   let root = document;
   if (pr.within) {
-    const r = within(document, pr.within);
+    // a container by a role and a text it holds (row "A-1002"), or CSS
+    const rt = /^\s*([a-z]+)\s+"(.+)"\s*$/.exec(pr.within);
+    let r;
+    if (rt) {
+      const f = await W.find({ role: rt[1], contains: rt[2] }, null, a.ms);
+      if (f.busy) return { busy: f.busy };
+      r = fromHits(f);
+    } else {
+      r = within(document, pr.within);
+    }
     if (r === null) return { bad: pr.within + " (within) is not a valid CSS selector" };
     root = r.length === 1 ? r[0] : null;
     if (!root) tries.push({ via: "primary", what: "within " + pr.within + ": " + r.length + " elements", n: 0, ks: [] });

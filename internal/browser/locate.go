@@ -29,7 +29,15 @@ type Locator struct {
 	Exact    bool
 	Within   string
 	Frame    string
+	// contains, with Role, matches the elements of that role whose text
+	// holds it (a part, or /re/): the container form of Within, `row "A-1"`.
+	contains string
 }
+
+// withinRole is Within's container form: a role and a quoted text,
+// `row "A-1002"`: the one element of that role (a row, a list item, a
+// card's article) whose text holds the text.
+var withinRole = regexp.MustCompile(`^\s*([a-z]+)\s+"(.+)"\s*$`)
 
 // Describe says how the target was named, for messages.
 func (tg Locator) Describe() string {
@@ -45,6 +53,9 @@ func (tg Locator) Describe() string {
 		d = tg.Role
 		if tg.Name != "" {
 			d += " " + quote(tg.Name)
+		}
+		if tg.contains != "" {
+			d += " holding " + quote(tg.contains)
 		}
 	}
 	if tg.Within != "" {
@@ -289,6 +300,13 @@ func (t *Tab) frameRefsOf(ctx context.Context, w frameWorld, main bool) (*frameR
 // locateIn finds the one element spec (a ref or a CSS selector) names in
 // world w, for an argument (within, frame) of a target.
 func (t *Tab) locateIn(ctx context.Context, w frameWorld, f *frameRefs, spec string, _ runtime.RemoteObjectID, arg string) (*element, error) {
+	if m := withinRole.FindStringSubmatch(spec); m != nil && arg == "within" {
+		el, err := t.locateQuery(ctx, w, Locator{Role: m[1], contains: m[2]}, "")
+		if we, ok := AsError(err); ok {
+			we.Message = arg + ": " + we.Message
+		}
+		return el, err
+	}
 	if IsRef(spec) {
 		el, err := t.locateRef(ctx, spec)
 		if err != nil {
@@ -339,9 +357,9 @@ type frameQuery struct {
 // query runs a text or role query in world w (under root when given),
 // listing the frame's iframes too when frames is set.
 func (t *Tab) query(ctx context.Context, w frameWorld, tg Locator, root runtime.RemoteObjectID, frames bool) (frameQuery, error) {
-	q := map[string]any{"text": tg.Text, "role": strings.TrimSpace(tg.Role), "name": tg.Name, "exact": tg.Exact, "frames": frames}
+	q := map[string]any{"text": tg.Text, "role": strings.TrimSpace(tg.Role), "name": tg.Name, "exact": tg.Exact, "frames": frames, "contains": tg.contains}
 	var r queryResult
-	err := w.evalPatterns(ctx, true, []string{tg.Text, tg.Name}, func(ctx context.Context) error {
+	err := w.evalPatterns(ctx, true, []string{tg.Text, tg.Name, tg.contains}, func(ctx context.Context) error {
 		if root != "" {
 			err := callOn(ctx, w.sess, root, "function(q, ms){ return globalThis.__webpilot.find(q, this, ms) }", &r, q, patternBudget.Milliseconds())
 			stopScript(ctx, w.sess, err)
@@ -472,7 +490,7 @@ func (t *Tab) pick(ctx context.Context, tg Locator, qs []frameQuery) (*element, 
 			where = " in the page and its frames"
 		}
 		return nil, &Error{Code: CodeAmbiguousTarget, Message: fmt.Sprintf("%d elements match %s%s", count, tg.Describe(), where),
-			Hint: "act on one of these refs, or narrow the target with exact, within (a ref or selector of a container), frame or role and name", Suggestions: cands}
+			Hint: "act on one of these refs, or narrow the target with exact, within (a container: its ref, a selector, or a role and a text it holds, row \"A-1002\"), frame or role and name", Suggestions: cands}
 	}
 	h := one.r.Hits[0]
 	ref := t.refs.refFor(one.f, h.ID, h.P)

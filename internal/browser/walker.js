@@ -901,6 +901,23 @@
         return true;
       };
       visit(root);
+    } else if (q.role && q.contains) {
+      // containers: the elements of the role whose text holds the text
+      const test = matcher(q.contains, false);
+      each(root, (el) => {
+        const t = el.tagName.toUpperCase();
+        noteFrame(el, t);
+        if (roleOf(el, t) !== q.role || !shown(el)) return true;
+        const txt = textOf(el);
+        if (!test(txt)) return true;
+        count++;
+        if (hits.length < 11) {
+          const h = hit(el);
+          if (!h.n) h.n = cut(txt, 80); // a row is told apart by its text
+          hits.push(h);
+        }
+        return true;
+      });
     } else if (q.role) {
       each(root, (el) => {
         const t = el.tagName.toUpperCase();

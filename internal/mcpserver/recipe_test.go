@@ -503,3 +503,34 @@ func TestRecipeRealWidgets(t *testing.T) {
 		}
 	}
 }
+
+// "Details in the row that holds the order": a flow that names its row by a
+// role and a text, saved with the order as a parameter, runs for another
+// order (issue 28, 4).
+func TestRecipeRowParameter(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs, store := recipeClient(t, tools.Deps{})
+	ctx := backendtest.Context(t, 60*time.Second)
+	mustCall(t, ctx, cs, "browser_flow", map[string]any{"steps": []any{
+		map[string]any{"do": "navigate", "url": base + "/flow/orders.html", "snapshot": "none"},
+		map[string]any{"do": "action", "action": "click", "role": "button", "name": "Details", "within": `row "A-1002"`, "snapshot": "none"},
+		map[string]any{"do": "read", "selector": "#out", "save_as": "shown"},
+	}})
+	mustCall(t, ctx, cs, "recipe_save", map[string]any{"name": "order-details", "params": map[string]any{"order": map[string]any{"value": "A-1002"}}, "output": []any{"shown"}})
+	file, _ := os.ReadFile(filepath.Join(store.UserDir, "order-details.json"))
+	if !strings.Contains(string(file), `row \"${order}\"`) {
+		t.Errorf("the row's key is not the parameter:\n%s", file)
+	}
+	for _, order := range []string{"B-2001", "A-1001"} {
+		out := mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "order-details", "params": map[string]any{"order": order}})
+		if !strings.Contains(out, "shown: details "+order) {
+			t.Errorf("recipe_run for %s:\n%s", order, out)
+		}
+	}
+	// Two rows hold the key: the run stops rather than pick one.
+	body := mustFail(t, ctx, cs, "recipe_run", map[string]any{"name": "order-details", "params": map[string]any{"order": "A-100"}}, "AMBIGUOUS_TARGET")
+	if !strings.Contains(body.Error.Message, "within") {
+		t.Errorf("an ambiguous row: %+v", body.Error)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -234,6 +235,20 @@ func keepNoPasswords(r *recipes.Recipe, cands map[int]*browser.Candidates, field
 	}
 	return nil
 }
+
+// locatorTakesParam says a step's (or a form field's) locator holds a
+// $parameter.
+func locatorTakesParam(fields map[string]any) bool {
+	for _, k := range []string{"selector", "text", "role", "name", "within", "frame"} {
+		if v, ok := fields[k].(string); ok && paramRef.MatchString(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// paramRef is a $name or ${name} in a step's string (not CSS's $= operator).
+var paramRef = regexp.MustCompile(`\$\{?[A-Za-z_]`)
 
 // formCandidates are a fill_form step's candidates: one per field (null
 // for a field that was not described).
@@ -496,6 +511,21 @@ var recipeRunTool = Def(Tool{
 		if err != nil {
 			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("recipe %s: step %d: candidates do not read: %v", r.Name, i+1, err),
 				Hint: "fix or remove the step's candidates in " + recipes.ShortPath(r.Path)}
+		}
+	}
+	// A step whose locator takes a parameter (the row that holds $order)
+	// names another element at each run: the element recorded when it was
+	// saved is no guide, so the step's own locator decides, strictly.
+	for i, st := range r.Steps {
+		if locatorTakesParam(st.Fields) {
+			delete(cands, i+1)
+		}
+		if list, _ := st.Fields["fields"].([]any); formCands[i+1] != nil {
+			for j, f := range list {
+				if m, ok := f.(map[string]any); ok && j < len(formCands[i+1]) && locatorTakesParam(m) {
+					formCands[i+1][j] = nil
+				}
+			}
 		}
 	}
 	p, err := flow.Parse(steps, r.BudgetMs, true)
