@@ -75,7 +75,7 @@ type annotation struct {
 // walker's document token, the frame's scroll and viewport, and each
 // element's box in the frame's viewport (visible, at least 1×1, clipped by
 // the ancestors that clip their overflow, such as scrolled lists).
-const measureJS = `(ids) => {
+const measureJS = `(ids) => { ` + coveredJS + `
   const out = { doc: W.doc, sx: scrollX, sy: scrollY, vw: innerWidth, vh: innerHeight, b: [] };
   for (const id of ids) {
     const el = W.get(id);
@@ -91,10 +91,30 @@ const measureJS = `(ids) => {
       if (st.overflowY !== "visible") { y0 = Math.max(y0, c.top); y1 = Math.min(y1, c.bottom); }
     }
     if (x1 - x0 < 1 || y1 - y0 < 1) continue;
+    if (covered(el, x0, y0, x1, y1)) continue;
     out.b.push([id, x0, y0, x1 - x0, y1 - y0]);
   }
   return out;
 }`
+
+// coveredJS says an element in the viewport is hidden behind another (a
+// modal, a backdrop) at its centre and four inner points: no label is
+// drawn on what a user cannot see or click. Its own label (a styled
+// checkbox) does not cover it; what is out of the viewport cannot be
+// tested and counts as not covered.
+const coveredJS = `const covered = (el, x0, y0, x1, y1) => {
+  const root = el.getRootNode();
+  const at = root.elementFromPoint ? (x, y) => root.elementFromPoint(x, y) : (x, y) => document.elementFromPoint(x, y);
+  let tested = 0;
+  for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
+    const x = x0 + (x1 - x0) * fx, y = y0 + (y1 - y0) * fy;
+    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
+    tested++;
+    const h = at(x, y);
+    if (!h || h === el || el.contains(h) || (h.tagName === "LABEL" && (h.contains(el) || h.control === el))) return false;
+  }
+  return tested > 0;
+};`
 
 // measured is what measureJS answers.
 type measured struct {

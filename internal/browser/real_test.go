@@ -91,6 +91,11 @@ func TestBootstrapModalFadesIn(t *testing.T) {
 			t.Errorf("label %s is not a ref of the snapshot:\n%s", l, snap)
 		}
 	}
+	// The navbar's Logout link is behind the backdrop: no label on it
+	// (issue 28, 6).
+	if l, ok := labelOf(ann.Labels, "Logout"); ok {
+		t.Errorf("a label on the link behind the modal: %+v", l)
+	}
 	for name, sel := range map[string]string{"Cancel": "#logoutModal .btn-secondary", "Logout now": "#doLogout"} {
 		if l, ok := labelOf(ann.Labels, name); !ok || !near(l, e.rect(sel), 0, 0, 1) {
 			t.Errorf("the modal's %q: label %+v (found %v), want on %v", name, l, ok, e.rect(sel))
