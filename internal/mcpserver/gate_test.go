@@ -85,6 +85,35 @@ func TestFlowSiteGate(t *testing.T) {
 	if out, isErr := later(flowOn(base)); isErr || !strings.HasPrefix(out, "Flow done") {
 		t.Errorf("a flow once the site is free: %s", out)
 	}
+	if strings.Contains(out, "site gate") {
+		t.Errorf("a flow that did not wait says it did: %s", out)
+	}
+	// A flow that waited for its turn says how long (issue 28, 6).
+	held, err = gate.Enter(context.Background(), "127.0.0.1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Add(1)
+	waiter := client()
+	waiterArgs := flowOn(base)
+	go func() {
+		defer wg.Done()
+		queuedOut, queuedErr = waiter(waiterArgs)
+	}()
+	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(5 * time.Millisecond) {
+		if st := gate.Status(); len(st) == 1 && st[0].Queued == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the flow never queued: %+v", gate.Status())
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the turn it waits for: longer than the shortest wait noted
+	held()
+	wg.Wait()
+	if queuedErr || !strings.Contains(queuedOut, "Note: waited ") || !strings.Contains(queuedOut, "at the site gate for 127.0.0.1") {
+		t.Errorf("a flow that waited at the gate:\n%s", queuedOut)
+	}
 	if st := gate.Status(); len(st) != 0 {
 		t.Errorf("gate status after the runs: %+v", st)
 	}

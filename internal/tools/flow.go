@@ -75,7 +75,7 @@ var flowTool = Def(Tool{
 	if err := p.Check(x); err != nil {
 		return nil, err
 	}
-	release, err := enterGate(ctx, h, planSite(ctx, h, p))
+	release, gateNote, err := enterGate(ctx, h, planSite(ctx, h, p))
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +92,9 @@ var flowTool = Def(Tool{
 	h.SetLastFlow(&browser.FlowRecord{Steps: in.Steps, Candidates: x.record, Fields: x.recordFields, BudgetMs: in.BudgetMs, At: time.Now()})
 	res := flowResult(p, tr)
 	res.Text = x.trace.note(res.Text)
+	if gateNote != "" {
+		res.Text += "\n" + gateNote
+	}
 	return res, nil
 })
 
@@ -112,13 +115,23 @@ func planSite(ctx context.Context, h *Held, p *flow.Plan) string {
 }
 
 // enterGate waits for a turn on the site in the site gate; the returned
-// function ends it. Without a gate or a site there is nothing to wait for.
-func enterGate(ctx context.Context, h *Held, site string) (func(), error) {
+// function ends it, and note says how long the run waited for its turn
+// ("" when it did not). Without a gate or a site there is nothing to wait
+// for.
+func enterGate(ctx context.Context, h *Held, site string) (release func(), note string, err error) {
 	if h.env.Gate == nil || site == "" {
-		return func() {}, nil
+		return func() {}, "", nil
 	}
-	return h.env.Gate.Enter(ctx, site, 0)
+	start := time.Now()
+	release, err = h.env.Gate.Enter(ctx, site, 0)
+	if waited := time.Since(start); err == nil && waited >= gateNoted {
+		note = fmt.Sprintf("Note: waited %.1f s at the site gate for %s (another run on the site had its turn first).", waited.Seconds(), site)
+	}
+	return release, note, err
 }
+
+// gateNoted is the shortest wait at the site gate a result mentions.
+const gateNoted = 100 * time.Millisecond
 
 // flowResult is a flow that ran to its end: the trace, then what the find,
 // read and collect steps returned and the notes of the others, then the

@@ -584,7 +584,7 @@ var recipeRunTool = Def(Tool{
 	if err := p.Check(x); err != nil {
 		return nil, err
 	}
-	release, err := enterGate(ctx, h, recipes.Site(r.Site))
+	release, gateNote, err := enterGate(ctx, h, recipes.Site(r.Site))
 	if err != nil {
 		return nil, err
 	}
@@ -595,6 +595,9 @@ var recipeRunTool = Def(Tool{
 		return nil, tr.Err
 	}
 	res := recipeResult(r, p, tr, heals)
+	if gateNote != "" {
+		res.Text += "\n" + gateNote
+	}
 	if h.env.HealWrite {
 		if n, path, err := healWrite(store, r, heals); err != nil {
 			res.Text += "\nCould not write the healed locators back: " + browser.Echo(err.Error())
