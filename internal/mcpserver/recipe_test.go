@@ -196,6 +196,11 @@ func TestRecipeRecordSaveRunHeal(t *testing.T) {
 				line = l
 			}
 		}
+		// A healed step names what it found as the page says it now, and
+		// the run says how to keep the new locators (issue 28, 6).
+		if c.variant == "reworded" && (!strings.Contains(line, `→ button "Find products"`) || !strings.Contains(out, "--heal-write writes the new locators")) {
+			t.Errorf("reworded: the heal does not name the new label or suggest --heal-write:\n%s", out)
+		}
 		if !strings.Contains(line, "· match healed "+c.want) && !strings.Contains(line, "· match reidentified "+c.want) {
 			t.Errorf("%s: step %q was not healed %s: %q", c.variant, c.step, c.want, line)
 		}

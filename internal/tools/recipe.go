@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -604,6 +605,8 @@ var recipeRunTool = Def(Tool{
 		} else if n > 0 {
 			res.Text += fmt.Sprintf("\nWrote %d healed locator(s) into %s (the previous version is kept as .bak).", n, recipes.ShortPath(path))
 		}
+	} else if n := healed(heals); n > 0 {
+		res.Text += fmt.Sprintf("\nNote: %d step(s) found their element through another locator than the recipe's; webpilot started with --heal-write writes the new locators into %s (the old file kept as .bak).", n, recipes.ShortPath(r.Path))
 	}
 	return res, nil
 })
@@ -677,15 +680,47 @@ type stepHeal struct {
 // field "fields exact, healed via attr".
 func (sh *stepHeal) line() string {
 	if sh.rel != nil {
-		return matchLine(sh.rel)
+		return matchLine(sh.rel) + foundAs(sh.rel, sh.newCand)
 	}
 	var parts []string
-	for _, rel := range sh.fields {
+	for i, rel := range sh.fields {
 		if rel != nil {
-			parts = append(parts, matchLine(rel))
+			var nc *browser.Candidates
+			if i < len(sh.newFields) {
+				nc = sh.newFields[i]
+			}
+			parts = append(parts, matchLine(rel)+foundAs(rel, nc))
 		}
 	}
 	return "fields " + strings.Join(parts, ", ")
+}
+
+// foundAs names the element a step found through another candidate as it
+// is now (` → button "Ask for a refund"`): the step's own label is the
+// recipe's, which may name what the page no longer says.
+func foundAs(rel *browser.Relocation, nc *browser.Candidates) string {
+	if nc == nil || (rel.Level != browser.LevelHealed && rel.Level != browser.LevelReidentified && rel.Level != browser.LevelStable) {
+		return ""
+	}
+	fp := nc.Fingerprint
+	if fp.Name == "" {
+		return " → " + fp.Role
+	}
+	return " → " + fp.Role + " " + strconv.Quote(browser.Echo(fp.Name))
+}
+
+// healed counts the steps (and form fields) found through another
+// candidate than their own locator.
+func healed(heals map[int]*stepHeal) int {
+	n := 0
+	for _, sh := range heals {
+		for _, rel := range append([]*browser.Relocation{sh.rel}, sh.fields...) {
+			if rel != nil && (rel.Level == browser.LevelHealed || rel.Level == browser.LevelReidentified) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // locatorIn is l as a tool's target arguments.
