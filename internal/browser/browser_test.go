@@ -125,7 +125,7 @@ func fixtures(t *testing.T) string {
 		const tr = document.createElement("tr"); tr.innerHTML = "<td>" + id + "</td><td>" + total + "</td><td><button>Details</button></td>";
 		tr.querySelector("button").onclick = () => { document.getElementById("out").textContent = "details " + id }; document.getElementById("rows").append(tr) } }, 50)</script>`)
 	// Credentials in the page's URL and in its links.
-	page("/tokens", `<title>Tokens</title><a href="/account?access_token=SECRETTOKEN1&amp;x=1">Account</a>`)
+	page("/tokens", `<title>Tokens</title><a href="/account?access_token=SECRETTOKEN1&amp;x=1">Account</a><script>console.error("bad")</script>`)
 	// A form the browser validates before it submits.
 	page("/validate", `<title>Validate</title><form action="/account"><label>Email <input type="email" name="email" required></label>
 		<label>Age <input type="number" name="age" min="18" value="12"></label><button>Send</button>

@@ -367,7 +367,7 @@ func (s *Session) Console(ctx context.Context, t *Tab, o ConsoleOptions) (*Conso
 	if prev := t.consoleView; o.Offset > 0 && prev != nil && prev.key == o.key() {
 		c = prev // later pages come from the same listing
 	} else {
-		c = t.renderConsole(o, t.consolePage(ctx))
+		c = t.renderConsole(o, s.ShowURL(t.consolePage(ctx)))
 		t.consoleView = c
 	}
 	res := c.res

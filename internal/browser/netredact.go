@@ -39,6 +39,24 @@ func (s *Session) ShowURL(u string) string {
 	return redactURL(u)
 }
 
+// urlsIn are the URLs in a text: absolute ones, and the relative targets
+// of markdown links.
+var urlsIn = regexp.MustCompile(`https?://[^\s"'<>()\[\]]+|\]\((/[^)\s]*)\)`)
+
+// redactURLsIn redacts the credentials of every URL in a text read from a
+// page (browser_read), as redactURL does for one.
+func redactURLsIn(s string) string {
+	if !strings.ContainsAny(s, "?#@") {
+		return s
+	}
+	return urlsIn.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, "](") {
+			return "](" + redactURL(m[2:len(m)-1]) + ")"
+		}
+		return redactURL(m)
+	})
+}
+
 // RedactURL is redactURL for the recent actions and traces, which show the
 // URLs an agent opened: OAuth's authorization code is hidden there too
 // (network output keeps "code", often a country or promo code there).

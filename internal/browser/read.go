@@ -232,6 +232,10 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 		content = m(content) // before the window cuts it
 	}
 	content = markPageLines(content)
+	if !s.pol.opts.NoRedact {
+		content = redactURLsIn(content)
+		res.URL = redactURL(res.URL)
+	}
 	if content == "" {
 		res.Hint = emptyHint(o, ans)
 	}

@@ -230,5 +230,33 @@ func TestSnapshotRedactsURLs(t *testing.T) {
 		if !keep && (!strings.Contains(snap, "session_id=<redacted>&page=3") || !strings.Contains(snap, "access_token=<redacted>&x=1")) {
 			t.Errorf("the redacted URLs are not kept whole otherwise:\n%s", snap)
 		}
+		// read (markdown, the page's URL) and the console's locations too
+		var read, console string
+		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+			r, err := e.s.Read(ctx, tab, browser.ReadOptions{What: browser.ReadMarkdown})
+			if err != nil {
+				return err
+			}
+			read = r.Text
+			if r, err = e.s.Read(ctx, tab, browser.ReadOptions{What: browser.ReadURL}); err != nil {
+				return err
+			}
+			read += "\n" + r.Text
+			c, err := e.s.Console(ctx, tab, browser.ConsoleOptions{})
+			if err != nil {
+				return err
+			}
+			console = c.Text
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, out := range map[string]string{"read": read, "console": console} {
+			shown := strings.Contains(out, "SECRETTOKEN1") || strings.Contains(out, "SECRETSESSION2")
+			if shown != keep || !strings.Contains(out, "/tokens") {
+				t.Errorf("NoRedact %v: %s shows credentials %v:\n%s", keep, what, shown, out)
+			}
+		}
 	}
 }
