@@ -203,3 +203,19 @@ func TestNetworkToolNoRedact(t *testing.T) {
 		t.Errorf("get %s redacts with NoRedact:\n%s", items, got)
 	}
 }
+
+// A script the server answers 404 is listed with its status, not as
+// canceled (issue 28, 6).
+func TestNetworkScript404(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := netClient(t, browser.Options{})
+	ctx := backendtest.Context(t, 60*time.Second)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/network/script404.html", "snapshot": "none"})
+	mustCall(t, ctx, cs, "browser_wait", map[string]any{"conditions": []any{map[string]any{"network_idle": true}}})
+	list := mustCall(t, ctx, cs, "browser_network", map[string]any{})
+	netIDOf(t, list, `GET 404 script \S+/network/missing-script\.js `)
+	if strings.Contains(list, "canceled") {
+		t.Errorf("a request is listed as canceled:\n%s", list)
+	}
+}

@@ -1,0 +1,33 @@
+package mcpserver
+
+import (
+	"testing"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// A failed call's text reads like a result (issue 28, 3): CODE: message on
+// one line, the hint, the suggestions nearest first, the diagnosis one key a
+// line; ParseErrorText reads the first line back, and the JSON of earlier
+// versions.
+func TestErrorText(t *testing.T) {
+	e := &browser.Error{Code: browser.CodeAmbiguousTarget, Message: "2 elements match button \"Save\"\n(in the page)", Hint: "act on one of these refs",
+		Suggestions: []string{`button e3 "Save" (in "Draft")`, `button e9 "Save" (in "Profile")`},
+		Diagnosis:   map[string]any{"url": "http://ex.com/", "count": 2, "snapshot": "# Page\nbutton e3"}}
+	want := "AMBIGUOUS_TARGET: 2 elements match button \"Save\" (in the page)\n" +
+		"Hint: act on one of these refs\n" +
+		"Suggestions:\n- button e3 \"Save\" (in \"Draft\")\n- button e9 \"Save\" (in \"Profile\")\n" +
+		"Diagnosis:\ncount: 2\nsnapshot:\n# Page\nbutton e3\nurl: http://ex.com/"
+	if got := ErrorText(e); got != want {
+		t.Errorf("ErrorText:\n%s\nwant:\n%s", got, want)
+	}
+	for text, code := range map[string]string{
+		want: "AMBIGUOUS_TARGET",
+		`{"error":{"code":"TIMEOUT","message":"slow"}}`: "TIMEOUT",
+		"# Page\nbutton e3":                             "",
+	} {
+		if got, _, _ := ParseErrorText(text); got != code {
+			t.Errorf("ParseErrorText(%.30q) = %q, want %q", text, got, code)
+		}
+	}
+}
