@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
 // errToolFailed marks a tool call whose result was an error: exit code 1.
@@ -93,6 +94,11 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	sort.Strings(names)
 	if !known {
+		if t, ok := tools.Lookup(tool); ok {
+			// One of webpilot's, left out by the profile: say what turns it on.
+			fmt.Fprintf(stderr, "webpilot call: %s is off in this tool profile; add --caps +%s (or --profile full)\n", tool, t.Group)
+			return fmt.Errorf("%w: %s is off (--caps +%s)", errUsage, tool, t.Group)
+		}
 		fmt.Fprintf(stderr, "webpilot call: unknown tool %q. The tools are:\n  %s\n", tool, strings.Join(names, "\n  "))
 		return fmt.Errorf("%w: unknown tool %q", errUsage, tool)
 	}

@@ -121,6 +121,7 @@ func TestCallUsageErrors(t *testing.T) {
 		want []string
 	}{
 		{"unknown tool", []string{"call", "--standalone", "--backend", "launch", "browser_teleport"}, []string{`unknown tool "browser_teleport"`, "browser_navigate", "browser_status"}},
+		{"a tool the profile leaves out", []string{"call", "--standalone", "--backend", "launch", "browser_network"}, []string{"browser_network is off", "--caps +network"}},
 		{"invalid JSON", []string{"call", "--standalone", "--backend", "launch", "browser_status", "{url:"}, []string{"not valid JSON"}},
 		{"not an object", []string{"call", "--standalone", "browser_status", "[1]"}, []string{"must be a JSON object"}},
 		{"bad flag", []string{"call", "--standalone", "--timeout", "soon", "browser_status"}, []string{"timeout"}},
