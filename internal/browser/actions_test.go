@@ -271,6 +271,13 @@ func TestWithinRowHolding(t *testing.T) {
 	if _, err := details("#rows tr:first-child"); err != nil {
 		t.Fatal(err)
 	}
+	// browser_find takes the same within.
+	if got := e.find(browser.FindOptions{Role: "button", Name: "Details", Within: `row "B-2001"`}); strings.Count(got, "button e") != 1 {
+		t.Errorf("find within the row of B-2001:\n%s", got)
+	}
+	if got := e.find(browser.FindOptions{Role: "button", Name: "Details"}); strings.Count(got, "button e") != 3 {
+		t.Errorf("find in the whole table:\n%s", got)
+	}
 	if got := e.eval(`document.getElementById("out").textContent`); got != "details A-1001" {
 		t.Errorf("clicked %q, want the first row", got)
 	}

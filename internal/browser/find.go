@@ -17,6 +17,24 @@ type FindOptions struct {
 	Role  string
 	Name  string
 	Limit int // matches shown (default 20)
+	// Within limits the search to a container: its ref, a CSS selector, or
+	// a role and a text it holds (row "A-1002"), as a target's within.
+	Within string
+}
+
+// scope is the container Within names, as a snapshot scope.
+func (o FindOptions) scope() Locator {
+	w := strings.TrimSpace(o.Within)
+	switch {
+	case w == "":
+		return Locator{}
+	case IsRef(w):
+		return Locator{Ref: w}
+	}
+	if m := withinRole.FindStringSubmatch(w); m != nil {
+		return Locator{Role: m[1], contains: m[2]}
+	}
+	return Locator{Selector: w}
 }
 
 // DefaultFindLimit is how many matches browser_find shows by default.
@@ -47,8 +65,11 @@ func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, erro
 	defer t.releaseObjects(ctx)
 	ictx, cancel := innerContext(ctx)
 	defer cancel()
-	pt, err := t.collect(ictx, Locator{})
+	pt, err := t.collect(ictx, o.scope())
 	if err != nil {
+		if we, ok := AsError(err); ok && o.Within != "" {
+			we.Message = "within: " + we.Message
+		}
 		return "", err
 	}
 	base := pt.url

@@ -25,7 +25,7 @@ const ReadMaxChars = 20_000
 
 var readTool = Def(Tool{
 	Name:        "browser_read",
-	Description: "Page or element content as data (a snapshot is for acting); main: the article as markdown. Scrolls for lazy content.",
+	Description: "Page or element content as data (a snapshot is for acting); main: the article as markdown.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupRead,
 	Hold:        HoldTab,

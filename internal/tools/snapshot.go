@@ -58,6 +58,7 @@ type FindIn struct {
 	Role    string `json:"role,omitempty"`
 	Name    string `json:"name,omitempty"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"default 20" minimum:"1" maximum:"1000"`
+	Within  string `json:"within,omitempty"`
 	Session string `json:"session,omitempty"`
 	Tab     string `json:"tab,omitempty"`
 }
@@ -72,12 +73,12 @@ func (in FindIn) Check() error {
 
 var findTool = Def(Tool{
 	Name:        "browser_find",
-	Description: "Find elements by text, role and/or name: their snapshot lines with refs, without a whole snapshot.",
+	Description: "Find elements by text, role and/or name: their snapshot lines with refs.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupCore,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in FindIn) (*Result, error) {
-	text, err := h.Find(ctx, browser.FindOptions{Text: in.Text, Role: in.Role, Name: in.Name, Limit: in.Limit})
+	text, err := h.Find(ctx, browser.FindOptions{Text: in.Text, Role: in.Role, Name: in.Name, Limit: in.Limit, Within: in.Within})
 	if err != nil {
 		return nil, err
 	}
