@@ -96,7 +96,7 @@ func TestDaemonCommands(t *testing.T) {
 	}
 
 	code, out, errs := cliAt(t, ctx, home, "", "daemon", "status")
-	for _, want := range []string{fmt.Sprintf("running (pid %d", st.PID), "proxy-test", "clients (1)", "isolated", "true (from the client that started it)", "http-", "idle exit: 10m0s after the last client leaves", "daemon.log"} {
+	for _, want := range []string{fmt.Sprintf("running (pid %d", st.PID), "proxy-test", "clients (1)", "isolated", "true (from the client that started it)", "client-", "idle exit: 10m0s after the last client leaves", "daemon.log"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("daemon status lacks %q: exit %d\n%s%s", want, code, out, errs)
 		}

@@ -84,7 +84,7 @@ func TestServeSubprocess(t *testing.T) {
 		t.Errorf("snapshot:\n%s", snap)
 	}
 	status := callText(t, ctx, cs, "browser_status", map[string]any{"verbose": true})
-	if !strings.Contains(status, `"http-`) {
+	if !strings.Contains(status, `"client-`) {
 		t.Errorf("the client's default session is not one of its own (http-…):\n%s", status)
 	}
 	res, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/health")

@@ -237,7 +237,7 @@ func TestBridgePopupNamesTheClient(t *testing.T) {
 	}
 	be := backendtest.Shared(t)
 	m := browser.NewManager(browser.Options{Backend: be, NavTimeout: backendtest.Timeout(20 * time.Second)})
-	s := m.Session("http-1a2b3c4d")
+	s := m.Session("client-1a2b3c4d")
 	s.SetLabel("Claude Code")
 	s.SetLabel("Another Client")
 	base := fixtures(t)
@@ -253,7 +253,7 @@ func TestBridgePopupNamesTheClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = page.Close(context.Background()) })
-	want := "Claude Code · http-1a2b3c4d"
+	want := "Claude Code · client-1a2b3c4d"
 	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
 		v, err := page.Eval(ctx, popupSessionsJS)
 		if err != nil {

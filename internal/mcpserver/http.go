@@ -128,9 +128,10 @@ func checkBrowserProfile(v string) bool {
 }
 
 // ClientSessionPrefix starts the name of the browser session an MCP client
-// over HTTP gets by default: "http-" and the first 8 characters of its MCP
-// session id, lower-cased.
-const ClientSessionPrefix = "http-"
+// of the daemon or of serve gets by default (a stdio client's proxy is one
+// too, so the name says client, not the transport): "client-" and the
+// first 8 characters of its MCP session id, lower-cased.
+const ClientSessionPrefix = "client-"
 
 // HTTPOptions configure the HTTP transport.
 type HTTPOptions struct {
