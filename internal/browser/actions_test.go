@@ -234,6 +234,12 @@ func TestBlockedSubmitIsReported(t *testing.T) {
 	if res.Navigated {
 		t.Errorf("a blocked submit navigated: %+v", res)
 	}
+	// A form a script submits and then resets (its required field empty
+	// again) did submit.
+	res, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Add"}})
+	if err != nil || strings.Contains(res.Note, "did not submit") || e.eval("document.title") != "added milk" {
+		t.Errorf("a script's submit and reset: %+v %v (title %q)", res, err, e.eval("document.title"))
+	}
 	res, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Save draft"}})
 	if err != nil || !res.Navigated || strings.Contains(res.Note, "did not submit") {
 		t.Errorf("formnovalidate: %+v %v", res, err)
@@ -271,6 +277,9 @@ func TestWithinRowHolding(t *testing.T) {
 	if _, err := details("#rows tr:first-child"); err != nil {
 		t.Fatal(err)
 	}
+	if got := e.eval(`document.getElementById("out").textContent`); got != "details A-1001" {
+		t.Errorf("clicked %q, want the first row", got)
+	}
 	// browser_find takes the same within.
 	if got := e.find(browser.FindOptions{Role: "button", Name: "Details", Within: `row "B-2001"`}); strings.Count(got, "button e") != 1 {
 		t.Errorf("find within the row of B-2001:\n%s", got)
@@ -278,8 +287,13 @@ func TestWithinRowHolding(t *testing.T) {
 	if got := e.find(browser.FindOptions{Role: "button", Name: "Details"}); strings.Count(got, "button e") != 3 {
 		t.Errorf("find in the whole table:\n%s", got)
 	}
-	if got := e.eval(`document.getElementById("out").textContent`); got != "details A-1001" {
-		t.Errorf("clicked %q, want the first row", got)
+	// A list item inside a list item: the innermost that holds the text.
+	e.navigate("/inlineblocks")
+	if snap := e.snapshot(browser.ModeCompact); !strings.Contains(snap, "42 items") {
+		t.Errorf("the text of a block inside an inline element is lost:\n%s", snap)
+	}
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Open", Within: `listitem "Display"`}}); err != nil {
+		t.Errorf("within the innermost list item: %v", err)
 	}
 }
 

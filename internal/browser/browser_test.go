@@ -124,12 +124,16 @@ func fixtures(t *testing.T) string {
 		<script>setTimeout(() => { for (const [id, total] of [["A-1001", "12.00"], ["A-1002", "30.50"], ["B-2001", "7.25"]]) {
 		const tr = document.createElement("tr"); tr.innerHTML = "<td>" + id + "</td><td>" + total + "</td><td><button>Details</button></td>";
 		tr.querySelector("button").onclick = () => { document.getElementById("out").textContent = "details " + id }; document.getElementById("rows").append(tr) } }, 50)</script>`)
+	// Inline elements around blocks (React markup), and lists in lists.
+	page("/inlineblocks", `<title>IB</title><p id="p1">Total: <span><div>42 items</div></span> in the cart</p>
+		<ul><li>Settings<ul><li>Privacy <button>Open</button></li><li>Display <button>Open</button></li></ul></li></ul>`)
 	// Credentials in the page's URL and in its links.
 	page("/tokens", `<title>Tokens</title><a href="/account?access_token=SECRETTOKEN1&amp;x=1">Account</a><script>console.error("bad")</script>`)
 	// A form the browser validates before it submits.
 	page("/validate", `<title>Validate</title><form action="/account"><label>Email <input type="email" name="email" required></label>
 		<label>Age <input type="number" name="age" min="18" value="12"></label><button>Send</button>
-		<button formnovalidate id="draft">Save draft</button></form>`)
+		<button formnovalidate id="draft">Save draft</button></form>
+		<form id="todo" onsubmit="event.preventDefault(); document.title = 'added ' + this.item.value; this.reset()"><input name="item" aria-label="Item" required value="milk"><button>Add</button></form>`)
 	// A button that jumps away when the pointer comes over it: the press
 	// that follows the move lands on what was under it.
 	page("/runaway", `<title>Runaway</title><div id="under" style="position:absolute;left:0;top:0;width:600px;height:300px" onpointerdown="if(event.target===this) window.__hits=(window.__hits||[]).concat('under')">

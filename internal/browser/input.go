@@ -183,6 +183,10 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		}
 	}
 
+	// A submit the browser's validation will stop: known before the click,
+	// so that a form a script submits and then resets (emptying a required
+	// field) is not taken for one.
+	blockedBefore := a.Kind == "click" && el != nil && a.InputMode != InputDOM && len(t.blockedSubmit(callCtx, el)) > 0
 	mark, dmark := t.consoleMark(), t.downloadMark()
 	defer t.endDownloads(dmark)
 	w := t.watchNavigation()
@@ -218,7 +222,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 			cancel()
 		}
 	}
-	if a.Kind == "click" && el != nil && !res.Navigated {
+	if blockedBefore && !res.Navigated {
 		t.noteBlockedSubmit(callCtx, el, res)
 	}
 	if a.Expect != nil {
@@ -238,7 +242,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 // no invalid event.
 const blockedSubmitJS = `function(){
   const f=this.form;
-  const submit=(this.tagName==="BUTTON"&&(this.getAttribute("type")||"submit").toLowerCase()==="submit")||(this.tagName==="INPUT"&&/^(submit|image)$/i.test(this.type));
+  const submit=(this.tagName==="BUTTON"&&this.type==="submit")||(this.tagName==="INPUT"&&/^(submit|image)$/i.test(this.type));
   if(!submit||!f||f.noValidate||this.formNoValidate) return [];
   const W=globalThis.__webpilot, out=[];
   for(const x of f.elements){
@@ -250,18 +254,32 @@ const blockedSubmitJS = `function(){
   return out;
 }`
 
+// invalidField is a field that stops a submit: role, name and the
+// browser's validation message.
+type invalidField struct {
+	R string `json:"r"`
+	N string `json:"n"`
+	M string `json:"m"`
+}
+
+// blockedSubmit lists the fields that stop el's submit (blockedSubmitJS);
+// none when el is no submit button of a validated form, or the check fails.
+func (t *Tab) blockedSubmit(ctx context.Context, el *element) []invalidField {
+	cctx, cancel := checkContext(ctx)
+	defer cancel()
+	var bad []invalidField
+	if err := t.callEl(cctx, el, blockedSubmitJS, &bad); err != nil {
+		return nil
+	}
+	return bad
+}
+
 // noteBlockedSubmit says, after a click on a submit button that changed
 // no page, that the browser's own validation stopped the submit, and
 // where.
 func (t *Tab) noteBlockedSubmit(ctx context.Context, el *element, res *ActionResult) {
-	cctx, cancel := checkContext(ctx)
-	defer cancel()
-	var bad []struct {
-		R string `json:"r"`
-		N string `json:"n"`
-		M string `json:"m"`
-	}
-	if err := t.callEl(cctx, el, blockedSubmitJS, &bad); err != nil || len(bad) == 0 {
+	bad := t.blockedSubmit(ctx, el)
+	if len(bad) == 0 {
 		return
 	}
 	parts := make([]string, len(bad))

@@ -502,6 +502,8 @@
       }
       buf = "";
     };
+    // keep adds an item that comes whole (a block's), its text to raw too
+    const keep = (x) => { items.push(x); if (raw && x.t !== undefined) raw.s = raw.s ? raw.s + " " + x.t : x.t; };
     for (const c of kids(el)) {
       if (out.stopped) break;
       if (c.nodeType === 3) {
@@ -515,11 +517,11 @@
         // transparent inline content joins the running text
         if (r.text) buf += r.text;
         if (r.items) {
-          if (r.items.length) { flush(); for (const x of r.items) items.push(x); }
+          if (r.items.length) { flush(); for (const x of r.items) keep(x); }
         }
         continue;
       }
-      if (r.block) { flush(); for (const x of r.items) items.push(x); continue; }
+      if (r.block) { flush(); for (const x of r.items) keep(x); continue; }
       flush();
       items.push(r);
     }
@@ -904,20 +906,25 @@
     } else if (q.role && q.contains) {
       // containers: the elements of the role whose text holds the text
       const test = matcher(q.contains, false);
+      const ms = [];
       each(root, (el) => {
         const t = el.tagName.toUpperCase();
         noteFrame(el, t);
         if (roleOf(el, t) !== q.role || !shown(el)) return true;
         const txt = textOf(el);
-        if (!test(txt)) return true;
+        if (test(txt)) ms.push([el, txt]);
+        return true;
+      });
+      // the innermost: an outer list item holds the text of its sub-list's
+      for (const [el, txt] of ms) {
+        if (ms.some(([o]) => o !== el && el.contains(o))) continue;
         count++;
         if (hits.length < 11) {
           const h = hit(el);
           if (!h.n) h.n = cut(txt, 80); // a row is told apart by its text
           hits.push(h);
         }
-        return true;
-      });
+      }
     } else if (q.role) {
       each(root, (el) => {
         const t = el.tagName.toUpperCase();

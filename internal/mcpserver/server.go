@@ -388,6 +388,12 @@ var errorLine = regexp.MustCompile(`^([A-Z][A-Z_]+): (.*)`)
 // of an error body in JSON (what earlier versions wrote); ok is false for
 // other text.
 func ParseErrorText(text string) (code, message string, ok bool) {
+	if strings.HasPrefix(text, "Note: ") {
+		// a proxy's lead note before a result it could not fold it into
+		if _, rest, found := strings.Cut(text, "\n\n"); found {
+			text = rest
+		}
+	}
 	first, _, _ := strings.Cut(text, "\n")
 	if m := errorLine.FindStringSubmatch(first); m != nil {
 		return m[1], m[2], true

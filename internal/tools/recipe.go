@@ -190,20 +190,30 @@ func buildRecipe(in RecipeSaveIn, steps []map[string]any, cands map[int]*browser
 // (each run gives it). A literal left in the steps refuses the save.
 func keepNoPasswords(r *recipes.Recipe, cands map[int]*browser.Candidates, fieldCands map[int][]*browser.Candidates) error {
 	isPassword := func(c *browser.Candidates) bool { return c != nil && strings.EqualFold(c.Fingerprint.Type, "password") }
+	saved := map[string]bool{} // the steps' save_as names
+	for _, st := range r.Steps {
+		if n, ok := st.Fields["save_as"].(string); ok {
+			saved[n] = true
+		}
+	}
 	check := func(where string, fields map[string]any) error {
 		v, ok := fields["value"].(string)
 		if !ok || v == "" {
 			return nil
 		}
-		if name, isParam := strings.CutPrefix(v, "$"); isParam && !strings.Contains(name, "{") {
+		if m := wholeParam.FindStringSubmatch(v); m != nil {
+			name := m[1] + m[2] // one of the two forms matched
 			if p, ok := r.Params[name]; ok {
 				p.Default = nil // asked for at each run, never written down
 				if p.Description == "" {
 					p.Description = "a password: given at each run, not stored"
 				}
 				r.Params[name] = p
+				return nil
 			}
-			return nil
+			if saved[name] {
+				return nil // a value an earlier step read, at run time
+			}
 		}
 		return &browser.Error{Code: browser.CodeInvalidArgument,
 			Message: fmt.Sprintf("%s fills a password field with a value written in the step: a recipe stores no password", where),
@@ -247,6 +257,10 @@ func locatorTakesParam(fields map[string]any) bool {
 	}
 	return false
 }
+
+// wholeParam is a value that is one $name or ${name} and nothing else
+// ("$$x" is a literal "$x").
+var wholeParam = regexp.MustCompile(`^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$`)
 
 // paramRef is a $name or ${name} in a step's string (not CSS's $= operator).
 var paramRef = regexp.MustCompile(`\$\{?[A-Za-z_]`)
