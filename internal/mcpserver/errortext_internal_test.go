@@ -23,8 +23,9 @@ func TestErrorText(t *testing.T) {
 	}
 	for text, code := range map[string]string{
 		want: "AMBIGUOUS_TARGET",
-		`{"error":{"code":"TIMEOUT","message":"slow"}}`: "TIMEOUT",
-		"# Page\nbutton e3":                             "",
+		`{"error":{"code":"TIMEOUT","message":"slow"}}`:                           "TIMEOUT",
+		"# Page\nbutton e3":                                                       "",
+		"Note: the daemon restarted.\n\n{\"error\":{\"code\":\"TAB_NOT_FOUND\"}}": "TAB_NOT_FOUND",
 	} {
 		if got, _, _ := ParseErrorText(text); got != code {
 			t.Errorf("ParseErrorText(%.30q) = %q, want %q", text, got, code)
