@@ -8,7 +8,8 @@ import (
 	"log/slog"
 	"regexp"
 	"runtime/debug"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -427,13 +428,8 @@ func ErrorText(e *browser.Error) string {
 		}
 	}
 	if len(e.Diagnosis) > 0 {
-		keys := make([]string, 0, len(e.Diagnosis))
-		for k := range e.Diagnosis {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		b.WriteString("\nDiagnosis:")
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(e.Diagnosis)) {
 			v := e.Diagnosis[k]
 			s, ok := v.(string)
 			if !ok {
