@@ -60,7 +60,7 @@ func finishing(ctx context.Context) (context.Context, context.CancelFunc) {
 // mouse sends one mouse gesture at (x, y): a move, then count presses and
 // releases of button ("" moves only).
 func mouse(ctx context.Context, t *Tab, x, y float64, button input.MouseButton, count int64) error {
-	if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y}); err != nil {
+	if _, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y}); err != nil {
 		return dispatchError("move the mouse", err)
 	}
 	buttons := int64(1)
@@ -78,14 +78,14 @@ func mouse(ctx context.Context, t *Tab, x, y float64, button input.MouseButton, 
 				// was cancelled in between.
 				cctx, cancel = finishing(ctx)
 			}
-			_, err := cdproto.Call(cctx, t.t, input.DispatchMouseEvent, p)
+			_, err := cdproto.Call(cctx, t.page, input.DispatchMouseEvent, p)
 			cancel()
 			if err != nil {
 				if typ == input.DispatchMouseEventTypeMousePressed {
 					// The press may have reached the page (its answer was
 					// cut off): release it.
 					fctx, fcancel := finishing(ctx)
-					_, _ = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: button, ClickCount: i})
+					_, _ = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: button, ClickCount: i})
 					fcancel()
 				}
 				return dispatchError("click", err)
@@ -477,7 +477,7 @@ func (t *Tab) evalInPage(ctx context.Context, call string, pats []string, out an
 	if err != nil {
 		return err
 	}
-	w := frameWorld{sess: t.t, frameID: mainID}
+	w := frameWorld{sess: t.page, frameID: mainID}
 	return w.evalPatterns(ctx, false, pats, func(ctx context.Context) error {
 		_, err := w.eval(ctx, call, out)
 		return err
@@ -514,11 +514,11 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 		{Type: input.DispatchMouseEventTypeMousePressed, X: x0, Y: y0, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1},
 	}
 	for _, p := range steps {
-		if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, p); err != nil {
+		if _, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, p); err != nil {
 			if p.Type == input.DispatchMouseEventTypeMousePressed {
 				// The press may have reached the page: release it.
 				fctx, cancel := finishing(ctx)
-				_, _ = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
+				_, _ = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
 				cancel()
 			}
 			return dispatchError("drag", err)
@@ -528,22 +528,22 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 	x1, y1, err := t.dropPoint(ctx, to, a.To)
 	if err != nil {
 		fctx, cancel := finishing(ctx)
-		_, _ = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
+		_, _ = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
 		cancel()
 		return err
 	}
 	const n = 12
 	for i := 1; i <= n; i++ {
 		x, y := x0+(x1-x0)*float64(i)/n, y0+(y1-y0)*float64(i)/n
-		if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
+		if _, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
 			fctx, cancel := finishing(ctx)
-			_, _ = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1})
+			_, _ = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1})
 			cancel()
 			return dispatchError("drag", err)
 		}
 	}
 	fctx, cancel := finishing(ctx)
-	_, err = cdproto.Call(fctx, t.t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x1, Y: y1, Button: input.MouseButtonLeft, ClickCount: 1})
+	_, err = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x1, Y: y1, Button: input.MouseButtonLeft, ClickCount: 1})
 	cancel()
 	if err != nil {
 		return dispatchError("drag", err)
@@ -613,7 +613,7 @@ const pressWait = 250 * time.Millisecond
 func (t *Tab) watchPress(ctx context.Context, el *element) func(context.Context, Locator) error {
 	none := func(context.Context, Locator) error { return nil }
 	sess := el.world.sess
-	wc := worldsOf(sess)
+	wc := sess.worlds
 	if !wc.pressBound.Load() {
 		if err := sess.Call(ctx, "Runtime.addBinding", map[string]any{"name": pressBinding, "executionContextName": worldName}, nil); err != nil {
 			return none

@@ -166,7 +166,7 @@ func (s *Session) releaseTab(ctx context.Context, t *Tab) error {
 	if err != nil {
 		return err
 	}
-	if err := b.Release(ctx, t.target, t.t); err != nil && !errors.Is(err, backend.ErrTabNotFound) {
+	if err := b.Release(ctx, t.target, t.page.Caller); err != nil && !errors.Is(err, backend.ErrTabNotFound) {
 		return backendError("release the tab", err)
 	}
 	return nil

@@ -74,7 +74,7 @@ func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
 		X, Y, W, H float64
 	}
 	js := strings.NewReplacer("MAXN", strconv.Itoa(maxSecretNodes), "MAXC", strconv.Itoa(maxSecretChars)).Replace(shownValuesJS)
-	if _, err := (frameWorld{sess: t.t, frameID: mainID}).eval(ctx, js, &shown); err != nil {
+	if _, err := (frameWorld{sess: t.page, frameID: mainID}).eval(ctx, js, &shown); err != nil {
 		return nil, err
 	}
 	var boxes []secretBox

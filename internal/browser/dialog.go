@@ -109,7 +109,7 @@ func (s *Session) AnswerDialog(ctx context.Context, t *Tab, accept bool, text *s
 			p["promptText"] = *text
 		}
 	}
-	if err := t.t.Call(ctx, "Page.handleJavaScriptDialog", p, nil); err != nil {
+	if err := t.page.Call(ctx, "Page.handleJavaScriptDialog", p, nil); err != nil {
 		if cdp.Classify(err) == cdp.FaultNoDialog {
 			t.answered(gen) // closed meanwhile (by the user or the page)
 			return nil, &Error{Code: CodeInvalidArgument, Message: "the dialog closed before it was answered", Hint: "take a browser_snapshot to see the page"}

@@ -12,6 +12,26 @@
 // snapshots of that document; after a navigation, old refs are stale. Ref
 // numbers are never reused within a tab.
 //
+// # Concurrency
+//
+// Each CDP session of a tab (its page's, and one per out-of-process frame)
+// has one goroutine, its loop, which alone reads that session's events, in
+// the order the browser sent them, through one subscription. The loop
+// keeps what events tell: the walker's execution contexts (worldCache), the
+// requests in flight (requestTable, which network_idle and the quiet wait
+// after an action read), the session's network log, and for the page the
+// tab's console, downloads and dialogs. It answers what the browser asks
+// while no call is listening (a dialog under an accept or dismiss policy,
+// a document request paused for the origin policy) by handing the call to
+// a worker; workers are joined when the loop ends, which is when the
+// session ends. An idle tab has one goroutine (plus one per out-of-process
+// frame); they carry the pprof label webpilot.tab with the tab's target id.
+//
+// The state a loop keeps is read by the session's calls under its mutex;
+// a call that needs events of its own for a while (a navigation's lifecycle
+// events, a file chooser) takes a subscription of its own and reads it in
+// its own goroutine. The package has no package-level mutable state.
+//
 // Failures an agent must react to are [*Error] values with a [Code]; the MCP
 // layer renders them. The package sees only the backend.Backend interface and
 // cdp.Target sessions.

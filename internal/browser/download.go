@@ -83,7 +83,7 @@ const findWait = 15 * time.Second
 // webpilot choose (launch, an endpoint on loopback).
 func (t *Tab) saveDownloads(ctx context.Context, m *Policy) {
 	dir := m.downloadStaging()
-	err := t.t.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true}, nil)
+	err := t.page.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true}, nil)
 	if err != nil {
 		t.log.Debug("downloads stay in the browser's folder", "err", err)
 		return
@@ -93,20 +93,21 @@ func (t *Tab) saveDownloads(ctx context.Context, m *Policy) {
 	t.mu.Unlock()
 }
 
-// onDownloadBegin records a Page.downloadWillBegin event.
-func (t *Tab) onDownloadBegin(raw jsonv2.Value) {
+// onDownloadBegin records a Page.downloadWillBegin event; ok: progress of
+// it came before it, p, to apply now.
+func (t *Tab) onDownloadBegin(raw jsonv2.Value) (p downloadProgress, ok bool) {
 	var ev struct {
 		GUID string `json:"guid"`
 		URL  string `json:"url"`
 		Name string `json:"suggestedFilename"`
 	}
 	if jsonv2.Unmarshal(raw, &ev) != nil || ev.GUID == "" {
-		return
+		return p, false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.findDownload(ev.GUID) != nil {
-		return
+		return p, false
 	}
 	t.downloadSeq++
 	batch := t.dlBatch
@@ -123,10 +124,9 @@ func (t *Tab) onDownloadBegin(raw jsonv2.Value) {
 	}
 	// Progress may come before the beginning (the browser sends them from
 	// different places): apply what came.
-	if p, ok := t.downloadEarly[ev.GUID]; ok {
-		delete(t.downloadEarly, ev.GUID)
-		go t.applyProgress(p)
-	}
+	p, ok = t.downloadEarly[ev.GUID]
+	delete(t.downloadEarly, ev.GUID)
+	return p, ok
 }
 
 // downloadProgress is a Page.downloadProgress event.
@@ -137,16 +137,16 @@ type downloadProgress struct {
 	State    string `json:"state"`
 }
 
-// onDownloadProgress records a Page.downloadProgress event.
-func (t *Tab) onDownloadProgress(raw jsonv2.Value) {
-	var ev downloadProgress
-	if jsonv2.Unmarshal(raw, &ev) != nil || ev.GUID == "" {
-		return
-	}
-	t.applyProgress(ev)
-}
+// What applyProgress leaves to a worker.
+const (
+	downloadNothing = iota
+	downloadFinish  // finishDownload: find, move or copy the file
+	downloadCancel  // cancelDownload: it passed the output directory's budget
+)
 
-func (t *Tab) applyProgress(ev downloadProgress) {
+// applyProgress records a download's progress and says what is left to do
+// off the loop.
+func (t *Tab) applyProgress(ev downloadProgress) (int, *Download) {
 	t.mu.Lock()
 	d := t.findDownload(ev.GUID)
 	if d == nil {
@@ -158,11 +158,11 @@ func (t *Tab) applyProgress(ev downloadProgress) {
 			t.downloadEarly[ev.GUID] = ev // events of one download come in order
 		}
 		t.mu.Unlock()
-		return
+		return downloadNothing, nil
 	}
 	if d.State != "in_progress" || d.finishing {
 		t.mu.Unlock()
-		return
+		return downloadNothing, nil
 	}
 	if ev.State != "canceled" || ev.Received > 0 {
 		d.Bytes, d.Total = ev.Received, ev.Total // a cancel reports 0 bytes
@@ -171,9 +171,9 @@ func (t *Tab) applyProgress(ev downloadProgress) {
 	case "completed":
 		d.finishing = true
 		t.mu.Unlock()
-		// Off the watcher: finding and copying the file must not hold up
-		// the tab's console and download events.
-		go t.finishDownload(d)
+		// Off the loop: finding and copying the file must not hold up the
+		// tab's events.
+		return downloadFinish, d
 	case "canceled":
 		if staging := t.downloadDir; staging != "" {
 			// What the browser wrote before it stopped goes too (before
@@ -184,6 +184,7 @@ func (t *Tab) applyProgress(ev downloadProgress) {
 		d.State = "canceled"
 		close(d.finished)
 		t.mu.Unlock()
+		return downloadNothing, nil
 	default:
 		// A download into the output directory's staging folder stops as
 		// soon as it passes the directory's whole budget: it could never
@@ -198,16 +199,17 @@ func (t *Tab) applyProgress(ev downloadProgress) {
 		}
 		t.mu.Unlock()
 		if over {
-			go t.cancelDownload(d.guid)
+			return downloadCancel, d
 		}
+		return downloadNothing, nil
 	}
 }
 
 // cancelDownload asks the browser to stop a download.
-func (t *Tab) cancelDownload(guid string) {
-	ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
+func (t *Tab) cancelDownload(ctx context.Context, guid string) {
+	ctx, cancel := context.WithTimeout(ctx, handleTimeout)
 	defer cancel()
-	if err := t.t.Call(ctx, "Browser.cancelDownload", map[string]any{"guid": guid}, nil); err != nil {
+	if err := t.page.Call(ctx, "Browser.cancelDownload", map[string]any{"guid": guid}, nil); err != nil {
 		t.log.Warn("could not cancel a download past the budget", "guid", guid, "err", err)
 	}
 }
@@ -215,7 +217,9 @@ func (t *Tab) cancelDownload(guid string) {
 // finishDownload puts a completed download into its call's folder of the
 // output directory: moved from the staging folder when the browser saved it
 // there, copied from the browser's own folder on this machine (the
-// bridge), or else described where it is.
+// bridge), or else described where it is. The file is looked for even
+// when the tab closes meanwhile (a download link that opened a tab of its
+// own, which closed).
 func (t *Tab) finishDownload(d *Download) {
 	t.mu.Lock()
 	staging, find, m, remote := t.downloadDir, t.findFile, t.outputs, t.downloadsRemote

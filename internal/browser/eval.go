@@ -115,7 +115,7 @@ func (s *Session) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult,
 		if err != nil {
 			return nil, backendError("read the page", err)
 		}
-		w = frameWorld{sess: t.t, frameID: mainID}
+		w = frameWorld{sess: t.page, frameID: mainID}
 	} else {
 		cw, cf, err := t.targetWorld(ctx, strings.TrimSpace(o.Frame))
 		t.releaseObjects(ctx)
@@ -144,7 +144,7 @@ func (s *Session) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult,
 		err = s.evalIn(ctx, w, pc, code, o.Function != "", timeout, res)
 		if attempt == 0 && isContextGone(err) {
 			// The frame's document changed under the cached context.
-			worldsOf(w.sess).dropMain(w.frameID, pc)
+			w.sess.worlds.dropMain(w.frameID, pc)
 			continue
 		}
 		return res, err
@@ -332,7 +332,7 @@ const pageContextWait = 5 * time.Second
 // out-of-process frame reports them once Runtime is enabled there, which
 // is done on first use.
 func pageContextOf(ctx context.Context, w frameWorld) (pageContext, error) {
-	c := worldsOf(w.sess)
+	c := w.sess.worlds
 	if pc, ok := c.main(w.frameID); ok {
 		return pc, nil
 	}

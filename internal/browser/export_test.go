@@ -16,7 +16,7 @@ func EvalWalkerWorld(ctx context.Context, t *Tab, call string) error {
 		return err
 	}
 	var out any
-	_, err = frameWorld{sess: t.t, frameID: fr.ID}.eval(ctx, call, &out)
+	_, err = frameWorld{sess: t.page, frameID: fr.ID}.eval(ctx, call, &out)
 	return err
 }
 

@@ -162,7 +162,6 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	w := t.watchNavigation()
 	defer w.stop()
 	q := t.watchQuiet(callCtx, before.ID)
-	defer q.stop()
 	if f.Submit != SubmitNone {
 		if err := s.submit(ctx, t, f, last, lastText, res); err != nil {
 			return res, err

@@ -72,12 +72,12 @@ func (s *Session) Frames(ctx context.Context, t *Tab) ([]FrameInfo, error) {
 		if err != nil {
 			return nil, backendError("read the page", err)
 		}
-		mw := frameWorld{sess: t.t, frameID: mainID}
+		mw := frameWorld{sess: t.page, frameID: mainID}
 		var top frameList
 		if _, err := mw.eval(ctx, frameListJS, &top); err != nil {
 			return nil, backendError("read the page", err)
 		}
-		mf := t.refs.frame(mainID, true, t.t, top.Doc)
+		mf := t.refs.frame(mainID, true, t.page, top.Doc)
 		out := []FrameInfo{{URL: top.URL, Origin: top.Origin}}
 		var visit func(w frameWorld, f *frameRefs, l frameList, depth int)
 		visit = func(w frameWorld, f *frameRefs, l frameList, depth int) {
@@ -103,7 +103,7 @@ func (s *Session) Frames(ctx context.Context, t *Tab) ([]FrameInfo, error) {
 				}
 				out[at].Key, out[at].URL, out[at].Origin, out[at].Unreachable = cf.key, cl.URL, cl.Origin, false
 				out[at].CrossOrigin = cl.Origin != top.Origin || cl.Origin == "null"
-				out[at].OutOfProcess = cw.sess != t.t
+				out[at].OutOfProcess = cw.sess != t.page
 				if depth < maxFrameDepth {
 					visit(cw, cf, cl, depth+1)
 				}

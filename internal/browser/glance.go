@@ -42,7 +42,7 @@ func (s *Session) Glance(ctx context.Context, t *Tab, width, quality int) (Glanc
 		return g, nil
 	}
 	bctx, bcancel := context.WithTimeout(ctx, bringToFrontTimeout)
-	_ = t.t.Call(bctx, "Page.bringToFront", nil, nil)
+	_ = t.page.Call(bctx, "Page.bringToFront", nil, nil)
 	bcancel()
 	scale := min(1, float64(width)/vp.W)
 	data, err := t.capture(ctx, FormatJPEG, quality, &clip{X: vp.X, Y: vp.Y, Width: vp.W, Height: vp.H, Scale: scale}, false)

@@ -130,7 +130,7 @@ func (s *Session) Handoff(ctx context.Context, t *Tab, o HandoffOptions) (*Hando
 		if err := s.be.Activate(ctx, t.target); err != nil {
 			return nil, backendError("bring the tab to the front", err)
 		}
-		_ = t.t.Call(ctx, "Page.bringToFront", nil, nil)
+		_ = t.page.Call(ctx, "Page.bringToFront", nil, nil)
 	}
 	// Whatever the user does, the snapshot cache and diff baseline are of
 	// the page before.
@@ -142,7 +142,7 @@ func (s *Session) Handoff(ctx context.Context, t *Tab, o HandoffOptions) (*Hando
 		select {
 		case <-done: // nil without the extension: never
 			cancel(errHandoffDone)
-		case <-t.t.Done():
+		case <-t.page.Done():
 			cancel(errHandoffTabGone)
 		case <-wctx.Done():
 		}
@@ -202,7 +202,7 @@ func (s *Session) Handoff(ctx context.Context, t *Tab, o HandoffOptions) (*Hando
 			} `json:"value"`
 		} `json:"result"`
 	}
-	if err := t.t.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "({url: location.href, title: document.title})", "returnByValue": true}, &page); err == nil {
+	if err := t.page.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "({url: location.href, title: document.title})", "returnByValue": true}, &page); err == nil {
 		res.URL, res.Title = page.Result.Value.URL, page.Result.Value.Title
 	}
 	return res, nil
@@ -211,7 +211,7 @@ func (s *Session) Handoff(ctx context.Context, t *Tab, o HandoffOptions) (*Hando
 // tabEnded is why the tab's session ended (a call on it says: detached by
 // the user, the tab closed, the connection lost), for backendError.
 func tabEnded(ctx context.Context, t *Tab) error {
-	if err := t.t.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "1"}, nil); err != nil {
+	if err := t.page.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "1"}, nil); err != nil {
 		return err
 	}
 	return cdp.ErrDetached

@@ -192,7 +192,6 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	w := t.watchNavigation()
 	defer w.stop()
 	q := t.watchQuiet(callCtx, before.ID)
-	defer q.stop()
 	switch {
 	case a.InputMode == InputDOM && a.Kind != "check" && a.Kind != "uncheck":
 		err = s.domAction(ctx, t, el, a, res)
@@ -527,7 +526,7 @@ func mouseClick(ctx context.Context, t *Tab, x, y float64) error {
 		{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1},
 	}
 	for _, p := range steps {
-		if _, err := cdproto.Call(ctx, t.t, input.DispatchMouseEvent, p); err != nil {
+		if _, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, p); err != nil {
 			return dispatchError("click", err)
 		}
 	}
@@ -665,7 +664,7 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 		if err := pressKey(ctx, t, "Delete"); err != nil {
 			return err
 		}
-	} else if _, err := cdproto.Call(ctx, t.t, input.InsertText, input.InsertTextParams{Text: a.Value}); err != nil {
+	} else if _, err := cdproto.Call(ctx, t.page, input.InsertText, input.InsertTextParams{Text: a.Value}); err != nil {
 		return dispatchError("fill", err)
 	}
 	var got string
@@ -716,7 +715,7 @@ func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, r
 			if k, ok := charKey(r); ok {
 				err = dispatchKey(ctx, t, k, 0, string(r))
 			} else {
-				_, err = cdproto.Call(ctx, t.t, input.InsertText, input.InsertTextParams{Text: string(r)})
+				_, err = cdproto.Call(ctx, t.page, input.InsertText, input.InsertTextParams{Text: string(r)})
 			}
 		}
 		if err != nil {
@@ -786,7 +785,7 @@ func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame,
 // label holds a link or another control (its centre may be one); nothing
 // for other elements.
 func (t *Tab) visibleLabel(ctx context.Context, el *element) (label *element, busy bool, err error) {
-	holdsObjects(el.world.sess)
+	el.world.sess.holdsObjects()
 	res, err := cdproto.Call(ctx, el.world.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: `function(){
   if (this.tagName !== "INPUT" || (this.type !== "checkbox" && this.type !== "radio")) return null;

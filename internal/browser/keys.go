@@ -169,7 +169,7 @@ func pressKey(ctx context.Context, t *Tab, combo string) error {
 			continue
 		}
 		mk := namedKeys[m.name]
-		if _, err := cdproto.Call(ctx, t.t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeRawKeyDown, Key: mk.key, Code: mk.code, WindowsVirtualKeyCode: mk.keyCode, Modifiers: mods}); err != nil {
+		if _, err := cdproto.Call(ctx, t.page, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeRawKeyDown, Key: mk.key, Code: mk.code, WindowsVirtualKeyCode: mk.keyCode, Modifiers: mods}); err != nil {
 			return dispatchError("press "+combo, err)
 		}
 		held = append(held, mk)
@@ -185,7 +185,7 @@ func pressKey(ctx context.Context, t *Tab, combo string) error {
 	defer cancel()
 	for i := len(held) - 1; i >= 0; i-- {
 		mk := held[i]
-		if _, uerr := cdproto.Call(fctx, t.t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: mk.key, Code: mk.code, WindowsVirtualKeyCode: mk.keyCode}); uerr != nil && err == nil {
+		if _, uerr := cdproto.Call(fctx, t.page, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: mk.key, Code: mk.code, WindowsVirtualKeyCode: mk.keyCode}); uerr != nil && err == nil {
 			err = uerr
 		}
 	}
@@ -204,14 +204,14 @@ func dispatchKey(ctx context.Context, t *Tab, k keyDef, mods int64, text string)
 		return sendKey(ctx, t, k, mods, text)
 	}
 	sk := namedKeys["shift"]
-	if _, err := cdproto.Call(ctx, t.t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeRawKeyDown, Key: sk.key, Code: sk.code, WindowsVirtualKeyCode: sk.keyCode, NativeVirtualKeyCode: sk.keyCode, Modifiers: mods | modShift}); err != nil {
+	if _, err := cdproto.Call(ctx, t.page, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeRawKeyDown, Key: sk.key, Code: sk.code, WindowsVirtualKeyCode: sk.keyCode, NativeVirtualKeyCode: sk.keyCode, Modifiers: mods | modShift}); err != nil {
 		return err
 	}
 	err := sendKey(ctx, t, k, mods|modShift, text)
 	// Release Shift even when the key failed, so that it is not left down.
 	fctx, cancel := finishing(ctx)
 	defer cancel()
-	_, upErr := cdproto.Call(fctx, t.t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: sk.key, Code: sk.code, WindowsVirtualKeyCode: sk.keyCode, NativeVirtualKeyCode: sk.keyCode, Modifiers: mods})
+	_, upErr := cdproto.Call(fctx, t.page, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: sk.key, Code: sk.code, WindowsVirtualKeyCode: sk.keyCode, NativeVirtualKeyCode: sk.keyCode, Modifiers: mods})
 	if err != nil {
 		return err
 	}
@@ -226,13 +226,13 @@ func sendKey(ctx context.Context, t *Tab, k keyDef, mods int64, text string) err
 		down.Text = text
 		down.UnmodifiedText = text
 	}
-	_, downErr := cdproto.Call(ctx, t.t, input.DispatchKeyEvent, down)
+	_, downErr := cdproto.Call(ctx, t.page, input.DispatchKeyEvent, down)
 	// The key comes up even when the answer to its press was cut off: the
 	// press may have reached the page.
 	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.keyCode, NativeVirtualKeyCode: k.keyCode, Modifiers: mods}
 	fctx, cancel := finishing(ctx)
 	defer cancel()
-	_, err := cdproto.Call(fctx, t.t, input.DispatchKeyEvent, up)
+	_, err := cdproto.Call(fctx, t.page, input.DispatchKeyEvent, up)
 	if downErr != nil {
 		return downErr
 	}

@@ -95,13 +95,13 @@ func (t *Tab) releaseObjects(ctx context.Context) {
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d)-answerMargin)
 	}
-	objects := &worldsOf(t.t).objects
+	objects := &t.page.worlds.objects
 	if wait <= 0 || !objects.Load() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
-	if _, err := cdproto.Call(ctx, t.t, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup}); err == nil {
+	if _, err := cdproto.Call(ctx, t.page, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup}); err == nil {
 		objects.Store(false)
 	}
 }
@@ -194,7 +194,7 @@ func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
 	if err != nil {
 		return backendError("read the page", err)
 	}
-	w := frameWorld{sess: t.t, frameID: mainID}
+	w := frameWorld{sess: t.page, frameID: mainID}
 	var trial struct {
 		Busy string `json:"busy"`
 	}
@@ -245,7 +245,7 @@ func (t *Tab) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *f
 	if err != nil {
 		return frameWorld{}, nil, backendError("read the page", err)
 	}
-	w := frameWorld{sess: t.t, frameID: mainID}
+	w := frameWorld{sess: t.page, frameID: mainID}
 	f := t.refs.frames[mainID]
 	if frameSpec == "" {
 		return w, f, nil
@@ -436,7 +436,7 @@ func (t *Tab) locateEverywhere(ctx context.Context, tg Locator) (*element, error
 		}
 		return nil
 	}
-	if err := visit(frameWorld{sess: t.t, frameID: mainID}, nil, 0, 0); err != nil {
+	if err := visit(frameWorld{sess: t.page, frameID: mainID}, nil, 0, 0); err != nil {
 		return nil, err
 	}
 	return t.pick(ctx, tg, all)
@@ -563,7 +563,7 @@ func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, 
 	var res runtime.CallFunctionOnResult
 	var err error
 	arg, _ := json.Marshal(sel)
-	holdsObjects(w.sess)
+	w.sess.holdsObjects()
 	if root != "" {
 		res, err = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectID: root, ObjectGroup: objectGroup,
 			Arguments: []*runtime.CallArgument{{Value: arg}}})
@@ -636,7 +636,7 @@ func (t *Tab) callEl(ctx context.Context, el *element, fn string, out any, args 
 // callOn calls a JavaScript function with this bound to the object and
 // decodes its value into out (may be nil).
 func (t *Tab) callOn(ctx context.Context, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
-	return callOn(ctx, t.t, obj, fn, out, args...)
+	return callOn(ctx, t.page, obj, fn, out, args...)
 }
 
 func callOn(ctx context.Context, sess cdp.Caller, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {

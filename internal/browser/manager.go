@@ -631,7 +631,7 @@ func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
 		s.current = nil
 		// The agent must learn that the user took the tab back, rather
 		// than find itself on a blank new one.
-		if e, ok := t.t.(interface{ Err() error }); ok {
+		if e, ok := t.page.Caller.(interface{ Err() error }); ok {
 			if errors.Is(e.Err(), cdp.ErrDetachedByUser) {
 				return nil, backendError("use the tab", e.Err())
 			}
@@ -737,7 +737,7 @@ func revivable(t *Tab) bool {
 
 // tabErr is why the tab's CDP session ended (nil while it lives).
 func tabErr(t *Tab) error {
-	if e, ok := t.t.(interface{ Err() error }); ok {
+	if e, ok := t.page.Caller.(interface{ Err() error }); ok {
 		return e.Err()
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,7 +162,7 @@ func (t *Tab) stopIfCancelled(ctx context.Context) {
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
 	defer cancel()
-	if _, err := cdproto.Call(sctx, t.t, page.StopLoading, cdproto.Empty{}); err != nil {
+	if _, err := cdproto.Call(sctx, t.page, page.StopLoading, cdproto.Empty{}); err != nil {
 		t.log.Debug("stop loading after a cancel", "err", err)
 	}
 }
@@ -177,7 +178,7 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 
 	w := t.watchNavigation()
 	defer w.stop()
-	res, err := cdproto.Call(ctx, t.t, page.Navigate, page.NavigateParams{URL: u})
+	res, err := cdproto.Call(ctx, t.page, page.Navigate, page.NavigateParams{URL: u})
 	if err != nil {
 		var ce *cdp.Error
 		errors.As(err, &ce)
@@ -236,11 +237,11 @@ func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.
 	defer w.stop()
 	switch dir {
 	case "reload":
-		if _, err := cdproto.Call(ctx, t.t, page.Reload, page.ReloadParams{}); err != nil {
+		if _, err := cdproto.Call(ctx, t.page, page.Reload, page.ReloadParams{}); err != nil {
 			return NavResult{}, backendError("reload", err)
 		}
 	case "back", "forward":
-		h, err := cdproto.Call(ctx, t.t, page.GetNavigationHistory, cdproto.Empty{})
+		h, err := cdproto.Call(ctx, t.page, page.GetNavigationHistory, cdproto.Empty{})
 		if err != nil {
 			return NavResult{}, backendError("read history", err)
 		}
@@ -252,7 +253,7 @@ func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.
 			return NavResult{}, &Error{Code: CodeNavigationFailed, Message: fmt.Sprintf("there is no page to go %s to", dir),
 				Hint: "navigate with url instead", Diagnosis: map[string]any{"kind": "no_history", "history_length": len(h.Entries)}}
 		}
-		if _, err := cdproto.Call(ctx, t.t, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
+		if _, err := cdproto.Call(ctx, t.page, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
 			return NavResult{}, backendError("go "+dir, err)
 		}
 	default:
@@ -287,7 +288,7 @@ func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID s
 		if oerr := s.pol.originPolicy(pu); oerr != nil {
 			// Defence in depth: the tab's request filter should have
 			// stopped this already.
-			_, _ = cdproto.Call(ctx, t.t, page.Navigate, page.NavigateParams{URL: "about:blank"})
+			_, _ = cdproto.Call(ctx, t.page, page.Navigate, page.NavigateParams{URL: "about:blank"})
 			return NavResult{}, oerr
 		}
 	}
@@ -331,36 +332,77 @@ func loadWaitError(what string, err error) error {
 }
 
 // navWatch collects lifecycle events and document responses from before a
-// navigation is sent until it is done.
+// navigation is sent until it is done, in one subscription (the browser's
+// order). Each of its waits reads the kinds it looks for; events of other
+// kinds read on the way wait in the backlog, in order, for the next wait.
 type navWatch struct {
-	started   <-chan jsonv2.Value
-	navigated <-chan jsonv2.Value
-	stopped   <-chan jsonv2.Value
-	life      <-chan jsonv2.Value
-	resp      <-chan jsonv2.Value
-	cancels   []func()
-	statuses  map[string]int // loaderId -> document HTTP status
+	events   <-chan cdp.Event
+	cancel   func()
+	backlog  []cdp.Event
+	statuses map[string]int // loaderId -> document HTTP status
 }
+
+// The events a navWatch follows.
+const (
+	navLifecycle  = "Page.lifecycleEvent"
+	navResponse   = "Network.responseReceived"
+	navStarted    = "Page.frameStartedNavigating"
+	navCommitted  = "Page.frameNavigated"
+	navStopped    = "Page.frameStoppedLoading"
+	navBacklogMax = 2048
+)
 
 func (t *Tab) watchNavigation() *navWatch {
 	w := &navWatch{statuses: make(map[string]int)}
-	sub := func(method string) <-chan jsonv2.Value {
-		ch, cancel := t.t.Subscribe(method)
-		w.cancels = append(w.cancels, cancel)
-		return ch
-	}
-	w.life = sub("Page.lifecycleEvent")
-	w.resp = sub("Network.responseReceived")
-	w.started = sub("Page.frameStartedNavigating")
-	w.navigated = sub("Page.frameNavigated")
-	w.stopped = sub("Page.frameStoppedLoading")
+	w.events, w.cancel = t.page.Events(navLifecycle, navResponse, navStarted, navCommitted, navStopped)
 	return w
 }
 
-func (w *navWatch) stop() {
-	for _, c := range w.cancels {
-		c()
+func (w *navWatch) stop() { w.cancel() }
+
+// errNavTimer ends a take whose timer fired.
+var errNavTimer = errors.New("timer")
+
+// take returns the next event of one of the kinds: from the backlog first,
+// then as it comes. Responses are noted as they pass; events of other kinds
+// go to the backlog.
+func (w *navWatch) take(ctx context.Context, timer <-chan time.Time, kinds ...string) (cdp.Event, error) {
+	for i, ev := range w.backlog {
+		if slices.Contains(kinds, ev.Method) {
+			w.backlog = slices.Delete(w.backlog, i, i+1)
+			return ev, nil
+		}
 	}
+	for {
+		select {
+		case <-ctx.Done():
+			return cdp.Event{}, ctx.Err()
+		case <-timer:
+			return cdp.Event{}, errNavTimer
+		case ev, ok := <-w.events:
+			if !ok {
+				return cdp.Event{}, errTabGone
+			}
+			if w.keep(ev, kinds) {
+				return ev, nil
+			}
+		}
+	}
+}
+
+// keep notes a response, and keeps an event that is none of kinds in the
+// backlog; it reports whether ev is of kinds.
+func (w *navWatch) keep(ev cdp.Event, kinds []string) bool {
+	if ev.Method == navResponse {
+		w.noteResponse(ev.Params)
+	}
+	if slices.Contains(kinds, ev.Method) {
+		return true
+	}
+	if ev.Method != navResponse && len(w.backlog) < navBacklogMax {
+		w.backlog = append(w.backlog, ev)
+	}
+	return false
 }
 
 type lifecycleEvent struct {
@@ -418,36 +460,27 @@ func (w *navWatch) waitMainLoad(ctx context.Context, mainFrame, notLoader string
 // frame committed; with endOnStop, the frame stopping to load before any
 // commit ends the wait with "" (a navigation without a document).
 func (w *navWatch) wait(ctx context.Context, frameID string, done func(lifecycleEvent) bool, follow *string, endOnStop bool) (string, error) {
-	stopped := w.stopped
-	if !endOnStop {
-		stopped = nil
+	kinds := []string{navCommitted, navLifecycle}
+	if endOnStop {
+		kinds = append(kinds, navStopped)
 	}
 	start := *follow
 	for {
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case raw, ok := <-stopped:
-			if !ok {
-				return "", errTabGone
-			}
+		ev, err := w.take(ctx, nil, kinds...)
+		if err != nil {
+			return "", err
+		}
+		switch ev.Method {
+		case navStopped:
 			var e struct {
 				FrameID string `json:"frameId"`
 			}
-			if jsonv2.Unmarshal(raw, &e) == nil && e.FrameID == frameID && *follow == start {
+			if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == frameID && *follow == start {
 				return "", nil // the navigation ended without a new document
 			}
-		case raw, ok := <-w.resp:
-			if !ok {
-				return "", errTabGone
-			}
-			w.noteResponse(raw)
-		case raw, ok := <-w.navigated:
-			if !ok {
-				return "", errTabGone
-			}
+		case navCommitted:
 			var e navigatedEvent
-			if jsonv2.Unmarshal(raw, &e) != nil || e.Frame.ParentID != "" || e.Frame.ID != frameID {
+			if jsonv2.Unmarshal(ev.Params, &e) != nil || e.Frame.ParentID != "" || e.Frame.ID != frameID {
 				continue
 			}
 			*follow = e.Frame.LoaderID
@@ -455,12 +488,9 @@ func (w *navWatch) wait(ctx context.Context, frameID string, done func(lifecycle
 				w.drainResponses()
 				return e.Frame.LoaderID, nil
 			}
-		case raw, ok := <-w.life:
-			if !ok {
-				return "", errTabGone
-			}
+		case navLifecycle:
 			var e lifecycleEvent
-			if jsonv2.Unmarshal(raw, &e) == nil && e.Name == "load" && e.FrameID == frameID && done(e) {
+			if jsonv2.Unmarshal(ev.Params, &e) == nil && e.Name == "load" && e.FrameID == frameID && done(e) {
 				w.drainResponses()
 				return e.LoaderID, nil
 			}
@@ -468,14 +498,15 @@ func (w *navWatch) wait(ctx context.Context, frameID string, done func(lifecycle
 	}
 }
 
+// drainResponses notes the responses already come.
 func (w *navWatch) drainResponses() {
 	for {
 		select {
-		case raw, ok := <-w.resp:
+		case ev, ok := <-w.events:
 			if !ok {
 				return
 			}
-			w.noteResponse(raw)
+			w.keep(ev, nil)
 		default:
 			return
 		}
@@ -500,19 +531,11 @@ func (w *navWatch) awaitStatus(ctx context.Context, loaderID string, grace time.
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	for {
-		select {
-		case <-ctx.Done():
+		if _, err := w.take(ctx, timer.C, navResponse); err != nil {
 			return 0
-		case <-timer.C:
-			return 0
-		case raw, ok := <-w.resp:
-			if !ok {
-				return 0
-			}
-			w.noteResponse(raw)
-			if st, ok := w.statuses[loaderID]; ok {
-				return st
-			}
+		}
+		if st, ok := w.statuses[loaderID]; ok {
+			return st
 		}
 	}
 }
@@ -523,22 +546,16 @@ func (w *navWatch) navigationStarted(ctx context.Context, mainFrame string, d ti
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
-		select {
-		case <-ctx.Done():
+		ev, err := w.take(ctx, timer.C, navStarted)
+		if err != nil {
 			return false
-		case <-timer.C:
-			return false
-		case raw, ok := <-w.started:
-			if !ok {
-				return false
-			}
-			var e struct {
-				FrameID        string `json:"frameId"`
-				NavigationType string `json:"navigationType"`
-			}
-			if jsonv2.Unmarshal(raw, &e) == nil && e.FrameID == mainFrame && !strings.Contains(strings.ToLower(e.NavigationType), "samedocument") {
-				return true
-			}
+		}
+		var e struct {
+			FrameID        string `json:"frameId"`
+			NavigationType string `json:"navigationType"`
+		}
+		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == mainFrame && !strings.Contains(strings.ToLower(e.NavigationType), "samedocument") {
+			return true
 		}
 	}
 }

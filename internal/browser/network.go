@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -158,8 +157,7 @@ type netResponse struct {
 	FromPrefetchCache bool         `json:"fromPrefetchCache"`
 }
 
-// The recorded events, in the order a request's events come (ties in
-// timestamp are broken by it).
+// The recorded events.
 const (
 	evSent = iota
 	evResponse
@@ -180,202 +178,105 @@ var netMethods = [...]string{
 	evRespExtra: "Network.responseReceivedExtraInfo",
 }
 
-// record records the requests of one CDP session of tab t (the tab's own;
-// call it before Network.enable) into the session's buffer, until the CDP
-// session ends.
-func (l *netLog) record(t *Tab, sess cdp.Caller) {
-	chans := make([]<-chan jsonv2.Value, len(netMethods))
-	cancels := make([]func(), len(netMethods))
-	for i, m := range netMethods {
-		chans[i], cancels[i] = sess.Subscribe(m)
+// netKinds are the recorded events' kinds by method.
+var netKinds = func() map[string]int {
+	m := make(map[string]int, len(netMethods))
+	for k, name := range netMethods {
+		m[name] = k
 	}
-	go func() {
-		defer func() {
-			for _, c := range cancels {
-				c()
-			}
-		}()
-		// Each event comes through its own subscription, so a request's
-		// events may be read out of order. A batch is everything buffered
-		// once one event came: the CDP reader hands events over in the
-		// order the browser sent them, so every event sent before one in
-		// the batch is in it or an earlier batch; sorted by timestamp, a
-		// request's events are applied in their order.
-		var batch []netEvent
-		take := func(kind int, raw jsonv2.Value) {
-			ev := netEvent{kind: kind}
-			if jsonv2.Unmarshal(raw, &ev) == nil && ev.RequestID != "" {
-				batch = append(batch, ev)
-			}
-		}
-		for {
-			batch = batch[:0]
-			select {
-			case <-sess.Done():
-				return
-			case raw, ok := <-chans[evSent]:
-				if !ok {
-					return
-				}
-				take(evSent, raw)
-			case raw, ok := <-chans[evResponse]:
-				if !ok {
-					return
-				}
-				take(evResponse, raw)
-			case raw, ok := <-chans[evData]:
-				if !ok {
-					return
-				}
-				take(evData, raw)
-			case raw, ok := <-chans[evFinished]:
-				if !ok {
-					return
-				}
-				take(evFinished, raw)
-			case raw, ok := <-chans[evFailed]:
-				if !ok {
-					return
-				}
-				take(evFailed, raw)
-			case raw, ok := <-chans[evReqExtra]:
-				if !ok {
-					return
-				}
-				take(evReqExtra, raw)
-			case raw, ok := <-chans[evRespExtra]:
-				if !ok {
-					return
-				}
-				take(evRespExtra, raw)
-			}
-			for more := true; more; {
-				more = false
-				for kind, ch := range chans {
-					for drained := false; !drained; {
-						select {
-						case raw, ok := <-ch:
-							if !ok {
-								drained = true
-								continue
-							}
-							take(kind, raw)
-							more = true
-						default:
-							drained = true
-						}
-					}
-				}
-			}
-			slices.SortStableFunc(batch, func(a, b netEvent) int {
-				ta, tb := a.Timestamp, b.Timestamp
-				// ExtraInfo events have no timestamp; they are matched to
-				// hops by their own order.
-				if a.kind >= evReqExtra {
-					ta = math.Inf(1)
-				}
-				if b.kind >= evReqExtra {
-					tb = math.Inf(1)
-				}
-				switch {
-				case ta < tb:
-					return -1
-				case ta > tb:
-					return 1
-				}
-				return a.kind - b.kind
-			})
-			l.apply(t, sess, batch)
-		}
-	}()
-}
+	return m
+}()
 
-// apply records a batch of events of one CDP session.
-func (l *netLog) apply(t *Tab, sess cdp.Caller, batch []netEvent) {
+// apply records one event of a CDP session of tab t (the tab's or one of
+// its frames'), which that session's loop hands over in the browser's
+// order.
+func (l *netLog) apply(t *Tab, sess cdp.Caller, ev *netEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for i := range batch {
-		ev := &batch[i]
-		k := netKey{sess, ev.RequestID}
-		if l.ignored[k] {
-			if ev.kind == evFinished || ev.kind == evFailed {
-				delete(l.ignored, k)
-			}
-			continue
-		}
-		ch := l.chains[k]
-		switch ev.kind {
-		case evSent:
-			if ev.Request == nil {
-				continue
-			}
-			if strings.HasPrefix(ev.Request.URL, "data:") {
-				if len(l.ignored) >= netIgnoredMemory {
-					clear(l.ignored)
-				}
-				l.ignored[k] = true
-				continue
-			}
-			if ch == nil {
-				ch = l.newChain(k)
-			}
-			var prev *netEntry
-			if n := len(ch.hops); n > 0 && ev.RedirectResponse != nil {
-				prev = ch.hops[n-1]
-				prev.respond(ev.RedirectResponse)
-				prev.finished, prev.endTS = true, ev.Timestamp
-			}
-			e := l.newEntry(t, sess, ev, ch)
-			ch.hops = append(ch.hops, e)
-			if prev != nil {
-				prev.redirectTo = e
-			}
-			ch.match()
-		case evReqExtra:
-			if ch == nil {
-				ch = l.newChain(k)
-			}
-			ch.reqExtra = append(ch.reqExtra, headerList(ev.Headers))
-			ch.match()
-		case evRespExtra:
-			if ch == nil {
-				ch = l.newChain(k)
-			}
-			ch.respExtra = append(ch.respExtra, respExtra{status: ev.StatusCode, headers: headerList(ev.Headers)})
-			ch.match()
-		default:
-			if ch == nil || len(ch.hops) == 0 {
-				continue // a request from before the recording
-			}
-			e := ch.hops[len(ch.hops)-1]
-			switch ev.kind {
-			case evResponse:
-				if ev.Response != nil {
-					e.respond(ev.Response)
-				}
-				if ev.Type != "" {
-					e.typ = strings.ToLower(ev.Type)
-				}
-			case evData:
-				e.decoded += ev.DataLength
-			case evFinished:
-				e.finished, e.endTS = true, ev.Timestamp
-				e.encoded = ev.EncodedDataLength
-			case evFailed:
-				e.finished, e.endTS = true, ev.Timestamp
-				e.failed, e.canceled, e.blocked = ev.ErrorText, ev.Canceled, ev.BlockedReason
-				if ev.Type != "" && e.typ == "" {
-					e.typ = strings.ToLower(ev.Type)
-				}
-			}
-		}
-	}
+	l.take(t, sess, ev)
 	// Chains whose start was never seen (ExtraInfo of a request from
 	// before the recording) are bounded.
 	if len(l.chains) > NetworkCap+netMaxPending {
 		for k, ch := range l.chains {
 			if len(ch.hops) == 0 {
 				delete(l.chains, k)
+			}
+		}
+	}
+}
+
+// take applies one event; l.mu is held.
+func (l *netLog) take(t *Tab, sess cdp.Caller, ev *netEvent) {
+	k := netKey{sess, ev.RequestID}
+	if l.ignored[k] {
+		if ev.kind == evFinished || ev.kind == evFailed {
+			delete(l.ignored, k)
+		}
+		return
+	}
+	ch := l.chains[k]
+	switch ev.kind {
+	case evSent:
+		if ev.Request == nil {
+			return
+		}
+		if strings.HasPrefix(ev.Request.URL, "data:") {
+			if len(l.ignored) >= netIgnoredMemory {
+				clear(l.ignored)
+			}
+			l.ignored[k] = true
+			return
+		}
+		if ch == nil {
+			ch = l.newChain(k)
+		}
+		var prev *netEntry
+		if n := len(ch.hops); n > 0 && ev.RedirectResponse != nil {
+			prev = ch.hops[n-1]
+			prev.respond(ev.RedirectResponse)
+			prev.finished, prev.endTS = true, ev.Timestamp
+		}
+		e := l.newEntry(t, sess, ev, ch)
+		ch.hops = append(ch.hops, e)
+		if prev != nil {
+			prev.redirectTo = e
+		}
+		ch.match()
+	case evReqExtra:
+		if ch == nil {
+			ch = l.newChain(k)
+		}
+		ch.reqExtra = append(ch.reqExtra, headerList(ev.Headers))
+		ch.match()
+	case evRespExtra:
+		if ch == nil {
+			ch = l.newChain(k)
+		}
+		ch.respExtra = append(ch.respExtra, respExtra{status: ev.StatusCode, headers: headerList(ev.Headers)})
+		ch.match()
+	default:
+		if ch == nil || len(ch.hops) == 0 {
+			return // a request from before the recording
+		}
+		e := ch.hops[len(ch.hops)-1]
+		switch ev.kind {
+		case evResponse:
+			if ev.Response != nil {
+				e.respond(ev.Response)
+			}
+			if ev.Type != "" {
+				e.typ = strings.ToLower(ev.Type)
+			}
+		case evData:
+			e.decoded += ev.DataLength
+		case evFinished:
+			e.finished, e.endTS = true, ev.Timestamp
+			e.encoded = ev.EncodedDataLength
+		case evFailed:
+			e.finished, e.endTS = true, ev.Timestamp
+			e.failed, e.canceled, e.blocked = ev.ErrorText, ev.Canceled, ev.BlockedReason
+			if ev.Type != "" && e.typ == "" {
+				e.typ = strings.ToLower(ev.Type)
 			}
 		}
 	}

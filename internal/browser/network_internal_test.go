@@ -3,11 +3,14 @@ package browser
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp/cdptest"
 )
 
 func TestRedactURL(t *testing.T) {
@@ -57,35 +60,6 @@ func TestRedactHeader(t *testing.T) {
 	}
 }
 
-// fakeNet is a CDP session whose Network events are queued before the
-// recorder reads them, one channel per method, as the real connection
-// delivers them.
-type fakeNet struct {
-	chans map[string]chan jsonv2.Value
-	done  chan struct{}
-}
-
-func newFakeNet() *fakeNet {
-	f := &fakeNet{chans: map[string]chan jsonv2.Value{}, done: make(chan struct{})}
-	for _, m := range netMethods {
-		f.chans[m] = make(chan jsonv2.Value, 100)
-	}
-	return f
-}
-
-func (f *fakeNet) Call(ctx context.Context, method string, params, result any) error {
-	return fmt.Errorf("fake: %s not answered", method)
-}
-func (f *fakeNet) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	if ch, ok := f.chans[method]; ok {
-		return ch, func() {}
-	}
-	return make(chan jsonv2.Value), func() {}
-}
-func (f *fakeNet) Done() <-chan struct{} { return f.done }
-
-func (f *fakeNet) send(method, params string) { f.chans["Network."+method] <- jsonv2.Value(params) }
-
 // waitEntries waits until the log holds n entries whose last is finished.
 func waitEntries(t *testing.T, l *netLog, n int) {
 	t.Helper()
@@ -102,27 +76,30 @@ func waitEntries(t *testing.T, l *netLog, n int) {
 	t.Fatalf("the log did not get %d finished entries", n)
 }
 
-// A redirect's events read out of order (each method has its own
-// subscription) land on the right hops, and the ExtraInfo events, one of
-// which came before its request, are matched in order.
-func TestNetworkEventsOutOfOrder(t *testing.T) {
-	f := newFakeNet()
-	// Queued per method: the recorder sees them in whatever order its
-	// select picks the channels.
-	f.send("loadingFinished", `{"requestId":"r1","timestamp":10.5,"encodedDataLength":120}`)
-	f.send("dataReceived", `{"requestId":"r1","timestamp":10.4,"dataLength":20,"encodedDataLength":0}`)
-	f.send("responseReceived", `{"requestId":"r1","timestamp":10.3,"type":"Fetch","response":{"url":"http://a.test/b","status":200,"statusText":"OK","mimeType":"application/json","headers":{"Content-Type":"application/json"}}}`)
-	f.send("requestWillBeSentExtraInfo", `{"requestId":"r1","headers":{"Cookie":"a=1"}}`)
-	f.send("requestWillBeSentExtraInfo", `{"requestId":"r1","headers":{"Cookie":"a=2"}}`)
-	f.send("responseReceivedExtraInfo", `{"requestId":"r1","statusCode":302,"headers":{"Location":"/b","Set-Cookie":"a=2\nb=3"}}`)
-	f.send("responseReceivedExtraInfo", `{"requestId":"r1","statusCode":200,"headers":{"Content-Type":"application/json"}}`)
-	f.send("requestWillBeSent", `{"requestId":"r1","timestamp":10.0,"wallTime":1700000000.5,"type":"Fetch","request":{"url":"http://a.test/a?token=x","method":"GET","headers":{"X":"1"}},"initiator":{"type":"script","stack":{"callFrames":[{"url":"","lineNumber":1},{"url":"http://a.test/","lineNumber":4}]}}}`)
-	f.send("requestWillBeSent", `{"requestId":"r1","timestamp":10.2,"type":"Fetch","request":{"url":"http://a.test/b","method":"GET","headers":{}},"redirectResponse":{"url":"http://a.test/a?token=x","status":302,"statusText":"Found","headers":{"Location":"/b"}}}`)
+// A redirect's events, handed over by the tab's loop in the browser's
+// order, land on the right hops, and the ExtraInfo events, one of which
+// came before its request, are matched in order.
+func TestNetworkRedirectEvents(t *testing.T) {
+	fs := cdptest.NewSession()
 	l := newNetLog()
-	tab := &Tab{ID: "t1"}
-	l.record(tab, f)
+	tab := newTab("t1", fs, slog.New(slog.DiscardHandler))
+	tab.ID, tab.net = "t1", l
+	tab.page = newTarget(tab, fs, true)
+	send := func(method, params string) { fs.Emit("Network."+method, jsonv2.Value(params)) }
+	send("requestWillBeSentExtraInfo", `{"requestId":"r1","headers":{"Cookie":"a=1"}}`)
+	send("requestWillBeSent", `{"requestId":"r1","timestamp":10.0,"wallTime":1700000000.5,"type":"Fetch","request":{"url":"http://a.test/a?token=x","method":"GET","headers":{"X":"1"}},"initiator":{"type":"script","stack":{"callFrames":[{"url":"","lineNumber":1},{"url":"http://a.test/","lineNumber":4}]}}}`)
+	send("responseReceivedExtraInfo", `{"requestId":"r1","statusCode":302,"headers":{"Location":"/b","Set-Cookie":"a=2\nb=3"}}`)
+	send("requestWillBeSent", `{"requestId":"r1","timestamp":10.2,"type":"Fetch","request":{"url":"http://a.test/b","method":"GET","headers":{}},"redirectResponse":{"url":"http://a.test/a?token=x","status":302,"statusText":"Found","headers":{"Location":"/b"}}}`)
+	send("requestWillBeSentExtraInfo", `{"requestId":"r1","headers":{"Cookie":"a=2"}}`)
+	send("responseReceived", `{"requestId":"r1","timestamp":10.3,"type":"Fetch","response":{"url":"http://a.test/b","status":200,"statusText":"OK","mimeType":"application/json","headers":{"Content-Type":"application/json"}}}`)
+	send("responseReceivedExtraInfo", `{"requestId":"r1","statusCode":200,"headers":{"Content-Type":"application/json"}}`)
+	send("dataReceived", `{"requestId":"r1","timestamp":10.4,"dataLength":20,"encodedDataLength":0}`)
+	send("loadingFinished", `{"requestId":"r1","timestamp":10.5,"encodedDataLength":120}`)
 	waitEntries(t, l, 2)
-	defer close(f.done)
+	defer func() {
+		fs.Close()
+		<-tab.page.ended
+	}()
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -169,7 +146,9 @@ func TestNetworkBufferCap(t *testing.T) {
 		HasPostData bool         `json:"hasPostData"`
 		PostData    string       `json:"postData"`
 	}{URL: "data:image/png;base64,AAAA", Method: "GET"}
-	l.apply(tab, nil, batch)
+	for i := range batch {
+		l.apply(tab, nil, &batch[i])
+	}
 	if len(l.entries) != NetworkCap || l.dropped != 100 || l.entries[0].seq != 101 || l.entries[NetworkCap-1].seq != NetworkCap+100 {
 		t.Fatalf("%d entries (n%d…n%d), %d dropped", len(l.entries), l.entries[0].seq, l.entries[len(l.entries)-1].seq, l.dropped)
 	}
@@ -177,7 +156,7 @@ func TestNetworkBufferCap(t *testing.T) {
 		t.Errorf("%d request ids followed, want %d", len(l.chains), NetworkCap)
 	}
 	// A late event of a dropped request changes nothing.
-	l.apply(tab, nil, []netEvent{{kind: evFinished, RequestID: "r3", Timestamp: 1000}})
+	l.apply(tab, nil, &netEvent{kind: evFinished, RequestID: "r3", Timestamp: 1000})
 	for _, e := range l.entries {
 		if e.finished {
 			t.Fatalf("a dropped request's end finished %s", e.url)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 )
 
 // After an action that loaded no new page, the page is given a moment to
@@ -25,21 +23,20 @@ var (
 	quietPoll     = 20 * time.Millisecond   // between checks while requests or animations run
 )
 
-// quietWatch follows the requests a tab starts from its creation on.
+// quietWatch follows, for the wait after an action, the requests the tab
+// starts from the action on (in the tab's request table, from a mark), its
+// DOM changes and its animations.
 type quietWatch struct {
-	t        *Tab
-	w        frameWorld
-	mut0     int // the document's mutation count before the action
-	sent     <-chan jsonv2.Value
-	finished <-chan jsonv2.Value
-	failed   <-chan jsonv2.Value
-	cancels  []func()
-	inflight map[string]string // request id → URL
-	// ended holds requests whose end was seen before their start: the
-	// three events come through separate subscriptions, and requests the
-	// browser process runs for the page (keepalive fetches) may report
-	// their end first.
-	ended map[string]bool
+	t    *Tab
+	w    frameWorld
+	mut0 int // the document's mutation count before the action
+	mark int // the request table's quiet mark before the action
+	// inflight are the requests in flight that the wait waits for
+	// (id → URL), as last read (drain).
+	inflight map[string]string
+	// letGo are requests the page reported as keepalive fetches: the wait
+	// does not wait for them.
+	letGo map[string]bool
 	// keepalive counts, by URL, the keepalive fetches the page reported
 	// whose request has not been seen yet; kaSeen is how many of the
 	// page's reports were taken.
@@ -100,13 +97,7 @@ func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(ti
 // watchQuiet starts following requests, DOM changes and animations in the
 // tab's main frame; call before the action's input.
 func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
-	q := &quietWatch{t: t, w: frameWorld{sess: t.t, frameID: main}, inflight: make(map[string]string), ended: make(map[string]bool), keepalive: make(map[string]int)}
-	sub := func(method string) <-chan jsonv2.Value {
-		ch, cancel := t.t.Subscribe(method)
-		q.cancels = append(q.cancels, cancel)
-		return ch
-	}
-	q.sent, q.finished, q.failed = sub("Network.requestWillBeSent"), sub("Network.loadingFinished"), sub("Network.loadingFailed")
+	q := &quietWatch{t: t, w: frameWorld{sess: t.page, frameID: main}, mark: t.page.reqs.quietMark(), inflight: make(map[string]string), letGo: make(map[string]bool), keepalive: make(map[string]int)}
 	if st, err := q.read(ctx, true); err == nil {
 		q.mut0 = st.mutations
 	} else {
@@ -115,49 +106,23 @@ func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
 	return q
 }
 
-func (q *quietWatch) stop() {
-	for _, c := range q.cancels {
-		c()
-	}
-}
-
-// quietTypes are the request types an action's outcome waits for; beacons
-// and pings (type Ping) are not among them: they never hold an action.
-var quietTypes = map[string]bool{"XHR": true, "Fetch": true, "Script": true, "Document": true}
-
-// drain takes the queued request events.
+// drain reads the requests started since the mark that are still in
+// flight, less the keepalive fetches the page reported.
 func (q *quietWatch) drain() {
-	for {
-		select {
-		case raw := <-q.sent:
-			var e struct {
-				RequestID string `json:"requestId"`
-				Type      string `json:"type"`
-				Request   struct {
-					URL string `json:"url"`
-				} `json:"request"`
-			}
-			if jsonv2.Unmarshal(raw, &e) != nil || !quietTypes[e.Type] {
-				continue
-			}
-			q.started = true
-			if q.ended[e.RequestID] {
-				delete(q.ended, e.RequestID)
-				continue
-			}
-			if e.Type == "Fetch" && q.keepalive[e.Request.URL] > 0 {
-				q.keepalive[e.Request.URL]--
-				continue
-			}
-			q.inflight[e.RequestID] = e.Request.URL
-		case raw := <-q.finished:
-			q.done(raw)
-		case raw := <-q.failed:
-			q.done(raw)
-		default:
-			return
+	started, inflight := q.t.page.reqs.quietSince(q.mark)
+	q.started = q.started || started
+	for id, u := range inflight {
+		if q.letGo[id] {
+			delete(inflight, id)
+			continue
+		}
+		if _, seen := q.inflight[id]; !seen && q.keepalive[u] > 0 {
+			q.keepalive[u]--
+			q.letGo[id] = true
+			delete(inflight, id)
 		}
 	}
+	q.inflight = inflight
 }
 
 // keepaliveSeen takes the keepalive fetches the page reported: each lets go
@@ -168,6 +133,7 @@ func (q *quietWatch) keepaliveSeen(urls []string) {
 		for id, have := range q.inflight {
 			if have == u {
 				delete(q.inflight, id)
+				q.letGo[id] = true
 				found = true
 				break
 			}
@@ -177,20 +143,6 @@ func (q *quietWatch) keepaliveSeen(urls []string) {
 		}
 	}
 	q.kaSeen = max(q.kaSeen, len(urls))
-}
-
-func (q *quietWatch) done(raw jsonv2.Value) {
-	var e struct {
-		RequestID string `json:"requestId"`
-	}
-	if jsonv2.Unmarshal(raw, &e) != nil {
-		return
-	}
-	if _, ok := q.inflight[e.RequestID]; ok {
-		delete(q.inflight, e.RequestID)
-		return
-	}
-	q.ended[e.RequestID] = true
 }
 
 // quietResult is how the wait after an action ended.

@@ -306,7 +306,6 @@ func (t *Tab) scrollForLazy(ctx context.Context, w frameWorld) (string, error) {
 		return "", backendError("read the page", err)
 	}
 	q := t.watchQuiet(ctx, mainID)
-	defer q.stop()
 	var ans readAnswer
 	opts := map[string]any{"what": ReadTitle, "scroll": map[string]int{"steps": scrollSteps, "pause": scrollPause}}
 	if _, err := w.eval(ctx, "("+readJS+")(null, "+mustJSON(opts)+")", &ans); err != nil {

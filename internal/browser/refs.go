@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // refEntry is what a ref stands for: an element of one document of one
@@ -33,9 +31,9 @@ func fpField(fp []string, i int) string {
 type frameRefs struct {
 	key     string // "" for the main frame, else "f1", "f2", …
 	frameID string
-	sess    cdp.Caller // the session the frame's document lives in
-	doc     string     // the walker's document token; a new one drops the refs
-	next    int        // the next ref number; refs below it were issued
+	sess    *target // the session the frame's document lives in
+	doc     string  // the walker's document token; a new one drops the refs
+	next    int     // the next ref number; refs below it were issued
 	byWid   map[int]*refEntry
 	// parent and owner place a child frame: the iframe element (walker
 	// number owner) in the parent frame's document.
@@ -59,7 +57,7 @@ func newRefTable() *refTable {
 
 // frame returns the refs of the frame, switching them to the document doc.
 // main says the frame is the tab's main frame.
-func (rt *refTable) frame(frameID string, main bool, sess cdp.Caller, doc string) *frameRefs {
+func (rt *refTable) frame(frameID string, main bool, sess *target, doc string) *frameRefs {
 	f := rt.frames[frameID]
 	if f == nil {
 		f = &frameRefs{frameID: frameID, next: 1, byWid: make(map[int]*refEntry)}

@@ -164,7 +164,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 
 	// Bring the tab to the front first: a background tab may never paint.
 	bctx, cancel := context.WithTimeout(ctx, bringToFrontTimeout)
-	err := t.t.Call(bctx, "Page.bringToFront", nil, nil)
+	err := t.page.Call(bctx, "Page.bringToFront", nil, nil)
 	cancel()
 	if err != nil && ctx.Err() != nil {
 		return nil, backendError("bring the tab to the front", ctx.Err())
@@ -225,7 +225,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 				Height float64 `json:"height"`
 			} `json:"cssContentSize"`
 		}
-		if err := t.t.Call(ctx, "Page.getLayoutMetrics", nil, &m); err != nil {
+		if err := t.page.Call(ctx, "Page.getLayoutMetrics", nil, &m); err != nil {
 			return nil, backendError("measure the page", err)
 		}
 		w, h := math.Ceil(m.CSSContentSize.Width), math.Ceil(m.CSSContentSize.Height)
@@ -367,7 +367,7 @@ func (t *Tab) capture(ctx context.Context, format string, quality int, area *cli
 	var res struct {
 		Data string `json:"data"`
 	}
-	if err := t.t.Call(ctx, "Page.captureScreenshot", params, &res); err != nil {
+	if err := t.page.Call(ctx, "Page.captureScreenshot", params, &res); err != nil {
 		return nil, backendError("capture a screenshot", err)
 	}
 	data, err := base64.StdEncoding.DecodeString(res.Data)

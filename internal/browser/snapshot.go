@@ -150,7 +150,7 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
-	w := frameWorld{sess: t.t, frameID: mainID}
+	w := frameWorld{sess: t.page, frameID: mainID}
 	f := (*frameRefs)(nil)
 	var sc walkScope
 	if !scope.Empty() {

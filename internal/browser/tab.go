@@ -28,8 +28,9 @@ type Tab struct {
 	// target is the backend's id of the tab (a CDP target id, or the
 	// bridge's tab-<n>).
 	target string
-	t      cdp.Caller
-	log    *slog.Logger
+	// page is the tab's own CDP session, with its event loop.
+	page *target
+	log  *slog.Logger
 	// detachReported: the session has told the agent (BRIDGE_DETACHED)
 	// that debugging of this tab was cancelled.
 	detachReported bool
@@ -95,79 +96,61 @@ type snapCache struct {
 	snap  Snapshot
 }
 
-func newTab(id string, t cdp.Caller, log *slog.Logger) *Tab {
-	return &Tab{target: id, t: t, log: log.With("tab", id), refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{})}
+// newTab is the tab of the backend's target id, on CDP session sess; its
+// event loop starts with init.
+func newTab(id string, sess cdp.Caller, log *slog.Logger) *Tab {
+	t := &Tab{target: id, log: log.With("tab", id), refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{})}
+	t.page = &target{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
+	return t
 }
 
 // TargetID is the backend's id of the tab (browser_tabs shows the short ID).
 func (t *Tab) TargetID() string { return t.target }
 
 // Target is the tab's CDP session.
-func (t *Tab) Target() cdp.Caller { return t.t }
+func (t *Tab) Target() cdp.Caller { return t.page.Caller }
 
 func (t *Tab) alive() bool {
 	select {
-	case <-t.t.Done():
+	case <-t.page.Done():
 		return false
 	default:
 		return true
 	}
 }
 
-// init enables what the tab's tools rely on: page lifecycle events (load
-// waits) and network responses (HTTP status).
+// init starts the tab's event loop and enables what the tab's tools rely
+// on: page lifecycle events (load waits), network events (HTTP status,
+// network_idle, the network log), console messages, execution contexts
+// (the walker's world cache), the click hook, out-of-process iframes and,
+// under an origin policy, the pause of document requests.
 func (t *Tab) init(ctx context.Context) error {
-	if _, err := cdproto.Call(ctx, t.t, page.Enable, page.EnableParams{}); err != nil {
+	t.page = newTarget(t, t.page.Caller, true)
+	if _, err := cdproto.Call(ctx, t.page, page.Enable, page.EnableParams{}); err != nil {
 		return err
 	}
-	if _, err := cdproto.Call(ctx, t.t, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
+	if _, err := cdproto.Call(ctx, t.page, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 		return err
 	}
-	requestsOf(t.t) // requests in flight, for browser_wait's network_idle
-	if t.net != nil {
-		t.net.record(t, t.t) // the session's network buffer (browser_network)
-	}
-	if _, err := cdproto.Call(ctx, t.t, network.Enable, network.EnableParams{}); err != nil {
+	if _, err := cdproto.Call(ctx, t.page, network.Enable, network.EnableParams{}); err != nil {
 		return err
 	}
-	// Console messages, uncaught exceptions and downloads, for action
-	// results.
-	consoleEvents, c4 := t.t.Subscribe("Runtime.consoleAPICalled")
-	exceptions, c5 := t.t.Subscribe("Runtime.exceptionThrown")
-	dlBegin, c6 := t.t.Subscribe("Page.downloadWillBegin")
-	dlProgress, c7 := t.t.Subscribe("Page.downloadProgress")
-	go t.watchConsole(consoleEvents, exceptions, dlBegin, dlProgress, func() { c4(); c5(); c6(); c7() })
-	// The walker's world cache follows context events from before
-	// Runtime.enable, which reports the contexts already there.
-	worldsOf(t.t)
-	if _, err := cdproto.Call(ctx, t.t, runtime.Enable, cdproto.Empty{}); err != nil {
+	if _, err := cdproto.Call(ctx, t.page, runtime.Enable, cdproto.Empty{}); err != nil {
 		return err
 	}
-	if err := installClickHook(ctx, t.t); err != nil {
+	if err := installClickHook(ctx, t.page); err != nil {
 		return err
 	}
 	// Out-of-process iframes are attached as they appear, so that snapshots
 	// can inline them.
-	if err := t.autoAttach(ctx, t.t); err != nil {
+	if err := t.page.autoAttach(ctx); err != nil {
 		t.log.Debug("auto-attach", "err", err)
 	}
-	dialogs, c1 := t.t.Subscribe("Page.javascriptDialogOpening")
-	closed, c3 := t.t.Subscribe("Page.javascriptDialogClosed")
-	var paused, committed <-chan jsonv2.Value
-	c2, c8 := func() {}, func() {}
 	if t.policy != nil {
-		paused, c2 = t.t.Subscribe("Fetch.requestPaused")
-		committed, c8 = t.t.Subscribe("Page.frameNavigated")
-		err := t.t.Call(ctx, "Fetch.enable", map[string]any{"patterns": documentRequests}, nil)
-		if err != nil {
-			c1()
-			c2()
-			c3()
-			c8()
+		if err := t.page.Call(ctx, "Fetch.enable", map[string]any{"patterns": documentRequests}, nil); err != nil {
 			return err
 		}
 	}
-	go t.watch(dialogs, closed, paused, committed, func() { c1(); c2(); c3(); c8() })
 	return nil
 }
 
@@ -198,7 +181,7 @@ func (t *Tab) mainFrame(ctx context.Context) (frame, error) {
 			} `json:"frame"`
 		} `json:"frameTree"`
 	}
-	if err := t.t.Call(ctx, "Page.getFrameTree", nil, &res); err != nil {
+	if err := t.page.Call(ctx, "Page.getFrameTree", nil, &res); err != nil {
 		return frame{}, err
 	}
 	f := res.FrameTree.Frame
@@ -211,7 +194,7 @@ func (t *Tab) mainFrame(ctx context.Context) (frame, error) {
 // frame (the frame is there: a frame that went has its contexts destroyed),
 // which saves Page.getFrameTree on every snapshot and action.
 func (t *Tab) mainFrameID(ctx context.Context) (string, error) {
-	if t.mainID != "" && worldsOf(t.t).has(t.mainID) {
+	if t.mainID != "" && t.page.worlds.has(t.mainID) {
 		return t.mainID, nil
 	}
 	f, err := t.mainFrame(ctx)
@@ -221,7 +204,7 @@ func (t *Tab) mainFrameID(ctx context.Context) (string, error) {
 // evalValue evaluates a JavaScript expression in the page and decodes its
 // value (returned by value) into out.
 func (t *Tab) evalValue(ctx context.Context, expr string, out any) error {
-	res, err := cdproto.Call(ctx, t.t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: new(true)})
+	res, err := cdproto.Call(ctx, t.page, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: new(true)})
 	if err != nil {
 		return err
 	}

@@ -154,15 +154,18 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 	if s.pol.policySet() {
 		t.policy = s.pol.originPolicy
 	}
-	if err := t.init(ctx); err != nil {
-		return nil, backendError("prepare the tab", err)
-	}
 	t.outputs = s.pol
-	if s.be.Info().Local {
-		t.saveDownloads(ctx, s.pol)
-	} else {
+	local := s.be.Info().Local
+	if !local {
 		t.findFile = downloadFinder(s.be, id)
 		t.downloadsRemote = t.findFile == nil
+	}
+	if err := t.init(ctx); err != nil {
+		t.page.stop()
+		return nil, backendError("prepare the tab", err)
+	}
+	if local {
+		t.saveDownloads(ctx, s.pol)
 	}
 	return t, nil
 }

@@ -336,7 +336,7 @@ func (s *Session) chooseFiles(ctx context.Context, t *Tab, el *element, a Action
 			ObjectID string `json:"objectId"`
 		} `json:"object"`
 	}
-	holdsObjects(sess)
+	sess.holdsObjects()
 	if err := sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": ev.BackendNodeID, "objectGroup": objectGroup}, &rn); err != nil {
 		return nil, backendError("read the files back", err)
 	}

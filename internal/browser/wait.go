@@ -6,14 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
-	"sync"
 	"time"
-
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-
-	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // waitJS checks the target conditions of one frame in the walker's world.
@@ -256,156 +250,6 @@ func valueMatcher(v string) (func(string) bool, error) {
 	return func(s string) bool { return strings.Contains(strings.ToLower(s), low) }, nil
 }
 
-// reqTracker follows the requests of one CDP session (a tab's), from the
-// tab's start, for network_idle: which are in flight and when the last
-// one started or ended.
-type reqTracker struct {
-	mu       sync.Mutex
-	inflight map[string]trackedReq
-	ended    map[string]bool // ends seen before their start
-	ignored  map[string]bool // requests left out (idleTypes, data:): their ends are not kept in ended
-	// untracked counts requests started while inflight was full: until as
-	// many unknown ends have come, the network is not idle.
-	untracked int
-	last      time.Time // the last start or end
-}
-
-type trackedReq struct {
-	url   string
-	start time.Time
-}
-
-// idleTypes are the request types network_idle leaves out: they never end
-// on their own (server-sent events) or are fire-and-forget (pings).
-var idleTypes = map[string]bool{"EventSource": true, "Ping": true, "WebSocket": true}
-
-// trackers holds the reqTracker of each session (cdp.Caller → *reqTracker).
-var trackers sync.Map
-
-// maxTracked bounds the requests a tracker remembers.
-const maxTracked = 1000
-
-// requestsOf is the request tracker of a session, started on first use
-// (tabs start theirs when they start, so that a wait knows the requests
-// begun before it).
-func requestsOf(sess cdp.Caller) *reqTracker {
-	if r, ok := trackers.Load(sess); ok {
-		return r.(*reqTracker)
-	}
-	r := &reqTracker{inflight: make(map[string]trackedReq), ended: make(map[string]bool), ignored: make(map[string]bool), last: time.Now()}
-	if got, loaded := trackers.LoadOrStore(sess, r); loaded {
-		return got.(*reqTracker)
-	}
-	sent, c0 := sess.Subscribe("Network.requestWillBeSent")
-	finished, c1 := sess.Subscribe("Network.loadingFinished")
-	failed, c2 := sess.Subscribe("Network.loadingFailed")
-	go func() {
-		defer func() { trackers.Delete(sess); c0(); c1(); c2() }()
-		for {
-			select {
-			case <-sess.Done():
-				return
-			case raw, ok := <-sent:
-				if !ok {
-					return
-				}
-				r.start(raw)
-			case raw, ok := <-finished:
-				if !ok {
-					return
-				}
-				r.end(raw)
-			case raw, ok := <-failed:
-				if !ok {
-					return
-				}
-				r.end(raw)
-			}
-		}
-	}()
-	return r
-}
-
-// start notes a request's start: tracked, or left out (idleTypes, data:).
-func (r *reqTracker) start(raw jsonv2.Value) {
-	var e struct {
-		RequestID        string `json:"requestId"`
-		Type             string `json:"type"`
-		RedirectResponse *struct {
-			Status int `json:"status"`
-		} `json:"redirectResponse"`
-		Request struct {
-			URL string `json:"url"`
-		} `json:"request"`
-	}
-	if jsonv2.Unmarshal(raw, &e) != nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if idleTypes[e.Type] || strings.HasPrefix(e.Request.URL, "data:") {
-		if len(r.ignored) >= maxTracked {
-			clear(r.ignored)
-		}
-		r.ignored[e.RequestID] = true
-		delete(r.ended, e.RequestID)
-		return
-	}
-	r.last = time.Now()
-	if r.ended[e.RequestID] {
-		delete(r.ended, e.RequestID)
-	} else if _, ok := r.inflight[e.RequestID]; ok || len(r.inflight) < maxTracked {
-		r.inflight[e.RequestID] = trackedReq{url: e.Request.URL, start: time.Now()}
-	} else {
-		r.untracked++
-	}
-}
-
-func (r *reqTracker) end(raw jsonv2.Value) {
-	var e struct {
-		RequestID string `json:"requestId"`
-	}
-	if jsonv2.Unmarshal(raw, &e) != nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.last = time.Now()
-	if _, ok := r.inflight[e.RequestID]; ok {
-		delete(r.inflight, e.RequestID)
-		return
-	}
-	if r.ignored[e.RequestID] {
-		delete(r.ignored, e.RequestID)
-		return
-	}
-	if r.untracked > 0 {
-		r.untracked-- // one of those started while the map was full
-		return
-	}
-	if len(r.ended) >= maxTracked {
-		clear(r.ended) // the oldest early ends are the least likely to matter
-	}
-	r.ended[e.RequestID] = true
-}
-
-// idle says whether no request has been in flight for quiet, and else
-// what is in flight (oldest first) or how long ago the last ended.
-func (r *reqTracker) idle(quiet time.Duration) (bool, []trackedReq, time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	since := time.Since(r.last)
-	if len(r.inflight) == 0 && r.untracked == 0 {
-		return since >= quiet, nil, since
-	}
-	reqs := make([]trackedReq, 0, len(r.inflight))
-	for _, q := range r.inflight {
-		reqs = append(reqs, q)
-	}
-	sort.Slice(reqs, func(i, j int) bool { return reqs[i].start.Before(reqs[j].start) })
-	return false, reqs, since
-}
-
 // condState is what one check saw of a condition.
 type condState struct {
 	ok   bool
@@ -468,7 +312,7 @@ type waiter struct {
 	conds   []*waitCond
 	start   time.Time
 	dlMark  int
-	net     *reqTracker
+	net     *requestTable
 	frames  map[string]frameWorld // frame spec → its world, while it answers
 	kids    map[string]frameWorld // parent frame id + iframe number → world
 	url     string
@@ -501,7 +345,7 @@ func (s *Session) wait(ctx context.Context, t *Tab, conds []*waitCond, o WaitOpt
 	for _, c := range conds {
 		switch c.kind {
 		case "network":
-			w.net = requestsOf(t.t)
+			w.net = t.page.reqs
 		case "target":
 			pats = append(pats, c.Target.Text, c.Target.Name)
 		}
@@ -761,7 +605,7 @@ func (w *waiter) targets(ctx context.Context, diag bool) (map[int]targetTally, e
 		return nil, backendError("read the page", err)
 	}
 	mainID = id
-	main := frameWorld{sess: w.t.t, frameID: mainID}
+	main := frameWorld{sess: w.t.page, frameID: mainID}
 	for _, c := range w.conds {
 		if c.kind != "target" {
 			continue

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 )
 
 func TestPageMatcher(t *testing.T) {
@@ -72,17 +71,13 @@ func TestCheckWait(t *testing.T) {
 	}
 }
 
-// The request tracker of network_idle: ends before starts, requests left
+// The request table of network_idle: ends before starts, requests left
 // out, and a full map never reads as idle.
-func TestReqTracker(t *testing.T) {
-	newTracker := func() *reqTracker {
-		return &reqTracker{inflight: map[string]trackedReq{}, ended: map[string]bool{}, ignored: map[string]bool{}}
-	}
-	start := func(r *reqTracker, id, typ, url string) {
-		r.start(jsonv2.Value(fmt.Sprintf(`{"requestId":%q,"type":%q,"request":{"url":%q}}`, id, typ, url)))
-	}
-	end := func(r *reqTracker, id string) { r.end(jsonv2.Value(fmt.Sprintf(`{"requestId":%q}`, id))) }
-	idle := func(r *reqTracker) bool { ok, _, _ := r.idle(0); return ok }
+func TestRequestTableIdle(t *testing.T) {
+	newTracker := newRequestTable
+	start := func(r *requestTable, id, typ, url string) { r.start(id, typ, url) }
+	end := func(r *requestTable, id string) { r.end(id) }
+	idle := func(r *requestTable) bool { ok, _, _ := r.idle(0); return ok }
 
 	r := newTracker()
 	start(r, "1", "Fetch", "https://x.test/a")
@@ -124,5 +119,32 @@ func TestReqTracker(t *testing.T) {
 	end(r, fmt.Sprint("q", maxTracked+1))
 	if !idle(r) {
 		t.Error("not idle once every request ended")
+	}
+}
+
+// The quiet wait's view of the table: only the requests of the types it
+// waits for that started after its mark, and whether any started.
+func TestRequestTableQuiet(t *testing.T) {
+	r := newRequestTable()
+	r.start("old", "Fetch", "https://x.test/old")
+	mark := r.quietMark()
+	if started, inflight := r.quietSince(mark); started || len(inflight) != 0 {
+		t.Fatalf("before anything: started %v, in flight %v", started, inflight)
+	}
+	r.start("img", "Image", "https://x.test/a.png")
+	r.start("ping", "Ping", "https://x.test/beacon")
+	if started, _ := r.quietSince(mark); started {
+		t.Error("an image or a ping counts as started")
+	}
+	r.start("x", "XHR", "https://x.test/api")
+	r.start("d", "Fetch", "data:text/plain,hi")
+	started, inflight := r.quietSince(mark)
+	if !started || len(inflight) != 1 || inflight["x"] != "https://x.test/api" {
+		t.Errorf("after an XHR: started %v, in flight %v", started, inflight)
+	}
+	r.end("x")
+	r.end("old")
+	if started, inflight := r.quietSince(mark); !started || len(inflight) != 0 {
+		t.Errorf("after its end: started %v, in flight %v", started, inflight)
 	}
 }

@@ -134,7 +134,7 @@ func (r *walkResult) expand() {
 
 // frameWorld is a frame the walker runs in.
 type frameWorld struct {
-	sess    cdp.Caller
+	sess    *target
 	frameID string
 }
 
@@ -170,93 +170,12 @@ type worldCache struct {
 	pressBound atomic.Bool
 }
 
-// holdsObjects notes that a call on sess may have left remote objects in
-// the action's object group.
-func holdsObjects(sess cdp.Caller) { worldsOf(sess).objects.Store(true) }
+// holdsObjects notes that a call on the target may have left remote
+// objects in the action's object group.
+func (g *target) holdsObjects() { g.worlds.objects.Store(true) }
 
-// worlds holds the worldCache of each session in use (cdp.Target →
-// *worldCache); an entry goes when its session ends.
-var worlds sync.Map
-
-// worldsOf returns sess's cache, following its context events from the
-// first use on.
-func worldsOf(sess cdp.Caller) *worldCache {
-	if c, ok := worlds.Load(sess); ok {
-		return c.(*worldCache)
-	}
-	c := &worldCache{ctxs: make(map[string]runtime.ExecutionContextID), mains: make(map[string]pageContext)}
-	if got, loaded := worlds.LoadOrStore(sess, c); loaded {
-		return got.(*worldCache)
-	}
-	const created, destroyed, cleared = "Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared"
-	if o, ok := sess.(orderedEvents); ok {
-		// One channel, in the browser's order: a context cleared and the
-		// next document's created must not be taken the other way round.
-		evs, cancel := o.SubscribeEvents(created, destroyed, cleared)
-		go func() {
-			defer func() { worlds.Delete(sess); cancel() }()
-			for {
-				select {
-				case <-sess.Done():
-					return
-				case raw, ok := <-evs:
-					if !ok {
-						return
-					}
-					var ev struct {
-						Method string       `json:"method"`
-						Params jsonv2.Value `json:"params"`
-					}
-					if jsonv2.Unmarshal(raw, &ev) != nil {
-						continue
-					}
-					switch ev.Method {
-					case created:
-						c.onCreated(ev.Params)
-					case destroyed:
-						c.onDestroyed(ev.Params)
-					case cleared:
-						c.onCleared()
-					}
-				}
-			}
-		}()
-		return c
-	}
-	cr, c0 := sess.Subscribe(created)
-	de, c1 := sess.Subscribe(destroyed)
-	cl, c2 := sess.Subscribe(cleared)
-	go func() {
-		defer func() { worlds.Delete(sess); c0(); c1(); c2() }()
-		for {
-			select {
-			case <-sess.Done():
-				return
-			case raw, ok := <-cr:
-				if !ok {
-					return
-				}
-				c.onCreated(raw)
-			case raw, ok := <-de:
-				if !ok {
-					return
-				}
-				c.onDestroyed(raw)
-			case _, ok := <-cl:
-				if !ok {
-					return
-				}
-				c.onCleared()
-			}
-		}
-	}()
-	return c
-}
-
-// orderedEvents is a session that delivers events of several methods in
-// one channel, in order (cdp.Session).
-type orderedEvents interface {
-	SubscribeEvents(methods ...string) (<-chan jsonv2.Value, func())
+func newWorldCache() *worldCache {
+	return &worldCache{ctxs: make(map[string]runtime.ExecutionContextID), mains: make(map[string]pageContext)}
 }
 
 // onCreated notes a new context: the walker's world of a new document (the
@@ -384,7 +303,7 @@ func (w frameWorld) createWorld(ctx context.Context) (runtime.ExecutionContextID
 // context returns the walker world's execution context in the frame's
 // current document: the cached one, else a new one (cached is then false).
 func (w frameWorld) context(ctx context.Context) (id runtime.ExecutionContextID, cached bool, gen int, err error) {
-	id, gen, cached = worldsOf(w.sess).get(w.frameID)
+	id, gen, cached = w.sess.worlds.get(w.frameID)
 	if cached {
 		return id, true, gen, nil
 	}
@@ -404,11 +323,11 @@ func (w frameWorld) callFunction(ctx context.Context, p runtime.CallFunctionOnPa
 		p.ExecutionContextID = cid
 		res, err := cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, p)
 		if cached && isContextGone(err) {
-			worldsOf(w.sess).dropID(cid)
+			w.sess.worlds.dropID(cid)
 			continue
 		}
 		if err == nil && !cached {
-			worldsOf(w.sess).put(w.frameID, cid, gen)
+			w.sess.worlds.put(w.frameID, cid, gen)
 		}
 		return res, err
 	}
@@ -432,13 +351,13 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 	expr := "globalThis." + worldKey + " === true && globalThis.__webpilot ? " + wrap("((W) => "+call+")(globalThis.__webpilot)") + " : " + strconv.Quote(noWalker)
 	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup, AwaitPromise: new(true)}
 	if out == nil {
-		holdsObjects(w.sess)
+		w.sess.holdsObjects()
 	}
 	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
 	if cached && (isContextGone(err) || err == nil && isNoWalker(res)) {
 		// The document the cached world belonged to is gone (or the id
 		// now names another context): a fresh world.
-		worldsOf(w.sess).dropID(cid)
+		w.sess.worlds.dropID(cid)
 		if cid, cached, gen, err = w.context(ctx); err != nil {
 			return nil, err
 		}
@@ -454,7 +373,7 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 		return nil, err
 	}
 	if !cached {
-		worldsOf(w.sess).put(w.frameID, cid, gen)
+		w.sess.worlds.put(w.frameID, cid, gen)
 	}
 	if res.ExceptionDetails != nil {
 		return nil, fmt.Errorf("page walker: %s", exceptionText(res.ExceptionDetails))
@@ -559,104 +478,6 @@ func (w frameWorld) element(ctx context.Context, id int) (runtime.RemoteObjectID
 		return "", nil
 	}
 	return obj.ObjectID, nil
-}
-
-// children tracks the out-of-process iframes attached to a tab (auto-attach):
-// their sessions by frame (= target) id.
-type children struct {
-	mu   sync.Mutex
-	byID map[string]cdp.Caller
-}
-
-func (c *children) get(frameID string) cdp.Caller {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.byID[frameID]
-	if s != nil {
-		select {
-		case <-s.Done():
-			delete(c.byID, frameID)
-			return nil
-		default:
-		}
-	}
-	return s
-}
-
-func (c *children) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.byID)
-}
-
-// childOpener is a session that can name the sessions of targets attached
-// through it.
-type childOpener interface {
-	Child(sessionID string) *cdp.Session
-}
-
-// autoAttach makes the browser attach out-of-process iframes of sess (and,
-// recursively, of those) and records their sessions.
-func (t *Tab) autoAttach(ctx context.Context, sess cdp.Caller) error {
-	op, ok := sess.(childOpener)
-	if !ok {
-		return nil // a fake session: no frames
-	}
-	events, cancel := sess.Subscribe("Target.attachedToTarget")
-	go func() {
-		defer cancel()
-		for raw := range events {
-			var ev struct {
-				SessionID  string `json:"sessionId"`
-				TargetInfo struct {
-					TargetID string `json:"targetId"`
-					Type     string `json:"type"`
-				} `json:"targetInfo"`
-			}
-			if jsonv2.Unmarshal(raw, &ev) != nil || ev.TargetInfo.Type != "iframe" {
-				continue
-			}
-			child := op.Child(ev.SessionID)
-			t.kids.mu.Lock()
-			if t.kids.byID == nil {
-				t.kids.byID = make(map[string]cdp.Caller)
-			}
-			t.kids.byID[ev.TargetInfo.TargetID] = child
-			t.kids.mu.Unlock()
-			go func() {
-				ctx, cancel := context.WithTimeout(context.Background(), handleTimeout)
-				defer cancel()
-				if err := t.guardFrame(ctx, child); err != nil {
-					t.log.Warn("origin policy in a frame", "err", err)
-				}
-				if t.net != nil {
-					// The frame's own requests (its document's came
-					// through the parent) go to the session's buffer too.
-					t.net.record(t, child)
-					if err := child.Call(ctx, "Network.enable", nil, nil); err != nil {
-						t.log.Debug("network in a frame", "err", err)
-					}
-				}
-				if err := installClickHook(ctx, child); err != nil {
-					t.log.Debug("click hook in a frame", "err", err)
-				}
-				if err := t.autoAttach(ctx, child); err != nil {
-					t.log.Debug("auto-attach in a frame", "err", err)
-				}
-				// The frame was paused for us only if waitForDebuggerOnStart
-				// was set; resuming is harmless otherwise.
-				_ = child.Call(ctx, "Runtime.runIfWaitingForDebugger", nil, nil)
-			}()
-		}
-	}()
-	err := sess.Call(ctx, "Target.setAutoAttach", map[string]any{
-		"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true,
-		"filter": []map[string]any{{"type": "iframe", "exclude": false}},
-	}, nil)
-	if err != nil {
-		cancel()
-	}
-	return err
 }
 
 // frameOf finds the frame an iframe element shows: its id, and the session

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -51,15 +50,32 @@ type Caller interface {
 	// Call sends method with params and decodes the result into result
 	// (which may be nil).
 	Call(ctx context.Context, method string, params, result any) error
-	// Subscribe buffers the events named method from now on; cancel stops it.
+	// Subscribe buffers the events named method from now on; cancel stops
+	// it (cdproto's session interface: its typed commands need it).
 	Subscribe(method string) (events <-chan jsonv2.Value, cancel func())
+	// Events buffers the events of the methods named from now on, in one
+	// channel, in the order the browser sent them; cancel stops it.
+	Events(methods ...string) (events <-chan Event, cancel func())
 	// Done is closed when the session ends.
 	Done() <-chan struct{}
 }
 
-// SubscriptionBuffer is the number of events a subscriber may fall behind
-// before events are dropped.
+// SubscriptionBuffer is the number of events a subscriber of one method may
+// fall behind before events are dropped; a subscriber of several methods
+// gets this many per method, up to MaxSubscriptionBuffer.
 const SubscriptionBuffer = 512
+
+// MaxSubscriptionBuffer bounds the buffer of one subscription.
+const MaxSubscriptionBuffer = 4096
+
+// BufferFor is the buffer of a subscription to n methods.
+func BufferFor(n int) int { return min(SubscriptionBuffer*max(n, 1), MaxSubscriptionBuffer) }
+
+// Event is one event as a subscriber gets it: its method and its params.
+type Event struct {
+	Method string
+	Params jsonv2.Value
+}
 
 // Options configure a Conn. The zero value works.
 type Options struct {
@@ -104,10 +120,10 @@ type pendingCall struct {
 }
 
 type subscriber struct {
-	ch chan jsonv2.Value
-	// tagged: the events go as {"method": …, "params": …}, several
-	// methods in one channel (Session.SubscribeEvents).
-	tagged bool
+	// One of the two is set: params gets only the params of one method
+	// (Session.Subscribe), events the events of several (Session.Events).
+	params chan jsonv2.Value
+	events chan Event
 	closed bool // under Conn.mu: one subscriber may sit under several keys
 }
 
@@ -115,22 +131,12 @@ type subscriber struct {
 func (s *subscriber) close() {
 	if !s.closed {
 		s.closed = true
-		close(s.ch)
+		if s.params != nil {
+			close(s.params)
+		} else {
+			close(s.events)
+		}
 	}
-}
-
-// taggedEvent is an event as a tagged subscriber gets it.
-func taggedEvent(method string, params jsonv2.Value) jsonv2.Value {
-	if len(params) == 0 {
-		params = jsonv2.Value("null")
-	}
-	b := make([]byte, 0, len(method)+len(params)+24)
-	b = append(b, `{"method":`...)
-	b = strconv.AppendQuote(b, method)
-	b = append(b, `,"params":`...)
-	b = append(b, params...)
-	b = append(b, '}')
-	return jsonv2.Value(b)
 }
 
 type subKey struct{ session, method string }
@@ -425,13 +431,21 @@ func (c *Conn) deliverEvent(msg *message) {
 	var dropped int64
 	c.mu.Lock()
 	for s := range c.subs[subKey{msg.SessionID, msg.Method}] {
-		v := msg.Params
-		if s.tagged {
-			v = taggedEvent(msg.Method, msg.Params)
+		sent := false
+		if s.params != nil {
+			select {
+			case s.params <- msg.Params:
+				sent = true
+			default:
+			}
+		} else {
+			select {
+			case s.events <- Event{Method: msg.Method, Params: msg.Params}:
+				sent = true
+			default:
+			}
 		}
-		select {
-		case s.ch <- v:
-		default:
+		if !sent {
 			dropped = c.drops.Add(1)
 		}
 	}
@@ -564,13 +578,14 @@ func (c *Conn) closeExtra() error {
 	return c.extraErr
 }
 
-func (c *Conn) subscribe(s *Session, tagged bool, methods ...string) (<-chan jsonv2.Value, func()) {
-	sub := &subscriber{ch: make(chan jsonv2.Value, SubscriptionBuffer), tagged: tagged}
+// subscribe adds sub under each of the methods; the func returned cancels
+// it.
+func (c *Conn) subscribe(s *Session, sub *subscriber, methods ...string) func() {
 	c.mu.Lock()
 	if c.closeErr != nil || s.endErr() != nil {
 		sub.close()
 		c.mu.Unlock()
-		return sub.ch, func() {}
+		return func() {}
 	}
 	for _, m := range methods {
 		k := subKey{s.id, m}
@@ -583,7 +598,7 @@ func (c *Conn) subscribe(s *Session, tagged bool, methods ...string) (<-chan jso
 	}
 	c.mu.Unlock()
 	var once sync.Once
-	return sub.ch, func() {
+	return func() {
 		once.Do(func() {
 			c.mu.Lock()
 			defer c.mu.Unlock()

@@ -456,13 +456,13 @@ func TestSubscriptionRouting(t *testing.T) {
 	}
 }
 
-// SubscribeEvents gets the events of several methods in one channel, in
-// the order they came, tagged with their method; it closes once (not once
-// per method) when its session detaches.
-func TestSubscribeEvents(t *testing.T) {
+// Events gets the events of several methods in one channel, in the order
+// they came, with their method; it closes once (not once per method) when
+// its session detaches.
+func TestEvents(t *testing.T) {
 	checkGoroutines(t)
 	c, ft := newTestConn(t, nil)
-	evs, cancel := c.Session("S1").SubscribeEvents("Runtime.executionContextsCleared", "Runtime.executionContextCreated")
+	evs, cancel := c.Session("S1").Events("Runtime.executionContextsCleared", "Runtime.executionContextCreated")
 	defer cancel()
 	ft.event(t, "S1", "Runtime.executionContextsCleared", `{}`)
 	ft.event(t, "S1", "Runtime.executionContextCreated", `{"context":{"id":2}}`)
@@ -473,11 +473,11 @@ func TestSubscribeEvents(t *testing.T) {
 	ft.reply(t, ft.next(t).ID, `{}`)
 	await(t, ch)
 	want := []string{
-		`{"method":"Runtime.executionContextsCleared","params":{}}`,
-		`{"method":"Runtime.executionContextCreated","params":{"context":{"id":2}}}`,
-		`{"method":"Runtime.executionContextsCleared","params":{"x":1}}`,
+		`Runtime.executionContextsCleared {}`,
+		`Runtime.executionContextCreated {"context":{"id":2}}`,
+		`Runtime.executionContextsCleared {"x":1}`,
 	}
-	if got := drain(evs); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got := drainEvents(evs); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	ft.event(t, "", "Target.detachedFromTarget", `{"sessionId":"S1"}`)

@@ -282,3 +282,20 @@ func drain(ch <-chan jsonv2.Value) []string {
 		}
 	}
 }
+
+// drainEvents returns what is buffered in ch without waiting, each as
+// "method params".
+func drainEvents(ch <-chan Event) []string {
+	var out []string
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return out
+			}
+			out = append(out, ev.Method+" "+strings.TrimSpace(string(ev.Params)))
+		default:
+			return out
+		}
+	}
+}

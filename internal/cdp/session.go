@@ -53,16 +53,18 @@ func (s *Session) Send(ctx context.Context, method string, params any) (wait fun
 // Subscribe buffers the session's events named method from now on. The
 // channel closes when cancel is called or the session ends.
 func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	return s.conn.subscribe(s, false, method)
+	sub := &subscriber{params: make(chan jsonv2.Value, SubscriptionBuffer)}
+	return sub.params, s.conn.subscribe(s, sub, method)
 }
 
-// SubscribeEvents buffers the session's events of all the methods in one
-// channel, in the order the browser sent them, each as
-// {"method": …, "params": …}: for state that events of several kinds
-// change in turn (a context cleared, then one created). The channel closes
-// when cancel is called or the session ends.
-func (s *Session) SubscribeEvents(methods ...string) (<-chan jsonv2.Value, func()) {
-	return s.conn.subscribe(s, true, methods...)
+// Events buffers the session's events of the methods named from now on,
+// in one channel, in the order the browser sent them: state that events of
+// several kinds change in turn (a context cleared, then one created; a
+// request's start, response and end) is applied in that order. The channel
+// closes when cancel is called or the session ends.
+func (s *Session) Events(methods ...string) (<-chan Event, func()) {
+	sub := &subscriber{events: make(chan Event, BufferFor(len(methods)))}
+	return sub.events, s.conn.subscribe(s, sub, methods...)
 }
 
 // Done is closed when the session ends (detached or connection closed).

@@ -31,7 +31,7 @@ type Session struct {
 	mu       sync.Mutex // guards the fields below
 	handlers map[string]Handler
 	calls    []Call
-	subs     map[string]map[chan jsonv2.Value]struct{}
+	subs     map[string]map[*sub]struct{}
 	closed   bool
 	dropped  int64
 }
@@ -43,7 +43,7 @@ func NewSession() *Session {
 	return &Session{
 		done:     make(chan struct{}),
 		handlers: make(map[string]Handler),
-		subs:     make(map[string]map[chan jsonv2.Value]struct{}),
+		subs:     make(map[string]map[*sub]struct{}),
 	}
 }
 
@@ -84,10 +84,8 @@ func (s *Session) Emit(method string, params any) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for ch := range s.subs[method] {
-		select {
-		case ch <- jsonv2.Value(raw):
-		default:
+	for sb := range s.subs[method] {
+		if !sb.send(cdp.Event{Method: method, Params: jsonv2.Value(raw)}) {
 			s.dropped++
 		}
 	}
@@ -120,8 +118,8 @@ func (s *Session) Close() {
 	}
 	s.closed = true
 	for _, set := range s.subs {
-		for ch := range set {
-			close(ch)
+		for sb := range set {
+			sb.close()
 		}
 	}
 	clear(s.subs)
@@ -131,29 +129,82 @@ func (s *Session) Close() {
 // Done is closed by Close.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
-// Subscribe buffers the events Emit sends for method from now on. The channel
-// closes when cancel is called or the session closes.
+// sub is one subscription, under the key of each of its methods.
+// One of params (Subscribe) and events (Events) is set.
+type sub struct {
+	params chan jsonv2.Value
+	events chan cdp.Event
+	closed bool // under Session.mu
+}
+
+func (sb *sub) close() {
+	if sb.closed {
+		return
+	}
+	sb.closed = true
+	if sb.params != nil {
+		close(sb.params)
+	} else {
+		close(sb.events)
+	}
+}
+
+// send hands an event over without blocking; false: the buffer is full.
+func (sb *sub) send(ev cdp.Event) bool {
+	if sb.params != nil {
+		select {
+		case sb.params <- ev.Params:
+			return true
+		default:
+			return false
+		}
+	}
+	select {
+	case sb.events <- ev:
+		return true
+	default:
+		return false
+	}
+}
+
+// Subscribe buffers the params of the events Emit sends for method from
+// now on. The channel closes when cancel is called or the session closes.
 func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	ch := make(chan jsonv2.Value, cdp.SubscriptionBuffer)
+	sb := &sub{params: make(chan jsonv2.Value, cdp.SubscriptionBuffer)}
+	return sb.params, s.add(sb, method)
+}
+
+// Events buffers the events Emit sends for the methods named from now on,
+// in one channel, in the order they are emitted. The channel closes when
+// cancel is called or the session closes.
+func (s *Session) Events(methods ...string) (<-chan cdp.Event, func()) {
+	sb := &sub{events: make(chan cdp.Event, cdp.BufferFor(len(methods)))}
+	return sb.events, s.add(sb, methods...)
+}
+
+// add puts sb under each of the methods; the func returned cancels it.
+func (s *Session) add(sb *sub, methods ...string) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		close(ch)
-		return ch, func() {}
+		sb.close()
+		return func() {}
 	}
-	set := s.subs[method]
-	if set == nil {
-		set = make(map[chan jsonv2.Value]struct{})
-		s.subs[method] = set
+	for _, m := range methods {
+		set := s.subs[m]
+		if set == nil {
+			set = make(map[*sub]struct{})
+			s.subs[m] = set
+		}
+		set[sb] = struct{}{}
 	}
-	set[ch] = struct{}{}
-	return ch, func() {
+	return func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if _, ok := s.subs[method][ch]; ok {
-			delete(s.subs[method], ch)
-			close(ch)
+		for _, m := range methods {
+			delete(s.subs[m], sb)
 		}
+		sb.close()
 	}
 }
 

@@ -1,0 +1,106 @@
+package browser_test
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// tabGoroutines counts the goroutines labelled with one of the tabs'
+// target ids (each tab's loops and their workers), and gives their stacks.
+func tabGoroutines(ids map[string]bool) (int, string) {
+	var buf bytes.Buffer
+	_ = pprof.Lookup("goroutine").WriteTo(&buf, 1)
+	label := regexp.MustCompile(`"webpilot\.tab":"([^"]*)"`)
+	n := 0
+	var stacks []string
+	for rec := range strings.SplitSeq(buf.String(), "\n\n") {
+		m := label.FindStringSubmatch(rec)
+		if m == nil || !ids[m[1]] {
+			continue
+		}
+		count, err := strconv.Atoi(strings.Fields(rec)[0])
+		if err != nil {
+			continue
+		}
+		n += count
+		stacks = append(stacks, rec)
+	}
+	return n, strings.Join(stacks, "\n\n")
+}
+
+// waitGoroutines waits until want(count) holds for the tabs' goroutines.
+func waitGoroutines(t *testing.T, ids map[string]bool, what string, want func(int) bool) {
+	t.Helper()
+	deadline := time.Now().Add(backendtest.Timeout(10 * time.Second))
+	for {
+		n, stacks := tabGoroutines(ids)
+		if want(n) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d goroutines of the tabs:\n%s", what, n, stacks)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// An idle tab has one goroutine (its loop), and every goroutine of a tab
+// ends when it closes; the process's goroutine count returns to where it
+// was.
+func TestTabGoroutines(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/")
+	before := runtime.NumGoroutine()
+	const n = 4
+	ids := map[string]bool{}
+	var tabs []*browser.Tab
+	err := e.s.Do(e.ctx, func(ctx context.Context) error {
+		for range n {
+			tab, err := e.s.NewTab(ctx)
+			if err != nil {
+				return err
+			}
+			if _, err := e.s.Navigate(ctx, tab, e.base+"/signin", 0); err != nil {
+				return err
+			}
+			ids[tab.TargetID()] = true
+			tabs = append(tabs, tab)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitGoroutines(t, ids, "4 idle tabs", func(got int) bool { return got == n })
+	err = e.s.Do(e.ctx, func(ctx context.Context) error {
+		for _, tab := range tabs {
+			if err := e.s.CloseTab(ctx, tab.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitGoroutines(t, ids, "after closing the tabs", func(got int) bool { return got == 0 })
+	deadline := time.Now().Add(backendtest.Timeout(10 * time.Second))
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			var buf bytes.Buffer
+			_ = pprof.Lookup("goroutine").WriteTo(&buf, 1)
+			t.Fatalf("%d goroutines after closing the tabs, %d before:\n%s", runtime.NumGoroutine(), before, buf.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,308 @@
+package browser
+
+import (
+	"context"
+	"runtime/pprof"
+	"sync"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// target is one CDP session of a tab, its page's or one of its
+// out-of-process frames', with the one goroutine that reads its events
+// (run) and the state those events keep: the walker's worlds, the requests
+// in flight, and (the page's) the tab's console, downloads and dialogs. The
+// loop answers what the browser asks of the tab while nobody else is
+// listening (JavaScript dialogs under an accept or dismiss policy, document
+// requests paused for the origin policy); calls to the browser and other
+// slow work go to workers (spawn), which the loop joins when it ends.
+//
+// Everything the loop writes is read by the session's calls under a mutex
+// (worldCache.mu, requestTable.mu, Tab.mu, netLog.mu); only the loop
+// writes it, except where a call repairs what it found stale (a world that
+// failed, dropped from the cache).
+type target struct {
+	cdp.Caller
+	tab *Tab
+	// page: the tab's own session; else an out-of-process frame's.
+	page   bool
+	worlds *worldCache
+	reqs   *requestTable
+	// ctx ends when the loop ends (the session ended, or stop); workers
+	// make their calls with it.
+	ctx  context.Context
+	stop context.CancelFunc
+	// workers are the running workers; only the loop adds to it.
+	workers sync.WaitGroup
+	// ended is closed once the loop has returned and its workers (and, for
+	// the page, its frames' loops) have ended.
+	ended chan struct{}
+}
+
+// tabLabel is the pprof label a tab's loops and workers carry: the tab's
+// target id.
+const tabLabel = "webpilot.tab"
+
+// The events a target's loop follows.
+const (
+	evContextCreated   = "Runtime.executionContextCreated"
+	evContextDestroyed = "Runtime.executionContextDestroyed"
+	evContextsCleared  = "Runtime.executionContextsCleared"
+	evAttached         = "Target.attachedToTarget"
+	evPaused           = "Fetch.requestPaused"
+	evConsole          = "Runtime.consoleAPICalled"
+	evException        = "Runtime.exceptionThrown"
+	evDownloadBegin    = "Page.downloadWillBegin"
+	evDownloadProgress = "Page.downloadProgress"
+	evDialogOpening    = "Page.javascriptDialogOpening"
+	evDialogClosed     = "Page.javascriptDialogClosed"
+	evFrameNavigated   = "Page.frameNavigated"
+)
+
+// newTarget wraps sess, a session of tab t (page: its own), and starts its
+// loop. The loop follows the session's events from here on, so call it
+// before enabling the domains whose events it keeps.
+func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
+	g := &target{Caller: sess, tab: t, page: page, worlds: newWorldCache(), reqs: newRequestTable(), ended: make(chan struct{})}
+	g.ctx, g.stop = context.WithCancel(context.Background())
+	methods := []string{evContextCreated, evContextDestroyed, evContextsCleared, evAttached}
+	methods = append(methods, netMethods[:]...)
+	if page {
+		methods = append(methods, evConsole, evException, evDownloadBegin, evDownloadProgress, evDialogOpening, evDialogClosed)
+	}
+	if t.policy != nil {
+		methods = append(methods, evPaused)
+		if page {
+			methods = append(methods, evFrameNavigated)
+		}
+	}
+	events, cancel := sess.Events(methods...)
+	go g.run(events, cancel)
+	return g
+}
+
+// run is the loop: it applies the session's events in the order the
+// browser sent them until the session ends or stop is called.
+func (g *target) run(events <-chan cdp.Event, cancel func()) {
+	// The label names the tab in goroutine profiles; workers inherit it.
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(tabLabel, g.tab.target)))
+	defer func() {
+		cancel()
+		g.stop()
+		g.workers.Wait()
+		if g.page {
+			for _, k := range g.tab.kids.all() {
+				k.stop()
+				<-k.ended
+			}
+		}
+		close(g.ended)
+	}()
+	for {
+		select {
+		case <-g.ctx.Done():
+			return
+		case <-g.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			g.apply(ev)
+		}
+	}
+}
+
+// apply takes one event.
+func (g *target) apply(ev cdp.Event) {
+	t := g.tab
+	switch ev.Method {
+	case evContextCreated:
+		g.worlds.onCreated(ev.Params)
+	case evContextDestroyed:
+		g.worlds.onDestroyed(ev.Params)
+	case evContextsCleared:
+		g.worlds.onCleared()
+	case evAttached:
+		g.attached(ev.Params)
+	case evPaused:
+		g.paused(ev.Params)
+	case evConsole:
+		t.onConsole(ev.Params)
+	case evException:
+		t.onException(ev.Params)
+	case evDownloadBegin:
+		if p, ok := t.onDownloadBegin(ev.Params); ok {
+			g.progress(p)
+		}
+	case evDownloadProgress:
+		var p downloadProgress
+		if jsonv2.Unmarshal(ev.Params, &p) == nil && p.GUID != "" {
+			g.progress(p)
+		}
+	case evDialogOpening:
+		g.dialogOpened(ev.Params)
+	case evDialogClosed:
+		t.dialogClosed()
+	case evFrameNavigated:
+		g.committed(ev.Params)
+	default:
+		if kind, ok := netKinds[ev.Method]; ok {
+			var ne netEvent
+			if jsonv2.Unmarshal(ev.Params, &ne) != nil || ne.RequestID == "" {
+				return
+			}
+			ne.kind = kind
+			if g.page {
+				g.reqs.apply(&ne)
+			}
+			if t.net != nil {
+				t.net.apply(t, g, &ne)
+			}
+		}
+	}
+}
+
+// spawn runs fn on a worker, with the loop's context. Only the loop calls
+// it.
+func (g *target) spawn(fn func(ctx context.Context)) {
+	g.workers.Add(1)
+	go func() {
+		defer g.workers.Done()
+		fn(g.ctx)
+	}()
+}
+
+// progress applies a download's progress; what takes long (copying a
+// finished file, cancelling one past the budget) goes to a worker.
+func (g *target) progress(p downloadProgress) {
+	switch todo, d := g.tab.applyProgress(p); todo {
+	case downloadFinish:
+		g.spawn(func(context.Context) { g.tab.finishDownload(d) })
+	case downloadCancel:
+		g.spawn(func(ctx context.Context) { g.tab.cancelDownload(ctx, d.guid) })
+	}
+}
+
+// attached takes an out-of-process iframe attached under this session: it
+// gets a target (and loop) of its own at once, so that none of its events
+// is missed, and a worker sets it up.
+func (g *target) attached(raw jsonv2.Value) {
+	var ev struct {
+		SessionID  string `json:"sessionId"`
+		TargetInfo struct {
+			TargetID string `json:"targetId"`
+			Type     string `json:"type"`
+		} `json:"targetInfo"`
+	}
+	op, ok := g.Caller.(childOpener)
+	if !ok || jsonv2.Unmarshal(raw, &ev) != nil || ev.TargetInfo.Type != "iframe" {
+		return
+	}
+	t := g.tab
+	child := newTarget(t, op.Child(ev.SessionID), false)
+	t.kids.add(ev.TargetInfo.TargetID, child)
+	g.spawn(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, handleTimeout)
+		defer cancel()
+		child.setUp(ctx)
+	})
+}
+
+// setUp enables in a frame's session what the tab relies on: the origin
+// policy's pause of document requests, the network log, the click hook,
+// and the attaching of its own out-of-process frames; then lets the frame
+// run.
+func (g *target) setUp(ctx context.Context) {
+	t := g.tab
+	if t.policy != nil {
+		if err := g.Call(ctx, "Fetch.enable", map[string]any{"patterns": documentRequests}, nil); err != nil {
+			t.log.Warn("origin policy in a frame", "err", err)
+		}
+	}
+	if t.net != nil {
+		// The frame's own requests (its document's came through the
+		// parent) go to the session's network log too.
+		if err := g.Call(ctx, "Network.enable", nil, nil); err != nil {
+			t.log.Debug("network in a frame", "err", err)
+		}
+	}
+	if err := installClickHook(ctx, g); err != nil {
+		t.log.Debug("click hook in a frame", "err", err)
+	}
+	if err := g.autoAttach(ctx); err != nil {
+		t.log.Debug("auto-attach in a frame", "err", err)
+	}
+	// The frame was paused for us only if waitForDebuggerOnStart was set;
+	// resuming is harmless otherwise.
+	_ = g.Call(ctx, "Runtime.runIfWaitingForDebugger", nil, nil)
+}
+
+// autoAttach makes the browser attach the session's out-of-process iframes
+// (the loop takes them: attached).
+func (g *target) autoAttach(ctx context.Context) error {
+	if _, ok := g.Caller.(childOpener); !ok {
+		return nil // a fake session: no frames
+	}
+	return g.Call(ctx, "Target.setAutoAttach", map[string]any{
+		"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true,
+		"filter": []map[string]any{{"type": "iframe", "exclude": false}},
+	}, nil)
+}
+
+// childOpener is a session that can name the sessions of targets attached
+// through it.
+type childOpener interface {
+	Child(sessionID string) *cdp.Session
+}
+
+// children tracks the out-of-process iframes attached to a tab (auto-attach):
+// their targets by frame (= target) id.
+type children struct {
+	mu   sync.Mutex
+	byID map[string]*target
+}
+
+func (c *children) add(frameID string, g *target) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byID == nil {
+		c.byID = make(map[string]*target)
+	}
+	c.byID[frameID] = g
+}
+
+// get is the frame's target while its session lasts, or nil.
+func (c *children) get(frameID string) *target {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.byID[frameID]
+	if g != nil {
+		select {
+		case <-g.Done():
+			delete(c.byID, frameID)
+			return nil
+		default:
+		}
+	}
+	return g
+}
+
+// all is every frame target attached, ended or not.
+func (c *children) all() []*target {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*target, 0, len(c.byID))
+	for _, g := range c.byID {
+		out = append(out, g)
+	}
+	return out
+}
+
+func (c *children) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.byID)
+}
