@@ -19,7 +19,7 @@ import (
 // TestArchitectureNumbers keeps ARCHITECTURE.md's numbers of the tool
 // table true (the spans <!-- gen:tools.… -->; see package archdoc): tools
 // per profile, groups, and the o200k tokens of tools/list as a client gets
-// it, counted as TestToolsList counts them. go test ./internal/mcpserver -run
+// it (of each tool and group too), counted as TestToolsList counts them. go test ./internal/mcpserver -run
 // TestArchitectureNumbers -update rewrites the spans.
 func TestArchitectureNumbers(t *testing.T) {
 	m := browser.NewManager(browser.Options{Backend: launch.New(launch.Options{})})
@@ -55,6 +55,7 @@ func TestArchitectureNumbers(t *testing.T) {
 		"tools.core.tokens":      archdoc.Int(countTokens(t, core)),
 		"tools.full.tokens":      archdoc.Int(countTokens(t, full)),
 		"tools.budget":           archdoc.Int(toolsListBudget),
+		"tools.core.room":        archdoc.Int(toolsListBudget - countTokens(t, core)),
 		"tools.groups":           codeList(tools.Groups()),
 		"tools.groups.count":     archdoc.Int(len(tools.Groups())),
 		"tools.core.groups":      codeList(coreGroups),
@@ -73,6 +74,13 @@ func TestArchitectureNumbers(t *testing.T) {
 			}
 		}
 		got["tools.group."+string(g)] = codeList(names)
+		var groupTools []*mcp.Tool
+		for _, tl := range full {
+			if slices.Contains(names, tl.Name) {
+				groupTools = append(groupTools, tl)
+			}
+		}
+		got["tools.group-tokens."+string(g)] = archdoc.Int(sumTokens(t, groupTools))
 	}
 	path, err := archdoc.Path()
 	if err != nil {
@@ -98,6 +106,16 @@ func countTokens(t *testing.T, v any) int {
 	n, err := enc.Count(string(b))
 	if err != nil {
 		t.Fatal(err)
+	}
+	return n
+}
+
+// sumTokens adds up the tokens of each tool, as TestToolsList's golden
+// lists them.
+func sumTokens(t *testing.T, tls []*mcp.Tool) int {
+	n := 0
+	for _, tl := range tls {
+		n += countTokens(t, tl)
 	}
 	return n
 }
