@@ -1,16 +1,19 @@
 package backend_test
 
 import (
+	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
 const mod = "github.com/webpilot-mcp/webpilot"
 
-// TestArrows keeps the dependency arrows of DESIGN.md true: every arrow
-// points down, tools never speak CDP, browser never knows MCP, backends never
-// know agent sessions, and no production package imports testing.
+// TestArrows keeps the dependency arrows of DESIGN.md true, indirect imports
+// included: every arrow points down, tools never speak CDP, browser never
+// knows MCP, backends never know agent sessions. TestDeps states each
+// package's direct imports.
 func TestArrows(t *testing.T) {
 	rules := []struct {
 		pkg    string
@@ -53,22 +56,6 @@ func TestArrows(t *testing.T) {
 			}
 		}
 	}
-	// No production package imports testing.
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 || strings.HasSuffix(f[0], "test") {
-			continue // backendtest, cdptest: test support by name
-		}
-		for _, imp := range f[1:] {
-			if imp == "testing" {
-				t.Errorf("%s imports testing", f[0])
-			}
-		}
-	}
 }
 
 func goListDeps(t *testing.T, pkg string, direct bool) []string {
@@ -82,4 +69,164 @@ func goListDeps(t *testing.T, pkg string, direct bool) []string {
 		t.Fatalf("go list -deps %s: %v", pkg, err)
 	}
 	return strings.Fields(string(out))
+}
+
+// depRule is what one package of the module may import: the packages of
+// ours (module-relative paths), and whether it may speak CDP (cdproto) or
+// MCP (go-sdk) itself. The rule is exact: an import it does not list fails
+// TestDeps, and so does a listed one the package no longer has, so the table
+// stays the map of the code as built.
+type depRule struct {
+	ours        []string
+	cdproto     bool // may import github.com/chromedp/cdproto/...
+	mcp         bool // may import github.com/modelcontextprotocol/go-sdk/...
+	testSupport bool // test support: may import testing
+	why         string
+}
+
+// depRules has a rule for every package of the module (production imports
+// only; tests may import what they need). A new package needs a rule here.
+//
+// Wishes, not enforced yet: internal/secrets and internal/flow should not
+// import internal/browser (they use its Error, Code and OriginRule; those
+// are to move to a package of their own), which would leave flow and
+// secrets below browser.
+var depRules = map[string]depRule{
+	"cmd/webpilot": {ours: []string{"extension", "internal/backend", "internal/backend/bridge", "internal/backend/endpoint", "internal/backend/launch",
+		"internal/browser", "internal/cdp", "internal/daemon", "internal/filelock", "internal/logfile", "internal/mcpproxy", "internal/mcpserver",
+		"internal/recipes", "internal/secrets", "internal/tools", "internal/trace", "skills"}, mcp: true,
+		why: "the binary wires everything; the only place that picks a concrete backend (cdp: the bench's command count)"},
+	"extension":                          {why: "the embedded extension's files; no logic in Go"},
+	"skills":                             {why: "the embedded agent skill; no logic in Go"},
+	"scripts/fixtureserver":              {why: "serves testdata/pages for the conformance script"},
+	"internal/archdoc":                   {why: "reads and rewrites ARCHITECTURE.md's generated numbers: pure text"},
+	"internal/cdp":                       {cdproto: true, why: "the CDP client knows nothing of tabs, sessions or MCP"},
+	"internal/cdp/cdptest":               {ours: []string{"internal/cdp"}, cdproto: true, why: "a scripted cdp session for unit tests"},
+	"internal/backend":                   {ours: []string{"internal/cdp"}, why: "the Backend interface depends on nothing concrete"},
+	"internal/backend/targets":           {ours: []string{"internal/backend", "internal/cdp"}, cdproto: true, why: "the Target domain as tabs, shared by launch and endpoint"},
+	"internal/backend/launch":            {ours: []string{"internal/backend", "internal/backend/targets", "internal/cdp", "internal/filelock"}, cdproto: true, why: "a backend only manages tabs and produces CDP sessions"},
+	"internal/backend/endpoint":          {ours: []string{"internal/backend", "internal/backend/targets", "internal/cdp"}, cdproto: true, why: "a backend only manages tabs and produces CDP sessions"},
+	"internal/backend/bridge":            {ours: []string{"internal/backend", "internal/cdp"}, why: "a backend only manages tabs and produces CDP sessions; the extension speaks for it"},
+	"internal/backend/backendtest":       {ours: []string{"extension", "internal/backend", "internal/backend/bridge", "internal/backend/endpoint", "internal/backend/launch", "internal/cdp", "internal/cdp/cdptest"}, cdproto: true, testSupport: true, why: "the Backend contract suite and the real backends for browser tests"},
+	"internal/backend/endpoint/farmtest": {ours: []string{"internal/backend/backendtest", "internal/cdp"}, why: "a loopback browser farm for endpoint tests"},
+	"internal/filelock":                  {why: "an advisory file lock: the system only"},
+	"internal/logfile":                   {why: "a rotated log file: the system only"},
+	"internal/outdir":                    {ours: []string{"internal/filelock"}, why: "the output directory knows files, not browsers"},
+	"internal/daemon":                    {ours: []string{"internal/filelock"}, why: "the daemon's state and locks know neither browsers nor MCP"},
+	"internal/mcpproxy":                  {why: "a JSON-RPC relay: it reads messages, not tools"},
+	"internal/trace":                     {why: "session traces are HTML and JSON of what a tool was given and gave back"},
+	"internal/browser":                   {ours: []string{"internal/backend", "internal/cdp", "internal/outdir"}, cdproto: true, why: "browser knows neither MCP nor a concrete backend"},
+	"internal/secrets":                   {ours: []string{"internal/browser"}, why: "secrets know values and origins (browser: Error, OriginRule; a wish: none)"},
+	"internal/flow":                      {ours: []string{"internal/browser"}, why: "the step language runs steps through an executor; it knows neither the table, MCP nor CDP (browser: Error, Code; a wish: none)"},
+	"internal/recipes":                   {ours: []string{"internal/browser", "internal/filelock", "internal/flow"}, why: "recipe files and the site gate build on the step language"},
+	"internal/tools":                     {ours: []string{"internal/backend", "internal/browser", "internal/flow", "internal/recipes", "internal/secrets", "internal/trace"}, why: "tools call package browser; they never speak CDP or MCP, or pick a backend"},
+	"internal/mcpserver":                 {ours: []string{"internal/browser", "internal/daemon", "internal/flow", "internal/tools", "internal/trace"}, mcp: true, why: "the MCP layer registers the table; it never touches CDP or picks a backend"},
+}
+
+// TestDeps checks every package of the module against its rule in
+// depRules, and that no production package imports testing.
+func TestDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], mod), "/")
+		seen[pkg] = true
+		for _, p := range depProblems(pkg, f[1:]) {
+			t.Error(p)
+		}
+	}
+	for pkg := range depRules {
+		if !seen[pkg] {
+			t.Errorf("depRules has a rule for %s, which is no package of the module: remove it", pkg)
+		}
+	}
+}
+
+// depProblems compares one package's imports with its rule.
+func depProblems(pkg string, imports []string) []string {
+	r, ok := depRules[pkg]
+	if !ok {
+		return []string{fmt.Sprintf("%s has no import rule: add a rule for %s to depRules (internal/backend/arrows_test.go)", pkg, pkg)}
+	}
+	var probs []string
+	var cdproto, mcp bool
+	ours := map[string]bool{}
+	for _, imp := range imports {
+		switch {
+		case imp == "testing" && !r.testSupport:
+			probs = append(probs, fmt.Sprintf("%s imports testing: no production package does", pkg))
+		case strings.HasPrefix(imp, "github.com/chromedp/cdproto"):
+			cdproto = true
+		case strings.HasPrefix(imp, "github.com/modelcontextprotocol/go-sdk"):
+			mcp = true
+		case strings.HasPrefix(imp, mod+"/"):
+			o := strings.TrimPrefix(imp, mod+"/")
+			ours[o] = true
+			if !slices.Contains(r.ours, o) {
+				probs = append(probs, fmt.Sprintf("%s imports %s, which its rule does not allow (%s); change the code, or the rule in depRules with its reason", pkg, o, r.why))
+			}
+		}
+	}
+	for _, o := range r.ours {
+		if !ours[o] {
+			probs = append(probs, fmt.Sprintf("%s no longer imports %s: remove it from its rule in depRules (and from ARCHITECTURE.md's rooms)", pkg, o))
+		}
+	}
+	for _, c := range []struct {
+		name        string
+		has, allows bool
+	}{{"cdproto", cdproto, r.cdproto}, {"go-sdk", mcp, r.mcp}} {
+		switch {
+		case c.has && !c.allows:
+			probs = append(probs, fmt.Sprintf("%s imports %s, which its rule does not allow (%s)", pkg, c.name, r.why))
+		case !c.has && c.allows:
+			probs = append(probs, fmt.Sprintf("%s no longer imports %s: set it false in its rule in depRules", pkg, c.name))
+		}
+	}
+	return probs
+}
+
+// TestDepProblems pins what TestDeps says for each kind of drift.
+func TestDepProblems(t *testing.T) {
+	tests := []struct {
+		name    string
+		pkg     string
+		imports []string
+		want    string // a part of the one problem; "" for none
+	}{
+		{"as stated", "internal/outdir", []string{"os", mod + "/internal/filelock"}, ""},
+		{"no rule", "internal/newroom", nil, "add a rule for internal/newroom"},
+		{"an import the rule does not allow", "internal/outdir", []string{mod + "/internal/filelock", mod + "/internal/browser"}, "imports internal/browser, which its rule does not allow"},
+		{"an allowed import gone", "internal/outdir", nil, "no longer imports internal/filelock"},
+		{"testing in production", "internal/logfile", []string{"testing"}, "imports testing"},
+		{"testing in test support", "internal/backend/backendtest", append([]string{"testing", "github.com/chromedp/cdproto/cdp"}, prefixed(depRules["internal/backend/backendtest"].ours)...), ""},
+		{"CDP where it is not spoken", "internal/tools", append([]string{"github.com/chromedp/cdproto/cdp"}, prefixed(depRules["internal/tools"].ours)...), "imports cdproto"},
+		{"MCP no longer spoken", "internal/mcpserver", prefixed(depRules["internal/mcpserver"].ours), "no longer imports go-sdk"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := depProblems(tt.pkg, tt.imports)
+			switch {
+			case tt.want == "" && len(got) > 0:
+				t.Errorf("problems %q, want none", got)
+			case tt.want != "" && (len(got) != 1 || !strings.Contains(got[0], tt.want)):
+				t.Errorf("problems %q, want one with %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func prefixed(ours []string) []string {
+	out := make([]string, len(ours))
+	for i, o := range ours {
+		out[i] = mod + "/" + o
+	}
+	return out
 }

@@ -95,3 +95,7 @@ func MarkRefs(ctx context.Context, t *Tab, attr string, refs []string) error {
 	t.releaseObjects(ctx)
 	return nil
 }
+
+// Update reports the -update flag (golden_test.go), for the external tests
+// that rewrite what they check.
+func Update() bool { return *update }

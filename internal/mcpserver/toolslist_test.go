@@ -212,10 +212,7 @@ func toolsListReport(t *testing.T, res *mcp.ListToolsResult) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := enc.Count(string(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := countTokens(t, res.Tools)
 	if n >= toolsListBudget {
 		t.Errorf("tools/list is %d o200k tokens, over the budget of %d (DESIGN.md)", n, toolsListBudget)
 	}

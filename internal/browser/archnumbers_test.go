@@ -1,0 +1,49 @@
+package browser_test
+
+import (
+	"testing"
+
+	"github.com/webpilot-mcp/webpilot/internal/archdoc"
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// TestArchitectureNumbers keeps ARCHITECTURE.md's count of the CDP commands
+// one click by ref sends (<!-- gen:cdp.click.ref -->, package archdoc) true:
+// a click on act/kinds.html's "Save changes" by its ref, after a first
+// click, so the walker's world is known, as it is for an agent's clicks
+// after a snapshot. The least of three clicks is the count (anything else
+// on the connection only adds). Measured on the launch backend, which the
+// number is for. go test ./internal/browser -run TestArchitectureNumbers
+// -update rewrites the span.
+func TestArchitectureNumbers(t *testing.T) {
+	if backendtest.Kind() != "launch" {
+		t.Skipf("ARCHITECTURE.md's command counts are the launch backend's, not %s's", backendtest.Kind())
+	}
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/kinds.html")
+	ref := refOf(t, e.snapshot(browser.ModeInteractive), "button", "Save changes")
+	click := func() int64 {
+		t.Helper()
+		n0 := cdp.CommandsSent()
+		if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: ref}}); err != nil {
+			t.Fatal(err)
+		}
+		return cdp.CommandsSent() - n0
+	}
+	click()
+	least := click()
+	for range 2 {
+		least = min(least, click())
+	}
+	path, err := archdoc.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{"cdp.click.ref": archdoc.Int(int(least))}
+	if err := archdoc.Check(path, "cdp", got, browser.Update()); err != nil {
+		t.Error(err)
+	}
+	t.Logf("a click by ref sends %d CDP commands", least)
+}
