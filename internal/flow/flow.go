@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // Limits of a flow (DESIGN.md).
@@ -426,11 +427,5 @@ func show(v any) string {
 	return shorten(string(b), 60)
 }
 
-// shorten cuts s to n runes, with an ellipsis.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// shorten cuts s to n characters, with an ellipsis.
+func shorten(s string, n int) string { return text.Cut(s, n) }

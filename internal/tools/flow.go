@@ -12,6 +12,8 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/text"
+	"unicode/utf8"
 )
 
 // FlowIn is browser_flow's input. A step is an object: do (the step kind)
@@ -191,16 +193,16 @@ const (
 
 // cutOutput cuts text to max runes at a line end when there is one, saying
 // how much is left out and how to read it.
-func cutOutput(text string, max int) string {
-	r := []rune(text)
-	if len(r) <= max {
-		return text
+func cutOutput(s string, max int) string {
+	part, more := text.Head(s, max)
+	if more == 0 {
+		return s
 	}
-	part := string(r[:max])
 	if i := strings.LastIndexByte(part, '\n'); i > len(part)/2 {
+		more += utf8.RuneCountInString(part[i:])
 		part = part[:i]
 	}
-	return part + fmt.Sprintf("\n… %d more chars left out of the flow's result: run that step alone (with offset) to read them", len(r)-len([]rune(part)))
+	return part + fmt.Sprintf("\n… %d more chars left out of the flow's result: run that step alone (with offset) to read them", more)
 }
 
 // stepNotes are the lines of a step's result worth keeping in a flow's

@@ -16,6 +16,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // RecipeParamIn is one parameter recipe_save makes: a literal of the steps
@@ -815,8 +816,8 @@ func recipeResult(r *recipes.Recipe, p *flow.Plan, tr *flow.Trace, heals map[int
 // capFlowPart bounds one output value as a flow's result does.
 func capFlowPart(s string) string {
 	const maxPart = 4000
-	if r := []rune(s); len(r) > maxPart {
-		return string(r[:maxPart]) + fmt.Sprintf(" … (%d more chars)", len(r)-maxPart)
+	if head, more := text.Head(s, maxPart); more > 0 {
+		return head + fmt.Sprintf(" … (%d more chars)", more)
 	}
 	return s
 }
