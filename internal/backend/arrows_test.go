@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,12 @@ func TestArrows(t *testing.T) {
 			"the step language is shared by browser_flow and recipes: it runs steps through an executor and knows neither the table nor MCP"},
 		{mod + "/internal/flow", true, []string{mod + "/internal/cdp", "github.com/chromedp/cdproto"},
 			"the step language never speaks CDP"},
+		{mod + "/internal/flow", false, []string{mod + "/internal/browser"},
+			"the step language needs the tool error (internal/toolerr), not the engine"},
+		{mod + "/internal/secrets", false, []string{mod + "/internal/browser"},
+			"the secrets need the tool error and the origin rules (internal/toolerr, internal/origin), not the engine"},
+		{mod + "/internal/recipes", false, []string{mod + "/internal/browser"},
+			"recipe files and the site gate need the tool error, not the engine"},
 		{mod + "/internal/mcpserver", true, []string{mod + "/internal/cdp", "github.com/chromedp/cdproto", mod + "/internal/backend/launch"},
 			"the MCP layer never touches CDP or picks a backend"},
 	}
@@ -50,6 +57,20 @@ func TestArrows(t *testing.T) {
 				if d == b || strings.HasPrefix(d, b+"/") {
 					t.Errorf("%s imports %s: %s", r.pkg, d, r.why)
 				}
+			}
+		}
+	}
+	// Leaves: pure packages any layer may use import nothing of ours but
+	// the packages listed.
+	leaves := map[string][]string{
+		mod + "/internal/text":    nil,
+		mod + "/internal/origin":  nil,
+		mod + "/internal/toolerr": {mod + "/internal/text"},
+	}
+	for leaf, allowed := range leaves {
+		for _, d := range goListDeps(t, leaf, false) {
+			if d != leaf && strings.HasPrefix(d, mod+"/") && !slices.Contains(allowed, d) {
+				t.Errorf("%s imports %s: it is a leaf any layer may use, so it imports nothing of ours but %v", leaf, d, allowed)
 			}
 		}
 	}

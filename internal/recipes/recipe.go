@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
 	"github.com/webpilot-mcp/webpilot/internal/text"
+	"github.com/webpilot-mcp/webpilot/internal/toolerr"
 )
 
 // FormatVersion is the recipe file format this package reads and writes.
@@ -796,7 +796,7 @@ func flowProblem(err error) Problem {
 	}
 	var p Problem
 	msg := err.Error()
-	if be, ok := browser.AsError(err); ok {
+	if be, ok := toolerr.As(err); ok {
 		msg = be.Message
 		if n, ok := be.Diagnosis["step"].(int); ok {
 			p.Step = n
