@@ -12,6 +12,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/text"
 	"github.com/webpilot-mcp/webpilot/internal/toolerr"
+	"github.com/webpilot-mcp/webpilot/internal/vars"
 )
 
 // Limits of a flow (DESIGN.md).
@@ -32,7 +33,7 @@ const (
 	// ResultMaxChars bounds the result text of one step in a trace.
 	ResultMaxChars = 300
 	// MaxNameLen bounds a save_as name.
-	MaxNameLen = 32
+	MaxNameLen = vars.MaxNameLen
 )
 
 // Kinds are the step kinds, in DESIGN.md's order.
@@ -361,21 +362,8 @@ func stepError(s Step, err error, code toolerr.Code) *toolerr.Error {
 	return out
 }
 
-func validName(s string) bool {
-	if s == "" || len(s) > MaxNameLen || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for _, c := range s {
-		if !nameChar(c) {
-			return false
-		}
-	}
-	return true
-}
-
-func nameChar(c rune) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+// validName reports whether s can be a save_as name (vars.ValidName).
+func validName(s string) bool { return vars.ValidName(s) }
 
 // integer reads a whole JSON number, or one sent as a string (some clients
 // do), as the server's coercion does for top-level arguments.
