@@ -409,6 +409,9 @@ func TestRun(t *testing.T) {
 		if tr.Err.Diagnosis["capture"] == nil || tr.Err.Diagnosis["trace"] == nil {
 			t.Errorf("diagnosis %v", tr.Err.Diagnosis)
 		}
+		if !errors.Is(tr.Err, ErrBudget) {
+			t.Errorf("the budget's TIMEOUT is not ErrBudget: %v", tr.Err)
+		}
 	})
 
 	t.Run("a step's own timeout", func(t *testing.T) {
@@ -416,6 +419,9 @@ func TestRun(t *testing.T) {
 		tr := p.Run(ctx, &fakeExec{block: true}, nil)
 		if tr.Err == nil || tr.Err.Code != toolerr.CodeTimeout || !strings.Contains(tr.Err.Message, "timeout_ms of 30") {
 			t.Errorf("Err = %v", tr.Err)
+		}
+		if errors.Is(tr.Err, ErrBudget) {
+			t.Errorf("a step's own timeout is ErrBudget: %v", tr.Err)
 		}
 	})
 

@@ -176,7 +176,7 @@ func (p *Plan) Run(ctx context.Context, x Executor, progress Progress) *Trace {
 			}
 		}
 		e.Ms = time.Since(began).Milliseconds()
-		if be != nil && be.Code == toolerr.CodeTimeout && !time.Now().Before(deadline) && !strings.Contains(be.Message, "budget") {
+		if be != nil && be.Code == toolerr.CodeTimeout && !time.Now().Before(deadline) && !errors.Is(be, ErrBudget) {
 			// The step's tool timed out as the budget ran out: say so.
 			detail := strings.TrimPrefix(be.Message, stepName(s.Index, s.Do)+": ")
 			be = budgetError(p, s)
@@ -262,11 +262,16 @@ func StepIndex(ctx context.Context) int {
 	return n
 }
 
+// ErrBudget is the cause (Error.Err) of the TIMEOUT of a flow whose budget
+// ran out: errors.Is(err, ErrBudget) tells it from a step's own timeout.
+var ErrBudget = errors.New("flow: budget ran out")
+
 // budgetError is the TIMEOUT of a flow whose budget ran out in step s.
 func budgetError(p *Plan, s Step) *toolerr.Error {
 	return stepError(s, &toolerr.Error{Code: toolerr.CodeTimeout,
 		Message: fmt.Sprintf("the flow's budget of %d ms ran out", p.Budget.Milliseconds()),
-		Hint:    "raise budget_ms (at most 120000), or run the rest as another flow; check the page first"}, toolerr.CodeTimeout)
+		Hint:    "raise budget_ms (at most 120000), or run the rest as another flow; check the page first",
+		Err:     ErrBudget}, toolerr.CodeTimeout)
 }
 
 // retryable reports whether a failed step may run again: never after an

@@ -78,18 +78,26 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		start := time.Now()
 		var args map[string]any
 		var session, tab string
-		defer func() { s.observe(ctx, t, req, args, session, tab, start, out) }()
+		var failure *browser.Error // the error the agent got, if any: observe records it
+		defer func() { s.observe(ctx, t, req, args, session, tab, start, out, failure) }()
+		finish := func(res *tools.Result, err error) (*mcp.CallToolResult, error) {
+			if err != nil {
+				failure = s.toolError(t.Name, err)
+				return errorResult(failure), nil
+			}
+			return s.render(ctx, t.Name, res, nil), nil
+		}
 		args, err := s.checkArgs(t.Name, req.Params.Arguments)
 		if err != nil {
-			return s.render(ctx, t.Name, nil, err), nil
+			return finish(nil, err)
 		}
 		raw, err := json.Marshal(args)
 		if err != nil {
-			return s.render(ctx, t.Name, nil, err), nil
+			return finish(nil, err)
 		}
 		in, err := t.Decode(raw)
 		if err != nil {
-			return s.render(ctx, t.Name, nil, err), nil
+			return finish(nil, err)
 		}
 		c := s.clientOf(ctx)
 		d := c.Deps
@@ -115,7 +123,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		}
 		if p, ok := in.(tools.Preparer); ok {
 			if err := p.Prepare(env); err != nil {
-				return s.render(ctx, t.Name, nil, err), nil
+				return finish(nil, err)
 			}
 		}
 		session, _ = args["session"].(string)
@@ -132,7 +140,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			ctx = context.WithValue(ctx, browserProfileKey{}, p)
 		}
 		res, err := s.hold(ctx, t, sessionRef{key: key, shown: session}, tab, in, env)
-		return s.render(ctx, t.Name, res, err), nil
+		return finish(res, err)
 	}
 }
 
