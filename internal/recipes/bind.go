@@ -18,7 +18,10 @@ import (
 // the flow keeps it literal), the $names of saved values left for the flow,
 // and each step's candidates kept under "candidates" as a json.RawMessage
 // (the flow sees no strings in it; the executor takes it out before running
-// the step's tool). Wrong values are a *ValidationError whose problems name
+// the step's tool). A string parameter may be given as a Secret: a string
+// that is that $param alone becomes the Secret itself, one that holds it
+// among other text a Secret with InText set (the caller decides where a
+// secret may go). Wrong values are a *ValidationError whose problems name
 // params.NAME.
 func (r *Recipe) Bind(params map[string]any) ([]map[string]any, error) {
 	var problems []Problem
@@ -46,6 +49,10 @@ func (r *Recipe) Bind(params map[string]any) ([]map[string]any, error) {
 				continue
 			}
 			vals[name] = p.Default
+			continue
+		}
+		if sec, ok := x.(Secret); ok && p.Type == TypeString {
+			vals[name] = sec
 			continue
 		}
 		v, msg := p.check(x, true)
@@ -103,7 +110,27 @@ func substitute(v any, vals map[string]any) any {
 	return v
 }
 
+// Secret is a string parameter's value that stands for a declared secret,
+// by name: Bind puts it into the steps as a value, never as text, so the
+// secret itself is looked up only where it is typed.
+type Secret struct {
+	Name string `json:"secret"`
+	// InText is set on a Secret that Bind found among other text of a
+	// string ("Bearer $token"), which stands for that whole string.
+	InText bool `json:"-"`
+}
+
 func substituteString(s string, vals map[string]any) any {
+	var inText *Secret // a secret among other text: the string is refused
+	for _, rf := range refsIn(s) {
+		if sec, ok := vals[rf.name].(Secret); ok && !rf.whole {
+			inText = &Secret{Name: sec.Name, InText: true}
+			break
+		}
+	}
+	if inText != nil {
+		return *inText
+	}
 	if refs := refsIn(s); len(refs) == 1 && refs[0].whole {
 		if v, ok := vals[refs[0].name]; ok {
 			if str, ok := v.(string); ok {
