@@ -157,6 +157,7 @@ type fakeExec struct {
 	block   bool // Run waits for its context
 	capErr  error
 	byStep  map[string]int
+	steps   []int // the step number of each Run
 }
 
 func (f *fakeExec) Check(tool string, args map[string]any) error {
@@ -176,7 +177,8 @@ func (f *fakeExec) Takes(tool, arg string) bool {
 	return arg == "timeout_ms" && tool == "browser_action"
 }
 
-func (f *fakeExec) Run(ctx context.Context, tool string, args map[string]any) (Output, error) {
+func (f *fakeExec) Run(ctx context.Context, step int, tool string, args map[string]any) (Output, error) {
+	f.steps = append(f.steps, step)
 	str := func(k string) string { v, _ := args[k].(string); return v }
 	key := strings.TrimSpace(tool + " " + str("ref") + str("url") + str("text"))
 	f.calls = append(f.calls, key)
@@ -455,9 +457,9 @@ type argExec struct {
 	seen func(string, map[string]any)
 }
 
-func (a *argExec) Run(ctx context.Context, tool string, args map[string]any) (Output, error) {
+func (a *argExec) Run(ctx context.Context, step int, tool string, args map[string]any) (Output, error) {
 	a.seen(tool, args)
-	return a.fakeExec.Run(ctx, tool, args)
+	return a.fakeExec.Run(ctx, step, tool, args)
 }
 
 // The package stays below the tools: it imports neither the tool table nor
@@ -473,5 +475,20 @@ func TestImports(t *testing.T) {
 				t.Errorf("flow depends on %s", d)
 			}
 		}
+	}
+}
+
+// Run tells the executor which step it runs, retries included.
+func TestRunPassesStep(t *testing.T) {
+	p, err := Parse([]map[string]any{{"do": "snapshot"}, {"do": "snapshot", "retry": 1.0}, {"do": "snapshot"}}, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeExec{fails: map[int][]error{2: {errors.New("flaky")}}}
+	if tr := p.Run(context.Background(), f, nil); tr.Err != nil {
+		t.Fatalf("Run: %v", tr.Err)
+	}
+	if fmt.Sprint(f.steps) != "[1 2 2 3]" {
+		t.Errorf("steps = %v, want [1 2 2 3]", f.steps)
 	}
 }

@@ -20,8 +20,10 @@ type Executor interface {
 	Check(tool string, args map[string]any) error
 	// Takes reports whether tool has an argument named arg.
 	Takes(tool, arg string) bool
-	// Run runs tool with args (saved values put in).
-	Run(ctx context.Context, tool string, args map[string]any) (Output, error)
+	// Run runs tool with args (saved values put in) for the step numbered
+	// step (1-based): an executor that keeps something per step (the
+	// element a step acted on) knows which.
+	Run(ctx context.Context, step int, tool string, args map[string]any) (Output, error)
 	// Capture reads the page after a failure: its URL, title and a compact
 	// snapshot of at most maxChars characters.
 	Capture(ctx context.Context, maxChars int) (Capture, error)
@@ -221,9 +223,9 @@ func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]
 			stepDeadline = end
 		}
 	}
-	sctx, cancel := context.WithDeadline(context.WithValue(ctx, stepKey{}, s.Index), stepDeadline)
+	sctx, cancel := context.WithDeadline(ctx, stepDeadline)
 	defer cancel()
-	out, err := x.Run(sctx, s.Tool, s.callArgs(args, x))
+	out, err := x.Run(sctx, s.Index, s.Tool, s.callArgs(args, x))
 	if err != nil {
 		if _, ok := toolerr.As(err); !ok && (errors.Is(err, context.DeadlineExceeded) || sctx.Err() != nil && ctx.Err() == nil) {
 			if !time.Now().Before(deadline) {
@@ -250,16 +252,6 @@ func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]
 		value = ref
 	}
 	return out, value, nil
-}
-
-type stepKey struct{}
-
-// StepIndex is the 1-based index of the step an Executor's Run runs (0
-// outside a run): an executor that keeps something per step (the element a
-// step acted on) knows which.
-func StepIndex(ctx context.Context) int {
-	n, _ := ctx.Value(stepKey{}).(int)
-	return n
 }
 
 // ErrBudget is the cause (Error.Err) of the TIMEOUT of a flow whose budget

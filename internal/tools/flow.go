@@ -291,7 +291,7 @@ func StepChecker(decode func(tool string, args map[string]any) (any, error)) flo
 type checkOnly struct{ *stepExec }
 
 // Run implements flow.Executor: it fails.
-func (checkOnly) Run(context.Context, string, map[string]any) (flow.Output, error) {
+func (checkOnly) Run(context.Context, int, string, map[string]any) (flow.Output, error) {
 	return flow.Output{}, errCheckOnly
 }
 
@@ -317,7 +317,7 @@ func (x *stepExec) Takes(tool, arg string) bool {
 }
 
 // Run implements flow.Executor: the step's tool runs with the flow's Held.
-func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (out flow.Output, err error) {
+func (x *stepExec) Run(ctx context.Context, step int, tool string, args map[string]any) (out flow.Output, err error) {
 	if x.trace != nil {
 		start := time.Now()
 		defer func() {
@@ -330,7 +330,7 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (o
 		return flow.Output{}, err
 	}
 	if x.before != nil {
-		if in, err = x.before(ctx, flow.StepIndex(ctx), in); err != nil {
+		if in, err = x.before(ctx, step, in); err != nil {
 			return flow.Output{}, err
 		}
 	}
@@ -340,7 +340,7 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (o
 		if loc := tg.target(); !loc.Empty() {
 			if c, err := x.h.Describe(ctx, loc); err == nil {
 				c.ByPlace = browser.Positional(loc.Selector)
-				x.record[flow.StepIndex(ctx)] = c
+				x.record[step] = c
 			}
 		}
 	}
@@ -354,7 +354,7 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (o
 				}
 			}
 		}
-		x.recordFields[flow.StepIndex(ctx)] = cs
+		x.recordFields[step] = cs
 	}
 	res, err := t.Run(ctx, x.h, in)
 	if err != nil {
