@@ -101,14 +101,14 @@ func TestSkillToolsExist(t *testing.T) {
 	}
 }
 
-// errorCodes parses package browser's sources for its Code constants: the
+// errorCodes parses package toolerr's sources for its Code constants: the
 // error codes an agent can get.
 func errorCodes(t *testing.T) []string {
 	t.Helper()
 	fset := token.NewFileSet()
-	names, err := filepath.Glob("../internal/browser/*.go")
+	names, err := filepath.Glob("../internal/toolerr/*.go")
 	if err != nil || len(names) == 0 {
-		t.Fatalf("no Go files in ../internal/browser: %v", err)
+		t.Fatalf("no Go files in ../internal/toolerr: %v", err)
 	}
 	var codes []string
 	for _, name := range names {
@@ -146,7 +146,7 @@ func errorCodes(t *testing.T) []string {
 	// The parse must find the codes at all, or the test below proves nothing.
 	for _, want := range []string{"INVALID_ARGUMENT", "STALE_REF", "BRIDGE_DISCONNECTED", "INTERNAL"} {
 		if !slices.Contains(codes, want) {
-			t.Fatalf("found codes %v in internal/browser, without %s: has the Code type moved?", codes, want)
+			t.Fatalf("found codes %v in internal/toolerr, without %s: has the Code type moved?", codes, want)
 		}
 	}
 	return codes

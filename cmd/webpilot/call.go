@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
@@ -163,7 +164,7 @@ func printResult(res *mcp.CallToolResult, tool, dir string, stdout io.Writer) er
 			fmt.Fprintf(stdout, "[image %s, %d bytes saved to %s]\n", c.MIMEType, len(c.Data), path)
 		default:
 			b, _ := json.Marshal(c)
-			fmt.Fprintf(stdout, "[%T content: %s]\n", c, truncate(string(b), 300))
+			fmt.Fprintf(stdout, "[%T content: %s]\n", c, text.Cut(string(b), 300))
 		}
 	}
 	return nil
@@ -211,11 +212,4 @@ func saveImage(dir, tool, mimeType string, data []byte, n *int) (string, error) 
 func errorCode(text string) string {
 	code, _, _ := mcpserver.ParseErrorText(text)
 	return code
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,13 +81,7 @@ func TestCallStatus(t *testing.T) {
 
 func TestCallNavigate(t *testing.T) {
 	skipShort(t)
-	pages, err := filepath.Abs("../../testdata/pages") // before cliEnv changes the working directory
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(pages)))
-	t.Cleanup(srv.Close)
-	base := srv.URL
+	base := fixtures(t)
 	cliEnv(t)
 	args := append([]string{"call"}, browserArgs()...)
 	args = append(args, "browser_navigate", `{"url":"`+base+`/basic.html"}`)

@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 )
 
 // envRunMain makes the test binary run webpilot's main instead of the tests,
@@ -50,15 +49,7 @@ func webpilotCmd(t *testing.T, stderr *syncBuffer, args ...string) *exec.Cmd {
 
 // fixtures serves testdata/pages (by its absolute path: tests may change
 // the working directory after).
-func fixtures(t *testing.T) string {
-	pages, err := filepath.Abs("../../testdata/pages")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(pages)))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
+func fixtures(t *testing.T) string { return backendtest.ServePages(t) }
 
 // syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
 type syncBuffer struct {

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/outdir"
@@ -19,16 +18,11 @@ import (
 // its steps, one line each.
 func TestTraceShowCommand(t *testing.T) {
 	skipShort(t)
-	pages, err := filepath.Abs("../../testdata/pages")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(pages)))
-	t.Cleanup(srv.Close)
+	base := fixtures(t)
 	cliEnv(t)
 	dir := t.TempDir()
 	args := append([]string{"call"}, browserArgs("--trace", dir)...)
-	args = append(args, "browser_flow", `{"steps":[{"do":"navigate","url":"`+srv.URL+`/trace/form.html"},{"do":"action","action":"click","selector":"#go"}]}`)
+	args = append(args, "browser_flow", `{"steps":[{"do":"navigate","url":"`+base+`/trace/form.html"},{"do":"action","action":"click","selector":"#go"}]}`)
 	if code, out, errs := runCLI(t, args...); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
@@ -43,7 +37,7 @@ func TestTraceShowCommand(t *testing.T) {
 		t.Errorf("trace show: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 
-	if code, _, errs := runCLI(t, "trace", "show", filepath.Join(pages, "basic.html")); code != 1 || !strings.Contains(errs, "not a webpilot trace") {
+	if code, _, errs := runCLI(t, "trace", "show", filepath.Join(backendtest.PagesDir(), "basic.html")); code != 1 || !strings.Contains(errs, "not a webpilot trace") {
 		t.Errorf("trace show of a plain page: exit %d, stderr %q", code, errs)
 	}
 	if code, _, _ := runCLI(t, "trace"); code != 2 {

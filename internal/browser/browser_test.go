@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 func fixtures(t *testing.T) string {
 	t.Helper()
 	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir("../../testdata/pages")))
+	mux.Handle("/", backendtest.Pages())
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such page", http.StatusNotFound)
 	})

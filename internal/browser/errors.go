@@ -1,138 +1,50 @@
 package browser
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/webpilot-mcp/webpilot/internal/toolerr"
 
-// Code is an agent-facing error code, fixed in DESIGN.md.
-type Code string
+// The agent-facing error lives in internal/toolerr, a leaf package, so that
+// packages needing only the error do not import the engine; these names
+// keep the engine's code as it was.
 
-// Error codes an agent can branch on.
+// Code is an agent-facing error code: a toolerr.Code.
+type Code = toolerr.Code
+
+// Error codes an agent can branch on: those of toolerr.
 const (
-	CodeInvalidArgument  Code = "INVALID_ARGUMENT"
-	CodeNoBrowser        Code = "NO_BROWSER"
-	CodeTabNotFound      Code = "TAB_NOT_FOUND"
-	CodeTargetNotFound   Code = "TARGET_NOT_FOUND"
-	CodeAmbiguousTarget  Code = "AMBIGUOUS_TARGET"
-	CodeStaleRef         Code = "STALE_REF"
-	CodeNotActionable    Code = "NOT_ACTIONABLE"
-	CodeTimeout          Code = "TIMEOUT"
-	CodeNavigationFailed Code = "NAVIGATION_FAILED"
-	CodeDialogOpen       Code = "DIALOG_OPEN"
-	CodeOriginBlocked    Code = "ORIGIN_BLOCKED"
-	CodeOutcomeUnknown   Code = "OUTCOME_UNKNOWN"
-	CodeLimitExceeded    Code = "LIMIT_EXCEEDED"
-	CodeSiteBusy         Code = "SITE_BUSY"
-	CodeInternal         Code = "INTERNAL"
-	// Bridge (the user's Chrome through the extension).
-	CodeBridgeDisconnected    Code = "BRIDGE_DISCONNECTED"
-	CodeBridgeDetached        Code = "BRIDGE_DETACHED"
-	CodeBridgeVersionMismatch Code = "BRIDGE_VERSION_MISMATCH"
+	CodeInvalidArgument       = toolerr.CodeInvalidArgument
+	CodeNoBrowser             = toolerr.CodeNoBrowser
+	CodeTabNotFound           = toolerr.CodeTabNotFound
+	CodeTargetNotFound        = toolerr.CodeTargetNotFound
+	CodeAmbiguousTarget       = toolerr.CodeAmbiguousTarget
+	CodeStaleRef              = toolerr.CodeStaleRef
+	CodeNotActionable         = toolerr.CodeNotActionable
+	CodeTimeout               = toolerr.CodeTimeout
+	CodeNavigationFailed      = toolerr.CodeNavigationFailed
+	CodeDialogOpen            = toolerr.CodeDialogOpen
+	CodeOriginBlocked         = toolerr.CodeOriginBlocked
+	CodeOutcomeUnknown        = toolerr.CodeOutcomeUnknown
+	CodeLimitExceeded         = toolerr.CodeLimitExceeded
+	CodeSiteBusy              = toolerr.CodeSiteBusy
+	CodeInternal              = toolerr.CodeInternal
+	CodeBridgeDisconnected    = toolerr.CodeBridgeDisconnected
+	CodeBridgeDetached        = toolerr.CodeBridgeDetached
+	CodeBridgeVersionMismatch = toolerr.CodeBridgeVersionMismatch
 )
 
-// Error is a failure an agent caused or must react to. It carries the code,
-// a message, a hint of what to do next, suggestions and optional diagnosis
-// fields. Only the MCP layer renders it.
-type Error struct {
-	Code        Code
-	Message     string
-	Hint        string
-	Suggestions []string
-	Diagnosis   map[string]any
-	Err         error // underlying cause, for logs; never shown to the agent
-}
+// Error is a failure an agent caused or must react to: a toolerr.Error.
+type Error = toolerr.Error
 
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
-	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Message)
-}
+// MaxEcho bounds a value a result repeats back (a filled value, a URL).
+const MaxEcho = toolerr.MaxEcho
 
-func (e *Error) Unwrap() error { return e.Err }
-
-// Errorf makes an *Error with a formatted message.
+// Errorf makes an *Error with a formatted message (toolerr.Errorf).
 func Errorf(code Code, hint, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Hint: hint}
+	return toolerr.Errorf(code, hint, format, args...)
 }
 
-// AsError returns the *Error in err's chain, if any.
-func AsError(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
-
-func (e *Error) with(sugg ...string) *Error {
-	e.Suggestions = append(e.Suggestions, sugg...)
-	return e
-}
-
-// Bounds on what an error may echo back: an agent's 5 MB value or URL must
-// not come back as a 10 MB error.
-const (
-	maxMessage     = 1000
-	maxHint        = 500
-	maxSuggestion  = 300
-	maxSuggestions = 20
-	maxDiagnosis   = 1000 // per string in the diagnosis
-	// MaxEcho bounds a value a result repeats back (a filled value, a URL).
-	MaxEcho = 500
-)
+// AsError returns the *Error in err's chain, if any (toolerr.As).
+func AsError(err error) (*Error, bool) { return toolerr.As(err) }
 
 // Echo is s as a result repeats it back: at most MaxEcho characters, the
-// rest counted.
-func Echo(s string) string { return shorten(s, MaxEcho) }
-
-// Bounded returns e with every text it carries shortened to its bound
-// (message, hint, suggestions, the strings of the diagnosis).
-func (e *Error) Bounded() *Error {
-	b := *e
-	b.Message = shorten(e.Message, maxMessage)
-	b.Hint = shorten(e.Hint, maxHint)
-	if e.Suggestions != nil {
-		n := min(len(e.Suggestions), maxSuggestions)
-		b.Suggestions = make([]string, n)
-		for i, s := range e.Suggestions[:n] {
-			b.Suggestions[i] = shorten(s, maxSuggestion)
-		}
-	}
-	if e.Diagnosis != nil {
-		b.Diagnosis = boundValue(e.Diagnosis, 0).(map[string]any)
-	}
-	return &b
-}
-
-// boundValue shortens the strings in a diagnosis value, and its lists.
-func boundValue(v any, depth int) any {
-	switch x := v.(type) {
-	case string:
-		return shorten(x, maxDiagnosis)
-	case []string:
-		out := make([]string, 0, min(len(x), maxSuggestions))
-		for _, s := range x[:min(len(x), maxSuggestions)] {
-			out = append(out, shorten(s, maxSuggestion))
-		}
-		return out
-	case []any:
-		if depth > 4 {
-			return []any{}
-		}
-		out := make([]any, 0, min(len(x), maxSuggestions))
-		for _, e := range x[:min(len(x), maxSuggestions)] {
-			out = append(out, boundValue(e, depth+1))
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if depth > 4 {
-				break
-			}
-			out[k] = boundValue(e, depth+1)
-		}
-		return out
-	}
-	return v
-}
+// rest counted (toolerr.Echo).
+func Echo(s string) string { return toolerr.Echo(s) }

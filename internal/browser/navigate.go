@@ -89,7 +89,7 @@ func (p *Policy) fileAllowed() bool {
 		return true
 	}
 	for _, r := range p.allowed {
-		if r.kind == "file" {
+		if r.IsFile() {
 			return true
 		}
 	}
@@ -124,7 +124,7 @@ func (p *Policy) originPolicy(u *url.URL) *Error {
 		what += " is"
 	}
 	for _, r := range p.blocked {
-		if r.matches(u) {
+		if r.Matches(u) {
 			return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s blocked by --blocked-origins (%s)", what, r),
 				Hint: "this origin may not be opened in this configuration"}
 		}
@@ -133,7 +133,7 @@ func (p *Policy) originPolicy(u *url.URL) *Error {
 		return nil
 	}
 	for _, r := range p.allowed {
-		if r.matches(u) {
+		if r.Matches(u) {
 			return nil
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webpilot-mcp/webpilot/internal/origin"
 	"github.com/webpilot-mcp/webpilot/internal/outdir"
 )
 
@@ -100,12 +101,12 @@ func (m *Manager) Policy(o PolicyOptions) *Policy {
 	if p.allowed, err = ParseOriginRules(o.AllowedOrigins); err != nil {
 		m.log.Error("allowed origins: a rule that does not parse allows nothing", "err", err)
 		if len(p.allowed) == 0 {
-			p.allowed = []OriginRule{{raw: "(invalid)", kind: "none"}}
+			p.allowed = []OriginRule{origin.MatchNone("(invalid)")}
 		}
 	}
 	if p.blocked, err = ParseOriginRules(o.BlockedOrigins); err != nil {
 		m.log.Error("blocked origins: a rule that does not parse blocks every origin", "err", err)
-		p.blocked = append(p.blocked, OriginRule{raw: "(invalid rule)", kind: "all"})
+		p.blocked = append(p.blocked, origin.MatchAll("(invalid rule)"))
 	}
 	// One output directory value per folder and budget, whichever
 	// policies share it (its manifest is locked across processes anyway).

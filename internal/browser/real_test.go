@@ -18,7 +18,7 @@ import (
 // fixtures' 127.0.0.1, so its frames run out of process.
 func otherSite(t *testing.T) string {
 	t.Helper()
-	return serveLocalhost(t, http.FileServer(http.Dir("../../testdata/pages")))
+	return serveLocalhost(t, backendtest.Pages())
 }
 
 // serveLocalhost serves h at http://localhost:PORT (a site other than

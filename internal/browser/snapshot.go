@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // Snapshot modes.
@@ -857,15 +859,7 @@ func quote(s string) string {
 }
 
 // shorten cuts s to about n runes, saying how much was left out.
-func shorten(s string, n int) string {
-	c := utf8.RuneCountInString(s)
-	if c <= n {
-		return s
-	}
-	keep := n * 2 / 3
-	rs := []rune(s)
-	return string(rs[:keep]) + fmt.Sprintf("…(+%d chars)", c-keep)
-}
+func shorten(s string, n int) string { return text.Clip(s, n) }
 
 // commas formats n with thousands separators.
 func commas(n int) string {

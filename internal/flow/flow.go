@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/text"
+	"github.com/webpilot-mcp/webpilot/internal/toolerr"
+	"github.com/webpilot-mcp/webpilot/internal/vars"
 )
 
 // Limits of a flow (DESIGN.md).
@@ -31,7 +33,7 @@ const (
 	// ResultMaxChars bounds the result text of one step in a trace.
 	ResultMaxChars = 300
 	// MaxNameLen bounds a save_as name.
-	MaxNameLen = 32
+	MaxNameLen = vars.MaxNameLen
 )
 
 // Kinds are the step kinds, in DESIGN.md's order.
@@ -293,7 +295,7 @@ func (s Step) check(x Executor) error {
 		return invalid(s.Index, s.Do, fmt.Sprintf("step kind %q needs %s, which the tool profile leaves out", s.Do, s.Tool),
 			"enable its group with --caps, or do without this step")
 	}
-	return stepError(s, err, browser.CodeInvalidArgument)
+	return stepError(s, err, toolerr.CodeInvalidArgument)
 }
 
 // callArgs are the arguments the step's tool gets: args plus the step's
@@ -316,8 +318,8 @@ func (s Step) callArgs(args map[string]any, x Executor) map[string]any {
 }
 
 // invalid is an INVALID_ARGUMENT about step i (0: the flow itself).
-func invalid(i int, do, msg, hint string) *browser.Error {
-	e := &browser.Error{Code: browser.CodeInvalidArgument, Message: msg, Hint: hint}
+func invalid(i int, do, msg, hint string) *toolerr.Error {
+	e := &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: msg, Hint: hint}
 	if i > 0 {
 		e.Message = stepName(i, do) + ": " + msg
 		e.Diagnosis = map[string]any{"step": i}
@@ -337,16 +339,16 @@ func stepName(i int, do string) string {
 
 // stepError is err as the failure of step s: its code (code when err is not
 // an agent error), its message prefixed with the step, its hint.
-func stepError(s Step, err error, code browser.Code) *browser.Error {
-	out := &browser.Error{Code: code, Message: err.Error(), Err: err}
-	if code == browser.CodeInternal {
+func stepError(s Step, err error, code toolerr.Code) *toolerr.Error {
+	out := &toolerr.Error{Code: code, Message: err.Error(), Err: err}
+	if code == toolerr.CodeInternal {
 		// Not the agent's doing: the cause goes to the log (the server
 		// logs an INTERNAL error's cause), the agent gets what a call that
 		// failed this way gets.
 		out.Message, out.Hint = "webpilot hit an internal error (details in its log)", "retry; if it keeps failing, run browser_status and report the log"
 	}
-	if be, ok := browser.AsError(err); ok {
-		out = &browser.Error{Code: be.Code, Message: be.Message, Hint: be.Hint, Suggestions: be.Suggestions, Err: be.Err}
+	if be, ok := toolerr.As(err); ok {
+		out = &toolerr.Error{Code: be.Code, Message: be.Message, Hint: be.Hint, Suggestions: be.Suggestions, Err: be.Err}
 		if len(be.Diagnosis) > 0 {
 			out.Diagnosis = map[string]any{"step_diagnosis": be.Diagnosis}
 		}
@@ -360,21 +362,8 @@ func stepError(s Step, err error, code browser.Code) *browser.Error {
 	return out
 }
 
-func validName(s string) bool {
-	if s == "" || len(s) > MaxNameLen || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for _, c := range s {
-		if !nameChar(c) {
-			return false
-		}
-	}
-	return true
-}
-
-func nameChar(c rune) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+// validName reports whether s can be a save_as name (vars.ValidName).
+func validName(s string) bool { return vars.ValidName(s) }
 
 // integer reads a whole JSON number, or one sent as a string (some clients
 // do), as the server's coercion does for top-level arguments.
@@ -426,11 +415,5 @@ func show(v any) string {
 	return shorten(string(b), 60)
 }
 
-// shorten cuts s to n runes, with an ellipsis.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// shorten cuts s to n characters, with an ellipsis.
+func shorten(s string, n int) string { return text.Cut(s, n) }

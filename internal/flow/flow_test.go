@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/toolerr"
 )
 
 // steps builds n copies of a snapshot step.
@@ -55,11 +55,11 @@ func TestParseRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(tc.steps, tc.budget, true)
-			be, ok := browser.AsError(err)
+			be, ok := toolerr.As(err)
 			if !ok {
 				t.Fatalf("Parse = %v, want INVALID_ARGUMENT", err)
 			}
-			if be.Code != browser.CodeInvalidArgument {
+			if be.Code != toolerr.CodeInvalidArgument {
 				t.Errorf("code %s, want INVALID_ARGUMENT", be.Code)
 			}
 			for _, w := range tc.want {
@@ -157,6 +157,7 @@ type fakeExec struct {
 	block   bool // Run waits for its context
 	capErr  error
 	byStep  map[string]int
+	steps   []int // the step number of each Run
 }
 
 func (f *fakeExec) Check(tool string, args map[string]any) error {
@@ -167,7 +168,7 @@ func (f *fakeExec) Check(tool string, args map[string]any) error {
 		return fmt.Errorf("%s: %w", tool, ErrNotEnabled)
 	}
 	if _, ok := args["bogus"]; ok {
-		return &browser.Error{Code: browser.CodeInvalidArgument, Message: `unknown argument "bogus"`, Hint: "this takes only: …"}
+		return &toolerr.Error{Code: toolerr.CodeInvalidArgument, Message: `unknown argument "bogus"`, Hint: "this takes only: …"}
 	}
 	return nil
 }
@@ -176,7 +177,8 @@ func (f *fakeExec) Takes(tool, arg string) bool {
 	return arg == "timeout_ms" && tool == "browser_action"
 }
 
-func (f *fakeExec) Run(ctx context.Context, tool string, args map[string]any) (Output, error) {
+func (f *fakeExec) Run(ctx context.Context, step int, tool string, args map[string]any) (Output, error) {
+	f.steps = append(f.steps, step)
 	str := func(k string) string { v, _ := args[k].(string); return v }
 	key := strings.TrimSpace(tool + " " + str("ref") + str("url") + str("text"))
 	f.calls = append(f.calls, key)
@@ -205,7 +207,7 @@ func (f *fakeExec) Capture(ctx context.Context, maxChars int) (Capture, error) {
 	return Capture{URL: "https://x.test/", Title: "X", Snapshot: strings.Repeat("line\n", 5000)}, nil
 }
 
-var notFound = &browser.Error{Code: browser.CodeTargetNotFound, Message: "no element matches", Hint: "snapshot"}
+var notFound = &toolerr.Error{Code: toolerr.CodeTargetNotFound, Message: "no element matches", Hint: "snapshot"}
 
 // Check names the step of a bad argument, and unknown or disabled tools.
 func TestPlanCheck(t *testing.T) {
@@ -214,18 +216,18 @@ func TestPlanCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &fakeExec{}
-	be, _ := browser.AsError(p.Check(f))
-	if be == nil || be.Code != browser.CodeInvalidArgument || !strings.HasPrefix(be.Message, `step 3 (action): unknown argument "bogus"`) || be.Diagnosis["step"] != 3 {
+	be, _ := toolerr.As(p.Check(f))
+	if be == nil || be.Code != toolerr.CodeInvalidArgument || !strings.HasPrefix(be.Message, `step 3 (action): unknown argument "bogus"`) || be.Diagnosis["step"] != 3 {
 		t.Errorf("Check = %#v", be)
 	}
 	if len(f.calls) != 0 {
 		t.Errorf("Check ran steps: %v", f.calls)
 	}
 	p, _ = Parse([]map[string]any{{"do": "wait"}}, 0, true)
-	if be, _ := browser.AsError(p.Check(&fakeExec{noTool: map[string]bool{"browser_wait": true}})); be == nil || !strings.Contains(be.Message, `step 1 (wait): unknown step kind "wait"`) {
+	if be, _ := toolerr.As(p.Check(&fakeExec{noTool: map[string]bool{"browser_wait": true}})); be == nil || !strings.Contains(be.Message, `step 1 (wait): unknown step kind "wait"`) {
 		t.Errorf("a step kind without its tool: %v", be)
 	}
-	if be, _ := browser.AsError(p.Check(&fakeExec{off: map[string]bool{"browser_wait": true}})); be == nil || be.Code != browser.CodeInvalidArgument || !strings.Contains(be.Message, "profile leaves out") {
+	if be, _ := toolerr.As(p.Check(&fakeExec{off: map[string]bool{"browser_wait": true}})); be == nil || be.Code != toolerr.CodeInvalidArgument || !strings.Contains(be.Message, "profile leaves out") {
 		t.Errorf("a step kind whose tool is off: %v", be)
 	}
 }
@@ -292,7 +294,7 @@ func TestRun(t *testing.T) {
 		f := &fakeExec{fails: map[int][]error{3: {notFound}}}
 		pl := &progressLog{t: t}
 		tr := p.Run(ctx, f, pl.report)
-		if tr.Err == nil || tr.Err.Code != browser.CodeTargetNotFound || !strings.HasPrefix(tr.Err.Message, "step 3 (action): no element matches") || tr.Err.Hint != "snapshot" {
+		if tr.Err == nil || tr.Err.Code != toolerr.CodeTargetNotFound || !strings.HasPrefix(tr.Err.Message, "step 3 (action): no element matches") || tr.Err.Hint != "snapshot" {
 			t.Fatalf("Err = %#v", tr.Err)
 		}
 		if len(f.calls) != 3 {
@@ -325,7 +327,7 @@ func TestRun(t *testing.T) {
 		p, _ := Parse([]map[string]any{{"do": "snapshot"}}, 0, false)
 		cause := errors.New("page walker: cdp: connection reset")
 		tr := p.Run(ctx, &fakeExec{fails: map[int][]error{1: {cause}}}, nil)
-		if tr.Err == nil || tr.Err.Code != browser.CodeInternal || strings.Contains(tr.Err.Message, "connection reset") || tr.Err.Hint == "" || !errors.Is(tr.Err, cause) {
+		if tr.Err == nil || tr.Err.Code != toolerr.CodeInternal || strings.Contains(tr.Err.Message, "connection reset") || tr.Err.Hint == "" || !errors.Is(tr.Err, cause) {
 			t.Errorf("Err = %#v", tr.Err)
 		}
 	})
@@ -337,7 +339,7 @@ func TestRun(t *testing.T) {
 		}, 0, true)
 		f := &fakeExec{fails: map[int][]error{1: {notFound}}}
 		tr := p.Run(ctx, f, nil)
-		if tr.Err != nil || len(tr.Entries) != 2 || tr.Entries[0].Outcome != OutcomeSkipped || tr.Entries[0].Code != browser.CodeTargetNotFound || tr.Entries[1].Outcome != OutcomeOK {
+		if tr.Err != nil || len(tr.Entries) != 2 || tr.Entries[0].Outcome != OutcomeSkipped || tr.Entries[0].Code != toolerr.CodeTargetNotFound || tr.Entries[1].Outcome != OutcomeOK {
 			t.Errorf("trace %+v err %v", tr.Entries, tr.Err)
 		}
 		if !strings.Contains(tr.Entries[0].Line(), "skipped TARGET_NOT_FOUND") {
@@ -351,7 +353,7 @@ func TestRun(t *testing.T) {
 			{"do": "action", "action": "click", "ref": "$x"},
 		}, 0, true)
 		tr := p.Run(ctx, &fakeExec{fails: map[int][]error{1: {notFound}}}, nil)
-		if tr.Err == nil || tr.Err.Code != browser.CodeInvalidArgument || !strings.Contains(tr.Err.Message, "$x has no value") {
+		if tr.Err == nil || tr.Err.Code != toolerr.CodeInvalidArgument || !strings.Contains(tr.Err.Message, "$x has no value") {
 			t.Errorf("Err = %v", tr.Err)
 		}
 	})
@@ -371,8 +373,8 @@ func TestRun(t *testing.T) {
 		}
 		// OUTCOME_UNKNOWN is never repeated.
 		p, _ = Parse([]map[string]any{{"do": "action", "action": "click", "text": "Pay", "retry": 1.0}}, 0, true)
-		f = &fakeExec{fails: map[int][]error{1: {&browser.Error{Code: browser.CodeOutcomeUnknown, Message: "?"}}}}
-		if tr := p.Run(ctx, f, nil); len(f.calls) != 1 || tr.Err == nil || tr.Err.Code != browser.CodeOutcomeUnknown {
+		f = &fakeExec{fails: map[int][]error{1: {&toolerr.Error{Code: toolerr.CodeOutcomeUnknown, Message: "?"}}}}
+		if tr := p.Run(ctx, f, nil); len(f.calls) != 1 || tr.Err == nil || tr.Err.Code != toolerr.CodeOutcomeUnknown {
 			t.Errorf("OUTCOME_UNKNOWN retried: calls %q err %v", f.calls, tr.Err)
 		}
 	})
@@ -380,16 +382,16 @@ func TestRun(t *testing.T) {
 	t.Run("find needs nth when several match", func(t *testing.T) {
 		p, _ := Parse([]map[string]any{{"do": "find", "role": "button", "save_as": "b"}}, 0, true)
 		tr := p.Run(ctx, &fakeExec{texts: map[string]string{"browser_find": find}}, nil)
-		if tr.Err == nil || tr.Err.Code != browser.CodeAmbiguousTarget || len(tr.Err.Suggestions) != 3 || !strings.Contains(tr.Err.Suggestions[1], `"nth": 2 → button f1e9 "Buy too"`) {
+		if tr.Err == nil || tr.Err.Code != toolerr.CodeAmbiguousTarget || len(tr.Err.Suggestions) != 3 || !strings.Contains(tr.Err.Suggestions[1], `"nth": 2 → button f1e9 "Buy too"`) {
 			t.Errorf("Err = %#v", tr.Err)
 		}
 		p, _ = Parse([]map[string]any{{"do": "find", "role": "button", "nth": 4.0}}, 0, true)
-		if tr := p.Run(ctx, &fakeExec{texts: map[string]string{"browser_find": find}}, nil); tr.Err == nil || tr.Err.Code != browser.CodeTargetNotFound {
+		if tr := p.Run(ctx, &fakeExec{texts: map[string]string{"browser_find": find}}, nil); tr.Err == nil || tr.Err.Code != toolerr.CodeTargetNotFound {
 			t.Errorf("nth past the matches: %v", tr.Err)
 		}
 		p, _ = Parse([]map[string]any{{"do": "find", "role": "button", "save_as": "b"}}, 0, true)
 		none := "# 0 match(es) for role button on Shop — https://x.test/\n(nothing matches; try …)"
-		if tr := p.Run(ctx, &fakeExec{texts: map[string]string{"browser_find": none}}, nil); tr.Err == nil || tr.Err.Code != browser.CodeTargetNotFound {
+		if tr := p.Run(ctx, &fakeExec{texts: map[string]string{"browser_find": none}}, nil); tr.Err == nil || tr.Err.Code != toolerr.CodeTargetNotFound {
 			t.Errorf("no match: %v", tr.Err)
 		}
 		// Without save_as or nth, a find only shows its matches.
@@ -403,19 +405,25 @@ func TestRun(t *testing.T) {
 		p, _ := Parse([]map[string]any{{"do": "snapshot", "optional": true}, {"do": "snapshot"}}, 50, true)
 		f := &fakeExec{block: true}
 		tr := p.Run(ctx, f, nil)
-		if tr.Err == nil || tr.Err.Code != browser.CodeTimeout || !strings.Contains(tr.Err.Message, "budget of 50 ms") || len(f.calls) != 1 {
+		if tr.Err == nil || tr.Err.Code != toolerr.CodeTimeout || !strings.Contains(tr.Err.Message, "budget of 50 ms") || len(f.calls) != 1 {
 			t.Errorf("Err = %v, calls %q", tr.Err, f.calls)
 		}
 		if tr.Err.Diagnosis["capture"] == nil || tr.Err.Diagnosis["trace"] == nil {
 			t.Errorf("diagnosis %v", tr.Err.Diagnosis)
+		}
+		if !errors.Is(tr.Err, ErrBudget) {
+			t.Errorf("the budget's TIMEOUT is not ErrBudget: %v", tr.Err)
 		}
 	})
 
 	t.Run("a step's own timeout", func(t *testing.T) {
 		p, _ := Parse([]map[string]any{{"do": "snapshot", "timeout_ms": 30.0}}, 0, true)
 		tr := p.Run(ctx, &fakeExec{block: true}, nil)
-		if tr.Err == nil || tr.Err.Code != browser.CodeTimeout || !strings.Contains(tr.Err.Message, "timeout_ms of 30") {
+		if tr.Err == nil || tr.Err.Code != toolerr.CodeTimeout || !strings.Contains(tr.Err.Message, "timeout_ms of 30") {
 			t.Errorf("Err = %v", tr.Err)
+		}
+		if errors.Is(tr.Err, ErrBudget) {
+			t.Errorf("a step's own timeout is ErrBudget: %v", tr.Err)
 		}
 	})
 
@@ -449,9 +457,9 @@ type argExec struct {
 	seen func(string, map[string]any)
 }
 
-func (a *argExec) Run(ctx context.Context, tool string, args map[string]any) (Output, error) {
+func (a *argExec) Run(ctx context.Context, step int, tool string, args map[string]any) (Output, error) {
 	a.seen(tool, args)
-	return a.fakeExec.Run(ctx, tool, args)
+	return a.fakeExec.Run(ctx, step, tool, args)
 }
 
 // The package stays below the tools: it imports neither the tool table nor
@@ -467,5 +475,20 @@ func TestImports(t *testing.T) {
 				t.Errorf("flow depends on %s", d)
 			}
 		}
+	}
+}
+
+// Run tells the executor which step it runs, retries included.
+func TestRunPassesStep(t *testing.T) {
+	p, err := Parse([]map[string]any{{"do": "snapshot"}, {"do": "snapshot", "retry": 1.0}, {"do": "snapshot"}}, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeExec{fails: map[int][]error{2: {errors.New("flaky")}}}
+	if tr := p.Run(context.Background(), f, nil); tr.Err != nil {
+		t.Fatalf("Run: %v", tr.Err)
+	}
+	if fmt.Sprint(f.steps) != "[1 2 2 3]" {
+		t.Errorf("steps = %v, want [1 2 2 3]", f.steps)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/toolerr"
 )
 
 // Executor checks and runs the tools of a flow's steps, on the session and
@@ -20,8 +20,10 @@ type Executor interface {
 	Check(tool string, args map[string]any) error
 	// Takes reports whether tool has an argument named arg.
 	Takes(tool, arg string) bool
-	// Run runs tool with args (saved values put in).
-	Run(ctx context.Context, tool string, args map[string]any) (Output, error)
+	// Run runs tool with args (saved values put in) for the step numbered
+	// step (1-based): an executor that keeps something per step (the
+	// element a step acted on) knows which.
+	Run(ctx context.Context, step int, tool string, args map[string]any) (Output, error)
 	// Capture reads the page after a failure: its URL, title and a compact
 	// snapshot of at most maxChars characters.
 	Capture(ctx context.Context, maxChars int) (Capture, error)
@@ -62,7 +64,7 @@ type Entry struct {
 	Do       string
 	Label    string // the step as run: "action click e12"
 	Outcome  string
-	Code     browser.Code // failed or skipped: the error's code
+	Code     toolerr.Code // failed or skipped: the error's code
 	Ms       int64
 	Attempts int    // 2 when retried
 	Result   string // short: at most ResultMaxChars
@@ -93,7 +95,7 @@ type Trace struct {
 	Entries []Entry
 	Steps   int // steps in the plan
 	Ms      int64
-	Err     *browser.Error // the failing step's error, with the trace (and capture) in its diagnosis
+	Err     *toolerr.Error // the failing step's error, with the trace (and capture) in its diagnosis
 }
 
 // Progress is told of each step's start and of the end: done steps of
@@ -126,7 +128,7 @@ func (p *Plan) Run(ctx context.Context, x Executor, progress Progress) *Trace {
 	tr := &Trace{Steps: len(p.Steps)}
 	vars := map[string]string{}
 	n := len(p.Steps)
-	finish := func(err *browser.Error) *Trace {
+	finish := func(err *toolerr.Error) *Trace {
 		tr.Ms = time.Since(start).Milliseconds()
 		if err != nil {
 			if err.Diagnosis == nil {
@@ -152,9 +154,9 @@ func (p *Plan) Run(ctx context.Context, x Executor, progress Progress) *Trace {
 		progress(s.Index-1, n, fmt.Sprintf("step %d/%d: %s", s.Index, n, label))
 		e := Entry{Index: s.Index, Do: s.Do, Label: label}
 		began := time.Now()
-		var be *browser.Error
+		var be *toolerr.Error
 		if err != nil {
-			be, _ = browser.AsError(err)
+			be, _ = toolerr.As(err)
 		} else if !time.Now().Before(deadline) {
 			be = budgetError(p, s)
 		} else {
@@ -176,7 +178,7 @@ func (p *Plan) Run(ctx context.Context, x Executor, progress Progress) *Trace {
 			}
 		}
 		e.Ms = time.Since(began).Milliseconds()
-		if be != nil && be.Code == browser.CodeTimeout && !time.Now().Before(deadline) && !strings.Contains(be.Message, "budget") {
+		if be != nil && be.Code == toolerr.CodeTimeout && !time.Now().Before(deadline) && !errors.Is(be, ErrBudget) {
 			// The step's tool timed out as the budget ran out: say so.
 			detail := strings.TrimPrefix(be.Message, stepName(s.Index, s.Do)+": ")
 			be = budgetError(p, s)
@@ -189,7 +191,7 @@ func (p *Plan) Run(ctx context.Context, x Executor, progress Progress) *Trace {
 		switch {
 		case be == nil:
 			e.Outcome = OutcomeOK
-		case be.Code == browser.CodeTimeout && !time.Now().Before(deadline):
+		case be.Code == toolerr.CodeTimeout && !time.Now().Before(deadline):
 			// The budget ran out: that stops even an optional step.
 			e.Outcome, e.Code, e.Result = OutcomeFailed, be.Code, msg
 			tr.Entries = append(tr.Entries, e)
@@ -208,7 +210,7 @@ func (p *Plan) Run(ctx context.Context, x Executor, progress Progress) *Trace {
 
 // runStep runs one attempt of step s within its timeout and the budget, and
 // reads the value it saves.
-func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]any, deadline time.Time) (Output, string, *browser.Error) {
+func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]any, deadline time.Time) (Output, string, *toolerr.Error) {
 	stepDeadline := deadline
 	if s.Timeout > 0 {
 		limit := s.Timeout
@@ -221,22 +223,22 @@ func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]
 			stepDeadline = end
 		}
 	}
-	sctx, cancel := context.WithDeadline(context.WithValue(ctx, stepKey{}, s.Index), stepDeadline)
+	sctx, cancel := context.WithDeadline(ctx, stepDeadline)
 	defer cancel()
-	out, err := x.Run(sctx, s.Tool, s.callArgs(args, x))
+	out, err := x.Run(sctx, s.Index, s.Tool, s.callArgs(args, x))
 	if err != nil {
-		if _, ok := browser.AsError(err); !ok && (errors.Is(err, context.DeadlineExceeded) || sctx.Err() != nil && ctx.Err() == nil) {
+		if _, ok := toolerr.As(err); !ok && (errors.Is(err, context.DeadlineExceeded) || sctx.Err() != nil && ctx.Err() == nil) {
 			if !time.Now().Before(deadline) {
 				return out, "", budgetError(p, s)
 			}
-			return out, "", stepError(s, &browser.Error{Code: browser.CodeTimeout, Message: fmt.Sprintf("took longer than its timeout_ms of %d", s.Timeout.Milliseconds()),
-				Hint: "raise the step's timeout_ms, or add retry: 1"}, browser.CodeTimeout)
+			return out, "", stepError(s, &toolerr.Error{Code: toolerr.CodeTimeout, Message: fmt.Sprintf("took longer than its timeout_ms of %d", s.Timeout.Milliseconds()),
+				Hint: "raise the step's timeout_ms, or add retry: 1"}, toolerr.CodeTimeout)
 		}
 		if ctx.Err() != nil {
-			return out, "", stepError(s, &browser.Error{Code: browser.CodeTimeout, Message: "the call ended while this step ran: " + ctx.Err().Error(),
-				Hint: "check the page with browser_snapshot before running the rest"}, browser.CodeTimeout)
+			return out, "", stepError(s, &toolerr.Error{Code: toolerr.CodeTimeout, Message: "the call ended while this step ran: " + ctx.Err().Error(),
+				Hint: "check the page with browser_snapshot before running the rest"}, toolerr.CodeTimeout)
 		}
-		return out, "", stepError(s, err, browser.CodeInternal)
+		return out, "", stepError(s, err, toolerr.CodeInternal)
 	}
 	value := strings.TrimSpace(out.Text)
 	if out.Value != nil {
@@ -252,28 +254,23 @@ func (p *Plan) runStep(ctx context.Context, x Executor, s Step, args map[string]
 	return out, value, nil
 }
 
-type stepKey struct{}
-
-// StepIndex is the 1-based index of the step an Executor's Run runs (0
-// outside a run): an executor that keeps something per step (the element a
-// step acted on) knows which.
-func StepIndex(ctx context.Context) int {
-	n, _ := ctx.Value(stepKey{}).(int)
-	return n
-}
+// ErrBudget is the cause (Error.Err) of the TIMEOUT of a flow whose budget
+// ran out: errors.Is(err, ErrBudget) tells it from a step's own timeout.
+var ErrBudget = errors.New("flow: budget ran out")
 
 // budgetError is the TIMEOUT of a flow whose budget ran out in step s.
-func budgetError(p *Plan, s Step) *browser.Error {
-	return stepError(s, &browser.Error{Code: browser.CodeTimeout,
+func budgetError(p *Plan, s Step) *toolerr.Error {
+	return stepError(s, &toolerr.Error{Code: toolerr.CodeTimeout,
 		Message: fmt.Sprintf("the flow's budget of %d ms ran out", p.Budget.Milliseconds()),
-		Hint:    "raise budget_ms (at most 120000), or run the rest as another flow; check the page first"}, browser.CodeTimeout)
+		Hint:    "raise budget_ms (at most 120000), or run the rest as another flow; check the page first",
+		Err:     ErrBudget}, toolerr.CodeTimeout)
 }
 
 // retryable reports whether a failed step may run again: never after an
 // outcome that may have taken effect, nor for bad arguments.
-func retryable(e *browser.Error) bool {
+func retryable(e *toolerr.Error) bool {
 	switch e.Code {
-	case browser.CodeOutcomeUnknown, browser.CodeInvalidArgument, browser.CodeDialogOpen, browser.CodeOriginBlocked:
+	case toolerr.CodeOutcomeUnknown, toolerr.CodeInvalidArgument, toolerr.CodeDialogOpen, toolerr.CodeOriginBlocked:
 		return false
 	}
 	return true
@@ -284,7 +281,7 @@ func retryable(e *browser.Error) bool {
 var matchLine = regexp.MustCompile(`^\S+ ((?:f\d+)?e\d+)(?: |$)`)
 
 // pick is the ref a find step saves: match nth, or the only match.
-func pick(s Step, text string) (string, *browser.Error) {
+func pick(s Step, text string) (string, *toolerr.Error) {
 	var refs, lines []string
 	for _, line := range strings.Split(text, "\n") {
 		if m := matchLine.FindStringSubmatch(line); m != nil {
@@ -292,19 +289,19 @@ func pick(s Step, text string) (string, *browser.Error) {
 			lines = append(lines, line)
 		}
 	}
-	fail := func(code browser.Code, msg, hint string, sugg []string) (string, *browser.Error) {
-		return "", stepError(s, &browser.Error{Code: code, Message: msg, Hint: hint, Suggestions: sugg}, code)
+	fail := func(code toolerr.Code, msg, hint string, sugg []string) (string, *toolerr.Error) {
+		return "", stepError(s, &toolerr.Error{Code: code, Message: msg, Hint: hint, Suggestions: sugg}, code)
 	}
 	switch {
 	case len(refs) == 0:
-		return fail(browser.CodeTargetNotFound, "found no element with a ref", "search with other text, role or name, or snapshot the page first", nil)
+		return fail(toolerr.CodeTargetNotFound, "found no element with a ref", "search with other text, role or name, or snapshot the page first", nil)
 	case s.Nth > len(refs):
-		return fail(browser.CodeTargetNotFound, fmt.Sprintf("nth %d is past the %d match(es)", s.Nth, len(refs)),
+		return fail(toolerr.CodeTargetNotFound, fmt.Sprintf("nth %d is past the %d match(es)", s.Nth, len(refs)),
 			"pick one of the matches listed", numbered(lines))
 	case s.Nth > 0:
 		return refs[s.Nth-1], nil
 	case len(refs) > 1:
-		return fail(browser.CodeAmbiguousTarget, fmt.Sprintf("found %d matches; say which with nth", len(refs)),
+		return fail(toolerr.CodeAmbiguousTarget, fmt.Sprintf("found %d matches; say which with nth", len(refs)),
 			`add "nth": N to the step (1 for the first), or narrow the search`, numbered(lines))
 	}
 	return refs[0], nil
@@ -331,7 +328,7 @@ func capture(ctx context.Context, x Executor) map[string]any {
 	out := map[string]any{"url": c.URL, "title": c.Title}
 	if err != nil {
 		out["error"] = err.Error()
-		if be, ok := browser.AsError(err); ok {
+		if be, ok := toolerr.As(err); ok {
 			out["error"] = string(be.Code) + ": " + be.Message
 		}
 		return out

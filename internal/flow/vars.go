@@ -3,13 +3,15 @@ package flow
 import (
 	"fmt"
 	"strings"
+
+	"github.com/webpilot-mcp/webpilot/internal/vars"
 )
 
 // Variables: a step with save_as stores its value under that name, and
 // $name in a string argument of a later step is replaced by it, whether the
 // string is "$name" alone or text around it ("hello $name"). $$ is a
 // literal $; a $ not followed by a name (a price such as $5) stays as it
-// is.
+// is. The lexing is package vars's (without braces: ${ is plain text).
 
 // varsIn lists the $names used in s.
 func varsIn(s string) []string {
@@ -41,28 +43,15 @@ func scan(s string, repl func(name string) string) string {
 		return s
 	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '$' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		next := s[i+1]
-		if next == '$' {
+	for _, t := range vars.Lex(s, false) {
+		switch t.Kind {
+		case vars.Escape:
 			b.WriteByte('$')
-			i++
-			continue
+		case vars.Ref:
+			b.WriteString(repl(t.Name))
+		default:
+			b.WriteString(t.Text)
 		}
-		if !nameChar(rune(next)) || next >= '0' && next <= '9' {
-			b.WriteByte(c)
-			continue
-		}
-		j := i + 1
-		for j < len(s) && nameChar(rune(s[j])) {
-			j++
-		}
-		b.WriteString(repl(s[i+1 : j]))
-		i = j - 1
 	}
 	return b.String()
 }

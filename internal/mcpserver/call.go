@@ -78,18 +78,26 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		start := time.Now()
 		var args map[string]any
 		var session, tab string
-		defer func() { s.observe(ctx, t, req, args, session, tab, start, out) }()
+		var failure *browser.Error // the error the agent got, if any: observe records it
+		defer func() { s.observe(ctx, t, req, args, session, tab, start, out, failure) }()
+		finish := func(res *tools.Result, err error) (*mcp.CallToolResult, error) {
+			if err != nil {
+				failure = s.toolError(t.Name, err)
+				return errorResult(failure), nil
+			}
+			return s.render(ctx, t.Name, res, nil), nil
+		}
 		args, err := s.checkArgs(t.Name, req.Params.Arguments)
 		if err != nil {
-			return s.render(ctx, t.Name, nil, err), nil
+			return finish(nil, err)
 		}
 		raw, err := json.Marshal(args)
 		if err != nil {
-			return s.render(ctx, t.Name, nil, err), nil
+			return finish(nil, err)
 		}
 		in, err := t.Decode(raw)
 		if err != nil {
-			return s.render(ctx, t.Name, nil, err), nil
+			return finish(nil, err)
 		}
 		c := s.clientOf(ctx)
 		d := c.Deps
@@ -115,7 +123,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		}
 		if p, ok := in.(tools.Preparer); ok {
 			if err := p.Prepare(env); err != nil {
-				return s.render(ctx, t.Name, nil, err), nil
+				return finish(nil, err)
 			}
 		}
 		session, _ = args["session"].(string)
@@ -125,19 +133,11 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		tab, _ = args["tab"].(string)
 		key := sc.key(session)
 		s.noteCall(req, key)
-		if name := clientName(req); name != "" {
-			ctx = context.WithValue(ctx, clientNameKey{}, name)
-		}
-		if p := clientBrowserProfile(req); p != "" {
-			ctx = context.WithValue(ctx, browserProfileKey{}, p)
-		}
-		res, err := s.hold(ctx, t, sessionRef{key: key, shown: session}, tab, in, env)
-		return s.render(ctx, t.Name, res, err), nil
+		ref := sessionRef{key: key, shown: session, label: clientName(req), profile: clientBrowserProfile(req)}
+		res, err := s.hold(ctx, t, ref, tab, in, env)
+		return finish(res, err)
 	}
 }
-
-// clientNameKey carries the calling client's name in a call's context.
-type clientNameKey struct{}
 
 // clientName is the name the client gave in initialize (its title, else
 // its name), or "".
@@ -225,8 +225,10 @@ func (s *Server) hold(ctx context.Context, t tools.Tool, session sessionRef, tab
 }
 
 // sessionRef names a call's session: the manager's key and the client's
-// name for it (scope).
-type sessionRef struct{ key, shown string }
+// name for it (scope), and what a session the call makes takes from its
+// client: the label (the client's name) and the browser profile it asked
+// for (BrowserProfileHeader; "" for the default).
+type sessionRef struct{ key, shown, label, profile string }
 
 // holdOnce is hold on the session as the manager has it now.
 func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef, tab string, in any, env *tools.Env) (*tools.Result, error) {
@@ -241,12 +243,11 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 		// A session the client's call makes lives on the browser profile
 		// the client asked for (BrowserProfileHeader), under the client's
 		// policy.
-		p, _ := ctx.Value(browserProfileKey{}).(string)
 		pol := browser.PolicyFrom(ctx)
-		bs = m.SessionWith(session.key, p, pol)
+		bs = m.SessionWith(session.key, session.profile, pol)
 		bs.SetShown(session.shown)
-		if name, _ := ctx.Value(clientNameKey{}).(string); name != "" {
-			bs.SetLabel(name) // the user's Chrome names the session's tab group after its client
+		if session.label != "" {
+			bs.SetLabel(session.label) // the user's Chrome names the session's tab group after its client
 		}
 		if pol == nil {
 			pol = m.DefaultPolicy()

@@ -53,7 +53,11 @@ type Client struct {
 	Conflict *browser.Error
 }
 
-// clientCtxKey carries a request's Client in its context.
+// clientCtxKey carries a request's Client in its context. It stays a
+// context value on purpose: the receiving middleware works out the
+// request's Client (settings header, refusal) once, and go-sdk hands the
+// tool handler that runs next only ctx and the request; the Client is
+// request-scoped, not a dependency of the Server.
 type clientCtxKey struct{}
 
 // clientCache caches the Client of each settings header.

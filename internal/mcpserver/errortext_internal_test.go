@@ -1,7 +1,10 @@
 package mcpserver
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
@@ -30,5 +33,22 @@ func TestErrorText(t *testing.T) {
 		if got, _, _ := ParseErrorText(text); got != code {
 			t.Errorf("ParseErrorText(%.30q) = %q, want %q", text, got, code)
 		}
+	}
+}
+
+// The trace records a failure's code and message from the error itself,
+// as the agent read them: bounded, on one line.
+func TestOutcomeFromTheError(t *testing.T) {
+	be := &browser.Error{Code: browser.CodeStaleRef, Message: "ref e7\nis gone: " + strings.Repeat("x", 3000), Hint: "snapshot again"}
+	out := errorResult(be)
+	text, ok, code, msg := outcome(out, be)
+	if ok || code != "STALE_REF" || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "ref e7 is gone") || !strings.Contains(msg, "chars)") {
+		t.Errorf("outcome = %v, %q, %q", ok, code, msg)
+	}
+	if wantCode, wantMsg, parsed := ParseErrorText(text); !parsed || wantCode != code || wantMsg != msg {
+		t.Errorf("outcome %q %q, the text reads %q %q", code, msg, wantCode, wantMsg)
+	}
+	if _, ok, code, _ := outcome(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "fine"}}}, nil); !ok || code != "" {
+		t.Errorf("a success reads as failed: %q", code)
 	}
 }

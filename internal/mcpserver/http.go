@@ -102,9 +102,6 @@ func clientWorkdir(req *mcp.CallToolRequest) string {
 // maxBrowserProfileLen bounds BrowserProfileHeader.
 const maxBrowserProfileLen = 64
 
-// browserProfileKey carries a call's BrowserProfileHeader in its context.
-type browserProfileKey struct{}
-
 // clientBrowserProfile is the BrowserProfileHeader of the client's call.
 func clientBrowserProfile(req *mcp.CallToolRequest) string {
 	if req == nil || req.Extra == nil {

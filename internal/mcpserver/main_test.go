@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
@@ -134,11 +132,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 }
 
 // fixtures serves testdata/pages over HTTP for the test.
-func fixtures(t *testing.T) string {
-	srv := httptest.NewServer(http.FileServer(http.Dir("../../testdata/pages")))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
+func fixtures(t *testing.T) string { return backendtest.ServePages(t) }
 
 // call runs one tool and returns its text, or for an error result its
 // structuredContent as JSON (mustFail checks the text of errors); a

@@ -31,7 +31,7 @@ func connectFull(t *testing.T, deps *tools.Deps) *mcp.ClientSession {
 // netServer serves testdata/pages and the API testdata/pages/network/
 // calls on load.
 func netServer(t *testing.T) string {
-	return backendtest.NetworkServer(t, "../../testdata/pages")
+	return backendtest.NetworkServer(t, backendtest.PagesDir())
 }
 
 // netClient is an MCP client (full profile) on a manager of the shared

@@ -355,6 +355,12 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 		}
 		return &mcp.CallToolResult{Content: content}
 	}
+	return errorResult(s.toolError(tool, err))
+}
+
+// toolError is the *browser.Error an agent gets for err: err's own, TIMEOUT
+// for a context deadline, else INTERNAL (the cause logged).
+func (s *Server) toolError(tool string, err error) *browser.Error {
 	be, ok := browser.AsError(err)
 	if !ok {
 		switch {
@@ -370,6 +376,12 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 	} else if be.Err != nil {
 		s.log.Debug("tool error", "tool", tool, "code", be.Code, "cause", be.Err)
 	}
+	return be
+}
+
+// errorResult is the result of a call that failed with be: ErrorText, and
+// ErrorBody as its structured content.
+func errorResult(be *browser.Error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ErrorText(be)}}, StructuredContent: ErrorBody(be)}
 }
 

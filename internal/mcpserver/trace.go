@@ -16,8 +16,9 @@ import (
 // observe records a finished call: into the session's recent actions
 // (browser_status) and, with --trace, into the session's trace file, with
 // the page's URL and title after the call and a small screenshot after the
-// tools that change the page. out is what the agent got.
-func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolRequest, args map[string]any, session, tab string, start time.Time, out *mcp.CallToolResult) {
+// tools that change the page. out is what the agent got, and failure the
+// error it was rendered from (nil for a call that did not fail).
+func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolRequest, args map[string]any, session, tab string, start time.Time, out *mcp.CallToolResult, failure *browser.Error) {
 	if out == nil {
 		return // a panic: the middleware answers it
 	}
@@ -30,7 +31,7 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 		session = s.deps.DefaultSession
 	}
 	c := s.clientOf(ctx)
-	text, ok, code, msg := outcome(out)
+	text, ok, code, msg := outcome(out, failure)
 	if u, isStr := args["url"].(string); isStr {
 		// Credentials in a URL (user:pass@, token-like and OAuth code
 		// parameters) are kept out of the recent actions and traces.
@@ -90,9 +91,10 @@ func (s *Server) glance(ctx context.Context, tool, session, tab string) (url, ti
 	return url, title, jpeg
 }
 
-// outcome reads a rendered result: its text, and for an error its code and
-// message.
-func outcome(out *mcp.CallToolResult) (text string, ok bool, code, msg string) {
+// outcome is a rendered result's text and, for an error, the code and
+// message of failure as the agent read them (the message bounded, on one
+// line).
+func outcome(out *mcp.CallToolResult, failure *browser.Error) (text string, ok bool, code, msg string) {
 	var b strings.Builder
 	for _, c := range out.Content {
 		if tc, isText := c.(*mcp.TextContent); isText {
@@ -106,9 +108,8 @@ func outcome(out *mcp.CallToolResult) (text string, ok bool, code, msg string) {
 	if !out.IsError {
 		return text, true, "", ""
 	}
-	code, msg, parsed := ParseErrorText(text)
-	if !parsed {
+	if failure == nil {
 		return text, false, string(browser.CodeInternal), text
 	}
-	return text, false, code, msg
+	return text, false, string(failure.Code), oneLine(failure.Bounded().Message)
 }

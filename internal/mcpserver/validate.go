@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // argError explains arguments the tool's schema refused: the first argument
@@ -86,7 +87,7 @@ func nearValues(got any, values []any) []any {
 		if !ok || !near(g, s) {
 			continue
 		}
-		out = append(out, scored{v, distance(strings.ToLower(g), strings.ToLower(s))})
+		out = append(out, scored{v, text.Distance(strings.ToLower(g), strings.ToLower(s))})
 	}
 	slices.SortStableFunc(out, func(a, b scored) int { return a.d - b.d })
 	vs := make([]any, len(out))
@@ -329,29 +330,7 @@ func near(a, b string) bool {
 	if strings.Contains(a, b) || strings.Contains(b, a) {
 		return true
 	}
-	return distance(a, b) <= 2
-}
-
-// distance is the Levenshtein distance of a and b (bytes).
-func distance(a, b string) int {
-	// Two rows.
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return text.Distance(a, b) <= 2
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -363,8 +342,8 @@ func show(v any) string {
 		return fmt.Sprint(v)
 	}
 	const most = 60
-	if r := []rune(string(b)); len(r) > most {
-		return string(r[:most]) + "…"
+	if head, more := text.Head(string(b), most); more > 0 {
+		return head + "…"
 	}
 	return string(b)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/webpilot-mcp/webpilot/internal/flow"
+	"github.com/webpilot-mcp/webpilot/internal/vars"
 )
 
 // Bind checks a run's parameter values (types, enum values, minimum and
@@ -17,7 +18,10 @@ import (
 // the flow keeps it literal), the $names of saved values left for the flow,
 // and each step's candidates kept under "candidates" as a json.RawMessage
 // (the flow sees no strings in it; the executor takes it out before running
-// the step's tool). Wrong values are a *ValidationError whose problems name
+// the step's tool). A string parameter may be given as a Secret: a string
+// that is that $param alone becomes the Secret itself, one that holds it
+// among other text a Secret with InText set (the caller decides where a
+// secret may go). Wrong values are a *ValidationError whose problems name
 // params.NAME.
 func (r *Recipe) Bind(params map[string]any) ([]map[string]any, error) {
 	var problems []Problem
@@ -45,6 +49,10 @@ func (r *Recipe) Bind(params map[string]any) ([]map[string]any, error) {
 				continue
 			}
 			vals[name] = p.Default
+			continue
+		}
+		if sec, ok := x.(Secret); ok && p.Type == TypeString {
+			vals[name] = sec
 			continue
 		}
 		v, msg := p.check(x, true)
@@ -102,7 +110,27 @@ func substitute(v any, vals map[string]any) any {
 	return v
 }
 
+// Secret is a string parameter's value that stands for a declared secret,
+// by name: Bind puts it into the steps as a value, never as text, so the
+// secret itself is looked up only where it is typed.
+type Secret struct {
+	Name string `json:"secret"`
+	// InText is set on a Secret that Bind found among other text of a
+	// string ("Bearer $token"), which stands for that whole string.
+	InText bool `json:"-"`
+}
+
 func substituteString(s string, vals map[string]any) any {
+	var inText *Secret // a secret among other text: the string is refused
+	for _, rf := range refsIn(s) {
+		if sec, ok := vals[rf.name].(Secret); ok && !rf.whole {
+			inText = &Secret{Name: sec.Name, InText: true}
+			break
+		}
+	}
+	if inText != nil {
+		return *inText
+	}
 	if refs := refsIn(s); len(refs) == 1 && refs[0].whole {
 		if v, ok := vals[refs[0].name]; ok {
 			if str, ok := v.(string); ok {
@@ -150,39 +178,15 @@ func rewrite(s string, repl func(r ref) string) string {
 	if !strings.Contains(s, "$") {
 		return s
 	}
+	toks := vars.Lex(s, true)
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '$' || i+1 >= len(s) {
-			b.WriteByte(c)
+	for i, t := range toks {
+		if t.Kind != vars.Ref {
+			b.WriteString(t.Text)
 			continue
 		}
-		next := s[i+1]
-		switch {
-		case next == '$':
-			b.WriteString("$$")
-			i++
-			continue
-		case next == '{':
-			end := strings.IndexByte(s[i+2:], '}')
-			if end < 0 || !validVar(s[i+2:i+2+end]) {
-				b.WriteByte(c)
-				continue
-			}
-			j := i + 2 + end + 1
-			b.WriteString(repl(ref{name: s[i+2 : j-1], braced: true, whole: i == 0 && j == len(s), nameCharAfter: j < len(s) && nameChar(s[j])}))
-			i = j - 1
-			continue
-		case !nameChar(next) || next >= '0' && next <= '9':
-			b.WriteByte(c)
-			continue
-		}
-		j := i + 1
-		for j < len(s) && nameChar(s[j]) {
-			j++
-		}
-		b.WriteString(repl(ref{name: s[i+1 : j], whole: i == 0 && j == len(s)}))
-		i = j - 1
+		after := t.Braced && i+1 < len(toks) && vars.NameChar(toks[i+1].Text[0])
+		b.WriteString(repl(ref{name: t.Name, braced: t.Braced, whole: t.Text == s, nameCharAfter: after}))
 	}
 	return b.String()
 }
@@ -205,21 +209,7 @@ func walk(v any, f func(string)) {
 
 // validVar reports whether s can be a $name: letters, digits and _, not
 // starting with a digit, at most flow.MaxNameLen (as the flow's save_as).
-func validVar(s string) bool {
-	if s == "" || len(s) > flow.MaxNameLen || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !nameChar(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func nameChar(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+func validVar(s string) bool { return vars.ValidName(s) }
 
 // TakeCandidates removes a bound step's candidates from it and returns
 // them (nil: none), for the executor to run the step's tool without them.

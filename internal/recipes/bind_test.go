@@ -176,3 +176,30 @@ func TestCheckWithExecutor(t *testing.T) {
 		t.Errorf("Check of two bad steps = %v", err)
 	}
 }
+
+// A string parameter given as a Secret stays a value: alone in a string it
+// is the Secret, among other text a Secret marked InText; a parameter of
+// another type refuses it.
+func TestBindSecret(t *testing.T) {
+	r, err := Parse("", []byte(bindRecipe))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	steps, err := r.Bind(map[string]any{"query": Secret{Name: "PW"}})
+	if err != nil {
+		t.Fatalf("Bind: %v", err)
+	}
+	if got := steps[1]["text"]; got != (Secret{Name: "PW"}) {
+		t.Errorf("whole $query = %#v, want the Secret", got)
+	}
+	for _, got := range []any{steps[0]["url"], steps[3]["fields"].([]any)[0].(map[string]any)["value"]} {
+		if got != (Secret{Name: "PW", InText: true}) {
+			t.Errorf("$query among text = %#v, want the Secret InText", got)
+		}
+	}
+	_, err = r.Bind(map[string]any{"query": "x", "limit": Secret{Name: "PW"}})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Field != "params.limit" || !strings.Contains(ve.Problems[0].Message, `{"secret":"PW"}`) {
+		t.Errorf("a secret number: %v", err)
+	}
+}

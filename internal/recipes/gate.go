@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/net/publicsuffix"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/toolerr"
 )
 
 // Site gate defaults and bounds.
@@ -225,8 +225,8 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-func busy(siteName, reason string, running, queued int, msg, hint string) *browser.Error {
-	return &browser.Error{Code: browser.CodeSiteBusy, Message: msg, Hint: hint,
+func busy(siteName, reason string, running, queued int, msg, hint string) *toolerr.Error {
+	return &toolerr.Error{Code: toolerr.CodeSiteBusy, Message: msg, Hint: hint,
 		Diagnosis: map[string]any{"reason": reason, "site": siteName, "running": running, "queued": queued}}
 }
 

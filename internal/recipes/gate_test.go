@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/toolerr"
 )
 
 func TestSite(t *testing.T) {
@@ -55,8 +55,8 @@ func TestGateOptionsCheck(t *testing.T) {
 
 func siteBusy(t *testing.T, err error, reason string) {
 	t.Helper()
-	be, ok := browser.AsError(err)
-	if !ok || be.Code != browser.CodeSiteBusy || be.Diagnosis["reason"] != reason || be.Diagnosis["site"] != "example.com" || be.Hint == "" {
+	be, ok := toolerr.As(err)
+	if !ok || be.Code != toolerr.CodeSiteBusy || be.Diagnosis["reason"] != reason || be.Diagnosis["site"] != "example.com" || be.Hint == "" {
 		t.Errorf("got %v (%+v), want SITE_BUSY %s on example.com with a hint", err, be, reason)
 	}
 }

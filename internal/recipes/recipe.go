@@ -16,8 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
+	"github.com/webpilot-mcp/webpilot/internal/text"
+	"github.com/webpilot-mcp/webpilot/internal/toolerr"
 )
 
 // FormatVersion is the recipe file format this package reads and writes.
@@ -752,7 +753,7 @@ func laterSave(r *Recipe, name string, n int) int {
 func suggest(name string, r *Recipe) string {
 	best, bestD := "", 3
 	try := func(c string) {
-		if d := distance(name, c); d < bestD {
+		if d := text.Distance(name, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -768,27 +769,6 @@ func suggest(name string, r *Recipe) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean $%s?)", best)
-}
-
-// distance is the edit distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // checkFlow checks the flow's own fields of each step (kinds, save_as,
@@ -816,7 +796,7 @@ func flowProblem(err error) Problem {
 	}
 	var p Problem
 	msg := err.Error()
-	if be, ok := browser.AsError(err); ok {
+	if be, ok := toolerr.As(err); ok {
 		msg = be.Message
 		if n, ok := be.Diagnosis["step"].(int); ok {
 			p.Step = n
@@ -911,13 +891,8 @@ func show(v any) string {
 	return shorten(string(b), 60)
 }
 
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// shorten cuts s to n characters, with an ellipsis.
+func shorten(s string, n int) string { return text.Cut(s, n) }
 
 // num writes a number as JSON would.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -22,7 +22,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/origin"
+	"github.com/webpilot-mcp/webpilot/internal/toolerr"
 )
 
 // EnvPrefix starts the environment variables that declare secrets.
@@ -44,7 +45,7 @@ type Secret struct {
 	Origins []string
 	// From says where it was declared (the file and line, or the variable).
 	From  string
-	rules []browser.OriginRule
+	rules []origin.Rule
 }
 
 // Check says whether the secret may be typed into a document at docURL:
@@ -65,8 +66,8 @@ func (sec Secret) Check(docURL string) error {
 	if err == nil && u.Host != "" {
 		where = u.Scheme + "://" + u.Host
 	}
-	return &browser.Error{Code: browser.CodeOriginBlocked,
-		Message: fmt.Sprintf("secret %s may be typed only on %s, and this field is on %s: nothing was typed", sec.Name, strings.Join(sec.Origins, ", "), browser.Echo(where)),
+	return &toolerr.Error{Code: toolerr.CodeOriginBlocked,
+		Message: fmt.Sprintf("secret %s may be typed only on %s, and this field is on %s: nothing was typed", sec.Name, strings.Join(sec.Origins, ", "), toolerr.Echo(where)),
 		Hint:    "check that the page is the site the user meant the secret for; a page that asks for it elsewhere may be phishing"}
 }
 
@@ -120,7 +121,7 @@ func Load(file string, environ []string) (*Set, error) {
 					if o = strings.TrimSpace(o); o == "" {
 						continue
 					}
-					r, err := browser.ParseOriginRule(o)
+					r, err := origin.Parse(o)
 					if err != nil {
 						return nil, fmt.Errorf("%s: secret %s: %w", from, name, err)
 					}

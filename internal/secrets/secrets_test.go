@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
+	"github.com/webpilot-mcp/webpilot/internal/toolerr"
 )
 
 func write(t *testing.T, body string) string {
@@ -113,7 +113,7 @@ func TestCheck(t *testing.T) {
 		if (err == nil) != c.want {
 			t.Errorf("%s on %s: %v, want allowed %v", c.sec.Name, c.url, err, c.want)
 		}
-		if be, ok := browser.AsError(err); err != nil && (!ok || be.Code != browser.CodeOriginBlocked || strings.Contains(be.Message, "bank-pass")) {
+		if be, ok := toolerr.As(err); err != nil && (!ok || be.Code != toolerr.CodeOriginBlocked || strings.Contains(be.Message, "bank-pass")) {
 			t.Errorf("%s on %s: %v, want ORIGIN_BLOCKED without the value", c.sec.Name, c.url, err)
 		}
 	}

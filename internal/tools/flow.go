@@ -12,6 +12,8 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/text"
+	"unicode/utf8"
 )
 
 // FlowIn is browser_flow's input. A step is an object: do (the step kind)
@@ -191,16 +193,16 @@ const (
 
 // cutOutput cuts text to max runes at a line end when there is one, saying
 // how much is left out and how to read it.
-func cutOutput(text string, max int) string {
-	r := []rune(text)
-	if len(r) <= max {
-		return text
+func cutOutput(s string, max int) string {
+	part, more := text.Head(s, max)
+	if more == 0 {
+		return s
 	}
-	part := string(r[:max])
 	if i := strings.LastIndexByte(part, '\n'); i > len(part)/2 {
+		more += utf8.RuneCountInString(part[i:])
 		part = part[:i]
 	}
-	return part + fmt.Sprintf("\n… %d more chars left out of the flow's result: run that step alone (with offset) to read them", len(r)-len([]rune(part)))
+	return part + fmt.Sprintf("\n… %d more chars left out of the flow's result: run that step alone (with offset) to read them", more)
 }
 
 // stepNotes are the lines of a step's result worth keeping in a flow's
@@ -289,7 +291,7 @@ func StepChecker(decode func(tool string, args map[string]any) (any, error)) flo
 type checkOnly struct{ *stepExec }
 
 // Run implements flow.Executor: it fails.
-func (checkOnly) Run(context.Context, string, map[string]any) (flow.Output, error) {
+func (checkOnly) Run(context.Context, int, string, map[string]any) (flow.Output, error) {
 	return flow.Output{}, errCheckOnly
 }
 
@@ -315,7 +317,7 @@ func (x *stepExec) Takes(tool, arg string) bool {
 }
 
 // Run implements flow.Executor: the step's tool runs with the flow's Held.
-func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (out flow.Output, err error) {
+func (x *stepExec) Run(ctx context.Context, step int, tool string, args map[string]any) (out flow.Output, err error) {
 	if x.trace != nil {
 		start := time.Now()
 		defer func() {
@@ -328,7 +330,7 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (o
 		return flow.Output{}, err
 	}
 	if x.before != nil {
-		if in, err = x.before(ctx, flow.StepIndex(ctx), in); err != nil {
+		if in, err = x.before(ctx, step, in); err != nil {
 			return flow.Output{}, err
 		}
 	}
@@ -338,7 +340,7 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (o
 		if loc := tg.target(); !loc.Empty() {
 			if c, err := x.h.Describe(ctx, loc); err == nil {
 				c.ByPlace = browser.Positional(loc.Selector)
-				x.record[flow.StepIndex(ctx)] = c
+				x.record[step] = c
 			}
 		}
 	}
@@ -352,7 +354,7 @@ func (x *stepExec) Run(ctx context.Context, tool string, args map[string]any) (o
 				}
 			}
 		}
-		x.recordFields[flow.StepIndex(ctx)] = cs
+		x.recordFields[step] = cs
 	}
 	res, err := t.Run(ctx, x.h, in)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // RecipeParamIn is one parameter recipe_save makes: a literal of the steps
@@ -498,12 +499,11 @@ var recipeRunTool = Def(Tool{
 	if err != nil {
 		return nil, recipeError(err)
 	}
-	params, secretOf := secretParams(in.Params)
-	steps, err := r.Bind(params)
+	steps, err := r.Bind(secretParams(in.Params))
 	if err != nil {
 		return nil, recipeError(err)
 	}
-	if err := placeSecrets(steps, secretOf); err != nil {
+	if err := placeSecrets(steps); err != nil {
 		return nil, err
 	}
 	cands := map[int]*browser.Candidates{}
@@ -625,41 +625,30 @@ var recipeRunTool = Def(Tool{
 	return res, nil
 })
 
-// secretMark stands in for a secret parameter while the recipe is bound.
-const secretMark = "\x00webpilot-secret:"
-
-// secretParams replaces the parameters given as {"secret": "NAME"} by
-// marks; secretOf maps each mark to the secret's name.
-func secretParams(in map[string]any) (map[string]any, map[string]string) {
+// secretParams turns the parameters given as {"secret": "NAME"} into
+// recipes.Secret values, which Bind keeps as values in the steps.
+func secretParams(in map[string]any) map[string]any {
 	out := make(map[string]any, len(in))
-	secretOf := map[string]string{}
 	for k, v := range in {
 		if m, ok := v.(map[string]any); ok && len(m) == 1 {
 			if name, ok := m["secret"].(string); ok {
-				mark := secretMark + name + "\x00"
-				secretOf[mark] = name
-				out[k] = mark
+				out[k] = recipes.Secret{Name: name}
 				continue
 			}
 		}
 		out[k] = v
 	}
-	return out, secretOf
+	return out
 }
 
-// placeSecrets turns each step value that is a secret parameter's mark
-// into that step's (or field's) secret; a mark anywhere else is refused:
-// a secret is typed, never put into a URL or a selector.
-func placeSecrets(steps []map[string]any, secretOf map[string]string) error {
-	if len(secretOf) == 0 {
-		return nil
-	}
+// placeSecrets turns each step value that is a secret parameter alone into
+// that step's (or field's) secret; a secret anywhere else is refused: a
+// secret is typed, never put into a URL or a selector.
+func placeSecrets(steps []map[string]any) error {
 	swap := func(m map[string]any) {
-		if v, ok := m["value"].(string); ok {
-			if name, ok := secretOf[v]; ok {
-				delete(m, "value")
-				m["secret"] = name
-			}
+		if sec, ok := m["value"].(recipes.Secret); ok && !sec.InText {
+			delete(m, "value")
+			m["secret"] = sec.Name
 		}
 	}
 	for i, st := range steps {
@@ -671,13 +660,33 @@ func placeSecrets(steps []map[string]any, secretOf map[string]string) error {
 				}
 			}
 		}
-		b, _ := json.Marshal(st)
-		if strings.Contains(string(b), `\u0000webpilot-secret:`) {
+		if holdsSecret(st) {
 			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("step %d uses a secret parameter other than as a whole value to type", i+1),
 				Hint: "a secret can only be the value of a fill or type action or of a form field; give this parameter as a plain value, or ask the user"}
 		}
 	}
 	return nil
+}
+
+// holdsSecret reports whether a recipes.Secret is left anywhere in v.
+func holdsSecret(v any) bool {
+	switch x := v.(type) {
+	case recipes.Secret:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if holdsSecret(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if holdsSecret(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // stepHeal is how a recipe step found its element (or, for fill_form, each
@@ -815,8 +824,8 @@ func recipeResult(r *recipes.Recipe, p *flow.Plan, tr *flow.Trace, heals map[int
 // capFlowPart bounds one output value as a flow's result does.
 func capFlowPart(s string) string {
 	const maxPart = 4000
-	if r := []rune(s); len(r) > maxPart {
-		return string(r[:maxPart]) + fmt.Sprintf(" … (%d more chars)", len(r)-maxPart)
+	if head, more := text.Head(s, maxPart); more > 0 {
+		return head + fmt.Sprintf(" … (%d more chars)", more)
 	}
 	return s
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // ScriptID is the id of the JSON script block that holds a file's data.
@@ -144,8 +146,8 @@ func (d *Data) Summary() string {
 // oneLine is s on one line, cut to n runes.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
+	if head, more := text.Head(s, n); more > 0 {
+		return head + "…"
 	}
 	return s
 }

@@ -21,7 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // Bounds of a trace file.
@@ -261,11 +262,11 @@ func (f *File) write(data []byte) error {
 
 // cut bounds s to n runes, saying how much was left out.
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	head, more := text.Head(s, n)
+	if more == 0 {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n]) + fmt.Sprintf("\n… %d more chars left out of the trace", len(r)-n)
+	return head + fmt.Sprintf("\n… %d more chars left out of the trace", more)
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

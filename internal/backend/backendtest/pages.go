@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -97,6 +99,26 @@ func NetworkServer(t testing.TB, dir string) string {
 	mux.Handle("/", http.FileServer(http.Dir(dir)))
 	NetworkAPI(mux)
 	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// PagesDir is the absolute path of the repository's testdata/pages, the
+// fixture pages browser tests load; absolute, so a test may change its
+// working directory after.
+func PagesDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "pages")
+}
+
+// Pages is a handler serving testdata/pages (PagesDir).
+func Pages() http.Handler { return http.FileServer(http.Dir(PagesDir())) }
+
+// ServePages serves testdata/pages over HTTP until the test ends and
+// returns the server's base URL.
+func ServePages(t testing.TB) string {
+	t.Helper()
+	srv := httptest.NewServer(Pages())
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

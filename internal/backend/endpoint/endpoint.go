@@ -55,8 +55,9 @@ type Backend struct {
 	// ctx ends when Close starts; it aborts a connect in progress.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// connSem serializes connects (capacity 1); Close takes it for good.
-	connSem chan struct{}
+	// lazy connects on first use and after a drop, one connect at a time;
+	// Close stops it for good.
+	lazy *backend.Lazy[*link]
 	// pumps counts the goroutines watching for destroyed tabs, one per
 	// connection.
 	pumps sync.WaitGroup
@@ -111,15 +112,18 @@ func New(opts Options) *Backend {
 	opts.Header = opts.Header.Clone()
 	ctx, cancel := context.WithCancel(context.Background())
 	display := Redact(opts.URL)
-	return &Backend{
+	b := &Backend{
 		opts:    opts,
 		display: display,
 		log:     opts.Logger.With("backend", "endpoint", "endpoint", display),
 		ctx:     ctx,
 		cancel:  cancel,
-		connSem: make(chan struct{}, 1),
+		lazy:    backend.NewLazy[*link](),
 		owned:   make(map[string]struct{}),
 	}
+	b.lazy.Current, b.lazy.Renew, b.lazy.Closing = b.current, b.reconnect, ctx
+	b.lazy.Waiting, b.lazy.Name = "endpoint: waiting for the connection to "+display, "endpoint"
+	return b
 }
 
 // Start connects now unless connected already (the --prewarm flag).
@@ -244,7 +248,7 @@ func (b *Backend) Close() error {
 		b.closed = true
 		b.mu.Unlock()
 		b.cancel()
-		b.connSem <- struct{}{} // wait out a connect in progress; never released
+		b.lazy.Stop() // wait out a connect in progress
 		b.mu.Lock()
 		l := b.cur
 		b.cur = nil
@@ -302,21 +306,11 @@ func (b *Backend) current() (*link, error) {
 
 // ensure returns the live connection, connecting when there is none yet or
 // the last one dropped.
-func (b *Backend) ensure(ctx context.Context) (*link, error) {
-	if l, err := b.current(); l != nil || err != nil {
-		return l, err
-	}
-	select {
-	case b.connSem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("endpoint: waiting for the connection to %s: %w", b.display, ctx.Err())
-	case <-b.ctx.Done():
-		return nil, fmt.Errorf("endpoint: %w", backend.ErrClosed)
-	}
-	defer func() { <-b.connSem }()
-	if l, err := b.current(); l != nil || err != nil {
-		return l, err
-	}
+func (b *Backend) ensure(ctx context.Context) (*link, error) { return b.lazy.Get(ctx) }
+
+// reconnect closes the connection that dropped, if any, and makes a new
+// one (b.lazy's Renew, run by one caller at a time).
+func (b *Backend) reconnect(ctx context.Context) (*link, error) {
 	b.mu.Lock()
 	old := b.cur
 	b.cur = nil

@@ -67,8 +67,9 @@ type Backend struct {
 	// ctx ends when Close starts; it aborts a start in progress.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// startSem serializes starts (capacity 1); Close takes it for good.
-	startSem chan struct{}
+	// lazy starts the browser on first use and after a crash, one start
+	// at a time; Close stops it for good.
+	lazy *backend.Lazy[*instance]
 
 	closeOnce sync.Once
 	closeErr  error
@@ -107,13 +108,16 @@ func New(opts Options) *Backend {
 		opts.DebuggingPort = true
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Backend{
-		opts:     opts,
-		log:      opts.Logger.With("backend", "launch"),
-		ctx:      ctx,
-		cancel:   cancel,
-		startSem: make(chan struct{}, 1),
+	b := &Backend{
+		opts:   opts,
+		log:    opts.Logger.With("backend", "launch"),
+		ctx:    ctx,
+		cancel: cancel,
+		lazy:   backend.NewLazy[*instance](),
 	}
+	b.lazy.Current, b.lazy.Renew, b.lazy.Closing = b.current, b.restart, ctx
+	b.lazy.Waiting, b.lazy.Name = "launch: waiting for the browser to start", "launch"
+	return b
 }
 
 // Start starts the browser now unless it runs already (the --prewarm flag).
@@ -265,7 +269,7 @@ func (b *Backend) Close() error {
 		b.closed = true
 		b.mu.Unlock()
 		b.cancel()
-		b.startSem <- struct{}{} // wait out a start in progress; never released
+		b.lazy.Stop() // wait out a start in progress
 		b.mu.Lock()
 		in, dir, temp := b.cur, b.profile, b.temp
 		b.cur = nil
@@ -297,21 +301,11 @@ func (b *Backend) current() (*instance, error) {
 
 // ensure returns the running browser, starting it when none runs yet and
 // starting a new one when the last one exited.
-func (b *Backend) ensure(ctx context.Context) (*instance, error) {
-	if in, err := b.current(); in != nil || err != nil {
-		return in, err
-	}
-	select {
-	case b.startSem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("launch: waiting for the browser to start: %w", ctx.Err())
-	case <-b.ctx.Done():
-		return nil, fmt.Errorf("launch: %w", backend.ErrClosed)
-	}
-	defer func() { <-b.startSem }()
-	if in, err := b.current(); in != nil || err != nil {
-		return in, err
-	}
+func (b *Backend) ensure(ctx context.Context) (*instance, error) { return b.lazy.Get(ctx) }
+
+// restart stops the browser that exited, if any, and starts a new one
+// (b.lazy's Renew, run by one caller at a time).
+func (b *Backend) restart(ctx context.Context) (*instance, error) {
 	b.mu.Lock()
 	old := b.cur
 	b.cur = nil

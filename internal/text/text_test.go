@@ -1,0 +1,79 @@
+package text
+
+import "testing"
+
+func TestHead(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		head string
+		more int
+	}{
+		{"", 3, "", 0},
+		{"abc", 3, "abc", 0},
+		{"abcdef", 3, "abc", 3},
+		{"héllo", 2, "hé", 3},
+		{"日本語テキスト", 3, "日本語", 4},
+		{"abc", 0, "", 3},
+		{"abc", -1, "", 3},
+	} {
+		head, more := Head(c.s, c.n)
+		if head != c.head || more != c.more {
+			t.Errorf("Head(%q, %d) = %q, %d; want %q, %d", c.s, c.n, head, more, c.head, c.more)
+		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven char", 10, "eleven ch…"},
+		{"ééééééé", 4, "ééé…"},
+		{"日本語テキスト", 3, "日本…"},
+		{"🙂🙂🙂🙂", 2, "🙂…"},
+	} {
+		if got := Cut(c.s, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q; want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdefghijkl", 9, "abcdef…(+6 chars)"},
+		{"ééééééééé", 6, "éééé…(+5 chars)"},
+	} {
+		if got := Clip(c.s, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q; want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
+
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"abc", "", 3},
+		{"", "abc", 3},
+		{"kitten", "sitting", 3},
+		{"navigate", "navigate", 0},
+		{"navgate", "navigate", 1},
+		{"flaw", "lawn", 2},
+	} {
+		if got := Distance(c.a, c.b); got != c.want {
+			t.Errorf("Distance(%q, %q) = %d; want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
