@@ -1,6 +1,9 @@
 package browser_test
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/webpilot-mcp/webpilot/internal/archdoc"
@@ -24,19 +27,32 @@ func TestArchitectureNumbers(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/act/kinds.html")
 	ref := refOf(t, e.snapshot(browser.ModeInteractive), "button", "Save changes")
+	var sent []string // the methods of the least click
 	click := func() int64 {
 		t.Helper()
-		n0 := cdp.CommandsSent()
+		n0, by0 := cdp.CommandsSent(), cdp.SentByMethod()
 		if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: ref}}); err != nil {
 			t.Fatal(err)
 		}
-		return cdp.CommandsSent() - n0
+		n := cdp.CommandsSent() - n0
+		if sent == nil || n < int64(len(sent)) {
+			sent = sent[:0]
+			for m, k := range cdp.SentByMethod() {
+				if d := k - by0[m]; d > 0 {
+					sent = append(sent, fmt.Sprintf("%s ×%d", m, d))
+				}
+			}
+			slices.Sort(sent)
+		}
+		return n
 	}
 	click()
+	sent = nil
 	least := click()
 	for range 2 {
 		least = min(least, click())
 	}
+	t.Logf("the commands: %s", strings.Join(sent, ", "))
 	path, err := archdoc.Path()
 	if err != nil {
 		t.Fatal(err)

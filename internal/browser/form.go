@@ -173,18 +173,15 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	if f.Submit == SubmitNone {
 		window = 0
 	}
-	if err := s.settle(callCtx, t, w, before, ar, window); err != nil {
+	quietNext := f.Submit != SubmitNone
+	if err := s.settle(callCtx, t, w, before, ar, window, quietNext); err != nil {
 		return res, err
 	}
-	if !ar.Navigated && f.Submit != SubmitNone {
+	if !ar.Navigated && quietNext {
 		qr := q.wait(callCtx)
 		ar.addBusy(qr.busy)
-		if qr.active {
-			lctx, cancel := checkContext(callCtx)
-			if url, title, err := t.location(lctx); err == nil {
-				ar.URL, ar.Title, ar.Navigated = url, title, url != before.URL
-			}
-			cancel()
+		if url, title, err := t.locationAfter(callCtx, qr); err == nil {
+			ar.URL, ar.Title, ar.Navigated = url, title, url != before.URL
 		}
 	}
 	res.URLAfter, res.Title, res.Navigated, res.Note = ar.URL, ar.Title, ar.Navigated, ar.Note

@@ -142,8 +142,9 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	}
 	res.URLBefore = before.URL
 	// Popups that opened late (after the previous call) join now, and the
-	// current tab is brought back to the front before input goes to it.
-	if adopted, err := s.AdoptPopups(callCtx); err == nil {
+	// current tab is brought back to the front before input goes to it;
+	// the tab list is read for them only when a page asked for a window.
+	if adopted, err := s.adoptLatePopups(callCtx); err == nil {
 		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 
@@ -204,21 +205,18 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		return res, err
 	}
 	q.inputDone()
-	if err := s.settle(callCtx, t, w, before, res, navWindow(a, res)); err != nil {
+	if err := s.settle(callCtx, t, w, before, res, navWindow(a, res), true); err != nil {
 		return res, err
 	}
 	if !res.Navigated {
+		// No new document: the page's own work (requests, DOM changes,
+		// animations) is given a moment, and its last check says where
+		// the page is (it may have moved by pushState, or retitled itself).
 		qr := q.wait(callCtx)
 		res.addBusy(qr.busy)
-		if qr.active {
-			// Something ran after the input: the page may have moved
-			// (pushState) or retitled itself.
-			lctx, cancel := checkContext(callCtx)
-			if url, title, err := t.location(lctx); err == nil {
-				res.URL, res.Title = url, title
-				res.Navigated = res.URL != res.URLBefore
-			}
-			cancel()
+		if url, title, err := t.locationAfter(callCtx, qr); err == nil {
+			res.URL, res.Title = url, title
+			res.Navigated = res.URL != res.URLBefore
 		}
 	}
 	if blockedBefore && !res.Navigated {
@@ -264,6 +262,9 @@ type invalidField struct {
 // blockedSubmit lists the fields that stop el's submit (blockedSubmitJS);
 // none when el is no submit button of a validated form, or the check fails.
 func (t *Tab) blockedSubmit(ctx context.Context, el *element) []invalidField {
+	if !el.maybe("button", "input") {
+		return nil
+	}
 	cctx, cancel := checkContext(ctx)
 	defer cancel()
 	var bad []invalidField
@@ -456,6 +457,16 @@ const actionableJS = `async function(afterFrame){
   return {err:"receives events", why:"another element covers it: "+d, cover:d};
 }`
 
+// actionableTwiceJS looks twice (actionableJS), the second time a painted
+// frame after the first when that one found the element actionable: {a}
+// or {a, b}.
+const actionableTwiceJS = `async function(){
+  const look = ` + actionableJS + `;
+  const a = await look.call(this, false);
+  if (a.err) return {a};
+  return {a, b: await look.call(this, true)};
+}`
+
 type actionability struct {
 	Err   string  `json:"err"`
 	Why   string  `json:"why"`
@@ -471,16 +482,17 @@ func (t *Tab) waitActionable(ctx context.Context, el *element, tg Locator) (acti
 		// Each check runs to its end even when the wait is over, so that a
 		// short timeout still reports the check that failed.
 		cctx, cancel := checkContext(ctx)
-		var a actionability
-		err := t.callEl(cctx, el, actionableJS, &a, false)
-		if err == nil && a.Err == "" {
-			// A stable box: the centre must not move between two checks,
-			// a painted frame apart.
-			var b actionability
-			if err := t.callEl(cctx, el, actionableJS, &b, true); err == nil && b.Err == "" && b.X == a.X && b.Y == a.Y {
-				cancel()
-				return b, nil
-			}
+		// A stable box: the centre must not move between two looks, a
+		// painted frame apart (both in one call).
+		var looks struct {
+			A actionability  `json:"a"`
+			B *actionability `json:"b"`
+		}
+		err := t.callEl(cctx, el, actionableTwiceJS, &looks)
+		a, b := looks.A, looks.B
+		if err == nil && a.Err == "" && b != nil && b.Err == "" && b.X == a.X && b.Y == a.Y {
+			cancel()
+			return *b, nil
 		}
 		cancel()
 		if err != nil {
@@ -757,8 +769,13 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 // the call's own deadline) until it loads or stops without a document. Then
 // it notes where the page is. A navigation that does not finish in time is
 // OUTCOME_UNKNOWN: the action happened, what it did is not known.
-func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, window time.Duration) error {
-	if w.navigationStarted(ctx, before.ID, window) {
+//
+// With quietNext, the caller waits for the page to go quiet next, and the
+// last check of that wait reads where the page is (quietWatch): settle
+// then reads it only after a navigation.
+func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, window time.Duration, quietNext bool) error {
+	started := w.navigationStarted(ctx, before.ID, window)
+	if started {
 		nctx, cancel := context.WithTimeout(ctx, s.pol.opts.NavTimeout)
 		_, err := w.waitSettled(nctx, before.ID, before.LoaderID)
 		cancel()
@@ -769,6 +786,10 @@ func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame,
 			return &Error{Code: CodeOutcomeUnknown, Message: fmt.Sprintf("the %s was sent and started a navigation that did not finish loading within %v", res.Action, s.pol.opts.NavTimeout),
 				Hint: "take a browser_snapshot to see where the page is before doing it again: webpilot never repeats it", Err: err}
 		}
+	}
+	if !started && quietNext {
+		res.URL = res.URLBefore
+		return nil
 	}
 	lctx, cancel := beyondContext(ctx, handleTimeout)
 	defer cancel()
@@ -785,6 +806,9 @@ func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame,
 // label holds a link or another control (its centre may be one); nothing
 // for other elements.
 func (t *Tab) visibleLabel(ctx context.Context, el *element) (label *element, busy bool, err error) {
+	if !el.maybe("input") {
+		return nil, false, nil
+	}
 	el.world.sess.holdsObjects()
 	res, err := cdproto.Call(ctx, el.world.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: `function(){

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,6 +81,16 @@ type element struct {
 	objectID   runtime.RemoteObjectID
 	ref        string // the node's ref, when it has one
 	matchLevel string // exact, stable or reidentified
+	// tag is the element's tag name in lower case when known without a
+	// look (a ref's fingerprint), else "": checks that only concern some
+	// tags are skipped for others.
+	tag string
+}
+
+// maybe says whether el may have the tag (one of tags, lower case): true
+// when its tag is not known.
+func (el *element) maybe(tags ...string) bool {
+	return el.tag == "" || slices.Contains(tags, el.tag)
 }
 
 // objectGroup holds the remote objects of one action; it is released after.
@@ -515,12 +526,22 @@ func (t *Tab) locateRef(ctx context.Context, ref string) (*element, error) {
 		Count int      `json:"count"`
 		Near  []string `json:"near"`
 	}
+	// One evaluation: the element itself when the ref is still exactly in
+	// the page; else what resolve found, as JSON text.
 	doc, _ := json.Marshal(f.doc)
-	if _, err := w.eval(ctx, fmt.Sprintf("W.doc === %s ? W.resolve(%d, %s) : {level: 'gone'}", doc, e.wid, fp), &r); err != nil {
+	res, err := w.eval(ctx, fmt.Sprintf(`W.doc === %s ? W.take(%d, %s) : '{"level":"gone"}'`, doc, e.wid, fp), nil)
+	if err != nil {
 		if isContextGone(err) || errors.Is(err, cdp.ErrDetached) {
 			return nil, t.staleRef(e, "its frame is gone", nil)
 		}
 		return nil, backendError("find "+ref, err)
+	}
+	if res != nil && res.Type == "object" && res.Subtype != "null" && res.ObjectID != "" {
+		return &element{world: w, frame: f, objectID: res.ObjectID, ref: e.ref, matchLevel: "exact", tag: fpField(e.fp, 0)}, nil
+	}
+	var text string
+	if res == nil || res.Type != "string" || json.Unmarshal(res.Value, &text) != nil || json.Unmarshal([]byte(text), &r) != nil {
+		return nil, t.staleRef(e, "it was removed", nil)
 	}
 	switch r.Level {
 	case "gone":

@@ -338,6 +338,9 @@ type Session struct {
 	closeBe sync.Once
 	lock    chan struct{} // one holder at a time; see Do
 	used    atomic.Int64  // when the session was last taken or let go (unix ns)
+	// windowOpened says a page of the session's tabs asked for a new window
+	// (Page.windowOpen) since the tab list was last read for popups.
+	windowOpened atomic.Bool
 
 	// Fields below are guarded by lock (held through Do).
 	// removed: the manager removed the session (Manager.Remove); Do

@@ -61,6 +61,9 @@ type quietState struct {
 	animLeft  time.Duration
 	animWhat  string
 	keepalive []string // URLs of the keepalive fetches started since the mark
+	// url and title are the page's at the check (loc: read).
+	url, title string
+	loc        bool
 }
 
 func (q *quietWatch) read(ctx context.Context, mark bool) (quietState, error) {
@@ -88,6 +91,11 @@ func (q *quietWatch) read(ctx context.Context, mark bool) (quietState, error) {
 				st.keepalive = append(st.keepalive, s)
 			}
 		}
+	}
+	if len(m) > 7 {
+		st.url, _ = m[6].(string)
+		st.title, _ = m[7].(string)
+		st.loc = true
 	}
 	return st, nil
 }
@@ -149,6 +157,10 @@ func (q *quietWatch) keepaliveSeen(urls []string) {
 type quietResult struct {
 	active bool   // the action set something off
 	busy   string // the bound that was hit, with what was still going on ("" none)
+	// url and title are the page's at the last check, when it read them
+	// (loc).
+	url, title string
+	loc        bool
 }
 
 // wait returns once the requests the action started have ended, the
@@ -182,17 +194,17 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		netQuiet := len(q.inflight) == 0
 		animQuiet := st.anims == 0
 		active := q.started || mutated || !animQuiet
+		seen := quietResult{active: active, url: st.url, title: st.title, loc: st.loc}
 		switch {
 		case !active && elapsed >= quietStart:
-			return quietResult{} // the action set nothing off
+			return seen // the action set nothing off
 		case netQuiet && domQuiet && animQuiet && elapsed >= quietStart:
-			return quietResult{active: active}
-		case elapsed >= quietMaxTotal:
-			return quietResult{active: active, busy: q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)}
-		case netQuiet && !animQuiet && elapsed >= quietMaxAnim:
-			return quietResult{active: active, busy: q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)}
-		case netQuiet && animQuiet && elapsed >= quietMaxDOM && time.Since(over) >= quietAfter:
-			return quietResult{active: active, busy: q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)}
+			return seen
+		case elapsed >= quietMaxTotal,
+			netQuiet && !animQuiet && elapsed >= quietMaxAnim,
+			netQuiet && animQuiet && elapsed >= quietMaxDOM && time.Since(over) >= quietAfter:
+			seen.busy = q.busyNote(elapsed, st, netQuiet, animQuiet, domQuiet)
+			return seen
 		}
 		if !netQuiet || !animQuiet {
 			over = time.Now()
@@ -208,10 +220,21 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		}
 		select {
 		case <-ctx.Done():
-			return quietResult{active: active}
+			return seen
 		case <-time.After(max(next, 2*time.Millisecond)):
 		}
 	}
+}
+
+// locationAfter is the page's URL and title after the quiet wait that
+// ended with qr: as its last check read them, or read now.
+func (t *Tab) locationAfter(ctx context.Context, qr quietResult) (url, title string, err error) {
+	if qr.loc {
+		return qr.url, qr.title, nil
+	}
+	lctx, cancel := checkContext(ctx)
+	defer cancel()
+	return t.location(lctx)
 }
 
 // busyNote says which bound the wait hit and what was still going on.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -78,6 +79,9 @@ type Tab struct {
 	// downloadsRemote: the browser runs on another machine, which keeps
 	// the files.
 	downloadsRemote bool
+	// windowOpened is the session's flag (Session.windowOpened) that the
+	// tab's loop sets when the page asks for a new window.
+	windowOpened *atomic.Bool
 	// bound: the user opened the tab and the session bound it
 	// (browser_tabs bind); webpilot never closes it, only releases it.
 	bound bool

@@ -63,6 +63,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	if len(s.tabs) == 0 {
 		return nil, nil
 	}
+	s.windowOpened.Store(false) // a window asked for from now on sets it again
 	infos, err := s.be.Tabs(ctx)
 	if err != nil {
 		return nil, backendError("list tabs", err)
@@ -110,6 +111,16 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	return adopted, nil
 }
 
+// adoptLatePopups adopts the popups that opened since the tab list was
+// last read (AdoptPopups), when a page of the session asked for a window
+// since then; else it reads nothing. Call within Do.
+func (s *Session) adoptLatePopups(ctx context.Context) ([]TabView, error) {
+	if !s.windowOpened.Load() {
+		return nil, nil
+	}
+	return s.AdoptPopups(ctx)
+}
+
 // refusal is a URL the origin policy refuses, and why.
 type refusal struct {
 	url string
@@ -155,6 +166,7 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 		t.policy = s.pol.originPolicy
 	}
 	t.outputs = s.pol
+	t.windowOpened = &s.windowOpened
 	local := s.be.Info().Local
 	if !local {
 		t.findFile = downloadFinder(s.be, id)

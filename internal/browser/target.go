@@ -59,6 +59,7 @@ const (
 	evDialogOpening    = "Page.javascriptDialogOpening"
 	evDialogClosed     = "Page.javascriptDialogClosed"
 	evFrameNavigated   = "Page.frameNavigated"
+	evWindowOpen       = "Page.windowOpen"
 )
 
 // newTarget wraps sess, a session of tab t (page: its own), and starts its
@@ -70,7 +71,7 @@ func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
 	methods := []string{evContextCreated, evContextDestroyed, evContextsCleared, evAttached}
 	methods = append(methods, netMethods[:]...)
 	if page {
-		methods = append(methods, evConsole, evException, evDownloadBegin, evDownloadProgress, evDialogOpening, evDialogClosed)
+		methods = append(methods, evConsole, evException, evDownloadBegin, evDownloadProgress, evDialogOpening, evDialogClosed, evWindowOpen)
 	}
 	if t.policy != nil {
 		methods = append(methods, evPaused)
@@ -148,6 +149,10 @@ func (g *target) apply(ev cdp.Event) {
 		t.dialogClosed()
 	case evFrameNavigated:
 		g.committed(ev.Params)
+	case evWindowOpen:
+		if t.windowOpened != nil {
+			t.windowOpened.Store(true)
+		}
 	default:
 		if kind, ok := netKinds[ev.Method]; ok {
 			var ne netEvent

@@ -789,6 +789,13 @@
     return { level: "stale", count: best.length, near: scored.slice(0, 3).filter((x) => x.score > 0).map((x) => x.r + ' "' + cut(x.n, 40) + '"') };
   }
 
+  // take is resolve in one evaluation for a ref still exactly in the page:
+  // the element itself; else what resolve found, as JSON text.
+  function take(id, fp) {
+    const r = resolve(id, fp);
+    return r.level === "exact" ? get(r.id) : JSON.stringify(r);
+  }
+
   // styledOver says el is a checkbox or radio input drawn invisible (no
   // size, or clipped) with a visible label in its place: a custom-styled
   // control, which a user operates through the label.
@@ -1016,7 +1023,7 @@
       n++;
       if (rest >= left) { left = rest; what = animName(a); }
     }
-    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive];
+    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title];
   }
 
   const known = (el) => ids.get(el) || 0;
@@ -1112,7 +1119,7 @@
   const find = (q, root, ms) => withPatterns([q.text, q.name], ms, () => Q(q, root));
 
   globalThis.__webpilot = {
-    snapshot: entry(snapshot, true), get, resolve: entry(resolve, true), check: entry(check, false), frameBox, known,
+    snapshot: entry(snapshot, true), get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
     query: Q, find, idOf, hit: entry(hit, false), quiet, doc, busy, test, trial, rxAll, isPattern,
   };
   return globalThis.__webpilot;

@@ -272,6 +272,17 @@ func MethodSent(method string) int64 {
 	return 0
 }
 
+// SentByMethod reports, per method, how many commands all connections of
+// this process have sent.
+func SentByMethod() map[string]int64 {
+	out := make(map[string]int64)
+	sentByMethod.Range(func(k, v any) bool {
+		out[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
+	return out
+}
+
 func countSent(method string) {
 	commandsSent.Add(1)
 	n, ok := sentByMethod.Load(method)
