@@ -414,9 +414,10 @@ func TestFillForm(t *testing.T) {
 	}
 	fill := func(f browser.FormFill) (*browser.FormResult, error) {
 		var res *browser.FormResult
-		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 			var err error
-			res, err = e.s.FillForm(ctx, tab, f)
+			res, err = h.FillForm(ctx, f)
 			return err
 		})
 		return res, err
@@ -534,8 +535,9 @@ func TestNavigationTimeoutIsOutcomeUnknown(t *testing.T) {
 	}))
 	defer slow.Close()
 	e := newEnv(t, browser.Options{NavTimeout: 700 * time.Millisecond})
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, slow.URL+"/", 0)
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Navigate(ctx, slow.URL+"/", 0)
 		return err
 	})
 	if err != nil {
@@ -657,7 +659,9 @@ func TestDownloadPastTheBudgetIsCancelled(t *testing.T) {
 	var d browser.Download
 	deadline := time.Now().Add(backendtest.Timeout(20 * time.Second))
 	for {
-		_ = e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_ = e.do(func(ctx context.Context, h *browser.Held) error {
+			tab := h.Tab()
+
 			if ds := browser.DownloadsNow(tab); len(ds) > 0 {
 				d = ds[len(ds)-1]
 			}

@@ -216,14 +216,18 @@ func TestScreenshotAnnotate(t *testing.T) {
 
 	// A device pixel ratio of 2 (on the element, a small image): boxes
 	// scale with it.
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		return tab.Target().Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 0, "height": 0, "deviceScaleFactor": 2, "mobile": false}, nil)
 	})
 	if err != nil {
 		t.Fatalf("emulate a device pixel ratio of 2: %v", err)
 	}
 	t.Cleanup(func() {
-		_ = e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_ = e.do(func(ctx context.Context, h *browser.Held) error {
+			tab := h.Tab()
+
 			return tab.Target().Call(ctx, "Emulation.clearDeviceMetricsOverride", nil, nil)
 		})
 	})

@@ -97,7 +97,9 @@ func checkRolesAgainstChrome(t *testing.T, e *env, page string) {
 	var tree struct {
 		Nodes []axNode `json:"nodes"`
 	}
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		var err error
 		if refs, err = browser.RefElements(ctx, tab, named); err != nil {
 			return err
@@ -177,7 +179,9 @@ func checkRolesAgainstChrome(t *testing.T, e *env, page string) {
 	}
 	// Mark the elements with refs, then look for a clickable one without.
 	var unreffed []string
-	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err = e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		if err := browser.MarkRefs(ctx, tab, "data-wp-ref", named); err != nil {
 			return err
 		}

@@ -86,8 +86,9 @@ func TestBigPageTimes(t *testing.T) {
 		}
 	}
 	for _, n := range sizes {
-		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Navigate(ctx, tab, base+"/big?n="+strconv.Itoa(n), 0)
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Navigate(ctx, base+"/big?n="+strconv.Itoa(n), 0)
 			return err
 		})
 		if err != nil {
@@ -96,9 +97,10 @@ func TestBigPageTimes(t *testing.T) {
 		for run := 0; run < 2; run++ {
 			start := time.Now()
 			var snap *browser.Snapshot
-			err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+			err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 				var err error
-				snap, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{MaxChars: 20000})
+				snap, err = h.Snapshot(ctx, browser.SnapshotOptions{MaxChars: 20000})
 				return err
 			})
 			if err != nil {
@@ -111,17 +113,18 @@ func TestBigPageTimes(t *testing.T) {
 
 // prompt runs fn on the env's tab with its own deadline and fails the test
 // when it errs or takes longer than within.
-func (e *env) prompt(what string, within time.Duration, fn func(ctx context.Context, tab *browser.Tab) error) {
+func (e *env) prompt(what string, within time.Duration, fn func(ctx context.Context, h *browser.Held) error) {
 	e.t.Helper()
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(e.ctx, within+backendtest.Timeout(2*time.Second))
 	defer cancel()
-	err := e.s.Do(ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
+	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		return fn(ctx, tab)
+		h.Use(tab)
+		return fn(ctx, h)
 	})
 	if err != nil {
 		e.t.Fatalf("%s: %v (after %v)", what, err, time.Since(start))
@@ -138,8 +141,9 @@ func TestSnapshotHugePage(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.ctx = backendtest.Context(t, 180*time.Second)
 	base := bigServer(t)
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, base+"/big?n=200000", backendtest.Timeout(60*time.Second))
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Navigate(ctx, base+"/big?n=200000", backendtest.Timeout(60*time.Second))
 		return err
 	})
 	if err != nil {
@@ -173,8 +177,9 @@ func TestSnapshotHugePage(t *testing.T) {
 		t.Errorf("a walk cut at %v is not reported (stopped %d):\n%.400s", short, snap.Stopped, snap.Text)
 	}
 	t.Logf("short snapshot: %v, %d refs, stopped %d", took, snap.Refs, snap.Stopped)
-	e.prompt("a scoped snapshot after it", backendtest.Timeout(5*time.Second), func(ctx context.Context, tab *browser.Tab) error {
-		s, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Scope: browser.Locator{Selector: "#end"}})
+	e.prompt("a scoped snapshot after it", backendtest.Timeout(5*time.Second), func(ctx context.Context, h *browser.Held) error {
+
+		s, err := h.Snapshot(ctx, browser.SnapshotOptions{Scope: browser.Locator{Selector: "#end"}})
 		if err == nil && !strings.Contains(s.Text, "the end") {
 			t.Errorf("scoped snapshot:\n%s", s.Text)
 		}
@@ -185,8 +190,9 @@ func TestSnapshotHugePage(t *testing.T) {
 // open navigates the env's tab to an absolute URL.
 func (e *env) open(url string) {
 	e.t.Helper()
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, url, 0)
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Navigate(ctx, url, 0)
 		return err
 	})
 	if err != nil {
@@ -200,12 +206,12 @@ func (e *env) snapshotWithin(d time.Duration, opts browser.SnapshotOptions) (*br
 	ctx, cancel := context.WithTimeout(e.ctx, d)
 	defer cancel()
 	var snap *browser.Snapshot
-	err := e.s.Do(ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
+	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		snap, err = e.s.Snapshot(ctx, tab, opts)
+		snap, err = h.On(tab).Snapshot(ctx, opts)
 		return err
 	})
 	return snap, time.Since(start), err
@@ -221,7 +227,9 @@ func TestWalkStoppedAtDeadline(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/basic.html")
 	start := time.Now()
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		defer cancel()
 		return browser.EvalWalkerWorld(ctx, tab, "(() => { for (;;) {} })()")
@@ -232,8 +240,9 @@ func TestWalkStoppedAtDeadline(t *testing.T) {
 	if d := time.Since(start); d > backendtest.Timeout(2*time.Second) {
 		t.Errorf("the endless script's call took %v", d)
 	}
-	e.prompt("a snapshot after the stopped script", backendtest.Timeout(3*time.Second), func(ctx context.Context, tab *browser.Tab) error {
-		s, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+	e.prompt("a snapshot after the stopped script", backendtest.Timeout(3*time.Second), func(ctx context.Context, h *browser.Held) error {
+
+		s, err := h.Snapshot(ctx, browser.SnapshotOptions{})
 		if err == nil && !strings.Contains(s.Text, "Basic page") {
 			t.Errorf("snapshot:\n%s", s.Text)
 		}
@@ -251,9 +260,10 @@ func TestSnapshotMaxCharsClamped(t *testing.T) {
 	base := bigServer(t)
 	e.open(base + "/big?n=8000")
 	var snap *browser.Snapshot
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		snap, err = e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull, MaxChars: 1_000_000_000})
+		snap, err = h.Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeFull, MaxChars: 1_000_000_000})
 		return err
 	})
 	if err != nil {
@@ -287,12 +297,12 @@ func TestActionWithinCallDeadline(t *testing.T) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(e.ctx, call)
 	defer cancel()
-	err := e.s.Do(ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
+	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		_, err = e.s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Locator{Selector: "#b"}})
+		_, err = h.On(tab).Act(ctx, browser.Action{Kind: "click", Target: browser.Locator{Selector: "#b"}})
 		return err
 	})
 	took := time.Since(start)

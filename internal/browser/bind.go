@@ -22,8 +22,9 @@ func (s *Session) binder() (backend.Binder, error) {
 // BindableTabs lists the tabs the user opened that no session holds: the
 // candidates of browser_tabs bind. Their ID is the backend's id (what bind
 // takes as tab); Current marks the tab the user is looking at, when the
-// backend knows it. Call within Do.
-func (s *Session) BindableTabs(ctx context.Context) ([]TabView, error) {
+// backend knows it.
+func (h *Held) BindableTabs(ctx context.Context) ([]TabView, error) {
+	s := h.s
 	b, err := s.binder()
 	if err != nil {
 		return nil, err
@@ -49,13 +50,14 @@ func (s *Session) BindableTabs(ctx context.Context) ([]TabView, error) {
 // case-insensitive substring of its URL or title, or /re/), or with
 // neither the tab the user is looking at. Only that tab is attached. None
 // is TAB_NOT_FOUND and several AMBIGUOUS_TARGET, with the candidates as
-// suggestions. Call within Do.
-func (s *Session) BindTab(ctx context.Context, id, match string) (*Tab, error) {
+// suggestions.
+func (h *Held) BindTab(ctx context.Context, id, match string) (*Tab, error) {
+	s := h.s
 	b, err := s.binder()
 	if err != nil {
 		return nil, err
 	}
-	cands, err := s.BindableTabs(ctx)
+	cands, err := h.BindableTabs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -118,12 +120,14 @@ func (s *Session) BindTab(ctx context.Context, id, match string) (*Tab, error) {
 	t.bound = true
 	s.join(t)
 	s.current = t
+	h.t = t
 	return t, nil
 }
 
 // UnbindTab releases a tab the session bound ("" = the current tab): the
-// debugger is detached and the tab stays as the user had it. Call within Do.
-func (s *Session) UnbindTab(ctx context.Context, id string) (*Tab, error) {
+// debugger is detached and the tab stays as the user had it.
+func (h *Held) UnbindTab(ctx context.Context, id string) (*Tab, error) {
+	s := h.s
 	var t *Tab
 	if id == "" {
 		t = s.current

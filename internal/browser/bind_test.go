@@ -37,13 +37,13 @@ func TestBindUserTabs(t *testing.T) {
 		}
 		return st.Attached
 	}
-	call := func(fn func(ctx context.Context) error) error { return e.s.Do(e.ctx, fn) }
+	call := func(fn func(ctx context.Context, h *browser.Held) error) error { return e.s.Do(e.ctx, fn) }
 
 	var cands []browser.TabView
-	if err := call(func(ctx context.Context) (err error) {
+	if err := call(func(ctx context.Context, h *browser.Held) (err error) {
 		// The browser lists a new tab's URL once it has begun loading.
 		for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if cands, err = e.s.BindableTabs(ctx); err != nil || countURL(cands, "who=") == 3 {
+			if cands, err = h.BindableTabs(ctx); err != nil || countURL(cands, "who=") == 3 {
 				return err
 			}
 		}
@@ -56,8 +56,8 @@ func TestBindUserTabs(t *testing.T) {
 	}
 
 	var bound *browser.Tab
-	err := call(func(ctx context.Context) (err error) {
-		bound, err = e.s.BindTab(ctx, "", "alpha-ONE")
+	err := call(func(ctx context.Context, h *browser.Held) (err error) {
+		bound, err = h.BindTab(ctx, "", "alpha-ONE")
 		return err
 	})
 	if err != nil {
@@ -85,7 +85,7 @@ func TestBindUserTabs(t *testing.T) {
 		{"beta", browser.CodeAmbiguousTarget, 2},
 		{"/who=gamma/", browser.CodeTabNotFound, 2}, // the unbound user tabs
 	} {
-		err := call(func(ctx context.Context) error { _, err := e.s.BindTab(ctx, "", c.match); return err })
+		err := call(func(ctx context.Context, h *browser.Held) error { _, err := h.BindTab(ctx, "", c.match); return err })
 		be, ok := browser.AsError(err)
 		if !ok || be.Code != c.code {
 			t.Errorf("bind %q: %v, want %s", c.match, err, c.code)
@@ -104,8 +104,8 @@ func TestBindUserTabs(t *testing.T) {
 
 	// By id, as list all shows it.
 	betaID := ""
-	_ = call(func(ctx context.Context) error {
-		cands, _ = e.s.BindableTabs(ctx)
+	_ = call(func(ctx context.Context, h *browser.Held) error {
+		cands, _ = h.BindableTabs(ctx)
 		return nil
 	})
 	for _, v := range cands {
@@ -114,11 +114,14 @@ func TestBindUserTabs(t *testing.T) {
 		}
 	}
 	var beta *browser.Tab
-	if err := call(func(ctx context.Context) (err error) { beta, err = e.s.BindTab(ctx, betaID, ""); return err }); err != nil {
+	if err := call(func(ctx context.Context, h *browser.Held) (err error) {
+		beta, err = h.BindTab(ctx, betaID, "")
+		return err
+	}); err != nil {
 		t.Fatalf("bind by id %q: %v", betaID, err)
 	}
 	var list []browser.TabView
-	_ = call(func(ctx context.Context) (err error) { list, err = e.s.ListTabs(ctx); return err })
+	_ = call(func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
 	if len(list) != 2 || !list[0].Bound || !list[1].Bound || list[1].ID != beta.ID || !list[1].Current {
 		t.Errorf("list %+v: want t1 and %s, both bound, %s current", list, beta.ID, beta.ID)
 	}
@@ -127,7 +130,7 @@ func TestBindUserTabs(t *testing.T) {
 	}
 
 	// unbind: detached, still open, no longer the session's.
-	if err := call(func(ctx context.Context) error { _, err := e.s.UnbindTab(ctx, beta.ID); return err }); err != nil {
+	if err := call(func(ctx context.Context, h *browser.Held) error { _, err := h.UnbindTab(ctx, beta.ID); return err }); err != nil {
 		t.Fatalf("unbind: %v", err)
 	}
 	waitDetached := func(who string) {
@@ -140,11 +143,11 @@ func TestBindUserTabs(t *testing.T) {
 		}
 	}
 	waitDetached("beta-two")
-	_ = call(func(ctx context.Context) (err error) { list, err = e.s.ListTabs(ctx); return err })
+	_ = call(func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
 	if len(list) != 1 || list[0].ID != "t1" {
 		t.Errorf("list after unbind: %+v, want t1 only", list)
 	}
-	if err := call(func(ctx context.Context) error { _, err := e.s.UnbindTab(ctx, beta.ID); return err }); err == nil {
+	if err := call(func(ctx context.Context, h *browser.Held) error { _, err := h.UnbindTab(ctx, beta.ID); return err }); err == nil {
 		t.Error("unbind of a released tab: no error")
 	}
 
@@ -155,7 +158,7 @@ func TestBindUserTabs(t *testing.T) {
 	}
 	var opened *browser.TabView
 	for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); opened == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		_ = call(func(ctx context.Context) (err error) { list, err = e.s.ListTabs(ctx); return err })
+		_ = call(func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
 		for i := range list {
 			if strings.Contains(list[i].URL, "/form.html") {
 				opened = &list[i]
@@ -167,12 +170,12 @@ func TestBindUserTabs(t *testing.T) {
 	}
 
 	// browser_close releases the bound tabs and closes nothing.
-	if err := call(func(ctx context.Context) error { return e.s.CloseTabs(ctx) }); err != nil {
+	if err := call(func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) }); err != nil {
 		t.Fatalf("close: %v", err)
 	}
 	waitDetached("alpha-one")
-	_ = call(func(ctx context.Context) error {
-		cands, _ = e.s.BindableTabs(ctx)
+	_ = call(func(ctx context.Context, h *browser.Held) error {
+		cands, _ = h.BindableTabs(ctx)
 		return nil
 	})
 	if n := countURL(cands, "who="); n != 3 {
@@ -219,9 +222,9 @@ func TestBindLookedAt(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = backendtest.CloseUserTab(context.Background(), be, id) })
 	var cands []browser.TabView
-	_ = e.s.Do(e.ctx, func(ctx context.Context) (err error) {
+	_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) {
 		for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if cands, err = e.s.BindableTabs(ctx); err != nil || countURL(cands, "looked-at") == 1 {
+			if cands, err = h.BindableTabs(ctx); err != nil || countURL(cands, "looked-at") == 1 {
 				return err
 			}
 		}
@@ -237,7 +240,7 @@ func TestBindLookedAt(t *testing.T) {
 		t.Fatalf("bridge: the tab looked at is %+v, want the user tab just opened in its own window (candidates %+v)", looked, cands)
 	}
 	var tab *browser.Tab
-	err = e.s.Do(e.ctx, func(ctx context.Context) (err error) { tab, err = e.s.BindTab(ctx, "", ""); return err })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { tab, err = h.BindTab(ctx, "", ""); return err })
 	switch {
 	case len(looked) == 1 || len(cands) == 1:
 		if err != nil {
@@ -248,7 +251,7 @@ func TestBindLookedAt(t *testing.T) {
 			want = looked[0].URL
 		}
 		var list []browser.TabView
-		_ = e.s.Do(e.ctx, func(ctx context.Context) (err error) { list, err = e.s.ListTabs(ctx); return err })
+		_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
 		if len(list) != 1 || list[0].ID != tab.ID || list[0].URL != want || !list[0].Bound {
 			t.Errorf("bound %+v, want the tab at %s", list, want)
 		}
@@ -270,7 +273,7 @@ func TestTabGroupRelease(t *testing.T) {
 	be := e.m.Backend()
 	e.navigate("/popups")
 	var tab *browser.Tab
-	_ = e.do(func(ctx context.Context, t *browser.Tab) error { tab = t; return nil })
+	_ = e.do(func(ctx context.Context, h *browser.Held) error { tab = h.Tab(); return nil })
 	id := tab.TargetID()
 	title, err := backendtest.EvalInExtension(e.ctx, be, `(async () => { const t = await chrome.tabs.get(`+id+`); return (await chrome.tabGroups.get(t.groupId)).title; })()`)
 	if err != nil {
@@ -293,12 +296,12 @@ func TestTabGroupRelease(t *testing.T) {
 	if err != nil || !strings.Contains(open, "/popups") {
 		t.Errorf("the released tab: %s, %v; want it open on /popups", open, err)
 	}
-	err = e.s.Do(e.ctx, func(ctx context.Context) error { _, err := e.s.CurrentTab(ctx); return err })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { _, err := h.CurrentTab(ctx); return err })
 	if be, ok := browser.AsError(err); !ok || be.Code != browser.CodeBridgeDetached {
 		t.Errorf("the next call: %v, want BRIDGE_DETACHED once", err)
 	}
 	var list []browser.TabView
-	_ = e.s.Do(e.ctx, func(ctx context.Context) (err error) { list, err = e.s.ListTabs(ctx); return err })
+	_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
 	for _, v := range list {
 		if strings.Contains(v.URL, "/popups") {
 			t.Errorf("the released tab is still the session's: %+v", list)
@@ -307,10 +310,10 @@ func TestTabGroupRelease(t *testing.T) {
 	// The tab is the user's: the next call does not take it back, and
 	// closing the session's tabs leaves it open.
 	var cur *browser.Tab
-	if err := e.s.Do(e.ctx, func(ctx context.Context) (err error) { cur, err = e.s.CurrentTab(ctx); return err }); err != nil || cur.TargetID() == id {
+	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { cur, err = h.CurrentTab(ctx); return err }); err != nil || cur.TargetID() == id {
 		t.Errorf("the call after: tab %v, %v; want a new tab", cur, err)
 	}
-	if err := e.s.Do(e.ctx, e.s.CloseTabs); err != nil {
+	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) }); err != nil {
 		t.Fatal(err)
 	}
 	if open, err := backendtest.EvalInExtension(e.ctx, be, `chrome.tabs.get(`+id+`).then((t) => t.url)`); err != nil || !strings.Contains(open, "/popups") {

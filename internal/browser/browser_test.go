@@ -183,28 +183,30 @@ func newEnv(t *testing.T, opts browser.Options) *env {
 	m := browser.NewManager(opts)
 	e := &env{t: t, ctx: backendtest.Context(t, 60*time.Second), m: m, s: m.Session(t.Name()), base: fixtures(t)}
 	t.Cleanup(func() {
-		_ = e.s.Do(context.Background(), func(ctx context.Context) error { return e.s.CloseTabs(ctx) })
+		_ = e.s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
 	})
 	return e
 }
 
-// do runs fn on the session's current tab.
-func (e *env) do(fn func(ctx context.Context, tab *browser.Tab) error) error {
-	return e.s.Do(e.ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
+// do runs fn with the session held, working on its current tab.
+func (e *env) do(fn func(ctx context.Context, h *browser.Held) error) error {
+	return e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		return fn(ctx, tab)
+		h.Use(tab)
+		return fn(ctx, h)
 	})
 }
 
 func (e *env) navigate(path string) browser.NavResult {
 	e.t.Helper()
 	var res browser.NavResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.Navigate(ctx, tab, e.base+path, 0)
+		res, err = h.Navigate(ctx, e.base+path, 0)
 		return err
 	})
 	if err != nil {
@@ -216,8 +218,9 @@ func (e *env) navigate(path string) browser.NavResult {
 func (e *env) snapshot(mode string) string {
 	e.t.Helper()
 	var text string
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: mode})
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		snap, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: mode})
 		if err == nil {
 			text = snap.Text
 		}
@@ -231,9 +234,10 @@ func (e *env) snapshot(mode string) string {
 
 func (e *env) act(a browser.Action) (*browser.ActionResult, error) {
 	var res *browser.ActionResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.Act(ctx, tab, a)
+		res, err = h.Act(ctx, a)
 		return err
 	})
 	return res, err
@@ -242,7 +246,9 @@ func (e *env) act(a browser.Action) (*browser.ActionResult, error) {
 func (e *env) eval(expr string) string {
 	e.t.Helper()
 	var out string
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		var err error
 		out, err = browser.EvalString(ctx, tab, expr)
 		return err
@@ -401,17 +407,17 @@ func TestParallelSessionsAreIsolated(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			s := shared.m.Session(t.Name() + "/" + name)
-			defer s.Do(context.Background(), func(ctx context.Context) error { return s.CloseTabs(ctx) })
-			err := s.Do(shared.ctx, func(ctx context.Context) error {
-				tab, err := s.CurrentTab(ctx)
+			defer s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			err := s.Do(shared.ctx, func(ctx context.Context, h *browser.Held) error {
+				tab, err := h.CurrentTab(ctx)
 				if err != nil {
 					return err
 				}
-				if _, err := s.Navigate(ctx, tab, shared.base+path, 0); err != nil {
+				if _, err := h.On(tab).Navigate(ctx, shared.base+path, 0); err != nil {
 					return err
 				}
 				for range 3 {
-					snap, err := s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+					snap, err := h.On(tab).Snapshot(ctx, browser.SnapshotOptions{})
 					if err != nil {
 						return err
 					}
@@ -422,7 +428,7 @@ func TestParallelSessionsAreIsolated(t *testing.T) {
 				// Short ids (t1, …) are per session; the browser's ids tell
 				// the tabs apart.
 				mu.Lock()
-				tabs[name] = s.TabIDs()
+				tabs[name] = h.TabIDs()
 				if len(tabs[name]) == 1 {
 					tabs[name][0] = tab.TargetID()
 				}
@@ -447,8 +453,9 @@ func TestParallelSessionsAreIsolated(t *testing.T) {
 func TestNavigationErrors(t *testing.T) {
 	e := newEnv(t, browser.Options{BlockedOrigins: []string{"blocked.example"}})
 	nav := func(url string) error {
-		return e.do(func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Navigate(ctx, tab, url, 0)
+		return e.do(func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Navigate(ctx, url, 0)
 			return err
 		})
 	}
@@ -493,9 +500,10 @@ func TestHistory(t *testing.T) {
 	e.navigate("/form.html")
 	hist := func(dir string) browser.NavResult {
 		var res browser.NavResult
-		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 			var err error
-			res, err = e.s.History(ctx, tab, dir, 0)
+			res, err = h.History(ctx, dir, 0)
 			return err
 		})
 		if err != nil {
@@ -577,8 +585,9 @@ func TestSnapshotPaging(t *testing.T) {
 	e.navigate("/long.html")
 	var full string
 	var total int
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull})
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		snap, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeFull})
 		if err != nil {
 			return err
 		}
@@ -590,7 +599,7 @@ func TestSnapshotPaging(t *testing.T) {
 			if pages > 20 {
 				return errors.New("paging did not end")
 			}
-			snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull, MaxChars: 5000, Offset: offset})
+			snap, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeFull, MaxChars: 5000, Offset: offset})
 			if err != nil {
 				return err
 			}

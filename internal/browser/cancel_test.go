@@ -19,12 +19,12 @@ func TestCancelStopsNavigation(t *testing.T) {
 	e.navigate("/basic.html")
 	ctx, cancel := context.WithCancel(e.ctx)
 	slow.CancelWhenStarted(cancel)
-	err := e.s.Do(ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
+	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		_, err = e.s.Navigate(ctx, tab, slow.URL+"/", 0)
+		_, err = h.On(tab).Navigate(ctx, slow.URL+"/", 0)
 		return err
 	})
 	if err == nil {
@@ -38,19 +38,19 @@ func TestCancelStopsNavigation(t *testing.T) {
 	// The next call reads the page that was there, and a navigation works.
 	nctx, ncancel := context.WithTimeout(e.ctx, backendtest.Timeout(10*time.Second))
 	defer ncancel()
-	err = e.s.Do(nctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
+	err = e.s.Do(nctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeCompact})
+		snap, err := h.On(tab).Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeCompact})
 		if err != nil {
 			return err
 		}
 		if !strings.Contains(snap.Text, "Basic page") {
 			t.Errorf("after the cancel, the page is not the one before:\n%s", snap.Text)
 		}
-		res, err := e.s.Navigate(ctx, tab, e.base+"/form.html", 0)
+		res, err := h.On(tab).Navigate(ctx, e.base+"/form.html", 0)
 		if err == nil && !strings.Contains(res.URL, "form.html") {
 			t.Errorf("navigate after the cancel = %+v", res)
 		}

@@ -229,8 +229,9 @@ func compileExclude(pat string) (*regexp.Regexp, error) {
 
 // Collect reads repeated items of the tab's page (or proposes how to, with
 // Discover) and renders them: a header with a columns line, then one JSON array per
-// item. Call within Do.
-func (s *Session) Collect(ctx context.Context, t *Tab, o CollectOptions) (*Collected, error) {
+// item.
+func (h *Held) Collect(ctx context.Context, o CollectOptions) (*Collected, error) {
+	s, t := h.s, h.t
 	fields, excl, err := o.check()
 	if err != nil {
 		return nil, err

@@ -18,9 +18,10 @@ import (
 // collect runs browser_collect on the session's current tab.
 func (e *env) collect(o browser.CollectOptions) (*browser.Collected, error) {
 	var res *browser.Collected
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.Collect(ctx, tab, o)
+		res, err = h.Collect(ctx, o)
 		return err
 	})
 	return res, err
@@ -372,12 +373,12 @@ func (e *env) collectWithin(d time.Duration, o browser.CollectOptions) (*browser
 	ctx, cancel := context.WithTimeout(e.ctx, backendtest.Timeout(d))
 	defer cancel()
 	var res *browser.Collected
-	err := e.s.Do(ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
+	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		res, err = e.s.Collect(ctx, tab, o)
+		res, err = h.On(tab).Collect(ctx, o)
 		return err
 	})
 	return res, err

@@ -349,7 +349,8 @@ func (o ConsoleOptions) key() string {
 // first (newest last), as page data labelled with the page's URL. It does
 // not touch the page's scripts, so it works while a dialog is open. Call
 // within Do.
-func (s *Session) Console(ctx context.Context, t *Tab, o ConsoleOptions) (*ConsoleResult, error) {
+func (h *Held) Console(ctx context.Context, o ConsoleOptions) (*ConsoleResult, error) {
+	s, t := h.s, h.t
 	if o.Limit <= 0 {
 		o.Limit = ConsoleDefaultLimit
 	}

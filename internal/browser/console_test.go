@@ -14,9 +14,10 @@ import (
 func (e *env) console(o browser.ConsoleOptions) *browser.ConsoleResult {
 	e.t.Helper()
 	var res *browser.ConsoleResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.Console(ctx, tab, o)
+		res, err = h.Console(ctx, o)
 		return err
 	})
 	if err != nil {

@@ -89,8 +89,9 @@ func (t *Tab) untilDialog(ctx context.Context) (context.Context, context.CancelF
 }
 
 // AnswerDialog accepts (with text for a prompt) or dismisses the dialog
-// open in the tab. Call within Do.
-func (s *Session) AnswerDialog(ctx context.Context, t *Tab, accept bool, text *string) (*DialogView, error) {
+// open in the tab.
+func (h *Held) AnswerDialog(ctx context.Context, accept bool, text *string) (*DialogView, error) {
+	t := h.t
 	t.mu.Lock()
 	gen := t.dialogGen
 	t.mu.Unlock()
@@ -133,8 +134,8 @@ func (t *Tab) answered(gen int) {
 // ReadyTab is Tab for a call that needs the page: DIALOG_OPEN while a
 // dialog waits for an answer, ORIGIN_BLOCKED (and the page cleared) when
 // the tab shows a document the origin policy refuses.
-func (s *Session) ReadyTab(ctx context.Context, id string) (*Tab, error) {
-	t, err := s.Tab(ctx, id)
+func (h *Held) ReadyTab(ctx context.Context, id string) (*Tab, error) {
+	t, err := h.TabByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}

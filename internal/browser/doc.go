@@ -4,7 +4,10 @@
 // A [Manager] holds the agent [Session]s, keyed by name. A Session owns the
 // tabs it opened, a current tab, and per tab a ref table. Calls within one
 // Session are serialized (see [Session.Do]); different Sessions run in
-// parallel and never share a tab.
+// parallel and never share a tab. What may only run while a session is
+// held (its tabs, their pages, its network log) are the methods of
+// [Held], which only Do makes: the call's view of the session and of the
+// tab it works on.
 //
 // A [Snapshot] is the agent's view of a page: one line per meaningful node,
 // refs such as e3 on what an agent can act on. A ref lives as long as the

@@ -74,8 +74,8 @@ func (r *EvalResult) Cut() bool { return r.AtLeast || r.Length > len([]rune(r.Va
 // main frame or of a frame, awaiting a promise it returns, and returns its
 // value. An exception is INVALID_ARGUMENT with its text and line; code
 // still running at the timeout is TIMEOUT, and is stopped in the page.
-// Call within Do.
-func (s *Session) Eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult, error) {
+func (h *Held) Eval(ctx context.Context, o EvalOptions) (*EvalResult, error) {
+	s, t := h.s, h.t
 	if err := o.Check(); err != nil {
 		return nil, err
 	}

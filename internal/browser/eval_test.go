@@ -14,9 +14,10 @@ import (
 // run runs browser_eval's code on the current tab.
 func (e *env) run(o browser.EvalOptions) (*browser.EvalResult, error) {
 	var res *browser.EvalResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.Eval(ctx, tab, o)
+		res, err = h.Eval(ctx, o)
 		return err
 	})
 	return res, err
@@ -161,8 +162,9 @@ func TestEvalDialogAndNavigation(t *testing.T) {
 	if be := wantCode(t, err, browser.CodeDialogOpen); !strings.Contains(be.Message, "from eval") {
 		t.Errorf("dialog: %s", be.Message)
 	}
-	if err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.AnswerDialog(ctx, tab, true, nil)
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.AnswerDialog(ctx, true, nil)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -56,15 +56,15 @@ func whoami(t *testing.T) string {
 // visit navigates the session's current tab to url and snapshots it.
 func visit(ctx context.Context, s *browser.Session, url string) (*browser.Snapshot, error) {
 	var snap *browser.Snapshot
-	err := s.Do(ctx, func(ctx context.Context) error {
-		tab, err := s.CurrentTab(ctx)
+	err := s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		if _, err := s.Navigate(ctx, tab, url, 0); err != nil {
+		if _, err := h.On(tab).Navigate(ctx, url, 0); err != nil {
 			return err
 		}
-		snap, err = s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		snap, err = h.On(tab).Snapshot(ctx, browser.SnapshotOptions{})
 		return err
 	})
 	return snap, err
@@ -73,9 +73,9 @@ func visit(ctx context.Context, s *browser.Session, url string) (*browser.Snapsh
 // listTabs lists the session's tabs.
 func listTabs(ctx context.Context, s *browser.Session) ([]browser.TabView, error) {
 	var tabs []browser.TabView
-	err := s.Do(ctx, func(ctx context.Context) error {
+	err := s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
-		tabs, err = s.ListTabs(ctx)
+		tabs, err = h.ListTabs(ctx)
 		return err
 	})
 	return tabs, err
@@ -160,7 +160,7 @@ func TestFarmSessionsInParallel(t *testing.T) {
 	// Tabs are the session's own: a second tab in one session is listed
 	// there only.
 	s0 := m.Session(names[0])
-	if err := s0.Do(ctx, func(ctx context.Context) error { _, err := s0.NewTab(ctx); return err }); err != nil {
+	if err := s0.Do(ctx, func(ctx context.Context, h *browser.Held) error { _, err := h.NewTab(ctx); return err }); err != nil {
 		t.Fatalf("new tab: %v", err)
 	}
 	if tabs, err := listTabs(ctx, s0); err != nil || len(tabs) != 2 {
@@ -218,8 +218,8 @@ func TestFarmUnreachable(t *testing.T) {
 	m, _ := farmManager(t, "ws://127.0.0.1:1/")
 	ctx := backendtest.Context(t, 30*time.Second)
 	s := m.Session("lonely")
-	err := s.Do(ctx, func(ctx context.Context) error {
-		_, err := s.CurrentTab(ctx)
+	err := s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		_, err := h.CurrentTab(ctx)
 		return err
 	})
 	be, ok := browser.AsError(err)

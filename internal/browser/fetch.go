@@ -105,8 +105,9 @@ func (o FetchOptions) validate() error {
 // (through the browser's own network stack, so without CORS; the page's
 // fetch when that is refused, and for blob: URLs), into a fresh folder of the
 // output directory. A file that fails is reported in its place; when every
-// file fails, the first failure is the error. Call within Do.
-func (s *Session) Download(ctx context.Context, t *Tab, o FetchOptions) (*FetchResult, error) {
+// file fails, the first failure is the error.
+func (h *Held) Download(ctx context.Context, o FetchOptions) (*FetchResult, error) {
+	s, t := h.s, h.t
 	if err := o.validate(); err != nil {
 		return nil, err
 	}

@@ -81,9 +81,10 @@ func base64PNG(t testing.TB) string { return base64.StdEncoding.EncodeToString(p
 
 func (e *env) download(o browser.FetchOptions) (*browser.FetchResult, error) {
 	var res *browser.FetchResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.Download(ctx, tab, o)
+		res, err = h.Download(ctx, o)
 		return err
 	})
 	return res, err
@@ -213,7 +214,7 @@ func TestRemoteDownloadStaysThere(t *testing.T) {
 		ActionTimeout: backendtest.Timeout(5 * time.Second), NavTimeout: backendtest.Timeout(20 * time.Second)})
 	e.s = e.m.Session(t.Name())
 	t.Cleanup(func() {
-		_ = e.s.Do(context.Background(), func(ctx context.Context) error { return e.s.CloseTabs(ctx) })
+		_ = e.s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
 	})
 	e.navigate("/links")
 	res, err := e.act(browser.Action{Kind: "click", Target: sel("#dl")})

@@ -42,8 +42,8 @@ const DefaultFindLimit = 20
 
 // Find searches the live page (frames included) and returns the matches as
 // snapshot lines with refs, each with its nearest landmark and heading.
-// Call within Do.
-func (s *Session) Find(ctx context.Context, t *Tab, o FindOptions) (string, error) {
+func (h *Held) Find(ctx context.Context, o FindOptions) (string, error) {
+	t := h.t
 	if err := t.DialogError(); err != nil {
 		return "", err
 	}

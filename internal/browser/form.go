@@ -81,8 +81,9 @@ var fieldTypes = map[string]string{"": "", "textbox": "text", "text": "text", "d
 
 // FillForm sets many fields in one call, in order, stopping at the first
 // failure (an error whose diagnosis lists the fields completed, the one
-// that failed and those skipped), then submits as asked. Call within Do.
-func (s *Session) FillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult, error) {
+// that failed and those skipped), then submits as asked.
+func (h *Held) FillForm(ctx context.Context, f FormFill) (*FormResult, error) {
+	s, t := h.s, h.t
 	defer t.stopIfCancelled(ctx)
 	if len(f.Fields) == 0 {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "fields is empty", Hint: `e.g. {"fields":[{"role":"textbox","name":"Email","value":"ada@example.com"}],"submit":"form"}`}

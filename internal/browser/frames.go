@@ -65,7 +65,8 @@ type frameList struct {
 // most maxFrames). Each frame is named the way the frame argument takes it
 // (the ref of its iframe element, which it gets now if it had none). Call
 // within Do.
-func (s *Session) Frames(ctx context.Context, t *Tab) ([]FrameInfo, error) {
+func (h *Held) Frames(ctx context.Context) ([]FrameInfo, error) {
+	t := h.t
 	return untilAnswered(ctx, t, func(ctx context.Context) ([]FrameInfo, error) {
 		defer t.releaseObjects(ctx)
 		mainID, err := t.mainFrameID(ctx)

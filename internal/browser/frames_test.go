@@ -13,9 +13,10 @@ import (
 func (e *env) frames() []browser.FrameInfo {
 	e.t.Helper()
 	var out []browser.FrameInfo
-	if err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		out, err = e.s.Frames(ctx, tab)
+		out, err = h.Frames(ctx)
 		return err
 	}); err != nil {
 		e.t.Fatalf("frames: %v", err)

@@ -19,7 +19,8 @@ const glanceTimeout = 5 * time.Second
 // viewport scaled to width CSS pixels as a JPEG of quality (cheap: the
 // browser scales). Under an open dialog only the URL is read. Best effort:
 // what could be read is returned with the first error.
-func (s *Session) Glance(ctx context.Context, t *Tab, width, quality int) (Glance, error) {
+func (h *Held) Glance(ctx context.Context, width, quality int) (Glance, error) {
+	t := h.t
 	ctx, cancel := context.WithTimeout(ctx, glanceTimeout)
 	defer cancel()
 	var g Glance
@@ -81,8 +82,8 @@ func (p *Policy) TraceFolder() (string, func(n int64) (done func(), err error), 
 
 // LiveTab is the session's tab by id ("" = current) when it is open and
 // attached, else nil: unlike Tab it never opens, revives or forgets a tab.
-// Call within Do.
-func (s *Session) LiveTab(id string) *Tab {
+func (h *Held) LiveTab(id string) *Tab {
+	s := h.s
 	t := s.current
 	if id != "" {
 		t = s.tabs[s.ids.resolve(id)]

@@ -120,20 +120,20 @@ func snapshotCase(t *testing.T, ar *txtar.Archive, srv, other string) map[string
 	ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(60*time.Second))
 	defer cancel()
 	out := make(map[string]string)
-	err := s.Do(ctx, func(ctx context.Context) error {
-		defer s.CloseTabs(context.WithoutCancel(ctx))
-		tab, err := s.CurrentTab(ctx)
+	err := s.Do(ctx, func(ctx context.Context, h *Held) error {
+		defer h.CloseTabs(context.WithoutCancel(ctx))
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		if _, err := s.Navigate(ctx, tab, target, 0); err != nil {
+		if _, err := h.On(tab).Navigate(ctx, target, 0); err != nil {
 			return err
 		}
 		if strings.Contains(target, other) || strings.Contains(target, "frames") {
 			waitFrames(ctx, s, tab)
 		}
 		for _, mode := range goldenModes {
-			snap, err := s.Snapshot(ctx, tab, SnapshotOptions{Mode: mode})
+			snap, err := h.On(tab).Snapshot(ctx, SnapshotOptions{Mode: mode})
 			if err != nil {
 				return fmt.Errorf("snapshot %s: %w", mode, err)
 			}

@@ -64,13 +64,13 @@ func TestTabGoroutines(t *testing.T) {
 	const n = 4
 	ids := map[string]bool{}
 	var tabs []*browser.Tab
-	err := e.s.Do(e.ctx, func(ctx context.Context) error {
+	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		for range n {
-			tab, err := e.s.NewTab(ctx)
+			tab, err := h.NewTab(ctx)
 			if err != nil {
 				return err
 			}
-			if _, err := e.s.Navigate(ctx, tab, e.base+"/signin", 0); err != nil {
+			if _, err := h.On(tab).Navigate(ctx, e.base+"/signin", 0); err != nil {
 				return err
 			}
 			ids[tab.TargetID()] = true
@@ -82,9 +82,9 @@ func TestTabGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGoroutines(t, ids, "4 idle tabs", func(got int) bool { return got == n })
-	err = e.s.Do(e.ctx, func(ctx context.Context) error {
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		for _, tab := range tabs {
-			if err := e.s.CloseTab(ctx, tab.ID); err != nil {
+			if err := h.CloseTab(ctx, tab.ID); err != nil {
 				return err
 			}
 		}

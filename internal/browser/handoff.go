@@ -107,8 +107,9 @@ func (s *Session) checkHandoff(o *HandoffOptions) ([]*waitCond, backend.Handoff,
 // shown (the bridge: badge, notification and popup with a Done button), and
 // the call waits until Until holds, the user presses Done, or the timeout
 // passes (TIMEOUT). Refs from before are stale afterwards: the user may
-// have changed anything. Call within Do.
-func (s *Session) Handoff(ctx context.Context, t *Tab, o HandoffOptions) (*HandoffResult, error) {
+// have changed anything.
+func (h *Held) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, error) {
+	s, t := h.s, h.t
 	conds, ho, err := s.checkHandoff(&o)
 	if err != nil {
 		return nil, err

@@ -17,8 +17,8 @@ func (e *env) handoffCall(o browser.HandoffOptions) <-chan handoffOutcome {
 	out := make(chan handoffOutcome, 1)
 	go func() {
 		var o2 handoffOutcome
-		o2.err = e.do(func(ctx context.Context, tab *browser.Tab) (err error) {
-			o2.res, err = e.s.Handoff(ctx, tab, o)
+		o2.err = e.do(func(ctx context.Context, h *browser.Held) (err error) {
+			o2.res, err = h.Handoff(ctx, o)
 			return err
 		})
 		out <- o2
@@ -116,8 +116,9 @@ func TestHandoff(t *testing.T) {
 	until := &browser.WaitCondition{URL: "*/account*"}
 
 	// Refused before anything happens, on every backend.
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Handoff(ctx, tab, browser.HandoffOptions{Message: " ", Until: until})
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Handoff(ctx, browser.HandoffOptions{Message: " ", Until: until})
 		return err
 	})
 	if err == nil || !strings.Contains(err.Error(), "message") {
@@ -126,8 +127,9 @@ func TestHandoff(t *testing.T) {
 
 	switch kind {
 	case "launch":
-		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Handoff(ctx, tab, browser.HandoffOptions{Message: "Sign in", Until: until})
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Handoff(ctx, browser.HandoffOptions{Message: "Sign in", Until: until})
 			return err
 		})
 		if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, "headless") {
@@ -135,8 +137,9 @@ func TestHandoff(t *testing.T) {
 		}
 		return
 	case "endpoint":
-		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Handoff(ctx, tab, browser.HandoffOptions{Message: "Sign in"})
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Handoff(ctx, browser.HandoffOptions{Message: "Sign in"})
 			return err
 		})
 		if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, "until") {

@@ -113,9 +113,10 @@ const (
 )
 
 // Describe returns the candidates of the element the locator resolves to
-// now. Call within Do, before acting on the element (an action may change
+// now, before acting on the element (an action may change
 // or remove it).
-func (s *Session) Describe(ctx context.Context, t *Tab, target Locator) (*Candidates, error) {
+func (h *Held) Describe(ctx context.Context, target Locator) (*Candidates, error) {
+	t := h.t
 	if err := t.DialogError(); err != nil {
 		return nil, err
 	}
@@ -188,8 +189,9 @@ type relocAnswer struct {
 // when nothing verifies. A page still rendering is looked at again for a
 // moment. The element is looked for in the main frame, or in the frame
 // the primary locator or candidates name (open shadow roots included,
-// child frames not). Call within Do.
-func (s *Session) Relocate(ctx context.Context, t *Tab, primary Locator, c *Candidates) (*Relocation, error) {
+// child frames not).
+func (h *Held) Relocate(ctx context.Context, primary Locator, c *Candidates) (*Relocation, error) {
+	t := h.t
 	if err := t.DialogError(); err != nil {
 		return nil, err
 	}
@@ -596,8 +598,14 @@ type FlowRecord struct {
 
 // SetLastFlow keeps r as the session's last flow that ran to its end. Call
 // within Do.
-func (s *Session) SetLastFlow(r *FlowRecord) { s.lastFlow = r }
+func (h *Held) SetLastFlow(r *FlowRecord) {
+	s := h.s
+	s.lastFlow = r
+}
 
 // LastFlow is the session's last flow that ran to its end, or nil. Call
 // within Do.
-func (s *Session) LastFlow() *FlowRecord { return s.lastFlow }
+func (h *Held) LastFlow() *FlowRecord {
+	s := h.s
+	return s.lastFlow
+}

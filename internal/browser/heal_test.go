@@ -13,9 +13,10 @@ import (
 func (e *env) describe(target browser.Locator) *browser.Candidates {
 	e.t.Helper()
 	var c *browser.Candidates
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		c, err = e.s.Describe(ctx, tab, target)
+		c, err = h.Describe(ctx, target)
 		return err
 	})
 	if err != nil {
@@ -26,9 +27,10 @@ func (e *env) describe(target browser.Locator) *browser.Candidates {
 
 func (e *env) relocate(primary browser.Locator, c *browser.Candidates) (*browser.Relocation, error) {
 	var rel *browser.Relocation
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		rel, err = e.s.Relocate(ctx, tab, primary, c)
+		rel, err = h.Relocate(ctx, primary, c)
 		return err
 	})
 	return rel, err

@@ -83,12 +83,13 @@ var pollInterval = 50 * time.Millisecond
 var settleWindow = 60 * time.Millisecond
 
 // Act runs an action in the tab, waiting (up to the action timeout) for the
-// target to be actionable, then settles. Call within Do.
+// target to be actionable, then settles.
 //
 // An action that opens a JavaScript dialog (kept open by the ask policy)
 // returns at once with the dialog in its result; while a dialog is open,
 // Act reports DIALOG_OPEN.
-func (s *Session) Act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
+func (h *Held) Act(ctx context.Context, a Action) (*ActionResult, error) {
+	s, t := h.s, h.t
 	defer t.stopIfCancelled(ctx)
 	if err := t.DialogError(); err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ func TestLatencyTable(t *testing.T) {
 	const runs = 7
 	e := newEnv(t, browser.Options{})
 	e.navigate("/basic.html")
-	measure := func(fn func(ctx context.Context, tab *browser.Tab) error) (ms float64, cmds int64) {
+	measure := func(fn func(ctx context.Context, h *browser.Held) error) (ms float64, cmds int64) {
 		var ds []float64
 		var ns []int64
 		for range runs {
@@ -41,37 +41,46 @@ func TestLatencyTable(t *testing.T) {
 	}
 	rows := []struct {
 		name string
-		fn   func(ctx context.Context, tab *browser.Tab) error
+		fn   func(ctx context.Context, h *browser.Held) error
 	}{
-		{"CDP round trip (Runtime.evaluate 1)", func(ctx context.Context, tab *browser.Tab) error {
+		{"CDP round trip (Runtime.evaluate 1)", func(ctx context.Context, h *browser.Held) error {
+			tab := h.Tab()
+
 			return tab.Target().Call(ctx, "Runtime.evaluate", map[string]any{"expression": "1"}, nil)
 		}},
-		{"navigate basic.html", func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Navigate(ctx, tab, e.base+"/basic.html", 0)
+		{"navigate basic.html", func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Navigate(ctx, e.base+"/basic.html", 0)
 			return err
 		}},
-		{"snapshot basic.html", func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		{"snapshot basic.html", func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Snapshot(ctx, browser.SnapshotOptions{})
 			return err
 		}},
-		{"click #counter", func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Locator{Selector: "#counter"}})
+		{"click #counter", func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Act(ctx, browser.Action{Kind: "click", Target: browser.Locator{Selector: "#counter"}})
 			return err
 		}},
-		{"navigate long.html", func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Navigate(ctx, tab, e.base+"/long.html", 0)
+		{"navigate long.html", func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Navigate(ctx, e.base+"/long.html", 0)
 			return err
 		}},
-		{"snapshot long.html (full)", func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull})
+		{"snapshot long.html (full)", func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeFull})
 			return err
 		}},
-		{"navigate form.html", func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Navigate(ctx, tab, e.base+"/form.html", 0)
+		{"navigate form.html", func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Navigate(ctx, e.base+"/form.html", 0)
 			return err
 		}},
-		{"fill #name", func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Act(ctx, tab, browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#name"}, Value: "Ada Lovelace"})
+		{"fill #name", func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Act(ctx, browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#name"}, Value: "Ada Lovelace"})
 			return err
 		}},
 	}

@@ -307,7 +307,7 @@ func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Unlock()
 	var errs []error
 	for _, s := range sessions {
-		if err := s.Do(ctx, func(ctx context.Context) error { return s.release(ctx) }); err != nil {
+		if err := s.Do(ctx, func(ctx context.Context, _ *Held) error { return s.release(ctx) }); err != nil {
 			errs = append(errs, err)
 		}
 		// A session still held when ctx ran out keeps its tabs, but its
@@ -472,6 +472,37 @@ func (s *Session) closeBackend() error {
 	return err
 }
 
+// Held is a Session as one call holds it, inside Do, and the tab the call
+// works on (Tab): the session's operations that may only run while it is
+// held are Held's methods. A Held is valid until Do's fn returns.
+type Held struct {
+	s *Session
+	t *Tab
+}
+
+// Session is the session held.
+func (h *Held) Session() *Session {
+	if h == nil {
+		return nil
+	}
+	return h.s
+}
+
+// Tab is the tab the call works on: the one Use, NewTab, SelectTab,
+// SelectTabMatching or BindTab made it, or nil.
+func (h *Held) Tab() *Tab {
+	if h == nil {
+		return nil
+	}
+	return h.t
+}
+
+// Use makes t the tab the call works on.
+func (h *Held) Use(t *Tab) { h.t = t }
+
+// On is the session as h holds it, working on tab t.
+func (h *Held) On(t *Tab) *Held { return &Held{s: h.s, t: t} }
+
 // ErrSessionRemoved is what Do returns for a session the manager removed
 // while the caller waited for it: take the session again from the manager
 // (Manager.Session makes a fresh one).
@@ -480,12 +511,16 @@ var ErrSessionRemoved = errors.New("the session was removed")
 // Do runs fn with the session held, so calls within a session are
 // serialized. It waits for the session no longer than ctx allows. A session
 // removed meanwhile is ErrSessionRemoved, and fn does not run.
-func (s *Session) Do(ctx context.Context, fn func(ctx context.Context) error) error {
+//
+// fn gets the session as it holds it: what may only run while the session
+// is held (its tabs, their pages, its network log) are the methods of
+// [Held], which only Do makes.
+func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) error) error {
 	return s.hold(ctx, true, func() error {
 		if s.removed {
 			return ErrSessionRemoved
 		}
-		err := fn(s.withProfile(ctx))
+		err := fn(s.withProfile(ctx), &Held{s: s})
 		if be, ok := AsError(err); ok && be.Code == CodeBridgeDetached {
 			// The agent has now been told: the next call re-attaches.
 			for _, t := range s.tabs {
@@ -591,8 +626,11 @@ func (s *Session) Idle() time.Duration {
 }
 
 // TabIDs lists the short ids (t1, t2, …) of the tabs the session owns, in
-// the order they joined it. Call within Do.
-func (s *Session) TabIDs() []string {
+// the order they joined it.
+func (h *Held) TabIDs() []string { return h.s.tabIDs() }
+
+// tabIDs is TabIDs; the session is held.
+func (s *Session) tabIDs() []string {
 	ids := make([]string, 0, len(s.tabs))
 	for _, t := range s.tabs {
 		ids = append(ids, t.ID)
@@ -618,8 +656,9 @@ func (s *Session) unclaim(target string) {
 }
 
 // CurrentTab returns the session's current tab, opening one when the session
-// has none (or its tab has gone). Call within Do.
-func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
+// has none (or its tab has gone).
+func (h *Held) CurrentTab(ctx context.Context) (*Tab, error) {
+	s := h.s
 	if s.current != nil && s.current.alive() {
 		return s.current, nil
 	}
@@ -654,10 +693,11 @@ func (s *Session) CurrentTab(ctx context.Context) (*Tab, error) {
 	return nt, err
 }
 
-// Tab returns the session's tab by id ("" = current). Call within Do.
-func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
+// Tab returns the session's tab by id ("" = current).
+func (h *Held) TabByID(ctx context.Context, id string) (*Tab, error) {
+	s := h.s
 	if id == "" {
-		return s.CurrentTab(ctx)
+		return h.CurrentTab(ctx)
 	}
 	key := s.ids.resolve(id)
 	t, ok := s.tabs[key]
@@ -669,7 +709,7 @@ func (s *Session) Tab(ctx context.Context, id string) (*Tab, error) {
 	if !ok || !t.alive() {
 		delete(s.tabs, key)
 		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", Echo(id), s.shownToAgent()),
-			Hint: "omit tab to use the session's current tab; browser_tabs list shows the session's tabs", Suggestions: s.TabIDs()}
+			Hint: "omit tab to use the session's current tab; browser_tabs list shows the session's tabs", Suggestions: h.TabIDs()}
 	}
 	return t, nil
 }
@@ -765,8 +805,11 @@ func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	return t, nil
 }
 
-// CloseTabs closes every tab the session owns. Call within Do.
-func (s *Session) CloseTabs(ctx context.Context) error { return s.closeTabsLocked(ctx) }
+// CloseTabs closes every tab the session owns.
+func (h *Held) CloseTabs(ctx context.Context) error {
+	s := h.s
+	return s.closeTabsLocked(ctx)
+}
 
 func (s *Session) closeTabsLocked(ctx context.Context) error {
 	var errs []error

@@ -148,7 +148,8 @@ func (p *Policy) originPolicy(u *url.URL) *Error {
 // Navigate opens url in the tab and waits for its load event, up to timeout
 // (0: the navigation timeout). A client-side redirect during the load is
 // followed to the document that finally loads.
-func (s *Session) Navigate(ctx context.Context, t *Tab, rawURL string, timeout time.Duration) (NavResult, error) {
+func (h *Held) Navigate(ctx context.Context, rawURL string, timeout time.Duration) (NavResult, error) {
+	s, t := h.s, h.t
 	defer t.stopIfCancelled(ctx)
 	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return s.navigate(ctx, t, rawURL, timeout) })
 }
@@ -220,7 +221,8 @@ func (t *Tab) blockedError(blocked string) *Error {
 
 // History goes back, forward or reloads, and waits for the main frame's new
 // document to load (or to be restored from the back/forward cache).
-func (s *Session) History(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
+func (h *Held) History(ctx context.Context, dir string, timeout time.Duration) (NavResult, error) {
+	s, t := h.s, h.t
 	defer t.stopIfCancelled(ctx)
 	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return s.history(ctx, t, dir, timeout) })
 }

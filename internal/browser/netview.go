@@ -83,7 +83,8 @@ type NetList struct {
 
 // NetworkList lists the session's recorded requests that match q. Call
 // within Do.
-func (s *Session) NetworkList(q NetworkQuery) (*NetList, error) {
+func (h *Held) NetworkList(q NetworkQuery) (*NetList, error) {
+	s := h.s
 	keep, err := s.netFilter(q)
 	if err != nil {
 		return nil, err
@@ -117,7 +118,8 @@ func (s *Session) NetworkList(q NetworkQuery) (*NetList, error) {
 // ClearNetwork empties the session's network buffer and returns how many
 // requests it held; request numbers go on from where they were. Call
 // within Do.
-func (s *Session) ClearNetwork() int {
+func (h *Held) ClearNetwork() int {
+	s := h.s
 	l := s.net
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -173,7 +175,7 @@ func (s *Session) netFilter(q NetworkQuery) (func(*netEntry) bool, error) {
 		s.net.mu.Unlock()
 		if !found {
 			return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs and made none of its recorded requests", Echo(q.Tab), s.shownToAgent()),
-				Hint: "omit tab to list the requests of all the session's tabs; browser_tabs list shows the tabs", Suggestions: s.TabIDs()}
+				Hint: "omit tab to list the requests of all the session's tabs; browser_tabs list shows the tabs", Suggestions: s.tabIDs()}
 		}
 		tests = append(tests, func(e *netEntry) bool { return e.tab.ID == q.Tab || e.tab.target == key })
 	}
@@ -301,8 +303,9 @@ type NetDetail struct {
 // NetworkRequest describes one recorded request in full, with its response
 // body (from the browser, which keeps it while the page that loaded it
 // stays). An id not in the buffer is INVALID_ARGUMENT with the newest ids
-// as suggestions. Call within Do.
-func (s *Session) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, error) {
+// as suggestions.
+func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, error) {
+	s := h.s
 	id := strings.TrimSpace(g.ID)
 	l := s.net
 	l.mu.Lock()

@@ -163,19 +163,19 @@ func TestNetworkBufferCap(t *testing.T) {
 		}
 	}
 	m := NewManager(Options{Backend: nopBackend{}})
-	s := &Session{name: "x", m: m, pol: m.DefaultPolicy(), net: l, tabs: map[string]*Tab{}}
-	list, err := s.NetworkList(NetworkQuery{Limit: 3})
+	h := &Held{s: &Session{name: "x", m: m, pol: m.DefaultPolicy(), net: l, tabs: map[string]*Tab{}}}
+	list, err := h.NetworkList(NetworkQuery{Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if list.Matched != NetworkCap || list.Dropped != 100 || len(list.Requests) != 3 || list.Requests[2].ID != fmt.Sprintf("n%d", NetworkCap+100) {
 		t.Errorf("list: %+v", list)
 	}
-	_, err = s.NetworkRequest(context.Background(), NetworkGet{ID: "n5"})
+	_, err = h.NetworkRequest(context.Background(), NetworkGet{ID: "n5"})
 	if be, ok := AsError(err); !ok || be.Code != CodeInvalidArgument || !strings.Contains(be.Message, "no longer") || len(be.Suggestions) != 5 {
 		t.Errorf("a dropped id: %v", err)
 	}
-	if n := s.ClearNetwork(); n != NetworkCap || len(l.chains) != 0 {
+	if n := h.ClearNetwork(); n != NetworkCap || len(l.chains) != 0 {
 		t.Errorf("clear: %d, %d ids still followed", n, len(l.chains))
 	}
 }

@@ -34,8 +34,9 @@ func netEnv(t *testing.T, opts browser.Options) *env {
 // waitTitle waits until the page's title is want.
 func (e *env) waitTitle(want string) {
 	e.t.Helper()
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Wait(ctx, tab, browser.WaitOptions{Conditions: []browser.WaitCondition{{Title: want}}})
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Wait(ctx, browser.WaitOptions{Conditions: []browser.WaitCondition{{Title: want}}})
 		return err
 	})
 	if err != nil {
@@ -47,8 +48,9 @@ func (e *env) waitTitle(want string) {
 // while: the page's responses have all been read.
 func (e *env) waitIdle() {
 	e.t.Helper()
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Wait(ctx, tab, browser.WaitOptions{Conditions: []browser.WaitCondition{{NetworkIdle: true}}})
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Wait(ctx, browser.WaitOptions{Conditions: []browser.WaitCondition{{NetworkIdle: true}}})
 		return err
 	})
 	if err != nil {
@@ -58,9 +60,9 @@ func (e *env) waitIdle() {
 
 func (e *env) netList(q browser.NetworkQuery) (*browser.NetList, error) {
 	var l *browser.NetList
-	err := e.s.Do(e.ctx, func(ctx context.Context) error {
+	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
-		l, err = e.s.NetworkList(q)
+		l, err = h.NetworkList(q)
 		return err
 	})
 	return l, err
@@ -77,9 +79,9 @@ func (e *env) mustList(q browser.NetworkQuery) *browser.NetList {
 
 func (e *env) netGet(g browser.NetworkGet) (*browser.NetDetail, error) {
 	var d *browser.NetDetail
-	err := e.s.Do(e.ctx, func(ctx context.Context) error {
+	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
-		d, err = e.s.NetworkRequest(ctx, g)
+		d, err = h.NetworkRequest(ctx, g)
 		return err
 	})
 	return d, err
@@ -325,7 +327,7 @@ func TestNetworkBodies(t *testing.T) {
 
 func (e *env) clear() int {
 	var n int
-	_ = e.s.Do(e.ctx, func(ctx context.Context) error { n = e.s.ClearNetwork(); return nil })
+	_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { n = h.ClearNetwork(); return nil })
 	return n
 }
 

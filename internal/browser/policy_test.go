@@ -45,8 +45,9 @@ func TestOriginPolicyForPopups(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, c.opts)
-			err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-				_, err := e.s.Navigate(ctx, tab, opener.URL+"/", 0)
+			err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+				_, err := h.Navigate(ctx, opener.URL+"/", 0)
 				return err
 			})
 			if err != nil {
@@ -82,8 +83,8 @@ func TestOriginPolicyForPopups(t *testing.T) {
 // may show the refused page.
 func (e *env) readEveryTab(t *testing.T, during string) {
 	t.Helper()
-	err := e.s.Do(e.ctx, func(ctx context.Context) error {
-		tabs, err := e.s.ListTabs(ctx)
+	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+		tabs, err := h.ListTabs(ctx)
 		if err != nil {
 			return err
 		}
@@ -91,14 +92,14 @@ func (e *env) readEveryTab(t *testing.T, during string) {
 			if strings.Contains(tv.Title, "Secret") || strings.Contains(tv.URL, "SECRET") {
 				t.Errorf("after %s: tab list shows the refused page: %+v", during, tv)
 			}
-			tab, err := e.s.ReadyTab(ctx, tv.ID)
+			tab, err := h.ReadyTab(ctx, tv.ID)
 			if err != nil {
 				if be, ok := browser.AsError(err); ok && be.Code == browser.CodeOriginBlocked {
 					continue // refused, and cleared
 				}
 				return err
 			}
-			snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull})
+			snap, err := h.On(tab).Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeFull})
 			if err != nil {
 				continue // a tab that closed meanwhile
 			}
@@ -139,8 +140,9 @@ func TestPopupsHeldBeforeTheyLoad(t *testing.T) {
 	defer opener.Close()
 
 	e := newEnv(t, browser.Options{BlockedOrigins: []string{"localhost:" + sport}})
-	if err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, opener.URL+"/", 0)
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Navigate(ctx, opener.URL+"/", 0)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -157,13 +159,13 @@ func TestPopupsHeldBeforeTheyLoad(t *testing.T) {
 			if e.ctx.Err() != nil {
 				t.Fatalf("click %s: no note of the refused tab", sel)
 			}
-			err := e.s.Do(e.ctx, func(ctx context.Context) error {
-				tabs, err := e.s.ListTabs(ctx)
+			err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+				tabs, err := h.ListTabs(ctx)
 				if err != nil {
 					return err
 				}
 				for _, tv := range tabs {
-					tab, err := e.s.ReadyTab(ctx, tv.ID)
+					tab, err := h.ReadyTab(ctx, tv.ID)
 					if err != nil {
 						continue
 					}

@@ -45,8 +45,9 @@ func TestBridgePopupSessionsAndDisconnect(t *testing.T) {
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 180*time.Second)
 	nav := func(ctx context.Context) error {
-		return onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
-			_, err := s.Navigate(ctx, tab, base+"/basic.html", 0)
+		return onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Navigate(ctx, base+"/basic.html", 0)
 			return err
 		})
 	}
@@ -54,7 +55,11 @@ func TestBridgePopupSessionsAndDisconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	agentTab := ""
-	_ = onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error { agentTab = tab.TargetID(); return nil })
+	_ = onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+		agentTab = tab.TargetID()
+		return nil
+	})
 
 	userTarget, err := backendtest.OpenUserTab(ctx, be, base+"/popups?who=bound-one")
 	if err != nil {
@@ -62,10 +67,10 @@ func TestBridgePopupSessionsAndDisconnect(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = backendtest.CloseUserTab(context.Background(), be, userTarget) })
 	var bound *browser.Tab
-	err = s.Do(ctx, func(ctx context.Context) (err error) {
+	err = s.Do(ctx, func(ctx context.Context, h *browser.Held) (err error) {
 		// The browser lists a new tab's URL once it has begun loading.
 		for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
-			bound, err = s.BindTab(ctx, "", "bound-one")
+			bound, err = h.BindTab(ctx, "", "bound-one")
 			if err == nil || time.Now().After(deadline) {
 				return err
 			}
@@ -208,7 +213,11 @@ func TestBridgePopupSessionsAndDisconnect(t *testing.T) {
 
 	// Release on the agent tab's row: it leaves webpilot's group, and is the user's.
 	var current string
-	_ = onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error { current = tab.TargetID(); return nil })
+	_ = onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+		current = tab.TargetID()
+		return nil
+	})
 	read("the session's current tab", func(ss []popupSession) bool {
 		return len(ss) == 1 && len(ss[0].Tabs) >= 1 && ss[0].Tabs[len(ss[0].Tabs)-1].TabID == current
 	})
@@ -242,8 +251,9 @@ func TestBridgePopupNamesTheClient(t *testing.T) {
 	s.SetLabel("Another Client")
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 120*time.Second)
-	if err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
-		_, err := s.Navigate(ctx, tab, base+"/basic.html", 0)
+	if err := onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Navigate(ctx, base+"/basic.html", 0)
 		return err
 	}); err != nil {
 		t.Fatal(err)

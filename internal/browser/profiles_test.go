@@ -26,8 +26,9 @@ func TestBridgeSeveralProfiles(t *testing.T) {
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 180*time.Second)
 	navigate := func(s *browser.Session, url string) error {
-		return onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
-			_, err := s.Navigate(ctx, tab, url, 0)
+		return onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Navigate(ctx, url, 0)
 			return err
 		})
 	}
@@ -63,15 +64,14 @@ func TestBridgeSeveralProfiles(t *testing.T) {
 
 	// The session from before stays on its profile: its new tab opens
 	// there, and its list of tabs comes from there.
-	err = early.Do(ctx, func(ctx context.Context) error {
-		tab, err := early.NewTab(ctx)
-		if err != nil {
+	err = early.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		if _, err := h.NewTab(ctx); err != nil {
 			return err
 		}
-		if _, err := early.Navigate(ctx, tab, base+"/basic.html?early-again", 0); err != nil {
+		if _, err := h.Navigate(ctx, base+"/basic.html?early-again", 0); err != nil {
 			return err
 		}
-		tabs, err := early.ListTabs(ctx)
+		tabs, err := h.ListTabs(ctx)
 		if err == nil && len(tabs) != 2 {
 			err = fmt.Errorf("tabs %+v, want its 2", tabs)
 		}
@@ -128,7 +128,7 @@ func TestBridgeSeveralProfiles(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, backendtest.Timeout(3*time.Second))
 	defer cancel()
 	gone := m.SessionFor("gone", "nowhere")
-	err = onTab(short, gone, func(context.Context, *browser.Tab) error { return nil })
+	err = onTab(short, gone, func(context.Context, *browser.Held) error { return nil })
 	if be := wantCode(t, err, browser.CodeBridgeDisconnected); be != nil && !strings.Contains(be.Message, fmt.Sprintf(`"nowhere" is not connected (connected: %s`, first)) {
 		t.Errorf("profile not connected: %q", be.Message)
 	}

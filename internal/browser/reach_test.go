@@ -81,17 +81,17 @@ func TestEveryElementReachable(t *testing.T) {
 			s := m.Session("reach-" + name)
 			ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(120*time.Second))
 			defer cancel()
-			err := s.Do(ctx, func(ctx context.Context) error {
-				defer s.CloseTabs(context.WithoutCancel(ctx))
-				tab, err := s.CurrentTab(ctx)
+			err := s.Do(ctx, func(ctx context.Context, h *Held) error {
+				defer h.CloseTabs(context.WithoutCancel(ctx))
+				tab, err := h.CurrentTab(ctx)
 				if err != nil {
 					return err
 				}
-				if _, err := s.Navigate(ctx, tab, srv+strings.ReplaceAll(page, "{{other}}", other), 0); err != nil {
+				if _, err := h.On(tab).Navigate(ctx, srv+strings.ReplaceAll(page, "{{other}}", other), 0); err != nil {
 					return err
 				}
 				waitFrames(ctx, s, tab)
-				snap, err := s.Snapshot(ctx, tab, SnapshotOptions{Mode: ModeFull})
+				snap, err := h.On(tab).Snapshot(ctx, SnapshotOptions{Mode: ModeFull})
 				if err != nil {
 					return err
 				}

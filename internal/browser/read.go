@@ -155,8 +155,8 @@ func (o *ReadOptions) validate() error {
 // value of the target (or of the page), or the page's title or URL, in
 // pages of MaxChars. A target that is missing, or an empty result, is
 // tried once more after scrolling down to load lazy content (ScrollRetry).
-// Call within Do.
-func (s *Session) Read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult, error) {
+func (h *Held) Read(ctx context.Context, o ReadOptions) (*ReadResult, error) {
+	s, t := h.s, h.t
 	if err := o.validate(); err != nil {
 		return nil, err
 	}

@@ -15,9 +15,10 @@ import (
 // read runs browser_read's read on the current tab.
 func (e *env) read(o browser.ReadOptions) (*browser.ReadResult, error) {
 	var res *browser.ReadResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.Read(ctx, tab, o)
+		res, err = h.Read(ctx, o)
 		return err
 	})
 	return res, err
@@ -320,8 +321,9 @@ func TestReadFrame(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<title>Other</title><p>Other outer</p><iframe id="inner" src="%s/read/frame-child.html"></iframe>`, e.base)
 	}))
-	if err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, other+"/", 0)
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Navigate(ctx, other+"/", 0)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -347,7 +349,9 @@ func TestReadFrameMovesToAnotherSite(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<title>Other</title><p>Other site frame</p>`)
 	}))
-	if err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		return tab.Target().Call(ctx, "Runtime.evaluate", map[string]any{"expression": `new Promise(r => { const f = document.getElementById("inner"); f.onload = r; f.src = "` + other + `/x" })`, "awaitPromise": true}, nil)
 	}); err != nil {
 		t.Fatal(err)

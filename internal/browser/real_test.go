@@ -42,9 +42,10 @@ func serveLocalhost(t *testing.T, h http.Handler) string {
 func (e *env) find(o browser.FindOptions) string {
 	e.t.Helper()
 	var out string
-	if err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		out, err = e.s.Find(ctx, tab, o)
+		out, err = h.Find(ctx, o)
 		return err
 	}); err != nil {
 		e.t.Fatalf("find %+v: %v", o, err)

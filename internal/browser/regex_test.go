@@ -41,8 +41,9 @@ func TestCatastrophicPattern(t *testing.T) {
 		if took > within {
 			t.Errorf("%s: the refusal took %v", c.name, took)
 		}
-		e.prompt(c.name+": a snapshot after it", backendtest.Timeout(3*time.Second), func(ctx context.Context, tab *browser.Tab) error {
-			s, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		e.prompt(c.name+": a snapshot after it", backendtest.Timeout(3*time.Second), func(ctx context.Context, h *browser.Held) error {
+
+			s, err := h.Snapshot(ctx, browser.SnapshotOptions{})
 			if err == nil && !strings.Contains(s.Text, "aaaa") {
 				t.Errorf("snapshot:\n%s", s.Text)
 			}
@@ -52,8 +53,9 @@ func TestCatastrophicPattern(t *testing.T) {
 	if got := e.eval("String(window.clicks)"); got != "0" {
 		t.Errorf("clicks = %s: a refused action was sent", got)
 	}
-	e.prompt("browser_find with the pattern", within, func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Find(ctx, tab, browser.FindOptions{Text: catastrophic})
+	e.prompt("browser_find with the pattern", within, func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Find(ctx, browser.FindOptions{Text: catastrophic})
 		return err
 	})
 	// Text the trial does not see (hidden: not in innerText) but the
@@ -67,8 +69,9 @@ func TestCatastrophicPattern(t *testing.T) {
 	if took := time.Since(start); took > within {
 		t.Errorf("hidden text: the refusal took %v", took)
 	}
-	e.prompt("hidden text: a snapshot after it", backendtest.Timeout(3*time.Second), func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+	e.prompt("hidden text: a snapshot after it", backendtest.Timeout(3*time.Second), func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Snapshot(ctx, browser.SnapshotOptions{})
 		return err
 	})
 	e.navigate("/evil-regex.html")
@@ -91,8 +94,9 @@ func TestCatastrophicPatternNoWorker(t *testing.T) {
 	}
 	e := newEnv(t, browser.Options{})
 	base := bigServer(t)
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, base+"/evil-csp", 0)
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Navigate(ctx, base+"/evil-csp", 0)
 		return err
 	})
 	if err != nil {
@@ -106,8 +110,9 @@ func TestCatastrophicPatternNoWorker(t *testing.T) {
 	if took := time.Since(start); took > backendtest.Timeout(8*time.Second) {
 		t.Errorf("the refusal took %v", took)
 	}
-	e.prompt("a snapshot after it", backendtest.Timeout(3*time.Second), func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+	e.prompt("a snapshot after it", backendtest.Timeout(3*time.Second), func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Snapshot(ctx, browser.SnapshotOptions{})
 		return err
 	})
 }

@@ -11,8 +11,9 @@ import (
 
 func (e *env) answer(accept bool) {
 	e.t.Helper()
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.AnswerDialog(ctx, tab, accept, nil)
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.AnswerDialog(ctx, accept, nil)
 		return err
 	})
 	if err != nil {
@@ -22,7 +23,11 @@ func (e *env) answer(accept bool) {
 
 func (e *env) openDialog() *browser.DialogView {
 	var d *browser.DialogView
-	_ = e.do(func(ctx context.Context, tab *browser.Tab) error { d = tab.OpenDialog(); return nil })
+	_ = e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+		d = tab.OpenDialog()
+		return nil
+	})
 	return d
 }
 
@@ -156,9 +161,10 @@ func TestFillFormInterruptedByDialog(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/formdialog")
 	var res *browser.FormResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.FillForm(ctx, tab, browser.FormFill{Submit: browser.SubmitForm, Fields: []browser.FormField{
+		res, err = h.FillForm(ctx, browser.FormFill{Submit: browser.SubmitForm, Fields: []browser.FormField{
 			{Target: sel("#a"), Value: "one"}, {Target: sel("#s"), Value: "y"}, {Target: sel("#c"), Value: "three"}}})
 		return err
 	})

@@ -39,7 +39,11 @@ func TestDialogPolicies(t *testing.T) {
 				t.Errorf("log = %q, want %q", got, want)
 			}
 			var notes []string
-			_ = e.do(func(ctx context.Context, tab *browser.Tab) error { notes = tab.TakeNotes(); return nil })
+			_ = e.do(func(ctx context.Context, h *browser.Held) error {
+				tab := h.Tab()
+				notes = tab.TakeNotes()
+				return nil
+			})
 			joined := strings.Join(notes, "\n")
 			if !strings.Contains(joined, `confirm dialog said "Delete everything?"; webpilot `+c.say) || !strings.Contains(joined, `alert dialog said "Hello from the page"; webpilot accepted`) {
 				t.Errorf("notes = %q", notes)
@@ -56,8 +60,9 @@ func TestDialogAsk(t *testing.T) {
 	e.navigate("/act/dialogs.html")
 	answer := func(accept bool, text *string) {
 		t.Helper()
-		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.AnswerDialog(ctx, tab, accept, text)
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.AnswerDialog(ctx, accept, text)
 			return err
 		})
 		if err != nil {
@@ -86,8 +91,9 @@ func TestDialogAsk(t *testing.T) {
 		}
 		_, err = e.act(browser.Action{Kind: "click", Target: browser.Locator{Selector: "#alert"}})
 		wantCode(t, err, browser.CodeDialogOpen)
-		err = e.do(func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		err = e.do(func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Snapshot(ctx, browser.SnapshotOptions{})
 			return err
 		})
 		wantCode(t, err, browser.CodeDialogOpen)
@@ -96,8 +102,9 @@ func TestDialogAsk(t *testing.T) {
 			t.Errorf("after answering %s: log %q, want it to end with %q", c.id, got, c.want)
 		}
 	}
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.AnswerDialog(ctx, tab, true, nil)
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.AnswerDialog(ctx, true, nil)
 		return err
 	})
 	wantCode(t, err, browser.CodeInvalidArgument)
@@ -107,8 +114,9 @@ func TestDialogAsk(t *testing.T) {
 		t.Fatal(err)
 	}
 	leave := func() error {
-		return e.do(func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Navigate(ctx, tab, e.base+"/basic.html", 0)
+		return e.do(func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Navigate(ctx, e.base+"/basic.html", 0)
 			return err
 		})
 	}
@@ -125,7 +133,9 @@ func TestDialogAsk(t *testing.T) {
 	// going away, so the title is polled, errors and all.
 	title := func() string {
 		var got string
-		_ = e.do(func(ctx context.Context, tab *browser.Tab) error {
+		_ = e.do(func(ctx context.Context, h *browser.Held) error {
+			tab := h.Tab()
+
 			var err error
 			got, err = browser.EvalString(ctx, tab, `document.title`)
 			return err
@@ -184,8 +194,9 @@ func TestOriginPolicyInTheBrowser(t *testing.T) {
 	e := newEnv(t, browser.Options{BlockedOrigins: []string{"localhost:" + port, "blocked.example"}})
 	for _, u := range []string{bu + "/", strings.Replace(bu, "localhost", "localhost.", 1) + "/", strings.Replace(bu, "localhost", "LOCALHOST", 1) + "/",
 		blocked.URL + "/", "http://2130706433:" + port + "/", "http://0x7f.1:" + port + "/", "http://[::ffff:127.0.0.1]:" + port + "/"} {
-		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-			_, err := e.s.Navigate(ctx, tab, u, 0)
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+			_, err := h.Navigate(ctx, u, 0)
 			return err
 		})
 		wantCode(t, err, browser.CodeOriginBlocked)
@@ -211,7 +222,9 @@ func TestOriginPolicyInTheBrowser(t *testing.T) {
 // note of it for a later result.
 func (e *env) noNotesLeft(t *testing.T, after string) {
 	t.Helper()
-	_ = e.do(func(ctx context.Context, tab *browser.Tab) error {
+	_ = e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		if n := tab.TakeNotes(); len(n) > 0 {
 			t.Errorf("after %s was refused, notes left for the next call: %q", after, n)
 		}
@@ -225,8 +238,9 @@ func (e *env) m2redirect(t *testing.T, target string) {
 		http.Redirect(w, r, target+"/", http.StatusFound)
 	}))
 	t.Cleanup(srv.Close)
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, srv.URL+"/", 0)
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Navigate(ctx, srv.URL+"/", 0)
 		return err
 	})
 	wantCode(t, err, browser.CodeOriginBlocked)
@@ -240,9 +254,10 @@ func TestReloadReportsTheMainDocument(t *testing.T) {
 		t.Fatalf("navigate = %+v", res)
 	}
 	var res browser.NavResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.History(ctx, tab, "reload", 0)
+		res, err = h.History(ctx, "reload", 0)
 		return err
 	})
 	if err != nil || res.Status != 200 || res.Title != "Framed" {
@@ -282,8 +297,9 @@ func TestDiffBaselineAndPaging(t *testing.T) {
 		t.Errorf("diff after an interactive snapshot of an unchanged page:\n%s", d)
 	}
 	e.navigate("/long.html")
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-		first, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeDiff, MaxChars: 2000})
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+		first, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeDiff, MaxChars: 2000})
 		if err != nil {
 			return err
 		}
@@ -294,7 +310,7 @@ func TestDiffBaselineAndPaging(t *testing.T) {
 		if !strings.Contains(first.Text, "(another page since the last snapshot: full snapshot follows)") || strings.Contains(first.Text, "\n- ") {
 			t.Errorf("a diff across documents:\n%s", first.Text)
 		}
-		second, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeDiff, MaxChars: 2000, Offset: first.NextOffset})
+		second, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeDiff, MaxChars: 2000, Offset: first.NextOffset})
 		if err != nil {
 			return err
 		}
@@ -314,9 +330,10 @@ func TestDiffBaselineAndPaging(t *testing.T) {
 func TestDataURL(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	var res browser.NavResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.Navigate(ctx, tab, "data:text/html,<title>Inline</title><p>hi</p>", 0)
+		res, err = h.Navigate(ctx, "data:text/html,<title>Inline</title><p>hi</p>", 0)
 		return err
 	})
 	switch backendtest.Kind() {
@@ -360,8 +377,9 @@ func TestOriginPolicyInFrames(t *testing.T) {
 	// blocked server's port.
 	_, bport, _ := net.SplitHostPort(ln.Addr().String())
 	e := newEnv(t, browser.Options{BlockedOrigins: []string{"127.0.0.2:" + bport}})
-	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.Navigate(ctx, tab, parent.URL+"/", 0)
+	err = e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.Navigate(ctx, parent.URL+"/", 0)
 		return err
 	})
 	if err != nil {

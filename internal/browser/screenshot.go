@@ -136,7 +136,8 @@ type clip struct {
 }
 
 // Screenshot captures the viewport, the full page or one element of the tab.
-func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot, error) {
+func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
+	s, t := h.s, h.t
 	if err := t.DialogError(); err != nil {
 		return nil, err
 	}
@@ -301,13 +302,13 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 	if err != nil {
 		return nil, err
 	}
-	w, h, err := imageSize(data)
+	pxW, pxH, err := imageSize(data)
 	if err != nil {
 		return nil, err
 	}
 	mime := "image/" + o.Format
 	if len(data) <= EmbedLimit {
-		shot.Data, shot.MIMEType, shot.Width, shot.Height = data, mime, w, h
+		shot.Data, shot.MIMEType, shot.Width, shot.Height = data, mime, pxW, pxH
 		return shot, nil
 	}
 
@@ -316,7 +317,7 @@ func (s *Session) Screenshot(ctx context.Context, t *Tab, o ShotOptions) (*Shot,
 	if err != nil {
 		return nil, err
 	}
-	shot.Saved = &SavedImage{Path: path, MIMEType: mime, Width: w, Height: h, Bytes: len(data)}
+	shot.Saved = &SavedImage{Path: path, MIMEType: mime, Width: pxW, Height: pxH, Bytes: len(data)}
 	if area == nil {
 		var vp struct{ X, Y, W, H float64 }
 		if err := t.evalValue(ctx, `({X:visualViewport.pageLeft,Y:visualViewport.pageTop,W:visualViewport.width,H:visualViewport.height})`, &vp); err != nil {

@@ -17,9 +17,10 @@ import (
 
 func (e *env) shot(o browser.ShotOptions) (*browser.Shot, error) {
 	var shot *browser.Shot
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		shot, err = e.s.Screenshot(ctx, tab, o)
+		shot, err = h.Screenshot(ctx, o)
 		return err
 	})
 	return shot, err
@@ -298,14 +299,14 @@ func TestScreenshotHugePage(t *testing.T) {
 	}
 
 	// A capture cut short by its caller's deadline.
-	err := e.s.Do(e.ctx, func(ctx context.Context) error {
-		tab, err := e.s.CurrentTab(ctx)
+	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
 		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
-		_, err = e.s.Screenshot(short, tab, browser.ShotOptions{FullPage: true, Format: browser.FormatPNG})
+		_, err = h.On(tab).Screenshot(short, browser.ShotOptions{FullPage: true, Format: browser.FormatPNG})
 		return err
 	})
 	if be, ok := browser.AsError(err); err != nil && (!ok || be.Code != browser.CodeTimeout) {

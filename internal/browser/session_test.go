@@ -19,7 +19,7 @@ func TestSessionSerializesCalls(t *testing.T) {
 	s := m.Session("a")
 	var running, maxRunning atomic.Int32
 	done := make(chan struct{})
-	work := func(ctx context.Context) error {
+	work := func(ctx context.Context, h *browser.Held) error {
 		n := running.Add(1)
 		defer running.Add(-1)
 		for {
@@ -46,7 +46,7 @@ func TestSessionSerializesCalls(t *testing.T) {
 
 	hold := make(chan struct{})
 	started := make(chan struct{})
-	go s.Do(context.Background(), func(ctx context.Context) error { close(started); <-hold; return nil })
+	go s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { close(started); <-hold; return nil })
 	<-started
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -73,12 +73,12 @@ func TestBackendRecovers(t *testing.T) {
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 120*time.Second)
 	nav := func() error {
-		return s.Do(ctx, func(ctx context.Context) error {
-			tab, err := s.CurrentTab(ctx)
+		return s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+			tab, err := h.CurrentTab(ctx)
 			if err != nil {
 				return err
 			}
-			_, err = s.Navigate(ctx, tab, base+"/basic.html", 0)
+			_, err = h.On(tab).Navigate(ctx, base+"/basic.html", 0)
 			return err
 		})
 	}
@@ -116,8 +116,8 @@ func TestBackendRecovers(t *testing.T) {
 	if backendtest.Kind() == "launch" {
 		// The agent is told that it is on a new tab of a new browser.
 		var lead string
-		_ = s.Do(ctx, func(ctx context.Context) error {
-			tab, err := s.CurrentTab(ctx)
+		_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+			tab, err := h.CurrentTab(ctx)
 			if err == nil {
 				lead = tab.TakeLead()
 			}
@@ -130,13 +130,14 @@ func TestBackendRecovers(t *testing.T) {
 }
 
 // onTab runs fn on the session's current tab.
-func onTab(ctx context.Context, s *browser.Session, fn func(ctx context.Context, tab *browser.Tab) error) error {
-	return s.Do(ctx, func(ctx context.Context) error {
-		tab, err := s.CurrentTab(ctx)
+func onTab(ctx context.Context, s *browser.Session, fn func(ctx context.Context, h *browser.Held) error) error {
+	return s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		return fn(ctx, tab)
+		h.Use(tab)
+		return fn(ctx, h)
 	})
 }
 
@@ -149,12 +150,14 @@ func reattachedSnapshot(t *testing.T, ctx context.Context, s *browser.Session, t
 	var notes []string
 	start := time.Now()
 	defer func() { t.Logf("the call that re-attached took %v", time.Since(start).Round(time.Millisecond)) }()
-	err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
+	err := onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		if tab.TargetID() != target || tab.ID != "t1" {
 			t.Errorf("the call ran on tab %s (%s), want t1 (%s): a new tab, not the same one", tab.ID, tab.TargetID(), target)
 		}
 		notes = tab.TakeNotes()
-		sn, err := s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+		sn, err := h.Snapshot(ctx, browser.SnapshotOptions{})
 		if err != nil {
 			return err
 		}
@@ -169,8 +172,10 @@ func reattachedSnapshot(t *testing.T, ctx context.Context, s *browser.Session, t
 	}
 	ref := refOf(t, snap, "button", "Clicked 0 times")
 	var text string
-	err = onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
-		if _, err := s.Act(ctx, tab, browser.Action{Kind: "click", Target: browser.Locator{Ref: ref}}); err != nil {
+	err = onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
+		if _, err := h.Act(ctx, browser.Action{Kind: "click", Target: browser.Locator{Ref: ref}}); err != nil {
 			return err
 		}
 		var err error
@@ -192,13 +197,15 @@ func TestBridgeCancelledTabReattaches(t *testing.T) {
 	be := backendtest.Shared(t)
 	m := browser.NewManager(browser.Options{Backend: be, NavTimeout: backendtest.Timeout(20 * time.Second)})
 	s := m.Session(t.Name())
-	t.Cleanup(func() { _ = s.Do(context.Background(), func(ctx context.Context) error { return s.CloseTabs(ctx) }) })
+	t.Cleanup(func() {
+		_ = s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+	})
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 90*time.Second)
 	var tab *browser.Tab
-	err := onTab(ctx, s, func(ctx context.Context, tb *browser.Tab) error {
-		tab = tb
-		_, err := s.Navigate(ctx, tb, base+"/basic.html", 0)
+	err := onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+		tab = h.Tab()
+		_, err := h.Navigate(ctx, base+"/basic.html", 0)
 		return err
 	})
 	if err != nil {
@@ -214,7 +221,9 @@ func TestBridgeCancelledTabReattaches(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the tab's CDP session outlived the cancel")
 	}
-	err = onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error { return nil })
+	err = onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+		return nil
+	})
 	if e := wantCode(t, err, browser.CodeBridgeDetached); !strings.Contains(e.Hint, "re-attaches") {
 		t.Errorf("hint = %q; want it to say the next call re-attaches", e.Hint)
 	}
@@ -234,9 +243,11 @@ func TestBridgeWorkerRestartKeepsTab(t *testing.T) {
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 120*time.Second)
 	var target string
-	err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
+	err := onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		target = tab.TargetID()
-		_, err := s.Navigate(ctx, tab, base+"/basic.html", 0)
+		_, err := h.Navigate(ctx, base+"/basic.html", 0)
 		return err
 	})
 	if err != nil {
@@ -263,9 +274,11 @@ func TestBridgeChromeRestartReconnects(t *testing.T) {
 	ctx := backendtest.Context(t, 120*time.Second)
 	nav := func() (string, string, error) {
 		var title, id string
-		err := onTab(ctx, s, func(ctx context.Context, tab *browser.Tab) error {
+		err := onTab(ctx, s, func(ctx context.Context, h *browser.Held) error {
+			tab := h.Tab()
+
 			id = tab.ID
-			res, err := s.Navigate(ctx, tab, base+"/basic.html", 0)
+			res, err := h.Navigate(ctx, base+"/basic.html", 0)
 			if err == nil {
 				title = res.Title
 			}

@@ -49,8 +49,9 @@ type Snapshot struct {
 	Clamped int `json:"clamped,omitempty"`
 }
 
-// Snapshot renders the tab's page. Call within Do.
-func (s *Session) Snapshot(ctx context.Context, t *Tab, o SnapshotOptions) (*Snapshot, error) {
+// Snapshot renders the tab's page.
+func (h *Held) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
+	s, t := h.s, h.t
 	if err := t.DialogError(); err != nil {
 		return nil, err
 	}

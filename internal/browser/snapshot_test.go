@@ -122,9 +122,10 @@ func TestFindAndScope(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	snap := e.snapPage("/snap/heavy.html")
 	var found string
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		found, err = e.s.Find(ctx, tab, browser.FindOptions{Role: "link", Name: "/^portable coffee grinder 42$/i"})
+		found, err = h.Find(ctx, browser.FindOptions{Role: "link", Name: "/^portable coffee grinder 42$/i"})
 		return err
 	})
 	if err != nil {
@@ -138,21 +139,22 @@ func TestFindAndScope(t *testing.T) {
 		t.Fatalf("find's ref is not the snapshot's: %q", found)
 	}
 	// Text search, a limit, and a bad regex.
-	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err = e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		found, err = e.s.Find(ctx, tab, browser.FindOptions{Text: "add to cart", Limit: 3})
+		found, err = h.Find(ctx, browser.FindOptions{Text: "add to cart", Limit: 3})
 		if err != nil {
 			return err
 		}
 		if !strings.Contains(found, "first 3 shown") || strings.Count(found, "\n") != 3 {
 			t.Errorf("limited find:\n%s", found)
 		}
-		_, err = e.s.Find(ctx, tab, browser.FindOptions{Name: "/(/"})
+		_, err = h.Find(ctx, browser.FindOptions{Name: "/(/"})
 		wantCode(t, err, browser.CodeInvalidArgument)
-		_, err = e.s.Find(ctx, tab, browser.FindOptions{})
+		_, err = h.Find(ctx, browser.FindOptions{})
 		wantCode(t, err, browser.CodeInvalidArgument)
 		// A scoped snapshot shows one card, with the page's refs.
-		sc, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{Mode: browser.ModeFull, Scope: browser.Locator{Selector: ".card:nth-of-type(2)"}})
+		sc, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeFull, Scope: browser.Locator{Selector: ".card:nth-of-type(2)"}})
 		if err != nil {
 			return err
 		}
@@ -232,17 +234,18 @@ func TestSnapshotRedactsURLs(t *testing.T) {
 		}
 		// read (markdown, the page's URL) and the console's locations too
 		var read, console string
-		err := e.do(func(ctx context.Context, tab *browser.Tab) error {
-			r, err := e.s.Read(ctx, tab, browser.ReadOptions{What: browser.ReadMarkdown})
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+
+			r, err := h.Read(ctx, browser.ReadOptions{What: browser.ReadMarkdown})
 			if err != nil {
 				return err
 			}
 			read = r.Text
-			if r, err = e.s.Read(ctx, tab, browser.ReadOptions{What: browser.ReadURL}); err != nil {
+			if r, err = h.Read(ctx, browser.ReadOptions{What: browser.ReadURL}); err != nil {
 				return err
 			}
 			read += "\n" + r.Text
-			c, err := e.s.Console(ctx, tab, browser.ConsoleOptions{})
+			c, err := h.Console(ctx, browser.ConsoleOptions{})
 			if err != nil {
 				return err
 			}

@@ -22,8 +22,8 @@ type TabView struct {
 }
 
 // ListTabs describes the session's tabs, adopting popups its tabs opened.
-// Call within Do.
-func (s *Session) ListTabs(ctx context.Context) ([]TabView, error) {
+func (h *Held) ListTabs(ctx context.Context) ([]TabView, error) {
+	s := h.s
 	if _, err := s.AdoptPopups(ctx); err != nil {
 		return nil, err
 	}
@@ -182,22 +182,28 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 	return t, nil
 }
 
-// NewTab opens a tab for the session and makes it current. Call within Do.
-func (s *Session) NewTab(ctx context.Context) (*Tab, error) {
-	return s.openTab(ctx)
+// NewTab opens a tab for the session and makes it current.
+func (h *Held) NewTab(ctx context.Context) (*Tab, error) {
+	t, err := h.s.openTab(ctx)
+	if err == nil {
+		h.t = t
+	}
+	return t, err
 }
 
-// SelectTab makes one of the session's tabs current. Call within Do.
-func (s *Session) SelectTab(ctx context.Context, id string) (*Tab, error) {
+// SelectTab makes one of the session's tabs current.
+func (h *Held) SelectTab(ctx context.Context, id string) (*Tab, error) {
+	s := h.s
 	if _, err := s.AdoptPopups(ctx); err != nil {
 		return nil, err
 	}
-	t, err := s.Tab(ctx, id)
+	t, err := h.TabByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	s.current = t
 	_ = s.be.Activate(ctx, t.target)
+	h.t = t
 	return t, nil
 }
 
@@ -205,9 +211,9 @@ func (s *Session) SelectTab(ctx context.Context, id string) (*Tab, error) {
 // title matches match (valueMatcher: a part, a */glob* matched whole, or
 // /re/flags).
 // None is TAB_NOT_FOUND, several AMBIGUOUS_TARGET, with the tabs as
-// suggestions. Call within Do.
-func (s *Session) SelectTabMatching(ctx context.Context, match string) (*Tab, error) {
-	tabs, err := s.ListTabs(ctx)
+// suggestions.
+func (h *Held) SelectTabMatching(ctx context.Context, match string) (*Tab, error) {
+	tabs, err := h.ListTabs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -215,12 +221,13 @@ func (s *Session) SelectTabMatching(ctx context.Context, match string) (*Tab, er
 	if err != nil {
 		return nil, err
 	}
-	return s.SelectTab(ctx, v.ID)
+	return h.SelectTab(ctx, v.ID)
 }
 
 // CloseTab closes one of the session's tabs; a tab the session does not own
-// is refused. Call within Do.
-func (s *Session) CloseTab(ctx context.Context, id string) error {
+// is refused.
+func (h *Held) CloseTab(ctx context.Context, id string) error {
+	s := h.s
 	if _, err := s.AdoptPopups(ctx); err != nil {
 		return err
 	}
@@ -228,7 +235,7 @@ func (s *Session) CloseTab(ctx context.Context, id string) error {
 	t, ok := s.tabs[key]
 	if !ok {
 		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", Echo(id), s.shownToAgent()),
-			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: s.TabIDs()}
+			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: h.TabIDs()}
 	}
 	if t.bound {
 		return s.releaseTab(ctx, t)

@@ -17,7 +17,11 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/popups")
 	first := ""
-	_ = e.do(func(ctx context.Context, tab *browser.Tab) error { first = tab.ID; return nil })
+	_ = e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+		first = tab.ID
+		return nil
+	})
 
 	opened := func(sel string) browser.TabView {
 		t.Helper()
@@ -30,7 +34,8 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 		got = res.NewTabs
 		for len(got) == 0 && time.Now().Before(deadline) {
 			// A slow popup joins on the next call at the latest.
-			_ = e.do(func(ctx context.Context, tab *browser.Tab) error {
+			_ = e.do(func(ctx context.Context, h *browser.Held) error {
+
 				tabs, err := e.s.AdoptPopups(ctx)
 				for _, ti := range tabs {
 					got = append(got, browser.TabView{ID: ti.ID, URL: ti.URL, Opener: ti.Opener})
@@ -51,9 +56,9 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 	}
 
 	var list []browser.TabView
-	err := e.s.Do(e.ctx, func(ctx context.Context) error {
+	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
-		list, err = e.s.ListTabs(ctx)
+		list, err = h.ListTabs(ctx)
 		return err
 	})
 	if err != nil {
@@ -72,14 +77,14 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 		}
 	}
 	// Select the target=_blank tab: the session now works there.
-	err = e.s.Do(e.ctx, func(ctx context.Context) error {
-		tab, err := e.s.SelectTab(ctx, blank.ID)
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.SelectTab(ctx, blank.ID)
 		if err != nil {
 			return err
 		}
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			snap, err := e.s.Snapshot(ctx, tab, browser.SnapshotOptions{})
+			snap, err := h.On(tab).Snapshot(ctx, browser.SnapshotOptions{})
 			if err != nil {
 				return err
 			}
@@ -97,10 +102,10 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 	}
 	// Another session's tab is refused; the popup closes.
 	other := e.m.Session(t.Name() + "/other")
-	defer other.Do(context.Background(), other.CloseTabs)
+	defer other.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
 	var otherID string
-	_ = other.Do(e.ctx, func(ctx context.Context) error {
-		tab, err := other.CurrentTab(ctx)
+	_ = other.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.CurrentTab(ctx)
 		if err == nil {
 			// Short ids are per session (the other session's t1 is this
 			// one's t1); the browser's id names that tab everywhere.
@@ -108,14 +113,14 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 		}
 		return err
 	})
-	err = e.s.Do(e.ctx, func(ctx context.Context) error { return e.s.CloseTab(ctx, otherID) })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTab(ctx, otherID) })
 	wantCode(t, err, browser.CodeTabNotFound)
-	err = e.s.Do(e.ctx, func(ctx context.Context) error { return e.s.CloseTab(ctx, pop.ID) })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTab(ctx, pop.ID) })
 	if err != nil {
 		t.Fatalf("close the popup: %v", err)
 	}
-	err = e.s.Do(e.ctx, func(ctx context.Context) error {
-		list, err = e.s.ListTabs(ctx)
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+		list, err = h.ListTabs(ctx)
 		return err
 	})
 	for _, v := range list {
@@ -135,13 +140,13 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 	open := func(path string) string {
 		t.Helper()
 		var id string
-		err := e.s.Do(e.ctx, func(ctx context.Context) error {
-			tab, err := e.s.NewTab(ctx)
+		err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+			tab, err := h.NewTab(ctx)
 			if err != nil {
 				return err
 			}
 			id = tab.ID
-			_, err = e.s.Navigate(ctx, tab, e.base+path, 0)
+			_, err = h.On(tab).Navigate(ctx, e.base+path, 0)
 			return err
 		})
 		if err != nil {
@@ -155,9 +160,9 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 	list := func() []browser.TabView {
 		t.Helper()
 		var out []browser.TabView
-		if err := e.s.Do(e.ctx, func(ctx context.Context) error {
+		if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 			var err error
-			out, err = e.s.ListTabs(ctx)
+			out, err = h.ListTabs(ctx)
 			return err
 		}); err != nil {
 			t.Fatalf("list: %v", err)
@@ -173,8 +178,8 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 	}
 	selectMatch := func(match string) (string, error) {
 		var id string
-		err := e.s.Do(e.ctx, func(ctx context.Context) error {
-			tab, err := e.s.SelectTabMatching(ctx, match)
+		err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+			tab, err := h.SelectTabMatching(ctx, match)
 			if err == nil {
 				id = tab.ID
 			}
@@ -203,12 +208,12 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 		t.Errorf("no-match suggestions = %q, want the 3 tabs", be.Suggestions)
 	}
 	// The browser's own id is still accepted.
-	err = e.s.Do(e.ctx, func(ctx context.Context) error {
-		cur, err := e.s.CurrentTab(ctx)
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+		cur, err := h.CurrentTab(ctx)
 		if err != nil {
 			return err
 		}
-		tab, err := e.s.SelectTab(ctx, cur.TargetID())
+		tab, err := h.SelectTab(ctx, cur.TargetID())
 		if err == nil && tab.ID != "t2" {
 			t.Errorf("select by the browser's id gave %s", tab.ID)
 		}
@@ -218,13 +223,13 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 		t.Errorf("select by the browser's id: %v", err)
 	}
 	// A closed tab's number is not given out again.
-	if err := e.s.Do(e.ctx, func(ctx context.Context) error { return e.s.CloseTab(ctx, "t2") }); err != nil {
+	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTab(ctx, "t2") }); err != nil {
 		t.Fatalf("close t2: %v", err)
 	}
 	if id := open("/basic.html"); id != "t4" {
 		t.Errorf("the tab opened after closing t2 is %s, want t4", id)
 	}
-	err = e.s.Do(e.ctx, func(ctx context.Context) error { _, err := e.s.SelectTab(ctx, "t2"); return err })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { _, err := h.SelectTab(ctx, "t2"); return err })
 	wantCode(t, err, browser.CodeTabNotFound)
 	if be, ok := browser.AsError(err); ok && !slices.Equal(be.Suggestions, []string{"t1", "t3", "t4"}) {
 		t.Errorf("tab-not-found suggestions = %q, want [t1 t3 t4]", be.Suggestions)

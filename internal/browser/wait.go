@@ -323,8 +323,9 @@ type waiter struct {
 // Wait waits until the conditions hold (any: one of them, the lowest tier
 // winning among those that hold at the same check; all: every one), or
 // the timeout passes: TIMEOUT, with a diagnosis of the page and of each
-// condition. Call within Do.
-func (s *Session) Wait(ctx context.Context, t *Tab, o WaitOptions) (*WaitResult, error) {
+// condition.
+func (h *Held) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
+	s, t := h.s, h.t
 	conds, err := checkWait(o)
 	if err != nil {
 		return nil, err

@@ -47,9 +47,10 @@ func waitEnv(t *testing.T) *env {
 // wait runs browser_wait's wait on the current tab.
 func (e *env) wait(o browser.WaitOptions) (*browser.WaitResult, error) {
 	var res *browser.WaitResult
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+
 		var err error
-		res, err = e.s.Wait(ctx, tab, o)
+		res, err = h.Wait(ctx, o)
 		return err
 	})
 	return res, err
@@ -314,13 +315,13 @@ func TestWaitCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	time.AfterFunc(300*time.Millisecond, cancel)
 	var err error
-	_ = e.s.Do(e.ctx, func(_ context.Context) error {
-		tab, terr := e.s.CurrentTab(ctx)
+	_ = e.s.Do(e.ctx, func(_ context.Context, h *browser.Held) error {
+		tab, terr := h.CurrentTab(ctx)
 		if terr != nil {
 			err = terr
 			return nil
 		}
-		_, err = e.s.Wait(ctx, tab, browser.WaitOptions{Timeout: 90 * time.Second, Conditions: []browser.WaitCondition{{Target: browser.Locator{Text: "Never"}}}})
+		_, err = h.On(tab).Wait(ctx, browser.WaitOptions{Timeout: 90 * time.Second, Conditions: []browser.WaitCondition{{Target: browser.Locator{Text: "Never"}}}})
 		return nil
 	})
 	if err == nil {

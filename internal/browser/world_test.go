@@ -51,7 +51,9 @@ func TestWalkerWorldIsKept(t *testing.T) {
 		t.Errorf("after the navigation:\n%s", snap)
 	}
 	// The frame loads a new document: the walker works in that one too.
-	err := e.do(func(ctx context.Context, tab *browser.Tab) error {
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		tab := h.Tab()
+
 		return tab.Target().Call(ctx, "Runtime.evaluate", map[string]any{"expression": `new Promise(r => { const f = document.getElementById("f"); f.onload = r; f.contentWindow.location.reload() })`, "awaitPromise": true}, nil)
 	})
 	if err != nil {
@@ -62,8 +64,9 @@ func TestWalkerWorldIsKept(t *testing.T) {
 		t.Errorf("after the frame's reload:\n%s", snap)
 	}
 	// Back to the first page (possibly from the back/forward cache).
-	err = e.do(func(ctx context.Context, tab *browser.Tab) error {
-		_, err := e.s.History(ctx, tab, "back", 0)
+	err = e.do(func(ctx context.Context, h *browser.Held) error {
+
+		_, err := h.History(ctx, "back", 0)
 		return err
 	})
 	if err != nil {

@@ -212,7 +212,7 @@ func (s *Server) hold(ctx context.Context, t tools.Tool, session sessionRef, tab
 		session.shown = session.key
 	}
 	if t.Hold == tools.HoldNothing {
-		return t.Run(ctx, tools.NewHeld(session.shown, nil, nil, env), in)
+		return t.Run(ctx, tools.NewHeld(session.shown, nil, env), in)
 	}
 	for {
 		res, err := s.holdOnce(ctx, t, session, tab, in, env)
@@ -237,7 +237,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 	if t.Hold == tools.HoldExistingSession {
 		var ok bool
 		if bs, ok = m.Lookup(session.key); !ok {
-			return t.Run(ctx, tools.NewHeld(session.shown, nil, nil, env), in)
+			return t.Run(ctx, tools.NewHeld(session.shown, nil, env), in)
 		}
 	} else {
 		// A session the client's call makes lives on the browser profile
@@ -257,28 +257,29 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 		}
 	}
 	var out *tools.Result
-	err := bs.Do(ctx, func(ctx context.Context) error {
+	err := bs.Do(ctx, func(ctx context.Context, h *browser.Held) error {
 		var bt *browser.Tab
 		var err error
 		cleared := ""
 		switch t.Hold {
 		case tools.HoldTab:
-			bt, err = bs.ReadyTab(ctx, tab)
+			bt, err = h.ReadyTab(ctx, tab)
 		case tools.HoldTabAsIs:
-			bt, err = bs.Tab(ctx, tab)
+			bt, err = h.TabByID(ctx, tab)
 		case tools.HoldTabToLeave:
-			bt, err = bs.ReadyTab(ctx, tab)
+			bt, err = h.ReadyTab(ctx, tab)
 			if be, ok := browser.AsError(err); ok && be.Code == browser.CodeOriginBlocked {
 				// The tab showed a refused page and was cleared: going
 				// elsewhere is what the agent asks anyway.
 				cleared = "\nNote: " + be.Message + "; webpilot cleared it."
-				bt, err = bs.Tab(ctx, tab)
+				bt, err = h.TabByID(ctx, tab)
 			}
 		}
 		if err != nil {
 			return err
 		}
-		res, err := t.Run(ctx, tools.NewHeld(session.shown, bs, bt, env), in)
+		h.Use(bt)
+		res, err := t.Run(ctx, tools.NewHeld(session.shown, h, env), in)
 		if err != nil {
 			return err
 		}
@@ -303,7 +304,8 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 		if res.Dialog != nil {
 			res.Text += dialogText(res.Dialog)
 		} else {
-			res.Text += inlineSnapshot(ctx, bs, about, res.Snapshot)
+			h.Use(about)
+			res.Text += inlineSnapshot(ctx, h, res.Snapshot)
 		}
 		out = res
 		return nil
@@ -339,12 +341,13 @@ func (s *Server) status(c *Client) map[string]any {
 	return out
 }
 
-// inlineSnapshot renders the snapshot a navigate or action call asked for.
-func inlineSnapshot(ctx context.Context, s *browser.Session, t *browser.Tab, mode string) string {
+// inlineSnapshot renders the snapshot of the call's tab that a navigate
+// or action call asked for.
+func inlineSnapshot(ctx context.Context, h *browser.Held, mode string) string {
 	if mode == "" || mode == "none" {
 		return ""
 	}
-	snap, err := s.Snapshot(ctx, t, browser.SnapshotOptions{Mode: mode, MaxChars: tools.InlineSnapshotMaxChar})
+	snap, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: mode, MaxChars: tools.InlineSnapshotMaxChar})
 	if err != nil {
 		if be, ok := browser.AsError(err); ok {
 			return fmt.Sprintf("\n(no snapshot: %s: %s)", be.Code, be.Message)

@@ -48,7 +48,7 @@ func sharedManager(t *testing.T) *browser.Manager {
 		defer cancel()
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(ctx, s.CloseTabs)
+			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
 		}
 	})
 	return m

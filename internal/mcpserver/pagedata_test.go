@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -34,7 +35,7 @@ func TestPageLinesCannotPassForNotes(t *testing.T) {
 	t.Cleanup(func() {
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(ctx, s.CloseTabs)
+			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
 		}
 	})
 	results := map[string]string{

@@ -110,7 +110,7 @@ func TestSecretsNeverShown(t *testing.T) {
 		// The tabs only: the backend is shared with the other tests.
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(context.Background(), s.CloseTabs)
+			_ = s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
 		}
 	})
 
@@ -287,7 +287,7 @@ func TestSecretsNeverPartlyShown(t *testing.T) {
 	t.Cleanup(func() {
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(context.Background(), s.CloseTabs)
+			_ = s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
 		}
 	})
 	var outs []string

@@ -76,15 +76,16 @@ func (s *Server) glance(ctx context.Context, tool, session, tab string) (url, ti
 	if trace.Shoots(tool) {
 		width = trace.ShotWidth
 	}
-	_ = bs.Do(ctx, func(ctx context.Context) error {
-		bt := bs.LiveTab(tab)
+	_ = bs.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		bt := h.LiveTab(tab)
 		if bt == nil && tab != "" {
-			bt = bs.LiveTab("") // the call closed its tab: the current one
+			bt = h.LiveTab("") // the call closed its tab: the current one
 		}
 		if bt == nil {
 			return nil
 		}
-		g, _ := bs.Glance(ctx, bt, width, trace.ShotQuality)
+		h.Use(bt)
+		g, _ := h.Glance(ctx, width, trace.ShotQuality)
 		url, title, jpeg = g.URL, g.Title, g.JPEG
 		return nil
 	})

@@ -40,7 +40,7 @@ func traceClient(t *testing.T, rec *trace.Recorder) (*mcp.ClientSession, *browse
 		defer cancel()
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(ctx, s.CloseTabs)
+			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
 		}
 	})
 	deps := &tools.Deps{Manager: m, Trace: rec, TraceMask: maskMark}
@@ -128,8 +128,8 @@ func TestTraceSession(t *testing.T) {
 		t.Fatal("no viewer session")
 	}
 	var dom string
-	err = bs.Do(ctx, func(ctx context.Context) error {
-		tab, err := bs.Tab(ctx, "")
+	err = bs.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.TabByID(ctx, "")
 		if err != nil {
 			return err
 		}

@@ -23,8 +23,8 @@ func newFlowTrace(h *Held) (*flowTrace, error) {
 		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "no output directory to write a trace to", Hint: "omit trace"}
 	}
 	pol := h.env.Manager.DefaultPolicy()
-	if h.s != nil {
-		pol = h.s.Policy() // the output directory of the client that made the session
+	if h.Held != nil {
+		pol = h.Session().Policy() // the output directory of the client that made the session
 	}
 	folder, reserve, err := pol.TraceFolder()
 	if err != nil {
@@ -51,12 +51,12 @@ func (ft *flowTrace) step(ctx context.Context, h *Held, tool string, args map[st
 	} else if res != nil {
 		s.Result = res.Text
 	}
-	if t := h.Tab(); t != nil && h.s != nil {
+	if h.Held != nil && h.Tab() != nil {
 		width := 0
 		if trace.Shoots(tool) {
 			width = trace.ShotWidth
 		}
-		g, _ := h.s.Glance(context.WithoutCancel(ctx), t, width, trace.ShotQuality)
+		g, _ := h.Glance(context.WithoutCancel(ctx), width, trace.ShotQuality)
 		s.URL, s.Title, s.Image = g.URL, g.Title, g.JPEG
 	}
 	if werr := ft.file.Add(s); werr != nil && ft.err == nil {
