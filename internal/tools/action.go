@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -112,7 +111,8 @@ var actionTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Text: describeAction(in, res), Dialog: res.Dialog, Snapshot: inlineMode(in.Snapshot)}, nil
+	text := describeAction(in, res)
+	return &Result{Text: text.String(), Notes: text.notes, Dialog: res.Dialog, Snapshot: inlineMode(in.Snapshot)}, nil
 })
 
 // inlineMode is the inline snapshot after an action: diff unless asked.
@@ -123,66 +123,65 @@ func inlineMode(mode string) string {
 	return mode
 }
 
-func describeAction(in ActionIn, res *browser.ActionResult) string {
-	var b strings.Builder
-	b.WriteString(in.Action)
+func describeAction(in ActionIn, res *browser.ActionResult) *resultText {
+	b := &resultText{}
+	b.printf("%s", in.Action)
 	switch {
 	case res.Ref != "":
-		b.WriteString(" " + res.Ref)
+		b.printf(" %s", res.Ref)
 		if res.MatchLevel != "" && res.MatchLevel != "exact" {
-			b.WriteString(" (" + res.MatchLevel + ")")
+			b.printf(" (%s)", res.MatchLevel)
 		}
 	case !in.target().Empty():
-		b.WriteString(" " + browser.Echo(in.target().Describe()))
+		b.printf(" %s", browser.Echo(in.target().Describe()))
 	}
 	if in.Action == "press" {
-		b.WriteString(" " + browser.Echo(in.Key))
+		b.printf(" %s", browser.Echo(in.Key))
 	}
-	fmt.Fprintf(&b, ": %s (%s input)", res.Outcome, res.InputMode)
+	b.printf(": %s (%s input)", res.Outcome, res.InputMode)
 	switch in.Action {
 	case "fill", "type", "clear":
 		if res.Value != "" || res.Outcome == "verified" {
-			fmt.Fprintf(&b, "; value now %q", browser.Echo(res.Value))
+			b.printf("; value now %q", browser.Echo(res.Value))
 		}
 	case "select":
-		fmt.Fprintf(&b, "; selected %q", browser.Echo(res.Value))
+		b.printf("; selected %q", browser.Echo(res.Value))
 	case "upload":
-		fmt.Fprintf(&b, "; the input holds %s", browser.Echo(res.Value))
+		b.printf("; the input holds %s", browser.Echo(res.Value))
 	}
 	if res.ExpectMet {
-		b.WriteString("; expect met")
+		b.printf("; expect met")
 	}
 	if res.ExpectFailed != "" {
-		b.WriteString("\nExpect NOT met: " + browser.Echo(res.ExpectFailed))
+		b.note("Expect NOT met: %s", browser.Echo(res.ExpectFailed))
 	}
 	if res.Navigated {
-		fmt.Fprintf(&b, "\nNavigated to %s — %q", res.URL, res.Title)
+		b.note("Navigated to %s — %q", res.URL, res.Title)
 	}
 	for _, d := range res.Downloads {
-		b.WriteString("\nDownload: " + d.String())
+		b.note("Download: %s", d.String())
 	}
-	b.WriteString(consoleText(res.ConsoleErrors, res.ConsoleErrorCount))
+	consoleText(b, res.ConsoleErrors, res.ConsoleErrorCount)
 	if res.Note != "" {
-		b.WriteString("\nNote: " + res.Note)
+		b.note("Note: %s", res.Note)
 	}
 	for _, t := range res.NewTabs {
-		fmt.Fprintf(&b, "\nOpened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
+		b.note("Opened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
 	}
-	return b.String()
+	return b
 }
 
-// consoleText lists the console errors an action caused.
-func consoleText(errs []browser.ConsoleEntry, n int) string {
+// consoleText lists the console errors an action caused; its first line
+// is a note.
+func consoleText(b *resultText, errs []browser.ConsoleEntry, n int) {
 	if n == 0 {
-		return ""
+		return
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "\nConsole errors (%d):", n)
+	b.note("Console errors (%d):", n)
 	for _, e := range errs {
-		b.WriteString("\n- " + e.String())
+		b.printf("\n- %s", e.String())
 	}
 	if n > len(errs) {
-		fmt.Fprintf(&b, "\n- … %d more", n-len(errs))
+		b.printf("\n- … %d more", n-len(errs))
 	}
-	return b.String()
 }

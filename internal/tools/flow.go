@@ -171,8 +171,8 @@ func flowResult(p *flow.Plan, tr *flow.Trace) *Result {
 		case e.Do == "find" || e.Do == "read" || e.Do == "collect" || e.Do == "wait" || e.Do == "snapshot" && i == last:
 			fmt.Fprintf(&b, "\n\n[%d %s]\n%s", e.Index, e.Do, cutOutput(strings.TrimSpace(r.Text), FlowStepMaxChars))
 		default:
-			for _, n := range stepNotes(r.Text) {
-				fmt.Fprintf(&b, "\n[%d %s] %s", e.Index, e.Do, n)
+			for _, n := range r.Notes {
+				fmt.Fprintf(&b, "\n[%d %s] %s", e.Index, e.Do, browser.Echo(n))
 			}
 		}
 	}
@@ -203,23 +203,6 @@ func cutOutput(s string, max int) string {
 		part = part[:i]
 	}
 	return part + fmt.Sprintf("\n… %d more chars left out of the flow's result: run that step alone (with offset) to read them", more)
-}
-
-// stepNotes are the lines of a step's result worth keeping in a flow's
-// result: notes, unmet expectations, navigations, tabs, downloads, console
-// errors.
-func stepNotes(text string) []string {
-	var out []string
-	lines := strings.Split(text, "\n")
-	for _, l := range lines[min(1, len(lines)):] {
-		for _, p := range []string{"Note:", "Expect NOT met", "Navigated", "Opened tab", "Download:", "Console errors", "A ", "Stopped", "The form"} {
-			if strings.HasPrefix(l, p) && (p != "A " || strings.Contains(l, "dialog")) {
-				out = append(out, browser.Echo(l))
-				break
-			}
-		}
-	}
-	return out
 }
 
 // stepExec runs a flow's steps through the tool table, on the flow's held

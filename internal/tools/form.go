@@ -57,43 +57,44 @@ var fillFormTool = Def(Tool{
 	text := describeForm(res)
 	if res.Dialog != nil {
 		if res.Stopped != "" {
-			text += fmt.Sprintf("\nStopped at %s when the dialog opened", res.Stopped)
+			stopped := fmt.Sprintf("Stopped at %s when the dialog opened", res.Stopped)
 			if len(res.Skipped) > 0 {
-				text += "; not filled: " + strings.Join(res.Skipped, ", ")
+				stopped += "; not filled: " + strings.Join(res.Skipped, ", ")
 			}
+			text.note("%s", stopped)
 		}
 		if in.Submit != "" && in.Submit != "none" && !res.Submitted {
-			text += "\nThe form was not submitted."
+			text.note("The form was not submitted.")
 		}
 	}
-	return &Result{Text: text, Dialog: res.Dialog, Snapshot: inlineMode(in.Snapshot)}, nil
+	return &Result{Text: text.String(), Notes: text.notes, Dialog: res.Dialog, Snapshot: inlineMode(in.Snapshot)}, nil
 })
 
-func describeForm(res *browser.FormResult) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Filled %d field(s), each read back:", len(res.Completed))
+func describeForm(res *browser.FormResult) *resultText {
+	b := &resultText{}
+	b.printf("Filled %d field(s), each read back:", len(res.Completed))
 	for _, c := range res.Completed {
 		name := c.Ref
 		if name == "" {
 			name = c.Field
 		}
-		fmt.Fprintf(&b, "\n- %s = %q", browser.Echo(name), browser.Echo(c.Value))
+		b.printf("\n- %s = %q", browser.Echo(name), browser.Echo(c.Value))
 	}
 	switch {
 	case res.Submit == browser.SubmitNone:
 	case res.SubmitVerified:
-		fmt.Fprintf(&b, "\nSubmitted (%s): verified", res.Submit)
+		b.printf("\nSubmitted (%s): verified", res.Submit)
 	case res.Submitted:
-		fmt.Fprintf(&b, "\nSubmitted (%s): sent, but no submit event or navigation was seen", res.Submit)
+		b.printf("\nSubmitted (%s): sent, but no submit event or navigation was seen", res.Submit)
 	}
 	if res.Navigated {
-		fmt.Fprintf(&b, "\nNavigated: %s → %s — %q", res.URLBefore, res.URLAfter, res.Title)
+		b.note("Navigated: %s → %s — %q", res.URLBefore, res.URLAfter, res.Title)
 	}
 	if res.Note != "" {
-		b.WriteString("\nNote: " + res.Note)
+		b.note("Note: %s", res.Note)
 	}
 	for _, t := range res.NewTabs {
-		fmt.Fprintf(&b, "\nOpened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
+		b.note("Opened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
 	}
-	return b.String()
+	return b
 }

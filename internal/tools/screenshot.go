@@ -32,14 +32,16 @@ var screenshotTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	text := describeShot(shot)
+	text := &resultText{}
+	text.printf("%s", describeShot(shot))
 	if shot.Cut != "" {
-		text += "\nNote: " + shot.Cut + "."
+		text.note("Note: %s.", shot.Cut)
 	}
 	if shot.Blanked > 0 {
-		text += fmt.Sprintf("\nNote: %d area(s) of the page showing a declared secret are painted grey in the image.", shot.Blanked)
+		text.note("Note: %d area(s) of the page showing a declared secret are painted grey in the image.", shot.Blanked)
 	}
-	return &Result{Text: text + describeLabels(shot), Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}, nil
+	text.printf("%s", describeLabels(shot))
+	return &Result{Text: text.String(), Notes: text.notes, Image: &Image{Data: shot.Data, MIMEType: shot.MIMEType}}, nil
 })
 
 func describeShot(s *browser.Shot) string {

@@ -132,7 +132,30 @@ type Result struct {
 	// Value is what a flow step's save_as keeps when it is not the whole
 	// text (browser_read: the content without its header line).
 	Value *string
+	// Notes are the lines of Text a flow keeps for a step whose output it
+	// does not show whole: notes, unmet expectations, navigations, new
+	// tabs, downloads, console errors, a form stopped by a dialog.
+	Notes []string
 }
+
+// resultText is a result's text as a tool writes it; the lines it writes
+// with note are also the result's Notes.
+type resultText struct {
+	b     strings.Builder
+	notes []string
+}
+
+// printf writes to the text.
+func (t *resultText) printf(format string, a ...any) { fmt.Fprintf(&t.b, format, a...) }
+
+// note writes a line of its own and keeps it as a note.
+func (t *resultText) note(format string, a ...any) {
+	line := fmt.Sprintf(format, a...)
+	t.b.WriteString("\n" + line)
+	t.notes = append(t.notes, line)
+}
+
+func (t *resultText) String() string { return t.b.String() }
 
 // Image is an image a tool returns, as raw encoded bytes.
 type Image struct {
