@@ -388,7 +388,7 @@ const expectJS = `async (W,e,ms)=>{
 }`
 
 // expectWait bounds how long an action's expect is waited for.
-var expectWait = 5 * time.Second
+const expectWait = 5 * time.Second
 
 // expect waits (bounded by the action timeout and expectWait) for the
 // action's expect to hold: met makes the outcome verified; else it stays

@@ -36,8 +36,8 @@ const (
 	maxProposals = 5
 )
 
-// Scrolling bounds (vars: tests may change them).
-var (
+// Scrolling bounds.
+const (
 	// scrollStepWait is how long one scroll waits for new items.
 	scrollStepWait = 2500 * time.Millisecond
 	// scrollBudget bounds the time all scrolls of one call take.

@@ -71,7 +71,7 @@ const downloadCap = 50
 
 // downloadWait bounds how long an action waits for a download it started
 // to finish before reporting it in progress.
-var downloadWait = 3 * time.Second
+const downloadWait = 3 * time.Second
 
 // findWait bounds how long a finished download is looked for in the
 // browser's own folder (the bridge).

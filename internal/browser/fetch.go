@@ -22,9 +22,18 @@ import (
 //go:embed media.js
 var mediaJS string
 
-// MaxFetchBytes bounds one file browser_download fetches: a larger one is
-// refused, and the result says so. Tests may lower it.
-var MaxFetchBytes int64 = 50 << 20
+// DefaultMaxFetchBytes bounds one file browser_download fetches unless
+// Options.MaxFetchBytes says otherwise: a larger one is refused, and the
+// result says so.
+const DefaultMaxFetchBytes int64 = 50 << 20
+
+// maxFetch is the bound of one file browser_download fetches in the tab.
+func (t *Tab) maxFetch() int64 {
+	if t.maxFetchBytes > 0 {
+		return t.maxFetchBytes
+	}
+	return DefaultMaxFetchBytes
+}
 
 // MaxFetchFiles bounds the files one browser_download fetches (urls, or
 // the media of a target).
@@ -262,8 +271,8 @@ func (t *Tab) fetch(ctx context.Context, w frameWorld, raw string) (data []byte,
 		if err != nil {
 			return nil, "", "data", &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: %v", Echo(raw), err)}
 		}
-		if int64(len(data)) > MaxFetchBytes {
-			return nil, "", "data", tooBig(raw, int64(len(data)))
+		if int64(len(data)) > t.maxFetch() {
+			return nil, "", "data", t.tooBig(raw, int64(len(data)))
 		}
 		return data, mimeType, "data", nil
 	case "http", "https":
@@ -283,12 +292,12 @@ func (t *Tab) fetch(ctx context.Context, w frameWorld, raw string) (data []byte,
 // errNoNetworkLoad marks a browser that refused Network.loadNetworkResource.
 var errNoNetworkLoad = errors.New("Network.loadNetworkResource refused")
 
-func tooBig(raw string, n int64) *Error {
-	size := "more than " + byteSize(MaxFetchBytes)
+func (t *Tab) tooBig(raw string, n int64) *Error {
+	size := "more than " + byteSize(t.maxFetch())
 	if n > 0 {
 		size = byteSize(n)
 	}
-	return &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("%s is %s, over the %s per-file cap: refused", Echo(raw), size, byteSize(MaxFetchBytes))}
+	return &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("%s is %s, over the %s per-file cap: refused", Echo(raw), size, byteSize(t.maxFetch()))}
 }
 
 // fetchByBrowser loads raw through the browser's network stack for frame
@@ -334,8 +343,8 @@ func (t *Tab) fetchByBrowser(ctx context.Context, w frameWorld, raw string) ([]b
 		}
 		return nil, "", &Error{Code: CodeNavigationFailed, Message: msg}
 	}
-	if n, err := strconv.ParseInt(header("Content-Length"), 10, 64); err == nil && n > MaxFetchBytes {
-		return nil, "", tooBig(raw, n)
+	if n, err := strconv.ParseInt(header("Content-Length"), 10, 64); err == nil && n > t.maxFetch() {
+		return nil, "", t.tooBig(raw, n)
 	}
 	var data []byte
 	for {
@@ -356,8 +365,8 @@ func (t *Tab) fetchByBrowser(ctx context.Context, w frameWorld, raw string) ([]b
 		} else {
 			data = append(data, chunk.Data...)
 		}
-		if int64(len(data)) > MaxFetchBytes {
-			return nil, "", tooBig(raw, 0)
+		if int64(len(data)) > t.maxFetch() {
+			return nil, "", t.tooBig(raw, 0)
 		}
 		if chunk.EOF {
 			break
@@ -420,7 +429,7 @@ func (t *Tab) fetchInPage(ctx context.Context, w frameWorld, raw string) ([]byte
 		TooBig     int64  `json:"tooBig"`
 		Size       int64  `json:"size"`
 	}
-	call := fetchJS + "(" + mustJSON(raw) + ", " + strconv.FormatInt(MaxFetchBytes, 10) + ", " + mustJSON(key) + ")"
+	call := fetchJS + "(" + mustJSON(raw) + ", " + strconv.FormatInt(t.maxFetch(), 10) + ", " + mustJSON(key) + ")"
 	if _, err := w.eval(ctx, call, &ans); err != nil {
 		return nil, "", backendError("download "+Echo(raw), err)
 	}
@@ -430,7 +439,7 @@ func (t *Tab) fetchInPage(ctx context.Context, w frameWorld, raw string) ([]byte
 	case ans.Status >= 400 || ans.Status == 0:
 		return nil, "", &Error{Code: CodeNavigationFailed, Message: fmt.Sprintf("GET %s answered HTTP %d %s", Echo(raw), ans.Status, http.StatusText(ans.Status))}
 	case ans.TooBig != 0:
-		return nil, "", tooBig(raw, max(ans.TooBig, 0))
+		return nil, "", t.tooBig(raw, max(ans.TooBig, 0))
 	}
 	data := make([]byte, 0, ans.Size)
 	for off := int64(0); off < ans.Size || off == 0; off += fetchChunk {

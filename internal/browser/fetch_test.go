@@ -182,10 +182,10 @@ func TestDownloadMedia(t *testing.T) {
 		t.Errorf("mixed: %+v %v", mixed, err)
 	}
 
-	old := browser.MaxFetchBytes
-	browser.MaxFetchBytes = 40
-	t.Cleanup(func() { browser.MaxFetchBytes = old })
-	_, err = e.download(browser.FetchOptions{URLs: []string{base + "/img/a.png"}})
+	small := newEnv(t, browser.Options{OutputDir: t.TempDir(), MaxFetchBytes: 40})
+	small.base = base
+	small.navigate("/gallery")
+	_, err = small.download(browser.FetchOptions{URLs: []string{base + "/img/a.png"}})
 	if be := wantCode(t, err, browser.CodeLimitExceeded); !strings.Contains(be.Message, "per-file cap") {
 		t.Errorf("cap: %s", be.Message)
 	}

@@ -75,12 +75,12 @@ type ActionResult struct {
 }
 
 // pollInterval spaces actionability checks while auto-waiting.
-var pollInterval = 50 * time.Millisecond
+const pollInterval = 50 * time.Millisecond
 
 // settleWindow is how long after an action a cross-document navigation may
 // start and still be waited for. Clicks on links and form submits start
 // theirs while the input is handled, well inside it.
-var settleWindow = 60 * time.Millisecond
+const settleWindow = 60 * time.Millisecond
 
 // Act runs an action in the tab, waiting (up to the action timeout) for the
 // target to be actionable, then settles.

@@ -146,7 +146,7 @@ func (t *Tab) locate(ctx context.Context, tg Locator) (*element, error) {
 }
 
 // notFoundWait is how long a target that matches nothing is looked for.
-var notFoundWait = 1500 * time.Millisecond
+const notFoundWait = 1500 * time.Millisecond
 
 func (tg Locator) validate() error {
 	n := 0

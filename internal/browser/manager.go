@@ -37,6 +37,7 @@ type Options struct {
 	AllowFileURLs  bool   // file: URLs (also allowed when AllowedOrigins lists "file://")
 	OutputDir      string // large artifacts (default DefaultOutputDir)
 	OutputMaxBytes int64  // cap on the output dir (default 100 MB)
+	MaxFetchBytes  int64  // cap on one file browser_download fetches (default DefaultMaxFetchBytes)
 	DialogPolicy   string // DialogAsk (default), DialogAccept or DialogDismiss
 	// UploadRoots are the directories uploads may come from (besides the
 	// client's roots each call passes); none: uploads are refused.

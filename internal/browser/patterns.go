@@ -16,7 +16,7 @@ import (
 // busy machine); where a page forbids workers they run on its main thread,
 // and the evaluation is stopped (Runtime.terminateExecution) at three
 // times the budget.
-var patternBudget = 2 * time.Second
+const patternBudget = 2 * time.Second
 
 // patternMS is patternBudget for the walker, in milliseconds.
 func patternMS() string { return strconv.FormatInt(patternBudget.Milliseconds(), 10) }

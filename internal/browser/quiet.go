@@ -13,7 +13,7 @@ import (
 // and the DOM changes that follow. All bounded: a page that never goes
 // quiet (a ticker, a long poll) costs at most these, and the result says
 // which bound was hit.
-var (
+const (
 	quietStart    = 20 * time.Millisecond   // nothing started by then: done
 	quietDOM      = 25 * time.Millisecond   // the DOM counts as settled after this long unchanged
 	quietMaxDOM   = 300 * time.Millisecond  // longest wait for the DOM alone

@@ -79,6 +79,9 @@ type Tab struct {
 	// downloadsRemote: the browser runs on another machine, which keeps
 	// the files.
 	downloadsRemote bool
+	// maxFetchBytes bounds one file browser_download fetches (0: the
+	// default, DefaultMaxFetchBytes).
+	maxFetchBytes int64
 	// windowOpened is the session's flag (Session.windowOpened) that the
 	// tab's loop sets when the page asks for a new window.
 	windowOpened *atomic.Bool

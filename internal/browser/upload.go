@@ -234,7 +234,7 @@ type fileInput struct {
 }
 
 // chooserWait bounds the wait for a file chooser after a click.
-var chooserWait = 3 * time.Second
+const chooserWait = 3 * time.Second
 
 // upload sets files on a file input, or on the input of the file chooser
 // that clicking the target opens (the chooser is intercepted, never shown),

@@ -77,7 +77,7 @@ type WaitResult struct {
 var NetworkIdleQuiet = 500 * time.Millisecond
 
 // waitPoll is the time between two checks of a wait.
-var waitPoll = 100 * time.Millisecond
+const waitPoll = 100 * time.Millisecond
 
 // diagSnapshotChars bounds the snapshot in a wait's diagnosis.
 const diagSnapshotChars = 1500

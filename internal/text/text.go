@@ -23,7 +23,7 @@ func Head(s string, n int) (head string, more int) {
 // a value in a message, where the width counts and the size left out does
 // not.
 func Cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	head, _ := Head(s, n-1)
@@ -35,7 +35,7 @@ func Cut(s string, n int) string {
 // values and page text a result repeats back, where the reader should know
 // how much is missing.
 func Clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	head, more := Head(s, n*2/3)
