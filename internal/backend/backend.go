@@ -149,60 +149,29 @@ type Backend interface {
 	Close() error
 }
 
-type sessionKey struct{}
-
-// WithSession tells NewTab and Binder.Bind which agent session the tab is
-// for (the bridge groups a session's tabs as "webpilot · <session>", and
-// its extension's popup lists bound tabs under their session).
-func WithSession(ctx context.Context, name string) context.Context {
-	return context.WithValue(ctx, sessionKey{}, name)
+// Scope is whom a call of a scoped backend (Scoper) is for.
+type Scope struct {
+	// Session is the agent session's name as shown: the bridge groups its
+	// tabs as "webpilot · <session>", and its extension's popup lists
+	// bound tabs under their session.
+	Session string
+	// Profile is the browser profile the call goes to, for a backend that
+	// serves several (the bridge): a profile's name, its id or a unique
+	// prefix of the id; "" means the only one connected.
+	Profile string
+	// Used, when set, is told the id of the profile each call ran on (a
+	// session pins itself to the first). It may be called from several
+	// goroutines.
+	Used func(id string)
 }
 
-// SessionOf is the session name WithSession put in ctx, or "".
-func SessionOf(ctx context.Context) string {
-	s, _ := ctx.Value(sessionKey{}).(string)
-	return s
-}
-
-type profileKey struct{}
-
-// profileChoice is what WithBrowserProfile and WithProfileUsed put in a
-// context.
-type profileChoice struct {
-	sel  string
-	used func(id string)
-}
-
-// WithBrowserProfile tells a backend that serves several browser profiles
-// (the bridge) which one the call is for: sel is a profile's name, its id
-// or a unique prefix of the id; "" means the only one connected.
-func WithBrowserProfile(ctx context.Context, sel string) context.Context {
-	pc, _ := ctx.Value(profileKey{}).(profileChoice)
-	pc.sel = sel
-	return context.WithValue(ctx, profileKey{}, pc)
-}
-
-// BrowserProfileOf is the selector WithBrowserProfile put in ctx, or "".
-func BrowserProfileOf(ctx context.Context) string {
-	pc, _ := ctx.Value(profileKey{}).(profileChoice)
-	return pc.sel
-}
-
-// WithProfileUsed asks a backend that serves several browser profiles to
-// call used with the id of the profile each call in ctx ran on (a session
-// pins itself to the first). used may be called from several goroutines.
-func WithProfileUsed(ctx context.Context, used func(id string)) context.Context {
-	pc, _ := ctx.Value(profileKey{}).(profileChoice)
-	pc.used = used
-	return context.WithValue(ctx, profileKey{}, pc)
-}
-
-// ReportProfileUsed is what a backend calls with the id of the browser
-// profile a call in ctx runs on (see WithProfileUsed).
-func ReportProfileUsed(ctx context.Context, id string) {
-	if pc, _ := ctx.Value(profileKey{}).(profileChoice); pc.used != nil {
-		pc.used(id)
-	}
+// Scoper is implemented by a backend whose calls depend on whom they are
+// for (the bridge). For returns the backend as one agent session sees it:
+// scope is read at each call. The backend it returns implements the
+// optional interfaces the Scoper does, and its Close leaves the Scoper
+// open.
+type Scoper interface {
+	For(scope func() Scope) Backend
 }
 
 // Binder is implemented by a backend that can hand a session a tab the user

@@ -113,7 +113,7 @@ func (h *Held) BindTab(ctx context.Context, id, match string) (*Tab, error) {
 				Hint: "bind one of the candidates by tab, or by match (part of its URL or title)", Suggestions: list}
 		}
 	}
-	t, err := s.prepareTab(backend.WithSession(ctx, s.shownName()), pick.ID, b.Bind) // the popup lists it under the session
+	t, err := s.prepareTab(ctx, pick.ID, b.Bind) // the popup lists it under the session (the backend's scope)
 	if err != nil {
 		return nil, err
 	}

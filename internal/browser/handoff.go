@@ -117,7 +117,7 @@ func (h *Held) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, e
 	start := time.Now()
 	var done <-chan struct{}
 	if ho != nil {
-		if done, err = ho.StartHandoff(backend.WithSession(ctx, s.shownName()), t.target, o.Message); err != nil {
+		if done, err = ho.StartHandoff(ctx, t.target, o.Message); err != nil {
 			return nil, backendError("hand the tab over", err)
 		}
 		defer func() {

@@ -170,7 +170,7 @@ func (m *Manager) SetBackend(be backend.Backend, note string) {
 	m.opts.Backend = be
 	m.guard(be)
 	for _, s := range m.sessions {
-		if !s.ownBackend && s.be == old {
+		if !s.ownBackend && s.base == old {
 			s.noteMu.Lock()
 			s.note = note
 			s.noteMu.Unlock()
@@ -210,9 +210,15 @@ func (m *Manager) SessionWith(name, profile string, pol *Policy) *Session {
 			pol = m.policy
 		}
 		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog()}
+		s.base = s.be
 		if m.opts.SessionBackend != nil {
 			s.be, s.ownBackend = m.opts.SessionBackend(name), true
 			m.guard(s.be)
+		}
+		if sc, ok := s.be.(backend.Scoper); ok {
+			// Its calls say which session and browser profile they are
+			// for (the bridge).
+			s.be = sc.For(s.scope)
 		}
 		s.used.Store(time.Now().UnixNano())
 		m.sessions[name] = s
@@ -274,7 +280,8 @@ func (m *Manager) remove(ctx context.Context, name string, ok func(*Session) boo
 		}
 		// The tabs close first, so that a session no longer listed has no
 		// tab left either.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(s.withProfile(ctx)), removeCloseTimeout)
+		s.unpinIfEmpty()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeCloseTimeout)
 		defer cancel()
 		err := s.release(cctx)
 		s.removed, removed = true, true
@@ -334,6 +341,9 @@ type Session struct {
 	// session's own (ownBackend, from Options.SessionBackend).
 	be         backend.Backend
 	ownBackend bool
+	// base is the manager's backend the session was made on (be, or the
+	// view of it For gave: backend.Scoper).
+	base backend.Backend
 	// pol is the session's policy, fixed when it is made.
 	pol     *Policy
 	closeBe sync.Once
@@ -521,7 +531,8 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) 
 		if s.removed {
 			return ErrSessionRemoved
 		}
-		err := fn(s.withProfile(ctx), &Held{s: s})
+		s.unpinIfEmpty()
+		err := fn(ctx, &Held{s: s})
 		if be, ok := AsError(err); ok && be.Code == CodeBridgeDetached {
 			// The agent has now been told: the next call re-attaches.
 			for _, t := range s.tabs {
@@ -534,20 +545,28 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) 
 	})
 }
 
-// withProfile is ctx for the session's backend calls: the browser profile
-// they go to (backend.WithBrowserProfile), and the pin of a session made
-// without a selector. Call held.
-func (s *Session) withProfile(ctx context.Context) context.Context {
-	if s.profile != "" {
-		return backend.WithBrowserProfile(ctx, s.profile)
-	}
+// unpinIfEmpty lets a session made without a browser profile selector
+// that has no tabs go to another profile: nothing of it lives on the one
+// it was pinned to. Call held.
+func (s *Session) unpinIfEmpty() {
 	s.pinMu.Lock()
+	defer s.pinMu.Unlock()
 	if len(s.tabs) == 0 {
-		s.pinned = "" // nothing of the session lives on that profile
+		s.pinned = ""
 	}
-	pinned := s.pinned
-	s.pinMu.Unlock()
-	return backend.WithProfileUsed(backend.WithBrowserProfile(ctx, pinned), s.pin)
+}
+
+// scope is whom the session's backend calls are for (backend.Scoper): the
+// session, and the browser profile they go to — the one it was made for,
+// else the one its first call ran on (pin).
+func (s *Session) scope() backend.Scope {
+	sc := backend.Scope{Session: s.shownName(), Profile: s.profile}
+	if s.profile == "" {
+		s.pinMu.Lock()
+		sc.Profile, sc.Used = s.pinned, s.pin
+		s.pinMu.Unlock()
+	}
+	return sc
 }
 
 // pin records the profile a backend call of the session ran on, the first.
@@ -789,7 +808,7 @@ func tabErr(t *Tab) error {
 
 func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	be := s.be
-	info, err := be.NewTab(backend.WithSession(ctx, s.shownName()), "about:blank")
+	info, err := be.NewTab(ctx, "about:blank")
 	if err != nil {
 		return nil, backendError("open a tab", err)
 	}

@@ -27,8 +27,18 @@ type BackendOptions struct {
 	CloseServer bool
 }
 
-// Backend implements backend.Backend through the extension.
+// Backend implements backend.Backend through the extension. It is a
+// backend.Scoper: For gives each agent session a view that shares the
+// extension connections.
 type Backend struct {
+	*shared
+	// scope is whom the view's calls are for (Backend.For); nil: no agent
+	// session, the only profile connected.
+	scope func() backend.Scope
+}
+
+// shared is what the views of one Backend share.
+type shared struct {
 	srv  *Server
 	opts BackendOptions
 	log  *slog.Logger
@@ -59,14 +69,27 @@ func New(srv *Server, opts BackendOptions) *Backend {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Backend{srv: srv, opts: opts, log: log, profiles: make(map[string]*profileConn)}
+	return &Backend{shared: &shared{srv: srv, opts: opts, log: log, profiles: make(map[string]*profileConn)}}
+}
+
+// For implements backend.Scoper.
+func (b *Backend) For(scope func() backend.Scope) backend.Backend {
+	return &Backend{shared: b.shared, scope: scope}
+}
+
+// sc is whom the call is for.
+func (b *Backend) sc() backend.Scope {
+	if b.scope == nil {
+		return backend.Scope{}
+	}
+	return b.scope()
 }
 
 // Server is the server the backend relays through.
 func (b *Backend) Server() *Server { return b.srv }
 
 // session returns the live relay of the browser profile the call is for
-// (backend.BrowserProfileOf) and the CDP connection over it, waiting
+// (its scope's Profile) and the CDP connection over it, waiting
 // briefly for the extension to (re)connect. Several profiles connected and
 // none named is a *backend.ProfileError matching
 // backend.ErrAmbiguousProfile.
@@ -77,7 +100,8 @@ func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
 	if closed {
 		return nil, nil, backend.ErrClosed
 	}
-	sel := backend.BrowserProfileOf(ctx)
+	sc := b.sc()
+	sel := sc.Profile
 	wctx, cancel := context.WithTimeout(ctx, b.opts.ConnectWait)
 	defer cancel()
 	r, err := b.stableRelay(wctx, sel)
@@ -97,14 +121,16 @@ func (b *Backend) session(ctx context.Context) (*Relay, *cdp.Conn, error) {
 		r.OnEvent(t.event)
 		b.profiles[id] = pc
 	}
-	backend.ReportProfileUsed(ctx, id)
+	if sc.Used != nil {
+		sc.Used(id)
+	}
 	return pc.relay, pc.conn, nil
 }
 
 // current is the connected relay of the profile the call is for, without
 // waiting (closing and releasing never wait for a connection).
 func (b *Backend) current(ctx context.Context) (*Relay, error) {
-	r, err := b.srv.Current(backend.BrowserProfileOf(ctx))
+	r, err := b.srv.Current(b.sc().Profile)
 	if err != nil {
 		return nil, b.relayErr(err)
 	}
@@ -230,7 +256,7 @@ func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, erro
 		url = "about:blank"
 	}
 	params := map[string]any{"url": url}
-	if name := backend.SessionOf(ctx); name != "" && len(name) <= 100 {
+	if name := b.sc().Session; name != "" && len(name) <= 100 {
 		params["session"] = name // the tab joins the group "webpilot · <session>"
 	}
 	var t tab
@@ -345,7 +371,7 @@ func (b *Backend) Bind(ctx context.Context, id string) (cdp.Caller, error) {
 		return nil, err
 	}
 	params := map[string]any{"tabId": n}
-	if name := backend.SessionOf(ctx); name != "" && len(name) <= 100 {
+	if name := b.sc().Session; name != "" && len(name) <= 100 {
 		params["session"] = name // the extension's popup lists the tab under its session
 	}
 	if err := r.Request(ctx, "tabs.bind", params, nil); err != nil {
@@ -456,8 +482,12 @@ func (b *Backend) Info() backend.Info {
 }
 
 // Close implements backend.Backend. The user's browser keeps running; the
-// tabs the agents opened are closed by their sessions before this.
+// tabs the agents opened are closed by their sessions before this. A
+// session's view (For) closes nothing.
 func (b *Backend) Close() error {
+	if b.scope != nil {
+		return nil
+	}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()

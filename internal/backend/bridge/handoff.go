@@ -83,7 +83,7 @@ func (b *Backend) StartHandoff(ctx context.Context, id, message string) (<-chan 
 	key := handoffKey{r.hello.ProfileID, n}
 	done := b.handoffs.add(key)
 	params := map[string]any{"tabId": n, "message": message}
-	if name := backend.SessionOf(ctx); name != "" && len(name) <= 100 {
+	if name := b.sc().Session; name != "" && len(name) <= 100 {
 		params["session"] = name
 	}
 	if err := r.Request(ctx, "handoff.start", params, nil); err != nil {
@@ -99,7 +99,7 @@ func (b *Backend) EndHandoff(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	r, err := b.srv.Current(backend.BrowserProfileOf(ctx)) // ending never waits for a connection
+	r, err := b.srv.Current(b.sc().Profile) // ending never waits for a connection
 	if err != nil {
 		// Not connected: the extension's entry stays in its popup until
 		// the user presses Done or closes the tab; nothing waits for it.

@@ -228,15 +228,15 @@ func TestBackendAmbiguousProfile(t *testing.T) {
 		t.Fatalf("Tabs without a profile = %v, want a ProfileError listing both", err)
 	}
 	var used []string
-	pctx := backend.WithProfileUsed(backend.WithBrowserProfile(ctx, "edge-9f00"), func(id string) { used = append(used, id) })
-	tabs, err := b.Tabs(pctx)
+	edge := b.For(func() backend.Scope { return backend.Scope{Profile: "edge-9f00", Used: func(id string) { used = append(used, id) }} })
+	tabs, err := edge.Tabs(ctx)
 	if err != nil || len(tabs) != 1 || tabs[0].URL != "https://edge-9f00/" {
 		t.Errorf("Tabs on edge-9f00 = %+v, %v", tabs, err)
 	}
 	if fmt.Sprint(used) != "[9f000000]" {
 		t.Errorf("profiles reported used = %v, want [9f000000]", used)
 	}
-	_, err = b.Tabs(backend.WithBrowserProfile(ctx, "home"))
+	_, err = on(b, "home").Tabs(ctx)
 	if !errors.Is(err, backend.ErrBridgeDisconnected) || !strings.Contains(err.Error(), `"home" is not connected`) {
 		t.Errorf("Tabs on a profile not connected = %v, want BRIDGE_DISCONNECTED naming it", err)
 	}
@@ -271,11 +271,11 @@ func TestHandoffsAreKeptPerProfile(t *testing.T) {
 	waitProfiles(t, s, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	work, err := b.StartHandoff(backend.WithBrowserProfile(ctx, "work"), "7", "log in")
+	work, err := on(b, "work").(backend.Handoff).StartHandoff(ctx, "7", "log in")
 	if err != nil {
 		t.Fatal(err)
 	}
-	home, err := b.StartHandoff(backend.WithBrowserProfile(ctx, "home"), "7", "log in")
+	home, err := on(b, "home").(backend.Handoff).StartHandoff(ctx, "7", "log in")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,12 @@ func TestHandoffsAreKeptPerProfile(t *testing.T) {
 		t.Error("Done for tab 7 in home ended work's hand-off of its own tab 7")
 	case <-time.After(200 * time.Millisecond):
 	}
-	if err := b.EndHandoff(backend.WithBrowserProfile(ctx, "work"), "7"); err != nil {
+	if err := on(b, "work").(backend.Handoff).EndHandoff(ctx, "7"); err != nil {
 		t.Errorf("EndHandoff: %v", err)
 	}
+}
+
+// on is the backend as a session on the browser profile sel sees it.
+func on(b *bridge.Backend, sel string) backend.Backend {
+	return b.For(func() backend.Scope { return backend.Scope{Profile: sel} })
 }
