@@ -228,7 +228,9 @@ func TestBackendAmbiguousProfile(t *testing.T) {
 		t.Fatalf("Tabs without a profile = %v, want a ProfileError listing both", err)
 	}
 	var used []string
-	edge := b.For(func() backend.Scope { return backend.Scope{Profile: "edge-9f00", Used: func(id string) { used = append(used, id) }} })
+	edge := b.For(func() backend.Scope {
+		return backend.Scope{Profile: "edge-9f00", Used: func(id string) { used = append(used, id) }}
+	})
 	tabs, err := edge.Tabs(ctx)
 	if err != nil || len(tabs) != 1 || tabs[0].URL != "https://edge-9f00/" {
 		t.Errorf("Tabs on edge-9f00 = %+v, %v", tabs, err)
