@@ -11,7 +11,7 @@ import (
 )
 
 // A screenshot never shows a declared secret (--secrets): when the call
-// carries secrets (WithMask), the boxes of the main document's fields whose
+// carries secrets (Caller.Mask), the boxes of the main document's fields whose
 // value holds one, and of its text that shows one, are measured before the
 // capture and painted over in the image. The values are read in webpilot's
 // own isolated world and tested in Go by the call's masker: no secret is
@@ -61,7 +61,7 @@ const shownValuesJS = `(() => {
 // secretBoxes measures the boxes that show a secret the call's masker
 // knows (none without one).
 func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
-	mask := MaskFrom(ctx)
+	mask := t.mask()
 	if mask == nil {
 		return nil, nil
 	}

@@ -349,6 +349,9 @@ type Session struct {
 	closeBe sync.Once
 	lock    chan struct{} // one holder at a time; see Do
 	used    atomic.Int64  // when the session was last taken or let go (unix ns)
+	// caller is what the client holding the session brought for its call
+	// (Held.SetCaller); the zero Caller between holds.
+	caller Caller
 	// windowOpened says a page of the session's tabs asked for a new window
 	// (Page.windowOpen) since the tab list was last read for popups.
 	windowOpened atomic.Bool
@@ -532,6 +535,7 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) 
 			return ErrSessionRemoved
 		}
 		s.unpinIfEmpty()
+		defer func() { s.caller = Caller{} }()
 		err := fn(ctx, &Held{s: s})
 		if be, ok := AsError(err); ok && be.Code == CodeBridgeDetached {
 			// The agent has now been told: the next call re-attaches.

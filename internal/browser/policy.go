@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -123,45 +122,28 @@ func (m *Manager) Policy(o PolicyOptions) *Policy {
 // the Manager's Options.
 func (m *Manager) DefaultPolicy() *Policy { return m.policy }
 
-// policyCtxKey carries a call's policy in its context.
-type policyCtxKey struct{}
-
-// WithPolicy returns ctx carrying p: the sessions a call with it makes get
-// p (Manager.SessionWith reads it from the caller).
-func WithPolicy(ctx context.Context, p *Policy) context.Context {
-	return context.WithValue(ctx, policyCtxKey{}, p)
+// Caller is what the calling client brings to the session it holds, for
+// the call (Held.SetCaller).
+type Caller struct {
+	// Mask hides the client's secrets: what the page shows is masked with
+	// it as it is read, before any line is cut (a cut after masking could
+	// leave a secret's first characters); nil: no secrets.
+	Mask func(string) string
+	// UploadRoots are the directories the call's uploads may come from
+	// (besides the client's MCP roots): those of the calling client,
+	// whatever session it calls in; nil: Options.UploadRoots.
+	UploadRoots []string
 }
 
-// uploadRootsKey carries a call's upload roots in its context.
-type uploadRootsKey struct{}
+// SetCaller tells the session who calls, until the hold ends.
+func (h *Held) SetCaller(c Caller) { h.s.caller = c }
 
-// WithUploadRoots returns ctx carrying the directories the call's uploads
-// may come from (besides the client's MCP roots): those of the calling
-// client, whatever session it calls in. Without it, Options.UploadRoots.
-func WithUploadRoots(ctx context.Context, roots []string) context.Context {
-	return context.WithValue(ctx, uploadRootsKey{}, roots)
-}
-
-// maskKey carries a call's secret masker in its context.
-type maskKey struct{}
-
-// WithMask returns ctx carrying m, which hides the calling client's secrets:
-// what the page shows is masked with it as it is read, before any line is
-// cut (a cut after masking could leave a secret's first characters).
-func WithMask(ctx context.Context, m func(string) string) context.Context {
-	return context.WithValue(ctx, maskKey{}, m)
-}
-
-// MaskFrom is the masker ctx carries (WithMask), or nil.
-func MaskFrom(ctx context.Context) func(string) string {
-	m, _ := ctx.Value(maskKey{}).(func(string) string)
-	return m
-}
-
-// PolicyFrom is the policy ctx carries (WithPolicy), or nil.
-func PolicyFrom(ctx context.Context) *Policy {
-	p, _ := ctx.Value(policyCtxKey{}).(*Policy)
-	return p
+// mask is the calling client's secret masker, or nil.
+func (t *Tab) mask() func(string) string {
+	if t == nil || t.caller == nil {
+		return nil
+	}
+	return t.caller.Mask
 }
 
 // Policy is the session's policy (fixed when the session was made).

@@ -228,7 +228,7 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 		}
 	}
 	content := ans.text()
-	if m := MaskFrom(ctx); m != nil {
+	if m := t.mask(); m != nil {
 		content = m(content) // before the window cuts it
 	}
 	content = markPageLines(content)

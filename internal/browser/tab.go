@@ -82,6 +82,9 @@ type Tab struct {
 	// maxFetchBytes bounds one file browser_download fetches (0: the
 	// default, DefaultMaxFetchBytes).
 	maxFetchBytes int64
+	// caller is the session's Caller (Session.caller): the client holding
+	// it now.
+	caller *Caller
 	// windowOpened is the session's flag (Session.windowOpened) that the
 	// tab's loop sets when the page asks for a new window.
 	windowOpened *atomic.Bool

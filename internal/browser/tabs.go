@@ -167,6 +167,7 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 	}
 	t.outputs = s.pol
 	t.windowOpened = &s.windowOpened
+	t.caller = &s.caller
 	t.maxFetchBytes = s.m.opts.MaxFetchBytes
 	local := s.be.Info().Local
 	if !local {

@@ -240,8 +240,8 @@ const chooserWait = 3 * time.Second
 // that clicking the target opens (the chooser is intercepted, never shown),
 // and reads the names back.
 func (s *Session) upload(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
-	roots, ok := ctx.Value(uploadRootsKey{}).([]string)
-	if !ok {
+	roots := s.caller.UploadRoots
+	if roots == nil {
 		roots = s.m.opts.UploadRoots
 	}
 	files, err := checkUploadPaths(a.Files, roots, a.Roots, s.pol.opts.OutputDir, s.m.log)

@@ -426,18 +426,18 @@ func (w frameWorld) walk(ctx context.Context, scope walkScope, budget time.Durat
 			return nil, fmt.Errorf("page walker: %w", err)
 		}
 		out.expand()
-		out.mask(MaskFrom(ctx))
+		out.mask(w.sess.tab.mask())
 		return &out, nil
 	}
 	if _, err := w.eval(ctx, "W.snapshot(null, {probe: "+strconv.Quote(probeName)+", budget: "+ms+"})", &out); err != nil {
 		return nil, err
 	}
 	out.expand()
-	out.mask(MaskFrom(ctx))
+	out.mask(w.sess.tab.mask())
 	return &out, nil
 }
 
-// mask hides the call's secrets (WithMask) in everything of the page the
+// mask hides the call's secrets (Caller.Mask) in everything of the page the
 // walk read that an agent may see: texts, names, values, link targets,
 // options, the title and URL. It runs before any rendering cuts a line, so
 // no cut leaves part of a secret; and search (browser_find) sees the
@@ -575,7 +575,9 @@ func innerContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithDeadline(ctx, d.Add(-min(answerMargin, left/2)))
 }
 
-// callDeadlineKey holds, in a context, the deadline of the whole call.
+// callDeadlineKey holds, in a context, the deadline of the whole call: a
+// deadline, which is what a context carries (the engine's dependencies are
+// arguments).
 type callDeadlineKey struct{}
 
 // withCallDeadline records ctx's deadline as the call's: checks that may

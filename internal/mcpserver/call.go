@@ -79,7 +79,8 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		var args map[string]any
 		var session, tab string
 		var failure *browser.Error // the error the agent got, if any: observe records it
-		defer func() { s.observe(ctx, t, req, args, session, tab, start, out, failure) }()
+		var caller browser.Caller  // what the client brings to the session: its glance uses it too
+		defer func() { s.observe(ctx, t, req, args, session, tab, caller, start, out, failure) }()
 		finish := func(res *tools.Result, err error) (*mcp.CallToolResult, error) {
 			if err != nil {
 				failure = s.toolError(t.Name, err)
@@ -112,14 +113,9 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		if wd := clientWorkdir(req); wd != "" && d.RecipesFor != nil {
 			env.Recipes = d.RecipesFor(wd)
 		}
-		if c.Policy != nil {
-			ctx = browser.WithPolicy(ctx, c.Policy)
-		}
-		if c.UploadRoots != nil {
-			ctx = browser.WithUploadRoots(ctx, c.UploadRoots)
-		}
+		caller = browser.Caller{UploadRoots: c.UploadRoots}
 		if d.Secrets.Len() > 0 {
-			ctx = browser.WithMask(ctx, d.Secrets.Mask)
+			caller.Mask = d.Secrets.Mask
 		}
 		if p, ok := in.(tools.Preparer); ok {
 			if err := p.Prepare(env); err != nil {
@@ -133,7 +129,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		tab, _ = args["tab"].(string)
 		key := sc.key(session)
 		s.noteCall(req, key)
-		ref := sessionRef{key: key, shown: session, label: clientName(req), profile: clientBrowserProfile(req)}
+		ref := sessionRef{key: key, shown: session, label: clientName(req), profile: clientBrowserProfile(req), policy: c.Policy, caller: caller}
 		res, err := s.hold(ctx, t, ref, tab, in, env)
 		return finish(res, err)
 	}
@@ -225,10 +221,15 @@ func (s *Server) hold(ctx context.Context, t tools.Tool, session sessionRef, tab
 }
 
 // sessionRef names a call's session: the manager's key and the client's
-// name for it (scope), and what a session the call makes takes from its
-// client: the label (the client's name) and the browser profile it asked
-// for (BrowserProfileHeader; "" for the default).
-type sessionRef struct{ key, shown, label, profile string }
+// name for it (scope); what a session the call makes takes from its
+// client: the label (the client's name), the browser profile it asked for
+// (BrowserProfileHeader; "" for the default) and its policy (nil: the
+// default); and what the client brings to the session for the call.
+type sessionRef struct {
+	key, shown, label, profile string
+	policy                     *browser.Policy
+	caller                     browser.Caller
+}
 
 // holdOnce is hold on the session as the manager has it now.
 func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef, tab string, in any, env *tools.Env) (*tools.Result, error) {
@@ -243,7 +244,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 		// A session the client's call makes lives on the browser profile
 		// the client asked for (BrowserProfileHeader), under the client's
 		// policy.
-		pol := browser.PolicyFrom(ctx)
+		pol := session.policy
 		bs = m.SessionWith(session.key, session.profile, pol)
 		bs.SetShown(session.shown)
 		if session.label != "" {
@@ -258,6 +259,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 	}
 	var out *tools.Result
 	err := bs.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		h.SetCaller(session.caller)
 		var bt *browser.Tab
 		var err error
 		cleared := ""

@@ -18,7 +18,7 @@ import (
 // the page's URL and title after the call and a small screenshot after the
 // tools that change the page. out is what the agent got, and failure the
 // error it was rendered from (nil for a call that did not fail).
-func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolRequest, args map[string]any, session, tab string, start time.Time, out *mcp.CallToolResult, failure *browser.Error) {
+func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolRequest, args map[string]any, session, tab string, caller browser.Caller, start time.Time, out *mcp.CallToolResult, failure *browser.Error) {
 	if out == nil {
 		return // a panic: the middleware answers it
 	}
@@ -53,7 +53,7 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 	step := trace.Step{Time: start, Ms: time.Since(start).Milliseconds(), Tool: t.Name, Target: target,
 		Args: trace.ArgsJSON(args), OK: ok, Code: code, Error: msg, Result: text}
 	if t.Hold != tools.HoldNothing && s.deps.Manager != nil {
-		step.URL, step.Title, step.Image = s.glance(ctx, t.Name, session, tab)
+		step.URL, step.Title, step.Image = s.glance(ctx, t.Name, session, tab, caller)
 		step.URL = browser.RedactURL(step.URL)
 	}
 	if _, err := rec.Record(session, step); err != nil {
@@ -64,7 +64,7 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 // glance reads the session's tab after a call: URL, title and, after a
 // tool that changes the page, a small screenshot. It never opens a tab or
 // starts a browser; nothing is read when the session or tab is gone.
-func (s *Server) glance(ctx context.Context, tool, session, tab string) (url, title string, jpeg []byte) {
+func (s *Server) glance(ctx context.Context, tool, session, tab string, caller browser.Caller) (url, title string, jpeg []byte) {
 	bs, ok := s.deps.Manager.Lookup(session)
 	if !ok {
 		return "", "", nil
@@ -77,6 +77,7 @@ func (s *Server) glance(ctx context.Context, tool, session, tab string) (url, ti
 		width = trace.ShotWidth
 	}
 	_ = bs.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		h.SetCaller(caller)
 		bt := h.LiveTab(tab)
 		if bt == nil && tab != "" {
 			bt = h.LiveTab("") // the call closed its tab: the current one
