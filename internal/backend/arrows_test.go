@@ -124,13 +124,14 @@ var depRules = map[string]depRule{
 	"internal/text":                      {why: "a leaf: cutting text without splitting a character, edit distance"},
 	"internal/vars":                      {why: "a leaf: the $variable lexer of flows and recipes"},
 	"internal/origin":                    {why: "a leaf: origin rules (--allow-origins, secrets' origins)"},
+	"internal/redact":                    {why: "a leaf: credentials hidden in URLs, headers and JSON bodies shown to an agent"},
 	"internal/toolerr":                   {ours: []string{"internal/text"}, why: "a leaf: the agent-facing error and its codes"},
-	"internal/browser":                   {ours: []string{"internal/backend", "internal/cdp", "internal/origin", "internal/outdir", "internal/text", "internal/toolerr"}, cdproto: true, why: "browser knows neither MCP nor a concrete backend"},
+	"internal/browser":                   {ours: []string{"internal/backend", "internal/cdp", "internal/origin", "internal/outdir", "internal/redact", "internal/text", "internal/toolerr"}, cdproto: true, why: "browser knows neither MCP nor a concrete backend"},
 	"internal/secrets":                   {ours: []string{"internal/origin", "internal/toolerr"}, why: "secrets know values and origins, not the engine"},
 	"internal/flow":                      {ours: []string{"internal/text", "internal/toolerr", "internal/vars"}, why: "the step language runs steps through an executor; it knows neither the engine, the table, MCP nor CDP"},
 	"internal/recipes":                   {ours: []string{"internal/filelock", "internal/flow", "internal/text", "internal/toolerr", "internal/vars"}, why: "recipe files and the site gate build on the step language"},
-	"internal/tools":                     {ours: []string{"internal/backend", "internal/browser", "internal/flow", "internal/recipes", "internal/secrets", "internal/text", "internal/trace"}, why: "tools call package browser; they never speak CDP or MCP, or pick a backend"},
-	"internal/mcpserver":                 {ours: []string{"internal/browser", "internal/daemon", "internal/flow", "internal/text", "internal/tools", "internal/trace"}, mcp: true, why: "the MCP layer registers the table; it never touches CDP or picks a backend"},
+	"internal/tools":                     {ours: []string{"internal/backend", "internal/browser", "internal/flow", "internal/recipes", "internal/redact", "internal/secrets", "internal/text", "internal/trace"}, why: "tools call package browser; they never speak CDP or MCP, or pick a backend"},
+	"internal/mcpserver":                 {ours: []string{"internal/browser", "internal/daemon", "internal/flow", "internal/redact", "internal/text", "internal/tools", "internal/trace"}, mcp: true, why: "the MCP layer registers the table; it never touches CDP or picks a backend"},
 }
 
 // TestDeps checks every package of the module against its rule in

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 )
 
 // consoleCap is how many console entries a tab keeps.
@@ -275,7 +276,7 @@ func where(base *url.URL, u string, line, col int) string {
 	if u == "" {
 		u = "(anonymous)"
 	} else {
-		u = redactURL(u) // a script loaded with ?token=…
+		u = redact.URL(u) // a script loaded with ?token=…
 		if base != nil {
 			u = relativeURL(base, u)
 		}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 )
 
 // Defaults and bounds of browser_network's output.
@@ -231,7 +232,7 @@ func (s *Session) shownURL(u string) string {
 	if s.pol.opts.NoRedact {
 		return u
 	}
-	return redactURL(u)
+	return redact.URL(u)
 }
 
 // netView describes an entry (with the buffer's lock held).
@@ -256,7 +257,7 @@ func (s *Session) netView(e *netEntry) NetRequest {
 	}
 	if v.Initiator != "" && !s.pol.opts.NoRedact {
 		if kind, where, ok := strings.Cut(v.Initiator, " "); ok {
-			v.Initiator = kind + " " + redactURL(where)
+			v.Initiator = kind + " " + redact.URL(where)
 		}
 	}
 	return v
@@ -348,9 +349,9 @@ func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, er
 			ct := strings.ToLower(headerValue(d.RequestHeaders, "content-type"))
 			switch {
 			case strings.Contains(ct, "x-www-form-urlencoded"):
-				post = redactPairs(post)
+				post = redact.Pairs(post)
 			case strings.Contains(ct, "json"):
-				post = redactJSON(post)
+				post = redact.JSON(post)
 			}
 		}
 		d.RequestBodyLen = utf8.RuneCountInString(post)
@@ -524,7 +525,7 @@ func (s *Session) shownHeaders(hs []Header) []Header {
 	}
 	out := make([]Header, len(hs))
 	for i, h := range hs {
-		out[i] = Header{Name: h.Name, Value: redactHeader(h.Name, h.Value)}
+		out[i] = Header{Name: h.Name, Value: redact.Header(h.Name, h.Value)}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 	"strings"
 	"unicode/utf8"
 )
@@ -233,8 +234,8 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 	}
 	content = markPageLines(content)
 	if !s.pol.opts.NoRedact {
-		content = redactURLsIn(content)
-		res.URL = redactURL(res.URL)
+		content = redact.URLsIn(content)
+		res.URL = redact.URL(res.URL)
 	}
 	if content == "" {
 		res.Hint = emptyHint(o, ans)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
@@ -736,7 +737,7 @@ func (r *renderer) cell(n *wnode) string {
 // credentials are redacted unless keepURLs.
 func (r *renderer) relative(raw string) string {
 	if !r.keepURLs {
-		raw = redactURL(raw)
+		raw = redact.URL(raw)
 	}
 	return relativeURL(r.base, raw)
 }

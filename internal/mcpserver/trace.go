@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
@@ -36,7 +37,7 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 		// Credentials in a URL (user:pass@, token-like and OAuth code
 		// parameters) are kept out of the recent actions and traces.
 		args = maps.Clone(args)
-		args["url"] = browser.RedactURL(u)
+		args["url"] = redact.OpenedURL(u)
 	}
 	target := trace.Target(t.Name, args)
 	if t.Name != "browser_status" {
@@ -54,7 +55,7 @@ func (s *Server) observe(ctx context.Context, t tools.Tool, req *mcp.CallToolReq
 		Args: trace.ArgsJSON(args), OK: ok, Code: code, Error: msg, Result: text}
 	if t.Hold != tools.HoldNothing && s.deps.Manager != nil {
 		step.URL, step.Title, step.Image = s.glance(ctx, t.Name, session, tab, caller)
-		step.URL = browser.RedactURL(step.URL)
+		step.URL = redact.OpenedURL(step.URL)
 	}
 	if _, err := rec.Record(session, step); err != nil {
 		s.log.Warn("trace not written", "session", session, "err", err)

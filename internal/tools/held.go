@@ -7,6 +7,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
@@ -96,7 +97,7 @@ func (h *Held) Roots(ctx context.Context) []string {
 // --no-redact.
 func (h *Held) ShowURL(u string) string {
 	if h.Held == nil {
-		return browser.RedactURL(u)
+		return redact.OpenedURL(u)
 	}
 	return h.Session().ShowURL(u)
 }

@@ -1,0 +1,252 @@
+// Package redact hides credentials in what webpilot shows an agent: the
+// password and token-like parameters of URLs, credential headers and
+// token-like keys of JSON bodies, keeping everything else exactly as it
+// was written. It is pure text work: no browser, no I/O.
+package redact
+
+import (
+	"encoding/json"
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Redacted is what network output shows in place of a credential: the value
+// of an Authorization, Cookie or Set-Cookie header, or of a token-like query
+// parameter.
+const Redacted = "<redacted>"
+
+// secretParam reports whether a query (or form) parameter's name looks like
+// it carries a credential: token, access_token, api_key, sig, password, …
+func secretParam(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	switch n {
+	case "key", "sig", "auth", "authorization", "pwd", "pass", "jwt", "sid", "code_verifier":
+		return true
+	}
+	for _, part := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "signature", "credential", "session", "sessid"} {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// urlsIn are the URLs in a text: absolute ones, and the relative targets
+// of markdown links.
+var urlsIn = regexp.MustCompile(`https?://[^\s"'<>()\[\]]+|\]\((/[^)\s]*)\)`)
+
+// URLsIn redacts the credentials of every URL in a text read from a
+// page (browser_read), as URL does for one.
+func URLsIn(s string) string {
+	if !strings.ContainsAny(s, "?#@") {
+		return s
+	}
+	return urlsIn.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, "](") {
+			return "](" + URL(m[2:len(m)-1]) + ")"
+		}
+		return URL(m)
+	})
+}
+
+// OpenedURL is URL for the recent actions and traces, which show the
+// URLs an agent opened: OAuth's authorization code is hidden there too
+// (network output keeps "code", often a country or promo code there).
+func OpenedURL(raw string) string {
+	return oauthCode.ReplaceAllString(URL(raw), "${1}"+Redacted)
+}
+
+// oauthCode is a code parameter of a query or fragment.
+var oauthCode = regexp.MustCompile(`([?&#]code=)[^&#]*`)
+
+// URL hides the credentials of a URL shown to the agent: the password
+// of its user info and the values of token-like query parameters (and of
+// such parameters in a fragment written as a query, OAuth's
+// #access_token=…). The rest of the URL is left exactly as it was, in its
+// order and encoding; a URL that does not parse is searched for
+// name=value pairs all the same.
+func URL(raw string) string {
+	base, frag, hasFrag := strings.Cut(raw, "#")
+	path, query, hasQuery := strings.Cut(base, "?")
+	if i := strings.Index(path, "://"); i > 0 {
+		// user:password@host
+		rest := path[i+3:]
+		hostEnd := strings.IndexAny(rest, "/")
+		if hostEnd < 0 {
+			hostEnd = len(rest)
+		}
+		if at := strings.LastIndex(rest[:hostEnd], "@"); at >= 0 {
+			if user, _, ok := strings.Cut(rest[:at], ":"); ok {
+				path = path[:i+3] + user + ":" + Redacted + rest[at:]
+			}
+		}
+	}
+	out := path
+	if hasQuery {
+		out += "?" + Pairs(query)
+	}
+	if hasFrag {
+		if strings.Contains(frag, "=") {
+			frag = Pairs(frag)
+		}
+		out += "#" + frag
+	}
+	return out
+}
+
+// Pairs hides the values of token-like names in a&b=c pairs
+// (a query, a fragment, a urlencoded form), keeping everything else as it
+// was written.
+func Pairs(s string) string {
+	parts := strings.Split(s, "&")
+	changed := false
+	for i, p := range parts {
+		name, _, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		if dec, err := url.QueryUnescape(name); err == nil {
+			name = dec
+		}
+		if secretParam(name) {
+			parts[i] = p[:strings.Index(p, "=")+1] + Redacted
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(parts, "&")
+}
+
+// secretHeader reports whether a header's value is a credential:
+// Authorization, Proxy-Authorization, and token- or key-named headers
+// (X-Api-Key, X-Auth-Token, X-CSRF-Token). Cookie and Set-Cookie are handled
+// apart (their names are kept).
+func secretHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization":
+		return true
+	}
+	for _, part := range []string{"token", "secret", "api-key", "apikey", "password", "session"} {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// Header returns a header's value as network output shows it:
+// credentials hidden (an Authorization's scheme kept: "Bearer <redacted>";
+// cookies' names kept: "sid=<redacted>; theme=<redacted>"), URLs in
+// Referer and Location redacted as URLs.
+func Header(name, value string) string {
+	n := strings.ToLower(name)
+	switch {
+	case n == "cookie":
+		pairs := strings.Split(value, ";")
+		for i, p := range pairs {
+			if k, _, ok := strings.Cut(p, "="); ok {
+				pairs[i] = k + "=" + Redacted
+			}
+		}
+		return strings.Join(pairs, ";")
+	case n == "set-cookie":
+		// name=value; Path=/; HttpOnly: the attributes stay.
+		first, attrs, _ := strings.Cut(value, ";")
+		if k, _, ok := strings.Cut(first, "="); ok {
+			first = k + "=" + Redacted
+		} else {
+			first = Redacted
+		}
+		if attrs != "" {
+			return first + ";" + attrs
+		}
+		return first
+	case n == "authorization" || n == "proxy-authorization":
+		if scheme, _, ok := strings.Cut(strings.TrimSpace(value), " "); ok && scheme != "" && !strings.ContainsAny(scheme, "=:") {
+			return scheme + " " + Redacted
+		}
+		return Redacted
+	case secretHeader(n):
+		return Redacted
+	case n == "referer" || n == "location" || n == "content-location":
+		return URL(value)
+	}
+	return value
+}
+
+// JSON hides the values of token-like keys in a JSON body
+// ({"password": "…", "auth": {"token": "…"}}), at any depth (an object or
+// array under such a key is hidden whole); the rest keeps its order and
+// spacing, as it was written. A body that is not JSON is returned as is.
+func JSON(body string) string {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	var b strings.Builder
+	last := 0 // how much of body is copied
+	// For each open container: an object, and whether its next string is
+	// a key.
+	type level struct{ object, wantKey bool }
+	var stack []level
+	secretNext := false
+	hideFrom, hideDepth := -1, 0 // a container hidden whole: where it starts
+	for {
+		prev := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			if err == io.EOF {
+				break
+			}
+			return body // not JSON: as it is
+		}
+		off := int(dec.InputOffset())
+		start := off - len(strings.TrimLeft(body[prev:off], " \t\r\n:,"))
+		top := len(stack) - 1
+		isKey := false
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if secretNext && hideFrom < 0 {
+					hideFrom, hideDepth = start, len(stack)
+				}
+				stack = append(stack, level{object: t == '{', wantKey: t == '{'})
+				secretNext = false
+				continue
+			case '}', ']':
+				stack = stack[:top]
+				if hideFrom >= 0 && len(stack) == hideDepth {
+					if hideFrom >= last {
+						b.WriteString(body[last:hideFrom])
+						b.WriteString(`"` + Redacted + `"`)
+						last = off
+					}
+					hideFrom = -1
+				}
+			}
+		case string:
+			if top >= 0 && stack[top].object && stack[top].wantKey {
+				stack[top].wantKey = false
+				secretNext = secretParam(t)
+				isKey = true
+			}
+		}
+		if !isKey {
+			if _, delim := tok.(json.Delim); !delim && secretNext && hideFrom < 0 && start >= last {
+				b.WriteString(body[last:start])
+				b.WriteString(`"` + Redacted + `"`)
+				last = off
+			}
+			secretNext = false
+			if len(stack) > 0 && stack[len(stack)-1].object {
+				stack[len(stack)-1].wantKey = true
+			}
+		}
+	}
+	b.WriteString(body[last:])
+	return b.String()
+}
