@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/snapshot"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // collectJS is browser_collect's page side: a function called in the
@@ -567,7 +569,7 @@ func (c *Collected) render(o CollectOptions) (header, body string) {
 		for i, k := range cols {
 			row[i] = it[k]
 			if c.urls[k] && row[i] != "" {
-				row[i] = relativeURL(base, row[i])
+				row[i] = snapshot.RelativeURL(base, row[i])
 			}
 		}
 		lines = append(lines, compactJSON(row))
@@ -652,7 +654,7 @@ func (c *Collected) renderProposals() (header, body string) {
 					break
 				}
 				if j < len(isURL) && isURL[j] && v != "" {
-					v = relativeURL(base, v)
+					v = snapshot.RelativeURL(base, v)
 				}
 				row = append(row, shorten(v, 80))
 			}
@@ -680,7 +682,7 @@ func (c *Collected) page(o CollectOptions) {
 	part, tail := body, ""
 	c.NextOffset = 0
 	if o.Offset > 0 || c.TotalChars > o.MaxChars {
-		part, c.NextOffset = window(body, o.Offset, o.MaxChars)
+		part, c.NextOffset = text.Window(body, o.Offset, o.MaxChars)
 		end := o.Offset + utf8.RuneCountInString(part)
 		switch {
 		case c.NextOffset > 0:

@@ -11,6 +11,8 @@ import (
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/webpilot-mcp/webpilot/internal/redact"
+	"github.com/webpilot-mcp/webpilot/internal/snapshot"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // consoleCap is how many console entries a tab keeps.
@@ -278,7 +280,7 @@ func where(base *url.URL, u string, line, col int) string {
 	} else {
 		u = redact.URL(u) // a script loaded with ?token=…
 		if base != nil {
-			u = relativeURL(base, u)
+			u = snapshot.RelativeURL(base, u)
 		}
 	}
 	if col > 0 {
@@ -378,7 +380,7 @@ func (h *Held) Console(ctx context.Context, o ConsoleOptions) (*ConsoleResult, e
 	}
 	part, tail := c.body, ""
 	if o.Offset > 0 || res.TotalChars > o.MaxChars {
-		part, res.NextOffset = window(c.body, o.Offset, o.MaxChars)
+		part, res.NextOffset = text.Window(c.body, o.Offset, o.MaxChars)
 		end := res.NextOffset
 		if end == 0 {
 			end = res.TotalChars

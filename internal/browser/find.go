@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"github.com/webpilot-mcp/webpilot/internal/snapshot"
 	"net/url"
 	"regexp"
 	"strings"
@@ -73,21 +74,21 @@ func (h *Held) Find(ctx context.Context, o FindOptions) (string, error) {
 		return "", err
 	}
 	base := pt.url
-	r := &renderer{mode: ModeFull}
-	r.base, _ = parseURL(base)
+	r := &snapshot.Renderer{Mode: ModeFull}
+	r.Base, _ = parseURL(base)
 	role := strings.ToLower(strings.TrimSpace(o.Role))
 
 	var found []string
 	total := 0
 	heading := ""
-	var walk func(ns []*wnode, where []string)
-	walk = func(ns []*wnode, where []string) {
+	var walk func(ns []*snapshot.Node, where []string)
+	walk = func(ns []*snapshot.Node, where []string) {
 		for _, n := range ns {
 			ok := true
 			var line string
 			if n.T != nil {
 				ok = role == "" && name == nil && text != nil && text(*n.T)
-				line = markPageLine(*n.T)
+				line = snapshot.MarkPageLine(*n.T)
 			} else {
 				if role != "" && !strings.EqualFold(n.R, role) {
 					ok = false
@@ -125,7 +126,7 @@ func (h *Held) Find(ctx context.Context, o FindOptions) (string, error) {
 				heading = strings.Repeat("#", max(1, min(n.L, 6))) + " " + shorten(n.N, 60)
 			}
 			sub := where
-			if chromeRoles[n.R] || n.R == "main" || n.R == "dialog" || n.R == "alertdialog" || n.R == "form" || n.R == "iframe" || n.R == "region" || n.R == "search" {
+			if snapshot.IsChrome(n.R) || n.R == "main" || n.R == "dialog" || n.R == "alertdialog" || n.R == "form" || n.R == "iframe" || n.R == "region" || n.R == "search" {
 				label := n.R
 				if n.N != "" {
 					label += " " + quote(shorten(n.N, 40))
@@ -165,14 +166,14 @@ func (h *Held) Find(ctx context.Context, o FindOptions) (string, error) {
 }
 
 // findLine renders one found element as its snapshot line.
-func findLine(r *renderer, n *wnode) string {
+func findLine(r *snapshot.Renderer, n *snapshot.Node) string {
 	switch {
-	case n.ref != "":
-		return r.control(n)
+	case n.Ref != "":
+		return r.Control(n)
 	case n.R == "heading":
 		return strings.Repeat("#", max(1, min(n.L, 6))) + " " + n.N
 	case n.N != "":
-		return n.R + " " + quote(n.N) + r.valueStates(n)
+		return n.R + " " + quote(n.N) + r.ValueStates(n)
 	}
 	return ""
 }

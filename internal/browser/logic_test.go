@@ -221,46 +221,6 @@ func TestDispatchShiftedKey(t *testing.T) {
 	}
 }
 
-func TestDiffLines(t *testing.T) {
-	tests := []struct {
-		name      string
-		prev, cur []string
-		want      string
-	}{
-		{"first", nil, []string{"a"}, "(no earlier snapshot of this tab: full snapshot follows)\na"},
-		{"same", []string{"a", "b"}, []string{"a", "b"}, "(no changes; 2 lines)"},
-		{"changed", []string{"a", "  b", "c"}, []string{"a", "  B", "c"}, "- b\n+ B\n(2 unchanged lines not shown)"},
-		{"added", []string{"a", "c"}, []string{"a", "b", "c"}, "+ b\n(2 unchanged lines not shown)"},
-		{"removed", []string{"a", "b", "c"}, []string{"a", "c"}, "- b\n(2 unchanged lines not shown)"},
-		{"moved", []string{"x", "a", "b", "y"}, []string{"x", "b", "a", "y"}, "- a\n+ a\n(3 unchanged lines not shown)"},
-	}
-	for _, tc := range tests {
-		if got := diffLines(tc.prev, tc.cur); got != tc.want {
-			t.Errorf("%s: diffLines =\n%s\nwant\n%s", tc.name, got, tc.want)
-		}
-	}
-}
-
-func TestWindow(t *testing.T) {
-	body := "line one\nline two\nline three\nend"
-	part, next := window(body, 0, 20)
-	if part != "line one\nline two" || next != 18 {
-		t.Errorf("window(0,20) = %q, %d", part, next)
-	}
-	part, next = window(body, next, 100)
-	if part != "line three\nend" || next != 0 {
-		t.Errorf("window(18,100) = %q, %d", part, next)
-	}
-	if part, next = window(body, 1000, 10); part != "" || next != 0 {
-		t.Errorf("window past the end = %q, %d", part, next)
-	}
-	// Multi-byte text is cut in runes, never inside a character.
-	part, next = window("日本語のテキスト", 0, 3)
-	if part != "日本語" || next != 3 {
-		t.Errorf("window in runes = %q, %d", part, next)
-	}
-}
-
 func TestRefTable(t *testing.T) {
 	rt := newRefTable()
 	fp := func(role, name string) []string { return []string{"button", "", "", "", "", role, name} }
@@ -322,9 +282,6 @@ func TestRenderHelpers(t *testing.T) {
 		if got := commas(n); got != want {
 			t.Errorf("commas(%d) = %s", n, got)
 		}
-	}
-	if got := joinText("Hello", ", world"); got != "Hello, world" {
-		t.Errorf("joinText = %q", got)
 	}
 }
 

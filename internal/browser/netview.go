@@ -14,6 +14,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 	"github.com/webpilot-mcp/webpilot/internal/redact"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // Defaults and bounds of browser_network's output.
@@ -355,7 +356,7 @@ func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, er
 			}
 		}
 		d.RequestBodyLen = utf8.RuneCountInString(post)
-		d.RequestBody, _ = window(post, 0, NetworkPostChars)
+		d.RequestBody, _ = text.Window(post, 0, NetworkPostChars)
 		if d.RequestBodyLen <= NetworkPostChars {
 			d.RequestBody = post
 		}

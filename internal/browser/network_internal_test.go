@@ -11,6 +11,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/webpilot-mcp/webpilot/internal/cdp/cdptest"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
 // waitEntries waits until the log holds n entries whose last is finished.
@@ -138,7 +139,7 @@ func TestBodyWindow(t *testing.T) {
 	body := strings.Repeat("line ü€😀 xx\n", 500) + "tail without a break " + strings.Repeat("é", 300)
 	for _, c := range []struct{ offset, max int }{{0, 100}, {0, 10_000}, {13, 7}, {0, 26}, {0, 27}, {0, 28}, {1, 26}, {2, 25}, {100, 1000}, {6000, 10_000}, {6200, 50}, {1 << 20, 10}} {
 		got, next := bodyWindow([]byte(body), c.offset, c.max)
-		want, wantNext := window(body, c.offset, c.max)
+		want, wantNext := text.Window(body, c.offset, c.max)
 		if got != want || next != wantNext {
 			t.Errorf("bodyWindow(%d, %d) = %q…, %d; window gives %q…, %d", c.offset, c.max, shorten(got, 40), next, shorten(want, 40), wantNext)
 		}

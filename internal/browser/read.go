@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"fmt"
 	"github.com/webpilot-mcp/webpilot/internal/redact"
+	"github.com/webpilot-mcp/webpilot/internal/snapshot"
+	"github.com/webpilot-mcp/webpilot/internal/text"
 	"strings"
 	"unicode/utf8"
 )
@@ -232,7 +234,7 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 	if m := t.mask(); m != nil {
 		content = m(content) // before the window cuts it
 	}
-	content = markPageLines(content)
+	content = snapshot.MarkPageLines(content)
 	if !s.pol.opts.NoRedact {
 		content = redact.URLsIn(content)
 		res.URL = redact.URL(res.URL)
@@ -384,7 +386,7 @@ func (r *ReadResult) render(content string, o ReadOptions) string {
 	r.TotalChars = utf8.RuneCountInString(content)
 	part, tail := content, ""
 	if o.Offset > 0 || r.TotalChars > max {
-		part, r.NextOffset = window(content, o.Offset, max)
+		part, r.NextOffset = text.Window(content, o.Offset, max)
 		part = strings.TrimRight(part, "\n")
 		end := r.NextOffset
 		if end == 0 {

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/webpilot-mcp/webpilot/internal/snapshot"
 	"regexp"
 	"strings"
 	"time"
@@ -887,8 +888,8 @@ func (t *Tab) diagSnapshot(ctx context.Context) string {
 		return ""
 	}
 	base, _ := parseURL(pt.url)
-	r := &renderer{base: base, mode: ModeCompact}
-	body := strings.Join(flatten(r.nodes(pt.items, 0)), "\n")
+	r := &snapshot.Renderer{Base: base, Mode: ModeCompact}
+	body := strings.Join(r.Lines(pt.items), "\n")
 	head := fmt.Sprintf("# %s — %s\n", orUntitled(pt.title), pt.url)
 	text := head + body
 	if len(text) <= diagSnapshotChars {

@@ -19,6 +19,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/snapshot"
 )
 
 // walkerJS is the page walker: an expression that evaluates to the walker
@@ -71,37 +72,16 @@ const worldName = "webpilot"
 // maxFrameDepth bounds how deep iframes are inlined.
 const maxFrameDepth = 4
 
-// wnode is one node of the walker's output: a text run (T) or an element.
-type wnode struct {
-	T  *string  `json:"t,omitempty"` // a run of text
-	R  string   `json:"r,omitempty"` // role
-	N  string   `json:"n,omitempty"` // accessible name
-	I  int      `json:"i,omitempty"` // the walker's number, on elements that get a ref
-	L  int      `json:"l,omitempty"` // heading level
-	V  *string  `json:"v,omitempty"` // value
-	U  string   `json:"u,omitempty"` // link target
-	S  []string `json:"s,omitempty"` // states
-	O  []string `json:"o,omitempty"` // options of a select
-	OM int      `json:"om,omitempty"`
-	F  int      `json:"f,omitempty"` // an iframe element (its walker number)
-	H  string   `json:"h,omitempty"` // what tells a nameless target apart: its #id or .classes
-	P  []string `json:"p,omitempty"` // fingerprint
-	C  []*wnode `json:"c,omitempty"` // children
-
-	ref   string     // the ref issued for I
-	frame *frameRefs // the frame the node's children belong to (iframes)
-}
-
 // walkResult is what the walker returns for one frame.
 type walkResult struct {
-	Doc    string   `json:"doc"`
-	Title  string   `json:"title"`
-	URL    string   `json:"url"`
-	Hidden int      `json:"hidden"`
-	Inert  int      `json:"inert"`
-	Modal  bool     `json:"modal"`
-	C      []*wnode `json:"c"`
-	Error  string   `json:"error"`
+	Doc    string           `json:"doc"`
+	Title  string           `json:"title"`
+	URL    string           `json:"url"`
+	Hidden int              `json:"hidden"`
+	Inert  int              `json:"inert"`
+	Modal  bool             `json:"modal"`
+	C      []*snapshot.Node `json:"c"`
+	Error  string           `json:"error"`
 	// Stopped is, for a walk that ran out of its time budget, the number
 	// of elements it had visited: the tree holds what came before.
 	Stopped int `json:"stopped"`
@@ -119,8 +99,8 @@ func (r *walkResult) expand() {
 		}
 		return r.S[i]
 	}
-	var walk func(ns []*wnode)
-	walk = func(ns []*wnode) {
+	var walk func(ns []*snapshot.Node)
+	walk = func(ns []*snapshot.Node) {
 		for _, n := range ns {
 			if len(n.P) == 5 {
 				n.P = []string{n.P[0], n.P[1], n.P[2], str(n.P[3]), str(n.P[4]), n.R, n.N}
@@ -447,8 +427,8 @@ func (r *walkResult) mask(m func(string) string) {
 		return
 	}
 	r.Title, r.URL = m(r.Title), m(r.URL)
-	var walk func(ns []*wnode)
-	walk = func(ns []*wnode) {
+	var walk func(ns []*snapshot.Node)
+	walk = func(ns []*snapshot.Node) {
 		for _, n := range ns {
 			if n.T != nil {
 				t := m(*n.T)

@@ -2,6 +2,8 @@ package text
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -63,4 +65,69 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Clean collapses whitespace runs to one space.
+func Clean(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Quote writes s in double quotes, escaping quotes and backslashes.
+func Quote(s string) string {
+	if !strings.ContainsAny(s, `"\`) {
+		return `"` + s + `"`
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// Commas formats n with thousands separators.
+func Commas(n int) string {
+	s := strconv.Itoa(n)
+	if len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	pre := len(s) % 3
+	if pre > 0 {
+		b.WriteString(s[:pre])
+	}
+	for i := pre; i < len(s); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
+
+// Window returns up to max runes of body from offset, ending at a line break
+// when one is near, and the offset to continue from (0 at the end).
+func Window(body string, offset, max int) (string, int) {
+	runes := []rune(body)
+	if offset >= len(runes) {
+		return "", 0
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	end := len(runes)
+	if max > 0 && offset+max < end {
+		end = offset + max
+		// prefer to cut after a whole line
+		for i := end - 1; i > offset+max/2; i-- {
+			if runes[i] == '\n' {
+				end = i + 1
+				break
+			}
+		}
+	}
+	next := 0
+	if end < len(runes) {
+		next = end
+	}
+	return strings.TrimSuffix(string(runes[offset:end]), "\n"), next
 }

@@ -77,3 +77,23 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestWindow(t *testing.T) {
+	body := "line one\nline two\nline three\nend"
+	part, next := Window(body, 0, 20)
+	if part != "line one\nline two" || next != 18 {
+		t.Errorf("Window(0,20) = %q, %d", part, next)
+	}
+	part, next = Window(body, next, 100)
+	if part != "line three\nend" || next != 0 {
+		t.Errorf("Window(18,100) = %q, %d", part, next)
+	}
+	if part, next = Window(body, 1000, 10); part != "" || next != 0 {
+		t.Errorf("window past the end = %q, %d", part, next)
+	}
+	// Multi-byte text is cut in runes, never inside a character.
+	part, next = Window("日本語のテキスト", 0, 3)
+	if part != "日本語" || next != 3 {
+		t.Errorf("window in runes = %q, %d", part, next)
+	}
+}
