@@ -73,8 +73,9 @@ func printCode(stdout io.Writer, code string) {
 // pairThroughDaemon pairs on the running daemon's bridge listener and says
 // what the daemon does with the pairing.
 func pairThroughDaemon(ctx context.Context, st daemon.State, code string, stdout io.Writer) error {
-	printCode(stdout, code)
-	p, err := daemon.Pair(ctx, st, code, pairTTL)
+	// The code is shown once the daemon's listener takes it: an extension
+	// given it sooner could find nothing listening yet.
+	p, err := daemon.Pair(ctx, st, code, pairTTL, func() { printCode(stdout, code) })
 	if err != nil {
 		return fmt.Errorf("pair (through the webpilot daemon, pid %d): %w", st.PID, err)
 	}
@@ -114,7 +115,7 @@ const pairedNote = "webpilot was just paired with the extension in your Chrome: 
 // makes the user's Chrome the browser of the sessions made from then on.
 // The extension, paired on this listener, connects again at once and its
 // popup says connected.
-func (a *app) pairHere(ctx context.Context, code string, ttl time.Duration) (daemon.Paired, error) {
+func (a *app) pairHere(ctx context.Context, code string, ttl time.Duration, armed func()) (daemon.Paired, error) {
 	a.mu.Lock()
 	srv := a.bridgeSrv
 	a.mu.Unlock()
@@ -129,6 +130,7 @@ func (a *app) pairHere(ctx context.Context, code string, ttl time.Duration) (dae
 		own = true
 	}
 	done := srv.ArmPairing(code, ttl)
+	armed()
 	var secret []byte
 	select {
 	case s, ok := <-done:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -170,8 +171,18 @@ type Paired struct {
 	Message string `json:"message"`
 }
 
-// Pair asks the daemon of st to pair with code, waiting up to ttl.
-func Pair(ctx context.Context, st State, code string, ttl time.Duration) (Paired, error) {
+// PairLine is one line of the daemon's answer to pair: Armed first, then
+// Paired or Error.
+type PairLine struct {
+	Armed  bool    `json:"armed,omitempty"`
+	Paired *Paired `json:"paired,omitempty"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// Pair asks the daemon of st to pair with code, waiting up to ttl; armed
+// is called once the daemon's bridge listener takes the code (show the
+// code then, not before).
+func Pair(ctx context.Context, st State, code string, ttl time.Duration, armed func()) (Paired, error) {
 	var p Paired
 	body, _ := json.Marshal(map[string]any{"code": code, "ttl_s": int(ttl / time.Second)})
 	ctx, cancel := context.WithTimeout(ctx, ttl+10*time.Second)
@@ -187,15 +198,27 @@ func Pair(ctx context.Context, st State, code string, ttl time.Duration) (Paired
 		return p, fmt.Errorf("reach the daemon at %s: %w", st.Addr, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if err != nil {
-		return p, err
-	}
 	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		return p, fmt.Errorf("%s", bytes.TrimSpace(b))
 	}
-	if err := json.Unmarshal(b, &p); err != nil {
-		return p, fmt.Errorf("the daemon's answer to pair: %w", err)
+	dec := json.NewDecoder(io.LimitReader(resp.Body, 64<<10))
+	for {
+		var line PairLine
+		if err := dec.Decode(&line); err != nil {
+			return p, fmt.Errorf("the daemon's answer to pair: %w", err)
+		}
+		switch {
+		case line.Armed:
+			if armed != nil {
+				armed()
+			}
+		case line.Error != "":
+			return p, errors.New(line.Error)
+		case line.Paired != nil:
+			return *line.Paired, nil
+		default:
+			return p, errors.New("the daemon's answer to pair: an empty line")
+		}
 	}
-	return p, nil
 }

@@ -163,9 +163,10 @@ type HTTPOptions struct {
 	// of /daemon/status; the server adds its clients and sessions.
 	Status func(*daemon.Status)
 	// Pair serves POST /daemon/pair (webpilot pair while the daemon
-	// runs): it waits up to ttl (or ctx) for the extension to present
-	// code; nil: not served.
-	Pair func(ctx context.Context, code string, ttl time.Duration) (daemon.Paired, error)
+	// runs): it arms code on the bridge listener, calls armed once the
+	// extension can present it, and waits up to ttl (or ctx) for it; nil:
+	// not served.
+	Pair func(ctx context.Context, code string, ttl time.Duration, armed func()) (daemon.Paired, error)
 }
 
 // IsLoopback reports whether host (a host name or IP, without a port) is
@@ -485,31 +486,49 @@ func (f *front) daemonEndpoint(w http.ResponseWriter, r *http.Request) {
 	case daemon.StatusPath:
 		answer = f.status()
 	case daemon.PairPath:
-		p, err := f.pair(r)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusConflict)
-			return
-		}
-		answer = p
+		f.pair(w, r)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(answer)
 }
 
-// pair serves POST /daemon/pair: {code, ttl_s} in; the pairing once the
-// extension presented the code, or why not.
-func (f *front) pair(r *http.Request) (daemon.Paired, error) {
+// pair serves POST /daemon/pair: {code, ttl_s} in; out, JSON lines: first
+// {"armed": true} once the bridge listener takes the code (the caller shows
+// it only then: an extension told it sooner could find no listener), then
+// the pairing once the extension presented the code, or {"error": …}. A
+// failure before the code is armed is a 409 with the reason.
+func (f *front) pair(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Code string `json:"code"`
 		TTL  int    `json:"ttl_s"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r.Body, 4<<10)).Decode(&in); err != nil || in.Code == "" || in.TTL < 1 || in.TTL > 900 {
-		return daemon.Paired{}, errors.New(`pair: the body must be {"code": "…", "ttl_s": 1…900}`)
+		http.Error(w, `pair: the body must be {"code": "…", "ttl_s": 1…900}`, http.StatusConflict)
+		return
 	}
 	f.s.posts.add() // a pairing under way keeps the daemon from idling out
 	defer f.s.posts.done()
-	return f.o.Pair(r.Context(), in.Code, time.Duration(in.TTL)*time.Second)
+	enc := json.NewEncoder(w)
+	armed := false
+	p, err := f.o.Pair(r.Context(), in.Code, time.Duration(in.TTL)*time.Second, func() {
+		armed = true
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		_ = enc.Encode(daemon.PairLine{Armed: true})
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+	})
+	switch {
+	case err != nil && !armed:
+		http.Error(w, err.Error(), http.StatusConflict)
+	case err != nil:
+		_ = enc.Encode(daemon.PairLine{Error: err.Error()})
+	default:
+		_ = enc.Encode(daemon.PairLine{Paired: &p})
+	}
 }
 
 // status is what GET /daemon/status answers.
