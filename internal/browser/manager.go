@@ -215,6 +215,7 @@ func (m *Manager) SessionWith(name, profile string, pol *Policy) *Session {
 			s.be, s.ownBackend = m.opts.SessionBackend(name), true
 			m.guard(s.be)
 		}
+		s.own = s.be
 		if sc, ok := s.be.(backend.Scoper); ok {
 			// Its calls say which session and browser profile they are
 			// for (the bridge).
@@ -341,9 +342,10 @@ type Session struct {
 	// session's own (ownBackend, from Options.SessionBackend).
 	be         backend.Backend
 	ownBackend bool
-	// base is the manager's backend the session was made on (be, or the
-	// view of it For gave: backend.Scoper).
-	base backend.Backend
+	// base is the manager's backend the session was made on, and own the
+	// backend itself that be is, or a view of (backend.Scoper): the one a
+	// session's own backend closes.
+	base, own backend.Backend
 	// pol is the session's policy, fixed when it is made.
 	pol     *Policy
 	closeBe sync.Once
@@ -352,9 +354,12 @@ type Session struct {
 	// caller is what the client holding the session brought for its call
 	// (Held.SetCaller); the zero Caller between holds.
 	caller Caller
-	// windowOpened says a page of the session's tabs asked for a new window
-	// (Page.windowOpen) since the tab list was last read for popups.
-	windowOpened atomic.Bool
+	// windowOpens counts the new windows the pages of the session's tabs
+	// asked for (Page.windowOpen, counted by the tabs' loops);
+	// windowOpensSeen is the count when a read of the tab list for popups
+	// last adopted one (held).
+	windowOpens     atomic.Int64
+	windowOpensSeen int64
 
 	// Fields below are guarded by lock (held through Do).
 	// removed: the manager removed the session (Manager.Remove); Do
@@ -479,7 +484,7 @@ func (s *Session) closeBackend() error {
 	}
 	var err error
 	s.closeBe.Do(func() {
-		if err = s.be.Close(); err != nil {
+		if err = s.own.Close(); err != nil {
 			err = fmt.Errorf("close session %q's backend: %w", s.name, err)
 		}
 	})

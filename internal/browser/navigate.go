@@ -333,21 +333,22 @@ func loadWaitError(what string, err error) error {
 	return backendError("wait for the page to load", err)
 }
 
-// navWatch collects lifecycle events and document responses from before a
+// navWatch collects the main frame's navigation events from before a
 // navigation is sent until it is done, in one subscription (the browser's
 // order). Each of its waits reads the kinds it looks for; events of other
 // kinds read on the way wait in the backlog, in order, for the next wait.
+// Documents' HTTP statuses come from the tab's loop (Tab.docStatus): a
+// flood of responses cannot crowd these events out.
 type navWatch struct {
-	events   <-chan cdp.Event
-	cancel   func()
-	backlog  []cdp.Event
-	statuses map[string]int // loaderId -> document HTTP status
+	t       *Tab
+	events  <-chan cdp.Event
+	cancel  func()
+	backlog []cdp.Event
 }
 
 // The events a navWatch follows.
 const (
 	navLifecycle  = "Page.lifecycleEvent"
-	navResponse   = "Network.responseReceived"
 	navStarted    = "Page.frameStartedNavigating"
 	navCommitted  = "Page.frameNavigated"
 	navStopped    = "Page.frameStoppedLoading"
@@ -355,8 +356,8 @@ const (
 )
 
 func (t *Tab) watchNavigation() *navWatch {
-	w := &navWatch{statuses: make(map[string]int)}
-	w.events, w.cancel = t.page.Events(navLifecycle, navResponse, navStarted, navCommitted, navStopped)
+	w := &navWatch{t: t}
+	w.events, w.cancel = t.page.Events(navLifecycle, navStarted, navCommitted, navStopped)
 	return w
 }
 
@@ -366,42 +367,46 @@ func (w *navWatch) stop() { w.cancel() }
 var errNavTimer = errors.New("timer")
 
 // take returns the next event of one of the kinds: from the backlog first,
-// then as it comes. Responses are noted as they pass; events of other kinds
-// go to the backlog.
+// then as it comes; events of other kinds go to the backlog.
 func (w *navWatch) take(ctx context.Context, timer <-chan time.Time, kinds ...string) (cdp.Event, error) {
+	ev, _, err := w.takeAt(ctx, timer, kinds...)
+	return ev, err
+}
+
+// takeAt is take, saying where the event was: its index in the backlog
+// (the events before it there came before it), or -1 when it came after
+// the whole backlog.
+func (w *navWatch) takeAt(ctx context.Context, timer <-chan time.Time, kinds ...string) (cdp.Event, int, error) {
 	for i, ev := range w.backlog {
 		if slices.Contains(kinds, ev.Method) {
 			w.backlog = slices.Delete(w.backlog, i, i+1)
-			return ev, nil
+			return ev, i, nil
 		}
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return cdp.Event{}, ctx.Err()
+			return cdp.Event{}, 0, ctx.Err()
 		case <-timer:
-			return cdp.Event{}, errNavTimer
+			return cdp.Event{}, 0, errNavTimer
 		case ev, ok := <-w.events:
 			if !ok {
-				return cdp.Event{}, errTabGone
+				return cdp.Event{}, 0, errTabGone
 			}
 			if w.keep(ev, kinds) {
-				return ev, nil
+				return ev, -1, nil
 			}
 		}
 	}
 }
 
-// keep notes a response, and keeps an event that is none of kinds in the
-// backlog; it reports whether ev is of kinds.
+// keep keeps an event that is none of kinds in the backlog; it reports
+// whether ev is of kinds.
 func (w *navWatch) keep(ev cdp.Event, kinds []string) bool {
-	if ev.Method == navResponse {
-		w.noteResponse(ev.Params)
-	}
 	if slices.Contains(kinds, ev.Method) {
 		return true
 	}
-	if ev.Method != navResponse && len(w.backlog) < navBacklogMax {
+	if len(w.backlog) < navBacklogMax {
 		w.backlog = append(w.backlog, ev)
 	}
 	return false
@@ -413,14 +418,6 @@ type lifecycleEvent struct {
 	Name     string `json:"name"`
 }
 
-type responseEvent struct {
-	LoaderID string `json:"loaderId"`
-	Type     string `json:"type"`
-	Response struct {
-		Status int `json:"status"`
-	} `json:"response"`
-}
-
 type navigatedEvent struct {
 	Frame struct {
 		ID       string `json:"id"`
@@ -428,13 +425,6 @@ type navigatedEvent struct {
 		LoaderID string `json:"loaderId"`
 	} `json:"frame"`
 	Type string `json:"type"`
-}
-
-func (w *navWatch) noteResponse(raw jsonv2.Value) {
-	var r responseEvent
-	if jsonv2.Unmarshal(raw, &r) == nil && r.Type == "Document" {
-		w.statuses[r.LoaderID] = r.Response.Status
-	}
 }
 
 // errTabGone is returned when the tab's session ends during a wait.
@@ -487,36 +477,15 @@ func (w *navWatch) wait(ctx context.Context, frameID string, done func(lifecycle
 			}
 			*follow = e.Frame.LoaderID
 			if e.Type == "BackForwardCacheRestore" {
-				w.drainResponses()
 				return e.Frame.LoaderID, nil
 			}
 		case navLifecycle:
 			var e lifecycleEvent
 			if jsonv2.Unmarshal(ev.Params, &e) == nil && e.Name == "load" && e.FrameID == frameID && done(e) {
-				w.drainResponses()
 				return e.LoaderID, nil
 			}
 		}
 	}
-}
-
-// drainResponses notes the responses already come.
-func (w *navWatch) drainResponses() {
-	for {
-		select {
-		case ev, ok := <-w.events:
-			if !ok {
-				return
-			}
-			w.keep(ev, nil)
-		default:
-			return
-		}
-	}
-}
-
-func (w *navWatch) status(loaderID string) int {
-	return w.statuses[loaderID]
 }
 
 // statusGrace is how long the document's response may trail its load event:
@@ -527,17 +496,19 @@ const statusGrace = 500 * time.Millisecond
 // awaitStatus returns the HTTP status of the loader's document, waiting up
 // to grace for its response event.
 func (w *navWatch) awaitStatus(ctx context.Context, loaderID string, grace time.Duration) int {
-	if st, ok := w.statuses[loaderID]; ok || loaderID == "" {
-		return st
-	}
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	for {
-		if _, err := w.take(ctx, timer.C, navResponse); err != nil {
-			return 0
-		}
-		if st, ok := w.statuses[loaderID]; ok {
+		st, ok, seen := w.t.docStatus(loaderID)
+		if ok || loaderID == "" {
 			return st
+		}
+		select {
+		case <-ctx.Done():
+			return 0
+		case <-timer.C:
+			return 0
+		case <-seen:
 		}
 	}
 }
@@ -548,7 +519,7 @@ func (w *navWatch) navigationStarted(ctx context.Context, mainFrame string, d ti
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
-		ev, err := w.take(ctx, timer.C, navStarted)
+		ev, at, err := w.takeAt(ctx, timer.C, navStarted)
 		if err != nil {
 			return false
 		}
@@ -557,6 +528,13 @@ func (w *navWatch) navigationStarted(ctx context.Context, mainFrame string, d ti
 			NavigationType string `json:"navigationType"`
 		}
 		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == mainFrame && !strings.Contains(strings.ToLower(e.NavigationType), "samedocument") {
+			// What came before the start is of the document before: a stop
+			// of its load must not end the wait for this one.
+			if at < 0 {
+				w.backlog = w.backlog[:0]
+			} else {
+				w.backlog = slices.Delete(w.backlog, 0, at)
+			}
 			return true
 		}
 	}

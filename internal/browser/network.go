@@ -109,6 +109,7 @@ type netEntry struct {
 type netEvent struct {
 	kind      int
 	RequestID string  `json:"requestId"`
+	LoaderID  string  `json:"loaderId"`
 	Timestamp float64 `json:"timestamp"`
 	WallTime  float64 `json:"wallTime"`
 	Type      string  `json:"type"`

@@ -232,7 +232,8 @@ func (t *Tab) locationAfter(ctx context.Context, qr quietResult) (url, title str
 	if qr.loc {
 		return qr.url, qr.title, nil
 	}
-	lctx, cancel := checkContext(ctx)
+	// As settle read it: past the action's own deadline, within the call's.
+	lctx, cancel := beyondContext(ctx, handleTimeout)
 	defer cancel()
 	return t.location(lctx)
 }

@@ -85,12 +85,56 @@ type Tab struct {
 	// caller is the session's Caller (Session.caller): the client holding
 	// it now.
 	caller *Caller
-	// windowOpened is the session's flag (Session.windowOpened) that the
-	// tab's loop sets when the page asks for a new window.
-	windowOpened *atomic.Bool
+	// docStatuses are the HTTP statuses of the latest documents the tab
+	// loaded, by loader id (the loop's, under mu); docSeen is closed when
+	// one is added, and replaced.
+	docStatuses []docStatus
+	docSeen     chan struct{}
+	// windowOpens is the session's count (Session.windowOpens) that the
+	// tab's loop adds to when the page asks for a new window.
+	windowOpens *atomic.Int64
 	// bound: the user opened the tab and the session bound it
 	// (browser_tabs bind); webpilot never closes it, only releases it.
 	bound bool
+}
+
+// docStatus is a document's HTTP status.
+type docStatus struct {
+	loader string
+	status int
+}
+
+// docStatusesKept bounds the statuses a tab remembers.
+const docStatusesKept = 16
+
+// noteDocStatus records a document's status (the loop).
+func (t *Tab) noteDocStatus(loader string, status int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.docStatuses = append(t.docStatuses, docStatus{loader, status})
+	if len(t.docStatuses) > docStatusesKept {
+		t.docStatuses = t.docStatuses[len(t.docStatuses)-docStatusesKept:]
+	}
+	if t.docSeen != nil {
+		close(t.docSeen)
+	}
+	t.docSeen = make(chan struct{})
+}
+
+// docStatus is the HTTP status of the loader's document if known; seen is
+// closed when another status is recorded.
+func (t *Tab) docStatus(loader string) (status int, ok bool, seen <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := len(t.docStatuses) - 1; i >= 0; i-- {
+		if d := t.docStatuses[i]; d.loader == loader {
+			return d.status, true, nil
+		}
+	}
+	if t.docSeen == nil {
+		t.docSeen = make(chan struct{})
+	}
+	return 0, false, t.docSeen
 }
 
 // Bound reports whether the tab is one the user opened and the session

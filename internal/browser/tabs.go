@@ -63,7 +63,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	if len(s.tabs) == 0 {
 		return nil, nil
 	}
-	s.windowOpened.Store(false) // a window asked for from now on sets it again
+	opens := s.windowOpens.Load()
 	infos, err := s.be.Tabs(ctx)
 	if err != nil {
 		return nil, backendError("list tabs", err)
@@ -102,6 +102,10 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			changed = true
 		}
 	}
+	// The windows asked for are taken as adopted one popup each; one asked
+	// for but not listed yet (or that opened no tab of the session's) keeps
+	// the next action reading the list.
+	s.windowOpensSeen = min(opens, s.windowOpensSeen+int64(len(adopted)))
 	if len(adopted) > 0 && s.current != nil {
 		// A new tab in the same window hides the current one, and a hidden
 		// tab is not rendered: input to it would wait for a frame that never
@@ -112,13 +116,26 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 }
 
 // adoptLatePopups adopts the popups that opened since the tab list was
-// last read (AdoptPopups), when a page of the session asked for a window
-// since then; else it reads nothing. Call within Do.
+// last read (AdoptPopups) when one may have: a page of the session asked
+// for a window that no popup adopted yet answers, or a tab holds an
+// out-of-process frame (whose window.open its page's loop does not see);
+// else it reads nothing. Call within Do.
 func (s *Session) adoptLatePopups(ctx context.Context) ([]TabView, error) {
-	if !s.windowOpened.Load() {
+	if s.windowOpens.Load() == s.windowOpensSeen && !s.framesOutOfProcess() {
 		return nil, nil
 	}
 	return s.AdoptPopups(ctx)
+}
+
+// framesOutOfProcess says a tab of the session has attached an
+// out-of-process frame.
+func (s *Session) framesOutOfProcess() bool {
+	for _, t := range s.tabs {
+		if t.kids.count() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // refusal is a URL the origin policy refuses, and why.
@@ -166,7 +183,7 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 		t.policy = s.pol.originPolicy
 	}
 	t.outputs = s.pol
-	t.windowOpened = &s.windowOpened
+	t.windowOpens = &s.windowOpens
 	t.caller = &s.caller
 	t.maxFetchBytes = s.m.opts.MaxFetchBytes
 	local := s.be.Info().Local

@@ -94,21 +94,25 @@ func (g *target) run(events <-chan cdp.Event, cancel func()) {
 		g.stop()
 		g.workers.Wait()
 		if g.page {
-			for _, k := range g.tab.kids.all() {
-				k.stop()
-				<-k.ended
+			// Frames attached from now on are stopped as they come; those
+			// attached before are stopped here, until none is left.
+			for ks := g.tab.kids.close(); len(ks) > 0; ks = g.tab.kids.close() {
+				for _, k := range ks {
+					k.stop()
+					<-k.ended
+				}
 			}
 		}
 		close(g.ended)
 	}()
+	// The subscription closes when the session ends, after the events
+	// that came before its end.
 	for {
 		select {
 		case <-g.ctx.Done():
 			return
-		case <-g.Done():
-			return
 		case ev, ok := <-events:
-			if !ok {
+			if !ok || g.ctx.Err() != nil {
 				return
 			}
 			g.apply(ev)
@@ -150,8 +154,8 @@ func (g *target) apply(ev cdp.Event) {
 	case evFrameNavigated:
 		g.committed(ev.Params)
 	case evWindowOpen:
-		if t.windowOpened != nil {
-			t.windowOpened.Store(true)
+		if t.windowOpens != nil {
+			t.windowOpens.Add(1)
 		}
 	default:
 		if kind, ok := netKinds[ev.Method]; ok {
@@ -162,6 +166,9 @@ func (g *target) apply(ev cdp.Event) {
 			ne.kind = kind
 			if g.page {
 				g.reqs.apply(&ne)
+				if kind == evResponse && ne.Type == "Document" && ne.Response != nil {
+					t.noteDocStatus(ne.LoaderID, ne.Response.Status)
+				}
 			}
 			if t.net != nil {
 				t.net.apply(t, g, &ne)
@@ -268,6 +275,10 @@ type childOpener interface {
 type children struct {
 	mu   sync.Mutex
 	byID map[string]*target
+	// closed: the page's loop ended; a frame attached now is stopped at
+	// once. joined are the targets close handed out already.
+	closed bool
+	joined map[*target]bool
 }
 
 func (c *children) add(frameID string, g *target) {
@@ -277,6 +288,28 @@ func (c *children) add(frameID string, g *target) {
 		c.byID = make(map[string]*target)
 	}
 	c.byID[frameID] = g
+	if c.closed {
+		g.stop()
+	}
+}
+
+// close marks the tab's frames closed and returns those not handed out
+// before (the page loop stops and joins them).
+func (c *children) close() []*target {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.joined == nil {
+		c.joined = make(map[*target]bool)
+	}
+	var out []*target
+	for _, g := range c.byID {
+		if !c.joined[g] {
+			c.joined[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // get is the frame's target while its session lasts, or nil.
@@ -293,17 +326,6 @@ func (c *children) get(frameID string) *target {
 		}
 	}
 	return g
-}
-
-// all is every frame target attached, ended or not.
-func (c *children) all() []*target {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]*target, 0, len(c.byID))
-	for _, g := range c.byID {
-		out = append(out, g)
-	}
-	return out
 }
 
 func (c *children) count() int {
