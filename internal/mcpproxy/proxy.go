@@ -48,7 +48,10 @@ type Options struct {
 	// calls still running may take to answer; zero means 2 minutes.
 	DrainTimeout time.Duration
 	// HTTPClient, nil for a default one without timeouts (event streams
-	// last as long as a call).
+	// last as long as a call) that opens a connection for each message: a
+	// message is never written on a connection a daemon that died left
+	// behind, so such a daemon is found by the dial (nothing was sent: the
+	// message goes to a new daemon), not by an answer that never comes.
 	HTTPClient *http.Client
 	// NamedSession says the client's calls default to a browser session it
 	// names (Header's Webpilot-Session), which outlives its MCP session on
@@ -87,7 +90,9 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 		o.DrainTimeout = 2 * time.Minute
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DisableKeepAlives = true
+		o.HTTPClient = &http.Client{Transport: tr}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
