@@ -497,8 +497,17 @@ func TestRecipeRealWidgets(t *testing.T) {
 			// snapshot exactly while Bootstrap shows the modal. (A hide
 			// asked during the fade-in is ignored by Bootstrap 4 itself,
 			// so on a loaded machine the modal may stay open.)
-			time.Sleep(500 * time.Millisecond) // past the fade-out
-			shown := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `(() => { const m = document.getElementById("logoutModal"); return m.classList.contains("show") && getComputedStyle(m).display !== "none" })()`})
+			// Bootstrap settled: shown, or hidden once its fade-out ended
+			// (display none), not mid-transition.
+			settled := `(() => { const m = document.getElementById("logoutModal"); const shown = m.classList.contains("show"), drawn = getComputedStyle(m).display !== "none"; return shown === drawn ? String(shown) : "fading" })()`
+			var shown string
+			for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; {
+				shown = mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": settled})
+				if !strings.Contains(shown, "fading") || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 			snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{})
 			visible := strings.Contains(shown, "true")
 			if strings.Contains(snap, "Ready to Leave?") != visible || !strings.Contains(snap, "Signed out") {
