@@ -240,10 +240,15 @@ func (c *Conn) Reattached(id string) {
 // Done is closed when the connection has ended.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
-// Err reports why the connection ended, or nil while it is open.
+// Err reports why the connection ended, or nil while it is open. A
+// connection whose end has begun (a write failed, the reader saw the
+// transport end) reports it at once, before the shutdown is over.
 func (c *Conn) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closeErr == nil && c.closeCause != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, c.closeCause)
+	}
 	return c.closeErr
 }
 
@@ -350,6 +355,17 @@ func (c *Conn) send(ctx context.Context, s *Session, method string, params any) 
 	c.wmu.Unlock()
 	if err != nil {
 		c.forget(msg.ID)
+		// A transport that fails a write is gone (a broken pipe: the
+		// browser died). The end is recorded now, so that the next call
+		// finds the connection down even while the reader has not yet seen
+		// the end (a busy machine), and the shutdown starts.
+		cause := fmt.Errorf("write: %w", err)
+		c.mu.Lock()
+		if c.closeCause == nil && c.closeErr == nil {
+			c.closeCause = cause
+		}
+		c.mu.Unlock()
+		go c.shutdown(cause)
 		return nil, fmt.Errorf("cdp: %s: write: %w", method, errors.Join(ErrClosed, err))
 	}
 	return func(result any) error {
@@ -500,7 +516,10 @@ func (c *Conn) detach(id string, why error) {
 }
 
 func (c *Conn) shutdown(cause error) {
-	if c.Err() != nil {
+	c.mu.Lock()
+	over := c.closeErr != nil
+	c.mu.Unlock()
+	if over {
 		return
 	}
 	// opts.CloseErr can take a while (the launch backend waits for the

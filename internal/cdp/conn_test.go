@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -809,5 +810,49 @@ func TestSessionsEndBeforeCloseWork(t *testing.T) {
 	wait(t, c.Done(), "Conn.Done")
 	if err := page.Err(); err == nil || !strings.Contains(err.Error(), "signal: killed") {
 		t.Errorf("Session.Err after the close work = %v, want the whole error", err)
+	}
+}
+
+// brokenWrites is a fake transport whose writes fail once broken is set,
+// while its reads still wait: a browser that died, before the reader has
+// seen the end of its pipe.
+type brokenWrites struct {
+	*fakeTransport
+	broken atomic.Bool
+}
+
+func (b *brokenWrites) WriteMessage(m []byte) error {
+	if b.broken.Load() {
+		return errors.New("write |1: broken pipe")
+	}
+	return b.fakeTransport.WriteMessage(m)
+}
+
+// A write that fails ends the connection at once: Err says so before the
+// reader has seen the end, so that the next call (the launcher's check)
+// starts a new browser instead of writing to the dead one again, and the
+// connection shuts down.
+func TestWriteFailureEndsConn(t *testing.T) {
+	ft := &brokenWrites{fakeTransport: newFakeTransport()}
+	c := NewConn(ft, nil)
+	defer c.Close()
+	if c.Err() != nil {
+		t.Fatalf("a new connection: Err = %v", c.Err())
+	}
+	ft.broken.Store(true)
+	err := c.Browser().Call(context.Background(), "Browser.getVersion", nil, nil)
+	if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("call on a broken pipe: %v", err)
+	}
+	if err := c.Err(); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "broken pipe") {
+		t.Errorf("Err right after the failed write = %v, want ErrClosed with the cause", err)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(waitTimeout):
+		t.Fatal("the connection did not shut down after a failed write")
+	}
+	if err := c.Err(); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "broken pipe") {
+		t.Errorf("Err after the shutdown = %v", err)
 	}
 }
