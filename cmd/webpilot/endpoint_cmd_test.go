@@ -58,7 +58,7 @@ func TestMCPOnCDPEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	nav := callText(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html"})
-	if !strings.Contains(nav, `"Basic page"`) {
+	if !strings.Contains(nav, "# Basic page — ") {
 		t.Errorf("navigate:\n%s", nav)
 	}
 	var st struct {

@@ -106,9 +106,9 @@ func TestFarmServe(t *testing.T) {
 	}
 	for round := range 2 {
 		for i := range clients {
-			w := `"seen:"` // a fresh browser
+			w := "# seen: — " // a fresh browser
 			if round > 0 {
-				w = fmt.Sprintf(`"seen:who=%d"`, i)
+				w = fmt.Sprintf("# seen:who=%d — ", i)
 			}
 			if got := visit(i); !strings.Contains(got, w) {
 				t.Errorf("round %d, client %d: navigate does not show %s (its own browser's cookie only):\n%s", round, i, w, got)

@@ -89,7 +89,7 @@ func TestStdioSubprocess(t *testing.T) {
 	}
 
 	nav := callText(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html"})
-	if !strings.Contains(nav, `"Basic page"`) || !strings.Contains(nav, `"Clicked 0 times"`) {
+	if !strings.Contains(nav, "# Basic page — ") || !strings.Contains(nav, `"Clicked 0 times"`) {
 		t.Fatalf("navigate:\n%s", nav)
 	}
 	act := callText(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "#counter"})

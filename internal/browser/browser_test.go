@@ -315,8 +315,41 @@ func TestNavigateSnapshotClick(t *testing.T) {
 		t.Fatal(err)
 	}
 	diff := e.snapshot(browser.ModeDiff)
-	if !strings.Contains(diff, `- button `+ref+` "Clicked 1 times"`) || !strings.Contains(diff, `+ button `+ref+` "Clicked 2 times"`) {
-		t.Errorf("diff does not show the change:\n%s", diff)
+	if !strings.Contains(diff, "\n~ button "+ref+` "Clicked 2 times"`) || strings.Contains(diff, "Clicked 1 times") {
+		t.Errorf("diff does not show the change as one line:\n%s", diff)
+	}
+}
+
+// A diff says only what changed: its header the id (the title and the URL
+// only when they changed), a changed field one "~" line, a focus move
+// alone nothing; the compact snapshot still shows the focus.
+func TestDiffSaysOnlyWhatChanged(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/form.html")
+	snap := e.snapshot(browser.ModeCompact)
+	name := refOf(t, snap, "textbox", "Name")
+	if _, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Ref: name}, Value: "Ada"}); err != nil {
+		t.Fatal(err)
+	}
+	diff := e.snapshot(browser.ModeDiff)
+	lines := strings.Split(diff, "\n")
+	if len(lines) != 2 || !regexp.MustCompile(`^# s\d+ diff$`).MatchString(lines[0]) || lines[1] != `~ textbox `+name+` "Name" = "Ada"` {
+		t.Errorf("diff after a fill, want a bare header and one changed line:\n%s", diff)
+	}
+	if got := e.snapshot(browser.ModeCompact); !strings.Contains(got, `textbox `+name+` "Name" = "Ada" [focused]`) {
+		t.Errorf("the compact snapshot does not show the focus:\n%s", got)
+	}
+	email := refOf(t, snap, "textbox", "Email")
+	if _, err := e.act(browser.Action{Kind: "focus", Target: browser.Locator{Ref: email}}); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.snapshot(browser.ModeDiff); !strings.HasSuffix(d, "\n(no changes)") || strings.Count(d, "\n") != 1 {
+		t.Errorf("diff after the focus moved, want no change:\n%s", d)
+	}
+	e.eval(`document.title = "Sign up — step 2"; history.pushState(null, "", "/form.html?step=2"); "ok"`)
+	d := e.snapshot(browser.ModeDiff)
+	if !regexp.MustCompile(`^# s\d+ diff · title "Sign up — step 2" · /form\.html\?step=2\n\(no changes\)$`).MatchString(d) {
+		t.Errorf("diff after the title and URL changed:\n%s", d)
 	}
 }
 

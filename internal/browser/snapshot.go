@@ -47,6 +47,17 @@ type Snapshot struct {
 	Stopped int `json:"stopped,omitempty"`
 	// Clamped is the max_chars asked for when it was above MaxSnapshotChars.
 	Clamped int `json:"clamped,omitempty"`
+	// diff is set when Text is the changes since the last snapshot (not a
+	// whole page): its header says only what changed.
+	diff *diffHead
+}
+
+// diffHead is what a diff's header says besides its id: the title, when
+// it changed, and the URL as shown when it changed (relative to the last
+// one on the same origin).
+type diffHead struct {
+	title bool
+	url   string
 }
 
 // Snapshot renders the tab's page.
@@ -107,17 +118,34 @@ func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string
 	if pt.modal {
 		pre = append(pre, fmt.Sprintf("(a modal dialog is open: only it is shown; %d elements behind it are inert)", pt.inert))
 	}
-	cr := &snapshot.Renderer{Base: base, Mode: ModeCompact, KeepURLs: s.pol.opts.NoRedact}
-	compact := append(append([]string{}, pre...), cr.Lines(pt.items)...)
+	// The baseline of the next diff leaves focus out: focus moving alone
+	// is not a change. The compact snapshot shows it; it is rendered again
+	// only when the page has a focused field.
+	cr := &snapshot.Renderer{Base: base, Mode: ModeCompact, KeepURLs: s.pol.opts.NoRedact, NoFocus: true}
+	baseline := append(append([]string{}, pre...), cr.Lines(pt.items)...)
+	compact := baseline
+	if cr.Focused > 0 && o.Mode == ModeCompact {
+		fr := &snapshot.Renderer{Base: base, Mode: ModeCompact, KeepURLs: s.pol.opts.NoRedact}
+		compact = append(append([]string{}, pre...), fr.Lines(pt.items)...)
+	}
 	if o.Scope.Empty() {
-		prev, prevDoc := t.lastSnap, t.lastDoc
-		t.lastSnap, t.lastDoc = compact, pt.doc
+		prev, prevDoc, prevHead := t.lastSnap, t.lastDoc, t.lastHead
+		t.lastSnap, t.lastDoc, t.lastHead = baseline, pt.doc, [2]string{pt.title, pt.url}
 		if o.Mode == ModeDiff {
 			if prev != nil && prevDoc != pt.doc {
 				// Lines of another document say nothing about this one.
-				return "(another page since the last snapshot: full snapshot follows)\n" + strings.Join(compact, "\n"), snap, nil
+				return "(another page since the last snapshot: full snapshot follows)\n" + strings.Join(baseline, "\n"), snap, nil
 			}
-			return snapshot.Diff(prev, compact), snap, nil
+			body, full := snapshot.Diff(prev, baseline)
+			if !full {
+				snap.diff = &diffHead{title: prevHead[0] != pt.title}
+				if prevHead[1] != pt.url {
+					// On the same origin, the path (or the fragment) says it.
+					prevURL, _ := url.Parse(prevHead[1])
+					snap.diff.url = snapshot.RelativeURL(prevURL, s.ShowURL(pt.url))
+				}
+			}
+			return body, snap, nil
 		}
 	} else if o.Mode == ModeDiff {
 		return "", nil, &Error{Code: CodeInvalidArgument, Message: "mode diff takes no scope", Hint: "diff compares whole pages; use compact or full with scope"}
@@ -267,17 +295,27 @@ func (s *Session) page(snap *Snapshot, body string, o SnapshotOptions) string {
 			tail = fmt.Sprintf("\n(end; chars %s–%s of %s)", commas(o.Offset), commas(end), commas(snap.TotalChars))
 		}
 	}
-	title := Echo(snap.Title)
-	if title == "" {
-		title = "(untitled)"
-	}
-	hidden := ""
-	if snap.Hidden > 0 {
-		hidden = fmt.Sprintf("%d hidden · ", snap.Hidden)
-	}
-	header := fmt.Sprintf("# %s — %s   (%s · %d refs · %s%s chars)", title, Echo(s.ShowURL(snap.URL)), snap.ID, snap.Refs, hidden, commas(snap.TotalChars))
-	if o.Mode == ModeDiff {
-		header += " diff"
+	var header string
+	if d := snap.diff; d != nil {
+		// A diff's header says only what changed: the lines and, when they
+		// did, the title and the URL.
+		header = "# " + snap.ID + " diff"
+		if d.title {
+			header += " · title " + quote(Echo(snap.Title))
+		}
+		if d.url != "" {
+			header += " · " + Echo(d.url)
+		}
+	} else {
+		title := Echo(snap.Title)
+		if title == "" {
+			title = "(untitled)"
+		}
+		hidden := ""
+		if snap.Hidden > 0 {
+			hidden = fmt.Sprintf("%d hidden · ", snap.Hidden)
+		}
+		header = fmt.Sprintf("# %s — %s   (%s · %d refs · %s%s chars)", title, Echo(s.ShowURL(snap.URL)), snap.ID, snap.Refs, hidden, commas(snap.TotalChars))
 	}
 	if snap.Clamped > 0 {
 		header += fmt.Sprintf("\n(max_chars %s lowered to %s, the most one snapshot returns; offset continues)", commas(snap.Clamped), commas(MaxSnapshotChars))

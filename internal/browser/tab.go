@@ -42,6 +42,7 @@ type Tab struct {
 	kids     children   // out-of-process iframes, attached automatically
 	lastSnap []string   // compact lines of the last snapshot: the diff baseline
 	lastDoc  string     // the main document (walker token) lastSnap is of
+	lastHead [2]string  // the title and URL lastSnap is of
 	cache    *snapCache // the last rendered snapshot, for offset pages
 	// collected is the last browser_collect result, for offset pages.
 	collected *collectEntry

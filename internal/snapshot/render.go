@@ -9,6 +9,7 @@ package snapshot
 import (
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -54,8 +55,13 @@ type Renderer struct {
 	// KeepURLs shows link and frame URLs as they are (--no-redact); else
 	// token-like parameters are <redacted>, as in browser_network.
 	KeepURLs bool
-	chrome   int // inside page chrome (banner, navigation, contentinfo, complementary)
-	whole    int // runes compact mode added by showing texts whole (see prose)
+	// NoFocus leaves the focused state out: a diff's baseline, where focus
+	// moving is not a change.
+	NoFocus bool
+	// Focused counts the focused states the render met (shown or not).
+	Focused int
+	chrome  int // inside page chrome (banner, navigation, contentinfo, complementary)
+	whole   int // runes compact mode added by showing texts whole (see prose)
 }
 
 // Lines renders the nodes, one line each (indented by depth).
@@ -427,6 +433,12 @@ func (r *Renderer) valueStates(n *Node) string {
 		b.WriteByte('}')
 	}
 	for _, s := range n.S {
+		if s == "focused" {
+			r.Focused++
+			if r.NoFocus {
+				continue
+			}
+		}
 		b.WriteString(" [" + s + "]")
 	}
 	return b.String()
@@ -582,33 +594,165 @@ func RelativeURL(base *url.URL, raw string) string {
 	return s
 }
 
-// maxDiffCells bounds the work of a line diff; past it the diff falls back to
-// listing the whole new snapshot.
+// maxDiffCells bounds the work of the quadratic line diff of a run of
+// lines with no line of its own to anchor on; past it the run is written
+// as removed and added whole.
 const maxDiffCells = 4_000_000
 
-// Diff reports how the lines of a snapshot changed: "+ line" for added,
-// "- line" for removed, with unchanged lines left out and counted.
-func Diff(prev, cur []string) string {
+// Diff reports how the lines of a snapshot changed, one line per change:
+// "- line" removed, "+ line" added, "~ line" a line that changed in place
+// (the new text of an element whose ref is the same, or of a text line that
+// took the place of another in a run of changed lines with as many of
+// each); unchanged lines are left out. full is true when the result is the
+// whole of cur instead, after a line that says why (no earlier lines, or
+// the changes would take more room than the page); without any change it
+// is "(no changes)".
+func Diff(prev, cur []string) (out string, full bool) {
 	if prev == nil {
-		return "(no earlier snapshot of this tab: full snapshot follows)\n" + strings.Join(cur, "\n")
+		return "(no earlier snapshot of this tab: full snapshot follows)\n" + strings.Join(cur, "\n"), true
 	}
-	// Trim the common head and tail first: most changes are local.
+	ops := script(nil, prev, cur)
+	var lines []string
+	var hunk []edit
+	i, j := 0, 0
+	for _, op := range ops {
+		switch op {
+		case '=':
+			lines = appendHunk(lines, hunk)
+			hunk = hunk[:0]
+			i++
+			j++
+		case '-':
+			hunk = append(hunk, edit{op: '-', text: strings.TrimLeft(prev[i], " ")})
+			i++
+		default:
+			hunk = append(hunk, edit{op: '+', text: strings.TrimLeft(cur[j], " ")})
+			j++
+		}
+	}
+	lines = appendHunk(lines, hunk)
+	if len(lines) == 0 {
+		return "(no changes)", false
+	}
+	out = strings.Join(lines, "\n")
+	if page := strings.Join(cur, "\n"); len(out) > len(page) {
+		// A page that mostly changed (a list refiltered) reads better, and
+		// costs less, whole.
+		return "(more of the page changed than stayed: full snapshot follows)\n" + page, true
+	}
+	return out, false
+}
+
+// script appends to ops the edits that turn a into b, one per line: '='
+// kept, '-' removed, '+' added. Lines found once in each (most snapshot
+// lines: they carry refs and texts) anchor the longest run of them that
+// keeps its order (patience diff); the runs between anchors are diffed the
+// same way, and a run with no anchor by the longest common subsequence, or
+// as removed and added whole past maxDiffCells. A list refiltered from 5,000
+// lines to 1,000 takes milliseconds, not a 5-million-cell table.
+func script(ops []byte, a, b []string) []byte {
 	head := 0
-	for head < len(prev) && head < len(cur) && prev[head] == cur[head] {
+	for head < len(a) && head < len(b) && a[head] == b[head] {
 		head++
 	}
 	tail := 0
-	for tail < len(prev)-head && tail < len(cur)-head && prev[len(prev)-1-tail] == cur[len(cur)-1-tail] {
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
 		tail++
 	}
-	a, b := prev[head:len(prev)-tail], cur[head:len(cur)-tail]
-	if len(a) == 0 && len(b) == 0 {
-		return fmt.Sprintf("(no changes; %d lines)", len(cur))
+	for range head {
+		ops = append(ops, '=')
 	}
-	if len(a)*len(b) > maxDiffCells {
-		return "(too many changes to diff: full snapshot follows)\n" + strings.Join(cur, "\n")
+	ma, mb := a[head:len(a)-tail], b[head:len(b)-tail]
+	switch anchors := uniqueCommon(ma, mb); {
+	case len(ma) == 0 || len(mb) == 0:
+		ops = appendRun(ops, '-', len(ma))
+		ops = appendRun(ops, '+', len(mb))
+	case len(anchors) > 0:
+		i, j := 0, 0
+		for _, an := range anchors {
+			ops = script(ops, ma[i:an[0]], mb[j:an[1]])
+			ops = append(ops, '=')
+			i, j = an[0]+1, an[1]+1
+		}
+		ops = script(ops, ma[i:], mb[j:])
+	case len(ma)*len(mb) > maxDiffCells:
+		ops = appendRun(ops, '-', len(ma))
+		ops = appendRun(ops, '+', len(mb))
+	default:
+		ops = lcsScript(ops, ma, mb)
 	}
-	// Longest common subsequence table, from the end.
+	for range tail {
+		ops = append(ops, '=')
+	}
+	return ops
+}
+
+// appendRun appends n ops op.
+func appendRun(ops []byte, op byte, n int) []byte {
+	for range n {
+		ops = append(ops, op)
+	}
+	return ops
+}
+
+// uniqueCommon is the longest run of lines found once in a and once in b
+// whose positions rise in both, as index pairs.
+func uniqueCommon(a, b []string) [][2]int {
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	type seen struct{ na, nb, ia, ib int }
+	count := make(map[string]*seen, len(a)+len(b))
+	for i, l := range a {
+		c := count[l]
+		if c == nil {
+			c = &seen{}
+			count[l] = c
+		}
+		c.na++
+		c.ia = i
+	}
+	for j, l := range b {
+		if c := count[l]; c != nil {
+			c.nb++
+			c.ib = j
+		}
+	}
+	var pairs [][2]int // in a's order
+	for _, l := range a {
+		if c := count[l]; c.na == 1 && c.nb == 1 {
+			pairs = append(pairs, [2]int{c.ia, c.ib})
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	// Longest increasing subsequence of the b positions (patience sort):
+	// tops[k] is the pair ending the best run of length k+1 found so far.
+	tops := []int{}
+	prev := make([]int, len(pairs))
+	for n, p := range pairs {
+		k := sort.Search(len(tops), func(k int) bool { return pairs[tops[k]][1] >= p[1] })
+		prev[n] = -1
+		if k > 0 {
+			prev[n] = tops[k-1]
+		}
+		if k == len(tops) {
+			tops = append(tops, n)
+		} else {
+			tops[k] = n
+		}
+	}
+	run := make([][2]int, len(tops))
+	for n, k := tops[len(tops)-1], len(tops)-1; k >= 0; n, k = prev[n], k-1 {
+		run[k] = pairs[n]
+	}
+	return run
+}
+
+// lcsScript appends the edits of a into b by their longest common
+// subsequence (quadratic: for short runs).
+func lcsScript(ops []byte, a, b []string) []byte {
 	w := len(b) + 1
 	lcs := make([]int32, (len(a)+1)*w)
 	for i := len(a) - 1; i >= 0; i-- {
@@ -620,24 +764,97 @@ func Diff(prev, cur []string) string {
 			}
 		}
 	}
-	var out []string
-	same := head + tail
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
-			same++
+			ops = append(ops, '=')
 			i++
 			j++
 		case i < len(a) && (j == len(b) || lcs[(i+1)*w+j] >= lcs[i*w+j+1]):
-			out = append(out, "- "+strings.TrimLeft(a[i], " "))
+			ops = append(ops, '-')
 			i++
 		default:
-			out = append(out, "+ "+strings.TrimLeft(b[j], " "))
+			ops = append(ops, '+')
 			j++
 		}
 	}
-	return strings.Join(out, "\n") + fmt.Sprintf("\n(%d unchanged lines not shown)", same)
+	return ops
+}
+
+// edit is one line of a diff: op '-' removed, '+' added, '~' changed in
+// place; 0 drops it (the old side of a change).
+type edit struct {
+	op   byte
+	text string
+}
+
+// appendHunk appends a run of changed lines to out, each change of a line
+// in place on one line: a removed and an added line of the same ref, and
+// the removed and added text lines of the run in order when it has as
+// many of each.
+func appendHunk(out []string, h []edit) []string {
+	if len(h) == 0 {
+		return out
+	}
+	removed := map[string]int{}
+	var oldText, newText []int
+	for k, e := range h {
+		ref := LineRef(e.text)
+		switch {
+		case e.op == '-' && ref != "":
+			removed[ref] = k
+		case e.op == '-':
+			oldText = append(oldText, k)
+		case ref == "":
+			newText = append(newText, k)
+		}
+	}
+	for k, e := range h {
+		if ref := LineRef(e.text); e.op == '+' && ref != "" {
+			// The same text elsewhere moved; it did not change.
+			if d, ok := removed[ref]; ok && h[d].text != e.text {
+				h[d].op, h[k].op = 0, '~'
+				delete(removed, ref)
+			}
+		}
+	}
+	if len(oldText) == len(newText) {
+		for n, d := range oldText {
+			h[d].op, h[newText[n]].op = 0, '~'
+		}
+	}
+	for _, e := range h {
+		if e.op != 0 {
+			out = append(out, string(e.op)+" "+e.text)
+		}
+	}
+	return out
+}
+
+// LineRef is the ref of a rendered control line ("button e3 …",
+// "  textbox f1e2 …"): its second word when the first is a role; "" for
+// other lines.
+func LineRef(l string) string {
+	l = strings.TrimLeft(l, " ")
+	role, rest, ok := strings.Cut(l, " ")
+	if !ok || role == "" || strings.Trim(role, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return ""
+	}
+	ref, _, _ := strings.Cut(rest, " ")
+	body, ok := strings.CutPrefix(ref, "f")
+	if ok {
+		n := strings.IndexByte(body, 'e')
+		if n <= 0 || strings.Trim(body[:n], "0123456789") != "" {
+			return ""
+		}
+		body = body[n:]
+	}
+	num, ok := strings.CutPrefix(body, "e")
+	if !ok || num == "" || strings.Trim(num, "0123456789") != "" {
+		return ""
+	}
+	return ref
 }
 
 // webpilot's own remarks in a result are lines that start with "Note:"

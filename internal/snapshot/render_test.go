@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -9,18 +11,72 @@ func TestDiff(t *testing.T) {
 		name      string
 		prev, cur []string
 		want      string
+		full      bool
 	}{
-		{"first", nil, []string{"a"}, "(no earlier snapshot of this tab: full snapshot follows)\na"},
-		{"same", []string{"a", "b"}, []string{"a", "b"}, "(no changes; 2 lines)"},
-		{"changed", []string{"a", "  b", "c"}, []string{"a", "  B", "c"}, "- b\n+ B\n(2 unchanged lines not shown)"},
-		{"added", []string{"a", "c"}, []string{"a", "b", "c"}, "+ b\n(2 unchanged lines not shown)"},
-		{"removed", []string{"a", "b", "c"}, []string{"a", "c"}, "- b\n(2 unchanged lines not shown)"},
-		{"moved", []string{"x", "a", "b", "y"}, []string{"x", "b", "a", "y"}, "- a\n+ a\n(3 unchanged lines not shown)"},
+		{"first", nil, []string{"a"}, "(no earlier snapshot of this tab: full snapshot follows)\na", true},
+		{"same", []string{"a", "b"}, []string{"a", "b"}, "(no changes)", false},
+		{"text changed", []string{"a", "  b", "c"}, []string{"a", "  B", "c"}, "~ B", false},
+		{"added", []string{"a", "c"}, []string{"a", "b", "c"}, "+ b", false},
+		{"removed", []string{"a", "b", "c"}, []string{"a", "c"}, "- b", false},
+		{"moved", []string{"x", "a", "b", "y"}, []string{"x", "b", "a", "y"}, "- a\n+ a", false},
+		{"control changed", []string{"h", `textbox e1 = "a"`, `textbox e2 = ""`}, []string{"h", `textbox e1 = "a"`, `textbox e2 = "x"`},
+			`~ textbox e2 = "x"`, false},
+		{"frame control changed", []string{`  button f1e2 "Add"`}, []string{`  button f1e2 "Added"`}, `~ button f1e2 "Added"`, false},
+		{"control replaced", []string{`button e1 "Add"`, "z"}, []string{`button e2 "Remove"`, "z"}, "- button e1 \"Add\"\n+ button e2 \"Remove\"", false},
+		{"uneven text run", []string{"a", "b", "c", "z"}, []string{"d", "z"}, "- a\n- b\n- c\n+ d", false},
+		{"mixed run", []string{`button e1 "Add"`, "0 items", "z"}, []string{`button e1 "In cart"`, "1 item", "z"},
+			"~ button e1 \"In cart\"\n~ 1 item", false},
+		{"mostly changed", []string{"a", "b", "c"}, []string{"x", "y"}, "(more of the page changed than stayed: full snapshot follows)\nx\ny", true},
+		{"control moved", []string{`button e1 "A"`, "m", `button e2 "B"`}, []string{`button e2 "B"`, "m", `button e1 "A"`},
+			"- button e1 \"A\"\n- m\n+ m\n+ button e1 \"A\"", false},
 	}
+	// The unchanged rest of a page: a diff is given only while it is
+	// shorter than the page.
+	rest := strings.Split(strings.Repeat("an unchanged line of the page\n", 8), "\n")
 	for _, tc := range tests {
-		if got := Diff(tc.prev, tc.cur); got != tc.want {
-			t.Errorf("%s: diffLines =\n%s\nwant\n%s", tc.name, got, tc.want)
+		if tc.prev != nil && !tc.full {
+			tc.prev = append(append([]string{}, tc.prev...), rest...)
+			tc.cur = append(append([]string{}, tc.cur...), rest...)
 		}
+		got, full := Diff(tc.prev, tc.cur)
+		if got != tc.want || full != tc.full {
+			t.Errorf("%s: Diff =\n%s (full %v)\nwant\n%s (full %v)", tc.name, got, full, tc.want, tc.full)
+		}
+	}
+}
+
+func TestLineRef(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`button e3 "Save"`, "e3"},
+		{`    textbox f12e4 = "x" [focused]`, "f12e4"},
+		{`- Pay rent`, ""},
+		{`heading e3`, "e3"},
+		{`## link e3 "Docs"`, ""},
+		{`Text e3 more`, ""},
+		{`button e "x"`, ""},
+		{`button fe3`, ""},
+		{`button f1x3`, ""},
+		{`button e3x`, ""},
+		{`plain`, ""},
+	} {
+		if got := LineRef(tc.in); got != tc.want {
+			t.Errorf("LineRef(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A focused field is shown as such, but the baseline of a diff leaves
+// focus out and counts it.
+func TestNoFocus(t *testing.T) {
+	v := "x"
+	ns := []*Node{{R: "textbox", Ref: "e1", N: "Email", V: &v, S: []string{"focused", "required"}}}
+	r := &Renderer{Mode: ModeCompact}
+	if got := r.Lines(ns); len(got) != 1 || got[0] != `textbox e1 "Email" = "x" [focused] [required]` || r.Focused != 1 {
+		t.Errorf("with focus: %q (focused %d)", got, r.Focused)
+	}
+	r = &Renderer{Mode: ModeCompact, NoFocus: true}
+	if got := r.Lines(ns); len(got) != 1 || got[0] != `textbox e1 "Email" = "x" [required]` || r.Focused != 1 {
+		t.Errorf("without focus: %q (focused %d)", got, r.Focused)
 	}
 }
 
@@ -40,5 +96,41 @@ func TestMarkPageLines(t *testing.T) {
 		if got := MarkPageLines(tc.in); got != tc.want {
 			t.Errorf("MarkPageLines(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// A list refiltered from hundreds of cards to a few is diffed by its
+// unique lines (no quadratic table), and the change is the cards that went.
+func TestDiffRefiltered(t *testing.T) {
+	var prev, cur []string
+	for i := range 600 {
+		card := []string{fmt.Sprintf("### Camera model %d", i), "★★☆☆☆", fmt.Sprintf(`button e%d "Add to cart"`, i+2), "In your cart: 0"}
+		prev = append(prev, card...)
+		if i%100 == 7 || i >= 590 {
+			cur = append(cur, card...)
+		}
+	}
+	cur = append(cur, "footer")
+	prev = append(prev, "footer")
+	got, full := Diff(prev, cur)
+	if !full || !strings.HasPrefix(got, "(more of the page changed than stayed: full snapshot follows)\n### Camera model 7\n") {
+		t.Errorf("a list cut to 16 of 600 cards: want the whole page, got (full %v):\n%.300s", full, got)
+	}
+	// A few cards more is a diff of their lines, each added.
+	more := append(append([]string{}, prev[:400]...), "### Camera model new", `button e9999 "Add to cart"`)
+	more = append(more, prev[400:]...)
+	got, full = Diff(prev, more)
+	if full || got != "+ ### Camera model new\n+ button e9999 \"Add to cart\"" {
+		t.Errorf("two lines added among 2,400: got (full %v):\n%.300s", full, got)
+	}
+}
+
+// Lines found twice (a repeated "Add to cart" without refs) do not anchor;
+// the run between anchors is still diffed line by line.
+func TestDiffRepeatedLines(t *testing.T) {
+	prev := []string{"# Shop", "Add", "x", "Add", "y", "end", "a", "b", "c", "d"}
+	cur := []string{"# Shop", "Add", "x", "Added", "y", "end", "a", "b", "c", "d"}
+	if got, full := Diff(prev, cur); full || got != "~ Added" {
+		t.Errorf("Diff = %q (full %v), want \"~ Added\"", got, full)
 	}
 }

@@ -35,8 +35,8 @@ type ActionIn struct {
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or combo, e.g. Control+A"`
 	Direction  string          `json:"direction,omitempty" jsonschema:"scroll" enum:"up,down,left,right,top,bottom"`
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: file paths"`
-	ToRef      string          `json:"to_ref,omitempty" jsonschema:"drag: drop target ref"`
-	ToSelector string          `json:"to_selector,omitempty" jsonschema:"drag: drop target selector"`
+	ToRef      string          `json:"to_ref,omitempty" jsonschema:"drag: onto this ref"`
+	ToSelector string          `json:"to_selector,omitempty" jsonschema:"drag: onto this selector"`
 	Expect     *browser.Expect `json:"expect,omitempty" jsonschema:"must hold afterwards"`
 	InputMode  string          `json:"input_mode,omitempty" jsonschema:"auto: DOM events if invisible" enum:"auto,cdp,dom"`
 	Snapshot   string          `json:"snapshot,omitempty" enum:"none,diff,compact"`
@@ -86,7 +86,7 @@ func (in ActionIn) Check() error {
 
 var actionTool = Def(Tool{
 	Name:        "browser_action",
-	Description: "Act on an element like a user (trusted input): waits until actionable; reports outcome and changes.",
+	Description: "Act on an element as a user would (trusted input), once it is actionable; returns the outcome and a diff.",
 	Annotations: Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
 	Group:       GroupCore,
 	Hold:        HoldTab,
@@ -138,11 +138,15 @@ func describeAction(in ActionIn, res *browser.ActionResult) *resultText {
 	if in.Action == "press" {
 		b.printf(" %s", browser.Echo(in.Key))
 	}
-	b.printf(": %s (%s input)", res.Outcome, res.InputMode)
+	// The input mode is said when it is not the usual trusted (cdp) input.
+	b.printf(": %s", res.Outcome)
+	if res.InputMode != "" && res.InputMode != browser.InputCDP {
+		b.printf(" (%s input)", res.InputMode)
+	}
 	switch in.Action {
 	case "fill", "type", "clear":
 		if res.Value != "" || res.Outcome == "verified" {
-			b.printf("; value now %q", browser.Echo(res.Value))
+			b.printf("; value %q", browser.Echo(res.Value))
 		}
 	case "select":
 		b.printf("; selected %q", browser.Echo(res.Value))

@@ -31,7 +31,7 @@ func (in NavigateIn) Check() error {
 
 var navigateTool = Def(Tool{
 	Name:        "browser_navigate",
-	Description: "Open a URL (or back, forward, reload), wait for the load; returns status, title, snapshot.",
+	Description: "Open a URL (or go back, forward, reload) and wait for the load; returns a snapshot.",
 	Annotations: Annotations{OpenWorld: ptr(true), Destructive: ptr(false)},
 	Group:       GroupCore,
 	Hold:        HoldTabToLeave,
@@ -50,13 +50,18 @@ var navigateTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("Loaded %s — %q", browser.Echo(h.ShowURL(nav.URL)), browser.Echo(nav.Title))
-	if nav.Status != 0 {
-		text += fmt.Sprintf(" (HTTP %d)", nav.Status)
-	}
 	mode := in.Snapshot
 	if mode == "" {
 		mode = browser.ModeCompact
+	}
+	// The snapshot's header says the title and the URL: the reply says
+	// them itself only when no snapshot follows.
+	text := "Loaded"
+	if mode == "none" {
+		text = fmt.Sprintf("Loaded %s — %q", browser.Echo(h.ShowURL(nav.URL)), browser.Echo(nav.Title))
+	}
+	if nav.Status != 0 {
+		text += fmt.Sprintf(" (HTTP %d)", nav.Status)
 	}
 	return &Result{Text: text, Snapshot: mode}, nil
 })
