@@ -48,6 +48,8 @@ func TestArgumentRanges(t *testing.T) {
 		{"value outside the enum", "browser_snapshot", `{"mode":"interactiv"}`, []string{"mode", "one of", `"compact"`, `"interactiv"`}, `"mode": "interactive"`},
 		{"a typo of an action", "browser_action", `{"action":"clik","ref":"e1"}`, []string{"action", "one of", `"clik"`}, `"action": "click"`},
 		{"mistyped name", "browser_snapshot", `{"max_char":100}`, []string{"unknown argument", "max_char"}, "max_chars"},
+		{"mistyped nested name", "browser_action", `{"action":"click","ref":"e1","expect":{"txt":"x"}}`, []string{"unknown argument", "expect.txt"}, "text"},
+		{"mistyped name in a list", "browser_wait", `{"conditions":[{"selectr":"#a"}]}`, []string{"unknown argument", "selectr"}, "selector"},
 		{"missing required", "browser_action", `{"ref":"e1"}`, []string{"missing required argument action", "one of"}, `"action": "click"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

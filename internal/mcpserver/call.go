@@ -24,12 +24,55 @@ import (
 // the schema inferred from its input type, and the handler that runs it.
 func (s *Server) register(t tools.Tool) {
 	schema := s.learn(t)
-	a := t.Annotations
-	def := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive,
-			IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}}
+	def := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: advertised(schema),
+		Annotations: wireAnnotations(t.Annotations)}
 	s.defs = append(s.defs, def)
 	s.mcp.AddTool(def, s.handler(t))
+}
+
+// wireAnnotations are a tool's annotations as tools/list sends them: only
+// what differs from MCP's defaults (not read-only, destructive, not
+// idempotent, open world), nil when nothing does. (go-sdk writes
+// readOnlyHint and idempotentHint of any annotations it sends.)
+func wireAnnotations(a tools.Annotations) *mcp.ToolAnnotations {
+	w := &mcp.ToolAnnotations{ReadOnlyHint: a.ReadOnly, IdempotentHint: a.Idempotent}
+	if a.Destructive != nil && !*a.Destructive && !a.ReadOnly {
+		w.DestructiveHint = a.Destructive
+	}
+	if a.OpenWorld != nil && !*a.OpenWorld {
+		w.OpenWorldHint = a.OpenWorld
+	}
+	if *w == (mcp.ToolAnnotations{}) {
+		return nil
+	}
+	return w
+}
+
+// advertised is the input schema tools/list shows: the one arguments are
+// checked against (learn), less what the model needs no word of. Unknown
+// arguments are refused by the check with the names that are known (so
+// additionalProperties: false is left out), and the shared arguments'
+// bounds are said once in Instructions.
+func advertised(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	if c.AdditionalProperties != nil && c.AdditionalProperties.Not != nil {
+		c.AdditionalProperties = nil
+	}
+	if c.Properties != nil {
+		c.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
+		for name, p := range s.Properties {
+			p = advertised(p)
+			if tools.SharedBounds[name] && p.Type == "integer" {
+				p.Minimum, p.Maximum = nil, nil
+			}
+			c.Properties[name] = p
+		}
+	}
+	c.Items = advertised(s.Items)
+	return &c
 }
 
 // learn keeps what checking a tool's arguments takes: the tool, its input

@@ -24,8 +24,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/toolslist.golden")
 
-// toolsListBudget is DESIGN.md's budget for the core profile's tools/list.
-const toolsListBudget = 3000
+// toolsListBudget is the ceiling of the core profile's tools/list: below
+// DESIGN.md's 3,000, a little above what it costs, so that growth is a
+// decision (ARCHITECTURE.md, "tools/list tokens").
+const toolsListBudget = 2650
 
 // wantTools are the tools of this slice with their required arguments.
 var wantTools = map[string][]string{
@@ -180,20 +182,23 @@ func checkTools(t *testing.T, res *mcp.ListToolsResult) []string {
 		if s.Type != "object" {
 			t.Errorf("%s: schema type %q, want object", tool.Name, s.Type)
 		}
-		if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
-			t.Errorf("%s: schema allows additional properties: %s", tool.Name, b)
+		// Unknown arguments are refused by the server's check (TestArgumentRanges),
+		// not by words in tools/list.
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
+			t.Errorf("%s: tools/list spends tokens on additionalProperties: false: %s", tool.Name, b)
 		}
 		if !slices.Equal(s.Required, req) {
 			t.Errorf("%s: required %v, want %v", tool.Name, s.Required, req)
 		}
 		for name, p := range s.Properties {
-			if p.Description == "" && !slices.Contains(tools.SharedArgs, name) {
+			if p.Description == "" && p.Default == nil && !slices.Contains(tools.SharedArgs, name) {
 				t.Errorf("%s.%s: no description", tool.Name, name)
 			}
 			// Bounds keep values the Go type cannot hold (1e300, -1 for an
 			// offset) from reaching the decoder.
-			if p.Type == "integer" && (p.Minimum == nil || p.Maximum == nil) {
-				t.Errorf("%s.%s: an integer without minimum and maximum", tool.Name, name)
+			// The shared ones' bounds are said once, in Instructions.
+			if p.Type == "integer" && (p.Minimum == nil || p.Maximum == nil) != tools.SharedBounds[name] {
+				t.Errorf("%s.%s: an integer with bounds %v–%v: want them in the schema unless it is a shared argument (tools.SharedBounds)", tool.Name, name, p.Minimum, p.Maximum)
 			}
 		}
 	}
@@ -214,7 +219,7 @@ func toolsListReport(t *testing.T, res *mcp.ListToolsResult) string {
 	}
 	n := countTokens(t, res.Tools)
 	if n >= toolsListBudget {
-		t.Errorf("tools/list is %d o200k tokens, over the budget of %d (DESIGN.md)", n, toolsListBudget)
+		t.Errorf("tools/list is %d o200k tokens, over the budget of %d (ARCHITECTURE.md)", n, toolsListBudget)
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "tools/list: %d tools, %d o200k tokens, %d JSON bytes (budget %d tokens)\n", len(res.Tools), n, len(b), toolsListBudget)

@@ -19,7 +19,7 @@ type CollectFieldIn struct {
 type CollectIn struct {
 	Selector      string            `json:"selector,omitempty" jsonschema:"CSS of the items"`
 	Fields        []CollectFieldIn  `json:"fields,omitempty" jsonschema:"per item; selector: CSS inside it"`
-	Limit         int               `json:"limit,omitempty" jsonschema:"default 50" minimum:"1" maximum:"1000"`
+	Limit         int               `json:"limit,omitempty" default:"50" minimum:"1" maximum:"1000"`
 	DeduplicateBy string            `json:"deduplicate_by,omitempty" jsonschema:"a field"`
 	Exclude       map[string]string `json:"exclude,omitempty" jsonschema:"field: regex"`
 	FallbackText  bool              `json:"fallback_text,omitempty" jsonschema:"keep empty items as text"`

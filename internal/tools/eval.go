@@ -14,10 +14,10 @@ type EvalIn struct {
 	Function   string `json:"function,omitempty" jsonschema:"JS function of args"`
 	Args       []any  `json:"args,omitempty" jsonschema:"for function"`
 	Frame      string `json:"frame,omitempty"`
-	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"default 10000" minimum:"1" maximum:"1000000"`
+	MaxChars   int    `json:"max_chars,omitempty" default:"10000" minimum:"1" maximum:"1000000"`
 	Session    string `json:"session,omitempty"`
 	Tab        string `json:"tab,omitempty"`
-	TimeoutMs  int    `json:"timeout_ms,omitempty" jsonschema:"default 10000" minimum:"1" maximum:"120000"`
+	TimeoutMs  int    `json:"timeout_ms,omitempty" default:"10000" minimum:"1" maximum:"120000"`
 }
 
 // Check refuses both or neither of expression and function.
@@ -32,7 +32,7 @@ func (in EvalIn) options() browser.EvalOptions {
 
 var evalTool = Def(Tool{
 	Name:        "browser_eval",
-	Description: "Run JS in the user's logged-in page (page globals visible); awaits promises; returns JSON.",
+	Description: "Run JS in the page (its globals, the user's login); awaits promises; returns JSON.",
 	Annotations: Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
 	Group:       GroupEval,
 	Hold:        HoldTab,

@@ -21,8 +21,8 @@ import (
 // optional, timeout_ms and nth (see package flow).
 type FlowIn struct {
 	Steps          []map[string]any `json:"steps" jsonschema:"{do: navigate snapshot find action fill_form wait read collect back screenshot, …its args, save_as, retry, optional, timeout_ms, nth}; \"$name\": saved value"`
-	BudgetMs       int              `json:"budget_ms,omitempty" jsonschema:"default 30000" minimum:"1" maximum:"120000"`
-	OnErrorCapture *bool            `json:"on_error_capture,omitempty" jsonschema:"default true"`
+	BudgetMs       int              `json:"budget_ms,omitempty" default:"30000" minimum:"1" maximum:"120000"`
+	OnErrorCapture *bool            `json:"on_error_capture,omitempty" default:"true"`
 	Trace          bool             `json:"trace,omitempty" jsonschema:"HTML trace"`
 	Session        string           `json:"session,omitempty"`
 	Tab            string           `json:"tab,omitempty"`

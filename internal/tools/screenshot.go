@@ -13,8 +13,8 @@ type ScreenshotIn struct {
 	FullPage bool   `json:"full_page,omitempty" jsonschema:"whole page"`
 	Ref      string `json:"ref,omitempty"`
 	Selector string `json:"selector,omitempty"`
-	Format   string `json:"format,omitempty" jsonschema:"default jpeg" enum:"jpeg,png"`
-	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG quality (60)" minimum:"1" maximum:"100"`
+	Format   string `json:"format,omitempty" default:"\"jpeg\"" enum:"jpeg,png"`
+	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG" default:"60" minimum:"1" maximum:"100"`
 	Annotate bool   `json:"annotate,omitempty" jsonschema:"label refs on the image"`
 	Session  string `json:"session,omitempty"`
 	Tab      string `json:"tab,omitempty"`
@@ -22,7 +22,7 @@ type ScreenshotIn struct {
 
 var screenshotTool = Def(Tool{
 	Name:        "browser_screenshot",
-	Description: "Image of the viewport, full page or an element; to read the page, prefer browser_snapshot.",
+	Description: "Image of the viewport, page or an element (to read a page, prefer browser_snapshot).",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupScreenshot,
 	Hold:        HoldTab,

@@ -28,7 +28,7 @@ func (in SnapshotIn) Check() error {
 
 var snapshotTool = Def(Tool{
 	Name:        "browser_snapshot",
-	Description: "The page as text, with refs (e3) on what can be acted on. Long pages continue with offset.",
+	Description: "The page as text, with refs (e3) on what can be acted on.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupCore,
 	Hold:        HoldTab,
@@ -57,7 +57,7 @@ type FindIn struct {
 	Text    string `json:"text,omitempty"`
 	Role    string `json:"role,omitempty"`
 	Name    string `json:"name,omitempty"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"default 20" minimum:"1" maximum:"1000"`
+	Limit   int    `json:"limit,omitempty" default:"20" minimum:"1" maximum:"1000"`
 	Within  string `json:"within,omitempty"`
 	Session string `json:"session,omitempty"`
 	Tab     string `json:"tab,omitempty"`
@@ -73,7 +73,7 @@ func (in FindIn) Check() error {
 
 var findTool = Def(Tool{
 	Name:        "browser_find",
-	Description: "Find elements by text, role and/or name: their snapshot lines with refs.",
+	Description: "Find elements by text, role or name: their snapshot lines with refs.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupCore,
 	Hold:        HoldTab,

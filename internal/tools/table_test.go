@@ -126,7 +126,7 @@ func TestTable(t *testing.T) {
 			t.Errorf("%s: schema type %q", tool.Name, s.Type)
 		}
 		for name, p := range s.Properties {
-			if p.Description == "" && !slices.Contains(tools.SharedArgs, name) {
+			if p.Description == "" && p.Default == nil && !slices.Contains(tools.SharedArgs, name) {
 				t.Errorf("%s.%s: no description", tool.Name, name)
 			}
 			if p.Type == "integer" && (p.Minimum == nil || p.Maximum == nil) {

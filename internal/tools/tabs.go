@@ -43,7 +43,7 @@ func (in TabsIn) Check() error {
 
 var tabsTool = Def(Tool{
 	Name:        "browser_tabs",
-	Description: "List, open, select, close the session's tabs (popups join); bind or unbind a user's tab.",
+	Description: "List, open, select, close the session's tabs (popups join); bind a user's tab.",
 	Annotations: Annotations{Destructive: ptr(true)},
 	Group:       GroupTabs,
 	Hold:        HoldSession,

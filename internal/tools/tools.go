@@ -30,6 +30,13 @@ const (
 // tool that takes them.
 var SharedArgs = []string{"session", "tab", "ref", "selector", "text", "role", "name", "exact", "within", "frame", "max_chars", "offset", "timeout_ms", "snapshot"}
 
+// SharedBounds are the shared integer arguments whose bounds are the same
+// in every tool that takes them, said once in the server's instructions
+// and left out of the schema tools/list shows (the arguments are still
+// checked against them): timeout_ms 1–120000, max_chars 1–1000000, offset
+// 0–10000000.
+var SharedBounds = map[string]bool{"timeout_ms": true, "max_chars": true, "offset": true}
+
 // Deps is what the tools need from the program that serves them.
 type Deps struct {
 	Manager *browser.Manager
@@ -202,8 +209,9 @@ func (t Tool) Run(ctx context.Context, h *Held, in any) (*Result, error) {
 }
 
 // InputSchema is the schema advertised for the tool, inferred from its
-// input type, with enum values from `enum:"a,b"` struct tags and bounds of
-// numbers from `minimum:"N"` and `maximum:"N"` tags. Every integer argument
+// input type, with enum values from `enum:"a,b"` struct tags, the default
+// (JSON) from `default:"…"` and bounds of numbers from `minimum:"N"` and
+// `maximum:"N"` tags. Every integer argument
 // needs both bounds: the schema is what keeps a value the Go type cannot
 // hold (1e300, -1 for an offset) from reaching the decoder.
 func (t Tool) InputSchema() (*jsonschema.Schema, error) {
@@ -222,6 +230,12 @@ func (t Tool) InputSchema() (*jsonschema.Schema, error) {
 			for _, v := range strings.Split(enum, ",") {
 				p.Enum = append(p.Enum, v)
 			}
+		}
+		if def := f.Tag.Get("default"); def != "" {
+			if !json.Valid([]byte(def)) {
+				return nil, fmt.Errorf("tools: %s.%s: default %q is not JSON", t.Name, name, def)
+			}
+			p.Default = json.RawMessage(def)
 		}
 		if p.Type == "array" && p.Items != nil || len(p.Types) == 2 && p.Types[1] == "array" && p.Items != nil {
 			p = p.Items // an array of numbers: the bounds are its items'

@@ -27,8 +27,8 @@ type WaitCondIn struct {
 // WaitIn is browser_wait's input.
 type WaitIn struct {
 	Conditions []WaitCondIn `json:"conditions" jsonschema:"target+state (visible|hidden|attached|detached|enabled), url|title (glob or /re/), network_idle, download, time_ms; tier 0 beats 1+"`
-	Mode       string       `json:"mode,omitempty" jsonschema:"default any" enum:"any,all"`
-	TimeoutMs  int          `json:"timeout_ms,omitempty" jsonschema:"default 10000" minimum:"1" maximum:"120000"`
+	Mode       string       `json:"mode,omitempty" default:"\"any\"" enum:"any,all"`
+	TimeoutMs  int          `json:"timeout_ms,omitempty" default:"10000" minimum:"1" maximum:"120000"`
 	Session    string       `json:"session,omitempty"`
 	Tab        string       `json:"tab,omitempty"`
 }
@@ -58,7 +58,7 @@ func (in WaitIn) Check() error {
 
 var waitTool = Def(Tool{
 	Name:        "browser_wait",
-	Description: "Wait until conditions hold (any: lowest tier wins; or all); a timeout says why each did not.",
+	Description: "Wait until conditions hold (any: lowest tier wins; or all); a timeout says why not.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupWait,
 	Hold:        HoldTab,
