@@ -200,6 +200,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		rtt = append(rtt, d)
 	}
 	fmt.Fprintf(tw, "MCP round trip (browser_tabs list)\t%.1f ms\t\n", median(rtt))
+	warm, err := warmSecondClient(ctx, self, srv.URL+"/basic.html", *runs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(tw, "a second client's first navigate through the running daemon (start included)\t%.0f ms\t\n", median(warm))
 	tw.Flush()
 
 	fmt.Fprintln(stdout)
@@ -401,6 +406,77 @@ func startServer(ctx context.Context, self string, extra ...string) (*mcp.Client
 		return nil, nil, fmt.Errorf("bench: start %s mcp: %w", filepath.Base(self), err)
 	}
 	return cs, cmd, nil
+}
+
+// warmSecondClient measures the user's usual case: a daemon that one
+// client (webpilot mcp, the default path) already started with its browser,
+// and another client starting: from its process start to the result of its
+// first browser_navigate, runs times. The daemon is a private one (its own
+// XDG directories), stopped at the end.
+func warmSecondClient(ctx context.Context, self, url string, runs int) ([]float64, error) {
+	dir, err := os.MkdirTemp("", "webpilot-bench-daemon-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	env := os.Environ()
+	for _, k := range []string{"XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
+		d := filepath.Join(dir, strings.ToLower(strings.TrimPrefix(k, "XDG_")))
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+		env = append(env, k+"="+d)
+	}
+	defer func() {
+		stop := exec.Command(self, "daemon", "stop")
+		stop.Env = env
+		_ = stop.Run()
+	}()
+	client := func(session string) (*mcp.ClientSession, *exec.Cmd, error) {
+		cmd := exec.CommandContext(ctx, self, "mcp", "--headless=true", "--session", session)
+		cmd.Env, cmd.Stderr = env, os.Stderr
+		c := mcp.NewClient(&mcp.Implementation{Name: "webpilot-bench", Version: version}, nil)
+		cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bench: start webpilot mcp through the daemon: %w", err)
+		}
+		return cs, cmd, nil
+	}
+	navigate := func(cs *mcp.ClientSession) error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": url, "snapshot": "none"}})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("%s", resultText(res))
+		}
+		if err != nil {
+			return fmt.Errorf("bench: navigate through the daemon: %w", err)
+		}
+		return nil
+	}
+	first, firstCmd, err := client("bench-first")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { first.Close(); _ = firstCmd.Wait() }()
+	if err := navigate(first); err != nil {
+		return nil, err
+	}
+	var out []float64
+	for i := range runs {
+		t0 := time.Now()
+		cs, cmd, err := client(fmt.Sprintf("bench-second-%d", i))
+		if err != nil {
+			return nil, err
+		}
+		err = navigate(cs)
+		d := ms(time.Since(t0))
+		cs.Close()
+		_ = cmd.Wait()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

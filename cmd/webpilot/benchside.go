@@ -13,23 +13,32 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tiktoken-go/tokenizer"
 )
 
 // sideServer is an MCP server of the side-by-side agent loop: how to start
-// it (coldServer's argv and navigate), how to snapshot, and how to click a
-// button, and fill or type (key by key) into the "Search products" box by
-// the ref its snapshot gave. click and typ return "" as the tool when the
-// snapshot has no ref, typ also when the server cannot type key by key.
+// it (coldServer's argv and navigate), how to snapshot, and how to act on
+// an element by the ref its snapshot (or an earlier reply) gave. act
+// returns "" as the tool when the text has no ref for the element, and when
+// the server cannot do the kind (chrome-devtools-mcp has no key-by-key
+// typing).
 type sideServer struct {
 	coldServer
-	click func(snap, name string) (string, map[string]any)
-	typ   func(snap, text string, keys bool) (string, map[string]any)
+	act func(text string, a sideAct) (string, map[string]any)
 }
 
-// sideRef is the first submatch of re in snap, "" when none.
-func sideRef(re *regexp.Regexp, snap string) string {
-	if m := re.FindStringSubmatch(snap); m != nil {
-		return m[1]
+// sideAct is one action of the agent loop: click, fill (one input event),
+// type (key by key) or check, on the element of role (a regexp of role
+// words) and name, with value for fill and type.
+type sideAct struct {
+	kind, role, name, value string
+}
+
+// sideRef is the first submatch of re in text, "" when none; the last one
+// when last is set (a reply's newest lines come last).
+func sideRef(re *regexp.Regexp, text string) string {
+	if m := re.FindAllStringSubmatch(text, -1); m != nil {
+		return m[len(m)-1][1]
 	}
 	return ""
 }
@@ -39,62 +48,49 @@ func sideRef(re *regexp.Regexp, snap string) string {
 // changes"`, playwright-mcp `button "Save changes" [ref=e97]` (f6e97 in
 // frames), chrome-devtools-mcp `uid=1_23 button "Save changes"`.
 func sideServers(self, browser, peers string, extra []string) []sideServer {
-	search := `(?:searchbox|textbox)`
 	wp := webpilotCold("webpilot", self, extra...)
 	wp.snapshot = func() (string, map[string]any) { return "browser_snapshot", map[string]any{} }
 	out := []sideServer{{
 		coldServer: wp,
-		click: func(snap, name string) (string, map[string]any) {
-			ref := sideRef(regexp.MustCompile(`button (f?\d*e\d+) "`+regexp.QuoteMeta(name)+`"`), snap)
+		act: func(text string, a sideAct) (string, map[string]any) {
+			ref := sideRef(regexp.MustCompile(`(?:`+a.role+`) (f?\d*e\d+) "`+regexp.QuoteMeta(a.name)+`"`), text)
 			if ref == "" {
 				return "", nil
 			}
-			return "browser_action", map[string]any{"action": "click", "ref": ref}
-		},
-		typ: func(snap, text string, keys bool) (string, map[string]any) {
-			ref := sideRef(regexp.MustCompile(search+` (f?\d*e\d+) "Search products"`), snap)
-			if ref == "" {
-				return "", nil
+			args := map[string]any{"action": a.kind, "ref": ref}
+			if a.kind == "fill" || a.kind == "type" {
+				args["value"] = a.value
 			}
-			action := "fill"
-			if keys {
-				action = "type"
-			}
-			return "browser_action", map[string]any{"action": action, "ref": ref, "value": text}
+			return "browser_action", args
 		},
 	}}
 	for _, p := range peerServers(peers, browser) {
 		s := sideServer{coldServer: p}
 		switch p.name {
 		case "playwright-mcp":
-			s.click = func(snap, name string) (string, map[string]any) {
-				ref := sideRef(regexp.MustCompile(`button "`+regexp.QuoteMeta(name)+`"[^\n]*\[ref=(f?\d*e\d+)\]`), snap)
+			s.act = func(text string, a sideAct) (string, map[string]any) {
+				ref := sideRef(regexp.MustCompile(`(?:`+a.role+`) "`+regexp.QuoteMeta(a.name)+`"[^\n]*\[ref=(f?\d*e\d+)\]`), text)
 				if ref == "" {
 					return "", nil
 				}
-				return "browser_click", map[string]any{"element": name, "target": ref}
-			}
-			s.typ = func(snap, text string, keys bool) (string, map[string]any) {
-				ref := sideRef(regexp.MustCompile(search+` "Search products"[^\n]*\[ref=(f?\d*e\d+)\]`), snap)
-				if ref == "" {
-					return "", nil
+				switch a.kind {
+				case "fill", "type":
+					return "browser_type", map[string]any{"element": a.name, "target": ref, "text": a.value, "slowly": a.kind == "type"}
+				case "check":
+					return "browser_click", map[string]any{"element": a.name, "target": ref}
 				}
-				return "browser_type", map[string]any{"element": "Search products", "target": ref, "text": text, "slowly": keys}
+				return "browser_click", map[string]any{"element": a.name, "target": ref}
 			}
 		case "chrome-devtools-mcp":
-			s.click = func(snap, name string) (string, map[string]any) {
-				ref := sideRef(regexp.MustCompile(`uid=(\S+) button "`+regexp.QuoteMeta(name)+`"`), snap)
-				if ref == "" {
+			s.act = func(text string, a sideAct) (string, map[string]any) {
+				ref := sideRef(regexp.MustCompile(`uid=(\S+) (?:`+a.role+`) "`+regexp.QuoteMeta(a.name)+`"`), text)
+				if ref == "" || a.kind == "type" {
 					return "", nil
+				}
+				if a.kind == "fill" {
+					return "fill", map[string]any{"uid": ref, "value": a.value}
 				}
 				return "click", map[string]any{"uid": ref}
-			}
-			s.typ = func(snap, text string, keys bool) (string, map[string]any) {
-				ref := sideRef(regexp.MustCompile(`uid=(\S+) `+search+` "Search products"`), snap)
-				if ref == "" || keys {
-					return "", nil
-				}
-				return "fill", map[string]any{"uid": ref, "value": text}
 			}
 		default:
 			continue
@@ -104,22 +100,32 @@ func sideServers(self, browser, peers string, extra []string) []sideServer {
 	return out
 }
 
+// searchBox is the role of a search field in the three servers' snapshots.
+const searchBox = `searchbox|textbox`
+
 // sidePages are the pages of the side-by-side section and what is done
-// after the snapshot of each: "" nothing, "click" the "Save changes"
-// button, "fill" the search box with "camera" (one input event; webpilot
-// returns the diff, the peers nothing), "fill (no diff)" the same with
-// webpilot's diff off, "type" "camera" into it key by key.
-var sidePages = []struct{ page, then string }{
-	{"basic.html", ""},
-	{"form.html", ""},
-	{"snap/clickables.html", ""},
-	{"long.html", ""},
-	{"snap/article.html", ""},
-	{"snap/heavy.html", ""},
-	{"act/kinds.html", "click"},
-	{"snap/shop300.html", "fill"},
-	{"snap/shop300.html", "fill (no diff)"},
-	{"snap/shop300.html", "type"},
+// after the snapshot of each (then: a sideAct; "" kind for nothing).
+// op names the row; noDiff turns webpilot's diff off for it.
+var sidePages = []struct {
+	page   string
+	then   sideAct
+	op     string
+	noDiff bool
+}{
+	{page: "basic.html"},
+	{page: "form.html"},
+	{page: "snap/clickables.html"},
+	{page: "long.html"},
+	{page: "snap/article.html"},
+	{page: "snap/heavy.html"},
+	{page: "act/kinds.html", then: sideAct{kind: "click", role: "button", name: "Save changes"}, op: `click "Save changes"`},
+	{page: "snap/shop300.html", then: sideAct{kind: "fill", role: searchBox, name: "Search products", value: "camera"}, op: `fill "camera"`},
+	{page: "snap/shop300.html", then: sideAct{kind: "fill", role: searchBox, name: "Search products", value: "camera"}, op: `fill "camera" (no diff)`, noDiff: true},
+	{page: "snap/shop300.html", then: sideAct{kind: "type", role: searchBox, name: "Search products", value: "camera"}, op: `type "camera"`},
+	{page: "bench/login.html", then: sideAct{kind: "fill", role: "textbox", name: "Username", value: "ada"}, op: `fill "ada"`},
+	{page: "bench/table-filter.html", then: sideAct{kind: "fill", role: searchBox, name: "Filter rows", value: "kettle"}, op: `fill "kettle"`},
+	{page: "bench/store.html", then: sideAct{kind: "fill", role: searchBox, name: "Search products", value: "camera"}, op: `fill "camera"`},
+	{page: "bench/store.html", then: sideAct{kind: "click", role: "button", name: "Add to cart"}, op: `click "Add to cart"`},
 }
 
 // sideSession is one running server of the side-by-side section.
@@ -216,34 +222,24 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 					return err
 				}
 				put("snapshot "+p.page, i, d)
-				var tool string
-				var args map[string]any
-				switch p.then {
-				case "click":
-					tool, args = s.srv.click(snap, "Save changes")
-				case "fill", "fill (no diff)", "type":
-					tool, args = s.srv.typ(snap, "camera", p.then == "type")
-					if p.then == "fill (no diff)" && tool == "browser_action" {
-						args["snapshot"] = "none"
-					}
-					if tool == "" && p.then == "type" && strings.Contains(snap, "Search products") {
-						continue // the server has no key-by-key typing
-					}
-				default:
+				if p.then.kind == "" {
 					continue
 				}
+				tool, args := s.srv.act(snap, p.then)
+				if tool == "" && p.then.kind == "type" && i > 0 {
+					continue // the server has no key-by-key typing
+				}
 				if tool == "" {
-					return fmt.Errorf("bench: side: %s: no ref for the %s on %s in its snapshot: %s", s.srv.name, p.then, p.page, trimTo(snap, 500))
+					return fmt.Errorf("bench: side: %s: no ref for %s %q on %s in its snapshot: %s", s.srv.name, p.then.role, p.then.name, p.page, trimTo(snap, 500))
+				}
+				if p.noDiff && tool == "browser_action" {
+					args["snapshot"] = "none"
 				}
 				d, _, err = s.call(tool, args)
 				if err != nil {
 					return err
 				}
-				op := `click "Save changes" ` + p.page
-				if p.then != "click" {
-					verb, rest, _ := strings.Cut(p.then, " ")
-					op = strings.Join(strings.Fields(verb+` "camera" `+rest+" "+p.page), " ")
-				}
+				op := p.op + " " + p.page
 				put(op, i, d)
 			}
 		}
@@ -280,5 +276,15 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	fmt.Fprintln(stdout, " browser for the whole section; the snapshot is its own call after the navigate; fill sets the")
 	fmt.Fprintln(stdout, " text with one input event, type sends it key by key: playwright-mcp's browser_type with slowly,")
 	fmt.Fprintln(stdout, " chrome-devtools-mcp has no key-by-key typing)")
+	fmt.Fprintln(stdout)
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		return fmt.Errorf("bench: tokenizer: %w", err)
+	}
+	tokens, calls, err := taskTokens(sessions, baseURL, enc)
+	if err != nil {
+		return err
+	}
+	printTaskTokens(stdout, sessions, tokens, calls)
 	return nil
 }
