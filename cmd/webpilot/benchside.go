@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -281,6 +282,26 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	if err != nil {
 		return fmt.Errorf("bench: tokenizer: %w", err)
 	}
+	// What each server's tools cost in every request of the agent.
+	line := "tools/list, o200k tokens (tools):"
+	var listTokens []int
+	for _, s := range sessions {
+		tl, err := s.cs.ListTools(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("bench: side: %s tools/list: %w", s.srv.name, err)
+		}
+		b, _ := json.Marshal(tl.Tools)
+		n, _ := enc.Count(string(b))
+		listTokens = append(listTokens, n)
+		line += fmt.Sprintf(" %s %d (%d),", s.srv.name, n, len(tl.Tools))
+	}
+	best := 0
+	for _, n := range listTokens[1:] {
+		if best == 0 || n < best {
+			best = n
+		}
+	}
+	fmt.Fprintf(stdout, "%s webpilot / best peer %.2f×\n\n", strings.TrimSuffix(line, ","), float64(listTokens[0])/float64(best))
 	tokens, calls, err := taskTokens(sessions, baseURL, enc)
 	if err != nil {
 		return err
