@@ -345,7 +345,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// CDP commands per action: the server's count (browser_status) before
 	// and after each action; browser_status itself sends none.
 	sent := func() (int64, error) {
-		text, _, err := call("browser_status", map[string]any{})
+		text, _, err := call("browser_status", map[string]any{"verbose": true})
 		if err != nil {
 			return 0, err
 		}
