@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -15,6 +16,7 @@ import (
 // which bound was hit.
 const (
 	quietStart    = 20 * time.Millisecond   // nothing started by then: done
+	quietFramed   = 10 * time.Millisecond   // …or by then, once the page drew a frame after the input
 	quietDOM      = 25 * time.Millisecond   // the DOM counts as settled after this long unchanged
 	quietMaxDOM   = 300 * time.Millisecond  // longest wait for the DOM alone
 	quietAfter    = 100 * time.Millisecond  // what the DOM gets at least once requests and animations are over
@@ -173,6 +175,13 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		start = time.Now()
 	}
 	over := start // when requests and animations were last seen over
+	// The start window ends early once the page has drawn a frame after
+	// the input (what the input set off for its next paint has run), but
+	// not before quietFramed: timers of a few ms are still seen.
+	window := quietStart
+	if q.mut0 >= 0 && q.framed(ctx) {
+		window = quietFramed
+	}
 	for {
 		q.drain()
 		elapsed := time.Since(start)
@@ -196,9 +205,9 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		active := q.started || mutated || !animQuiet
 		seen := quietResult{active: active, url: st.url, title: st.title, loc: st.loc}
 		switch {
-		case !active && elapsed >= quietStart:
+		case !active && elapsed >= window:
 			return seen // the action set nothing off
-		case netQuiet && domQuiet && animQuiet && elapsed >= quietStart:
+		case netQuiet && domQuiet && animQuiet && elapsed >= window:
 			return seen
 		case elapsed >= quietMaxTotal,
 			netQuiet && !animQuiet && elapsed >= quietMaxAnim,
@@ -215,8 +224,8 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		if mutated && st.age < quietDOM {
 			next = min(next, quietDOM-st.age)
 		}
-		if elapsed < quietStart {
-			next = min(next, quietStart-elapsed)
+		if elapsed < window {
+			next = min(next, window-elapsed)
 		}
 		select {
 		case <-ctx.Done():
@@ -224,6 +233,19 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		case <-time.After(max(next, 2*time.Millisecond)):
 		}
 	}
+}
+
+// framed waits (at most quietStart) for the page to draw a frame after the
+// input; false when it drew none (a page not visible) or could not say.
+func (q *quietWatch) framed(ctx context.Context) bool {
+	cctx, cancel := checkContext(ctx)
+	defer cancel()
+	var drawn bool
+	ms := strconv.FormatInt(quietStart.Milliseconds(), 10)
+	if _, err := q.w.eval(cctx, "W.frame("+ms+")", &drawn); err != nil {
+		return false
+	}
+	return drawn
 }
 
 // locationAfter is the page's URL and title after the quiet wait that

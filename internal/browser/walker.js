@@ -1026,6 +1026,19 @@
     return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title];
   }
 
+  // frame resolves true once the page has drawn its next frame and run
+  // the task after it: what an input set off for its next paint
+  // (animation-frame callbacks, the style changes that start transitions,
+  // zero timers) has happened by then. A page that is not visible draws
+  // no frames: false at once. At most cap ms (false).
+  function frame(cap) {
+    if (document.visibilityState !== "visible") return Promise.resolve(false);
+    return new Promise((done) => {
+      const t = setTimeout(() => done(false), cap);
+      requestAnimationFrame(() => setTimeout(() => { clearTimeout(t); done(true); }, 0));
+    });
+  }
+
   const known = (el) => ids.get(el) || 0;
 
   // Agent patterns run in a worker, off the page's main thread: a pattern
@@ -1120,7 +1133,7 @@
 
   globalThis.__webpilot = {
     snapshot: entry(snapshot, true), get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
-    query: Q, find, idOf, hit: entry(hit, false), quiet, doc, busy, test, trial, rxAll, isPattern,
+    query: Q, find, idOf, hit: entry(hit, false), quiet, frame, doc, busy, test, trial, rxAll, isPattern,
   };
   return globalThis.__webpilot;
 })()
