@@ -1,6 +1,7 @@
 package browser_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +126,32 @@ func sleepUntilStill(t *testing.T, e *env) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("the page kept animating")
+}
+
+// What a click sets off for the next frame (a requestAnimationFrame
+// callback) is done when the action returns, also now that the wait's
+// start window ends once the page has drawn that frame: the result's title
+// and the diff show it, click after click. A page that draws no frames
+// (a tab in the background) is not waited on for one.
+func TestQuietSeesTheNextFrame(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/quiet/frame.html")
+	visible := e.eval(`document.visibilityState`) == "visible"
+	e.snapshot(browser.ModeCompact)
+	for i := 1; i <= 3; i++ {
+		res, err := e.act(browser.Action{Kind: "click", Target: sel("#draw")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("Drawn %d", i)
+		if visible && res.Title != want {
+			t.Errorf("click %d: the title at the action's end is %q, want %q (the frame's change)", i, res.Title, want)
+		}
+		if !visible && res.Busy != "" {
+			t.Errorf("click %d on a page that draws no frames: busy %q", i, res.Busy)
+		}
+		if d := e.snapshot(browser.ModeDiff); visible && !strings.Contains(d, fmt.Sprintf("status: drawn in a frame %d", i)) {
+			t.Errorf("click %d: the diff lacks the frame's change:\n%s", i, d)
+		}
+	}
 }
