@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -66,11 +65,19 @@ type quietState struct {
 	// url and title are the page's at the check (loc: read).
 	url, title string
 	loc        bool
+	// framed: the read waited for the page's next frame, and it was drawn.
+	framed bool
 }
 
-func (q *quietWatch) read(ctx context.Context, mark bool) (quietState, error) {
+// read reads the page's quiet state (W.quiet), marking the action's start
+// when mark is set; with frame set, once the page has drawn its next frame
+// or quietStart has passed (framed says which).
+func (q *quietWatch) read(ctx context.Context, mark, frame bool) (quietState, error) {
 	var m []any
 	call := fmt.Sprintf("W.quiet(%t, %q)", mark, probeName)
+	if frame {
+		call = fmt.Sprintf("W.quietAfterFrame(%q, %d)", probeName, quietStart.Milliseconds())
+	}
 	if _, err := q.w.eval(ctx, call, &m); err != nil {
 		return quietState{}, err
 	}
@@ -99,6 +106,9 @@ func (q *quietWatch) read(ctx context.Context, mark bool) (quietState, error) {
 		st.title, _ = m[7].(string)
 		st.loc = true
 	}
+	if len(m) > 8 {
+		st.framed, _ = m[8].(bool)
+	}
 	return st, nil
 }
 
@@ -108,7 +118,7 @@ func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(ti
 // tab's main frame; call before the action's input.
 func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
 	q := &quietWatch{t: t, w: frameWorld{sess: t.page, frameID: main}, mark: t.page.reqs.quietMark(), inflight: make(map[string]string), letGo: make(map[string]bool), keepalive: make(map[string]int)}
-	if st, err := q.read(ctx, true); err == nil {
+	if st, err := q.read(ctx, true, false); err == nil {
 		q.mut0 = st.mutations
 	} else {
 		q.mut0 = -1 // no observer: DOM changes and animations are not waited for
@@ -176,30 +186,33 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 	}
 	over := start // when requests and animations were last seen over
 	// The start window ends early once the page has drawn a frame after
-	// the input (what the input set off for its next paint has run), but
-	// not before quietFramed: timers of a few ms are still seen.
+	// the input (what the input set off for its next paint has run: the
+	// first check waits for it), but not before quietFramed: timers of a
+	// few ms are still seen.
 	window := quietStart
-	if q.mut0 >= 0 && q.framed(ctx) {
-		window = quietFramed
-	}
+	first := true
 	for {
-		q.drain()
-		elapsed := time.Since(start)
 		domQuiet := true
 		mutated := false
 		var st quietState
 		if q.mut0 >= 0 {
 			cctx, cancel := checkContext(ctx)
 			var err error
-			st, err = q.read(cctx, false)
+			st, err = q.read(cctx, false, first)
 			cancel()
 			if err != nil {
 				return quietResult{active: true} // the document went away (a navigation): nothing to wait for here
+			}
+			if first && st.framed {
+				window = quietFramed
 			}
 			q.keepaliveSeen(st.keepalive)
 			mutated = st.mutations != q.mut0
 			domQuiet = !mutated || st.age >= quietDOM
 		}
+		first = false
+		q.drain()
+		elapsed := time.Since(start)
 		netQuiet := len(q.inflight) == 0
 		animQuiet := st.anims == 0
 		active := q.started || mutated || !animQuiet
@@ -233,19 +246,6 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		case <-time.After(max(next, 2*time.Millisecond)):
 		}
 	}
-}
-
-// framed waits (at most quietStart) for the page to draw a frame after the
-// input; false when it drew none (a page not visible) or could not say.
-func (q *quietWatch) framed(ctx context.Context) bool {
-	cctx, cancel := checkContext(ctx)
-	defer cancel()
-	var drawn bool
-	ms := strconv.FormatInt(quietStart.Milliseconds(), 10)
-	if _, err := q.w.eval(cctx, "W.frame("+ms+")", &drawn); err != nil {
-		return false
-	}
-	return drawn
 }
 
 // locationAfter is the page's URL and title after the quiet wait that

@@ -1039,6 +1039,10 @@
     });
   }
 
+  // quietAfterFrame is quiet(false, probe) once frame(cap) has resolved,
+  // with whether a frame was drawn at its end.
+  const quietAfterFrame = (probe, cap) => frame(cap).then((drawn) => { const r = quiet(false, probe); r.push(drawn); return r; });
+
   const known = (el) => ids.get(el) || 0;
 
   // Agent patterns run in a worker, off the page's main thread: a pattern
@@ -1133,7 +1137,7 @@
 
   globalThis.__webpilot = {
     snapshot: entry(snapshot, true), get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
-    query: Q, find, idOf, hit: entry(hit, false), quiet, frame, doc, busy, test, trial, rxAll, isPattern,
+    query: Q, find, idOf, hit: entry(hit, false), quiet, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
   };
   return globalThis.__webpilot;
 })()
