@@ -635,10 +635,14 @@ func Diff(prev, cur []string) (out string, full bool) {
 		return "(no changes)", false
 	}
 	out = strings.Join(lines, "\n")
-	if page := strings.Join(cur, "\n"); len(out) > len(page) {
+	page := len(cur) - 1 // the page's length joined, without joining it
+	for _, l := range cur {
+		page += len(l)
+	}
+	if len(out) > page {
 		// A page that mostly changed (a list refiltered) reads better, and
 		// costs less, whole.
-		return "(more of the page changed than stayed: full snapshot follows)\n" + page, true
+		return "(more of the page changed than stayed: full snapshot follows)\n" + strings.Join(cur, "\n"), true
 	}
 	return out, false
 }
@@ -799,8 +803,10 @@ func appendHunk(out []string, h []edit) []string {
 	}
 	removed := map[string]int{}
 	var oldText, newText []int
+	refs := make([]string, len(h))
 	for k, e := range h {
 		ref := LineRef(e.text)
+		refs[k] = ref
 		switch {
 		case e.op == '-' && ref != "":
 			removed[ref] = k
@@ -811,7 +817,7 @@ func appendHunk(out []string, h []edit) []string {
 		}
 	}
 	for k, e := range h {
-		if ref := LineRef(e.text); e.op == '+' && ref != "" {
+		if ref := refs[k]; e.op == '+' && ref != "" {
 			// The same text elsewhere moved; it did not change.
 			if d, ok := removed[ref]; ok && h[d].text != e.text {
 				h[d].op, h[k].op = 0, '~'
