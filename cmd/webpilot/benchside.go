@@ -161,6 +161,21 @@ func (s *sideSession) call(tool string, args map[string]any) (float64, string, e
 	return d, text, nil
 }
 
+// overBestPeer is webpilot's value (vals[0]) over the smallest of the
+// peers' (the rest; 0 is no sample), as "0.54", or "-" without either.
+func overBestPeer(vals []float64) string {
+	best := 0.0
+	for _, v := range vals[1:] {
+		if v > 0 && (best == 0 || v < best) {
+			best = v
+		}
+	}
+	if best == 0 || vals[0] == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", vals[0]/best)
+}
+
 func trimTo(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "…"
@@ -254,23 +269,16 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	fmt.Fprintln(tw, head+"× faster peer\t")
 	for _, op := range ops {
 		line := op + "\t"
-		best := 0.0
+		meds := make([]float64, len(sessions))
 		for i := range sessions {
 			if len(times[op][i]) == 0 {
 				line += "-\t"
 				continue
 			}
-			m := median(times[op][i])
-			line += fmt.Sprintf("%.0f ms\t", m)
-			if i > 0 && (best == 0 || m < best) {
-				best = m
-			}
+			meds[i] = median(times[op][i])
+			line += fmt.Sprintf("%.0f ms\t", meds[i])
 		}
-		ratio := "-"
-		if best > 0 {
-			ratio = fmt.Sprintf("%.2f", median(times[op][0])/best)
-		}
-		fmt.Fprintln(tw, line+ratio+"\t")
+		fmt.Fprintln(tw, line+overBestPeer(meds)+"\t")
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "(× faster peer: webpilot's median over the faster peer's, below 1 is faster; each server runs one")
@@ -284,7 +292,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	}
 	// What each server's tools cost in every request of the agent.
 	line := "tools/list, o200k tokens (tools):"
-	var listTokens []int
+	var listTokens []float64
 	for _, s := range sessions {
 		tl, err := s.cs.ListTools(ctx, nil)
 		if err != nil {
@@ -292,16 +300,10 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 		}
 		b, _ := json.Marshal(tl.Tools)
 		n, _ := enc.Count(string(b))
-		listTokens = append(listTokens, n)
+		listTokens = append(listTokens, float64(n))
 		line += fmt.Sprintf(" %s %d (%d),", s.srv.name, n, len(tl.Tools))
 	}
-	best := 0
-	for _, n := range listTokens[1:] {
-		if best == 0 || n < best {
-			best = n
-		}
-	}
-	fmt.Fprintf(stdout, "%s webpilot / best peer %.2f×\n\n", strings.TrimSuffix(line, ","), float64(listTokens[0])/float64(best))
+	fmt.Fprintf(stdout, "%s webpilot / best peer %s×\n\n", strings.TrimSuffix(line, ","), overBestPeer(listTokens))
 	tokens, calls, err := taskTokens(sessions, baseURL, enc)
 	if err != nil {
 		return err

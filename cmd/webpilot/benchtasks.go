@@ -109,18 +109,12 @@ func printTaskTokens(w io.Writer, sessions []*sideSession, tokens, calls [][]int
 	fmt.Fprintln(tw, head+"× best peer\t")
 	for ti, task := range sideTasks {
 		line := task.page + "\t"
-		best := 0
+		vals := make([]float64, len(sessions))
 		for i := range sessions {
 			line += fmt.Sprintf("%d (%d)\t", tokens[ti][i], calls[ti][i])
-			if i > 0 && (best == 0 || tokens[ti][i] < best) {
-				best = tokens[ti][i]
-			}
+			vals[i] = float64(tokens[ti][i])
 		}
-		ratio := "-"
-		if best > 0 {
-			ratio = fmt.Sprintf("%.2f", float64(tokens[ti][0])/float64(best))
-		}
-		fmt.Fprintln(tw, line+ratio+"\t")
+		fmt.Fprintln(tw, line+overBestPeer(vals)+"\t")
 	}
 	tw.Flush()
 }
