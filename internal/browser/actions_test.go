@@ -721,3 +721,35 @@ func TestClickThatMissesIsNotDone(t *testing.T) {
 		t.Fatalf("the page saw %q, want the button clicked", hits)
 	}
 }
+
+// A click's navigation is waited for when the page starts it later than
+// the input: in the next frame, or from a timer while the DOM change the
+// click made settles. A click that navigates nowhere stays.
+func TestClickWaitsForLaterNavigation(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	for _, c := range []struct{ button, via string }{{"#frame", "frame"}, {"#timer", "timer"}, {"#stay", ""}} {
+		t.Run(c.button, func(t *testing.T) {
+			e.navigate("/act/later.html")
+			res, err := e.act(browser.Action{Kind: "click", Target: sel(c.button)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.via == "" {
+				if res.Navigated || !strings.HasSuffix(res.URL, "/act/later.html") {
+					t.Errorf("navigated %v to %s, want to stay", res.Navigated, res.URL)
+				}
+				if got := e.eval(`document.getElementById("status").textContent`); got != "stayed" {
+					t.Errorf("status %q, want stayed", got)
+				}
+				return
+			}
+			if !res.Navigated || !strings.HasSuffix(res.URL, "/slowdone?via="+c.via) || res.Title != "Done" {
+				t.Errorf("navigated %v to %s (%q), want /slowdone?via=%s loaded", res.Navigated, res.URL, res.Title, c.via)
+			}
+			// the new page has loaded: its script ran
+			if got := e.eval(`document.getElementById("q").textContent`); got != "?via="+c.via {
+				t.Errorf("done page shows %q", got)
+			}
+		})
+	}
+}

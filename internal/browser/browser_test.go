@@ -92,6 +92,12 @@ func fixtures(t *testing.T) string {
 	page("/formdialog", `<title>FD</title><form><input id="a" aria-label="A"><select id="s" aria-label="S" onchange="alert('changed')"><option>x</option><option>y</option></select><input id="c" aria-label="C"></form>`)
 	page("/focuspress", `<title>FP</title><script>window.__log=[]</script><button id="del" onclick="__log.push('delete')">Delete</button><div id="plain">plain div</div>`)
 	page("/lazy", `<title>Lazy</title><button id="more" onclick="fetch('/slowjson').then(r => r.json()).then(j => { const p = document.createElement('p'); p.textContent = 'loaded: ' + j.n; document.body.append(p) })">Load more</button>`)
+	// The page act/later.html's buttons go to, 300 ms late.
+	mux.HandleFunc("/slowdone", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<title>Done</title><p id="q"></p><script>document.getElementById("q").textContent = location.search</script>`)
+	})
 	mux.HandleFunc("/slowjson", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)
 		w.Header().Set("Content-Type", "application/json")

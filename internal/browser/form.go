@@ -175,7 +175,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 		window = 0
 	}
 	quietNext := f.Submit != SubmitNone
-	if err := s.settle(callCtx, t, w, before, ar, window, quietNext); err != nil {
+	if err := s.settle(callCtx, t, w, before, ar, window, quietNext, nil); err != nil {
 		return res, err
 	}
 	if !ar.Navigated && quietNext {

@@ -206,7 +206,15 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		return res, err
 	}
 	q.inputDone()
-	if err := s.settle(callCtx, t, w, before, res, navWindow(a, res), true); err != nil {
+	window := navWindow(a, res)
+	var drawn <-chan bool
+	if window > 0 {
+		// The quiet wait's first check, which waits for the page's next
+		// frame, runs now: it can end the navigation window early.
+		drawn = q.readAhead(callCtx)
+		defer q.join()
+	}
+	if err := s.settle(callCtx, t, w, before, res, window, true, drawn); err != nil {
 		return res, err
 	}
 	if !res.Navigated {
@@ -214,10 +222,18 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		// animations) is given a moment, and its last check says where
 		// the page is (it may have moved by pushState, or retitled itself).
 		qr := q.wait(callCtx)
-		res.addBusy(qr.busy)
-		if url, title, err := t.locationAfter(callCtx, qr); err == nil {
-			res.URL, res.Title = url, title
-			res.Navigated = res.URL != res.URLBefore
+		if drawn != nil && w.navigationStarted(callCtx, before.ID, 0, nil) {
+			// The window ended at the page's next frame; a navigation a
+			// script started later, while the wait ran, is waited for too.
+			if err := s.settled(callCtx, t, w, before, res, true, false); err != nil {
+				return res, err
+			}
+		} else {
+			res.addBusy(qr.busy)
+			if url, title, err := t.locationAfter(callCtx, qr); err == nil {
+				res.URL, res.Title = url, title
+				res.Navigated = res.URL != res.URLBefore
+			}
 		}
 	}
 	if blockedBefore && !res.Navigated {
@@ -774,8 +790,14 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 // With quietNext, the caller waits for the page to go quiet next, and the
 // last check of that wait reads where the page is (quietWatch): settle
 // then reads it only after a navigation.
-func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, window time.Duration, quietNext bool) error {
-	started := w.navigationStarted(ctx, before.ID, window)
+//
+// drawn, when not nil, ends the window early (navWatch.navigationStarted).
+func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, window time.Duration, quietNext bool, drawn <-chan bool) error {
+	return s.settled(ctx, t, w, before, res, w.navigationStarted(ctx, before.ID, window, drawn), quietNext)
+}
+
+// settled is settle once it is known whether a navigation started.
+func (s *Session) settled(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, started, quietNext bool) error {
 	if started {
 		nctx, cancel := context.WithTimeout(ctx, s.pol.opts.NavTimeout)
 		_, err := w.waitSettled(nctx, before.ID, before.LoaderID)

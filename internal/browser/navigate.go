@@ -348,16 +348,19 @@ type navWatch struct {
 
 // The events a navWatch follows.
 const (
-	navLifecycle  = "Page.lifecycleEvent"
-	navStarted    = "Page.frameStartedNavigating"
-	navCommitted  = "Page.frameNavigated"
-	navStopped    = "Page.frameStoppedLoading"
+	navLifecycle = "Page.lifecycleEvent"
+	navStarted   = "Page.frameStartedNavigating"
+	navCommitted = "Page.frameNavigated"
+	navStopped   = "Page.frameStoppedLoading"
+	// navRequested is the renderer's word that the page (a link, a
+	// submit, a script) asked a frame to navigate.
+	navRequested  = "Page.frameRequestedNavigation"
 	navBacklogMax = 2048
 )
 
 func (t *Tab) watchNavigation() *navWatch {
 	w := &navWatch{t: t}
-	w.events, w.cancel = t.page.Events(navLifecycle, navStarted, navCommitted, navStopped)
+	w.events, w.cancel = t.page.Events(navLifecycle, navStarted, navCommitted, navStopped, navRequested)
 	return w
 }
 
@@ -514,30 +517,121 @@ func (w *navWatch) awaitStatus(ctx context.Context, loaderID string, grace time.
 }
 
 // navigationStarted reports whether a cross-document navigation of the main
-// frame started within d.
-func (w *navWatch) navigationStarted(ctx context.Context, mainFrame string, d time.Duration) bool {
+// frame started within d. With d ≤ 0 it looks among the events that have
+// come, and waits settleWindow only for a navigation requested there.
+//
+// drawn, when not nil, can end the wait early: it yields true once the
+// page has drawn a frame after the input and run the task after it. A
+// navigation the input set off in the page (a link, a submit, a script's
+// location change) has been requested by then, and the renderer's
+// navRequested comes on the page's session before that reply. When none
+// was requested, none is coming from the input: the wait ends. drawn
+// yields false when the page drew no frame (hidden, or too busy): the
+// wait then runs its whole window.
+func (w *navWatch) navigationStarted(ctx context.Context, mainFrame string, d time.Duration, drawn <-chan bool) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
-	for {
-		ev, at, err := w.takeAt(ctx, timer.C, navStarted)
-		if err != nil {
-			return false
-		}
-		var e struct {
-			FrameID        string `json:"frameId"`
-			NavigationType string `json:"navigationType"`
-		}
-		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == mainFrame && !strings.Contains(strings.ToLower(e.NavigationType), "samedocument") {
+	requested := false
+	for i := 0; i < len(w.backlog); i++ {
+		ev := w.backlog[i]
+		switch {
+		case ev.Method == navStarted && startsDocument(ev, mainFrame):
 			// What came before the start is of the document before: a stop
 			// of its load must not end the wait for this one.
-			if at < 0 {
-				w.backlog = w.backlog[:0]
-			} else {
-				w.backlog = slices.Delete(w.backlog, 0, at)
-			}
+			w.backlog = slices.Delete(w.backlog, 0, i+1)
 			return true
+		case ev.Method == navStarted:
+			w.backlog = slices.Delete(w.backlog, i, i+1)
+			i--
+		case ev.Method == navRequested && requestsDocument(ev, mainFrame):
+			requested = true
 		}
 	}
+	// take takes an event from the channel: true when it starts the
+	// navigation looked for.
+	take := func(ev cdp.Event) bool {
+		if ev.Method == navStarted {
+			if startsDocument(ev, mainFrame) {
+				w.backlog = w.backlog[:0]
+				return true
+			}
+			return false
+		}
+		if ev.Method == navRequested && requestsDocument(ev, mainFrame) {
+			requested = true
+		}
+		w.keep(ev, nil)
+		return false
+	}
+	// drainQueued takes the events queued now: true when one starts the
+	// navigation.
+	drainQueued := func() (started, open bool) {
+		for {
+			select {
+			case ev, ok := <-w.events:
+				if !ok {
+					return false, false
+				}
+				if take(ev) {
+					return true, true
+				}
+			default:
+				return false, true
+			}
+		}
+	}
+	if d <= 0 {
+		started, open := drainQueued()
+		if started || !open || !requested {
+			return started
+		}
+		// asked for but not started yet: it gets the window
+		timer.Reset(settleWindow)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return false
+		case ev, ok := <-w.events:
+			if !ok {
+				return false
+			}
+			if take(ev) {
+				return true
+			}
+		case ok := <-drawn:
+			drawn = nil
+			if !ok {
+				continue
+			}
+			// The events that came before the reply are queued by now.
+			if started, open := drainQueued(); started || !open || !requested {
+				return started
+			}
+		}
+	}
+}
+
+// startsDocument says ev (navStarted) starts a cross-document navigation
+// of the frame.
+func startsDocument(ev cdp.Event, frameID string) bool {
+	var e struct {
+		FrameID        string `json:"frameId"`
+		NavigationType string `json:"navigationType"`
+	}
+	return jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == frameID && !strings.Contains(strings.ToLower(e.NavigationType), "samedocument")
+}
+
+// requestsDocument says ev (navRequested) asks the frame itself to
+// navigate, not a new tab or window.
+func requestsDocument(ev cdp.Event, frameID string) bool {
+	var e struct {
+		FrameID     string `json:"frameId"`
+		Disposition string `json:"disposition"`
+	}
+	return jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == frameID && e.Disposition != "newTab" && e.Disposition != "newWindow"
 }
 
 // waitSettled waits, after a navigation started, until the main frame loads

@@ -45,6 +45,38 @@ type quietWatch struct {
 	kaSeen    int
 	started   bool
 	inputAt   time.Time // when the action's input was done
+	// ahead, when set, is closed once the first check, read ahead of the
+	// wait (readAhead), is in aheadSt and aheadErr.
+	ahead    chan struct{}
+	aheadSt  quietState
+	aheadErr error
+}
+
+// readAhead runs the wait's first check (the one after the page's next
+// frame) now, beside the navigation window; the returned channel yields
+// whether the page drew that frame. The wait takes the check's result
+// instead of reading again, and join waits for it.
+func (q *quietWatch) readAhead(ctx context.Context) <-chan bool {
+	if q.mut0 < 0 {
+		return nil
+	}
+	drawn := make(chan bool, 1)
+	q.ahead = make(chan struct{})
+	go func() {
+		defer close(q.ahead)
+		cctx, cancel := checkContext(ctx)
+		defer cancel()
+		q.aheadSt, q.aheadErr = q.read(cctx, false, true)
+		drawn <- q.aheadErr == nil && q.aheadSt.framed
+	}()
+	return drawn
+}
+
+// join waits for a check read ahead, if any.
+func (q *quietWatch) join() {
+	if q.ahead != nil {
+		<-q.ahead
+	}
 }
 
 // inputDone notes that the action's input was sent: the start window runs
@@ -196,10 +228,15 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		mutated := false
 		var st quietState
 		if q.mut0 >= 0 {
-			cctx, cancel := checkContext(ctx)
 			var err error
-			st, err = q.read(cctx, false, first)
-			cancel()
+			if first && q.ahead != nil {
+				<-q.ahead
+				st, err = q.aheadSt, q.aheadErr
+			} else {
+				cctx, cancel := checkContext(ctx)
+				st, err = q.read(cctx, false, first)
+				cancel()
+			}
 			if err != nil {
 				return quietResult{active: true} // the document went away (a navigation): nothing to wait for here
 			}

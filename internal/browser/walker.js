@@ -260,7 +260,11 @@
   // gap is a space where an inline element keeps its neighbours apart on
   // screen by a margin or padding of its own (side "Left" or "Right").
   function gap(st, side) {
-    return parseFloat(st["margin" + side]) + parseFloat(st["padding" + side]) >= 2 ? " " : "";
+    // (named reads: a computed style's properties read by a built key
+    // take the slow path)
+    const m = parseFloat(side === "Left" ? st.marginLeft : st.marginRight);
+    if (m >= 2) return " ";
+    return m + parseFloat(side === "Left" ? st.paddingLeft : st.paddingRight) >= 2 ? " " : "";
   }
   // INLINE_TAGS are the phrasing elements whose text runs on with their
   // neighbours' (when their style leaves them inline).
@@ -504,7 +508,10 @@
     };
     // keep adds an item that comes whole (a block's), its text to raw too
     const keep = (x) => { items.push(x); if (raw && x.t !== undefined) raw.s = raw.s ? raw.s + " " + x.t : x.t; };
-    for (const c of kids(el)) {
+    // (a plain element's children by their sibling links: a node list's
+    // iterator costs more)
+    const list = el.shadowRoot || el.tagName === "SLOT" ? kids(el) : null;
+    for (let i = 0, c = list ? list[0] : el.firstChild; c; c = list ? list[++i] : c.nextSibling) {
       if (out.stopped) break;
       if (c.nodeType === 3) {
         if (!ctx.dropText && ctx.visible) buf += c.data;
@@ -551,8 +558,8 @@
     let rect = null;
     if (display !== "contents" && !styledOver(el, tag)) {
       rect = el.getBoundingClientRect();
-      const clipped = st.overflowX !== "visible" || st.overflowY !== "visible" || st.clip !== "auto";
-      if (rect.width <= 1 && rect.height <= 1 && clipped && (rect.width > 0 || rect.height > 0)) {
+      // (the overflow and clip are read only for a box this small)
+      if (rect.width <= 1 && rect.height <= 1 && (rect.width > 0 || rect.height > 0) && (st.overflowX !== "visible" || st.overflowY !== "visible" || st.clip !== "auto")) {
         // the "visually hidden" pattern: a 1px clipped box
         out.hidden++;
         return null;
