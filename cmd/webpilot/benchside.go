@@ -262,11 +262,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	}
 	fmt.Fprintf(stdout, "agent loop side by side — %d interleaved rounds, median client-side ms per call (MCP round trip included)\n\n", runs)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "operation\t"
-	for _, s := range sessions {
-		head += s.srv.name + "\t"
-	}
-	fmt.Fprintln(tw, head+"× faster peer\t")
+	fmt.Fprintln(tw, sideHead("operation", "× faster peer", sessions))
 	for _, op := range ops {
 		line := op + "\t"
 		meds := make([]float64, len(sessions))
@@ -310,4 +306,14 @@ func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 	}
 	printTaskTokens(stdout, sessions, tokens, calls)
 	return nil
+}
+
+// sideHead is a side-by-side table's header row: first, each server's
+// name, then last, as tab-separated cells.
+func sideHead(first, last string, sessions []*sideSession) string {
+	head := first + "\t"
+	for _, s := range sessions {
+		head += s.srv.name + "\t"
+	}
+	return head + last + "\t"
 }

@@ -102,11 +102,7 @@ func printTaskTokens(w io.Writer, sessions []*sideSession, tokens, calls [][]int
 	fmt.Fprintln(w, "whole tasks on small pages — o200k tokens of every tool result (calls), the same plan for each server")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "task\t"
-	for _, s := range sessions {
-		head += s.srv.name + "\t"
-	}
-	fmt.Fprintln(tw, head+"× best peer\t")
+	fmt.Fprintln(tw, sideHead("task", "× best peer", sessions))
 	for ti, task := range sideTasks {
 		line := task.page + "\t"
 		vals := make([]float64, len(sessions))
