@@ -753,3 +753,70 @@ func TestClickWaitsForLaterNavigation(t *testing.T) {
 		})
 	}
 }
+
+// An action followed by a snapshot walks the page while its DOM changes
+// settle; the snapshot is the page as it is after the action all the same:
+// the same lines as a walk of its own when nothing changed since, the
+// later changes when something did.
+func TestSnapshotAfterActionWalkedWhileSettling(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	prewalked := func() bool {
+		var got bool
+		if err := e.do(func(ctx context.Context, h *browser.Held) error { got = browser.Prewalked(h.Tab()); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	body := func(s string) string { _, b, _ := strings.Cut(s, "\n"); return b }
+	fill := func(value string) {
+		t.Helper()
+		if _, err := e.act(browser.Action{Kind: "fill", Target: sel("#q"), Value: value, SnapshotNext: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A change the page makes later, while the DOM settles, is in the
+	// snapshot, whether the walk came before it or after.
+	for _, late := range []int{0, 8, 16, 22} {
+		e.navigate("/act/settle.html")
+		e.eval(fmt.Sprintf(`document.getElementById("q").dataset.late = "%d"`, late))
+		e.snapshot(browser.ModeCompact)
+		v := fmt.Sprintf("v%d", late)
+		fill(v)
+		if d := e.snapshot(browser.ModeDiff); !strings.Contains(d, "typed "+v) || !strings.Contains(d, "late "+v) {
+			t.Errorf("a change %d ms after the input: the diff misses it:\n%s", late, d)
+		}
+	}
+	// Nothing changed since the walk: the snapshot is the one a walk of its
+	// own gives. (The walk is taken only when the DOM is still settling at
+	// the wait's first check: on a loaded machine it may have settled by
+	// then, so a few tries.)
+	taken := false
+	for i := 0; i < 5 && !taken; i++ {
+		e.navigate("/act/settle.html")
+		fill(fmt.Sprintf("same%d", i))
+		if taken = prewalked(); taken {
+			via, own := e.snapshot(browser.ModeCompact), e.snapshot(browser.ModeCompact)
+			if body(via) != body(own) || !strings.Contains(via, fmt.Sprintf("typed same%d", i)) {
+				t.Errorf("the snapshot from the walk taken while settling:\n%q\nwant as a walk of its own:\n%q", via, own)
+			}
+		}
+	}
+	if !taken {
+		t.Fatal("no action kept the walk it took while the page settled")
+	}
+	// A change after the action, before the snapshot: the snapshot walks
+	// again.
+	for i := 0; i < 5; i++ {
+		e.navigate("/act/settle.html")
+		fill("changed")
+		if !prewalked() {
+			continue
+		}
+		e.eval(`document.getElementById("out").textContent = "changed since"`)
+		if s := e.snapshot(browser.ModeCompact); !strings.Contains(s, "changed since") {
+			t.Errorf("a change after the action is not in the snapshot:\n%s", s)
+		}
+		return
+	}
+	t.Fatal("no action kept the walk it took while the page settled")
+}

@@ -99,3 +99,7 @@ func MarkRefs(ctx context.Context, t *Tab, attr string, refs []string) error {
 // Update reports the -update flag (golden_test.go), for the external tests
 // that rewrite what they check.
 func Update() bool { return *update }
+
+// Prewalked says the tab holds a walk its last action took while the page
+// settled, for the snapshot after it.
+func Prewalked(t *Tab) bool { return t.prewalk != nil }

@@ -33,6 +33,10 @@ type Action struct {
 	// to (the target's frame; the page without a target) before any input:
 	// a secret limited to origins refuses the others.
 	Guard func(docURL string) error
+	// SnapshotNext says a snapshot of the whole page follows the action:
+	// the page is walked while its DOM changes settle, and the snapshot
+	// takes that walk when the page has not changed since.
+	SnapshotNext bool
 }
 
 // ActionResult says what ran and what changed.
@@ -194,6 +198,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	w := t.watchNavigation()
 	defer w.stop()
 	q := t.watchQuiet(callCtx, before.ID)
+	q.walk = a.SnapshotNext
 	switch {
 	case a.InputMode == InputDOM && a.Kind != "check" && a.Kind != "uncheck":
 		err = s.domAction(ctx, t, el, a, res)
@@ -222,6 +227,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		// animations) is given a moment, and its last check says where
 		// the page is (it may have moved by pushState, or retitled itself).
 		qr := q.wait(callCtx)
+		t.prewalk = q.walkedAfter()
 		if drawn != nil && w.navigationStarted(callCtx, before.ID, 0, nil) {
 			// The window ended at the page's next frame; a navigation a
 			// script started later, while the wait ran, is waited for too.

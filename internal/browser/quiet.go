@@ -50,6 +50,73 @@ type quietWatch struct {
 	ahead    chan struct{}
 	aheadSt  quietState
 	aheadErr error
+	// walk: a snapshot follows the action, so the page is walked while
+	// only its DOM changes are left to settle (at most maxPrewalks times);
+	// walked is the last such walk, and last the mutation count the last
+	// check read.
+	walk   bool
+	walks  int
+	walked *prewalked
+	last   int
+}
+
+// maxPrewalks bounds the walks taken during one wait: a page that keeps
+// changing after each is walked for the snapshot afterwards.
+const maxPrewalks = 2
+
+// prewalkFresh is how long a walk taken during an action's wait may stand
+// for the snapshot after it.
+const prewalkFresh = 2 * time.Second
+
+// prewalkBudget bounds a walk taken during an action's wait: a document
+// whose walk does not fit is not walked that way again (Tab.noPrewalk).
+const prewalkBudget = 150 * time.Millisecond
+
+// prewalked is a walk of a frame's document taken during an action's wait
+// (W.prewalk), with the document's mutation count then: the snapshot
+// after the action uses it when the document has not changed since
+// (W.walkUnless).
+type prewalked struct {
+	frameID   string
+	mutations int
+	res       walkResult // as the walker returned it: not expanded or masked
+	at        time.Time
+}
+
+// prewalk walks the page (W.prewalk) and returns the quiet state read
+// right after the walk, which stands for the wait's next check.
+func (q *quietWatch) prewalk(ctx context.Context) (quietState, bool) {
+	q.walks++
+	var out struct {
+		Q []any       `json:"q"`
+		W *walkResult `json:"w"`
+		M int         `json:"m"`
+	}
+	budget := min(walkBudget(ctx), prewalkBudget)
+	call := fmt.Sprintf("W.prewalk(%q, %d, %q)", probeName, budget.Milliseconds(), q.t.noPrewalk)
+	if _, err := q.w.eval(ctx, call, &out); err != nil {
+		return quietState{}, false
+	}
+	q.walked = nil
+	switch {
+	case out.W == nil: // a document too big for it
+		q.walks = maxPrewalks
+	case out.W.Stopped > 0:
+		q.t.noPrewalk, q.walks = out.W.Doc, maxPrewalks
+	case out.W.Error == "" && out.W.Doc != "":
+		q.walked = &prewalked{frameID: q.w.frameID, mutations: out.M, res: *out.W}
+	}
+	return quietFrom(out.Q), true
+}
+
+// walkedAfter is the walk taken during the wait when the document has not
+// changed since, as the wait's last check read it.
+func (q *quietWatch) walkedAfter() *prewalked {
+	if q.walked == nil || q.walked.mutations != q.last {
+		return nil
+	}
+	q.walked.at = time.Now()
+	return q.walked
 }
 
 // readAhead runs the wait's first check (the one after the page's next
@@ -108,11 +175,17 @@ func (q *quietWatch) read(ctx context.Context, mark, frame bool) (quietState, er
 	var m []any
 	call := fmt.Sprintf("W.quiet(%t, %q)", mark, probeName)
 	if frame {
-		call = fmt.Sprintf("W.quietAfterFrame(%q, %d)", probeName, quietStart.Milliseconds())
+		// (not before quietFramed: the wait would only check again then)
+		call = fmt.Sprintf("W.quietAfterFrame(%q, %d, %d)", probeName, quietStart.Milliseconds(), quietFramed.Milliseconds())
 	}
 	if _, err := q.w.eval(ctx, call, &m); err != nil {
 		return quietState{}, err
 	}
+	return quietFrom(m), nil
+}
+
+// quietFrom reads the array W.quiet returns.
+func quietFrom(m []any) quietState {
 	num := func(i int) float64 {
 		if i < len(m) {
 			if f, ok := m[i].(float64); ok {
@@ -141,7 +214,7 @@ func (q *quietWatch) read(ctx context.Context, mark, frame bool) (quietState, er
 	if len(m) > 8 {
 		st.framed, _ = m[8].(bool)
 	}
-	return st, nil
+	return st
 }
 
 func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
@@ -149,7 +222,8 @@ func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(ti
 // watchQuiet starts following requests, DOM changes and animations in the
 // tab's main frame; call before the action's input.
 func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
-	q := &quietWatch{t: t, w: frameWorld{sess: t.page, frameID: main}, mark: t.page.reqs.quietMark(), inflight: make(map[string]string), letGo: make(map[string]bool), keepalive: make(map[string]int)}
+	t.prewalk = nil
+	q := &quietWatch{t: t, w: frameWorld{sess: t.page, frameID: main}, mark: t.page.reqs.quietMark(), inflight: make(map[string]string), letGo: make(map[string]bool), keepalive: make(map[string]int), last: -1}
 	if st, err := q.read(ctx, true, false); err == nil {
 		q.mut0 = st.mutations
 	} else {
@@ -223,6 +297,7 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 	// few ms are still seen.
 	window := quietStart
 	first := true
+	var pre *quietState // the state a walk read, taken as the next check
 	for {
 		domQuiet := true
 		mutated := false
@@ -232,6 +307,8 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			if first && q.ahead != nil {
 				<-q.ahead
 				st, err = q.aheadSt, q.aheadErr
+			} else if pre != nil {
+				st, pre = *pre, nil
 			} else {
 				cctx, cancel := checkContext(ctx)
 				st, err = q.read(cctx, false, first)
@@ -244,6 +321,7 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 				window = quietFramed
 			}
 			q.keepaliveSeen(st.keepalive)
+			q.last = st.mutations
 			mutated = st.mutations != q.mut0
 			domQuiet = !mutated || st.age >= quietDOM
 		}
@@ -267,6 +345,14 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		}
 		if !netQuiet || !animQuiet {
 			over = time.Now()
+		}
+		// Only the DOM's changes are left to settle: the snapshot that
+		// follows is walked now, while they do, instead of after.
+		if q.walk && netQuiet && animQuiet && !domQuiet && q.walks < maxPrewalks && (q.walked == nil || q.walked.mutations != st.mutations) {
+			if wst, ok := q.prewalk(ctx); ok {
+				pre = &wst
+				continue
+			}
 		}
 		// Check again when the DOM would have been still long enough, or
 		// the start window is over, whichever comes first.

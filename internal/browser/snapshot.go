@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/webpilot-mcp/webpilot/internal/snapshot"
@@ -191,7 +192,14 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 		}
 		w, sc.obj = el.world, el.objectID
 	}
-	res, err := w.walk(ctx, sc, walkBudget(ctx))
+	pre := t.prewalk
+	t.prewalk = nil
+	var res *walkResult
+	if pre != nil && scope.Empty() && pre.frameID == mainID && time.Since(pre.at) < prewalkFresh {
+		res, err = w.walkSince(ctx, pre, walkBudget(ctx))
+	} else {
+		res, err = w.walk(ctx, sc, walkBudget(ctx))
+	}
 	if err != nil {
 		return nil, walkError(ctx, err)
 	}

@@ -44,6 +44,12 @@ type Tab struct {
 	lastDoc  string     // the main document (walker token) lastSnap is of
 	lastHead [2]string  // the title and URL lastSnap is of
 	cache    *snapCache // the last rendered snapshot, for offset pages
+	// prewalk is the walk the last action took while the page settled,
+	// for the snapshot that follows it (collect).
+	prewalk *prewalked
+	// noPrewalk is the walker token of a document whose walk did not fit
+	// prewalkBudget: actions on it leave the walk to the snapshot.
+	noPrewalk string
 	// collected is the last browser_collect result, for offset pages.
 	collected *collectEntry
 	// consoleView is the last browser_console listing, for offset pages.

@@ -417,6 +417,22 @@ func (w frameWorld) walk(ctx context.Context, scope walkScope, budget time.Durat
 	return &out, nil
 }
 
+// walkSince is walk over the frame's whole document, taking the walk pre
+// when the document has not changed since it was taken.
+func (w frameWorld) walkSince(ctx context.Context, pre *prewalked, budget time.Duration) (*walkResult, error) {
+	var out *walkResult
+	call := fmt.Sprintf("W.walkUnless(%q, %d, %q, %d)", pre.res.Doc, pre.mutations, probeName, budget.Milliseconds())
+	if _, err := w.eval(ctx, call, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = &pre.res
+	}
+	out.expand()
+	out.mask(w.sess.tab.mask())
+	return out, nil
+}
+
 // mask hides the call's secrets (Caller.Mask) in everything of the page the
 // walk read that an agent may see: texts, names, values, link targets,
 // options, the title and URL. It runs before any rendering cuts a line, so

@@ -1046,9 +1046,15 @@
     });
   }
 
-  // quietAfterFrame is quiet(false, probe) once frame(cap) has resolved,
-  // with whether a frame was drawn at its end.
-  const quietAfterFrame = (probe, cap) => frame(cap).then((drawn) => { const r = quiet(false, probe); r.push(drawn); return r; });
+  // quietAfterFrame is quiet(false, probe) once frame(cap) has resolved and
+  // at least least ms have passed, with whether a frame was drawn.
+  const quietAfterFrame = (probe, cap, least) => {
+    const t0 = performance.now();
+    return frame(cap).then((drawn) => {
+      const rest = (least || 0) - (performance.now() - t0);
+      return rest >= 1 ? new Promise((done) => setTimeout(() => done(drawn), rest)) : drawn;
+    }).then((drawn) => { const r = quiet(false, probe); r.push(drawn); return r; });
+  };
 
   const known = (el) => ids.get(el) || 0;
 
@@ -1138,12 +1144,25 @@
     const r = await rxAll(pats.filter(isPattern).flatMap((p) => texts.map((s) => [p, s])), ms);
     return r.busy ? { busy: r.busy } : true;
   }
+  // prewalk is the page's walk (snapshot) taken while an action's DOM
+  // changes settle, with the quiet state at its end (quiet(false, probe))
+  // and the mutation count it saw: it stands for the snapshot after the
+  // action as long as the document does not change (walkUnless). A
+  // document named by skip is not walked (one too big for the budget).
+  const S = entry(snapshot, true);
+  const prewalk = (probe, budget, skip) => {
+    const w = doc === skip ? null : S(null, { probe, budget });
+    return { q: quiet(false, probe), w, m: mutations };
+  };
+  // walkUnless is null while the walker's document is d and has not
+  // changed since its mutation count was m; else the page's walk.
+  const walkUnless = (d, m, probe, budget) => (d === doc && observer && mutations === m ? null : S(null, { probe, budget }));
   const Q = entry(query, true);
   // find is query with its patterns tested in a worker, within ms.
   const find = (q, root, ms) => withPatterns([q.text, q.name], ms, () => Q(q, root));
 
   globalThis.__webpilot = {
-    snapshot: entry(snapshot, true), get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
+    snapshot: S, prewalk, walkUnless, get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
     query: Q, find, idOf, hit: entry(hit, false), quiet, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
   };
   return globalThis.__webpilot;

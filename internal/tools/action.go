@@ -93,7 +93,7 @@ var actionTool = Def(Tool{
 }, func(ctx context.Context, h *Held, in ActionIn) (*Result, error) {
 	a := browser.Action{Kind: in.Action, Target: in.target(), Value: in.Value, Values: in.Values, Key: in.Key,
 		Direction: in.Direction, Files: in.Files, To: browser.Locator{Ref: strings.TrimSpace(in.ToRef), Selector: in.ToSelector},
-		Expect: in.Expect, InputMode: in.InputMode, Timeout: timeout(in.TimeoutMs)}
+		Expect: in.Expect, InputMode: in.InputMode, Timeout: timeout(in.TimeoutMs), SnapshotNext: inlineMode(in.Snapshot) != "none"}
 	if in.Action == "upload" {
 		a.Roots = h.Roots(ctx)
 	}
