@@ -788,11 +788,16 @@ func TestSnapshotAfterActionWalkedWhileSettling(t *testing.T) {
 	}
 	// Nothing changed since the walk: the snapshot is the one a walk of its
 	// own gives. (The walk is taken only when the DOM is still settling at
-	// the wait's first check: on a loaded machine it may have settled by
-	// then, so a few tries.)
+	// the wait's first check, which comes after the page's next frame: the
+	// page changes in that frame. A few tries: a loaded machine may delay
+	// the check.)
+	frameChange := func() {
+		e.navigate("/act/settle.html")
+		e.eval(`document.getElementById("q").dataset.late = "frame"`)
+	}
 	taken := false
 	for i := 0; i < 5 && !taken; i++ {
-		e.navigate("/act/settle.html")
+		frameChange()
 		fill(fmt.Sprintf("same%d", i))
 		if taken = prewalked(); taken {
 			via, own := e.snapshot(browser.ModeCompact), e.snapshot(browser.ModeCompact)
@@ -807,7 +812,7 @@ func TestSnapshotAfterActionWalkedWhileSettling(t *testing.T) {
 	// A change after the action, before the snapshot: the snapshot walks
 	// again.
 	for i := 0; i < 5; i++ {
-		e.navigate("/act/settle.html")
+		frameChange()
 		fill("changed")
 		if !prewalked() {
 			continue

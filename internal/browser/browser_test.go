@@ -19,6 +19,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Every walk that takes over parts of the last one is checked against
+	// a whole walk of the page.
+	os.Setenv("WEBPILOT_WALK_VERIFY", "1")
 	code := m.Run()
 	backendtest.CloseShared()
 	os.Exit(code)

@@ -103,3 +103,7 @@ func Update() bool { return *update }
 // Prewalked says the tab holds a walk its last action took while the page
 // settled, for the snapshot after it.
 func Prewalked(t *Tab) bool { return t.prewalk != nil }
+
+// LastReused is how many elements (subtrees counted once) the tab's last
+// walk of its main document took over from the walk before.
+func LastReused(t *Tab) int { return t.reused }

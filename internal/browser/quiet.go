@@ -93,7 +93,7 @@ func (q *quietWatch) prewalk(ctx context.Context) (quietState, bool) {
 		M int         `json:"m"`
 	}
 	budget := min(walkBudget(ctx), prewalkBudget)
-	call := fmt.Sprintf("W.prewalk(%q, %d, %q)", probeName, budget.Milliseconds(), q.t.noPrewalk)
+	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(budget), q.t.noPrewalk)
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, false
 	}

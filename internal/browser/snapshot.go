@@ -203,6 +203,7 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 	if err != nil {
 		return nil, walkError(ctx, err)
 	}
+	t.reused = res.Reused
 	if !scope.Empty() && w.frameID != mainID {
 		f = t.refs.frames[w.frameID]
 	}

@@ -263,3 +263,99 @@ func TestSnapshotRedactsURLs(t *testing.T) {
 		}
 	}
 }
+
+// A walk after a change takes over what did not change from the walk
+// before it and says exactly what a whole walk says (the browser tests
+// check every walk against a whole one: WEBPILOT_WALK_VERIFY): the style
+// of 300 cards changed, one card changed, and changes that no DOM change
+// reports (a rule added to a style sheet, hover, focus, a field's value).
+func TestWalkTakesOverWhatDidNotChange(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/snap/cards300.html")
+	e.snapshot(browser.ModeCompact)
+	reused := func() int {
+		var n int
+		if err := e.do(func(ctx context.Context, h *browser.Held) error { n = browser.LastReused(h.Tab()); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	act := func(a browser.Action) {
+		t.Helper()
+		if _, err := e.act(a); err != nil {
+			t.Fatalf("%s: %v", a.Kind, err)
+		}
+	}
+	count := func(s, pattern string) int { return len(regexp.MustCompile(pattern).FindAllString(s, -1)) }
+
+	// The style of every card changes: an old price shows, a badge goes.
+	act(browser.Action{Kind: "click", Target: sel("#sale")})
+	d := e.snapshot(browser.ModeDiff)
+	if n := count(d, `was \$\d+`); n != 300 {
+		t.Errorf("the diff shows %d old prices, want 300:\n%s", n, shorten(d))
+	}
+	if s := e.snapshot(browser.ModeCompact); count(s, `\bnew\b`) != 0 || count(s, `was \$\d+`) != 300 {
+		t.Errorf("after the sale, badges %d (want 0), old prices %d (want 300)", count(s, `\bnew\b`), count(s, `was \$\d+`))
+	}
+
+	// One card changes: the rest is taken over.
+	act(browser.Action{Kind: "click", Target: sel("#c7 .add")})
+	d = e.snapshot(browser.ModeDiff)
+	if !strings.Contains(d, "Added 7") || !strings.Contains(d, "1 in cart") || strings.Count(d, "\n") > 4 {
+		t.Errorf("the diff after one card changed:\n%s", d)
+	}
+	if n := reused(); n < 250 {
+		t.Errorf("the walk after one card changed took over %d elements, want the other cards' (≥ 250)", n)
+	}
+
+	// A card that shrinks to a line stays one when its neighbour changes
+	// next (what was kept of it before goes).
+	e.eval(`document.getElementById("c20").innerHTML = "<b>sold out</b>"; "ok"`)
+	e.snapshot(browser.ModeCompact)
+	e.eval(`document.querySelector("#c21 h3").textContent = "Item 21 (last one)"; "ok"`)
+	if s := e.snapshot(browser.ModeCompact); !strings.Contains(s, "sold out") || count(s, `\bItem 20\b`) != 0 {
+		t.Errorf("card 20 sold out: the second snapshot after shows sold out %v, Item 20 ×%d", strings.Contains(s, "sold out"), count(s, `\bItem 20\b`))
+	}
+	// A card that changes while hidden shows the change when shown again.
+	e.eval(`document.getElementById("c30").style.display = "none"; "ok"`)
+	e.snapshot(browser.ModeCompact)
+	e.eval(`document.querySelector("#c30 h3").textContent = "Item 30 (renamed)"; "ok"`)
+	e.snapshot(browser.ModeCompact)
+	e.eval(`document.getElementById("c30").style.display = ""; "ok"`)
+	if s := e.snapshot(browser.ModeCompact); !strings.Contains(s, "Item 30 (renamed)") {
+		t.Errorf("card 30 renamed while hidden: the snapshot after it shows again misses the new name:\n%s", shorten(s))
+	}
+	// A rule added to a style sheet changes no DOM.
+	e.eval(`document.styleSheets[0].insertRule("#c5 h3 { display: none }", 0); "ok"`)
+	if s := e.snapshot(browser.ModeCompact); count(s, `\bItem 5\b`) != 0 || count(s, `\bItem 6\b`) != 1 {
+		t.Errorf("after a rule hid card 5's heading: Item 5 ×%d (want 0), Item 6 ×%d (want 1)", count(s, `\bItem 5\b`), count(s, `\bItem 6\b`))
+	}
+	// Hover shows a card's hint.
+	act(browser.Action{Kind: "hover", Target: sel("#c9 h3")})
+	if s := e.snapshot(browser.ModeCompact); count(s, `\bhint 9\b`) != 1 || count(s, `\bhint \d+`) != 1 {
+		t.Errorf("hovering card 9: hint 9 ×%d (want 1), hints ×%d (want 1)", count(s, `\bhint 9\b`), count(s, `\bhint \d+`))
+	}
+	// Focus in a card shows its tip.
+	act(browser.Action{Kind: "focus", Target: sel("#c11 .note")})
+	if s := e.snapshot(browser.ModeCompact); count(s, `\btip 11\b`) != 1 || count(s, `\btip \d+`) != 1 {
+		t.Errorf("focus in card 11: tip 11 ×%d (want 1), tips ×%d (want 1)", count(s, `\btip 11\b`), count(s, `\btip \d+`))
+	}
+	// A value a script sets.
+	e.eval(`document.getElementById("free").value = "set by a script"; "ok"`)
+	if s := e.snapshot(browser.ModeCompact); !strings.Contains(s, `"Free text" = "set by a script"`) {
+		t.Errorf("a value a script set is not in the snapshot:\n%s", shorten(s))
+	}
+	// A value hides the placeholder's "empty".
+	act(browser.Action{Kind: "fill", Target: sel("#c12 .note"), Value: "x"})
+	if s := e.snapshot(browser.ModeCompact); count(s, `\bempty 12\b`) != 0 || count(s, `\bempty \d+`) != 298 {
+		t.Errorf("a value in card 12's note: empty 12 ×%d (want 0), empties ×%d (want 298, card 20 sold out)", count(s, `\bempty 12\b`), count(s, `\bempty \d+`))
+	}
+}
+
+// shorten is the start of a long snapshot, for a failure message.
+func shorten(s string) string {
+	if len(s) > 3000 {
+		return s[:3000] + "\n…"
+	}
+	return s
+}

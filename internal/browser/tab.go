@@ -47,6 +47,9 @@ type Tab struct {
 	// prewalk is the walk the last action took while the page settled,
 	// for the snapshot that follows it (collect).
 	prewalk *prewalked
+	// reused is how many elements (subtrees counted once) the last walk of
+	// the main document took over from the walk before.
+	reused int
 	// noPrewalk is the walker token of a document whose walk did not fit
 	// prewalkBudget: actions on it leave the walk to the snapshot.
 	noPrewalk string

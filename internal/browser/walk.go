@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +88,11 @@ type walkResult struct {
 	Stopped int `json:"stopped"`
 	// S is the string table of the nodes' short fingerprints.
 	S []string `json:"s"`
+	// Reused is how many elements' visits were taken over from the last
+	// walk (subtrees counted once); Verify, with verifyWalks, where the
+	// walk differs from a whole walk.
+	Reused int    `json:"reused"`
+	Verify string `json:"verify"`
 }
 
 // expand turns the walk's short fingerprints (tag, id, test id, context
@@ -409,7 +415,10 @@ func (w frameWorld) walk(ctx context.Context, scope walkScope, budget time.Durat
 		out.mask(w.sess.tab.mask())
 		return &out, nil
 	}
-	if _, err := w.eval(ctx, "W.snapshot(null, {probe: "+strconv.Quote(probeName)+", budget: "+ms+"})", &out); err != nil {
+	if _, err := w.eval(ctx, "W.snapshot(null, "+walkOpts(budget)+")", &out); err != nil {
+		return nil, err
+	}
+	if err := out.verified(); err != nil {
 		return nil, err
 	}
 	out.expand()
@@ -417,16 +426,40 @@ func (w frameWorld) walk(ctx context.Context, scope walkScope, budget time.Durat
 	return &out, nil
 }
 
+// verifyWalks says every walk of a whole document is followed by a whole
+// walk that takes nothing over from the last, and compared with it
+// (WEBPILOT_WALK_VERIFY=1; the browser tests set it): a difference is an
+// error.
+func verifyWalks() bool { return os.Getenv("WEBPILOT_WALK_VERIFY") == "1" }
+
+// walkOpts are the walker's options for a walk of a whole document within
+// budget.
+func walkOpts(budget time.Duration) string {
+	return fmt.Sprintf("{probe: %q, budget: %d, verify: %t}", probeName, budget.Milliseconds(), verifyWalks())
+}
+
+// verified is an error when the walk differs from a whole walk of the
+// page (verifyWalks).
+func (r *walkResult) verified() error {
+	if r.Verify != "" {
+		return fmt.Errorf("page walker: the walk that took over the last one's parts differs from a whole walk %s", r.Verify)
+	}
+	return nil
+}
+
 // walkSince is walk over the frame's whole document, taking the walk pre
 // when the document has not changed since it was taken.
 func (w frameWorld) walkSince(ctx context.Context, pre *prewalked, budget time.Duration) (*walkResult, error) {
 	var out *walkResult
-	call := fmt.Sprintf("W.walkUnless(%q, %d, %q, %d)", pre.res.Doc, pre.mutations, probeName, budget.Milliseconds())
+	call := fmt.Sprintf("W.walkUnless(%q, %d, %s)", pre.res.Doc, pre.mutations, walkOpts(budget))
 	if _, err := w.eval(ctx, call, &out); err != nil {
 		return nil, err
 	}
 	if out == nil {
 		out = &pre.res
+	}
+	if err := out.verified(); err != nil {
+		return nil, err
 	}
 	out.expand()
 	out.mask(w.sess.tab.mask())

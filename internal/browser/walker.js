@@ -273,6 +273,8 @@
 
   // labelName is the name an element gets from outside its content.
   function labelName(el, tag, role) {
+    // (a name from elsewhere: a labelling element, a label that may come)
+    if (extOut && (el.hasAttribute("aria-labelledby") || (tag !== "BUTTON" && el.labels && !el.hasAttribute("aria-label")))) extOut.fl |= EXT;
     let n = byIds(el, "aria-labelledby");
     if (n) return n;
     n = norm(el.getAttribute("aria-label"));
@@ -368,13 +370,19 @@
 
   // context text for a fingerprint: the start of the nearest ancestor that
   // says more than the element itself (a list item, a card).
-  function contextOf(el, name) {
-    let p = el.parentElement;
+  // (read: the ancestors whose text it read are noted in read.pend)
+  function contextOf(el, name, read) {
+    let p = el.parentElement, last = null;
     for (let i = 0; p && i < 6; i++, p = p.parentElement) {
       if (p === document.body) break;
+      last = p;
       const t = textStart(p, Math.max(60, name.length + 2));
-      if (t.length > name.length + 2) return cut(t, 60);
+      if (t.length > name.length + 2) {
+        if (read) read.pend.push(p);
+        return cut(t, 60);
+      }
     }
+    if (read && last) read.pend.push(last);
     return "";
   }
 
@@ -394,7 +402,7 @@
       if (i === undefined) { i = out.strs.length; out.strs.push(s); out.strIx.set(s, i); }
       return String(i);
     };
-    return [el.tagName.toLowerCase(), el.id || "", el.getAttribute("data-testid") || el.getAttribute("data-test-id") || "", ix(contextOf(el, name)), ix(pathOf(el))];
+    return [el.tagName.toLowerCase(), el.id || "", el.getAttribute("data-testid") || el.getAttribute("data-test-id") || "", ix(contextOf(el, name, out.inc ? out : null)), ix(pathOf(el))];
   }
 
   function fingerprint(el, role, name) {
@@ -421,6 +429,7 @@
   // content instead of the light DOM, slots replaced by what they show.
   function kids(el) {
     const root = el.shadowRoot;
+    if (root) watchRoot(root);
     const src = root ? root.childNodes : el.tagName === "SLOT" ? (el.assignedNodes({ flatten: true }).length ? el.assignedNodes({ flatten: true }) : el.childNodes) : el.childNodes;
     return src;
   }
@@ -538,7 +547,7 @@
 
   // visit returns null (nothing to show), a node, {block, items} for a
   // transparent block, or {inline, text, items} for transparent inline.
-  function visit(el, out, ctx) {
+  function visitOwn(el, out, ctx) {
     // The time budget is checked every 64 elements.
     if (out.stopped) return null;
     if ((++out.seen & 63) === 0 && performance.now() > out.until) { out.stopped = true; return null; }
@@ -558,6 +567,15 @@
     let rect = null;
     if (display !== "contents" && !styledOver(el, tag)) {
       rect = el.getBoundingClientRect();
+      if (out.inc) {
+        out.box = rect;
+        out.fl |= RECTS;
+        // (a box the page's scroll moves: what holds it is not taken over
+        // after a scroll)
+        if (st.position === "fixed" || st.position === "sticky") out.fl |= PINNED;
+        if (rect.right + out.sx < out.minR) out.minR = rect.right + out.sx;
+        if (rect.bottom + out.sy < out.minB) out.minB = rect.bottom + out.sy;
+      }
       // (the overflow and clip are read only for a box this small)
       if (rect.width <= 1 && rect.height <= 1 && (rect.width > 0 || rect.height > 0) && (st.overflowX !== "visible" || st.overflowY !== "visible" || st.clip !== "auto")) {
         // the "visually hidden" pattern: a 1px clipped box
@@ -570,7 +588,7 @@
           return null;
         }
       }
-      if (rect.right + out.sx <= 0 || rect.bottom + out.sy <= 0) { out.hidden++; return null; }
+      if (rect.right + out.sx <= 0 || rect.bottom + out.sy <= 0) { out.hidden++; out.fl |= OFF; return null; }
     }
     const visible = st.visibility !== "hidden" && st.visibility !== "collapse";
     let role = roleOf(el, tag);
@@ -604,6 +622,9 @@
 
     // Leaf controls: no content walk.
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || tag === "IMG" || tag === "SVG" || tag === "VIDEO" || tag === "AUDIO" || tag === "CANVAS" || tag === "PROGRESS" || tag === "METER") {
+      // (a control's value and state change with no DOM change: compared
+      // before each walk)
+      if (out.inc && (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA")) controls.set(el, controlSig(el, tag));
       if (!role || !visible) return null;
       const node = { r: role, n: labelName(el, tag, role) || fallbackName(el) };
       if (interactive) node.i = idOf(el);
@@ -640,6 +661,7 @@
     else if (WEAK.has(extra)) sub.inClickable = true;
     // A label's text names its control, unless the control is not on
     // screen (a select replaced by a widget): then it is the page's text.
+    if (tag === "LABEL") out.fl |= EXT; // (what it names is elsewhere)
     if (tag === "LABEL" && el.control && shownBox(el.control)) sub.dropText = true;
     if ((tag === "LEGEND" && el.parentElement && el.parentElement.tagName === "FIELDSET") || tag === "CAPTION" || tag === "FIGCAPTION") return null;
     if (el === ctx.modal) sub.inModal = true;
@@ -718,6 +740,310 @@
     return node;
   }
 
+  // Incremental walks. A walk of the whole document keeps, per element, what
+  // its visit gave (cache); the next walk gives the same again for an
+  // element when nothing its result depends on can have changed since: no
+  // DOM change in its subtree (MutationObservers on the document and the
+  // open shadow roots), none that restyles it (an attribute of it or an
+  // ancestor; of a sibling when the page's CSS has sibling combinators; a
+  // child list when it has structural pseudo-classes), no change of a state
+  // pseudo-class the page's CSS uses (hover, focus, checked…), no animation,
+  // load or scroll in it, no listener probe answer that differs, the same
+  // walk context, and a box of the same size that moved nowhere off screen.
+  // What depends on more than the subtree (refs, whose fingerprints read
+  // the ancestors' text; controls, whose values change with no DOM change;
+  // names from labels elsewhere) is never taken over, nor are its
+  // ancestors: they are walked again, their unchanged children taken over.
+  // Anything global (scroll, viewport, style sheets, a modal, :has) makes
+  // the walk a whole one.
+  let cache = new WeakMap();
+  // walkNo numbers the walks that keep what they saw; touchedAt and
+  // freshAt stamp an element with the walk before which it (or something
+  // in it) last changed, and last restyled with all it holds: a kept visit
+  // holds when neither came after it.
+  let walkNo = 0;
+  const touchedAt = new WeakMap(), freshAt = new WeakMap();
+  // controls are the form controls walks visited, with their state then
+  let controls = new Map();
+  const controlSig = (el, tag) => tag === "SELECT" ? Array.from(el.selectedOptions, (o) => o.index).join(",") :
+    el.value + "|" + el.checked + el.indeterminate + (el.files ? el.files.length : "");
+  let incState = null; // what the last whole-document walk saw
+  let incOff = false; // the document is too big to keep a walk of
+  let extOut = null; // the walk's out while it runs (labelName marks ext)
+  let recs = [], recOver = false, incObserver = null, hits = [];
+  const watched = new WeakSet();
+  const OBS = { subtree: true, childList: true, attributes: true, characterData: true };
+  const MAX_RECS = 20000, MAX_INC = 60000, MAX_STRS = 20000;
+  function watchRoot(root) {
+    if (incObserver && !watched.has(root)) { watched.add(root); incObserver.observe(root, OBS); }
+  }
+  function startWatch() {
+    incObserver = new MutationObserver((rs) => { if (recs.length + rs.length > MAX_RECS) recOver = true; else for (const r of rs) recs.push(r); });
+    incObserver.observe(document, OBS);
+    const hit = (e) => { if (hits.length < 2000) hits.push(e.target); else recOver = true; };
+    for (const k of ["load", "error", "scroll"]) document.addEventListener(k, hit, true);
+  }
+  // up is the element a node is walked under (its slot, its shadow host).
+  const up = (n) => n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  // cssOf reads what in the page's style sheets decides how far a change
+  // reaches, once per set of sheets.
+  let cssSig = "", cssSeen = null;
+  const STATE = /:(hover|active|focus-within|focus-visible|focus|checked|indeterminate|placeholder-shown|valid|invalid|user-valid|user-invalid|in-range|out-of-range|blank|default|target|autofill|open|popover-open|modal|fullscreen|playing|paused|defined)\b/g;
+  function sheetsOf() {
+    const list = Array.from(document.styleSheets);
+    if (document.adoptedStyleSheets) list.push(...document.adoptedStyleSheets);
+    return list;
+  }
+  function cssOf() {
+    const sheets = sheetsOf();
+    let sig = "" + sheets.length;
+    for (const sh of sheets) { let n = -1; try { n = sh.cssRules.length; } catch (e) { /* another origin */ } sig += "," + n + (sh.disabled ? "d" : ""); }
+    if (sig === cssSig && cssSeen) return cssSeen;
+    // states: the compound selectors with a state pseudo-class in them
+    // (".card:hover"), each with whether a sibling combinator follows it;
+    // bare: the pseudo-classes of compounds that cannot be matched alone,
+    // or of too many compounds.
+    const seen = { sig, sib: false, struct: false, has: false, opaque: false, states: new Map([[":modal", false], [":popover-open", false], [":open", false], [":not(:defined)", false]]) };
+    const compounds = new Map(), bare = new Map();
+    const note = (c, sib) => {
+      const m = c.match(STATE);
+      if (!m) return;
+      const alone = c.replace(/::?(before|after|first-line|first-letter|marker|placeholder|selection|backdrop|file-selector-button)\b(\([^)]*\))?/g, "") || "*";
+      let ok = compounds.size < 40 && !alone.includes("&");
+      if (ok) { try { document.querySelector(alone); } catch (e) { ok = false; } }
+      if (ok) compounds.set(alone, compounds.get(alone) || sib);
+      else for (const p of m) bare.set(p, true);
+    };
+    const rules = (list) => {
+      for (const r of list) {
+        if (r.selectorText) {
+          const t = r.selectorText;
+          const flat = t.replace(/\[[^\]]*\]/g, "").replace(/\([^()]*\)/g, "()");
+          if (/[+~]/.test(flat)) seen.sib = true;
+          if (/:(nth-|first-|last-|only-|empty)/.test(t)) seen.struct = true;
+          if (/:has\(/.test(t)) seen.has = true;
+          if (STATE.test(t)) { STATE.lastIndex = 0; splitSelector(t, note); }
+          STATE.lastIndex = 0;
+        }
+        if (r.cssRules) rules(r.cssRules);
+      }
+    };
+    for (const sh of sheets) { try { rules(sh.cssRules); } catch (e) { seen.opaque = true; } }
+    // (a sheet of another origin cannot be read: anything may be in it)
+    if (seen.opaque) seen.sib = seen.struct = seen.has = true;
+    for (const [c, sib] of compounds) seen.states.set(c, sib);
+    for (const [p] of bare) seen.states.set(p, true);
+    cssSig = sig;
+    cssSeen = seen;
+    return seen;
+  }
+  // splitSelector calls fn with each compound selector of a selector list
+  // and whether a sibling combinator (+, ~) follows it; what is inside
+  // brackets, parentheses and quotes stays whole.
+  function splitSelector(text, fn) {
+    let depth = 0, quote = "", cur = "";
+    const flush = (comb) => { const c = cur.trim(); if (c) fn(c, comb === "+" || comb === "~"); cur = ""; };
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i];
+      if (quote) { cur += ch; if (ch === "\\") cur += text[++i] || ""; else if (ch === quote) quote = ""; continue; }
+      if (ch === '"' || ch === "'") { quote = ch; cur += ch; continue; }
+      if (ch === "(" || ch === "[") depth++;
+      else if (ch === ")" || ch === "]") depth--;
+      if (depth > 0 || ch === ")" || ch === "]") { cur += ch; continue; }
+      if (ch === "," || ch === ">" || ch === "+" || ch === "~") { flush(ch); continue; }
+      if (ch === " " || ch === "\n" || ch === "\t") {
+        let j = i;
+        while (j < text.length && (text[j] === " " || text[j] === "\n" || text[j] === "\t")) j++;
+        const nx = text[j];
+        if (nx !== ">" && nx !== "+" && nx !== "~" && nx !== ",") flush(" ");
+        i = j - 1;
+        continue;
+      }
+      cur += ch;
+    }
+    flush("");
+  }
+  // deepMatch is the elements matching a pseudo-class, in open shadow
+  // roots too.
+  function deepMatch(sel) {
+    const out = new Set();
+    const look = (root) => {
+      let found;
+      try { found = root.querySelectorAll(sel); } catch (e) { return; }
+      for (const el of found) { out.add(el); if (el.shadowRoot) look(el.shadowRoot); }
+    };
+    look(document);
+    return out;
+  }
+  function animTargets() {
+    const out = new Set();
+    for (const a of document.getAnimations()) { const t = a.effect && a.effect.target; if (t && t.nodeType === 1) out.add(t); }
+    return out;
+  }
+  // prepare says, before a walk of the whole document, what changed since
+  // the last one: touched (walked again, their children maybe taken over)
+  // and fresh (walked again with all they hold); null when the walk is a
+  // whole one, keeping nothing.
+  function prepare(out, modal) {
+    if (incOff) return null;
+    if (!incObserver) startWatch();
+    const css = cssOf();
+    const now = { sx: out.sx, sy: out.sy, vw: innerWidth, vh: innerHeight, dpr: devicePixelRatio, sig: css.sig, modal, css };
+    const prev = incState;
+    walkNo++;
+    const inc = { now, whole: true, scrolled: !prev || prev.sx !== now.sx || prev.sy !== now.sy, mark: null };
+    for (const r of incObserver.takeRecords()) recs.push(r);
+    let whole = !prev || recOver || css.has || prev.vw !== now.vw || prev.vh !== now.vh ||
+      prev.dpr !== now.dpr || prev.sig !== now.sig || prev.modal !== modal || prev.strs.length > MAX_STRS;
+    const mark = inc.mark = (n) => { for (let e = n && (n.nodeType === 1 ? n : up(n)); e && touchedAt.get(e) !== walkNo; e = up(e)) touchedAt.set(e, walkNo); };
+    const fresh = { add: (el) => freshAt.set(el, walkNo) };
+    const restyle = (el, sib) => { mark(el); fresh.add(sib ? up(el) || el : el); };
+    const sheetNode = (n) => n && (n.nodeName === "STYLE" || n.nodeName === "LINK" || (n.parentNode && n.parentNode.nodeName === "STYLE"));
+    if (!whole) {
+      for (const r of recs) {
+        const t = r.target;
+        if (sheetNode(t)) { whole = true; break; }
+        if (r.type === "attributes") { if (t.nodeType === 1) restyle(t, css.sib); continue; }
+        mark(t);
+        if (r.type !== "childList") continue;
+        if (css.struct || css.sib || t.nodeName === "DETAILS") fresh.add(t.nodeType === 1 ? t : up(t) || t);
+        for (const a of r.addedNodes) {
+          if (sheetNode(a)) { whole = true; break; }
+          if (a.nodeType === 1) fresh.add(a);
+        }
+        for (const a of r.removedNodes) if (sheetNode(a)) { whole = true; break; }
+        if (whole) break;
+      }
+    }
+    recs = [];
+    recOver = false;
+    // what the walk after this one compares with
+    now.focus = out.focus;
+    now.states = new Map();
+    for (const [p] of css.states) now.states.set(p, deepMatch(p));
+    now.anims = animTargets();
+    if (!whole) {
+      for (const [el, sig] of controls) {
+        if (!el.isConnected) controls.delete(el);
+        else if (controlSig(el, el.tagName) !== sig) { mark(el); fresh.add(el); }
+      }
+      for (const h of hits) if (h && h.nodeType === 1) { mark(h); fresh.add(h); }
+      if (prev.focus !== now.focus) { mark(prev.focus); mark(now.focus); }
+      for (const [p, set] of now.states) {
+        const old = prev.states.get(p);
+        if (!old) { whole = true; break; }
+        const sib = css.states.get(p);
+        for (const e of set) if (!old.has(e)) restyle(e, sib);
+        for (const e of old) if (!set.has(e)) restyle(e, sib);
+      }
+      for (const e of now.anims) { mark(e); fresh.add(e); }
+      for (const e of prev.anims) { mark(e); fresh.add(e); }
+    }
+    hits = [];
+    inc.whole = whole;
+    if (whole) {
+      cache = new WeakMap();
+      controls = new Map();
+      out.strs = [];
+      out.strIx = new Map();
+    } else {
+      out.strs = prev.strs;
+      out.strIx = prev.strIx;
+    }
+    return inc;
+  }
+  // finish keeps what this walk saw for the next one.
+  function finish(out, inc) {
+    if (!inc) return;
+    if (out.stopped || out.seen > MAX_INC) {
+      cache = new WeakMap();
+      incState = null;
+      if (out.seen > MAX_INC) incOff = true;
+      return;
+    }
+    const now = inc.now;
+    now.clickers = out.clickers;
+    now.droppers = out.droppers;
+    now.strs = out.strs;
+    now.strIx = out.strIx;
+    incState = now;
+  }
+  // (what a subtree's visit noted, in out.fl: EXT it depends on more
+  // than the subtree, OFF an element was off screen, RECTS it read a box,
+  // PINNED a box is fixed or sticky)
+  const EXT = 1, OFF = 2, RECTS = 4, PINNED = 8;
+  // visit is visitOwn, or what it gave last time when that still holds
+  // (see above).
+  function visit(el, out, ctx) {
+    const inc = out.inc;
+    if (!inc) return visitOwn(el, out, ctx);
+    if (out.stopped) return null;
+    if (!inc.whole) {
+      // (stamps: the walk in which an element, or something in it, last
+      // changed, and last restyled with all it holds)
+      const fa = freshAt.get(el);
+      if (fa > ctx.freshAt) { ctx = Object.create(ctx); ctx.freshAt = fa; }
+      const E = cache.get(el);
+      if (E && E.w >= ctx.freshAt && !(touchedAt.get(el) > E.w) && !(E.fl & EXT) && !((E.fl & PINNED) && inc.scrolled) && E.sig === sigOf(el, out, ctx)) {
+        let dx = 0, dy = 0, ok = !(E.fl & RECTS);
+        if (!ok && E.box) {
+          // (boxes in the document's coordinates: the page's scroll moves
+          // none but pinned ones)
+          const b = el.getBoundingClientRect();
+          if (b.width === E.box[2] && b.height === E.box[3]) {
+            dx = b.left + out.sx - E.box[0];
+            dy = b.top + out.sy - E.box[1];
+            ok = !(dx || dy) || (!(E.fl & OFF) && E.minR + dx > 0 && E.minB + dy > 0);
+          }
+        }
+        if (ok) {
+          out.hidden += E.h;
+          out.inert += E.n;
+          out.refs += E.refs;
+          out.seen += E.seen;
+          out.fl |= E.fl;
+          if (E.fl & RECTS) {
+            if (E.minR + dx < out.minR) out.minR = E.minR + dx;
+            if (E.minB + dy < out.minB) out.minB = E.minB + dy;
+          }
+          out.reused++;
+          return E.r;
+        }
+      }
+    }
+    const h = out.hidden, n = out.inert, refs = out.refs, seen = out.seen, fl = out.fl, minR = out.minR, minB = out.minB, pend = out.pend.length, pbox = out.box;
+    out.fl = 0;
+    out.minR = out.minB = Infinity;
+    out.box = null;
+    const r = visitOwn(el, out, ctx);
+    // what the subtree read of elements outside it (ancestors' text): the
+    // ancestors that hold those walk again, not theirs
+    let own = out.fl;
+    if (out.pend.length > pend) {
+      let k = pend;
+      for (let i = pend; i < out.pend.length; i++) if (!el.contains(out.pend[i])) out.pend[k++] = out.pend[i];
+      if (k > pend) own |= EXT;
+      out.pend.length = k;
+    }
+    // (a small subtree is walked again rather than kept; what was kept of
+    // it before goes)
+    if (out.seen - seen < 4 || out.stopped) {
+      if (!inc.whole) cache.delete(el);
+    } else {
+      const b = out.box;
+      cache.set(el, { r, w: walkNo, sig: sigOf(el, out, ctx), fl: own, h: out.hidden - h, n: out.inert - n, refs: out.refs - refs, seen: out.seen - seen,
+        minR: out.minR, minB: out.minB, box: b ? [b.left + out.sx, b.top + out.sy, b.width, b.height] : null });
+    }
+    out.fl |= fl;
+    if (out.minR > minR) out.minR = minR;
+    if (out.minB > minB) out.minB = minB;
+    out.box = pbox;
+    return r;
+  }
+  // sigOf is what of the walk's context an element's visit depends on.
+  const sigOf = (el, out, ctx) => (ctx.visible ? 1 : 0) | (ctx.inWidget ? 2 : 0) | (ctx.inClickable ? 4 : 0) | (ctx.dropText ? 8 : 0) | (ctx.inModal ? 16 : 0) |
+    (out.items.has(el) ? 32 : 0) | (out.clickers.has(el) ? 64 : 0) | (out.droppers.has(el) ? 128 : 0);
+
   function deepFocus() {
     let a = document.activeElement;
     while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
@@ -725,8 +1051,9 @@
   }
 
   function snapshot(root, opts) {
-    const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new WeakSet(), droppers: new WeakSet(), items: new WeakSet(),
-      seen: 0, stopped: false, strs: [], strIx: new Map(), until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity };
+    const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new Set(), droppers: new Set(), items: new WeakSet(),
+      seen: 0, stopped: false, strs: [], strIx: new Map(), until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity,
+      inc: null, fl: 0, minR: Infinity, minB: Infinity, box: null, reused: 0, pend: [] };
     if (opts && opts.probe) {
       // The main world's hook knows the elements with click listeners: it
       // answers the probe event by firing the reply event at each of them.
@@ -747,10 +1074,41 @@
       const r = visit(root, out, ctx);
       items = r === null ? [] : r.block || r.inline !== undefined ? (r.items || (r.text ? [{ t: norm(r.text) }] : [])) : [r];
     } else {
-      items = document.body ? walk(document.body, out, ctx, []) : [];
+      const whole = opts && opts.whole;
+      const inc = whole ? null : prepare(out, modal);
+      if (inc && !inc.whole) {
+        // listener probe answers that changed: those elements walk again
+        const prev = incState;
+        for (const [a, b] of [[prev.clickers, out.clickers], [prev.droppers, out.droppers]]) {
+          for (const e of a) if (!b.has(e)) inc.mark(e);
+          for (const e of b) if (!a.has(e)) inc.mark(e);
+        }
+      }
+      out.inc = inc;
+      // (the walk starts below the body: a restyle of it or of the root
+      // element reaches everything)
+      ctx.freshAt = 0;
+      if (inc && !inc.whole) ctx.freshAt = Math.max(freshAt.get(document.body) || 0, freshAt.get(document.documentElement) || 0);
+      extOut = out;
+      try {
+        items = document.body ? walk(document.body, out, ctx, []) : [];
+      } finally { extOut = null; }
+      if (!whole) finish(out, inc);
     }
     const res = { doc, title: document.title, url: location.href, hidden: out.hidden, inert: out.inert, modal: !!ctx.modal, c: items, s: out.strs };
     if (out.stopped) res.stopped = out.seen;
+    if (out.inc) res.reused = out.reused;
+    if (opts && opts.verify && !root && !out.stopped) {
+      // (tests) the walk must give what a whole walk gives
+      const w = snapshot(null, { probe: opts.probe, whole: true });
+      const flat = (r) => JSON.stringify([r.hidden, r.inert, r.c], (k, v) => (k === "p" && Array.isArray(v) ? [v[0], v[1], v[2], r.s[+v[3]], r.s[+v[4]]] : v));
+      const a = flat(res), b = flat(w);
+      if (a !== b) {
+        let i = 0;
+        while (i < a.length && a[i] === b[i]) i++;
+        res.verify = "at " + i + ": " + a.slice(Math.max(0, i - 150), i + 150) + "  <<>>  " + b.slice(Math.max(0, i - 150), i + 150);
+      }
+    }
     return res;
   }
 
@@ -808,6 +1166,7 @@
   // control, which a user operates through the label.
   function styledOver(el, tag) {
     if (tag !== "INPUT" || (el.type !== "checkbox" && el.type !== "radio")) return false;
+    if (extOut) extOut.fl |= EXT; // (its labels are elsewhere)
     for (const l of labelsOf(el)) {
       const r = l.getBoundingClientRect();
       if (r.width > 1 && r.height > 1) return true;
@@ -1150,13 +1509,13 @@
   // action as long as the document does not change (walkUnless). A
   // document named by skip is not walked (one too big for the budget).
   const S = entry(snapshot, true);
-  const prewalk = (probe, budget, skip) => {
-    const w = doc === skip ? null : S(null, { probe, budget });
-    return { q: quiet(false, probe), w, m: mutations };
+  const prewalk = (opts, skip) => {
+    const w = doc === skip ? null : S(null, opts);
+    return { q: quiet(false, opts.probe), w, m: mutations };
   };
   // walkUnless is null while the walker's document is d and has not
   // changed since its mutation count was m; else the page's walk.
-  const walkUnless = (d, m, probe, budget) => (d === doc && observer && mutations === m ? null : S(null, { probe, budget }));
+  const walkUnless = (d, m, opts) => (d === doc && observer && mutations === m ? null : S(null, opts));
   const Q = entry(query, true);
   // find is query with its patterns tested in a worker, within ms.
   const find = (q, root, ms) => withPatterns([q.text, q.name], ms, () => Q(q, root));
