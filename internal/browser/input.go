@@ -140,12 +140,13 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 
 	res := &ActionResult{Action: a.Kind, InputMode: "cdp", Outcome: "dispatched"}
 	// Finding the page and the element is not waiting: only the
-	// actionability wait below is bounded by the action timeout.
-	before, err := t.mainFrame(callCtx)
-	if err != nil {
-		return nil, backendError("read the page", err)
-	}
-	res.URLBefore = before.URL
+	// actionability wait below is bounded by the action timeout. The main
+	// frame is read while the element is found.
+	framed := make(chan frameRead, 1)
+	go func() {
+		f, err := t.readMainFrame(callCtx)
+		framed <- frameRead{f, err}
+	}()
 	// Popups that opened late (after the previous call) join now, and the
 	// current tab is brought back to the front before input goes to it;
 	// the tab list is read for them only when a page asked for a window.
@@ -176,6 +177,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		}
 	}
 	var el *element
+	var err error
 	if needsTarget(a.Kind) || !a.Target.Empty() {
 		el, err = t.locate(callCtx, a.Target)
 		if err != nil {
@@ -183,6 +185,13 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		}
 		res.Ref, res.MatchLevel = el.ref, el.matchLevel
 	}
+	fr := <-framed
+	if fr.err != nil {
+		return nil, backendError("read the page", fr.err)
+	}
+	before := fr.f
+	t.mainID = before.ID
+	res.URLBefore = before.URL
 	if a.Guard != nil {
 		if err := t.guard(callCtx, el, before.URL, a.Guard); err != nil {
 			return nil, err
@@ -250,9 +259,16 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	}
 	res.ConsoleErrors, res.ConsoleErrorCount = t.errorsSince(mark, 5)
 	res.Downloads = t.downloadsSince(callCtx, dmark)
+	// (the action's objects are released while new tabs are looked for)
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		t.releaseObjects(ctx)
+	}()
 	if adopted, err := s.AdoptPopups(callCtx); err == nil {
 		res.NewTabs = append(res.NewTabs, adopted...)
 	}
+	<-released
 	return res, nil
 }
 

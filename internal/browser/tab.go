@@ -235,6 +235,22 @@ type frame struct {
 }
 
 func (t *Tab) mainFrame(ctx context.Context) (frame, error) {
+	f, err := t.readMainFrame(ctx)
+	if err == nil {
+		t.mainID = f.ID
+	}
+	return f, err
+}
+
+// frameRead is a read of the main frame, from another goroutine.
+type frameRead struct {
+	f   frame
+	err error
+}
+
+// readMainFrame is mainFrame without noting its id: safe beside other
+// work on the tab.
+func (t *Tab) readMainFrame(ctx context.Context) (frame, error) {
 	var res struct {
 		FrameTree struct {
 			Frame struct {
@@ -249,7 +265,6 @@ func (t *Tab) mainFrame(ctx context.Context) (frame, error) {
 		return frame{}, err
 	}
 	f := res.FrameTree.Frame
-	t.mainID = f.ID
 	return frame{ID: f.ID, LoaderID: f.LoaderID, URL: f.URL + f.Fragment}, nil
 }
 

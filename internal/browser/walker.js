@@ -863,6 +863,17 @@
     }
     flush("");
   }
+  const CHAINED = /:(hover|active|focus-within|focus-visible|focus)\b/;
+  // chainOf is the elements under the pointer (hovered, active) and the
+  // focused element, with their ancestors (through shadow hosts).
+  function chainOf(focus) {
+    const out = new Set();
+    const add = (e) => { for (; e && !out.has(e); e = up(e)) out.add(e); };
+    for (const e of deepMatch(":hover")) add(e);
+    for (const e of deepMatch(":active")) add(e);
+    add(focus);
+    return out;
+  }
   // deepMatch is the elements matching a pseudo-class, in open shadow
   // roots too.
   function deepMatch(sel) {
@@ -920,7 +931,19 @@
     // what the walk after this one compares with
     now.focus = out.focus;
     now.states = new Map();
-    for (const [p] of css.states) now.states.set(p, deepMatch(p));
+    let chain = null;
+    for (const [p] of css.states) {
+      // (hover, active and focus match only along the pointer's and the
+      // focus's chains of ancestors: those are tried, not the document)
+      if (CHAINED.test(p) && !/:not\(/.test(p) && !(p.match(STATE) || []).some((x) => !CHAINED.test(x))) {
+        if (!chain) chain = chainOf(out.focus);
+        const set = new Set();
+        for (const e of chain) { try { if (e.matches(p)) set.add(e); } catch (err) { /* not matchable alone */ } }
+        now.states.set(p, set);
+      } else {
+        now.states.set(p, deepMatch(p));
+      }
+    }
     now.anims = animTargets();
     if (!whole) {
       for (const [el, sig] of controls) {

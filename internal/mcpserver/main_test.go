@@ -25,6 +25,10 @@ import (
 // One headless Chromium serves every browser test of this package (each test
 // opens its own tabs through its own manager and sessions).
 func TestMain(m *testing.M) {
+	// Every walk that takes over parts of the last one (after an action,
+	// the walk taken while the page settled too) is checked against a
+	// whole walk of the page.
+	os.Setenv("WEBPILOT_WALK_VERIFY", "1")
 	code := m.Run()
 	backendtest.CloseShared()
 	os.Exit(code)
