@@ -271,10 +271,13 @@
   const INLINE_TAGS = new Set(["A", "ABBR", "B", "BDI", "BDO", "CITE", "CODE", "DATA", "DFN", "EM", "FONT", "I", "KBD",
     "LABEL", "MARK", "Q", "S", "SAMP", "SMALL", "SPAN", "STRONG", "SUB", "SUP", "TIME", "U", "VAR"]);
 
+  // LABELABLE are the elements a label names (but buttons, named by their
+  // content here).
+  const LABELABLE = new Set(["INPUT", "SELECT", "TEXTAREA", "METER", "OUTPUT", "PROGRESS"]);
   // labelName is the name an element gets from outside its content.
   function labelName(el, tag, role) {
     // (a name from elsewhere: a labelling element, a label that may come)
-    if (extOut && (el.hasAttribute("aria-labelledby") || (tag !== "BUTTON" && el.labels && !el.hasAttribute("aria-label")))) extOut.fl |= EXT;
+    if (extOut && (el.hasAttribute("aria-labelledby") || (LABELABLE.has(tag) && !el.hasAttribute("aria-label")))) extOut.fl |= EXT;
     let n = byIds(el, "aria-labelledby");
     if (n) return n;
     n = norm(el.getAttribute("aria-label"));
