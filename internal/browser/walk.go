@@ -411,19 +411,12 @@ func (w frameWorld) walk(ctx context.Context, scope walkScope, budget time.Durat
 		if err := json.Unmarshal(res.Result.Value, &out); err != nil {
 			return nil, fmt.Errorf("page walker: %w", err)
 		}
-		out.expand()
-		out.mask(w.sess.tab.mask())
-		return &out, nil
+		return out.ready(w)
 	}
 	if _, err := w.eval(ctx, "W.snapshot(null, "+walkOpts(budget)+")", &out); err != nil {
 		return nil, err
 	}
-	if err := out.verified(); err != nil {
-		return nil, err
-	}
-	out.expand()
-	out.mask(w.sess.tab.mask())
-	return &out, nil
+	return out.ready(w)
 }
 
 // verifyWalks says every walk of a whole document is followed by a whole
@@ -438,13 +431,16 @@ func walkOpts(budget time.Duration) string {
 	return fmt.Sprintf("{probe: %q, budget: %d, verify: %t}", probeName, budget.Milliseconds(), verifyWalks())
 }
 
-// verified is an error when the walk differs from a whole walk of the
-// page (verifyWalks).
-func (r *walkResult) verified() error {
+// ready is the walk of w's document as Go uses it: checked (verifyWalks:
+// a walk that differs from a whole walk of the page is an error), its
+// fingerprints expanded and the call's secrets masked.
+func (r *walkResult) ready(w frameWorld) (*walkResult, error) {
 	if r.Verify != "" {
-		return fmt.Errorf("page walker: the walk that took over the last one's parts differs from a whole walk %s", r.Verify)
+		return nil, fmt.Errorf("page walker: the walk that took over the last one's parts differs from a whole walk %s", r.Verify)
 	}
-	return nil
+	r.expand()
+	r.mask(w.sess.tab.mask())
+	return r, nil
 }
 
 // walkSince is walk over the frame's whole document, taking the walk pre
@@ -458,12 +454,7 @@ func (w frameWorld) walkSince(ctx context.Context, pre *prewalked, budget time.D
 	if out == nil {
 		out = &pre.res
 	}
-	if err := out.verified(); err != nil {
-		return nil, err
-	}
-	out.expand()
-	out.mask(w.sess.tab.mask())
-	return out, nil
+	return out.ready(w)
 }
 
 // mask hides the call's secrets (Caller.Mask) in everything of the page the
