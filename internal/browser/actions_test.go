@@ -786,6 +786,26 @@ func TestSnapshotAfterActionWalkedWhileSettling(t *testing.T) {
 			t.Errorf("a change %d ms after the input: the diff misses it:\n%s", late, d)
 		}
 	}
+	// A fill that sets nothing off: the page is walked with the wait's
+	// first check, and the snapshot is that walk.
+	e.navigate("/act/settle.html")
+	e.snapshot(browser.ModeCompact)
+	fill("quiet")
+	if !prewalked() {
+		t.Error("a fill that set nothing off: its wait took no walk")
+	}
+	if via, own := e.snapshot(browser.ModeCompact), e.snapshot(browser.ModeCompact); body(via) != body(own) || !strings.Contains(via, `= "quiet"`) {
+		t.Errorf("the snapshot from the walk taken with the wait:\n%q\nwant as a walk of its own:\n%q", via, own)
+	}
+	// A field the server's answer fills changes no DOM: the walk taken
+	// before the answer does not stand for the page after it.
+	e.navigate("/act/settle.html")
+	e.eval(`document.getElementById("q").dataset.fetch = "1"`)
+	e.snapshot(browser.ModeCompact)
+	fill("zip")
+	if d := e.snapshot(browser.ModeDiff); !strings.Contains(d, `"city 42"`) {
+		t.Errorf("the value the server's answer set is not in the diff:\n%s", d)
+	}
 	// Nothing changed since the walk: the snapshot is the one a walk of its
 	// own gives. (The walk is taken only when the DOM is still settling at
 	// the wait's first check, which comes after the page's next frame: the

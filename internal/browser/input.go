@@ -208,6 +208,8 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	defer w.stop()
 	q := t.watchQuiet(callCtx, before.ID)
 	q.walk = a.SnapshotNext
+	t.settling = q
+	defer func() { t.settling = nil; q.join() }()
 	switch {
 	case a.InputMode == InputDOM && a.Kind != "check" && a.Kind != "uncheck":
 		err = s.domAction(ctx, t, el, a, res)
@@ -225,8 +227,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	if window > 0 {
 		// The quiet wait's first check, which waits for the page's next
 		// frame, runs now: it can end the navigation window early.
-		drawn = q.readAhead(callCtx)
-		defer q.join()
+		drawn = q.readAhead(callCtx, false)
 	}
 	if err := s.settle(callCtx, t, w, before, res, window, true, drawn); err != nil {
 		return res, err
@@ -717,6 +718,8 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 		}
 	} else if _, err := cdproto.Call(ctx, t.page, input.InsertText, input.InsertTextParams{Text: a.Value}); err != nil {
 		return dispatchError("fill", err)
+	} else {
+		t.inputSent(ctx)
 	}
 	var got string
 	if err := t.callEl(ctx, el, readValueJS, &got); err != nil {
@@ -734,6 +737,17 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 	return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("filled %s but it holds %q, not the value sent", a.Target.Describe(), got),
 		Hint:      "the page rewrote the input (a mask or a length limit?); check it with browser_snapshot",
 		Diagnosis: map[string]any{"failed_check": "value", "expected": a.Value, "actual": got}}
+}
+
+// inputSent notes, for the quiet wait of the action under way, that its
+// input was sent, and starts the wait's first check (with the walk, when
+// a snapshot follows) beside what the action still does: a text input
+// that loads no new page.
+func (t *Tab) inputSent(ctx context.Context) {
+	if q := t.settling; q != nil {
+		q.inputDone()
+		q.readAhead(ctx, true)
+	}
 }
 
 // typeText types text as key presses at the focus (or into the target,
@@ -772,6 +786,9 @@ func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, r
 		if err != nil {
 			return dispatchError("type", err)
 		}
+	}
+	if !strings.ContainsAny(a.Value, "\n\r") {
+		t.inputSent(ctx) // (a line break may submit: the navigation window reads that check)
 	}
 	if el != nil && !keysOnly {
 		var got string

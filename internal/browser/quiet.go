@@ -48,6 +48,7 @@ type quietWatch struct {
 	// ahead, when set, is closed once the first check, read ahead of the
 	// wait (readAhead), is in aheadSt and aheadErr.
 	ahead    chan struct{}
+	drawn    chan bool
 	aheadSt  quietState
 	aheadErr error
 	// walk: a snapshot follows the action, so the page is walked while
@@ -81,22 +82,48 @@ type prewalked struct {
 	mutations int
 	res       walkResult // as the walker returned it: not expanded or masked
 	at        time.Time
+	// reqs is the request table's quiet mark when the walk was asked for:
+	// a request started since may have changed what no mutation reports
+	// (a field's value), so the walk does not stand for the page then.
+	reqs int
 }
 
 // prewalk walks the page (W.prewalk) and returns the quiet state read
 // right after the walk, which stands for the wait's next check.
 func (q *quietWatch) prewalk(ctx context.Context) (quietState, bool) {
-	q.walks++
-	var out struct {
-		Q []any       `json:"q"`
-		W *walkResult `json:"w"`
-		M int         `json:"m"`
-	}
-	budget := min(walkBudget(ctx), prewalkBudget)
-	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(budget), q.t.noPrewalk)
+	var out prewalkOut
+	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(q.prewalkBudget(ctx)), q.t.noPrewalk)
+	reqs := q.t.page.reqs.quietMark()
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, false
 	}
+	q.took(out, reqs)
+	return quietFrom(out.Q), true
+}
+
+// prewalkOut is what W.prewalk gives (and W.quietAfterFrame with a walk):
+// the quiet state after the walk, the walk (nil: none taken) and the
+// document's mutation count it saw. No says no walk was tried (an
+// animation the action started still ran).
+type prewalkOut struct {
+	Q  []any       `json:"q"`
+	W  *walkResult `json:"w"`
+	M  int         `json:"m"`
+	No bool        `json:"no"`
+}
+
+// prewalkBudget is the time a walk during the wait may take.
+func (q *quietWatch) prewalkBudget(ctx context.Context) time.Duration {
+	return min(walkBudget(ctx), prewalkBudget)
+}
+
+// took keeps the walk a prewalk gave, if any, asked for at the request
+// table's quiet mark reqs.
+func (q *quietWatch) took(out prewalkOut, reqs int) {
+	if out.No {
+		return
+	}
+	q.walks++
 	q.walked = nil
 	switch {
 	case out.W == nil: // a document too big for it
@@ -104,15 +131,14 @@ func (q *quietWatch) prewalk(ctx context.Context) (quietState, bool) {
 	case out.W.Stopped > 0:
 		q.t.noPrewalk, q.walks = out.W.Doc, maxPrewalks
 	case out.W.Error == "" && out.W.Doc != "":
-		q.walked = &prewalked{frameID: q.w.frameID, mutations: out.M, res: *out.W}
+		q.walked = &prewalked{frameID: q.w.frameID, mutations: out.M, res: *out.W, reqs: reqs}
 	}
-	return quietFrom(out.Q), true
 }
 
 // walkedAfter is the walk taken during the wait when the document has not
 // changed since, as the wait's last check read it.
 func (q *quietWatch) walkedAfter() *prewalked {
-	if q.walked == nil || q.walked.mutations != q.last {
+	if q.walked == nil || q.walked.mutations != q.last || q.t.page.reqs.quietMark() != q.walked.reqs {
 		return nil
 	}
 	q.walked.at = time.Now()
@@ -120,23 +146,42 @@ func (q *quietWatch) walkedAfter() *prewalked {
 }
 
 // readAhead runs the wait's first check (the one after the page's next
-// frame) now, beside the navigation window; the returned channel yields
-// whether the page drew that frame. The wait takes the check's result
-// instead of reading again, and join waits for it.
-func (q *quietWatch) readAhead(ctx context.Context) <-chan bool {
+// frame) now, beside what the action still does (the navigation window, a
+// fill's read-back); the returned channel yields whether the page drew
+// that frame. The wait takes the check's result instead of reading again,
+// and join waits for it. With walk set, the check walks the page too when
+// a snapshot follows the action (an input that can load no new page: the
+// walk is not thrown away with the document). A second call returns the
+// first one's channel.
+func (q *quietWatch) readAhead(ctx context.Context, walk bool) <-chan bool {
 	if q.mut0 < 0 {
 		return nil
 	}
-	drawn := make(chan bool, 1)
+	if q.ahead != nil {
+		return q.drawn
+	}
+	q.drawn = make(chan bool, 1)
 	q.ahead = make(chan struct{})
+	if walk && q.walk && q.walks < maxPrewalks {
+		// (a request in flight may still change the page in ways no
+		// mutation reports: the walk waits until it is over)
+		_, inflight := q.t.page.reqs.quietSince(q.mark)
+		walk = len(inflight) == 0
+	} else {
+		walk = false
+	}
 	go func() {
 		defer close(q.ahead)
 		cctx, cancel := checkContext(ctx)
 		defer cancel()
-		q.aheadSt, q.aheadErr = q.read(cctx, false, true)
-		drawn <- q.aheadErr == nil && q.aheadSt.framed
+		if walk {
+			q.aheadSt, q.aheadErr = q.readWalking(cctx)
+		} else {
+			q.aheadSt, q.aheadErr = q.read(cctx, false, true)
+		}
+		q.drawn <- q.aheadErr == nil && q.aheadSt.framed
 	}()
-	return drawn
+	return q.drawn
 }
 
 // join waits for a check read ahead, if any.
@@ -147,8 +192,13 @@ func (q *quietWatch) join() {
 }
 
 // inputDone notes that the action's input was sent: the start window runs
-// from here, so the navigation window after it counts too.
-func (q *quietWatch) inputDone() { q.inputAt = time.Now() }
+// from here, so the navigation window after it counts too. Only the first
+// call counts (an action that notes it early, before reading back).
+func (q *quietWatch) inputDone() {
+	if q.inputAt.IsZero() {
+		q.inputAt = time.Now()
+	}
+}
 
 // quietState is what W.quiet() reports: mutations since the observer
 // started, ms since the last one, then the finite animations running that
@@ -175,13 +225,36 @@ func (q *quietWatch) read(ctx context.Context, mark, frame bool) (quietState, er
 	var m []any
 	call := fmt.Sprintf("W.quiet(%t, %q)", mark, probeName)
 	if frame {
-		// (not before quietFramed: the wait would only check again then)
-		call = fmt.Sprintf("W.quietAfterFrame(%q, %d, %d)", probeName, quietStart.Milliseconds(), quietFramed.Milliseconds())
+		call = fmt.Sprintf("W.quietAfterFrame(%q, %d, %d)", probeName, quietStart.Milliseconds(), q.least().Milliseconds())
 	}
 	if _, err := q.w.eval(ctx, call, &m); err != nil {
 		return quietState{}, err
 	}
 	return quietFrom(m), nil
+}
+
+// readWalking is read's check after the next frame with a walk of the
+// page taken right after it (kept as a prewalk).
+func (q *quietWatch) readWalking(ctx context.Context) (quietState, error) {
+	var out prewalkOut
+	call := fmt.Sprintf("W.quietAfterFrame(%q, %d, %d, {opts: %s, skip: %q})", probeName, quietStart.Milliseconds(), q.least().Milliseconds(),
+		walkOpts(q.prewalkBudget(ctx)), q.t.noPrewalk)
+	reqs := q.t.page.reqs.quietMark()
+	if _, err := q.w.eval(ctx, call, &out); err != nil {
+		return quietState{}, err
+	}
+	q.took(out, reqs)
+	return quietFrom(out.Q), nil
+}
+
+// least is how long the check after the next frame waits at the least:
+// until quietFramed after the input (the wait would only check again
+// then).
+func (q *quietWatch) least() time.Duration {
+	if q.inputAt.IsZero() {
+		return quietFramed
+	}
+	return max(quietFramed-time.Since(q.inputAt), 0)
 }
 
 // quietFrom reads the array W.quiet returns.

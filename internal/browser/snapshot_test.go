@@ -269,6 +269,36 @@ func TestSnapshotRedactsURLs(t *testing.T) {
 // check every walk against a whole one: WEBPILOT_WALK_VERIFY): the style
 // of 300 cards changed, one card changed, and changes that no DOM change
 // reports (a rule added to a style sheet, hover, focus, a field's value).
+// A small document is walked whole each time: keeping its walk costs
+// more than walking it. A big one keeps it. (Checked walks keep on every
+// page, so that the suite's small pages check the keeping too: this test
+// turns the checks off.)
+func TestSmallPagesKeepNoWalk(t *testing.T) {
+	t.Setenv("WEBPILOT_WALK_VERIFY", "")
+	e := newEnv(t, browser.Options{})
+	reused := func() int {
+		var n int
+		if err := e.do(func(ctx context.Context, h *browser.Held) error { n = browser.LastReused(h.Tab()); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, c := range []struct {
+		page string
+		keep bool
+	}{{"/act/kinds.html", false}, {"/snap/cards300.html", true}} {
+		e.navigate(c.page)
+		first := e.snapshot(browser.ModeCompact)
+		second := e.snapshot(browser.ModeCompact)
+		if _, b1, _ := strings.Cut(first, "\n"); !strings.HasSuffix(second, b1) {
+			t.Errorf("%s: a second snapshot of an unchanged page differs:\n%s\n---\n%s", c.page, first, second)
+		}
+		if n := reused(); (n > 0) != c.keep {
+			t.Errorf("%s: the second walk took over %d elements; want some: %t", c.page, n, c.keep)
+		}
+	}
+}
+
 func TestWalkTakesOverWhatDidNotChange(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/snap/cards300.html")

@@ -53,6 +53,9 @@ type Tab struct {
 	// noPrewalk is the walker token of a document whose walk did not fit
 	// prewalkBudget: actions on it leave the walk to the snapshot.
 	noPrewalk string
+	// settling is the quiet wait of the action under way (nil between
+	// actions): an input notes there when it was sent (inputSent).
+	settling *quietWatch
 	// collected is the last browser_collect result, for offset pages.
 	collected *collectEntry
 	// consoleView is the last browser_console listing, for offset pages.

@@ -774,17 +774,34 @@
   let incOff = false; // the document is too big to keep a walk of
   let extOut = null; // the walk's out while it runs (labelName marks ext)
   let recs = [], recOver = false, incObserver = null, hits = [];
-  const watched = new WeakSet();
+  let watched = new WeakSet();
   const OBS = { subtree: true, childList: true, attributes: true, characterData: true };
   const MAX_RECS = 20000, MAX_INC = 60000, MAX_STRS = 20000;
+  // MIN_INC: a document with fewer elements is walked whole, keeping
+  // nothing: its walk costs less than the keeping (tests keep anyway).
+  const MIN_INC = 600;
+  const HIT_EVENTS = ["load", "error", "scroll"];
+  const onHit = (e) => { if (hits.length < 2000) hits.push(e.target); else recOver = true; };
   function watchRoot(root) {
     if (incObserver && !watched.has(root)) { watched.add(root); incObserver.observe(root, OBS); }
   }
   function startWatch() {
     incObserver = new MutationObserver((rs) => { if (recs.length + rs.length > MAX_RECS) recOver = true; else for (const r of rs) recs.push(r); });
     incObserver.observe(document, OBS);
-    const hit = (e) => { if (hits.length < 2000) hits.push(e.target); else recOver = true; };
-    for (const k of ["load", "error", "scroll"]) document.addEventListener(k, hit, true);
+    for (const k of HIT_EVENTS) document.addEventListener(k, onHit, true);
+  }
+  // stopWatch forgets what was kept and stops watching for changes.
+  function stopWatch() {
+    if (incObserver) incObserver.disconnect();
+    for (const k of HIT_EVENTS) document.removeEventListener(k, onHit, true);
+    incObserver = null;
+    incState = null;
+    cache = new WeakMap();
+    controls = new Map();
+    watched = new WeakSet();
+    recs = [];
+    recOver = false;
+    hits = [];
   }
   // up is the element a node is walked under (its slot, its shadow host).
   const up = (n) => n.assignedSlot || n.parentElement || (n.parentNode && n.parentNode.host) || null;
@@ -1101,7 +1118,9 @@
       items = r === null ? [] : r.block || r.inline !== undefined ? (r.items || (r.text ? [{ t: norm(r.text) }] : [])) : [r];
     } else {
       const whole = opts && opts.whole;
-      const inc = whole ? null : prepare(out, modal);
+      const small = !whole && !(opts && opts.verify) && document.getElementsByTagName("*").length < MIN_INC;
+      if (small && incObserver) stopWatch();
+      const inc = whole || small ? null : prepare(out, modal);
       if (inc && !inc.whole) {
         // listener probe answers that changed: those elements walk again
         const prev = incState;
@@ -1432,13 +1451,22 @@
   }
 
   // quietAfterFrame is quiet(false, probe) once frame(cap) has resolved and
-  // at least least ms have passed, with whether a frame was drawn.
-  const quietAfterFrame = (probe, cap, least) => {
+  // at least least ms have passed, with whether a frame was drawn. With
+  // walk (prewalk's opts and skip), the page is walked then too, unless an
+  // animation the action started still runs: {q, w, m} as prewalk gives.
+  const quietAfterFrame = (probe, cap, least, walk) => {
     const t0 = performance.now();
     return frame(cap).then((drawn) => {
       const rest = (least || 0) - (performance.now() - t0);
       return rest >= 1 ? new Promise((done) => setTimeout(() => done(drawn), rest)) : drawn;
-    }).then((drawn) => { const r = quiet(false, probe); r.push(drawn); return r; });
+    }).then((drawn) => {
+      let r = quiet(false, probe);
+      if (!walk) { r.push(drawn); return r; }
+      if (r[2] > 0) { r.push(drawn); return { q: r, w: null, m: r[0], no: true }; }
+      r = prewalk(walk.opts, walk.skip);
+      r.q.push(drawn);
+      return r;
+    });
   };
 
   const known = (el) => ids.get(el) || 0;
