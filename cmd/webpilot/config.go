@@ -44,6 +44,7 @@ type Config struct {
 	ActionTimeout  time.Duration
 	NavTimeout     time.Duration
 	AllowedOrigins []string
+	CDPAllow       []string // browser_cdp's allow-list (nil: browser.DefaultCDPAllow)
 	BlockedOrigins []string
 	DialogPolicy   string // ask, accept, dismiss
 	NoRedact       bool   // network output shows credentials as they are
@@ -236,6 +237,15 @@ func configKeys() []configKey {
 		{name: "action-timeout", def: "10s", usage: "how long an action waits for its element", set: dur(func(c *Config) *time.Duration { return &c.ActionTimeout }), get: func(c *Config) any { return c.ActionTimeout.String() }},
 		{name: "nav-timeout", def: "30s", usage: "how long a navigation waits for the load", set: dur(func(c *Config) *time.Duration { return &c.NavTimeout }), get: func(c *Config) any { return c.NavTimeout.String() }},
 		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all): example.com, *.example.com, example.com:8080, https://example.com; \"file://\" allows local files, \"data:\" data: pages", set: origins(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }, given: true},
+		{name: "cdp-allow", usage: "comma-separated CDP domains (DOM) and methods (Page.printToPDF) browser_cdp may send, replacing the default list (" + strings.Join(browser.DefaultCDPAllow, ",") + ")", set: func(c *Config, v string) error {
+			if err := list(func(c *Config) *[]string { return &c.CDPAllow })(c, v); err != nil {
+				return err
+			}
+			if len(c.CDPAllow) == 0 {
+				return fmt.Errorf("%q names no CDP domain: give at least one, or leave the setting out", v)
+			}
+			return browser.CheckCDPAllow(c.CDPAllow)
+		}, get: func(c *Config) any { return c.CDPAllow }, given: true},
 		{name: "blocked-origins", usage: "comma-separated origins or hosts that may not be opened (same forms as --allowed-origins)", set: origins(func(c *Config) *[]string { return &c.BlockedOrigins }), get: func(c *Config) any { return c.BlockedOrigins }, given: true},
 		{name: "output-dir", usage: "where large artifacts (full-page screenshots) are saved (default: webpilot-output in the temp dir)", set: str(func(c *Config) *string { return &c.OutputDir }), get: func(c *Config) any { return c.OutputDir }},
 		{name: "recipes", usage: "the folder of your recipes (default: webpilot/recipes in the user config dir); a project's ./.webpilot/recipes is used too once trusted (webpilot recipe trust)", set: str(func(c *Config) *string { return &c.Recipes }), get: func(c *Config) any { return c.Recipes }},

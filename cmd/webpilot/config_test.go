@@ -111,20 +111,22 @@ func TestConfigPrecedence(t *testing.T) {
 
 // The tool profile and caps come from flag, environment or file like every
 // key, and choose the tools the server lists.
-// An origin policy switches browser_eval off unless eval is switched on by
-// name: page code can send requests to any origin.
+// An origin policy switches browser_eval and browser_cdp off unless they
+// are switched on by name: page code and raw CDP can send requests to any
+// origin.
 func TestOriginPolicyTurnsEvalOff(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		args     []string
-		evalOn   bool
-		wantNote bool
+		name          string
+		args          []string
+		evalOn, cdpOn bool
+		note          string // what the note names ("": no note)
 	}{
-		{"no policy", nil, true, false},
-		{"allowed origins", []string{"--allowed-origins=example.com"}, false, true},
-		{"blocked origins, other caps", []string{"--blocked-origins=evil.test", "--caps=-tabs"}, false, true},
-		{"policy and +eval", []string{"--allowed-origins=example.com", "--caps=+eval"}, true, false},
-		{"policy, +eval then -eval", []string{"--allowed-origins=example.com", "--caps=+eval,-eval"}, false, true},
+		{"no policy", []string{"--profile=full"}, true, true, ""},
+		{"allowed origins", []string{"--profile=full", "--allowed-origins=example.com"}, false, false, "browser_eval and browser_cdp are off"},
+		{"blocked origins, other caps", []string{"--profile=full", "--blocked-origins=evil.test", "--caps=-tabs"}, false, false, "--caps +eval,+cdp"},
+		{"policy and +eval", []string{"--profile=full", "--allowed-origins=example.com", "--caps=+eval"}, true, false, "browser_cdp is off"},
+		{"policy, +eval and +cdp", []string{"--profile=full", "--allowed-origins=example.com", "--caps=+eval,+cdp"}, true, true, ""},
+		{"policy, +eval then -eval", []string{"--allowed-origins=example.com", "--caps=+eval,-eval"}, false, false, "browser_eval and browser_cdp are off"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := mustLoad(t, c.args, nil, "")
@@ -136,8 +138,11 @@ func TestOriginPolicyTurnsEvalOff(t *testing.T) {
 			if got := slices.Contains(sel.Names(), "browser_eval"); got != c.evalOn {
 				t.Errorf("browser_eval active = %v with caps %q", got, caps)
 			}
-			if (note != "") != c.wantNote {
-				t.Errorf("note %q", note)
+			if got := slices.Contains(sel.Names(), "browser_cdp"); got != c.cdpOn {
+				t.Errorf("browser_cdp active = %v with caps %q", got, caps)
+			}
+			if (note == "") != (c.note == "") || !strings.Contains(note, c.note) {
+				t.Errorf("note %q, want one saying %q", note, c.note)
 			}
 		})
 	}
@@ -156,11 +161,11 @@ func TestConfigTools(t *testing.T) {
 	}{
 		// The core profile leaves browser_network and browser_download
 		// and browser_console (groups network, downloads, console) and browser_handoff (handoff) out.
-		{"defaults", nil, nil, "", "core", "", "default", []string{"browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_save"}},
+		{"defaults", nil, nil, "", "core", "", "default", []string{"browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp"}},
 		{"flags", []string{"--profile=full", "--caps=-screenshot,-dialogs"}, nil, "", "full", "-screenshot,-dialogs", "flag", []string{"browser_screenshot", "browser_dialog"}},
 		{"env", nil, map[string]string{"WEBPILOT_PROFILE": "Full", "WEBPILOT_CAPS": "-tabs"}, "", "full", "-tabs", "env", []string{"browser_tabs"}},
-		{"file", nil, nil, `{"profile": "core", "caps": "-forms"}`, "core", "-forms", "file", []string{"browser_fill_form", "browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_save"}},
-		{"flag over env", []string{"--caps=+tabs"}, map[string]string{"WEBPILOT_CAPS": "-tabs"}, "", "core", "+tabs", "flag", []string{"browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_save"}},
+		{"file", nil, nil, `{"profile": "core", "caps": "-forms"}`, "core", "-forms", "file", []string{"browser_fill_form", "browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp"}},
+		{"flag over env", []string{"--caps=+tabs"}, map[string]string{"WEBPILOT_CAPS": "-tabs"}, "", "core", "+tabs", "flag", []string{"browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := mustLoad(t, c.args, c.env, c.file)
@@ -407,5 +412,38 @@ func TestTraceSetting(t *testing.T) {
 	}
 	if c := mustLoad(t, []string{"--trace", "/tmp/t"}, nil, ""); c.Trace != "/tmp/t" || c.Sources["trace"] != "flag" {
 		t.Errorf("--trace: %q from %s", c.Trace, c.Sources["trace"])
+	}
+}
+
+// --cdp-allow comes from flag, environment or file like every key;
+// naming a domain that is never sent, or nothing, stops the start.
+func TestConfigCDPAllow(t *testing.T) {
+	if c := mustLoad(t, nil, nil, ""); c.CDPAllow != nil || policyOptions(c).CDPAllow != nil {
+		t.Errorf("default CDPAllow = %v, want nil (the default list)", c.CDPAllow)
+	}
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		file string
+	}{
+		{[]string{"--cdp-allow=DOM, Page.printToPDF"}, nil, ""},
+		{nil, map[string]string{"WEBPILOT_CDP_ALLOW": "DOM,Page.printToPDF"}, ""},
+		{nil, nil, `{"cdp_allow": "DOM,Page.printToPDF"}`},
+	} {
+		cfg := mustLoad(t, c.args, c.env, c.file)
+		if got := policyOptions(cfg).CDPAllow; !slices.Equal(got, []string{"DOM", "Page.printToPDF"}) {
+			t.Errorf("%v %v %s: CDPAllow = %v", c.args, c.env, c.file, got)
+		}
+	}
+	for arg, want := range map[string]string{
+		"--cdp-allow=DOM,Target":               "Target is never sent",
+		"--cdp-allow=Fetch.enable":             "Fetch.enable is never sent",
+		"--cdp-allow=,":                        "names no CDP domain",
+		"--cdp-allow=DOM.get.Document":         "is not a CDP domain",
+		"--cdp-allow=Page.setDownloadBehavior": "never sent",
+	} {
+		if _, err := load(t, []string{arg}, nil, ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", arg, err, want)
+		}
 	}
 }

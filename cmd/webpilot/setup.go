@@ -258,14 +258,16 @@ func policyOptions(cfg *Config) browser.PolicyOptions {
 		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
 		DialogPolicy:   cfg.DialogPolicy,
 		NoRedact:       cfg.NoRedact,
+		CDPAllow:       cfg.CDPAllow,
 	}
 }
 
 // effectiveCaps are the caps the tools are selected with: cfg's, and, when
-// an origin policy is set (--allowed-origins, --blocked-origins) and eval
-// was not switched on by name, -eval: the policy governs the documents the
-// tab opens, while code run in a page can send requests anywhere, so eval
-// would be a way around it. note says so ("" when nothing was added).
+// an origin policy is set (--allowed-origins, --blocked-origins), -eval and
+// -cdp for those of them not switched on by name: the policy governs the
+// documents the tab opens, while code run in a page (or raw CDP) can send
+// requests anywhere, so they would be a way around it. note says so (""
+// when nothing was added).
 func effectiveCaps(cfg *Config) (caps, note string) {
 	caps = cfg.Caps
 	if len(cfg.AllowedOrigins) == 0 && len(cfg.BlockedOrigins) == 0 {
@@ -275,18 +277,36 @@ func effectiveCaps(cfg *Config) (caps, note string) {
 	if err != nil {
 		return caps, "" // Select reports it
 	}
-	for i := len(parsed) - 1; i >= 0; i-- {
-		if parsed[i].Group == tools.GroupEval {
-			if parsed[i].On {
-				return caps, ""
+	named := func(g tools.Group) bool {
+		for i := len(parsed) - 1; i >= 0; i-- {
+			if parsed[i].Group == g {
+				return parsed[i].On
 			}
-			break
 		}
+		return false
+	}
+	var off, names []string
+	for _, g := range []struct {
+		group tools.Group
+		tool  string
+	}{{tools.GroupEval, "browser_eval"}, {tools.GroupCDP, "browser_cdp"}} {
+		if !named(g.group) {
+			off = append(off, "-"+string(g.group))
+			names = append(names, g.tool)
+		}
+	}
+	if len(off) == 0 {
+		return caps, ""
 	}
 	if caps != "" {
 		caps += ","
 	}
-	return caps + "-eval", "browser_eval is off: an origin policy is set, and code run in a page can send requests to any origin; --caps +eval switches it on anyway"
+	verb, them := " is", "it"
+	if len(names) > 1 {
+		verb, them = " are", "them"
+	}
+	return caps + strings.Join(off, ","), strings.Join(names, " and ") + verb + " off: an origin policy is set, and code run in a page (or raw CDP) can send requests to any origin; --caps " +
+		strings.ReplaceAll(strings.Join(off, ","), "-", "+") + " switches " + them + " on anyway"
 }
 
 // close shuts the browser down and closes the log.

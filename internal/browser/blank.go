@@ -17,8 +17,12 @@ import (
 // own isolated world and tested in Go by the call's masker: no secret is
 // sent to the page. Frames' documents are not searched.
 
-// secretBox is a box to blank, in page CSS pixels.
-type secretBox struct{ x, y, w, h float64 }
+// secretBox is a box to blank, in page CSS pixels; dots says it is a
+// password field's, which the page draws as dots.
+type secretBox struct {
+	x, y, w, h float64
+	dots       bool
+}
 
 // Bounds of the search for shown secrets: text nodes and characters read.
 const (
@@ -33,9 +37,9 @@ const shownValuesJS = `(() => {
   const out = [], sx = scrollX, sy = scrollY;
   let nodes = 0, chars = 0;
   const box = (r) => ({X: r.left + sx, Y: r.top + sy, W: r.width, H: r.height});
-  const add = (v, r) => {
+  const add = (v, r, dots) => {
     if (!v || r.width < 1 || r.height < 1 || nodes >= ` + "MAXN" + ` || chars + v.length > ` + "MAXC" + `) return;
-    nodes++; chars += v.length; out.push({V: v, ...box(r)});
+    nodes++; chars += v.length; out.push({V: v, D: !!dots, ...box(r)});
   };
   const visit = (root) => {
     const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
@@ -49,7 +53,7 @@ const shownValuesJS = `(() => {
       }
       if (n.shadowRoot) visit(n.shadowRoot);
       const tag = n.tagName;
-      if (tag === "INPUT" || tag === "TEXTAREA") add(n.value, n.getBoundingClientRect());
+      if (tag === "INPUT" || tag === "TEXTAREA") add(n.value, n.getBoundingClientRect(), n.type === "password");
       else if (tag === "SELECT") add(Array.from(n.selectedOptions, (o) => o.text).join(" "), n.getBoundingClientRect());
       else if (n.isContentEditable && !(n.parentElement && n.parentElement.isContentEditable)) add(n.innerText, n.getBoundingClientRect());
     }
@@ -71,6 +75,7 @@ func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
 	}
 	var shown []struct {
 		V          string
+		D          bool
 		X, Y, W, H float64
 	}
 	js := strings.NewReplacer("MAXN", strconv.Itoa(maxSecretNodes), "MAXC", strconv.Itoa(maxSecretChars)).Replace(shownValuesJS)
@@ -80,7 +85,7 @@ func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
 	var boxes []secretBox
 	for _, s := range shown {
 		if mask(s.V) != s.V {
-			boxes = append(boxes, secretBox{x: s.X, y: s.Y, w: s.W, h: s.H})
+			boxes = append(boxes, secretBox{x: s.X, y: s.Y, w: s.W, h: s.H, dots: s.D})
 		}
 	}
 	return boxes, nil

@@ -26,6 +26,7 @@ type PolicyOptions struct {
 	OutputMaxBytes int64
 	DialogPolicy   string
 	NoRedact       bool
+	CDPAllow       []string // nil: DefaultCDPAllow
 }
 
 // Policy is a compiled PolicyOptions: the origin rules parsed and the
@@ -59,9 +60,13 @@ func policyKey(o PolicyOptions) string {
 		slices.Sort(v)
 		return strings.Join(v, ",")
 	}
-	return fmt.Sprintf("a=%s|n=%s|allow=%s|block=%s|file=%t|out=%s|max=%d|dialog=%s|noredact=%t",
+	cdp := "default"
+	if o.CDPAllow != nil {
+		cdp = "[" + sorted(o.CDPAllow) + "]"
+	}
+	return fmt.Sprintf("a=%s|n=%s|allow=%s|block=%s|file=%t|out=%s|max=%d|dialog=%s|noredact=%t|cdp=%s",
 		o.ActionTimeout, o.NavTimeout, sorted(o.AllowedOrigins), sorted(o.BlockedOrigins), o.AllowFileURLs,
-		o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact)
+		o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact, cdp)
 }
 
 // withDefaults fills o's zero values from the DESIGN.md defaults.

@@ -16,12 +16,13 @@ func TestZZWalkTime(t *testing.T) {
 	if page == "" {
 		page = "/basic.html"
 	}
-	call := fmt.Sprintf(`(() => { const o=JSON.parse(%q); const z=performance.now(); document.body.offsetHeight; for (const el of document.querySelectorAll('*')) getComputedStyle(el).display; const a=performance.now(); W.snapshot(null,o); const b=performance.now(); const zz1=globalThis.__zzt; W.snapshot(null,o); const c=performance.now(); for(let i=0;i<10;i++) W.snapshot(null,o); const d=performance.now(); return [zz1, a-z, b-a, c-b, (d-c)/10]; })()`, os.Getenv("ZZOPTS"))
+	pre := os.Getenv("ZZPRE")
+	call := fmt.Sprintf(`(async () => { const o=JSON.parse(%q); W.snapshot(null,o); %s; await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))); const a=performance.now(); W.snapshot(null,o); const b=performance.now(); o.whole=true; W.snapshot(null,o); const c=performance.now(); return [b-a, c-b]; })()`, os.Getenv("ZZOPTS"), pre)
 	for i := 0; i < 5; i++ {
 		e.navigate(page)
 		_ = e.do(func(ctx context.Context, h *browser.Held) error {
 			v, err := browser.ZZEval(ctx, h.Tab(), call)
-			fmt.Println("first, second, avg-after:", v, err)
+			fmt.Println("inc after change, whole:", v, err)
 			return nil
 		})
 	}

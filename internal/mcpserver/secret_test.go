@@ -147,6 +147,10 @@ func TestSecretsNeverShown(t *testing.T) {
 	if !strings.Contains(out, "<secret:PW>") {
 		t.Errorf("the fill's read-back does not name the secret: %s", out)
 	}
+	// A password field prints as dots: the page prints.
+	if out := do("browser_pdf", nil); !strings.Contains(out, "PDF of \"Sign in\"") {
+		t.Errorf("browser_pdf with the secret in a password field: %s", out)
+	}
 	do("browser_snapshot", map[string]any{"mode": "full"})
 	do("browser_read", map[string]any{"what": "value", "selector": "#pw"})
 	for _, expr := range []string{"document.getElementById('pw').value", "encodeURIComponent(document.getElementById('pw').value)",
@@ -335,6 +339,14 @@ func TestSecretsNeverPartlyShown(t *testing.T) {
 				t.Fatalf("pixel %d,%d of the field holding the secret is %d,%d,%d, not blanked", x, y, r>>8, g>>8, b>>8)
 			}
 		}
+	}
+	// A PDF cannot be painted over: it is refused while the page shows
+	// the secret. Raw CDP's results are masked like every result.
+	if out := do("browser_pdf", nil); !strings.Contains(out, "INVALID_ARGUMENT") || !strings.Contains(out, "declared secret") {
+		t.Errorf("browser_pdf of a page showing a secret:\n%s", out)
+	}
+	if out := do("browser_cdp", map[string]any{"method": "Runtime.evaluate", "params": map[string]any{"expression": `document.getElementById("tok").value`, "returnByValue": true}}); !strings.Contains(out, "<secret:TOKEN>") {
+		t.Errorf("browser_cdp reading the field:\n%s", out)
 	}
 	// Any 6 characters of the secret, in either case, anywhere.
 	var parts []string

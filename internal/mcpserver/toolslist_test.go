@@ -54,10 +54,12 @@ var wantTools = map[string][]string{
 	"recipe_list":        nil,         // full profile
 	"recipe_run":         {"name"},    // full profile
 	"recipe_save":        {"name"},    // full profile
+	"browser_pdf":        nil,         // full profile
+	"browser_cdp":        {"method"},  // full profile
 }
 
 // fullOnly are the tools of the full profile that the core one leaves out.
-var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff", "recipe_list", "recipe_run", "recipe_save"}
+var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp"}
 
 // Instructions name every shared argument.
 func TestInstructionsDescribeSharedArgs(t *testing.T) {

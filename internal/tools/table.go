@@ -26,6 +26,8 @@ const (
 	GroupConsole    Group = "console"    // browser_console
 	GroupHandoff    Group = "handoff"    // browser_handoff: the user takes over a tab
 	GroupRecipes    Group = "recipes"    // recipe_list, recipe_run, recipe_save
+	GroupPDF        Group = "pdf"        // browser_pdf (full profile)
+	GroupCDP        Group = "cdp"        // browser_cdp: raw CDP, allow-listed (full profile)
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -54,6 +56,8 @@ func Table() []Tool {
 		recipeListTool,
 		recipeRunTool,
 		recipeSaveTool,
+		pdfTool,
+		cdpTool,
 	}
 }
 

@@ -1,0 +1,52 @@
+package mcpserver_test
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// browser_pdf and browser_cdp through the server (full profile): the PDF's
+// reply names the file, its size and pages; raw CDP answers with the
+// method's result, and refuses what it may not send with the allow-list.
+func TestPDFAndCDPTools(t *testing.T) {
+	out := t.TempDir()
+	cs := netClient(t, browser.Options{OutputDir: out})
+	ctx := backendtest.Context(t, 60*time.Second)
+	base := netServer(t)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/pdf/three.html", "snapshot": "none"})
+	reply := mustCall(t, ctx, cs, "browser_pdf", map[string]any{"paper": "a4", "landscape": true})
+	m := regexp.MustCompile(`(?s)^PDF of "Three pages" \(http://\S+/pdf/three\.html\): 3 pages, \d+ KB, a4 landscape\nSaved to (\S+\.pdf)$`).FindStringSubmatch(reply)
+	if m == nil {
+		t.Fatalf("browser_pdf reply:\n%s", reply)
+	}
+	if b, err := os.ReadFile(m[1]); err != nil || !strings.HasPrefix(string(b), "%PDF-") || !strings.HasPrefix(m[1], out) {
+		t.Errorf("the saved PDF %s: %v", m[1], err)
+	}
+	reply = mustCall(t, ctx, cs, "browser_cdp", map[string]any{"method": "Runtime.evaluate", "params": map[string]any{"expression": "document.title", "returnByValue": true}})
+	if !strings.HasPrefix(reply, "Runtime.evaluate on "+base+"/pdf/three.html\n") || !strings.Contains(reply, `"value":"Three pages"`) {
+		t.Errorf("browser_cdp reply:\n%s", reply)
+	}
+	body := mustFail(t, ctx, cs, "browser_cdp", map[string]any{"method": "Target.createTarget", "params": map[string]any{"url": "about:blank"}}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, "never sent") {
+		t.Errorf("Target.createTarget: %+v", body.Error)
+	}
+	body = mustFail(t, ctx, cs, "browser_pdf", map[string]any{"paper": "napkin"}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, "napkin") {
+		t.Errorf("paper napkin: %+v", body.Error)
+	}
+	// A result longer than the inline limit is cut, and saved whole.
+	reply = mustCall(t, ctx, cs, "browser_cdp", map[string]any{"method": "Runtime.evaluate", "params": map[string]any{"expression": "'x'.repeat(50000)", "returnByValue": true}})
+	saved := regexp.MustCompile(`the whole is saved to (\S+\.json)`).FindStringSubmatch(reply)
+	if saved == nil || len(reply) > browser.MaxCDPChars+500 {
+		t.Fatalf("a 50,000-character result: %d chars, %.300s", len(reply), reply)
+	}
+	if b, err := os.ReadFile(saved[1]); err != nil || !strings.Contains(string(b), strings.Repeat("x", 50000)) {
+		t.Errorf("the saved result %s: %v", saved[1], err)
+	}
+}
