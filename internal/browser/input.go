@@ -37,6 +37,8 @@ type Action struct {
 	// the page is walked while its DOM changes settle, and the snapshot
 	// takes that walk when the page has not changed since.
 	SnapshotNext bool
+	// Mouse is the gesture of kind MouseKind (browser_mouse).
+	Mouse *MouseInput
 }
 
 // ActionResult says what ran and what changed.
@@ -52,7 +54,9 @@ type ActionResult struct {
 	Title      string `json:"title"`
 	Navigated  bool   `json:"navigated,omitempty"`
 	Scrolled   bool   `json:"scrolled,omitempty"`
-	Note       string `json:"note,omitempty"`
+	// Point is what was at a mouse gesture's point (MouseKind).
+	Point *PointHit `json:"point,omitempty"`
+	Note  string    `json:"note,omitempty"`
 	// Busy says the wait after the input ended at a bound, and what was
 	// still going on then (requests, animations, DOM changes); it is in
 	// Note too.
@@ -154,7 +158,15 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 
-	if !slices.Contains(actionKinds, a.Kind) {
+	if a.Kind == MouseKind {
+		if a.Mouse == nil || !a.Target.Empty() {
+			return nil, &Error{Code: CodeInvalidArgument, Message: "a mouse action takes a point, not a target", Hint: "use browser_mouse with x and y"}
+		}
+		if err := a.Mouse.check(); err != nil {
+			return nil, err
+		}
+		a.InputMode = InputCDP
+	} else if !slices.Contains(actionKinds, a.Kind) {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown action %q", a.Kind), Hint: "use one of " + strings.Join(actionKinds, ", ")}
 	}
 	if a.Kind == "clear" && a.Value != "" {
@@ -178,7 +190,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	}
 	var el *element
 	var err error
-	if needsTarget(a.Kind) || !a.Target.Empty() {
+	if a.Kind != MouseKind && (needsTarget(a.Kind) || !a.Target.Empty()) {
 		el, err = t.locate(callCtx, a.Target)
 		if err != nil {
 			return nil, err
@@ -211,6 +223,8 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	t.settling = q
 	defer func() { t.settling = nil; q.join() }()
 	switch {
+	case a.Kind == MouseKind:
+		err = s.mouseAction(ctx, t, a.Mouse, res)
 	case a.InputMode == InputDOM && a.Kind != "check" && a.Kind != "uncheck":
 		err = s.domAction(ctx, t, el, a, res)
 	case a.Kind == "click" || a.Kind == "dblclick" || a.Kind == "right_click" || a.Kind == "hover":
@@ -427,6 +441,10 @@ func navWindow(a Action, res *ActionResult) time.Duration {
 	switch a.Kind {
 	case "hover", "focus", "scroll", "fill", "clear":
 		return 0
+	case MouseKind:
+		if a.Mouse.Action == "move" || a.Mouse.Action == "wheel" {
+			return 0
+		}
 	case "type":
 		if !strings.ContainsAny(a.Value, "\n\r") {
 			return 0

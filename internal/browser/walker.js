@@ -1283,6 +1283,31 @@
 
   const ACTABLE = new Set([...WIDGET, "option"]);
 
+  // at is what is at the point (x, y) of the viewport: the innermost
+  // element there (through open shadow roots), or rather the nearest one
+  // holding it that a user acts on (a widget, a link, a labelled control),
+  // as hit gives it, with the viewport's size; in: the element is a frame.
+  // Null outside the viewport or over nothing.
+  function at(x, y) {
+    const vw = document.documentElement.clientWidth || innerWidth, vh = document.documentElement.clientHeight || innerHeight;
+    const out = { vw, vh, doc, h: null };
+    if (x < 0 || y < 0 || x >= vw || y >= vh) return out;
+    let el = document.elementFromPoint(x, y);
+    for (let depth = 0; el && el.shadowRoot && depth < 32; depth++) {
+      const inner = el.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === el) break;
+      el = inner;
+    }
+    if (!el) return out;
+    let a = el;
+    for (let e = el; e && e.nodeType === 1; e = up(e)) {
+      if (ACTABLE.has(roleOf(e, e.tagName.toUpperCase()))) { a = e; break; }
+    }
+    out.h = hit(a);
+    out.in = a.tagName === "IFRAME" || a.tagName === "FRAME";
+    return out;
+  }
+
   // query finds the elements a locator names under root (the document when
   // null): {text} matches the innermost elements whose text (or a button
   // input's value) matches; {role, name} matches computed roles and
@@ -1576,7 +1601,7 @@
 
   globalThis.__webpilot = {
     snapshot: S, prewalk, walkUnless, get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
-    query: Q, find, idOf, hit: entry(hit, false), quiet, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
+    query: Q, find, idOf, hit: entry(hit, false), at: entry(at, false), quiet, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
   };
   return globalThis.__webpilot;
 })()

@@ -50,3 +50,24 @@ func TestPDFAndCDPTools(t *testing.T) {
 		t.Errorf("the saved result %s: %v", saved[1], err)
 	}
 }
+
+// browser_mouse through the server: the reply says what was at the point,
+// and the diff shows what the click changed.
+func TestMouseTool(t *testing.T) {
+	cs := netClient(t, browser.Options{})
+	ctx := backendtest.Context(t, 60*time.Second)
+	base := netServer(t)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/mouse/pad.html"})
+	reply := mustCall(t, ctx, cs, "browser_mouse", map[string]any{"action": "click", "x": 100, "y": 60})
+	if !regexp.MustCompile(`^mouse click at 100,60 on button "Save" \(e\d+\): dispatched\n`).MatchString(reply) || !strings.Contains(reply, "saved 1") {
+		t.Errorf("browser_mouse click reply:\n%s", reply)
+	}
+	reply = mustCall(t, ctx, cs, "browser_mouse", map[string]any{"action": "drag", "x": 50, "y": 370, "to_x": 240, "to_y": 370, "snapshot": "none"})
+	if !strings.HasPrefix(reply, "mouse drag at 50,370 to 240,370 onto ") || strings.Contains(reply, "\n#") {
+		t.Errorf("browser_mouse drag reply:\n%s", reply)
+	}
+	body := mustFail(t, ctx, cs, "browser_mouse", map[string]any{"action": "click", "x": 99999, "y": 1}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, "outside the viewport") {
+		t.Errorf("a point outside: %+v", body.Error)
+	}
+}

@@ -47,19 +47,20 @@ var wantTools = map[string][]string{
 	"browser_frames":     nil,
 	"browser_collect":    nil,
 	"browser_flow":       {"steps"},
-	"browser_network":    nil,         // full profile
-	"browser_download":   nil,         // full profile
-	"browser_console":    nil,         // full profile
-	"browser_handoff":    {"message"}, // full profile
-	"recipe_list":        nil,         // full profile
-	"recipe_run":         {"name"},    // full profile
-	"recipe_save":        {"name"},    // full profile
-	"browser_pdf":        nil,         // full profile
-	"browser_cdp":        {"method"},  // full profile
+	"browser_network":    nil,                  // full profile
+	"browser_download":   nil,                  // full profile
+	"browser_console":    nil,                  // full profile
+	"browser_handoff":    {"message"},          // full profile
+	"recipe_list":        nil,                  // full profile
+	"recipe_run":         {"name"},             // full profile
+	"recipe_save":        {"name"},             // full profile
+	"browser_pdf":        nil,                  // full profile
+	"browser_cdp":        {"method"},           // full profile
+	"browser_mouse":      {"action", "x", "y"}, // full profile
 }
 
 // fullOnly are the tools of the full profile that the core one leaves out.
-var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp"}
+var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse"}
 
 // Instructions name every shared argument.
 func TestInstructionsDescribeSharedArgs(t *testing.T) {

@@ -156,6 +156,13 @@ func describeAction(in ActionIn, res *browser.ActionResult) *resultText {
 	if res.ExpectMet {
 		b.printf("; expect met")
 	}
+	actionNotes(b, res)
+	return b
+}
+
+// actionNotes are the notes of an action's result: expect, navigation,
+// downloads, console errors, notes, new tabs.
+func actionNotes(b *resultText, res *browser.ActionResult) {
 	if res.ExpectFailed != "" {
 		b.note("Expect NOT met: %s", browser.Echo(res.ExpectFailed))
 	}
@@ -172,7 +179,6 @@ func describeAction(in ActionIn, res *browser.ActionResult) *resultText {
 	for _, t := range res.NewTabs {
 		b.note("Opened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
 	}
-	return b
 }
 
 // consoleText lists the console errors an action caused; its first line

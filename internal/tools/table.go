@@ -28,6 +28,7 @@ const (
 	GroupRecipes    Group = "recipes"    // recipe_list, recipe_run, recipe_save
 	GroupPDF        Group = "pdf"        // browser_pdf (full profile)
 	GroupCDP        Group = "cdp"        // browser_cdp: raw CDP, allow-listed (full profile)
+	GroupMouse      Group = "mouse"      // browser_mouse: input at coordinates (full profile)
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -58,6 +59,7 @@ func Table() []Tool {
 		recipeSaveTool,
 		pdfTool,
 		cdpTool,
+		mouseTool,
 	}
 }
 
