@@ -166,6 +166,11 @@ func (s *Session) releaseTab(ctx context.Context, t *Tab) error {
 	if !t.alive() {
 		return nil
 	}
+	if !s.emulation.Empty() {
+		// (the user's tab goes back as it was: what the session emulated
+		// is reset before its debugger lets go)
+		_ = t.applyEmulation(ctx, Emulation{})
+	}
 	b, err := s.binder()
 	if err != nil {
 		return err

@@ -238,6 +238,18 @@ func (m *Manager) Lookup(name string) (*Session, bool) {
 	return s, ok
 }
 
+// Emulating describes what the named session emulates (browser_emulate),
+// one setting per item; nil when nothing, or no such session.
+func (m *Manager) Emulating(name string) []string {
+	s, ok := m.Lookup(name)
+	if !ok {
+		return nil
+	}
+	s.noteMu.Lock()
+	defer s.noteMu.Unlock()
+	return s.emulating
+}
+
 // SessionNames lists the sessions that exist, sorted.
 func (m *Manager) SessionNames() []string {
 	m.mu.Lock()
@@ -392,12 +404,17 @@ type Session struct {
 
 	// lastFlow is the last browser_flow that ran to its end (recipe_save).
 	lastFlow *FlowRecord
+	// emulation is what browser_emulate set for the session's tabs.
+	emulation Emulation
 
 	// note is for the session's next call (SetBackend); label names the
 	// client it works for (SetLabel). noteMu guards both.
 	noteMu sync.Mutex
 	note   string
 	label  string
+	// emulating describes the session's emulation for browser_status,
+	// which holds nothing (guarded by noteMu; set by Emulate).
+	emulating []string
 	shown  string // SetShown
 }
 

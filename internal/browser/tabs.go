@@ -198,6 +198,12 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 	if local {
 		t.saveDownloads(ctx, s.pol)
 	}
+	if !s.emulation.Empty() {
+		// (a tab that joins the session looks like the others to its page)
+		if err := t.applyEmulation(ctx, s.emulation); err != nil {
+			t.log.Debug("emulate on a new tab", "err", err)
+		}
+	}
 	return t, nil
 }
 

@@ -71,3 +71,34 @@ func TestMouseTool(t *testing.T) {
 		t.Errorf("a point outside: %+v", body.Error)
 	}
 }
+
+// browser_emulate through the server: the reply lists what is in force,
+// browser_status shows it, and clear ends it.
+func TestEmulateTool(t *testing.T) {
+	cs := netClient(t, browser.Options{})
+	ctx := backendtest.Context(t, 60*time.Second)
+	base := netServer(t)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/emulate/probe.html", "snapshot": "none"})
+	reply := mustCall(t, ctx, cs, "browser_emulate", map[string]any{"device": "Pixel 7", "color_scheme": "dark", "timezone": "Europe/Berlin"})
+	for _, want := range []string{"Emulating, on every tab of the session: device Pixel 7 · viewport 412×915 @2.625x mobile (touch)", "timezone Europe/Berlin", "color scheme dark", "browser_navigate loads it again"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("browser_emulate reply lacks %q:\n%s", want, reply)
+		}
+	}
+	if st := mustCall(t, ctx, cs, "browser_status", nil); !strings.Contains(st, "Emulating: device Pixel 7") {
+		t.Errorf("browser_status does not show the emulation:\n%s", st)
+	}
+	if v := mustCall(t, ctx, cs, "browser_cdp", map[string]any{"method": "Runtime.evaluate", "params": map[string]any{"expression": "innerWidth + ' ' + Intl.DateTimeFormat().resolvedOptions().timeZone", "returnByValue": true}}); !strings.Contains(v, `"412 Europe/Berlin"`) {
+		t.Errorf("the page sees: %s", v)
+	}
+	if reply := mustCall(t, ctx, cs, "browser_emulate", map[string]any{"clear": true}); !strings.HasPrefix(reply, "Emulating nothing") {
+		t.Errorf("clear: %s", reply)
+	}
+	if st := mustCall(t, ctx, cs, "browser_status", nil); strings.Contains(st, "Emulating") {
+		t.Errorf("browser_status after clear:\n%s", st)
+	}
+	body := mustFail(t, ctx, cs, "browser_emulate", map[string]any{"device": "Nokia 3310"}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Hint, "iPhone 15") {
+		t.Errorf("unknown device: %+v", body.Error)
+	}
+}

@@ -30,6 +30,11 @@ var statusTool = Def(Tool{
 	for k, v := range h.Status() {
 		out[k] = v
 	}
+	if h.env.Manager != nil {
+		if emu := h.env.Manager.Emulating(h.SessionName()); len(emu) > 0 {
+			out["emulating"] = emu
+		}
+	}
 	if h.env.Recent != nil {
 		// What the session did lately, newest last: an agent whose context
 		// was reset picks up from here.
@@ -71,6 +76,11 @@ func shortStatus(h *Held) string {
 			fmt.Fprintf(&b, " (%d tools)", len(n))
 		}
 		b.WriteString(".\n")
+	}
+	if h.env.Manager != nil {
+		if emu := h.env.Manager.Emulating(h.SessionName()); len(emu) > 0 {
+			fmt.Fprintf(&b, "Emulating: %s.\n", strings.Join(emu, " · "))
+		}
 	}
 	if h.env.Recent != nil {
 		acts := h.env.Recent(h.SessionName())

@@ -29,6 +29,7 @@ const (
 	GroupPDF        Group = "pdf"        // browser_pdf (full profile)
 	GroupCDP        Group = "cdp"        // browser_cdp: raw CDP, allow-listed (full profile)
 	GroupMouse      Group = "mouse"      // browser_mouse: input at coordinates (full profile)
+	GroupEmulate    Group = "emulate"    // browser_emulate: device, place, media, CPU, network (full profile)
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -60,6 +61,7 @@ func Table() []Tool {
 		pdfTool,
 		cdpTool,
 		mouseTool,
+		emulateTool,
 	}
 }
 
