@@ -363,7 +363,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 // timeouts and output directory, which are not this client's.
 func otherPolicy(session string) error {
 	return &browser.Error{Code: browser.CodeInvalidArgument,
-		Message: fmt.Sprintf("session %q was made by a client with other settings (origin lists, timeouts, output directory, dialog policy or redaction); a session keeps the settings of the client that made it, so this client may not use it", session),
+		Message: fmt.Sprintf("session %q was made by a client with other settings (origin lists, timeouts, output directory, dialog policy, redaction or CDP allow-list); a session keeps the settings of the client that made it, so this client may not use it", session),
 		Hint:    "use a session of your own (another session name, or none), or give both clients the same settings"}
 }
 

@@ -41,7 +41,7 @@ var emulateTool = Def(Tool{
 	}
 	text := &resultText{}
 	if e.Empty() {
-		text.printf("Emulating nothing: the tabs show pages the browser's own values.")
+		text.printf("Emulating nothing: pages see the browser's own values.")
 	} else {
 		text.printf("Emulating, on every tab of the session: %s.", strings.Join(e.Describe(), " · "))
 	}
