@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // EvalWalkerWorld evaluates call (with W, the walker) in the main frame's
@@ -107,3 +108,18 @@ func Prewalked(t *Tab) bool { return t.prewalk != nil }
 // LastReused is how many elements (subtrees counted once) the tab's last
 // walk of its main document took over from the walk before.
 func LastReused(t *Tab) int { return t.reused }
+
+// CastFrames is how many frames the tab's screencast under way kept, and
+// when it kept the last.
+func CastFrames(t *Tab) (int, time.Time) {
+	c := t.cast
+	if c == nil {
+		return 0, time.Time{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.frames) == 0 {
+		return 0, time.Time{}
+	}
+	return len(c.frames), c.frames[len(c.frames)-1].at
+}

@@ -415,7 +415,7 @@ type Session struct {
 	// emulating describes the session's emulation for browser_status,
 	// which holds nothing (guarded by noteMu; set by Emulate).
 	emulating []string
-	shown  string // SetShown
+	shown     string // SetShown
 }
 
 // SetLabel names, once, the client the session works for ("Claude Code"):

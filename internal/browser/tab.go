@@ -56,6 +56,9 @@ type Tab struct {
 	// settling is the quiet wait of the action under way (nil between
 	// actions): an input notes there when it was sent (inputSent).
 	settling *quietWatch
+	// cast is the tab's screencast under way (browser_screencast), nil
+	// when none.
+	cast *screencast
 	// buttons are the mouse buttons browser_mouse's down holds pressed
 	// (input's bit mask: 1 left, 2 right, 4 middle).
 	buttons int64

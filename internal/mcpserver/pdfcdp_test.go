@@ -1,6 +1,8 @@
 package mcpserver_test
 
 import (
+	"fmt"
+	"image/gif"
 	"os"
 	"regexp"
 	"strings"
@@ -100,5 +102,36 @@ func TestEmulateTool(t *testing.T) {
 	body := mustFail(t, ctx, cs, "browser_emulate", map[string]any{"device": "Nokia 3310"}, "INVALID_ARGUMENT")
 	if !strings.Contains(body.Error.Hint, "iPhone 15") {
 		t.Errorf("unknown device: %+v", body.Error)
+	}
+}
+
+// browser_screencast through the server: start says what it records, stop
+// names a GIF that decodes; a stop with nothing recorded is refused.
+func TestScreencastTool(t *testing.T) {
+	out := t.TempDir()
+	cs := netClient(t, browser.Options{OutputDir: out})
+	ctx := backendtest.Context(t, 60*time.Second)
+	base := netServer(t)
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/cast/paint.html", "snapshot": "none"})
+	if reply := mustCall(t, ctx, cs, "browser_screencast", map[string]any{"action": "start", "fps": 2}); !strings.HasPrefix(reply, "Recording tab t1: at most 2 frames a second, for at most 30 s") {
+		t.Errorf("start: %s", reply)
+	}
+	mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "click", "selector": "#next", "snapshot": "none"})
+	reply := mustCall(t, ctx, cs, "browser_screencast", map[string]any{"action": "stop"})
+	m := regexp.MustCompile(`^Screencast of tab t1: (\d+) frames \(\d+ painted\) over [\d.]+ s, \d+×\d+ GIF, .+\nSaved to (\S+\.gif)$`).FindStringSubmatch(reply)
+	if m == nil {
+		t.Fatalf("stop: %s", reply)
+	}
+	f, err := os.Open(m[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if g, err := gif.DecodeAll(f); err != nil || fmt.Sprint(len(g.Image)) != m[1] {
+		t.Errorf("the GIF %s: %v", m[2], err)
+	}
+	body := mustFail(t, ctx, cs, "browser_screencast", map[string]any{"action": "stop"}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, "not being recorded") {
+		t.Errorf("a stop with nothing recorded: %+v", body.Error)
 	}
 }

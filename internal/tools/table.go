@@ -30,6 +30,7 @@ const (
 	GroupCDP        Group = "cdp"        // browser_cdp: raw CDP, allow-listed (full profile)
 	GroupMouse      Group = "mouse"      // browser_mouse: input at coordinates (full profile)
 	GroupEmulate    Group = "emulate"    // browser_emulate: device, place, media, CPU, network (full profile)
+	GroupScreencast Group = "screencast" // browser_screencast: the tab as an animated GIF (full profile)
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -62,6 +63,7 @@ func Table() []Tool {
 		cdpTool,
 		mouseTool,
 		emulateTool,
+		screencastTool,
 	}
 }
 
