@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"fmt"
 	"image/gif"
 	"os"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
 // browser_pdf and browser_cdp through the server (full profile): the PDF's
@@ -133,5 +137,57 @@ func TestScreencastTool(t *testing.T) {
 	body := mustFail(t, ctx, cs, "browser_screencast", map[string]any{"action": "stop"}, "INVALID_ARGUMENT")
 	if !strings.Contains(body.Error.Message, "not being recorded") {
 		t.Errorf("a stop with nothing recorded: %+v", body.Error)
+	}
+}
+
+// browser_storage through the server: a cookie set and listed (its value
+// redacted), a local storage item read back, a state saved sealed with a
+// declared secret and loaded again after clear.
+func TestStorageTool(t *testing.T) {
+	out := t.TempDir()
+	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_STATE_KEY=a long enough state key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), OutputDir: out})
+	t.Cleanup(func() {
+		for _, name := range m.SessionNames() {
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		}
+	})
+	sel, _ := tools.Select(tools.ProfileFull, "")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec}}, nil, "")
+	ctx := backendtest.Context(t, 60*time.Second)
+	base := netServer(t)
+	force := os.Getenv("WEBPILOT_TEST_BACKEND") == "bridge"
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/storage/app.html", "snapshot": "none"})
+	t.Cleanup(func() {
+		mustCall(t, context.Background(), cs, "browser_navigate", map[string]any{"url": base + "/storage/app.html", "snapshot": "none"})
+		call(t, context.Background(), cs, "browser_storage", map[string]any{"action": "clear", "force": force})
+	})
+	mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "cookies", "op": "set", "name": "sid", "value": "abc123"})
+	mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "local", "op": "set", "name": "theme", "value": "dark"})
+	if list := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "cookies"}); !strings.Contains(list, "Cookies of the page: 1\n- sid = <redacted, 6 chars> · 127.0.0.1/ · session") || strings.Contains(list, "abc123") {
+		t.Errorf("cookies list:\n%s", list)
+	}
+	if got := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "local", "op": "get", "name": "theme"}); !strings.Contains(got, `- theme = "dark"`) {
+		t.Errorf("local get:\n%s", got)
+	}
+	saved := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "state_save", "secret": "STATE_KEY", "force": force})
+	m2 := regexp.MustCompile(`sealed with the secret "STATE_KEY"\)\.\nSaved to (\S+\.json)$`).FindStringSubmatch(saved)
+	if m2 == nil {
+		t.Fatalf("state_save:\n%s", saved)
+	}
+	mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "clear", "force": force})
+	body := mustFail(t, ctx, cs, "browser_storage", map[string]any{"action": "state_load", "file": m2[1], "force": force}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Hint, `"secret": "STATE_KEY"`) {
+		t.Errorf("a sealed state without its secret: %+v", body.Error)
+	}
+	loaded := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "state_load", "file": m2[1], "secret": "STATE_KEY", "force": force})
+	if !strings.HasPrefix(loaded, `Loaded the storage state (sealed with the secret "STATE_KEY"): `) {
+		t.Errorf("state_load:\n%s", loaded)
+	}
+	if snap := mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/storage/app.html"}); !strings.Contains(snap, "Signed in as ada") || !strings.Contains(snap, "Theme: dark") {
+		t.Errorf("after state_load the app says:\n%s", snap)
 	}
 }

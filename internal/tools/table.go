@@ -31,6 +31,7 @@ const (
 	GroupMouse      Group = "mouse"      // browser_mouse: input at coordinates (full profile)
 	GroupEmulate    Group = "emulate"    // browser_emulate: device, place, media, CPU, network (full profile)
 	GroupScreencast Group = "screencast" // browser_screencast: the tab as an animated GIF (full profile)
+	GroupStorage    Group = "storage"    // browser_storage: cookies, web storage, storage state (full profile)
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -64,6 +65,7 @@ func Table() []Tool {
 		mouseTool,
 		emulateTool,
 		screencastTool,
+		storageTool,
 	}
 }
 
