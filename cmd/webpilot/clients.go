@@ -38,6 +38,7 @@ var settingKinds = map[string]string{
 	"backend": kindBrowser, "bridge_port": kindBrowser, "browser": kindBrowser, "headless": kindBrowser,
 	"isolated": kindBrowser, "user_data_dir": kindBrowser, "cdp_endpoint": kindBrowser, "cdp_header": kindBrowser,
 	"endpoint_per_session": kindBrowser, "site_runs": kindBrowser, "site_queue": kindBrowser, "site_wait": kindBrowser,
+	"proxy_server": kindBrowser, "proxy_bypass": kindBrowser, "ignore_https_errors": kindBrowser,
 
 	"allowed_origins": kindClient, "blocked_origins": kindClient, "profile": kindClient, "caps": kindClient,
 	"timeout": kindClient, "action_timeout": kindClient, "nav_timeout": kindClient, "output_dir": kindClient,

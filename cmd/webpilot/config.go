@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,6 +63,12 @@ type Config struct {
 	SiteRuns       int           // the site gate: recipe runs and flows at once per site
 	SiteQueue      int           // the site gate: runs waiting per site
 	SiteWait       time.Duration // the site gate: how long a run waits for its turn
+
+	// ProxyServer, ProxyBypass and IgnoreHTTPSErrors are the launched
+	// browser's network settings.
+	ProxyServer       string
+	ProxyBypass       string
+	IgnoreHTTPSErrors bool
 
 	// EndpointPerSession: each browser session opens its own connection to
 	// the endpoint, a farm that gives each connection a fresh browser.
@@ -218,6 +225,19 @@ func configKeys() []configKey {
 			}
 			return fmt.Errorf("%q is not auto, true or false", v)
 		}, get: func(c *Config) any { return c.Headless }},
+		{name: "proxy-server", usage: "a launched browser sends its traffic through this proxy: http://host:port, https://…, socks5://host:port (credentials come from --http-auth, never the URL)", set: func(c *Config, v string) error {
+			u, err := url.Parse(v)
+			if err != nil || u.Host == "" || u.Port() == "" || !slices.Contains([]string{"http", "https", "socks4", "socks5"}, u.Scheme) {
+				return fmt.Errorf("%q is not a proxy: use scheme://host:port with http, https, socks4 or socks5", v)
+			}
+			if u.User != nil {
+				return fmt.Errorf("%q holds credentials: a proxy's password never goes on the command line", v)
+			}
+			c.ProxyServer = v
+			return nil
+		}, get: func(c *Config) any { return c.ProxyServer }},
+		{name: "proxy-bypass", usage: "comma-separated hosts the proxy is not used for (*.example.com, 10.0.0.0/8; \"<-loopback>\" sends loopback through the proxy too)", set: str(func(c *Config) *string { return &c.ProxyBypass }), get: func(c *Config) any { return c.ProxyBypass }},
+		{name: "ignore-https-errors", def: "false", bool: true, usage: "a launched browser loads pages whose certificate does not check (test servers with their own certificates; never for the web)", set: boolean(func(c *Config) *bool { return &c.IgnoreHTTPSErrors }), get: func(c *Config) any { return c.IgnoreHTTPSErrors }},
 		{name: "isolated", def: "false", bool: true, usage: "use a temporary profile, removed on exit", set: boolean(func(c *Config) *bool { return &c.Isolated }), get: func(c *Config) any { return c.Isolated }},
 		{name: "user-data-dir", usage: "browser profile directory (default: in the user config dir)", set: str(func(c *Config) *string { return &c.UserDataDir }), get: func(c *Config) any { return c.UserDataDir }},
 		{name: "prewarm", def: "true", bool: true, usage: "start the browser (launch) or connect (endpoint) as soon as the client initializes, not on the first tool call; --no-prewarm turns it off (never for the bridge: that browser is the user's)", set: boolean(func(c *Config) *bool { return &c.Prewarm }), get: func(c *Config) any { return c.Prewarm }},

@@ -447,3 +447,31 @@ func TestConfigCDPAllow(t *testing.T) {
 		}
 	}
 }
+
+// The launched browser's network settings: a proxy as scheme://host:port
+// (never with credentials), its bypass list, and ignore-https-errors; each
+// is a browser setting (a client that asks for other values needs another
+// browser).
+func TestConfigLaunchNetwork(t *testing.T) {
+	c := mustLoad(t, []string{"--proxy-server=socks5://127.0.0.1:1080", "--proxy-bypass=*.internal,<-loopback>", "--ignore-https-errors"}, nil, "")
+	if c.ProxyServer != "socks5://127.0.0.1:1080" || c.ProxyBypass != "*.internal,<-loopback>" || !c.IgnoreHTTPSErrors || c.Sources["proxy_server"] != "flag" {
+		t.Errorf("config = %q %q %v (%s)", c.ProxyServer, c.ProxyBypass, c.IgnoreHTTPSErrors, c.Sources["proxy_server"])
+	}
+	if c := mustLoad(t, nil, nil, `{"proxy_server": "http://proxy.corp:3128"}`); c.ProxyServer != "http://proxy.corp:3128" || c.Sources["proxy_server"] != "file" {
+		t.Errorf("from the file: %q (%s)", c.ProxyServer, c.Sources["proxy_server"])
+	}
+	for arg, want := range map[string]string{
+		"--proxy-server=proxy.corp:3128":               "not a proxy",
+		"--proxy-server=ftp://proxy.corp:21":           "not a proxy",
+		"--proxy-server=http://ada:pw@proxy.corp:3128": "holds credentials",
+	} {
+		if _, err := load(t, []string{arg}, nil, ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", arg, err, want)
+		}
+	}
+	for _, k := range []string{"proxy_server", "proxy_bypass", "ignore_https_errors"} {
+		if settingKinds[k] != kindBrowser {
+			t.Errorf("%s is a %q setting, want a browser one", k, settingKinds[k])
+		}
+	}
+}

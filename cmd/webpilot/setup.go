@@ -130,6 +130,10 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 			Headless:    headless(cfg.Headless, os.Getenv),
 			Logger:      a.log.With("component", "launch"),
 			Env:         os.Getenv,
+
+			ProxyServer:       cfg.ProxyServer,
+			ProxyBypass:       cfg.ProxyBypass,
+			IgnoreHTTPSErrors: cfg.IgnoreHTTPSErrors,
 		})
 	}
 	a.backend, a.kind = be, kind

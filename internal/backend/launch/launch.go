@@ -42,6 +42,16 @@ type Options struct {
 	Isolated bool
 	// Headless runs the browser without a window (--headless --disable-gpu).
 	Headless bool
+	// ProxyServer sends the browser's traffic through a proxy
+	// (--proxy-server: "http://host:port", "socks5://host:port").
+	ProxyServer string
+	// ProxyBypass lists the hosts the proxy is not used for (comma- or
+	// semicolon-separated; "<-loopback>" sends loopback through it too).
+	ProxyBypass string
+	// IgnoreHTTPSErrors lets pages with certificate errors load
+	// (--ignore-certificate-errors): for test servers with their own
+	// certificates, never for the web.
+	IgnoreHTTPSErrors bool
 	// ExtraArgs are appended to the browser's command line; a switch given
 	// again here overrides the default.
 	ExtraArgs []string
@@ -598,6 +608,15 @@ func browserArgs(opts Options, dir string, root bool) []string {
 	if root {
 		// Chromium refuses to run as root with its sandbox on.
 		args = append(args, "--no-sandbox")
+	}
+	if opts.ProxyServer != "" {
+		args = append(args, "--proxy-server="+opts.ProxyServer)
+		if opts.ProxyBypass != "" {
+			args = append(args, "--proxy-bypass-list="+strings.ReplaceAll(opts.ProxyBypass, ",", ";"))
+		}
+	}
+	if opts.IgnoreHTTPSErrors {
+		args = append(args, "--ignore-certificate-errors")
 	}
 	args = append(args, opts.ExtraArgs...)
 	return append(args, "about:blank")
