@@ -46,6 +46,7 @@ type Config struct {
 	NavTimeout     time.Duration
 	AllowedOrigins []string
 	CDPAllow       []string // browser_cdp's allow-list (nil: browser.DefaultCDPAllow)
+	HTTPAuth       []string // NAME@origin: that origin's login challenges answered with the secret NAME
 	BlockedOrigins []string
 	DialogPolicy   string // ask, accept, dismiss
 	NoRedact       bool   // network output shows credentials as they are
@@ -257,6 +258,26 @@ func configKeys() []configKey {
 		{name: "action-timeout", def: "10s", usage: "how long an action waits for its element", set: dur(func(c *Config) *time.Duration { return &c.ActionTimeout }), get: func(c *Config) any { return c.ActionTimeout.String() }},
 		{name: "nav-timeout", def: "30s", usage: "how long a navigation waits for the load", set: dur(func(c *Config) *time.Duration { return &c.NavTimeout }), get: func(c *Config) any { return c.NavTimeout.String() }},
 		{name: "allowed-origins", usage: "comma-separated origins or hosts that may be opened (default: all): example.com, *.example.com, example.com:8080, https://example.com; \"file://\" allows local files, \"data:\" data: pages", set: origins(func(c *Config) *[]string { return &c.AllowedOrigins }), get: func(c *Config) any { return c.AllowedOrigins }, given: true},
+		{name: "http-auth", usage: "comma-separated NAME@origin: a login challenge (HTTP authentication) of origin, a site's or a proxy's, is answered with the declared secret NAME, whose value is user:password", set: func(c *Config, v string) error {
+			if err := list(func(c *Config) *[]string { return &c.HTTPAuth })(c, v); err != nil {
+				return err
+			}
+			if len(c.HTTPAuth) == 0 {
+				return fmt.Errorf("%q names no NAME@origin", v)
+			}
+			for i, e := range c.HTTPAuth {
+				name, origin, ok := strings.Cut(e, "@")
+				if !ok || name == "" {
+					return fmt.Errorf("%q is not NAME@origin (the secret's name, then the origin whose challenges it answers)", e)
+				}
+				o, err := browser.NormalizeOrigin(origin)
+				if err != nil {
+					return err
+				}
+				c.HTTPAuth[i] = name + "@" + o
+			}
+			return nil
+		}, get: func(c *Config) any { return c.HTTPAuth }, given: true},
 		{name: "cdp-allow", usage: "comma-separated CDP domains (DOM) and methods (Page.printToPDF) browser_cdp may send, replacing the default list (" + strings.Join(browser.DefaultCDPAllow, ",") + ")", set: func(c *Config, v string) error {
 			if err := list(func(c *Config) *[]string { return &c.CDPAllow })(c, v); err != nil {
 				return err

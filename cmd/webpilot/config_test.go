@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
@@ -472,6 +474,45 @@ func TestConfigLaunchNetwork(t *testing.T) {
 	for _, k := range []string{"proxy_server", "proxy_bypass", "ignore_https_errors"} {
 		if settingKinds[k] != kindBrowser {
 			t.Errorf("%s is a %q setting, want a browser one", k, settingKinds[k])
+		}
+	}
+}
+
+// --http-auth NAME@origin: the origin is normalized at start, the secret
+// resolved to user:password when the client starts, and its password is
+// masked on its own and in a Basic header too.
+func TestConfigHTTPAuth(t *testing.T) {
+	c := mustLoad(t, []string{"--http-auth=INTRA@HTTPS://Intranet.example:443/,PROXY@http://proxy.corp:3128"}, nil, "")
+	if strings.Join(c.HTTPAuth, ",") != "INTRA@https://intranet.example,PROXY@http://proxy.corp:3128" || settingKinds["http_auth"] != kindClient {
+		t.Errorf("http-auth = %q (%s)", c.HTTPAuth, settingKinds["http_auth"])
+	}
+	for arg, want := range map[string]string{
+		"--http-auth=intranet.example":                    "not NAME@origin",
+		"--http-auth=INTRA@ftp://x":                       "not an origin",
+		"--http-auth=INTRA@https://intranet.example/path": "not an origin",
+	} {
+		if _, err := load(t, []string{arg}, nil, ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", arg, err, want)
+		}
+	}
+	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_INTRA=ada:s3cret-pw", "WEBPILOT_SECRET_PLAIN=nocolon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := httpAuth(mustLoad(t, []string{"--http-auth=INTRA@https://intranet.example"}, nil, ""), sec)
+	if err != nil || len(rules) != 1 || rules[0].User != "ada" || rules[0].Password != "s3cret-pw" || rules[0].Origin != "https://intranet.example" {
+		t.Fatalf("httpAuth = %+v, %v", rules, err)
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte("ada:s3cret-pw"))
+	if got := sec.Mask("pw s3cret-pw; Authorization: Basic " + basic); strings.Contains(got, "s3cret") || strings.Contains(got, basic) {
+		t.Errorf("masked: %q", got)
+	}
+	for arg, want := range map[string]string{
+		"--http-auth=NOPE@https://intranet.example":  "no secret \"NOPE\"",
+		"--http-auth=PLAIN@https://intranet.example": "not user:password",
+	} {
+		if _, err := httpAuth(mustLoad(t, []string{arg}, nil, ""), sec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", arg, err, want)
 		}
 	}
 }

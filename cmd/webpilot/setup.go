@@ -115,6 +115,13 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		cfg.UserDataDir = profile
 		cfg.Sources["user_data_dir"] = "default"
 	}
+	basePolicy := policyOptions(cfg)
+	if basePolicy.HTTPAuth, err = httpAuth(cfg, sec); err != nil {
+		for _, c := range a.closers {
+			_ = c()
+		}
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
 	be, kind, err := chooseBackend(cfg, a.log)
 	if err != nil {
 		return nil, err
@@ -152,7 +159,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		// The same as the own client's (clientParts), which warns about
 		// roots that cannot be used.
 		UploadRoots: uploadRoots(cfg, wd, slog.New(slog.DiscardHandler)),
-	}.WithPolicy(policyOptions(cfg)))
+	}.WithPolicy(basePolicy))
 	gate, err := recipes.NewGate(recipes.GateOptions{Runs: cfg.SiteRuns, Queue: cfg.SiteQueue, Wait: cfg.SiteWait})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
@@ -209,7 +216,11 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 	if err != nil {
 		return nil, fmt.Errorf("recipes: %w", err)
 	}
-	pol := a.manager.Policy(policyOptions(cfg))
+	po := policyOptions(cfg)
+	if po.HTTPAuth, err = httpAuth(cfg, sec); err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	pol := a.manager.Policy(po)
 	rec, err := traceRecorder(cfg.Trace, pol, sec.Mask)
 	if err != nil {
 		return nil, err
@@ -249,6 +260,32 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 			Status:    status,
 		},
 	}, nil
+}
+
+// httpAuth resolves cfg's --http-auth rules with the declared secrets: each
+// names a secret whose value is user:password, which may be used on the
+// rule's origin.
+func httpAuth(cfg *Config, sec *secrets.Set) ([]browser.HTTPAuth, error) {
+	var out []browser.HTTPAuth
+	for _, r := range cfg.HTTPAuth {
+		name, origin, _ := strings.Cut(r, "@")
+		s, ok := sec.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("--http-auth %s: no secret %q is declared (--secrets FILE or WEBPILOT_SECRET_%s)", r, name, name)
+		}
+		user, pass, ok := strings.Cut(s.Value, ":")
+		if !ok || user == "" {
+			return nil, fmt.Errorf("--http-auth %s: the secret %s is not user:password", r, name)
+		}
+		if err := s.Check(origin + "/"); err != nil {
+			return nil, fmt.Errorf("--http-auth %s: the secret %s may not be used on %s", r, name, origin)
+		}
+		// (the password alone, or the login in a Basic header, is masked
+		// like the secret)
+		sec.MaskAlso(name, pass)
+		out = append(out, browser.HTTPAuth{Origin: origin, Secret: name, User: user, Password: pass})
+	}
+	return out, nil
 }
 
 // policyOptions are the browser policy cfg asks for (browser.Policy).

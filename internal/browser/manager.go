@@ -50,6 +50,8 @@ type Options struct {
 	// CDPAllow is browser_cdp's allow-list of domains and methods (nil:
 	// DefaultCDPAllow; --cdp-allow).
 	CDPAllow []string
+	// HTTPAuth answers login challenges by origin (--http-auth).
+	HTTPAuth []HTTPAuth
 	// BrowserProfile selects the browser profile of the sessions made
 	// without one of their own (SessionFor), on a backend that serves
 	// several (the bridge): a profile's name, id or id prefix; "" means
@@ -138,7 +140,7 @@ func (m *Manager) popupGate(opener string) backend.PopupCheck {
 // WithPolicy is o with the policy fields of p.
 func (o Options) WithPolicy(p PolicyOptions) Options {
 	o.ActionTimeout, o.NavTimeout, o.AllowedOrigins, o.BlockedOrigins, o.AllowFileURLs = p.ActionTimeout, p.NavTimeout, p.AllowedOrigins, p.BlockedOrigins, p.AllowFileURLs
-	o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact, o.CDPAllow = p.OutputDir, p.OutputMaxBytes, p.DialogPolicy, p.NoRedact, p.CDPAllow
+	o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact, o.CDPAllow, o.HTTPAuth = p.OutputDir, p.OutputMaxBytes, p.DialogPolicy, p.NoRedact, p.CDPAllow, p.HTTPAuth
 	return o
 }
 
@@ -146,7 +148,7 @@ func (o Options) WithPolicy(p PolicyOptions) Options {
 func (o Options) PolicyOptions() PolicyOptions {
 	return PolicyOptions{ActionTimeout: o.ActionTimeout, NavTimeout: o.NavTimeout, AllowedOrigins: o.AllowedOrigins,
 		BlockedOrigins: o.BlockedOrigins, AllowFileURLs: o.AllowFileURLs, OutputDir: o.OutputDir, OutputMaxBytes: o.OutputMaxBytes,
-		DialogPolicy: o.DialogPolicy, NoRedact: o.NoRedact, CDPAllow: o.CDPAllow}
+		DialogPolicy: o.DialogPolicy, NoRedact: o.NoRedact, CDPAllow: o.CDPAllow, HTTPAuth: o.HTTPAuth}
 }
 
 // Backend returns the backend the manager drives (Options.Backend, or the

@@ -313,7 +313,9 @@ func navError(u, errText string) *Error {
 	case strings.Contains(errText, "TIMED_OUT"):
 		kind, hint = "timeout", "the server did not answer in time; retry or check the network"
 	case strings.Contains(errText, "ERR_CERT"), strings.Contains(errText, "ERR_SSL"):
-		kind, hint = "tls_error", "the site's certificate or TLS setup was refused"
+		kind, hint = "tls_error", "the site's certificate or TLS setup was refused (a test server with its own certificate: the user can start webpilot with --ignore-https-errors)"
+	case strings.Contains(errText, "ERR_INVALID_AUTH_CREDENTIALS"), strings.Contains(errText, "ERR_PROXY_AUTH"):
+		kind, hint = "auth_required", "the site (or proxy) asks for a login (HTTP authentication): the user can declare one with --http-auth NAME@origin and a secret NAME holding user:password"
 	case strings.Contains(errText, "ERR_UNSAFE_PORT"):
 		kind, hint = "unsafe_port", "browsers refuse this port (it belongs to another protocol); use another port"
 	case strings.Contains(errText, "ERR_BLOCKED"):

@@ -27,6 +27,9 @@ type PolicyOptions struct {
 	DialogPolicy   string
 	NoRedact       bool
 	CDPAllow       []string // nil: DefaultCDPAllow
+	// HTTPAuth answers servers' and proxies' login challenges
+	// (--http-auth), by origin.
+	HTTPAuth []HTTPAuth
 }
 
 // Policy is a compiled PolicyOptions: the origin rules parsed and the
@@ -64,9 +67,9 @@ func policyKey(o PolicyOptions) string {
 	if o.CDPAllow != nil {
 		cdp = "[" + sorted(o.CDPAllow) + "]"
 	}
-	return fmt.Sprintf("a=%s|n=%s|allow=%s|block=%s|file=%t|out=%s|max=%d|dialog=%s|noredact=%t|cdp=%s",
+	return fmt.Sprintf("a=%s|n=%s|allow=%s|block=%s|file=%t|out=%s|max=%d|dialog=%s|noredact=%t|cdp=%s|auth=%s",
 		o.ActionTimeout, o.NavTimeout, sorted(o.AllowedOrigins), sorted(o.BlockedOrigins), o.AllowFileURLs,
-		o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact, cdp)
+		o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact, cdp, authKey(o.HTTPAuth))
 }
 
 // withDefaults fills o's zero values from the DESIGN.md defaults.

@@ -56,6 +56,10 @@ type Tab struct {
 	// settling is the quiet wait of the action under way (nil between
 	// actions): an input notes there when it was sent (inputSent).
 	settling *quietWatch
+	// httpAuth are the session's login answers (--http-auth); authAnswered
+	// the requests already answered once (guarded by mu).
+	httpAuth     []HTTPAuth
+	authAnswered map[string]bool
 	// cast is the tab's screencast under way (browser_screencast), nil
 	// when none.
 	cast *screencast
@@ -219,12 +223,7 @@ func (t *Tab) init(ctx context.Context) error {
 	if err := t.page.autoAttach(ctx); err != nil {
 		t.log.Debug("auto-attach", "err", err)
 	}
-	if t.policy != nil {
-		if err := t.page.Call(ctx, "Fetch.enable", map[string]any{"patterns": documentRequests}, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.enableFetch(ctx, t.page.Call)
 }
 
 // URL is the address of the tab's page now.

@@ -52,6 +52,7 @@ const (
 	evContextsCleared  = "Runtime.executionContextsCleared"
 	evAttached         = "Target.attachedToTarget"
 	evPaused           = "Fetch.requestPaused"
+	evAuthRequired     = "Fetch.authRequired"
 	evConsole          = "Runtime.consoleAPICalled"
 	evException        = "Runtime.exceptionThrown"
 	evDownloadBegin    = "Page.downloadWillBegin"
@@ -73,11 +74,11 @@ func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
 	if page {
 		methods = append(methods, evConsole, evException, evDownloadBegin, evDownloadProgress, evDialogOpening, evDialogClosed, evWindowOpen)
 	}
-	if t.policy != nil {
-		methods = append(methods, evPaused)
-		if page {
-			methods = append(methods, evFrameNavigated)
-		}
+	if t.policy != nil || len(t.httpAuth) > 0 {
+		methods = append(methods, evPaused, evAuthRequired)
+	}
+	if t.policy != nil && page {
+		methods = append(methods, evFrameNavigated)
 	}
 	events, cancel := sess.Events(methods...)
 	go g.run(events, cancel)
@@ -134,6 +135,8 @@ func (g *target) apply(ev cdp.Event) {
 		g.attached(ev.Params)
 	case evPaused:
 		g.paused(ev.Params)
+	case evAuthRequired:
+		g.authRequired(ev.Params)
 	case evConsole:
 		t.onConsole(ev.Params)
 	case evException:
@@ -229,10 +232,8 @@ func (g *target) attached(raw jsonv2.Value) {
 // run.
 func (g *target) setUp(ctx context.Context) {
 	t := g.tab
-	if t.policy != nil {
-		if err := g.Call(ctx, "Fetch.enable", map[string]any{"patterns": documentRequests}, nil); err != nil {
-			t.log.Warn("origin policy in a frame", "err", err)
-		}
+	if err := t.enableFetch(ctx, g.Call); err != nil {
+		t.log.Warn("origin policy or HTTP auth in a frame", "err", err)
 	}
 	if t.net != nil {
 		// The frame's own requests (its document's came through the

@@ -152,7 +152,8 @@ type pausedEvent struct {
 	Request   struct {
 		URL string `json:"url"`
 	} `json:"request"`
-	FrameID string `json:"frameId"`
+	FrameID      string `json:"frameId"`
+	ResourceType string `json:"resourceType"`
 }
 
 // paused lets a document request paused in this session go on (a
@@ -165,7 +166,9 @@ func (g *target) paused(raw jsonv2.Value) {
 	}
 	method, params := "Fetch.continueRequest", map[string]any{"requestId": p.RequestID}
 	u, err := url.Parse(p.Request.URL)
-	if err == nil && t.policy != nil {
+	// (the origin policy governs documents; the HTTP auth origins'
+	// other requests are paused only for their challenges)
+	if err == nil && t.policy != nil && (p.ResourceType == "" || p.ResourceType == "Document") {
 		if perr := t.policy(u); perr != nil {
 			t.mu.Lock()
 			t.blocked = p.Request.URL

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -74,6 +75,9 @@ func (sec Secret) Check(docURL string) error {
 // Set is the declared secrets; the zero value and nil hold none.
 type Set struct {
 	byName map[string]Secret
+	// parts are more values masked as a secret's name: the password of
+	// a user:password secret that answers logins (MaskAlso).
+	parts  map[string]string
 	masker *strings.Replacer
 }
 
@@ -156,13 +160,19 @@ func (s *Set) build() {
 	type pair struct{ old, name string }
 	var pairs []pair
 	seen := map[string]bool{}
-	for _, sec := range s.byName {
-		for _, f := range forms(sec.Value) {
+	add := func(value, name string) {
+		for _, f := range forms(value) {
 			if f != "" && !seen[f] {
 				seen[f] = true
-				pairs = append(pairs, pair{f, sec.Name})
+				pairs = append(pairs, pair{f, name})
 			}
 		}
+	}
+	for _, sec := range s.byName {
+		add(sec.Value, sec.Name)
+	}
+	for value, name := range s.parts {
+		add(value, name)
 	}
 	sort.Slice(pairs, func(i, j int) bool {
 		if len(pairs[i].old) != len(pairs[j].old) {
@@ -193,6 +203,8 @@ func forms(v string) []string {
 		func(s string) string { return jsonString(s, true) },
 		func(s string) string { return jsonString(s, false) },
 		html.EscapeString,
+		// (an HTTP Basic login sends user:password in base64)
+		func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
 		strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace,
 		strings.NewReplacer("&", "&amp;", `"`, "&quot;").Replace,
 		strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace,
@@ -265,6 +277,20 @@ func (s *Set) Lookup(name string) (Secret, bool) {
 	}
 	sec, ok := s.byName[name]
 	return sec, ok
+}
+
+// MaskAlso masks value too, as the secret name's: a part of a secret that
+// may show on its own (the password of a user:password login). Call it
+// before the set is used.
+func (s *Set) MaskAlso(name, value string) {
+	if s == nil || value == "" {
+		return
+	}
+	if s.parts == nil {
+		s.parts = map[string]string{}
+	}
+	s.parts[value] = name
+	s.build()
 }
 
 // Mask replaces every form of every secret's value in text by
