@@ -2,8 +2,11 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"image/gif"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
@@ -189,5 +192,52 @@ func TestStorageTool(t *testing.T) {
 	}
 	if snap := mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/storage/app.html"}); !strings.Contains(snap, "Signed in as ada") || !strings.Contains(snap, "Theme: dark") {
 		t.Errorf("after state_load the app says:\n%s", snap)
+	}
+}
+
+// A login answered with --http-auth shows nowhere: not in the page's
+// results, not in the network log even unredacted (the Basic header is
+// masked as the secret).
+func TestHTTPAuthNeverShown(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "ada" || p != "pw-Zq7Wx9Pk" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="intranet"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, "<title>Intranet</title><h1>Welcome</h1>")
+	}))
+	t.Cleanup(srv.Close)
+	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_INTRA=ada:pw-Zq7Wx9Pk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec.MaskAlso("INTRA", "pw-Zq7Wx9Pk")
+	origin, _ := browser.NormalizeOrigin(srv.URL)
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), NoRedact: true,
+		HTTPAuth: []browser.HTTPAuth{{Origin: origin, Secret: "INTRA", User: "ada", Password: "pw-Zq7Wx9Pk"}}})
+	t.Cleanup(func() {
+		for _, name := range m.SessionNames() {
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		}
+	})
+	sel, _ := tools.Select(tools.ProfileFull, "")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec}}, nil, "")
+	ctx := backendtest.Context(t, 60*time.Second)
+	var outs []string
+	outs = append(outs, mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": srv.URL + "/"}))
+	if !strings.Contains(outs[0], "Welcome") {
+		t.Fatalf("navigate:\n%s", outs[0])
+	}
+	list := mustCall(t, ctx, cs, "browser_network", map[string]any{"filter": srv.URL})
+	outs = append(outs, list)
+	for _, id := range regexp.MustCompile(`(?m)^(n\d+) `).FindAllStringSubmatch(list, -1) {
+		outs = append(outs, mustCall(t, ctx, cs, "browser_network", map[string]any{"action": "get", "id": id[1]}))
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte("ada:pw-Zq7Wx9Pk"))
+	for _, out := range outs {
+		if strings.Contains(out, "Zq7Wx9Pk") || strings.Contains(out, basic) {
+			t.Errorf("a result shows the login:\n%s", out)
+		}
 	}
 }
