@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -217,5 +218,51 @@ func TestNetworkScript404(t *testing.T) {
 	netIDOf(t, list, `GET 404 script \S+/network/missing-script\.js `)
 	if strings.Contains(list, "canceled") {
 		t.Errorf("a request is listed as canceled:\n%s", list)
+	}
+}
+
+// export writes the requests a list with the same filters shows as a HAR
+// 1.2 file: it parses, holds them with their headers, and the credentials
+// are redacted as in the list (shown with --no-redact).
+func TestNetworkExportHAR(t *testing.T) {
+	t.Parallel()
+	for _, noRedact := range []bool{false, true} {
+		base := netServer(t)
+		cs := netClient(t, browser.Options{NoRedact: noRedact, OutputDir: t.TempDir()})
+		ctx := backendtest.Context(t, 60*time.Second)
+		loadNetworkPage(t, ctx, cs, base)
+		list := mustCall(t, ctx, cs, "browser_network", map[string]any{"filter": "/api/"})
+		want := len(regexp.MustCompile(`(?m)^n\d+ `).FindAllString(list, -1))
+		reply := mustCall(t, ctx, cs, "browser_network", map[string]any{"action": "export", "filter": "/api/"})
+		m := regexp.MustCompile(`^Exported (\d+) requests of session "[^"]+" as HAR 1\.2 \(.+\), .+\nSaved to (\S+\.har)$`).FindStringSubmatch(reply)
+		if m == nil || m[1] != fmt.Sprint(want) || want == 0 {
+			t.Fatalf("export (%d listed):\n%s", want, reply)
+		}
+		b, err := os.ReadFile(m[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var har struct {
+			Log struct {
+				Version string `json:"version"`
+				Entries []struct {
+					Request struct {
+						Method  string `json:"method"`
+						URL     string `json:"url"`
+						Headers []struct{ Name, Value string }
+					} `json:"request"`
+					Response struct {
+						Status int `json:"status"`
+					} `json:"response"`
+				} `json:"entries"`
+			} `json:"log"`
+		}
+		if err := json.Unmarshal(b, &har); err != nil || har.Log.Version != "1.2" || len(har.Log.Entries) != want {
+			t.Fatalf("the HAR (%v): version %q, %d entries, want %d", err, har.Log.Version, len(har.Log.Entries), want)
+		}
+		secret := strings.Contains(string(b), "bearer-SECRET-456") || strings.Contains(string(b), "tok-SECRET-123")
+		if secret != noRedact || strings.Contains(string(b), "<redacted>") == noRedact {
+			t.Errorf("no-redact %v: credentials shown %v in the HAR:\n%.2000s", noRedact, secret, b)
+		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // NetworkIn is browser_network's input.
 type NetworkIn struct {
-	Action   string `json:"action,omitempty" jsonschema:"default list" enum:"list,get,clear"`
+	Action   string `json:"action,omitempty" jsonschema:"default list; export: a HAR file" enum:"list,get,clear,export"`
 	ID       string `json:"id,omitempty" jsonschema:"get: request id (n12)"`
 	Filter   string `json:"filter,omitempty" jsonschema:"list: URL part or /regex/"`
 	Type     string `json:"type,omitempty" jsonschema:"list: xhr,fetch,document,script,image,…"`
@@ -34,7 +34,7 @@ func (in NetworkIn) Check() error {
 	}
 	bad := func(arg, of string) error {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("%s goes with action %s, not %s", arg, of, action),
-			Hint: "list takes filter, type, status, method, tab and limit; get takes id, save, max_chars and offset; clear takes none"}
+			Hint: "list takes filter, type, status, method, tab and limit; export the same but limit; get takes id, save, max_chars and offset; clear takes none"}
 	}
 	if action == "get" && strings.TrimSpace(in.ID) == "" {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "get needs id: a request id from browser_network list (n12)",
@@ -50,22 +50,23 @@ func (in NetworkIn) Check() error {
 			return bad("max_chars and offset", "get")
 		}
 	}
-	if action != "list" {
+	if action != "list" && action != "export" {
 		switch {
 		case in.Filter != "" || in.Type != "" || in.Status != "" || in.Method != "":
 			return bad("filter, type, status and method", "list")
-		case in.Limit != 0:
-			return bad("limit", "list")
 		case in.Tab != "":
 			return bad("tab", "list")
 		}
+	}
+	if action != "list" && in.Limit != 0 {
+		return bad("limit", "list")
 	}
 	return nil
 }
 
 var networkTool = Def(Tool{
 	Name: "browser_network",
-	Description: "Requests of the session's tabs (newest 500): list with filters, get one in full (headers, body), clear. " +
+	Description: "Requests of the session's tabs (newest 500): list with filters, get one in full (headers, body), export as HAR, clear. " +
 		"Credentials redacted.",
 	Annotations: Annotations{ReadOnly: true},
 	Group:       GroupNetwork,
@@ -91,6 +92,17 @@ var networkTool = Def(Tool{
 	}
 	if !h.Exists() {
 		return &Result{Text: fmt.Sprintf("No requests: session %q has not been used yet (requests are recorded from a tab's first use on).", h.SessionName())}, nil
+	}
+	if in.Action == "export" {
+		x, err := h.ExportHAR(browser.NetworkQuery{Filter: in.Filter, Type: in.Type, Status: in.Status, Method: in.Method, Tab: in.Tab})
+		if err != nil {
+			return nil, err
+		}
+		how := "URLs and headers redacted as the list shows them; no bodies"
+		if h.Session().Policy().Options().NoRedact {
+			how = "as recorded (--no-redact); no bodies"
+		}
+		return &Result{Text: fmt.Sprintf("Exported %d requests of session %q as HAR 1.2 (%s), %s\nSaved to %s", x.Requests, h.SessionName(), how, kb(x.Bytes), x.Path)}, nil
 	}
 	l, err := h.NetworkList(browser.NetworkQuery{Filter: in.Filter, Type: in.Type, Status: in.Status, Method: in.Method, Tab: in.Tab, Limit: in.Limit})
 	if err != nil {
