@@ -77,18 +77,31 @@ func authPatterns(rules []HTTPAuth) []map[string]any {
 	return out
 }
 
-// fetchPatterns are what a tab's (or frame's) session pauses: the origin
-// policy's documents and the HTTP auth origins' requests; nil when
-// neither is set.
+// fetchPatterns are what a tab's (or frame's) session pauses: every
+// request while the session has routes, else the origin policy's
+// documents and the HTTP auth origins' requests; nil when none is set.
 func (t *Tab) fetchPatterns() (patterns []map[string]any, auth bool) {
+	auth = len(t.httpAuth) > 0
+	if t.routes.active() {
+		return allRequests, auth
+	}
 	if t.policy != nil {
 		patterns = append(patterns, documentRequests...)
 	}
-	if len(t.httpAuth) > 0 {
+	if auth {
 		patterns = append(patterns, authPatterns(t.httpAuth)...)
-		auth = true
 	}
 	return patterns, auth
+}
+
+// setFetch sets the pauses fetchPatterns names in a session: on, changed,
+// or off when none is left.
+func (t *Tab) setFetch(ctx context.Context, call func(ctx context.Context, method string, params, result any) error) error {
+	patterns, auth := t.fetchPatterns()
+	if patterns == nil {
+		return call(ctx, "Fetch.disable", nil, nil)
+	}
+	return call(ctx, "Fetch.enable", map[string]any{"patterns": patterns, "handleAuthRequests": auth}, nil)
 }
 
 // enableFetch turns on the pauses fetchPatterns names in sess.

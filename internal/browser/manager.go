@@ -214,7 +214,7 @@ func (m *Manager) SessionWith(name, profile string, pol *Policy) *Session {
 		if pol == nil {
 			pol = m.policy
 		}
-		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog()}
+		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog(), routes: &routeTable{}}
 		s.base = s.be
 		if m.opts.SessionBackend != nil {
 			s.be, s.ownBackend = m.opts.SessionBackend(name), true
@@ -408,6 +408,8 @@ type Session struct {
 	lastFlow *FlowRecord
 	// emulation is what browser_emulate set for the session's tabs.
 	emulation Emulation
+	// routes are browser_route's, read by the tabs' loops (own lock).
+	routes *routeTable
 
 	// note is for the session's next call (SetBackend); label names the
 	// client it works for (SetLabel). noteMu guards both.

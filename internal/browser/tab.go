@@ -60,6 +60,8 @@ type Tab struct {
 	// the requests already answered once (guarded by mu).
 	httpAuth     []HTTPAuth
 	authAnswered map[string]bool
+	// routes are the session's (browser_route).
+	routes *routeTable
 	// cast is the tab's screencast under way (browser_screencast), nil
 	// when none.
 	cast *screencast

@@ -179,6 +179,7 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 	t := newTab(id, target, s.m.log)
 	t.dialogPolicy = s.pol.opts.DialogPolicy
 	t.httpAuth = s.pol.opts.HTTPAuth
+	t.routes = s.routes
 	t.net = s.net
 	if s.pol.policySet() {
 		t.policy = s.pol.originPolicy

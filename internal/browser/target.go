@@ -74,9 +74,8 @@ func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
 	if page {
 		methods = append(methods, evConsole, evException, evDownloadBegin, evDownloadProgress, evDialogOpening, evDialogClosed, evWindowOpen)
 	}
-	if t.policy != nil || len(t.httpAuth) > 0 {
-		methods = append(methods, evPaused, evAuthRequired)
-	}
+	// (routes may come later: their pauses are followed from the start)
+	methods = append(methods, evPaused, evAuthRequired)
 	if t.policy != nil && page {
 		methods = append(methods, evFrameNavigated)
 	}
@@ -327,6 +326,17 @@ func (c *children) get(frameID string) *target {
 		}
 	}
 	return g
+}
+
+// list is the frames' targets now.
+func (c *children) list() []*target {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*target, 0, len(c.byID))
+	for _, g := range c.byID {
+		out = append(out, g)
+	}
+	return out
 }
 
 func (c *children) count() int {

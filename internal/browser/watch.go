@@ -150,7 +150,8 @@ func (t *Tab) clearDialogLocked() {
 type pausedEvent struct {
 	RequestID string `json:"requestId"`
 	Request   struct {
-		URL string `json:"url"`
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
 	} `json:"request"`
 	FrameID      string `json:"frameId"`
 	ResourceType string `json:"resourceType"`
@@ -176,6 +177,9 @@ func (g *target) paused(raw jsonv2.Value) {
 			t.addNote(fmt.Sprintf("%s%s: %s", blockedNote, p.Request.URL, perr.Message))
 			method, params = "Fetch.failRequest", map[string]any{"requestId": p.RequestID, "errorReason": "BlockedByClient"}
 		}
+	}
+	if method == "Fetch.continueRequest" && g.routed(&p) {
+		return
 	}
 	g.spawn(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, handleTimeout)

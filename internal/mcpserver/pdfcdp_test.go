@@ -241,3 +241,27 @@ func TestHTTPAuthNeverShown(t *testing.T) {
 		}
 	}
 }
+
+// browser_route through the server: add says the route, the page gets
+// the mocked answer, list counts its hits, remove all ends it.
+func TestRouteTool(t *testing.T) {
+	cs := netClient(t, browser.Options{})
+	ctx := backendtest.Context(t, 60*time.Second)
+	base := netServer(t)
+	reply := mustCall(t, ctx, cs, "browser_route", map[string]any{"action": "add", "pattern": "*/api/items*", "fulfill": map[string]any{"status": 200, "body": `{"items": ["mocked"]}`, "headers": map[string]any{"Content-Type": "application/json"}}})
+	if !strings.HasPrefix(reply, `Route r1 "*/api/items*" → fulfil 200 · 0 hit(s).`) {
+		t.Errorf("add: %s", reply)
+	}
+	loadNetworkPage(t, ctx, cs, base)
+	got := mustCall(t, ctx, cs, "browser_cdp", map[string]any{"method": "Runtime.evaluate", "params": map[string]any{"expression": "fetch('/api/items?page=9').then(r => r.text())", "awaitPromise": true, "returnByValue": true}})
+	if !strings.Contains(got, `mocked`) {
+		t.Errorf("the page's fetch got: %s", got)
+	}
+	if list := mustCall(t, ctx, cs, "browser_route", map[string]any{"action": "list"}); !regexp.MustCompile(`- r1 "\*/api/items\*" → fulfil 200 · [1-9]\d* hit\(s\)`).MatchString(list) {
+		t.Errorf("list: %s", list)
+	}
+	mustFail(t, ctx, cs, "browser_route", map[string]any{"action": "remove"}, "INVALID_ARGUMENT")
+	if reply := mustCall(t, ctx, cs, "browser_route", map[string]any{"action": "remove", "id": "all"}); reply != "Removed 1 route(s); 0 left." {
+		t.Errorf("remove all: %s", reply)
+	}
+}

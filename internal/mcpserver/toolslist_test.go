@@ -60,10 +60,11 @@ var wantTools = map[string][]string{
 	"browser_emulate":    nil,                  // full profile
 	"browser_screencast": {"action"},           // full profile
 	"browser_storage":    {"action"},           // full profile
+	"browser_route":      {"action"},           // full profile
 }
 
 // fullOnly are the tools of the full profile that the core one leaves out.
-var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage"}
+var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}
 
 // Instructions name every shared argument.
 func TestInstructionsDescribeSharedArgs(t *testing.T) {

@@ -32,6 +32,7 @@ const (
 	GroupEmulate    Group = "emulate"    // browser_emulate: device, place, media, CPU, network (full profile)
 	GroupScreencast Group = "screencast" // browser_screencast: the tab as an animated GIF (full profile)
 	GroupStorage    Group = "storage"    // browser_storage: cookies, web storage, storage state (full profile)
+	GroupRoute      Group = "route"      // browser_route: requests answered, aborted or changed (full profile)
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -66,6 +67,7 @@ func Table() []Tool {
 		emulateTool,
 		screencastTool,
 		storageTool,
+		routeTool,
 	}
 }
 

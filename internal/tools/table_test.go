@@ -23,7 +23,7 @@ func TestSelect(t *testing.T) {
 	extra := []string{"browser_network", "browser_download", "browser_console", "browser_handoff"}
 	recipeTools := []string{"recipe_list", "recipe_run", "recipe_save"}
 	// (and pdf, cdp after the recipes)
-	fullOnly := []string{"browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage"}
+	fullOnly := []string{"browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}
 	full := append(append(slices.Insert(slices.Clone(all), len(all)-1, extra...), recipeTools...), fullOnly...)
 	fullWithout := func(names ...string) []string {
 		return slices.DeleteFunc(slices.Clone(full), func(n string) bool { return slices.Contains(names, n) })
@@ -46,7 +46,7 @@ func TestSelect(t *testing.T) {
 		{"core", "+handoff", with("browser_handoff"), "+handoff"},
 		{"core", "+network,+downloads", fullWithout(append(append([]string{"browser_console", "browser_handoff"}, recipeTools...), fullOnly...)...), "+network,+downloads"},
 		{"core", "+network,+downloads,+console,+handoff,+recipes", fullWithout(fullOnly...), "+network,+downloads,+console,+handoff,+recipes"},
-		{"core", "+network,+downloads,+console,+handoff,+recipes,+pdf,+cdp,+mouse,+emulate,+screencast,+storage", full, "+network,+downloads,+console,+handoff,+recipes,+pdf,+cdp,+mouse,+emulate,+screencast,+storage"},
+		{"core", "+network,+downloads,+console,+handoff,+recipes,+pdf,+cdp,+mouse,+emulate,+screencast,+storage,+route", full, "+network,+downloads,+console,+handoff,+recipes,+pdf,+cdp,+mouse,+emulate,+screencast,+storage,+route"},
 		{"core", "+recipes", append(slices.Clone(all), recipeTools...), "+recipes"},
 		{"CORE", " ", all, ""},
 		{"core", "-screenshot", without("browser_screenshot"), "-screenshot"},
@@ -62,14 +62,14 @@ func TestSelect(t *testing.T) {
 		{"full", "-console", fullWithout("browser_console"), "-console"},
 		{"full", "-handoff", fullWithout("browser_handoff"), "-handoff"},
 		{"full", "-network,-downloads,-console,-handoff,-recipes", append(slices.Clone(all), fullOnly...), "-network,-downloads,-console,-handoff,-recipes"},
-		{"full", "-network,-downloads,-console,-handoff,-recipes,-pdf,-cdp,-mouse,-emulate,-screencast,-storage", all, "-network,-downloads,-console,-handoff,-recipes,-pdf,-cdp,-mouse,-emulate,-screencast,-storage"},
+		{"full", "-network,-downloads,-console,-handoff,-recipes,-pdf,-cdp,-mouse,-emulate,-screencast,-storage,-route", all, "-network,-downloads,-console,-handoff,-recipes,-pdf,-cdp,-mouse,-emulate,-screencast,-storage,-route"},
 		{"full", "-cdp", fullWithout("browser_cdp"), "-cdp"},
 		{"core", "+pdf", append(slices.Clone(all), "browser_pdf"), "+pdf"},
 		{"core", "+cdp", append(slices.Clone(all), "browser_cdp"), "+cdp"},
 		{"core", "tabs", all, "+tabs"},
 		{"core", "-core", notCore, "-core"},
 		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs", append(append(slices.Clone(extra), recipeTools...), fullOnly...), "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs"},
-		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff,-recipes,-pdf,-cdp,-mouse,-emulate,-screencast,-storage", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff,-recipes,-pdf,-cdp,-mouse,-emulate,-screencast,-storage"},
+		{"full", "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff,-recipes,-pdf,-cdp,-mouse,-emulate,-screencast,-storage,-route", nil, "-core,-forms,-wait,-read,-eval,-flow,-tabs,-screenshot,-dialogs,-network,-downloads,-console,-handoff,-recipes,-pdf,-cdp,-mouse,-emulate,-screencast,-storage,-route"},
 	} {
 		sel, err := tools.Select(tc.profile, tc.caps)
 		if err != nil {

@@ -1,0 +1,276 @@
+package browser
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// browser_route answers the session's requests itself: each route has a
+// pattern (a part of the URL, a *glob* matched whole, or /regex/) and one
+// outcome — fulfil (status, headers, a body or a file's), abort (a network
+// error) or continue with headers changed. While a session has routes,
+// every request of its tabs is paused (Fetch, requestStage Request) and
+// the first route that matches decides; the origin policy still comes
+// first. Routes hold for the session's tabs, those that join later too.
+
+// Route is one of a session's routes.
+type Route struct {
+	ID      string
+	Pattern string
+	Fulfill *RouteFulfill
+	Abort   string            // a network error: failed, aborted, timedout, accessdenied, connectionrefused, namenotresolved, internetdisconnected, blockedbyclient
+	Headers map[string]string // continue with these headers set ("" removes one)
+	Hits    int
+
+	match func(string) bool
+}
+
+// RouteFulfill is a response a route gives.
+type RouteFulfill struct {
+	Status  int
+	Headers map[string]string
+	Body    string
+	File    string // a file whose bytes are the body (read when the route is added)
+
+	data []byte
+}
+
+// routeAborts are abort's reasons, as Fetch.failRequest names them.
+var routeAborts = map[string]string{"failed": "Failed", "aborted": "Aborted", "timedout": "TimedOut", "accessdenied": "AccessDenied",
+	"connectionrefused": "ConnectionRefused", "connectionreset": "ConnectionReset", "namenotresolved": "NameNotResolved",
+	"internetdisconnected": "InternetDisconnected", "blockedbyclient": "BlockedByClient"}
+
+// maxRouteBody bounds a route's body.
+const maxRouteBody = 10 << 20
+
+// routeTable is a session's routes, read by its tabs' event loops.
+type routeTable struct {
+	mu     sync.Mutex
+	routes []*Route
+	seq    int
+}
+
+// match is the first route for url, counted as hit.
+func (rt *routeTable) match(url string) *Route {
+	if rt == nil {
+		return nil
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for _, r := range rt.routes {
+		if r.match(url) {
+			r.Hits++
+			return r
+		}
+	}
+	return nil
+}
+
+// active says the table has a route.
+func (rt *routeTable) active() bool {
+	if rt == nil {
+		return false
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return len(rt.routes) > 0
+}
+
+// allRequests pauses every request (at the request stage).
+var allRequests = []map[string]any{{"urlPattern": "*", "requestStage": "Request"}}
+
+// AddRoute adds a route to the session and has every tab pause for it.
+func (h *Held) AddRoute(ctx context.Context, r Route, roots []string) (*Route, error) {
+	s := h.s
+	if strings.TrimSpace(r.Pattern) == "" {
+		return nil, &Error{Code: CodeInvalidArgument, Message: "a route needs a pattern", Hint: `a part of the URL ("/api/"), a *glob* matched whole ("*/api/items*") or /regex/`}
+	}
+	m, err := valueMatcher(r.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	r.match = m
+	n := 0
+	if r.Fulfill != nil {
+		n++
+	}
+	if r.Abort != "" {
+		n++
+	}
+	if r.Headers != nil {
+		n++
+	}
+	if n != 1 {
+		return nil, &Error{Code: CodeInvalidArgument, Message: "a route takes one of fulfill, abort or continue", Hint: `e.g. {"action": "add", "pattern": "*/api/items*", "fulfill": {"status": 200, "body": "[]"}}`}
+	}
+	if r.Abort != "" {
+		if _, ok := routeAborts[strings.ToLower(r.Abort)]; !ok {
+			names := slices.Sorted(func(yield func(string) bool) {
+				for k := range routeAborts {
+					if !yield(k) {
+						return
+					}
+				}
+			})
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown abort reason %q", r.Abort), Hint: "use one of " + strings.Join(names, ", ")}
+		}
+	}
+	if f := r.Fulfill; f != nil {
+		if f.Status == 0 {
+			f.Status = http.StatusOK
+		}
+		if f.Status < 100 || f.Status > 599 {
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("status %d is not an HTTP status", f.Status), Hint: "100 to 599"}
+		}
+		if f.File != "" && f.Body != "" {
+			return nil, &Error{Code: CodeInvalidArgument, Message: "fulfill takes body or file, not both"}
+		}
+		f.data = []byte(f.Body)
+		if f.File != "" {
+			own := s.caller.UploadRoots
+			if own == nil {
+				own = s.m.opts.UploadRoots
+			}
+			files, err := checkUploadPaths([]string{f.File}, append(slices.Clone(own), s.pol.OutputDir()), roots, s.pol.OutputDir(), s.m.log)
+			if err != nil {
+				return nil, err
+			}
+			st, err := os.Stat(files[0])
+			if err != nil || st.Size() > maxRouteBody {
+				return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the file %s is over %d MB or unreadable", f.File, maxRouteBody>>20)}
+			}
+			if f.data, err = os.ReadFile(files[0]); err != nil {
+				return nil, &Error{Code: CodeInvalidArgument, Message: "read " + f.File + ": " + err.Error()}
+			}
+		}
+		if len(f.data) > maxRouteBody {
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the body is over %d MB", maxRouteBody>>20)}
+		}
+	}
+	rt := s.routes
+	rt.mu.Lock()
+	rt.seq++
+	r.ID = "r" + strconv.Itoa(rt.seq)
+	rr := &r
+	rt.routes = append(rt.routes, rr)
+	rt.mu.Unlock()
+	if err := s.refetch(ctx); err != nil {
+		return nil, err
+	}
+	return rr, nil
+}
+
+// RemoveRoute removes a route by id ("all": every one).
+func (h *Held) RemoveRoute(ctx context.Context, id string) (int, error) {
+	s := h.s
+	rt := s.routes
+	rt.mu.Lock()
+	before := len(rt.routes)
+	if id == "all" {
+		rt.routes = nil
+	} else {
+		rt.routes = slices.DeleteFunc(rt.routes, func(r *Route) bool { return r.ID == id })
+	}
+	n := before - len(rt.routes)
+	ids := make([]string, 0, len(rt.routes))
+	for _, r := range rt.routes {
+		ids = append(ids, r.ID)
+	}
+	rt.mu.Unlock()
+	if n == 0 {
+		return 0, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("no route %q", Echo(id)), Hint: `browser_route list shows the routes; "all" removes every one`, Suggestions: ids}
+	}
+	return n, s.refetch(ctx)
+}
+
+// Routes lists the session's routes.
+func (h *Held) Routes() []Route {
+	rt := h.s.routes
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := make([]Route, len(rt.routes))
+	for i, r := range rt.routes {
+		out[i] = *r
+	}
+	return out
+}
+
+// refetch sets every tab's pauses again after the routes changed.
+func (s *Session) refetch(ctx context.Context) error {
+	for _, t := range s.tabs {
+		if !t.alive() {
+			continue
+		}
+		if err := t.setFetch(ctx, t.page.Call); err != nil {
+			return backendError("route the tab's requests", err)
+		}
+		for _, k := range t.kids.list() {
+			_ = t.setFetch(ctx, k.Call)
+		}
+	}
+	return nil
+}
+
+// routed answers a paused request with its route; false when none matches.
+func (g *target) routed(p *pausedEvent) bool {
+	r := g.tab.routes.match(p.Request.URL)
+	if r == nil {
+		return false
+	}
+	method, params := "", map[string]any{"requestId": p.RequestID}
+	switch {
+	case r.Fulfill != nil:
+		var hs []map[string]string
+		hasType := false
+		for k, v := range r.Fulfill.Headers {
+			hs = append(hs, map[string]string{"name": k, "value": v})
+			hasType = hasType || strings.EqualFold(k, "Content-Type")
+		}
+		if !hasType {
+			hs = append(hs, map[string]string{"name": "Content-Type", "value": http.DetectContentType(r.Fulfill.data)})
+		}
+		method = "Fetch.fulfillRequest"
+		params["responseCode"], params["responseHeaders"], params["body"] = r.Fulfill.Status, hs, base64.StdEncoding.EncodeToString(r.Fulfill.data)
+	case r.Abort != "":
+		method = "Fetch.failRequest"
+		params["errorReason"] = routeAborts[strings.ToLower(r.Abort)]
+	default:
+		merged := map[string]string{}
+		for k, v := range p.Request.Headers {
+			merged[strings.ToLower(k)] = v
+		}
+		names := map[string]string{}
+		for k := range p.Request.Headers {
+			names[strings.ToLower(k)] = k
+		}
+		for k, v := range r.Headers {
+			if v == "" {
+				delete(merged, strings.ToLower(k))
+				continue
+			}
+			merged[strings.ToLower(k)] = v
+			if names[strings.ToLower(k)] == "" {
+				names[strings.ToLower(k)] = k
+			}
+		}
+		var hs []map[string]string
+		for k, v := range merged {
+			hs = append(hs, map[string]string{"name": names[k], "value": v})
+		}
+		method = "Fetch.continueRequest"
+		params["headers"] = hs
+	}
+	g.spawn(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, handleTimeout)
+		defer cancel()
+		_ = g.Call(ctx, method, params, nil)
+	})
+	return true
+}
