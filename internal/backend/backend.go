@@ -174,6 +174,18 @@ type Scoper interface {
 	For(scope func() Scope) Backend
 }
 
+// Contexts is implemented by a backend that can open tabs in browser
+// contexts of their own, each with its own cookies and storage (launch and
+// endpoint; an extension cannot make them).
+type Contexts interface {
+	// NewContext makes an empty browser context and returns its id.
+	NewContext(ctx context.Context) (string, error)
+	// NewTabIn opens a background tab at url in the context.
+	NewTabIn(ctx context.Context, contextID, url string) (TabInfo, error)
+	// CloseContext closes the context and every tab in it.
+	CloseContext(ctx context.Context, contextID string) error
+}
+
 // Binder is implemented by a backend that can hand a session a tab the user
 // opened (browser_tabs bind): it lists such tabs, attaches to one only when
 // asked, and lets it go again without closing it.

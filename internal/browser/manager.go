@@ -410,6 +410,8 @@ type Session struct {
 	emulation Emulation
 	// routes are browser_route's, read by the tabs' loops (own lock).
 	routes *routeTable
+	// contexts are the session's named browser contexts: name → id.
+	contexts map[string]string
 
 	// note is for the session's next call (SetBackend); label names the
 	// client it works for (SetLabel). noteMu guards both.
@@ -890,6 +892,7 @@ func (s *Session) closeTabsLocked(ctx context.Context) error {
 		s.unclaim(id)
 	}
 	s.current = nil
+	s.dropContexts(ctx)
 	return errors.Join(errs...)
 }
 

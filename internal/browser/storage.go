@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
 )
 
 // browser_storage reads and changes the session's cookies and the current
@@ -244,7 +246,7 @@ func (h *Held) cookieList(ctx context.Context, u *url.URL, domain string) ([]Coo
 	}
 	method, params := "Network.getCookies", map[string]any(nil)
 	if domain != "" {
-		method = "Storage.getCookies"
+		method = "Network.getAllCookies"
 	} else if u != nil {
 		params = map[string]any{"urls": []string{u.String()}}
 	}
@@ -342,7 +344,7 @@ func (h *Held) saveState(ctx context.Context, o StorageOptions) (*StorageResult,
 	var all struct {
 		Cookies []Cookie `json:"cookies"`
 	}
-	if err := h.t.page.Call(ctx, "Storage.getCookies", nil, &all); err != nil {
+	if err := h.t.page.Call(ctx, "Network.getAllCookies", nil, &all); err != nil {
 		return nil, backendError("read the cookies", err)
 	}
 	st.Cookies = all.Cookies
@@ -467,7 +469,7 @@ func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult,
 		var before struct {
 			Cookies []Cookie `json:"cookies"`
 		}
-		if err := t.page.Call(ctx, "Storage.getCookies", nil, &before); err != nil {
+		if err := t.page.Call(ctx, "Network.getAllCookies", nil, &before); err != nil {
 			return nil, backendError("read the cookies", err)
 		}
 		for _, c := range st.Cookies {
@@ -488,7 +490,7 @@ func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult,
 			}
 			params = append(params, p)
 		}
-		if err := t.page.Call(ctx, "Storage.setCookies", map[string]any{"cookies": params}, nil); err != nil {
+		if err := t.page.Call(ctx, "Network.setCookies", map[string]any{"cookies": params}, nil); err != nil {
 			return nil, &Error{Code: CodeInvalidArgument, Message: "the browser refused the state's cookies: " + err.Error(), Err: err}
 		}
 	}
@@ -511,7 +513,7 @@ func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult,
 		origins = append(origins, so)
 	}
 	if len(origins) > 0 {
-		if err := h.s.fillLocalStorage(ctx, origins); err != nil {
+		if err := h.s.fillLocalStorage(ctx, t.contextID, origins); err != nil {
 			return nil, err
 		}
 	}
@@ -523,8 +525,14 @@ func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult,
 // the session's browser whose every request is answered with an empty
 // page (Fetch), so that no site runs and none is asked for anything; the
 // tab is closed after.
-func (s *Session) fillLocalStorage(ctx context.Context, origins []stateOrigin) error {
-	info, err := s.be.NewTab(ctx, "about:blank")
+func (s *Session) fillLocalStorage(ctx context.Context, contextID string, origins []stateOrigin) error {
+	var info backend.TabInfo
+	var err error
+	if cb, ok := s.be.(backend.Contexts); ok && contextID != "" {
+		info, err = cb.NewTabIn(ctx, contextID, "about:blank")
+	} else {
+		info, err = s.be.NewTab(ctx, "about:blank")
+	}
 	if err != nil {
 		return backendError("open a tab for the local storage", err)
 	}

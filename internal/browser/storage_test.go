@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,16 +59,21 @@ func TestStorage(t *testing.T) {
 	if got := page(); got != "Signed in as ada · Theme: dark" {
 		t.Fatalf("after setting the cookie and the theme: %q", got)
 	}
+	// (cookies are per host: other tests' cookies of 127.0.0.1 may be
+	// there too in the shared browser)
+	mine := func(cs []browser.Cookie) []browser.Cookie {
+		return slices.DeleteFunc(slices.Clone(cs), func(c browser.Cookie) bool { return c.Name != "sid" && c.Name != "csrf" })
+	}
 	res := must(browser.StorageOptions{Action: "cookies"})
-	if res.Total != 2 || !res.Redacted {
+	if len(mine(res.Cookies)) != 2 || !res.Redacted {
 		t.Errorf("cookies list = %+v", res)
 	}
 	if res := must(browser.StorageOptions{Action: "cookies", Op: "get", Name: "csrf"}); res.Total != 1 || !res.Cookies[0].HTTPOnly || res.Cookies[0].Value != "t0k" {
 		t.Errorf("cookies get csrf = %+v", res)
 	}
 	must(browser.StorageOptions{Action: "cookies", Op: "delete", Name: "csrf"})
-	if res := must(browser.StorageOptions{Action: "cookies"}); res.Total != 1 || res.Cookies[0].Name != "sid" || res.Cookies[0].SameSite != "Lax" {
-		t.Errorf("after deleting csrf: %+v", res)
+	if got := mine(must(browser.StorageOptions{Action: "cookies"}).Cookies); len(got) != 1 || got[0].Name != "sid" || got[0].SameSite != "Lax" {
+		t.Errorf("after deleting csrf: %+v", got)
 	}
 	if res := must(browser.StorageOptions{Action: "local", Op: "get", Name: "theme"}); len(res.Items) != 1 || res.Items[0].Value != "dark" || !strings.HasPrefix(res.Origin, "http://127.0.0.1:") {
 		t.Errorf("local get theme = %+v", res)
@@ -101,7 +107,7 @@ func TestStorage(t *testing.T) {
 	}
 
 	// Clear, then load the sealed state: signed in again.
-	if res := must(browser.StorageOptions{Action: "clear"}); res.Total != 1 {
+	if res := must(browser.StorageOptions{Action: "clear"}); res.Total < 1 {
 		t.Errorf("clear = %+v", res)
 	}
 	e.navigate("/storage/app.html")

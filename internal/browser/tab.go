@@ -62,6 +62,9 @@ type Tab struct {
 	authAnswered map[string]bool
 	// routes are the session's (browser_route).
 	routes *routeTable
+	// contextName and contextID are the named browser context the tab is
+	// in ("": the browser's own).
+	contextName, contextID string
 	// cast is the tab's screencast under way (browser_screencast), nil
 	// when none.
 	cast *screencast

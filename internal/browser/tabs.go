@@ -19,6 +19,9 @@ type TabView struct {
 	Opener  string `json:"opener,omitempty"`
 	// Bound: a tab the user opened, bound by the session.
 	Bound bool `json:"bound,omitempty"`
+	// Context is the named browser context the tab is in ("": the
+	// browser's own).
+	Context string `json:"context,omitempty"`
 }
 
 // ListTabs describes the session's tabs, adopting popups its tabs opened.
@@ -39,6 +42,7 @@ func (h *Held) ListTabs(ctx context.Context) ([]TabView, error) {
 		v := s.view(ti)
 		v.Current = s.current != nil && s.current.target == ti.ID
 		v.Bound = s.tabs[ti.ID].bound
+		v.Context = s.tabs[ti.ID].contextName
 		out = append(out, v)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return tabNumber(out[i].ID) < tabNumber(out[j].ID) })
@@ -97,6 +101,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			// A tab a bound (the user's) tab opened is the user's too:
 			// followed, never closed.
 			t.bound = s.tabs[ti.Opener].bound
+			t.contextName, t.contextID = s.tabs[ti.Opener].contextName, s.tabs[ti.Opener].contextID // (a popup is in its opener's context)
 			s.join(t)
 			adopted = append(adopted, s.view(ti))
 			changed = true
@@ -282,5 +287,6 @@ func (h *Held) CloseTab(ctx context.Context, id string) error {
 		return backendError("close the tab", err)
 	}
 	s.unclaim(key)
+	s.dropContexts(ctx)
 	return nil
 }

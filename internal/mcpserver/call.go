@@ -144,6 +144,9 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			return finish(nil, err)
 		}
 		c := s.clientOf(ctx)
+		if err := gatedArgs(c, t, args); err != nil {
+			return finish(nil, err)
+		}
 		d := c.Deps
 		sc := s.scopeOf(req)
 		env := &tools.Env{Manager: d.Manager, Gate: d.Gate, Recipes: d.Recipes, HealWrite: d.HealWrite, Secrets: d.Secrets,
@@ -210,6 +213,9 @@ func (s *Server) decodeArgs(c *Client, tool string, args map[string]any) (any, e
 	if !ok || s.settings != nil && !c.has(tool) {
 		return nil, tools.ErrInactive
 	}
+	if err := gatedArgs(c, t, args); err != nil {
+		return nil, err
+	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "arguments do not encode as JSON: " + err.Error(), Hint: "pass plain JSON values"}
@@ -222,6 +228,21 @@ func (s *Server) decodeArgs(c *Client, tool string, args map[string]any) (any, e
 		return nil, err
 	}
 	return t.Decode(raw)
+}
+
+// gatedArgs refuses an argument whose capability group the client has off
+// (tools.Tool.GatedArgs): it is not the tool's for that client.
+func gatedArgs(c *Client, t tools.Tool, args map[string]any) error {
+	if c == nil {
+		return nil
+	}
+	for name, g := range t.GatedArgs() {
+		if _, given := args[name]; given && !c.groupOn(g) {
+			return &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("argument %q of %s is off in this tool profile", name, t.Name),
+				Hint: fmt.Sprintf("the user can switch it on with --caps +%s (or --profile full)", g)}
+		}
+	}
+	return nil
 }
 
 // progress is the call's progress hook: MCP progress notifications when the

@@ -3,10 +3,13 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -161,6 +164,51 @@ func filterTools(res *mcp.ListToolsResult, c *Client) {
 		}
 	}
 	res.Tools = kept
+}
+
+// groupOn says the client has the capability group on.
+func (c *Client) groupOn(g tools.Group) bool { return slices.Contains(c.Tools.Groups, g) }
+
+// gateArgs leaves out of res the arguments whose group the client has off
+// (tools.Tool.GatedArgs): each such tool gets a copy of its schema.
+func gateArgs(res *mcp.ListToolsResult, c *Client) {
+	if res == nil {
+		return
+	}
+	for i, def := range res.Tools {
+		t, ok := tableTool(def.Name)
+		if !ok {
+			continue
+		}
+		var off []string
+		for name, g := range t.GatedArgs() {
+			if !c.groupOn(g) {
+				off = append(off, name)
+			}
+		}
+		schema, ok := def.InputSchema.(*jsonschema.Schema)
+		if len(off) == 0 || !ok || schema == nil {
+			continue
+		}
+		sc := *schema
+		sc.Properties = maps.Clone(schema.Properties)
+		for _, name := range off {
+			delete(sc.Properties, name)
+		}
+		d := *def
+		d.InputSchema = &sc
+		res.Tools[i] = &d
+	}
+}
+
+// tableTool is the table's tool of that name.
+func tableTool(name string) (tools.Tool, bool) {
+	for _, t := range tools.Table() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return tools.Tool{}, false
 }
 
 // has says whether the client has the tool.

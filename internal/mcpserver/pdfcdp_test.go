@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"image/gif"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -170,7 +173,7 @@ func TestStorageTool(t *testing.T) {
 	})
 	mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "cookies", "op": "set", "name": "sid", "value": "abc123"})
 	mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "local", "op": "set", "name": "theme", "value": "dark"})
-	if list := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "cookies"}); !strings.Contains(list, "Cookies of the page: 1\n- sid = <redacted, 6 chars> · 127.0.0.1/ · session") || strings.Contains(list, "abc123") {
+	if list := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "cookies"}); !strings.Contains(list, "\n- sid = <redacted, 6 chars> · 127.0.0.1/ · session") || strings.Contains(list, "abc123") {
 		t.Errorf("cookies list:\n%s", list)
 	}
 	if got := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "local", "op": "get", "name": "theme"}); !strings.Contains(got, `- theme = "dark"`) {
@@ -263,5 +266,57 @@ func TestRouteTool(t *testing.T) {
 	mustFail(t, ctx, cs, "browser_route", map[string]any{"action": "remove"}, "INVALID_ARGUMENT")
 	if reply := mustCall(t, ctx, cs, "browser_route", map[string]any{"action": "remove", "id": "all"}); reply != "Removed 1 route(s); 0 left." {
 		t.Errorf("remove all: %s", reply)
+	}
+}
+
+// browser_tabs' context argument is the contexts group's: the core
+// profile neither shows nor takes it; the full profile opens a tab in a
+// named context and lists it.
+func TestTabsContextArgument(t *testing.T) {
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
+	t.Cleanup(func() {
+		for _, name := range m.SessionNames() {
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		}
+	})
+	ctx := backendtest.Context(t, 60*time.Second)
+	hasContext := func(cs *mcp.ClientSession) bool {
+		list, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range list.Tools {
+			if tl.Name == "browser_tabs" {
+				b, _ := json.Marshal(tl.InputSchema)
+				return strings.Contains(string(b), `"context"`)
+			}
+		}
+		t.Fatal("no browser_tabs")
+		return false
+	}
+	core := connect(t, &tools.Deps{Manager: m})
+	if hasContext(core) {
+		t.Error("the core profile's browser_tabs shows context")
+	}
+	body := mustFail(t, ctx, core, "browser_tabs", map[string]any{"action": "new", "context": "alice"}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, `argument "context" of browser_tabs is off`) || !strings.Contains(body.Error.Hint, "--caps +contexts") {
+		t.Errorf("context in the core profile: %+v", body.Error)
+	}
+	full := connectFull(t, &tools.Deps{Manager: m})
+	if !hasContext(full) {
+		t.Error("the full profile's browser_tabs lacks context")
+	}
+	out, isErr := call(t, ctx, full, "browser_tabs", map[string]any{"action": "new", "context": "alice", "session": "ctx-test"})
+	if os.Getenv("WEBPILOT_TEST_BACKEND") == "bridge" {
+		if !isErr || !strings.Contains(out, "cannot open browser contexts") {
+			t.Errorf("a context through the extension: %s", out)
+		}
+		return
+	}
+	if isErr || !strings.HasPrefix(out, `Opened tab t1 in context "alice" (now current).`) {
+		t.Fatalf("new in a context: %s", out)
+	}
+	if list := mustCall(t, ctx, full, "browser_tabs", map[string]any{"session": "ctx-test"}); !strings.Contains(list, "(context alice)") {
+		t.Errorf("list: %s", list)
 	}
 }

@@ -205,10 +205,13 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return res, err
 		}
-		if method == "tools/list" && s.settings != nil {
+		if method == "tools/list" {
 			res, err := next(ctx, method, req)
 			if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				filterTools(lr, c)
+				if s.settings != nil {
+					filterTools(lr, c)
+				}
+				gateArgs(lr, c)
 			}
 			return res, err
 		}

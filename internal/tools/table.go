@@ -33,6 +33,7 @@ const (
 	GroupScreencast Group = "screencast" // browser_screencast: the tab as an animated GIF (full profile)
 	GroupStorage    Group = "storage"    // browser_storage: cookies, web storage, storage state (full profile)
 	GroupRoute      Group = "route"      // browser_route: requests answered, aborted or changed (full profile)
+	GroupContexts   Group = "contexts"   // browser_tabs new's context: named browser contexts (full profile)
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -89,12 +90,20 @@ var Profiles = []string{ProfileCore, ProfileFull}
 // DESIGN.md's full-only tools (browser_cdp, browser_pdf, …) stay out of it.
 var coreGroups = []Group{GroupCore, GroupForms, GroupWait, GroupRead, GroupEval, GroupFlow, GroupTabs, GroupScreenshot, GroupDialogs}
 
-// Groups are the groups of the table, in the order of their first tool.
+// Groups are the groups of the table, in the order of their first tool,
+// then those that switch on an argument of a tool (GatedArgs).
 func Groups() []Group {
 	var out []Group
 	for _, t := range Table() {
 		if !slices.Contains(out, t.Group) {
 			out = append(out, t.Group)
+		}
+	}
+	for _, t := range Table() {
+		for _, g := range t.GatedArgs() {
+			if !slices.Contains(out, g) {
+				out = append(out, g)
+			}
 		}
 	}
 	return out

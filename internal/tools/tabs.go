@@ -15,6 +15,7 @@ type TabsIn struct {
 	Match   string `json:"match,omitempty" jsonschema:"select, bind: URL or title part, */glob* or /regex/"`
 	URL     string `json:"url,omitempty" jsonschema:"new: URL to open"`
 	All     bool   `json:"all,omitempty" jsonschema:"list: also user tabs to bind"`
+	Context string `json:"context,omitempty" jsonschema:"new: in this named browser context (own cookies and storage)" group:"contexts"`
 	Session string `json:"session,omitempty"`
 }
 
@@ -35,6 +36,9 @@ func (in TabsIn) Check() error {
 	if in.All && in.Action != "list" && in.Action != "" {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "all goes with action list", Hint: "browser_tabs list with all: true also lists the user's tabs that bind can take"}
 	}
+	if in.Context != "" && in.Action != "new" {
+		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "context goes with action new", Hint: "a tab's context is chosen when it is opened; list shows each tab's"}
+	}
 	if in.URL != "" && in.Action != "new" {
 		return &browser.Error{Code: browser.CodeInvalidArgument, Message: "url goes with action new", Hint: "use browser_navigate to load a URL in an existing tab"}
 	}
@@ -50,18 +54,26 @@ var tabsTool = Def(Tool{
 }, func(ctx context.Context, h *Held, in TabsIn) (*Result, error) {
 	switch in.Action {
 	case "new":
-		t, err := h.NewTab(ctx)
+		var t *browser.Tab
+		var err error
+		where := ""
+		if in.Context != "" {
+			t, err = h.NewTabIn(ctx, in.Context)
+			where = fmt.Sprintf(" in context %q", in.Context)
+		} else {
+			t, err = h.NewTab(ctx)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if in.URL == "" {
-			return &Result{Text: fmt.Sprintf("Opened tab %s (now current).", t.ID)}, nil
+			return &Result{Text: fmt.Sprintf("Opened tab %s%s (now current).", t.ID, where)}, nil
 		}
 		nav, err := h.Navigate(ctx, in.URL, 0)
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Text: fmt.Sprintf("Opened tab %s (now current): %s — %q", t.ID, nav.URL, nav.Title),
+		return &Result{Text: fmt.Sprintf("Opened tab %s%s (now current): %s — %q", t.ID, where, nav.URL, nav.Title),
 			Tab: t, Snapshot: browser.ModeCompact}, nil
 	case "select":
 		var t *browser.Tab
@@ -167,6 +179,9 @@ func renderTabs(session string, tabs []browser.TabView) string {
 		fmt.Fprintf(&b, "\n%s %s %q %s", mark, t.ID, t.Title, t.URL)
 		if t.Bound {
 			b.WriteString(" (bound: the user's tab)")
+		}
+		if t.Context != "" {
+			fmt.Fprintf(&b, " (context %s)", t.Context)
 		}
 		if t.Opener != "" {
 			fmt.Fprintf(&b, " (opened by %s)", t.Opener)

@@ -251,6 +251,24 @@ func (t Tool) InputSchema() (*jsonschema.Schema, error) {
 	return schema, nil
 }
 
+// GatedArgs are the arguments that exist only while their capability
+// group is on (a `group:"name"` tag): the core profile's schema leaves
+// them out, and a call that names one is refused like any unknown
+// argument.
+func (t Tool) GatedArgs() map[string]Group {
+	var out map[string]Group
+	for i := range t.input.NumField() {
+		f := t.input.Field(i)
+		if g := f.Tag.Get("group"); g != "" {
+			if out == nil {
+				out = map[string]Group{}
+			}
+			out[strings.Split(f.Tag.Get("json"), ",")[0]] = Group(g)
+		}
+	}
+	return out
+}
+
 // bound reads a minimum or maximum tag ("" for none).
 func bound(tool, arg, tag string) (*float64, error) {
 	if tag == "" {

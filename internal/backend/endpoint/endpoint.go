@@ -161,6 +161,41 @@ func (b *Backend) NewTab(ctx context.Context, url string) (backend.TabInfo, erro
 	return tab, nil
 }
 
+// NewContext makes an empty browser context (backend.Contexts).
+func (b *Backend) NewContext(ctx context.Context) (string, error) {
+	l, err := b.ensure(ctx)
+	if err != nil {
+		return "", err
+	}
+	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.NewContext(ctx)
+}
+
+// NewTabIn opens a background tab in a browser context; the tab is
+// webpilot's own, like NewTab's.
+func (b *Backend) NewTabIn(ctx context.Context, contextID, url string) (backend.TabInfo, error) {
+	l, err := b.ensure(ctx)
+	if err != nil {
+		return backend.TabInfo{}, err
+	}
+	tab, err := targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.NewTabIn(ctx, contextID, url)
+	if err != nil {
+		return tab, err
+	}
+	b.mu.Lock()
+	b.owned[tab.ID] = struct{}{}
+	b.mu.Unlock()
+	return tab, nil
+}
+
+// CloseContext closes a browser context and its tabs.
+func (b *Backend) CloseContext(ctx context.Context, contextID string) error {
+	l, err := b.ensure(ctx)
+	if err != nil {
+		return err
+	}
+	return targets.Browser{Conn: l.conn, Prefix: "endpoint", Log: b.log}.CloseContext(ctx, contextID)
+}
+
 // CloseTab closes the tab and waits (briefly) until the browser reports it
 // gone. An unknown id is an error matching [backend.ErrTabNotFound]. It
 // closes any tab it is given; which tabs an agent may close is decided above

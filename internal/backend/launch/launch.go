@@ -231,6 +231,33 @@ func (b *Backend) Release(ctx context.Context, id string, c cdp.Caller) error {
 
 // Attach attaches a new flat CDP session to the tab. The session ends when
 // the tab closes, the browser exits, or the Backend closes.
+// NewContext makes an empty browser context (backend.Contexts).
+func (b *Backend) NewContext(ctx context.Context) (string, error) {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return "", err
+	}
+	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.NewContext(ctx)
+}
+
+// NewTabIn opens a background tab in a browser context.
+func (b *Backend) NewTabIn(ctx context.Context, contextID, url string) (backend.TabInfo, error) {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return backend.TabInfo{}, err
+	}
+	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.NewTabIn(ctx, contextID, url)
+}
+
+// CloseContext closes a browser context and its tabs.
+func (b *Backend) CloseContext(ctx context.Context, contextID string) error {
+	in, err := b.ensure(ctx)
+	if err != nil {
+		return err
+	}
+	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.CloseContext(ctx, contextID)
+}
+
 func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	in, err := b.ensure(ctx)
 	if err != nil {

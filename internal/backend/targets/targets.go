@@ -73,6 +73,40 @@ func (b Browser) NewTab(ctx context.Context, url string) (backend.TabInfo, error
 	return tab, nil
 }
 
+// NewContext makes an empty browser context (its own cookies, storage and
+// cache), disposed of when the connection ends.
+func (b Browser) NewContext(ctx context.Context) (string, error) {
+	var res struct {
+		BrowserContextID string `json:"browserContextId"`
+	}
+	if err := b.sess().Call(ctx, "Target.createBrowserContext", map[string]any{"disposeOnDetach": true}, &res); err != nil {
+		return "", fmt.Errorf("%s: new browser context: %w", b.Prefix, err)
+	}
+	return res.BrowserContextID, nil
+}
+
+// NewTabIn opens a background tab at url in the browser context id.
+func (b Browser) NewTabIn(ctx context.Context, id, url string) (backend.TabInfo, error) {
+	if url == "" {
+		url = "about:blank"
+	}
+	var res struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := b.sess().Call(ctx, "Target.createTarget", map[string]any{"url": url, "browserContextId": id, "newWindow": true, "background": true}, &res); err != nil {
+		return backend.TabInfo{}, fmt.Errorf("%s: new tab in context %s: %w", b.Prefix, id, err)
+	}
+	return backend.TabInfo{ID: res.TargetID, URL: url}, nil
+}
+
+// CloseContext closes the browser context id and its tabs.
+func (b Browser) CloseContext(ctx context.Context, id string) error {
+	if err := b.sess().Call(ctx, "Target.disposeBrowserContext", map[string]any{"browserContextId": id}, nil); err != nil {
+		return fmt.Errorf("%s: close browser context %s: %w", b.Prefix, id, err)
+	}
+	return nil
+}
+
 // CloseTab closes the tab and waits (up to CloseTimeout) until the browser
 // reports it gone. An unknown id is an error matching backend.ErrTabNotFound.
 // afterClose, if set, runs once the close was accepted. The browser reports
