@@ -516,3 +516,15 @@ func TestConfigHTTPAuth(t *testing.T) {
 		}
 	}
 }
+
+// doctor prints the network settings that are set with their values and
+// sources (secret names only).
+func TestDoctorNetworkSettings(t *testing.T) {
+	if got := networkSettings(mustLoad(t, nil, nil, "")); got != "" {
+		t.Errorf("defaults: %q", got)
+	}
+	c := mustLoad(t, []string{"--proxy-server=http://proxy.corp:3128", "--http-auth=INTRA@https://intranet.example"}, map[string]string{"WEBPILOT_IGNORE_HTTPS_ERRORS": "true"}, "")
+	if got, want := networkSettings(c), "proxy_server http://proxy.corp:3128 (flag); ignore_https_errors true (env); http_auth INTRA@https://intranet.example (flag)"; got != want {
+		t.Errorf("networkSettings = %q, want %q", got, want)
+	}
+}

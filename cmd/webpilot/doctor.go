@@ -52,6 +52,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	note("webpilot %s (%s/%s, %s)", version, runtime.GOOS, runtime.GOARCH, goVersion)
 	ok("config: valid (backend %s, bridge port %d, headless %s%s)", cfg.Backend, cfg.BridgePort, cfg.Headless, configOverrides(cfg))
+	if n := networkSettings(cfg); n != "" {
+		note("network: %s", n)
+	}
 
 	// The launch backend: discovery, then a real start.
 	launchWorks := false
@@ -223,6 +226,22 @@ func doctorWaitDaemonExtension(ctx context.Context, port int, ok func(string, ..
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// networkSettings lists the launched browser's network settings that are
+// set, each with its value and where it came from ("" when none is).
+func networkSettings(cfg *Config) string {
+	var parts []string
+	add := func(key string, v any) {
+		if src := cfg.Sources[key]; src != "" && src != "default" {
+			parts = append(parts, fmt.Sprintf("%s %v (%s)", key, v, src))
+		}
+	}
+	add("proxy_server", cfg.ProxyServer)
+	add("proxy_bypass", cfg.ProxyBypass)
+	add("ignore_https_errors", cfg.IgnoreHTTPSErrors)
+	add("http_auth", strings.Join(cfg.HTTPAuth, ",")) // (secret names, never values)
+	return strings.Join(parts, "; ")
 }
 
 // configOverrides lists the settings not at their default, with where they came from.
