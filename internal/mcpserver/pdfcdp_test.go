@@ -155,14 +155,7 @@ func TestStorageTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), OutputDir: out})
-	t.Cleanup(func() {
-		for _, name := range m.SessionNames() {
-			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
-		}
-	})
-	sel, _ := tools.Select(tools.ProfileFull, "")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec}}, nil, "")
+	cs := secretClient(t, browser.Options{OutputDir: out}, sec)
 	ctx := backendtest.Context(t, 60*time.Second)
 	base := netServer(t)
 	force := os.Getenv("WEBPILOT_TEST_BACKEND") == "bridge"
@@ -217,15 +210,8 @@ func TestHTTPAuthNeverShown(t *testing.T) {
 	}
 	sec.MaskAlso("INTRA", "pw-Zq7Wx9Pk")
 	origin, _ := browser.NormalizeOrigin(srv.URL)
-	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), NoRedact: true,
-		HTTPAuth: []browser.HTTPAuth{{Origin: origin, Secret: "INTRA", User: "ada", Password: "pw-Zq7Wx9Pk"}}})
-	t.Cleanup(func() {
-		for _, name := range m.SessionNames() {
-			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
-		}
-	})
-	sel, _ := tools.Select(tools.ProfileFull, "")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec}}, nil, "")
+	cs := secretClient(t, browser.Options{NoRedact: true,
+		HTTPAuth: []browser.HTTPAuth{{Origin: origin, Secret: "INTRA", User: "ada", Password: "pw-Zq7Wx9Pk"}}}, sec)
 	ctx := backendtest.Context(t, 60*time.Second)
 	var outs []string
 	outs = append(outs, mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": srv.URL + "/"}))
@@ -319,4 +305,18 @@ func TestTabsContextArgument(t *testing.T) {
 	if list := mustCall(t, ctx, full, "browser_tabs", map[string]any{"session": "ctx-test"}); !strings.Contains(list, "(context alice)") {
 		t.Errorf("list: %s", list)
 	}
+}
+
+// secretClient is netClient with the declared secrets sec.
+func secretClient(t *testing.T, opts browser.Options, sec *secrets.Set) *mcp.ClientSession {
+	t.Helper()
+	opts.Backend = backendtest.Shared(t)
+	m := browser.NewManager(opts)
+	t.Cleanup(func() {
+		for _, name := range m.SessionNames() {
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		}
+	})
+	sel, _ := tools.Select(tools.ProfileFull, "")
+	return connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec}}, nil, "")
 }
