@@ -114,6 +114,12 @@ func TestStorage(t *testing.T) {
 	if got := page(); got != "Signed out · Theme: none" {
 		t.Fatalf("after clear: %q", got)
 	}
+	if bridge {
+		_, err := store(browser.StorageOptions{Action: "state_load", File: filepath.Base(plain.Path)})
+		if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && (!strings.Contains(be.Message, "overwrite your Chrome's own cookies") || !strings.Contains(be.Hint, "force")) {
+			t.Errorf("state_load on the bridge without force: %+v", be)
+		}
+	}
 	_, err := store(browser.StorageOptions{Action: "state_load", File: filepath.Base(sealed.Path), Force: bridge})
 	if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, `sealed with the secret "STATE_KEY"`) {
 		t.Errorf("a sealed state without its secret: %+v", be)
