@@ -393,9 +393,13 @@ func groupNames() string {
 // to, the remote browser the agent's work (and its credentials) goes to, or
 // showing the user's credentials to the agent (no_redact), nor with the
 // folder of recipes the user trusts (recipes: a project's own recipes need
-// webpilot recipe trust).
+// webpilot recipe trust), nor with what would send the browser's traffic
+// or the user's logins elsewhere or let a forged certificate pass
+// (proxy_server, http_auth, ignore_https_errors), nor with widening raw
+// CDP (cdp_allow).
 var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "output_dir": true, "cdp_endpoint": true, "cdp_header": true,
-	"endpoint_per_session": true, "recipes": true, "secrets": true, "listen": true, "auth_token": true, "no_redact": true}
+	"endpoint_per_session": true, "recipes": true, "secrets": true, "listen": true, "auth_token": true, "no_redact": true,
+	"proxy_server": true, "http_auth": true, "ignore_https_errors": true, "cdp_allow": true}
 
 // DefaultListen is where webpilot serve listens by default.
 const DefaultListen = "127.0.0.1:31999"
@@ -488,7 +492,7 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 			return nil, fmt.Errorf(".webpilot.json: unknown key %q", k)
 		}
 		if fileForbidden[k] {
-			return nil, fmt.Errorf(".webpilot.json: %s may only be set by flag or environment: a file in the working directory (a cloned repository, say) must not choose the program webpilot runs or where it writes", k)
+			return nil, fmt.Errorf(".webpilot.json: %s may only be set by flag or environment: a file in the working directory (a cloned repository, say) must not choose the program webpilot runs, where it writes, or where the browser's traffic and the user's logins go", k)
 		}
 	}
 

@@ -430,7 +430,6 @@ func TestConfigCDPAllow(t *testing.T) {
 	}{
 		{[]string{"--cdp-allow=DOM, Page.printToPDF"}, nil, ""},
 		{nil, map[string]string{"WEBPILOT_CDP_ALLOW": "DOM,Page.printToPDF"}, ""},
-		{nil, nil, `{"cdp_allow": "DOM,Page.printToPDF"}`},
 	} {
 		cfg := mustLoad(t, c.args, c.env, c.file)
 		if got := policyOptions(cfg).CDPAllow; !slices.Equal(got, []string{"DOM", "Page.printToPDF"}) {
@@ -459,8 +458,15 @@ func TestConfigLaunchNetwork(t *testing.T) {
 	if c.ProxyServer != "socks5://127.0.0.1:1080" || c.ProxyBypass != "*.internal,<-loopback>" || !c.IgnoreHTTPSErrors || c.Sources["proxy_server"] != "flag" {
 		t.Errorf("config = %q %q %v (%s)", c.ProxyServer, c.ProxyBypass, c.IgnoreHTTPSErrors, c.Sources["proxy_server"])
 	}
-	if c := mustLoad(t, nil, nil, `{"proxy_server": "http://proxy.corp:3128"}`); c.ProxyServer != "http://proxy.corp:3128" || c.Sources["proxy_server"] != "file" {
-		t.Errorf("from the file: %q (%s)", c.ProxyServer, c.Sources["proxy_server"])
+	if c := mustLoad(t, nil, nil, `{"proxy_bypass": "*.internal"}`); c.ProxyBypass != "*.internal" || c.Sources["proxy_bypass"] != "file" {
+		t.Errorf("proxy_bypass from the file: %q (%s)", c.ProxyBypass, c.Sources["proxy_bypass"])
+	}
+	// A file in the working directory may not send the traffic, the logins
+	// or raw CDP anywhere new.
+	for _, file := range []string{`{"proxy_server": "http://evil.example:3128"}`, `{"ignore_https_errors": true}`, `{"http_auth": "PW@https://evil.example"}`, `{"cdp_allow": "DOM"}`} {
+		if _, err := load(t, nil, nil, file); err == nil || !strings.Contains(err.Error(), "may only be set by flag or environment") {
+			t.Errorf("%s: %v", file, err)
+		}
 	}
 	for arg, want := range map[string]string{
 		"--proxy-server=proxy.corp:3128":               "not a proxy",
