@@ -509,44 +509,13 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 	if err != nil {
 		return err
 	}
-	steps := []input.DispatchMouseEventParams{
-		{Type: input.DispatchMouseEventTypeMouseMoved, X: x0, Y: y0},
-		{Type: input.DispatchMouseEventTypeMousePressed, X: x0, Y: y0, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1},
-	}
-	for _, p := range steps {
-		if _, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, p); err != nil {
-			if p.Type == input.DispatchMouseEventTypeMousePressed {
-				// The press may have reached the page: release it.
-				fctx, cancel := finishing(ctx)
-				_, _ = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
-				cancel()
-			}
-			return dispatchError("drag", err)
-		}
-	}
-	// The drop target is placed only now: pressing may have moved things.
-	x1, y1, err := t.dropPoint(ctx, to, a.To)
-	if err != nil {
-		fctx, cancel := finishing(ctx)
-		_, _ = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: input.MouseButtonLeft, ClickCount: 1})
-		cancel()
-		return err
-	}
-	const n = 12
-	for i := 1; i <= n; i++ {
-		x, y := x0+(x1-x0)*float64(i)/n, y0+(y1-y0)*float64(i)/n
-		if _, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
-			fctx, cancel := finishing(ctx)
-			_, _ = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1})
-			cancel()
-			return dispatchError("drag", err)
-		}
-	}
-	fctx, cancel := finishing(ctx)
-	_, err = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x1, Y: y1, Button: input.MouseButtonLeft, ClickCount: 1})
-	cancel()
-	if err != nil {
+	// The drop target is placed only once the press went out: pressing
+	// may have moved things.
+	err = s.dragPoints(ctx, t, x0, y0, func() (float64, float64, error) { return t.dropPoint(ctx, to, a.To) }, input.MouseButtonLeft, 1)
+	if _, ok := AsError(err); err != nil && !ok {
 		return dispatchError("drag", err)
+	} else if err != nil {
+		return err
 	}
 	res.Note = "dropped on " + a.To.Describe()
 	if to.ref != "" && a.To.Ref == "" {

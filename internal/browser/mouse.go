@@ -165,7 +165,7 @@ func (s *Session) mouseAction(ctx context.Context, t *Tab, m *MouseInput, res *A
 			t.buttons &^= buttons
 		}
 	case "drag":
-		err = s.dragPoints(ctx, t, m.X, m.Y, *m.ToX, *m.ToY, button, buttons)
+		err = s.dragPoints(ctx, t, m.X, m.Y, func() (float64, float64, error) { return *m.ToX, *m.ToY, nil }, button, buttons)
 	case "wheel":
 		// (both deltas go out, zero or not: the browser wants them)
 		err = t.page.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseWheel", "x": m.X, "y": m.Y, "deltaX": m.DeltaX, "deltaY": m.DeltaY}, nil)
@@ -177,32 +177,39 @@ func (s *Session) mouseAction(ctx context.Context, t *Tab, m *MouseInput, res *A
 	return nil
 }
 
-// dragPoints presses button at (x0, y0), moves to (x1, y1) in steps and
-// releases it there; a press that went out is always released.
-func (s *Session) dragPoints(ctx context.Context, t *Tab, x0, y0, x1, y1 float64, button input.MouseButton, buttons int64) error {
+// dragPoints presses button at (x0, y0), moves in steps to the point end
+// gives (asked once the press went out) and releases it there; a press that
+// went out is always released, even when the call ends or end fails.
+func (s *Session) dragPoints(ctx context.Context, t *Tab, x0, y0 float64, end func() (float64, float64, error), button input.MouseButton, buttons int64) error {
+	release := func(x, y float64) error {
+		fctx, cancel := finishing(ctx)
+		defer cancel()
+		_, err := cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: button, ClickCount: 1})
+		return err
+	}
 	for _, p := range []input.DispatchMouseEventParams{
 		{Type: input.DispatchMouseEventTypeMouseMoved, X: x0, Y: y0},
 		{Type: input.DispatchMouseEventTypeMousePressed, X: x0, Y: y0, Button: button, Buttons: buttons, ClickCount: 1},
 	} {
 		if _, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, p); err != nil {
 			if p.Type == input.DispatchMouseEventTypeMousePressed {
-				fctx, cancel := finishing(ctx)
-				_, _ = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x0, Y: y0, Button: button, ClickCount: 1})
-				cancel()
+				_ = release(x0, y0) // (the press may have reached the page)
 			}
 			return err
 		}
 	}
+	x1, y1, err := end()
+	if err != nil {
+		_ = release(x0, y0)
+		return err
+	}
 	const n = 12
 	x, y := x0, y0
-	var err error
 	for i := 1; i <= n && err == nil; i++ {
 		x, y = x0+(x1-x0)*float64(i)/n, y0+(y1-y0)*float64(i)/n
 		_, err = cdproto.Call(ctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: button, Buttons: buttons})
 	}
-	fctx, cancel := finishing(ctx)
-	defer cancel()
-	if _, rerr := cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: button, ClickCount: 1}); err == nil {
+	if rerr := release(x, y); err == nil {
 		err = rerr
 	}
 	return err

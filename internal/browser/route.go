@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -112,14 +113,7 @@ func (h *Held) AddRoute(ctx context.Context, r Route, roots []string) (*Route, e
 	}
 	if r.Abort != "" {
 		if _, ok := routeAborts[strings.ToLower(r.Abort)]; !ok {
-			names := slices.Sorted(func(yield func(string) bool) {
-				for k := range routeAborts {
-					if !yield(k) {
-						return
-					}
-				}
-			})
-			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown abort reason %q", r.Abort), Hint: "use one of " + strings.Join(names, ", ")}
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown abort reason %q", r.Abort), Hint: "use one of " + strings.Join(slices.Sorted(maps.Keys(routeAborts)), ", ")}
 		}
 	}
 	if f := r.Fulfill; f != nil {
