@@ -407,6 +407,27 @@ wait:
 	return out
 }
 
+// awaitDownloads waits (within downloadWait) until the tab's loop has
+// recorded each download of guids.
+func (t *Tab) awaitDownloads(ctx context.Context, guids []string) {
+	if len(guids) == 0 {
+		return
+	}
+	deadline := time.Now().Add(downloadWait)
+	for {
+		t.mu.Lock()
+		all := true
+		for _, g := range guids {
+			all = all && t.findDownload(g) != nil
+		}
+		t.mu.Unlock()
+		if all || time.Now().After(deadline) || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // String says what became of a download, on one line.
 func (d Download) String() string {
 	size := byteSize(d.Bytes)

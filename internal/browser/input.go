@@ -273,6 +273,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		s.expect(callCtx, t, a, res)
 	}
 	res.ConsoleErrors, res.ConsoleErrorCount = t.errorsSince(mark, 5)
+	t.awaitDownloads(callCtx, w.downloadsBegun())
 	res.Downloads = t.downloadsSince(callCtx, dmark)
 	// (the action's objects are released while new tabs are looked for)
 	released := make(chan struct{})

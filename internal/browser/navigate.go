@@ -362,8 +362,37 @@ const (
 
 func (t *Tab) watchNavigation() *navWatch {
 	w := &navWatch{t: t}
-	w.events, w.cancel = t.page.Events(navLifecycle, navStarted, navCommitted, navStopped, navRequested)
+	w.events, w.cancel = t.page.Events(navLifecycle, navStarted, navCommitted, navStopped, navRequested, evDownloadBegin)
 	return w
+}
+
+// downloadsBegun are the downloads (guids) the watch saw begin, read
+// without waiting. The tab's loop records them too, but on its own
+// goroutine: a navigation that ended as a download can be seen ending
+// here before the loop has recorded the download (awaitDownloads).
+func (w *navWatch) downloadsBegun() []string {
+	for drained := false; !drained; {
+		select {
+		case ev, ok := <-w.events:
+			if !ok {
+				drained = true
+			} else {
+				w.keep(ev, nil)
+			}
+		default:
+			drained = true
+		}
+	}
+	var guids []string
+	for _, ev := range w.backlog {
+		var e struct {
+			GUID string `json:"guid"`
+		}
+		if ev.Method == evDownloadBegin && jsonv2.Unmarshal(ev.Params, &e) == nil && e.GUID != "" {
+			guids = append(guids, e.GUID)
+		}
+	}
+	return guids
 }
 
 func (w *navWatch) stop() { w.cancel() }
