@@ -59,6 +59,9 @@ type quietWatch struct {
 	walks  int
 	walked *prewalked
 	last   int
+	// drained is the request table's quiet mark when drain last read the
+	// requests in flight: a walk decided on then is asked for at it.
+	drained int
 }
 
 // maxPrewalks bounds the walks taken during one wait: a page that keeps
@@ -93,7 +96,7 @@ type prewalked struct {
 func (q *quietWatch) prewalk(ctx context.Context) (quietState, bool) {
 	var out prewalkOut
 	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(q.prewalkBudget(ctx)), q.t.noPrewalk)
-	reqs := q.t.page.reqs.quietMark()
+	reqs := q.drained // (when the requests were last seen over)
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, false
 	}
@@ -162,11 +165,12 @@ func (q *quietWatch) readAhead(ctx context.Context, walk bool) <-chan bool {
 	}
 	q.drawn = make(chan bool, 1)
 	q.ahead = make(chan struct{})
+	reqs := 0
 	if walk && q.walk && q.walks < maxPrewalks {
 		// (a request in flight may still change the page in ways no
 		// mutation reports: the walk waits until it is over)
-		_, inflight := q.t.page.reqs.quietSince(q.mark)
-		walk = len(inflight) == 0
+		_, inflight, now := q.t.page.reqs.quietNow(q.mark)
+		walk, reqs = len(inflight) == 0, now
 	} else {
 		walk = false
 	}
@@ -175,7 +179,7 @@ func (q *quietWatch) readAhead(ctx context.Context, walk bool) <-chan bool {
 		cctx, cancel := checkContext(ctx)
 		defer cancel()
 		if walk {
-			q.aheadSt, q.aheadErr = q.readWalking(cctx)
+			q.aheadSt, q.aheadErr = q.readWalking(cctx, reqs)
 		} else {
 			q.aheadSt, q.aheadErr = q.read(cctx, false, true)
 		}
@@ -235,11 +239,10 @@ func (q *quietWatch) read(ctx context.Context, mark, frame bool) (quietState, er
 
 // readWalking is read's check after the next frame with a walk of the
 // page taken right after it (kept as a prewalk).
-func (q *quietWatch) readWalking(ctx context.Context) (quietState, error) {
+func (q *quietWatch) readWalking(ctx context.Context, reqs int) (quietState, error) {
 	var out prewalkOut
 	call := fmt.Sprintf("W.quietAfterFrame(%q, %d, %d, {opts: %s, skip: %q})", probeName, quietStart.Milliseconds(), q.least().Milliseconds(),
 		walkOpts(q.prewalkBudget(ctx)), q.t.noPrewalk)
-	reqs := q.t.page.reqs.quietMark()
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, err
 	}
@@ -308,7 +311,8 @@ func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
 // drain reads the requests started since the mark that are still in
 // flight, less the keepalive fetches the page reported.
 func (q *quietWatch) drain() {
-	started, inflight := q.t.page.reqs.quietSince(q.mark)
+	started, inflight, now := q.t.page.reqs.quietNow(q.mark)
+	q.drained = now
 	q.started = q.started || started
 	for id, u := range inflight {
 		if q.letGo[id] {

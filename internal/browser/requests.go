@@ -146,6 +146,13 @@ func (r *requestTable) quietMark() int {
 // quietSince says whether a request of a type the quiet wait waits for
 // started after mark, and which of those are still in flight (id → URL).
 func (r *requestTable) quietSince(mark int) (started bool, inflight map[string]string) {
+	started, inflight, _ = r.quietNow(mark)
+	return started, inflight
+}
+
+// quietNow is quietSince with the quiet mark now, read with it (a walk
+// asked for then stands only while the mark stays: prewalked.reqs).
+func (r *requestTable) quietNow(mark int) (started bool, inflight map[string]string, now int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	inflight = make(map[string]string)
@@ -154,5 +161,5 @@ func (r *requestTable) quietSince(mark int) (started bool, inflight map[string]s
 			inflight[id] = q.url
 		}
 	}
-	return r.quiet > mark, inflight
+	return r.quiet > mark, inflight, r.quiet
 }

@@ -195,7 +195,9 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 	pre := t.prewalk
 	t.prewalk = nil
 	var res *walkResult
-	if pre != nil && scope.Empty() && pre.frameID == mainID && time.Since(pre.at) < prewalkFresh {
+	// (a request seen since the walk may have changed what no mutation
+	// reports: its event can come after the action's wait ended)
+	if pre != nil && scope.Empty() && pre.frameID == mainID && time.Since(pre.at) < prewalkFresh && t.page.reqs.quietMark() == pre.reqs {
 		res, err = w.walkSince(ctx, pre, walkBudget(ctx))
 	} else {
 		res, err = w.walk(ctx, sc, walkBudget(ctx))
