@@ -12,6 +12,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/opencli"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
 )
 
@@ -39,6 +40,9 @@ var settingKinds = map[string]string{
 	"isolated": kindBrowser, "user_data_dir": kindBrowser, "cdp_endpoint": kindBrowser, "cdp_header": kindBrowser,
 	"endpoint_per_session": kindBrowser, "site_runs": kindBrowser, "site_queue": kindBrowser, "site_wait": kindBrowser,
 	"proxy_server": kindBrowser, "proxy_bypass": kindBrowser, "ignore_https_errors": kindBrowser,
+	// The proxy resolves OpenCLI in its own environment and sends the
+	// result (clientSettings.OpenCLI).
+	"opencli_bin": kindProcess, "opencli_prefix_args": kindProcess,
 
 	"allowed_origins": kindClient, "blocked_origins": kindClient, "profile": kindClient, "caps": kindClient,
 	"timeout": kindClient, "action_timeout": kindClient, "nav_timeout": kindClient, "output_dir": kindClient,
@@ -102,6 +106,11 @@ type clientSettings struct {
 	// (auto: no display), so that auto and true agree on a machine
 	// without one.
 	Headless bool `json:"headless_effective"`
+	// OpenCLI is the OpenCLI the client found in its own environment (its
+	// PATH, its WEBPILOT_OPENCLI_BIN); nil: none, and OpenCLIMissing says
+	// where it looked.
+	OpenCLI        *opencli.Command `json:"opencli,omitempty"`
+	OpenCLIMissing string           `json:"opencli_missing,omitempty"`
 }
 
 // encodeClientSettings is the settings header of cfg's client (environ is
@@ -124,6 +133,10 @@ func encodeClientSettings(cfg *Config, environ []string) (string, error) {
 	slices.Sort(cs.EnvSecrets)
 	cs.Workdir, _ = os.Getwd()
 	cs.Headless = headless(cfg.Headless, os.Getenv)
+	if err := findOpenCLI(cfg); err != nil {
+		return "", err
+	}
+	cs.OpenCLI, cs.OpenCLIMissing = cfg.OpenCLI, cfg.OpenCLIMissing
 	b, err := json.Marshal(cs)
 	if err != nil {
 		return "", fmt.Errorf("encode this client's settings: %w", err)
@@ -162,6 +175,9 @@ func decodeClientSettings(raw string) (clientSettings, error) {
 	}
 	if cs.Workdir != "" && !filepath.IsAbs(cs.Workdir) {
 		return cs, fmt.Errorf("workdir is not an absolute path")
+	}
+	if cs.OpenCLI != nil && !filepath.IsAbs(cs.OpenCLI.Path) {
+		return cs, fmt.Errorf("opencli: the program's path is not absolute")
 	}
 	return cs, nil
 }
@@ -276,6 +292,11 @@ func (a *app) daemonClient(raw string) (*mcpserver.Client, error) {
 	ccfg, err := clientConfig(a.cfg, cs)
 	if err != nil {
 		return nil, err
+	}
+	// The client's OpenCLI, found where the client runs.
+	ccfg.OpenCLI, ccfg.OpenCLIMissing = cs.OpenCLI, cs.OpenCLIMissing
+	if ccfg.OpenCLI == nil && ccfg.OpenCLIMissing == "" {
+		ccfg.OpenCLIMissing = "this client did not say (an older webpilot)"
 	}
 	sec, err := secrets.Load(ccfg.Secrets, cs.EnvSecrets)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/opencli"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
@@ -74,6 +75,16 @@ type Config struct {
 	// EndpointPerSession: each browser session opens its own connection to
 	// the endpoint, a farm that gives each connection a fresh browser.
 	EndpointPerSession bool
+
+	// OpenCLIBin and OpenCLIPrefixArgs name the OpenCLI program (and the
+	// JSON array of arguments before the site) instead of looking for it.
+	OpenCLIBin        string
+	OpenCLIPrefixArgs string
+	// OpenCLI is the OpenCLI the client runs, once resolved (findOpenCLI,
+	// or the daemon from the client's settings); nil: none found, and
+	// OpenCLIMissing says where it was looked for.
+	OpenCLI        *opencli.Command
+	OpenCLIMissing string
 
 	// Sources maps each key to where its value came from: flag, env,
 	// file, default.
@@ -291,6 +302,15 @@ func configKeys() []configKey {
 		{name: "output-dir", usage: "where large artifacts (full-page screenshots) are saved (default: webpilot-output in the temp dir)", set: str(func(c *Config) *string { return &c.OutputDir }), get: func(c *Config) any { return c.OutputDir }},
 		{name: "recipes", usage: "the folder of your recipes (default: webpilot/recipes in the user config dir); a project's ./.webpilot/recipes is used too once trusted (webpilot recipe trust)", set: str(func(c *Config) *string { return &c.Recipes }), get: func(c *Config) any { return c.Recipes }},
 		{name: "trace", usage: "record every tool call of every session (arguments, outcome, page, small screenshots) into an HTML file per session in this folder; see webpilot trace show", set: str(func(c *Config) *string { return &c.Trace }), get: func(c *Config) any { return c.Trace }},
+		{name: "opencli-bin", usage: "OpenCLI's program, a path or a name on PATH (default: opencli on PATH, then the npm global @jackwener/opencli package)", set: str(func(c *Config) *string { return &c.OpenCLIBin }), get: func(c *Config) any { return c.OpenCLIBin }},
+		{name: "opencli-prefix-args", usage: "a JSON array of arguments put before OpenCLI's site and command, with --opencli-bin (node with [\"/path/to/main.js\"])", set: func(c *Config, v string) error {
+			var args []string
+			if err := json.Unmarshal([]byte(v), &args); err != nil {
+				return fmt.Errorf("%q is not a JSON array of strings", v)
+			}
+			c.OpenCLIPrefixArgs = v
+			return nil
+		}, get: func(c *Config) any { return c.OpenCLIPrefixArgs }},
 		{name: "output-max-mb", def: "100", usage: "budget in MB for what webpilot writes to the output dir (its oldest files go first)", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
@@ -396,10 +416,12 @@ func groupNames() string {
 // webpilot recipe trust), nor with what would send the browser's traffic
 // or the user's logins elsewhere or let a forged certificate pass
 // (proxy_server, http_auth, ignore_https_errors), nor with widening raw
-// CDP (cdp_allow).
+// CDP (cdp_allow), nor with the OpenCLI program (opencli_bin,
+// opencli_prefix_args: it is run at start for its version).
 var fileForbidden = map[string]bool{"browser": true, "user_data_dir": true, "log_file": true, "output_dir": true, "cdp_endpoint": true, "cdp_header": true,
 	"endpoint_per_session": true, "recipes": true, "secrets": true, "listen": true, "auth_token": true, "no_redact": true,
-	"proxy_server": true, "http_auth": true, "ignore_https_errors": true, "cdp_allow": true}
+	"proxy_server": true, "http_auth": true, "ignore_https_errors": true, "cdp_allow": true,
+	"opencli_bin": true, "opencli_prefix_args": true}
 
 // DefaultListen is where webpilot serve listens by default.
 const DefaultListen = "127.0.0.1:31999"
@@ -488,6 +510,9 @@ func loadConfig(fs *flag.FlagSet, args []string, getenv func(string) string, dir
 		known[strings.ReplaceAll(k.name, "-", "_")] = true
 	}
 	for k := range file {
+		if k == "opencli" {
+			return nil, fmt.Errorf(".webpilot.json: opencli may only be set by flag or environment (--opencli-bin, WEBPILOT_OPENCLI_BIN): a file in the working directory (a cloned repository, say) must not choose the program webpilot runs")
+		}
 		if !known[k] {
 			return nil, fmt.Errorf(".webpilot.json: unknown key %q", k)
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 	"github.com/webpilot-mcp/webpilot/internal/logfile"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/opencli"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
@@ -47,7 +48,10 @@ type app struct {
 	// masks masks the log with the secrets of this process and, in the
 	// daemon, of every client's settings.
 	masks   *secrets.Registry
-	started time.Time
+	// openclis are the OpenCLI commands the clients run, each with its
+	// version and catalog.
+	openclis *opencli.Pool
+	started  time.Time
 	closers []func() error
 }
 
@@ -72,6 +76,9 @@ func parseConfig(name string, args []string, stderr io.Writer) (*Config, error) 
 // that needs it.
 func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	a := &app{cfg: cfg, masks: &secrets.Registry{}, started: time.Now()}
+	if err := findOpenCLI(cfg); err != nil {
+		return nil, err
+	}
 	level := slog.LevelWarn
 	if cfg.Debug {
 		level = slog.LevelDebug
@@ -103,6 +110,7 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 	if n := sec.Len(); n > 0 {
 		a.log.Info("secrets declared", "names", strings.Join(sec.Names(), ","))
 	}
+	a.openclis = opencli.NewPool(a.log.With("component", "opencli"))
 
 	wd, _ := os.Getwd()
 	profile := cfg.UserDataDir
@@ -205,12 +213,23 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 // each client's.
 func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.Client, error) {
 	caps, capsNote := effectiveCaps(cfg)
-	if capsNote != "" {
-		a.log.Info(capsNote)
+	var present []tools.Group
+	if cfg.OpenCLI != nil {
+		present = append(present, tools.GroupOpenCLI)
 	}
-	sel, err := tools.Select(cfg.Profile, caps)
+	sel, err := tools.Select(cfg.Profile, caps, present...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if len(sel.Absent) > 0 {
+		note := "the opencli tools are off: --caps asks for them, but " + cfg.OpenCLIMissing
+		if capsNote != "" {
+			note = capsNote + "; " + note
+		}
+		capsNote = note
+	}
+	if capsNote != "" {
+		a.log.Info(capsNote)
 	}
 	store, err := recipes.NewStore(cfg.Recipes, wd)
 	if err != nil {
@@ -221,6 +240,11 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	pol := a.manager.Policy(po)
+	var oc *tools.OpenCLI
+	if cfg.OpenCLI != nil {
+		oc = &tools.OpenCLI{Service: a.openclis.Service(*cfg.OpenCLI),
+			Folder: func() (string, func(int64) (func(), error), error) { return pol.OutputFolder("opencli") }}
+	}
 	rec, err := traceRecorder(cfg.Trace, pol, sec.Mask)
 	if err != nil {
 		return nil, err
@@ -232,6 +256,11 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 			"site_gate": map[string]any{"runs_per_site": gate.Options().Runs, "queue_per_site": gate.Options().Queue, "wait": gate.Options().Wait.String(), "busy_sites": gate.Status()}}
 		if capsNote != "" {
 			st["caps_note"] = capsNote
+		}
+		if oc != nil {
+			st["opencli"] = tools.OpenCLIStatus(oc.Service)
+		} else {
+			st["opencli"] = map[string]any{"found": false, "why": cfg.OpenCLIMissing}
 		}
 		if a.cfg.Daemon {
 			st["daemon"] = map[string]any{"pid": os.Getpid(), "version": version, "started": a.started.UTC().Format(time.RFC3339),
@@ -258,8 +287,29 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 			Trace:     rec,
 			TraceMask: sec.Mask,
 			Status:    status,
+			OpenCLI:   oc,
 		},
 	}, nil
+}
+
+// findOpenCLI resolves cfg's OpenCLI once, in this process's environment
+// (cfg.OpenCLI, or cfg.OpenCLIMissing when none is found). A configured
+// program that cannot be run is a usage error.
+func findOpenCLI(cfg *Config) error {
+	if cfg.OpenCLI != nil || cfg.OpenCLIMissing != "" {
+		return nil
+	}
+	c, err := opencli.Find(opencli.FindOptions{Bin: cfg.OpenCLIBin, BinSource: sourceName("opencli-bin", cfg.Sources["opencli_bin"]), PrefixArgs: cfg.OpenCLIPrefixArgs})
+	var nf *opencli.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		cfg.OpenCLIMissing = nf.Error()
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	cfg.OpenCLI = &c
+	return nil
 }
 
 // httpAuth resolves cfg's --http-auth rules with the declared secrets: each

@@ -243,7 +243,7 @@ func (t *Tab) finishDownload(d *Download) {
 	case staging != "":
 		keep(outputFile{moveFrom: filepath.Join(staging, guid)})
 		if path != "" {
-			mimeType = fileMIME(path)
+			mimeType = FileMIME(path)
 		}
 	case find != nil:
 		ctx, cancel := context.WithTimeout(context.Background(), findWait)
@@ -267,7 +267,7 @@ func (t *Tab) finishDownload(d *Download) {
 			keep(outputFile{copyOf: f.Path})
 			mimeType = f.MIMEType
 			if mimeType == "" && path != "" {
-				mimeType = fileMIME(path)
+				mimeType = FileMIME(path)
 			}
 			if refused != "" {
 				refused += "; it stays at " + f.Path
@@ -294,8 +294,9 @@ func downloadRefusal(err error) string {
 	return err.Error()
 }
 
-// fileMIME is a file's type, by its extension, else by its first bytes.
-func fileMIME(path string) string {
+// FileMIME is a file's type, by its extension, else by its first bytes
+// ("" when it cannot be read).
+func FileMIME(path string) string {
 	if t := mime.TypeByExtension(filepath.Ext(path)); t != "" {
 		return t
 	}

@@ -67,7 +67,17 @@ func (m *Manager) TraceFolder() (string, func(n int64) (done func(), err error),
 
 // TraceFolder is Manager.TraceFolder in the policy's output directory.
 func (p *Policy) TraceFolder() (string, func(n int64) (done func(), err error), error) {
-	folder, err := p.newOutputFolder("trace")
+	return p.OutputFolder("trace")
+}
+
+// OutputFolder makes a fresh folder of webpilot's own, named after kind,
+// in the policy's output directory, and returns its path and the function
+// that makes room for n more bytes in it (the directory's budget: older
+// finished files are removed, and LIMIT_EXCEEDED when that is not enough;
+// done records the folder's size). While a reservation is held the folder
+// counts at its size on disk.
+func (p *Policy) OutputFolder(kind string) (string, func(n int64) (done func(), err error), error) {
+	folder, err := p.newOutputFolder(kind)
 	if err != nil {
 		return "", nil, p.outputError(err)
 	}

@@ -152,7 +152,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		env := &tools.Env{Manager: d.Manager, Gate: d.Gate, Recipes: d.Recipes, HealWrite: d.HealWrite, Secrets: d.Secrets,
 			Status:   func() map[string]any { return s.status(c) },
 			Roots:    func(ctx context.Context) []string { return clientRoots(ctx, req) },
-			Progress: progress(ctx, req, c.mask), TraceMask: d.TraceMask,
+			Progress: progress(ctx, req, c.mask), TraceMask: d.TraceMask, OpenCLI: d.OpenCLI,
 			Recent:   func(name string) []trace.Action { return s.recent.List(sc.key(name)) },
 			Sessions: func() []string { return sc.sessions(d.Manager.SessionNames()) },
 			Decode:   func(tool string, args map[string]any) (any, error) { return s.decodeArgs(c, tool, args) }}

@@ -250,3 +250,41 @@ func JSON(body string) string {
 	b.WriteString(body[last:])
 	return b.String()
 }
+
+// Credentials in free text (a program's error output).
+var (
+	// bearerIn is an Authorization scheme and its credential.
+	bearerIn = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
+	// cookieLine is a Cookie or Set-Cookie header to the end of its line.
+	cookieLine = regexp.MustCompile(`(?i)\b((?:set-)?cookie)("?\s*[:=]\s*)[^\r\n]*`)
+	// pairIn is name=value, name: value or "name": "value" with a
+	// token-like name.
+	pairIn = regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:token|secret|password|passwd|api[_-]?key|apikey|authorization|auth|session|sessid|csrf|credential|sid|jwt)[A-Za-z0-9_.-]*)("?\s*[:=]\s*)("[^"\r\n]*"|'[^'\r\n]*'|(?:bearer|basic|digest|token)\s+[^\s,;&"'}\]]+|[^\s,;&"'}\]]+)`)
+)
+
+// Text hides credentials in free text such as a program's error output:
+// the value of a Cookie or Set-Cookie header line, an Authorization's
+// credential (its scheme kept), the values of token-like names in
+// name=value, name: value and "name": "value", and those of URLs (as URLsIn
+// does). The rest is kept as it was written.
+func Text(s string) string {
+	s = URLsIn(s)
+	s = cookieLine.ReplaceAllString(s, "${1}${2}"+Redacted)
+	s = pairIn.ReplaceAllStringFunc(s, func(m string) string {
+		sub := pairIn.FindStringSubmatch(m)
+		name, sep, val := sub[1], sub[2], sub[3]
+		if !secretParam(name) && !secretHeader(name) {
+			return m
+		}
+		if strings.EqualFold(name, "authorization") || strings.EqualFold(name, "proxy-authorization") {
+			if scheme, _, ok := strings.Cut(strings.Trim(val, `"'`), " "); ok && !strings.ContainsAny(scheme, "=:") {
+				return name + sep + scheme + " " + Redacted
+			}
+		}
+		if strings.HasPrefix(val, `"`) {
+			return name + sep + `"` + Redacted + `"`
+		}
+		return name + sep + Redacted
+	})
+	return bearerIn.ReplaceAllString(s, "${1} "+Redacted)
+}

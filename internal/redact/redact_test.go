@@ -85,3 +85,25 @@ func TestRedactURLsIn(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Error: 401\nAuthorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc\nnext", "Error: 401\nAuthorization: Bearer <redacted>\nnext"},
+		{"authorization=token ghp_abcdefgh12345", "authorization=token <redacted>"},
+		{"Cookie: SESSDATA=abc; bili_jct=def\nrest", "Cookie: <redacted>\nrest"},
+		{"set-cookie: sid=1; Path=/", "set-cookie: <redacted>"},
+		{`{"access_token": "abc123", "user": "ann"}`, `{"access_token": "<redacted>", "user": "ann"}`},
+		{"csrf_token=q1w2e3&page=2", "csrf_token=<redacted>&page=2"},
+		{"api_key: sk-live-1234 failed", "api_key: <redacted> failed"},
+		{"fetch https://x.test/cb?code=1&token=zz failed", "fetch https://x.test/cb?code=1&token=<redacted> failed"},
+		{"calling with bearer abcdefghijk now", "calling with bearer <redacted> now"},
+		// no credential: as written
+		{"author: Ann; inside: yes; consider=this", "author: Ann; inside: yes; consider=this"},
+		{"the token provided was refused", "the token provided was refused"},
+		{"exit code 2", "exit code 2"},
+	} {
+		if got := Text(tc.in); got != tc.want {
+			t.Errorf("Text(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -31,6 +31,11 @@ const (
 	CodeBridgeDisconnected    Code = "BRIDGE_DISCONNECTED"
 	CodeBridgeDetached        Code = "BRIDGE_DETACHED"
 	CodeBridgeVersionMismatch Code = "BRIDGE_VERSION_MISMATCH"
+
+	// CodeCommandFailed: a program webpilot runs for the agent (an
+	// OpenCLI adapter) failed: it exited with an error, or could not be
+	// run.
+	CodeCommandFailed Code = "COMMAND_FAILED"
 )
 
 // Error is a failure an agent caused or must react to. It carries the code,

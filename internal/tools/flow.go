@@ -373,6 +373,10 @@ func CallBudget(tool string, args json.RawMessage) (time.Duration, bool) {
 	case recipeRunTool.Name:
 		// The recipe's own budget (at most this) is kept by the run.
 		return flow.MaxBudget, true
+	case openCLIRunTool.Name:
+		// The run's own timeout, after a wait at the site gate (which
+		// keeps its own bound).
+		return msArg(args, "timeout_ms", OpenCLIDefaultTimeout, OpenCLIMaxTimeout) + recipes.MaxGateWait, true
 	}
 	return 0, false
 }

@@ -46,6 +46,9 @@ type Env struct {
 	// TraceMask is applied to what browser_flow's trace keeps; nil is the
 	// identity.
 	TraceMask func(string) string
+	// OpenCLI is the OpenCLI the opencli tools run; nil when none was
+	// found.
+	OpenCLI *OpenCLI
 }
 
 // Held is what a call holds while its tool runs: the session, inside its

@@ -34,6 +34,10 @@ const (
 	GroupStorage    Group = "storage"    // browser_storage: cookies, web storage, storage state (full profile)
 	GroupRoute      Group = "route"      // browser_route: requests answered, aborted or changed (full profile)
 	GroupContexts   Group = "contexts"   // browser_tabs new's context: named browser contexts (full profile)
+	// GroupOpenCLI: opencli_adapter_list, opencli_run, opencli_status.
+	// Only when OpenCLI is found (see Select's present), and then in the
+	// core profile too.
+	GroupOpenCLI Group = "opencli"
 )
 
 // Table is every tool webpilot has, in the order they are listed.
@@ -69,6 +73,9 @@ func Table() []Tool {
 		screencastTool,
 		storageTool,
 		routeTool,
+		openCLIListTool,
+		openCLIRunTool,
+		openCLIStatusTool,
 	}
 }
 
@@ -89,6 +96,11 @@ var Profiles = []string{ProfileCore, ProfileFull}
 // coreGroups are the groups of the core profile. Groups added later for
 // DESIGN.md's full-only tools (browser_cdp, browser_pdf, …) stay out of it.
 var coreGroups = []Group{GroupCore, GroupForms, GroupWait, GroupRead, GroupEval, GroupFlow, GroupTabs, GroupScreenshot, GroupDialogs}
+
+// optionalGroups are the groups of programs webpilot runs when they are
+// installed: they are on (in every profile) when their program was found,
+// and off, whatever the caps say, when it was not.
+var optionalGroups = []Group{GroupOpenCLI}
 
 // Groups are the groups of the table, in the order of their first tool,
 // then those that switch on an argument of a tool (GatedArgs).
@@ -179,6 +191,9 @@ type Selection struct {
 	Caps    Caps
 	Groups  []Group // active, in table order
 	Tools   []Tool  // active, in table order
+	// Absent are the optional groups the caps switched on whose program
+	// was not found: they stay off.
+	Absent []Group
 }
 
 // Names are the active tools' names.
@@ -191,8 +206,10 @@ func (s Selection) Names() []string {
 }
 
 // Select picks the active tools: the profile's groups (DefaultProfile for
-// ""), changed by caps in order (the last word on a group wins).
-func Select(profile, caps string) (Selection, error) {
+// ""), changed by caps in order (the last word on a group wins). present
+// are the optional groups whose program was found (GroupOpenCLI): they
+// join the profile's groups; the others stay off.
+func Select(profile, caps string, present ...Group) (Selection, error) {
 	groups, err := ProfileGroups(profile)
 	if err != nil {
 		return Selection{}, err
@@ -208,11 +225,22 @@ func Select(profile, caps string) (Selection, error) {
 	for _, g := range groups {
 		active[g] = true
 	}
+	for _, g := range present {
+		active[g] = true
+	}
 	for _, cp := range c {
 		active[cp.Group] = cp.On
 	}
-	on := func(g Group) bool { return active[g] }
 	sel := Selection{Profile: profile, Caps: c}
+	for _, g := range optionalGroups {
+		if !slices.Contains(present, g) {
+			if slices.Contains(c, Cap{Group: g, On: true}) {
+				sel.Absent = append(sel.Absent, g)
+			}
+			active[g] = false
+		}
+	}
+	on := func(g Group) bool { return active[g] }
 	for _, g := range Groups() {
 		if on(g) {
 			sel.Groups = append(sel.Groups, g)

@@ -65,6 +65,9 @@ type Deps struct {
 	// TraceMask is applied to every string a trace or the recent actions
 	// keep (browser_flow's trace too); nil is the identity.
 	TraceMask func(string) string
+	// OpenCLI is the OpenCLI found for the client (the opencli tools);
+	// nil when none was.
+	OpenCLI *OpenCLI
 }
 
 // Tool is one entry of the table: what is advertised (name, description,
