@@ -174,7 +174,8 @@ func TestConfigTools(t *testing.T) {
 			if cfg.Profile != c.profile || cfg.Caps != c.caps || cfg.Sources["caps"] != c.src {
 				t.Errorf("profile %q, caps %q from %s; want %q, %q from %s", cfg.Profile, cfg.Caps, cfg.Sources["caps"], c.profile, c.caps, c.src)
 			}
-			sel, err := tools.Select(cfg.Profile, cfg.Caps)
+			// (as with OpenCLI found: its tools join every profile)
+			sel, err := tools.Select(cfg.Profile, cfg.Caps, tools.GroupOpenCLI)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,7 @@ func TestArchitectureNumbers(t *testing.T) {
 	}
 	var fullOnlyGroups []tools.Group
 	for _, g := range tools.Groups() {
-		if !slices.Contains(coreGroups, g) {
+		if !slices.Contains(coreGroups, g) && !slices.Contains(tools.OptionalGroups(), g) {
 			fullOnlyGroups = append(fullOnlyGroups, g)
 		}
 	}
@@ -62,6 +62,7 @@ func TestArchitectureNumbers(t *testing.T) {
 		"tools.full-only.groups": codeList(fullOnlyGroups),
 		"tools.full-only":        codeList(fullOnlyTools),
 		"tools.full-only.count":  archdoc.Int(len(fullOnlyTools)),
+		"tools.optional.groups":  codeList(tools.OptionalGroups()),
 	}
 	for _, tl := range full {
 		got["tools.tokens."+tl.Name] = archdoc.Int(countTokens(t, tl))

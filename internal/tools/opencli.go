@@ -263,7 +263,7 @@ func nearest(s string, names []string, n int) []string {
 // OpenCLIRunIn is opencli_run's input.
 type OpenCLIRunIn struct {
 	Site      string   `json:"site" jsonschema:"from opencli_adapter_list"`
-	Command   string   `json:"command"`
+	Command   string   `json:"command" jsonschema:"the site's command, e.g. hot"`
 	Args      []string `json:"args,omitempty" jsonschema:"argv after the command, passed as is (no shell), e.g. [\"--limit\", \"5\"]"`
 	Format    string   `json:"format,omitempty" default:"\"json\"" enum:"json,yaml,table,plain,md,csv"`
 	TimeoutMs int      `json:"timeout_ms,omitempty" jsonschema:"default 90000" minimum:"1" maximum:"600000"`
@@ -441,7 +441,12 @@ var openCLIRunTool = Def(Tool{
 	case res.Canceled:
 		return nil, context.Cause(ctx)
 	case res.Stopped != nil:
-		return nil, openCLIFailure(rep, res, stderr, res.Stopped)
+		cause := res.Stopped
+		if e, ok := browser.AsError(cause); ok && e.Code == browser.CodeLimitExceeded {
+			cause = &browser.Error{Code: e.Code, Message: fmt.Sprintf("opencli %s %s was stopped and its processes killed: what it wrote does not fit the output directory's budget (%s)", a.Site, in.Command, e.Message),
+				Hint: "raise --output-max-mb, delete older files there, or ask the adapter for less", Err: e}
+		}
+		return nil, openCLIFailure(rep, res, stderr, cause)
 	case res.TimedOut:
 		return nil, openCLIFailure(rep, res, stderr, &browser.Error{Code: browser.CodeTimeout,
 			Message: fmt.Sprintf("opencli %s %s did not finish in %v: its processes were killed", a.Site, in.Command, timeout),

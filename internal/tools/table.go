@@ -102,6 +102,10 @@ var coreGroups = []Group{GroupCore, GroupForms, GroupWait, GroupRead, GroupEval,
 // and off, whatever the caps say, when it was not.
 var optionalGroups = []Group{GroupOpenCLI}
 
+// OptionalGroups are the groups of programs webpilot runs only when they
+// are installed (GroupOpenCLI).
+func OptionalGroups() []Group { return slices.Clone(optionalGroups) }
+
 // Groups are the groups of the table, in the order of their first tool,
 // then those that switch on an argument of a tool (GatedArgs).
 func Groups() []Group {

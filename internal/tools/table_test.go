@@ -177,3 +177,49 @@ func TestDecode(t *testing.T) {
 		}
 	}
 }
+
+// The opencli tools are there only when OpenCLI was found: then in every
+// profile (core included) unless --caps takes them off; when it was not,
+// never, and caps that ask for them say they are absent.
+func TestSelectOptional(t *testing.T) {
+	ocTools := []string{"opencli_adapter_list", "opencli_run", "opencli_status"}
+	has := func(sel tools.Selection) int {
+		n := 0
+		for _, name := range ocTools {
+			if slices.Contains(sel.Names(), name) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		profile, caps string
+		found         bool
+		want          int
+		absent        bool
+	}{
+		{"core", "", true, 3, false},
+		{"full", "", true, 3, false},
+		{"core", "-opencli", true, 0, false},
+		{"full", "-opencli,+opencli", true, 3, false},
+		{"core", "", false, 0, false},
+		{"full", "", false, 0, false},
+		{"core", "+opencli", false, 0, true},
+		{"full", "+opencli", false, 0, true},
+	} {
+		var present []tools.Group
+		if tc.found {
+			present = append(present, tools.GroupOpenCLI)
+		}
+		sel, err := tools.Select(tc.profile, tc.caps, present...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := has(sel); got != tc.want || (len(sel.Absent) > 0) != tc.absent {
+			t.Errorf("Select(%q, %q, found %v): %d opencli tools, absent %v; want %d, %v", tc.profile, tc.caps, tc.found, got, sel.Absent, tc.want, tc.absent)
+		}
+		if slices.Contains(sel.Groups, tools.GroupOpenCLI) != (tc.want > 0) {
+			t.Errorf("Select(%q, %q, found %v): groups %v", tc.profile, tc.caps, tc.found, sel.Groups)
+		}
+	}
+}
