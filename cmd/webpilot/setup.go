@@ -47,12 +47,12 @@ type app struct {
 	gate      *recipes.Gate
 	// masks masks the log with the secrets of this process and, in the
 	// daemon, of every client's settings.
-	masks   *secrets.Registry
+	masks *secrets.Registry
 	// openclis are the OpenCLI commands the clients run, each with its
 	// version and catalog.
 	openclis *opencli.Pool
 	started  time.Time
-	closers []func() error
+	closers  []func() error
 }
 
 // parseConfig parses a subcommand's flags into a Config.

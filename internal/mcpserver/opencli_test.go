@@ -65,13 +65,13 @@ func runs(t *testing.T, runLog string) []string {
 
 // runReport is opencli_run's result.
 type runReport struct {
-	Site       string          `json:"site"`
-	Command    string          `json:"command"`
-	ExitCode   int             `json:"exit_code"`
-	Format     string          `json:"format"`
-	Data       json.RawMessage `json:"data"`
-	Output     *string         `json:"output"`
-	OutputCut  *struct {
+	Site      string          `json:"site"`
+	Command   string          `json:"command"`
+	ExitCode  int             `json:"exit_code"`
+	Format    string          `json:"format"`
+	Data      json.RawMessage `json:"data"`
+	Output    *string         `json:"output"`
+	OutputCut *struct {
 		ShownChars int    `json:"shown_chars"`
 		TotalChars int    `json:"total_chars"`
 		SavedTo    string `json:"saved_to"`
