@@ -23,7 +23,8 @@ demo:
 	./bin/webpilot demo
 
 # What CI runs: Chromium present, gofmt clean, go vet clean, then every test with the race
-# detector; browser tests fail (rather than skip) when no browser can be found; last, the MCP
+# detector; browser tests fail (rather than skip) when no browser can be found, and the OpenCLI
+# integration test when the real OpenCLI cannot be fetched from npm; last, the MCP
 # conformance suite and the Inspector CLI against the built binary (make conformance).
 test:
 	bash scripts/ensure-chromium.sh
@@ -46,7 +47,8 @@ test:
 		echo "make test: 'go test -race' needs a C compiler ($$cc not found)." >&2; \
 		echo "On Debian/Ubuntu: apt-get install gcc libc6-dev" >&2; \
 		exit 1; }
-	WEBPILOT_REQUIRE_BROWSER=1 $(GO) test -race -timeout 15m ./...
+	@echo "--- the real OpenCLI from npm, for the opencli tools' integration test (scripts/ensure-opencli.sh)"
+	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_REQUIRE_OPENCLI=1 WEBPILOT_TEST_OPENCLI_DIR="$$(bash scripts/ensure-opencli.sh)" $(GO) test -race -timeout 15m ./...
 	@echo "--- the shared browser suite again, on the bridge backend (the extension in headless Chromium)"
 	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_TEST_BACKEND=bridge $(GO) test -race -timeout 15m $(BROWSER_SUITE)
 	@echo "--- and on the endpoint backend (a Chromium with a debugging port, reached over WebSocket)"

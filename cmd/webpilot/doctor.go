@@ -18,7 +18,33 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/bridge"
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
+	"github.com/webpilot-mcp/webpilot/internal/opencli"
 )
+
+// doctorOpenCLI reports OpenCLI: found or not, where, and its version
+// (it is run with --version).
+func doctorOpenCLI(ctx context.Context, cfg *Config, ok func(string, ...any), bad func(string, string, ...any), note func(string, ...any)) {
+	if err := findOpenCLI(cfg); err != nil {
+		bad("point --opencli-bin (WEBPILOT_OPENCLI_BIN) at OpenCLI's program, or unset it to look for one", "opencli: %s", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+		return
+	}
+	if cfg.OpenCLI == nil {
+		note("opencli: not found — optional: `npm install -g @jackwener/opencli` adds its site adapters as the opencli tools (%s)", cfg.OpenCLIMissing)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, opencli.VersionTimeout+time.Second)
+	defer cancel()
+	svc := opencli.NewPool(nil).Service(*cfg.OpenCLI)
+	v, err := svc.WaitVersion(ctx)
+	switch {
+	case err != nil:
+		bad("check that it runs on its own (opencli --version): npm's opencli needs Node 20 or newer on PATH", "opencli: found (%s, %s) but %v", cfg.OpenCLI, cfg.OpenCLI.Source, err)
+	case v == "":
+		bad("check that it runs on its own (opencli --version)", "opencli: found (%s, %s) but --version did not answer", cfg.OpenCLI, cfg.OpenCLI.Source)
+	default:
+		ok("opencli: %s (version %s, from %s): the opencli tools are on", cfg.OpenCLI, v, cfg.OpenCLI.Source)
+	}
+}
 
 // errDoctor marks a doctor run whose chosen backend does not work: exit 1.
 var errDoctor = errors.New("doctor found a problem")
@@ -77,6 +103,8 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 	// The per-user daemon, which every `webpilot mcp` reaches.
 	daemonSt, daemonUp := doctorDaemon(ctx, cfg, ok, bad, note)
+
+	doctorOpenCLI(ctx, cfg, ok, bad, note)
 
 	// The bridge: pairing, the port, the extension connecting.
 	bridgeWorks, bridgeChecked := false, false

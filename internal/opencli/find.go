@@ -24,6 +24,10 @@ type Command struct {
 	// Source says where it was found: "env WEBPILOT_OPENCLI_BIN", "PATH",
 	// "npm global package", "OpenCLIApp", …
 	Source string `json:"source"`
+	// PathEnv is the PATH of the environment it was found in, which its
+	// runs get: npm's opencli is a script that finds node on PATH, and
+	// the daemon that runs it for a client may have another PATH.
+	PathEnv string `json:"path_env,omitempty"`
 }
 
 // Argv is the whole command line of a run with args after the prefix.
@@ -44,9 +48,10 @@ func (c Command) String() string {
 	return strings.Join(words, " ")
 }
 
-// key identifies a command for sharing one Service among clients.
+// key identifies a command (with the PATH it runs with) for sharing one
+// Service among clients.
 func (c Command) key() string {
-	b, _ := json.Marshal(c.Argv())
+	b, _ := json.Marshal(append(c.Argv(), "PATH="+c.PathEnv))
 	return string(b)
 }
 
@@ -89,6 +94,13 @@ func Find(o FindOptions) (Command, error) {
 	if o.GOOS == "" {
 		o.GOOS = runtime.GOOS
 	}
+	c, err := find(o)
+	c.PathEnv = o.Getenv("PATH")
+	return c, err
+}
+
+// find is Find without PathEnv.
+func find(o FindOptions) (Command, error) {
 	if o.Bin != "" {
 		return configured(o)
 	}

@@ -112,7 +112,7 @@ func (s *Service) Command() Command { return s.cmd }
 func (s *Service) preflight() {
 	ctx, cancel := context.WithTimeout(context.Background(), VersionTimeout)
 	defer cancel()
-	res, err := Run(ctx, s.cmd.Argv("--version"), RunOptions{Timeout: VersionTimeout, MaxOutput: 64 << 10, Env: runEnv()})
+	res, err := Run(ctx, s.cmd.Argv("--version"), RunOptions{Timeout: VersionTimeout, MaxOutput: 64 << 10, Env: runEnv(s.cmd)})
 	var version string
 	switch {
 	case err != nil:
@@ -198,7 +198,7 @@ func (s *Service) Catalog(ctx context.Context) ([]Adapter, error) {
 // readCatalog runs `opencli list -f json` (not bound to a caller: others
 // may be waiting for it).
 func (s *Service) readCatalog() ([]Adapter, error) {
-	res, err := Run(context.Background(), s.cmd.Argv("list", "-f", "json"), RunOptions{Timeout: ListTimeout, Env: runEnv()})
+	res, err := Run(context.Background(), s.cmd.Argv("list", "-f", "json"), RunOptions{Timeout: ListTimeout, Env: runEnv(s.cmd)})
 	if err != nil {
 		return nil, fmt.Errorf("could not start %s: %w", s.cmd, err)
 	}
@@ -272,15 +272,19 @@ func (s *Service) Run(ctx context.Context, r RunRequest) (*Result, error) {
 			}
 		}
 	}
-	return Run(ctx, s.cmd.Argv(r.Argv()...), RunOptions{Dir: r.Dir, Env: runEnv(), Timeout: r.Timeout, Watch: r.Watch, Progress: r.Progress})
+	return Run(ctx, s.cmd.Argv(r.Argv()...), RunOptions{Dir: r.Dir, Env: runEnv(s.cmd), Timeout: r.Timeout, Watch: r.Watch, Progress: r.Progress})
 }
 
-// runEnv is this process's environment with colour off (plain text for an
-// agent).
-func runEnv() []string {
+// runEnv is this process's environment with the PATH c was found with
+// and colour off (plain text for an agent).
+func runEnv(c Command) []string {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "FORCE_COLOR=") || strings.HasPrefix(kv, "NO_COLOR=")
+		k, _, _ := strings.Cut(kv, "=")
+		return k == "FORCE_COLOR" || k == "NO_COLOR" || c.PathEnv != "" && strings.EqualFold(k, "PATH")
 	})
+	if c.PathEnv != "" {
+		env = append(env, "PATH="+c.PathEnv)
+	}
 	return append(env, "NO_COLOR=1", "FORCE_COLOR=0")
 }
 
