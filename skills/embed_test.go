@@ -77,7 +77,7 @@ func TestSkillFrontMatter(t *testing.T) {
 }
 
 // toolName is a tool name as SKILL.md writes it.
-var toolName = regexp.MustCompile(`\b(?:browser|recipe)_\w+`)
+var toolName = regexp.MustCompile(`\b(?:browser|recipe|opencli)_\w+`)
 
 // TestSkillToolsExist keeps SKILL.md in step with the tool table: every tool
 // it names exists, and every tool of the table is in it.

@@ -38,6 +38,8 @@ const (
 	openCLIMaxArgs        = 200
 	openCLIMaxArgLen      = 64 << 10
 	openCLIStderrTail     = 300
+	// openCLIProgressEvery is how often a run tells its progress.
+	openCLIProgressEvery = 2 * time.Second
 	// openCLIListLimit is how many commands a page of the list holds.
 	openCLIListLimit = 40
 )
@@ -411,7 +413,12 @@ var openCLIRunTool = Def(Tool{
 	var progress func(time.Duration, int)
 	if h.env.Progress != nil {
 		total := int(timeout / time.Second)
+		var last time.Duration
 		progress = func(el time.Duration, out int) {
+			if el-last < openCLIProgressEvery {
+				return
+			}
+			last = el
 			h.env.Progress(int(el/time.Second), total, fmt.Sprintf("opencli %s %s: %.0f s, %s of output", a.Site, a.Name, el.Seconds(), kb(out)))
 		}
 	}
