@@ -95,6 +95,10 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	sort.Strings(names)
 	if !known {
+		if t, ok := tools.Lookup(tool); ok && t.Group == tools.GroupOpenCLI && cfg.OpenCLI == nil {
+			fmt.Fprintf(stderr, "webpilot call: %s is not available: %s\n", tool, cfg.OpenCLIMissing)
+			return fmt.Errorf("%w: %s is not available (OpenCLI was not found)", errUsage, tool)
+		}
 		if t, ok := tools.Lookup(tool); ok {
 			// One of webpilot's, left out by the profile: say what turns it on.
 			fmt.Fprintf(stderr, "webpilot call: %s is off in this tool profile; add --caps +%s (or --profile full)\n", tool, t.Group)

@@ -268,3 +268,24 @@ func TestOpenCLIRunBudget(t *testing.T) {
 		t.Errorf("a run past the budget: %+v", body)
 	}
 }
+
+// Without OpenCLI the tools are not listed, and a call of one says that
+// OpenCLI was not found (no caps would switch it on).
+func TestOpenCLIAbsent(t *testing.T) {
+	t.Parallel()
+	cs := connect(t, &tools.Deps{})
+	ctx := backendtest.Context(t, 30*time.Second)
+	tl, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tl.Tools {
+		if strings.HasPrefix(tool.Name, "opencli_") {
+			t.Errorf("%s is listed without OpenCLI", tool.Name)
+		}
+	}
+	body := mustFail(t, ctx, cs, "opencli_run", map[string]any{"site": "demo", "command": "json"}, "INVALID_ARGUMENT")
+	if !strings.Contains(body.Error.Message, "OpenCLI was not found") || !strings.Contains(body.Error.Hint, "WEBPILOT_OPENCLI_BIN") {
+		t.Errorf("a call without OpenCLI: %+v", body.Error)
+	}
+}

@@ -225,6 +225,10 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		name := ctr.Params.Name
 		if !c.has(name) {
 			if t, ok := tools.Lookup(name); ok {
+				if msg, hint, ok := c.Tools.Unavailable(t.Group); ok {
+					return s.render(ctx, name, nil, &browser.Error{Code: browser.CodeInvalidArgument,
+						Message: fmt.Sprintf("%s is not available: %s", name, msg), Hint: hint}), nil
+				}
 				// A tool of webpilot's that this client's profile leaves
 				// out: say what turns it on.
 				return s.render(ctx, name, nil, &browser.Error{Code: browser.CodeInvalidArgument,

@@ -198,6 +198,18 @@ type Selection struct {
 	// Absent are the optional groups the caps switched on whose program
 	// was not found: they stay off.
 	Absent []Group
+	// Present are the optional groups whose program was found.
+	Present []Group
+}
+
+// Unavailable reports whether g is an optional group whose program was
+// not found (so no caps switch it on), with what to tell the agent.
+func (s Selection) Unavailable(g Group) (msg, hint string, ok bool) {
+	if !slices.Contains(optionalGroups, g) || slices.Contains(s.Present, g) {
+		return "", "", false
+	}
+	return "OpenCLI was not found where this client's webpilot looked",
+		"install it (npm install -g @jackwener/opencli) or point WEBPILOT_OPENCLI_BIN at it, then restart the MCP client; `webpilot doctor` says where it looked", true
 }
 
 // Names are the active tools' names.
@@ -235,7 +247,7 @@ func Select(profile, caps string, present ...Group) (Selection, error) {
 	for _, cp := range c {
 		active[cp.Group] = cp.On
 	}
-	sel := Selection{Profile: profile, Caps: c}
+	sel := Selection{Profile: profile, Caps: c, Present: slices.Clone(present)}
 	for _, g := range optionalGroups {
 		if !slices.Contains(present, g) {
 			if slices.Contains(c, Cap{Group: g, On: true}) {
