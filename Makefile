@@ -70,10 +70,11 @@ test-short:
 
 # Cold start (server start → first navigate, against the bare browser launch), peak PSS and USS of
 # the whole process tree, snapshot size (chars, o200k tokens), per-tool latency on the fixture
-# pages. ARGS="-peers DIR" adds playwright-mcp and chrome-devtools-mcp installed under DIR.
+# pages; the opencli tools against OpenCLI by hand (the real one, fetched by
+# scripts/ensure-opencli.sh). ARGS="-peers DIR" adds playwright-mcp and chrome-devtools-mcp installed under DIR.
 bench:
 	bash scripts/ensure-chromium.sh
-	$(GO) run ./cmd/webpilot bench $(ARGS)
+	PATH="$$(bash scripts/ensure-opencli.sh):$$PATH" CI=1 $(GO) run ./cmd/webpilot bench $(ARGS)
 	@for b in launch bridge endpoint; do \
 		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run TestLatencyTable -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
 	done

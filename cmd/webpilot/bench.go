@@ -48,6 +48,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	server := fs.String("server", "", "the webpilot binary the cold section measures (default: this one), to compare builds")
 	lazy := fs.Bool("lazy", true, "the cold section also measures webpilot --no-prewarm")
 	peers := fs.String("peers", "", "a directory holding node_modules/@playwright/mcp and node_modules/chrome-devtools-mcp, measured in the cold section and side by side in the agent loop (-runs rounds; -only selects its pages)")
+	openCLIOnly := fs.Bool("opencli-only", false, "measure only the opencli tools (needs OpenCLI, found as a client finds it)")
 	sideOnly := fs.Bool("side-only", false, "measure only the agent loop side by side with the peers (needs -peers)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
@@ -90,6 +91,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
+	}
+	if *openCLIOnly {
+		enc, err := tokenizer.Get(tokenizer.O200kBase)
+		if err != nil {
+			return fmt.Errorf("bench: tokenizer: %w", err)
+		}
+		return benchOpenCLI(ctx, stdout, self, *runs, enc)
 	}
 	if *sideOnly && *peers == "" {
 		return fmt.Errorf("%w: -side-only needs -peers", errUsage)
@@ -139,7 +147,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var listTokens int
 	for range *runs {
 		t0 := time.Now()
-		cs, cmd, err := startServer(ctx, self)
+		// (the core tools alone: the opencli section says what OpenCLI's
+		// tools add when it is installed)
+		cs, cmd, err := startServer(ctx, self, "--caps=-opencli")
 		if err != nil {
 			return err
 		}
@@ -385,7 +395,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "server RSS: %s\n", rss(cmd.Process.Pid))
-	return nil
+	fmt.Fprintln(stdout)
+	return benchOpenCLI(ctx, stdout, self, *runs, enc)
 }
 
 // benchFlow is the flow the bench runs and saves as a recipe: two steps

@@ -22,6 +22,10 @@ const (
 	ListTimeout = 60 * time.Second
 	// CatalogTTL is how long a catalog is kept before it is read again.
 	CatalogTTL = 10 * time.Minute
+	// warmAfter is how long after a good version check the catalog is
+	// read in the background, so that the first list is answered at once
+	// without competing with the browser's start.
+	warmAfter = 10 * time.Second
 )
 
 // Formats are the output formats OpenCLI's adapters take (-f).
@@ -136,6 +140,11 @@ func (s *Service) preflight() {
 		return
 	}
 	s.log.Info("opencli found", "version", version, "command", s.cmd.String(), "source", s.cmd.Source)
+	time.AfterFunc(warmAfter, func() {
+		if _, err := s.Catalog(context.Background()); err != nil {
+			s.log.Warn("opencli: the adapter catalog could not be read", "err", err)
+		}
+	})
 }
 
 // Version is the version the preflight read; "" with a nil error while it
