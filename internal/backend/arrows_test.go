@@ -100,7 +100,7 @@ type depRule struct {
 var depRules = map[string]depRule{
 	"cmd/webpilot": {ours: []string{"extension", "internal/backend", "internal/backend/bridge", "internal/backend/endpoint", "internal/backend/launch",
 		"internal/browser", "internal/cdp", "internal/daemon", "internal/filelock", "internal/logfile", "internal/mcpproxy", "internal/mcpserver",
-		"internal/recipes", "internal/secrets", "internal/text", "internal/tools", "internal/trace", "skills"}, mcp: true,
+		"internal/opencli", "internal/recipes", "internal/secrets", "internal/text", "internal/tools", "internal/trace", "skills"}, mcp: true,
 		why: "the binary wires everything; the only place that picks a concrete backend (cdp: the bench's command count)"},
 	"extension":                          {why: "the embedded extension's files; no logic in Go"},
 	"skills":                             {why: "the embedded agent skill; no logic in Go"},
@@ -124,6 +124,7 @@ var depRules = map[string]depRule{
 	"internal/text":                      {why: "a leaf: cutting text without splitting a character, edit distance"},
 	"internal/vars":                      {why: "a leaf: the $variable lexer of flows and recipes"},
 	"internal/origin":                    {why: "a leaf: origin rules (--allow-origins, secrets' origins)"},
+	"internal/opencli":                   {why: "a leaf: finds OpenCLI and runs it as a process tree of its own; it knows neither MCP nor the browser"},
 	"internal/redact":                    {why: "a leaf: credentials hidden in URLs, headers and JSON bodies shown to an agent"},
 	"internal/snapshot":                  {ours: []string{"internal/redact", "internal/text"}, why: "the walker's nodes rendered as snapshot text, and diffs: pure text work, no browser"},
 	"internal/toolerr":                   {ours: []string{"internal/text"}, why: "a leaf: the agent-facing error and its codes"},
@@ -131,7 +132,7 @@ var depRules = map[string]depRule{
 	"internal/secrets":                   {ours: []string{"internal/origin", "internal/toolerr"}, why: "secrets know values and origins, not the engine"},
 	"internal/flow":                      {ours: []string{"internal/text", "internal/toolerr", "internal/vars"}, why: "the step language runs steps through an executor; it knows neither the engine, the table, MCP nor CDP"},
 	"internal/recipes":                   {ours: []string{"internal/filelock", "internal/flow", "internal/text", "internal/toolerr", "internal/vars"}, why: "recipe files and the site gate build on the step language"},
-	"internal/tools":                     {ours: []string{"internal/backend", "internal/browser", "internal/flow", "internal/recipes", "internal/redact", "internal/secrets", "internal/text", "internal/trace"}, why: "tools call package browser; they never speak CDP or MCP, or pick a backend"},
+	"internal/tools":                     {ours: []string{"internal/backend", "internal/browser", "internal/flow", "internal/opencli", "internal/recipes", "internal/redact", "internal/secrets", "internal/text", "internal/trace"}, why: "tools call package browser; they never speak CDP or MCP, or pick a backend"},
 	"internal/mcpserver":                 {ours: []string{"internal/browser", "internal/daemon", "internal/flow", "internal/redact", "internal/text", "internal/tools", "internal/trace"}, mcp: true, why: "the MCP layer registers the table; it never touches CDP or picks a backend"},
 }
 
