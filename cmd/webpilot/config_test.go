@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webpilot-mcp/webpilot/internal/opencli"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
@@ -147,6 +148,27 @@ func TestOriginPolicyTurnsEvalOff(t *testing.T) {
 				t.Errorf("note %q, want one saying %q", note, c.note)
 			}
 		})
+	}
+	// With OpenCLI found, its adapters go off too: they reach any site.
+	for _, c := range []struct {
+		args []string
+		on   bool
+		note string
+	}{
+		{[]string{"--allowed-origins=example.com"}, false, "browser_eval, browser_cdp and the opencli tools are off: an origin policy is set, and code run in a page, raw CDP or an OpenCLI adapter can send requests to any origin; --caps +eval,+cdp,+opencli"},
+		{[]string{"--allowed-origins=example.com", "--caps=+opencli"}, true, "browser_eval and browser_cdp are off"},
+		{nil, true, ""},
+	} {
+		cfg := mustLoad(t, c.args, nil, "")
+		cfg.OpenCLI = &opencli.Command{Path: "/usr/bin/opencli", Source: "test"}
+		caps, note := effectiveCaps(cfg)
+		sel, err := tools.Select(cfg.Profile, caps, tools.GroupOpenCLI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(sel.Names(), "opencli_run"); got != c.on || (note == "") != (c.note == "") || !strings.Contains(note, c.note) {
+			t.Errorf("%v with OpenCLI: opencli_run active %v, note %q; want %v, %q", c.args, got, note, c.on, c.note)
+		}
 	}
 }
 

@@ -354,10 +354,11 @@ func policyOptions(cfg *Config) browser.PolicyOptions {
 }
 
 // effectiveCaps are the caps the tools are selected with: cfg's, and, when
-// an origin policy is set (--allowed-origins, --blocked-origins), -eval and
-// -cdp for those of them not switched on by name: the policy governs the
-// documents the tab opens, while code run in a page (or raw CDP) can send
-// requests anywhere, so they would be a way around it. note says so (""
+// an origin policy is set (--allowed-origins, --blocked-origins), -eval,
+// -cdp and (when OpenCLI is found) -opencli for those of them not switched
+// on by name: the policy governs the documents the tab opens, while code
+// run in a page, raw CDP or an OpenCLI adapter can send requests anywhere,
+// so they would be a way around it. note says so (""
 // when nothing was added).
 func effectiveCaps(cfg *Config) (caps, note string) {
 	caps = cfg.Caps
@@ -380,7 +381,10 @@ func effectiveCaps(cfg *Config) (caps, note string) {
 	for _, g := range []struct {
 		group tools.Group
 		tool  string
-	}{{tools.GroupEval, "browser_eval"}, {tools.GroupCDP, "browser_cdp"}} {
+	}{{tools.GroupEval, "browser_eval"}, {tools.GroupCDP, "browser_cdp"}, {tools.GroupOpenCLI, "the opencli tools"}} {
+		if g.group == tools.GroupOpenCLI && cfg.OpenCLI == nil {
+			continue // not there to switch off
+		}
 		if !named(g.group) {
 			off = append(off, "-"+string(g.group))
 			names = append(names, g.tool)
@@ -396,7 +400,15 @@ func effectiveCaps(cfg *Config) (caps, note string) {
 	if len(names) > 1 {
 		verb, them = " are", "them"
 	}
-	return caps + strings.Join(off, ","), strings.Join(names, " and ") + verb + " off: an origin policy is set, and code run in a page (or raw CDP) can send requests to any origin; --caps " +
+	list := names[len(names)-1]
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " and " + list
+	}
+	what := "code run in a page (or raw CDP)"
+	if off[len(off)-1] == "-"+string(tools.GroupOpenCLI) {
+		what = "code run in a page, raw CDP or an OpenCLI adapter"
+	}
+	return caps + strings.Join(off, ","), list + verb + " off: an origin policy is set, and " + what + " can send requests to any origin; --caps " +
 		strings.ReplaceAll(strings.Join(off, ","), "-", "+") + " switches " + them + " on anyway"
 }
 

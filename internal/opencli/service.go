@@ -258,13 +258,15 @@ type RunRequest struct {
 	Progress func(elapsed time.Duration, output int)
 }
 
-// Argv is the request's arguments after the command's prefix.
+// Argv is the request's arguments after the command's prefix: the site,
+// the command, -f FORMAT, then Args (the format before them, so that an
+// argument "--" cannot turn it into a positional one).
 func (r RunRequest) Argv() []string {
-	out := append([]string{r.Site, r.Command}, r.Args...)
+	out := []string{r.Site, r.Command}
 	if r.Format != "" {
 		out = append(out, "-f", r.Format)
 	}
-	return out
+	return append(out, r.Args...)
 }
 
 // Run runs one adapter. It refuses, before anything runs, a site or
