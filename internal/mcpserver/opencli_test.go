@@ -137,7 +137,7 @@ func TestOpenCLIRun(t *testing.T) {
 	if r.ExitCode != 0 || r.Format != "json" || string(r.Data) != `[{"title":"first","rank":1},{"title":"second","rank":2}]` || r.Output != nil || len(r.Files) != 0 {
 		t.Errorf("a JSON run: %+v", r)
 	}
-	if got := runs(t, runLog); len(got) != 1 || got[0] != "demo json --limit 2 -f json" {
+	if got := runs(t, runLog); len(got) != 1 || got[0] != "demo json -f json --limit 2" {
 		t.Errorf("the program ran with %q", got)
 	}
 	// Text output is text.
