@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ import (
 // openCLIServer is a client of a server with the opencli tools over the
 // fake OpenCLI of testdata, wrapped in a script that logs every run to the
 // returned file; outMax bounds the output directory (bytes).
-func openCLIServer(t *testing.T, gate *recipes.Gate, outMax int64) (cs *mcp.ClientSession, runLog, outDir string) {
+func openCLIServer(t *testing.T, gate *recipes.Gate, outMax int64, clientOpts ...*mcp.ClientOptions) (cs *mcp.ClientSession, runLog, outDir string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake OpenCLI is a POSIX shell script")
@@ -47,7 +48,11 @@ func openCLIServer(t *testing.T, gate *recipes.Gate, outMax int64) (cs *mcp.Clie
 	}
 	deps := &tools.Deps{Gate: gate, OpenCLI: &tools.OpenCLI{Service: svc,
 		Folder: func() (string, func(int64) (func(), error), error) { return pol.OutputFolder("opencli") }}}
-	return connectServer(t, mcpserver.Options{Tools: sel, Deps: deps}, nil, ""), runLog, outDir
+	var co *mcp.ClientOptions
+	if len(clientOpts) > 0 {
+		co = clientOpts[0]
+	}
+	return connectServer(t, mcpserver.Options{Tools: sel, Deps: deps}, co, ""), runLog, outDir
 }
 
 // runs are the runs the wrapper logged (their arguments), but the list
@@ -288,4 +293,75 @@ func TestOpenCLIAbsent(t *testing.T) {
 	if !strings.Contains(body.Error.Message, "OpenCLI was not found") || !strings.Contains(body.Error.Hint, "WEBPILOT_OPENCLI_BIN") {
 		t.Errorf("a call without OpenCLI: %+v", body.Error)
 	}
+}
+
+// A long run tells its progress; when the client gives up on the call, the
+// run's processes are killed.
+func TestOpenCLIRunProgressAndCancel(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	progressed := make(chan string, 16)
+	cs, _, _ := openCLIServer(t, nil, 0, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progressed <- r.Params.Message:
+			default:
+			}
+		}})
+	ctx := backendtest.Context(t, 120*time.Second)
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	p := &mcp.CallToolParams{Name: "opencli_run", Arguments: map[string]any{"site": "demo", "command": "hang", "args": []any{pidfile}, "timeout_ms": 600000}}
+	p.SetProgressToken("run-1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(callCtx, p)
+		done <- err
+	}()
+	select {
+	case msg := <-progressed:
+		if !strings.HasPrefix(msg, "opencli demo hang: ") {
+			t.Errorf("progress message %q", msg)
+		}
+	case err := <-done:
+		t.Fatalf("the run ended before any progress: %v", err)
+	case <-ctx.Done():
+		t.Fatal("no progress notification")
+	}
+	var b []byte
+	for len(strings.Fields(string(b))) < 2 {
+		if ctx.Err() != nil {
+			t.Fatalf("the run is under way but wrote no pids: %q", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+		b, _ = os.ReadFile(pidfile)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("a cancelled call returned no error")
+	}
+	// The server ends the run when the call is cancelled: wait for both
+	// processes to be gone.
+	for _, f := range strings.Fields(string(b)) {
+		for !gone(f) {
+			if ctx.Err() != nil {
+				t.Fatalf("process %s still runs after the call was cancelled", f)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// gone reports whether the process pid no longer runs (a zombie does not).
+func gone(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) == 0 || f[0] == "Z" || f[0] == "X"
 }
