@@ -124,7 +124,7 @@ var depRules = map[string]depRule{
 	"internal/text":                      {why: "a leaf: cutting text without splitting a character, edit distance"},
 	"internal/vars":                      {why: "a leaf: the $variable lexer of flows and recipes"},
 	"internal/origin":                    {why: "a leaf: origin rules (--allow-origins, secrets' origins)"},
-	"internal/opencli":                   {why: "a leaf: finds OpenCLI and runs it as a process tree of its own; it knows neither MCP nor the browser"},
+	"internal/opencli":                   {ours: []string{"internal/redact"}, why: "finds OpenCLI and runs it as a process tree of its own (its error output redacted); it knows neither MCP nor the browser"},
 	"internal/redact":                    {why: "a leaf: credentials hidden in URLs, headers and JSON bodies shown to an agent"},
 	"internal/snapshot":                  {ours: []string{"internal/redact", "internal/text"}, why: "the walker's nodes rendered as snapshot text, and diffs: pure text work, no browser"},
 	"internal/toolerr":                   {ours: []string{"internal/text"}, why: "a leaf: the agent-facing error and its codes"},

@@ -107,11 +107,11 @@ func TestOpenCLIAdapterList(t *testing.T) {
 	ctx := backendtest.Context(t, 60*time.Second)
 
 	out := mustCall(t, ctx, cs, "opencli_adapter_list", nil)
-	if !strings.Contains(out, "OpenCLI: 9 commands on 2 sites") || !strings.Contains(out, "demo 8 · plain 1") {
+	if !strings.Contains(out, "OpenCLI: 10 commands on 2 sites") || !strings.Contains(out, "demo 9 · plain 1") {
 		t.Errorf("without a filter, the sites and their counts:\n%s", out)
 	}
 	out = mustCall(t, ctx, cs, "opencli_adapter_list", map[string]any{"site": "demo"})
-	for _, want := range []string{"8 OpenCLI command(s) of demo", "demo json — Two items as JSON · args: --limit=20",
+	for _, want := range []string{"9 OpenCLI command(s) of demo", "demo json — Two items as JSON · args: --limit=20",
 		"demo fail — Always fails, with credentials in its error output · args: --receipt!", "demo hang — Starts a child and never ends · args: <pidfile>",
 		"demo download — Downloads a picture · args: --sort{hot|new} [browser, writes]"} {
 		if !strings.Contains(out, want) {
@@ -119,7 +119,7 @@ func TestOpenCLIAdapterList(t *testing.T) {
 		}
 	}
 	out = mustCall(t, ctx, cs, "opencli_adapter_list", map[string]any{"site": "demo", "limit": 2, "offset": 2})
-	if !strings.Contains(out, "(3–4 shown)") || strings.Count(out, "\ndemo ") != 2 || !strings.Contains(out, "(4 more: offset 4)") {
+	if !strings.Contains(out, "(3–4 shown)") || strings.Count(out, "\ndemo ") != 2 || !strings.Contains(out, "(5 more: offset 4)") {
 		t.Errorf("a page of the site:\n%s", out)
 	}
 	out = mustCall(t, ctx, cs, "opencli_adapter_list", map[string]any{"query": "PICTURE"})
@@ -163,7 +163,7 @@ func TestOpenCLIRun(t *testing.T) {
 	if tail, _ := body.Diagnosis["stderr_tail"].(string); !strings.Contains(tail, "Authorization: Bearer <redacted>") || !strings.Contains(tail, "Cookie: <redacted>") {
 		t.Errorf("stderr tail: %q", tail)
 	}
-	if strings.Contains(all, "abcdefghijklmnop1234") || strings.Contains(all, "topsecret") {
+	if strings.Contains(all, "abcdefghijklmnop1234") || strings.Contains(all, "topsecret") || strings.Contains(all, "0000000000") {
 		t.Errorf("a credential of the error output reached the agent: %s", all)
 	}
 
@@ -174,7 +174,8 @@ func TestOpenCLIRun(t *testing.T) {
 		!strings.HasPrefix(r.Files[0].Path, outDir) {
 		t.Errorf("files: %+v", r.Files)
 	}
-	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "gone.mp4, which is not on disk") {
+	if notes := strings.Join(r.Notes, "\n"); len(r.Notes) != 3 || !strings.Contains(notes, "gone.mp4, which is not on disk") ||
+		!strings.Contains(notes, "/etc/hostname, outside the run's folder: not listed") || !strings.Contains(notes, "../../x.txt, outside the run's folder") {
 		t.Errorf("notes: %q", r.Notes)
 	}
 	for _, f := range r.Files {
@@ -256,7 +257,7 @@ func TestOpenCLIRunSiteGate(t *testing.T) {
 	release()
 	mustCall(t, ctx, cs, "opencli_run", map[string]any{"site": "demo", "command": "json"})
 	st := mustCall(t, ctx, cs, "opencli_status", nil)
-	for _, want := range []string{`"version": "0.0.0-fake"`, `"commands": 9`, `"runs_per_site": 1`, `"source": "test"`} {
+	for _, want := range []string{`"version": "0.0.0-fake"`, `"commands": 10`, `"runs_per_site": 1`, `"source": "test"`} {
 		if !strings.Contains(st, want) {
 			t.Errorf("opencli_status has no %s:\n%s", want, st)
 		}
@@ -266,11 +267,27 @@ func TestOpenCLIRunSiteGate(t *testing.T) {
 // A run that writes past the output directory's budget is stopped.
 func TestOpenCLIRunBudget(t *testing.T) {
 	t.Parallel()
-	cs, _, _ := openCLIServer(t, nil, 1<<20)
+	cs, _, outDir := openCLIServer(t, nil, 1<<20)
 	ctx := backendtest.Context(t, 60*time.Second)
 	body := mustFail(t, ctx, cs, "opencli_run", map[string]any{"site": "demo", "command": "fill", "args": []any{"3000000"}}, "LIMIT_EXCEEDED")
-	if body.Diagnosis["termination_confirmed"] != true {
+	if body.Diagnosis["termination_confirmed"] != true || !strings.Contains(body.Error.Message, "was stopped and its processes killed") {
 		t.Errorf("a run past the budget: %+v", body)
+	}
+	// One that writes too much and ends before a check is caught after it.
+	body = mustFail(t, ctx, cs, "opencli_run", map[string]any{"site": "demo", "command": "burst", "args": []any{"3000000"}}, "LIMIT_EXCEEDED")
+	if _, killed := body.Diagnosis["termination_confirmed"]; killed || !strings.Contains(body.Error.Message, "ended: what it wrote does not fit") {
+		t.Errorf("a run that ended past the budget: %+v", body)
+	}
+	// Neither left its files behind.
+	var big []string
+	_ = filepath.WalkDir(outDir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "big.bin" {
+			big = append(big, p)
+		}
+		return nil
+	})
+	if len(big) != 0 {
+		t.Errorf("files past the budget were kept: %q", big)
 	}
 }
 

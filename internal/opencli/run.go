@@ -140,18 +140,23 @@ func Run(ctx context.Context, argv []string, o RunOptions) (*Result, error) {
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = pipeWait
 	ownGroup(cmd)
+	if ctx.Err() != nil {
+		return &Result{Canceled: true, ExitCode: -1}, nil
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	res := &Result{Pid: cmd.Process.Pid, ExitCode: -1}
-	tree := newTree(cmd)
+	tree, err := newTree(cmd)
+	if err != nil {
+		// (on Windows the program waits suspended until it is in its job)
+		_ = cmd.Process.Kill()
+		<-waitDone(cmd)
+		return nil, err
+	}
 	defer tree.close()
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
+	done := waitDone(cmd)
 	var deadline <-chan time.Time
 	if o.Timeout > 0 {
 		t := time.NewTimer(o.Timeout)
@@ -183,12 +188,31 @@ func Run(ctx context.Context, argv []string, o RunOptions) (*Result, error) {
 			}
 		}
 	}
+	select {
+	case <-done:
+		// It ended as the bound was passed: it finished, though what
+		// passed a cap or the budget still did.
+		res.TimedOut, res.Canceled = false, false
+		res.finish(cmd, stdout, stderr, start)
+		return res, nil
+	default:
+	}
 	res.Killed = true
 	tree.kill()
 	<-done
 	res.TerminationConfirmed = tree.gone(confirmWait)
 	res.finish(cmd, stdout, stderr, start)
 	return res, nil
+}
+
+// waitDone waits for the started cmd; the channel is closed when it has.
+func waitDone(cmd *exec.Cmd) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	return done
 }
 
 // finish records the output and the exit status.

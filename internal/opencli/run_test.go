@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -26,8 +27,8 @@ func fake(t *testing.T) Command {
 	return Command{Path: p, Source: "test"}
 }
 
-// running reports whether pid is a live process (a zombie is not).
-func running(pid int) bool {
+// alive reports whether pid is a live process (a zombie is not).
+func alive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false
@@ -62,12 +63,47 @@ func TestRunTimeoutKillsTheTree(t *testing.T) {
 	}
 	for _, p := range pids {
 		n, _ := strconv.Atoi(p)
-		if running(n) {
+		if alive(n) {
 			t.Errorf("process %d still runs after the kill", n)
 		}
 	}
 	if pids[0] != strconv.Itoa(res.Pid) {
 		t.Errorf("the shell's pid %s is not the run's %d", pids[0], res.Pid)
+	}
+}
+
+// A child that left the process group (setsid) is killed too: it descends
+// from the program.
+func TestRunKillsWhatLeftTheGroup(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Fatalf("setsid (util-linux) is needed: %v", err)
+	}
+	t.Parallel()
+	c := fake(t)
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	var pids []string
+	res, err := Run(context.Background(), c.Argv("demo", "escape", pidfile), RunOptions{Timeout: 60 * time.Second, Every: 20 * time.Millisecond,
+		Watch: func() error {
+			b, _ := os.ReadFile(pidfile)
+			if pids = strings.Fields(string(b)); len(pids) == 2 {
+				return errors.New("both started")
+			}
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Killed || !res.TerminationConfirmed || len(pids) != 2 {
+		t.Fatalf("result %+v, pids %q", res, pids)
+	}
+	for _, p := range pids {
+		n, _ := strconv.Atoi(p)
+		if alive(n) {
+			t.Errorf("process %d still runs after the kill", n)
+		}
 	}
 }
 
@@ -146,8 +182,8 @@ func TestRunExitWatchAndStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res, err = Run(ctx, c.Argv("demo", "hang", filepath.Join(dir, "pids")), RunOptions{Timeout: 60 * time.Second})
-	if err != nil || !res.Canceled || !res.Killed {
-		t.Errorf("a canceled run: %+v, %v", res, err)
+	if err != nil || !res.Canceled || res.Killed || res.Pid != 0 {
+		t.Errorf("a run canceled before it starts is not started: %+v, %v", res, err)
 	}
 
 	if _, err := Run(context.Background(), []string{filepath.Join(dir, "no-such-program")}, RunOptions{}); err == nil {
@@ -161,5 +197,39 @@ func TestValidName(t *testing.T) {
 		if ValidName(s) != want {
 			t.Errorf("ValidName(%q) = %v", s, !want)
 		}
+	}
+}
+
+// An adapter runs without webpilot's own variables (the declared secrets
+// among them), with the PATH its command was found with, and without
+// colour.
+func TestRunEnv(t *testing.T) {
+	t.Setenv("WEBPILOT_SECRET_BANK", "hunter2")
+	t.Setenv("WEBPILOT_AUTH_TOKEN", "tok")
+	t.Setenv("FORCE_COLOR", "3")
+	t.Setenv("OPENCLI_CDP_ENDPOINT", "http://127.0.0.1:9222")
+	env := strings.Join(runEnv(Command{Path: "/x/opencli", PathEnv: "/opt/node/bin:/usr/bin"}), "\n")
+	for _, bad := range []string{"WEBPILOT_", "hunter2", "FORCE_COLOR=3"} {
+		if strings.Contains(env, bad) {
+			t.Errorf("the environment holds %s", bad)
+		}
+	}
+	for _, want := range []string{"\nPATH=/opt/node/bin:/usr/bin\n", "OPENCLI_CDP_ENDPOINT=http://127.0.0.1:9222", "NO_COLOR=1"} {
+		if !strings.Contains("\n"+env+"\n", want) {
+			t.Errorf("the environment lacks %q", want)
+		}
+	}
+}
+
+// The tail shown of an error output hides credentials even when the tail
+// would cut a credential's value from the word that marks it.
+func TestRedactedTail(t *testing.T) {
+	long := "Authorization: Bearer " + strings.Repeat("z", 400) + "\nlast line"
+	if got := RedactedTail([]byte(long), 300); strings.Contains(got, "zzzz") || !strings.HasSuffix(got, "last line") {
+		t.Errorf("RedactedTail = %q", got)
+	}
+	huge := []byte(strings.Repeat("x", 70<<10) + "token=abcdef\nend")
+	if got := RedactedTail(huge, 300); strings.Contains(got, "xxxx") || strings.Contains(got, "abcdef") {
+		t.Errorf("a line longer than the window is not shown: %q", got)
 	}
 }

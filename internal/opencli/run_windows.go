@@ -3,6 +3,7 @@
 package opencli
 
 import (
+	"fmt"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -12,10 +13,15 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// ownGroup starts the program in a process group of its own.
+// ownGroup starts the program suspended, in a process group of its own:
+// newTree puts it into its job before it runs, so nothing it starts is
+// outside the job.
 func ownGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP | windows.CREATE_SUSPENDED}
 }
+
+// ntResumeProcess resumes every thread of a suspended process.
+var ntResumeProcess = windows.NewLazySystemDLL("ntdll.dll").NewProc("NtResumeProcess")
 
 // tree is a started program in a job object of its own: the processes it
 // starts join the job, and ending the job ends them all.
@@ -24,30 +30,33 @@ type tree struct {
 	job windows.Handle // 0 when the job could not be made
 }
 
-// newTree puts the started program into a new job.
-func newTree(cmd *exec.Cmd) *tree {
+// newTree puts the started (suspended) program into a new job, then lets
+// it run. Without a job it still runs, killed with the system's tree kill.
+func newTree(cmd *exec.Cmd) (*tree, error) {
 	t := &tree{cmd: cmd}
-	job, err := windows.CreateJobObject(nil, nil)
+	p, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.PROCESS_SUSPEND_RESUME, false, uint32(cmd.Process.Pid))
 	if err != nil {
-		return t
-	}
-	p, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(cmd.Process.Pid))
-	if err != nil {
-		_ = windows.CloseHandle(job)
-		return t
+		return nil, fmt.Errorf("open the started program: %w", err)
 	}
 	defer windows.CloseHandle(p)
-	if err := windows.AssignProcessToJobObject(job, p); err != nil {
-		_ = windows.CloseHandle(job)
-		return t
+	if job, err := windows.CreateJobObject(nil, nil); err == nil {
+		if windows.AssignProcessToJobObject(job, p) == nil {
+			t.job = job
+		} else {
+			_ = windows.CloseHandle(job)
+		}
 	}
-	t.job = job
-	return t
+	if status, _, _ := ntResumeProcess.Call(uintptr(p)); status != 0 {
+		t.close()
+		return nil, fmt.Errorf("resume the started program: NTSTATUS 0x%x", status)
+	}
+	return t, nil
 }
 
 func (t *tree) close() {
 	if t.job != 0 {
 		_ = windows.CloseHandle(t.job)
+		t.job = 0
 	}
 }
 
@@ -56,11 +65,11 @@ func (t *tree) close() {
 func (t *tree) kill() {
 	if t.job != 0 {
 		_ = windows.TerminateJobObject(t.job, 1)
-	}
-	_ = t.cmd.Process.Kill()
-	if t.job == 0 {
+	} else {
+		// the tree is found from the program: taskkill before it ends
 		_ = exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(t.cmd.Process.Pid)).Run()
 	}
+	_ = t.cmd.Process.Kill()
 }
 
 // accounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION.

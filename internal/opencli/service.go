@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 )
 
 // Bounds of the runs Service makes on its own.
@@ -124,7 +126,7 @@ func (s *Service) preflight() {
 	case res.TimedOut:
 		err = fmt.Errorf("%s --version did not answer in %v", s.cmd, VersionTimeout)
 	case res.ExitCode != 0:
-		err = fmt.Errorf("%s --version exited with %d: %s", s.cmd, res.ExitCode, Tail(string(res.Stderr), 300))
+		err = fmt.Errorf("%s --version exited with %d: %s", s.cmd, res.ExitCode, RedactedTail(res.Stderr, 300))
 	default:
 		version = strings.TrimSpace(strings.SplitN(strings.TrimSpace(string(res.Stdout)), "\n", 2)[0])
 		if version == "" {
@@ -165,43 +167,42 @@ func (s *Service) WaitVersion(ctx context.Context) (string, error) {
 }
 
 // Catalog is the adapters of `opencli list -f json`, read again when older
-// than CatalogTTL; concurrent callers share one read.
+// than CatalogTTL (the last one stays when that fails); concurrent callers
+// share one read, which goes on for the others when one gives up (ctx).
 func (s *Service) Catalog(ctx context.Context) ([]Adapter, error) {
-	for {
-		s.mu.Lock()
-		if s.catalog != nil && time.Since(s.catalogAt) < CatalogTTL {
-			c := s.catalog
-			s.mu.Unlock()
-			return c, nil
-		}
-		if s.loading == nil {
-			ch := make(chan struct{})
-			s.loading = ch
-			s.mu.Unlock()
+	s.mu.Lock()
+	if s.catalog != nil && time.Since(s.catalogAt) < CatalogTTL {
+		c := s.catalog
+		s.mu.Unlock()
+		return c, nil
+	}
+	ch := s.loading
+	if ch == nil {
+		ch = make(chan struct{})
+		s.loading = ch
+		go func() {
 			c, err := s.readCatalog()
 			s.mu.Lock()
 			if err == nil {
 				s.catalog, s.catalogAt = c, time.Now()
 			}
 			s.loading, s.loadErr = nil, err
-			close(ch)
 			s.mu.Unlock()
-			return c, err
-		}
-		ch := s.loading
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		s.mu.Lock()
-		err := s.loadErr
-		s.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
+			close(ch)
+		}()
 	}
+	s.mu.Unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.catalog == nil {
+		return nil, s.loadErr // (a refresh that failed keeps the last catalog)
+	}
+	return s.catalog, nil
 }
 
 // readCatalog runs `opencli list -f json` (not bound to a caller: others
@@ -217,7 +218,7 @@ func (s *Service) readCatalog() ([]Adapter, error) {
 	case res.Capped != "":
 		return nil, fmt.Errorf("%s list printed more than %d MiB", s.cmd, DefaultMaxOutput>>20)
 	case res.ExitCode != 0:
-		return nil, fmt.Errorf("%s list exited with %d: %s", s.cmd, res.ExitCode, Tail(string(res.Stderr), 300))
+		return nil, fmt.Errorf("%s list exited with %d: %s", s.cmd, res.ExitCode, RedactedTail(res.Stderr, 300))
 	}
 	var out []Adapter
 	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &out); err != nil {
@@ -287,16 +288,36 @@ func (s *Service) Run(ctx context.Context, r RunRequest) (*Result, error) {
 }
 
 // runEnv is this process's environment with the PATH c was found with
-// and colour off (plain text for an agent).
+// and colour off (plain text for an agent), without webpilot's own
+// variables: an adapter never sees the declared secrets
+// (WEBPILOT_SECRET_*), the server's token or any other setting.
 func runEnv(c Command) []string {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		return k == "FORCE_COLOR" || k == "NO_COLOR" || c.PathEnv != "" && strings.EqualFold(k, "PATH")
+		return k == "FORCE_COLOR" || k == "NO_COLOR" || c.PathEnv != "" && strings.EqualFold(k, "PATH") ||
+			strings.HasPrefix(strings.ToUpper(k), "WEBPILOT_")
 	})
 	if c.PathEnv != "" {
 		env = append(env, "PATH="+c.PathEnv)
 	}
 	return append(env, "NO_COLOR=1", "FORCE_COLOR=0")
+}
+
+// RedactedTail is the last n characters of a program's output with the
+// credentials in it hidden (redact.Text): the redaction reads the last
+// 64 KiB whole lines first, so that cutting never splits a credential from
+// the word that marks it.
+func RedactedTail(b []byte, n int) string {
+	const window = 64 << 10
+	if len(b) > window {
+		b = b[len(b)-window:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		} else {
+			b = nil // one line longer than the window: nothing of it is safe to show
+		}
+	}
+	return Tail(redact.Text(string(b)), n)
 }
 
 // Tail is the last n characters of s, trimmed, with "…" in front when cut.

@@ -425,11 +425,24 @@ var openCLIRunTool = Def(Tool{
 	res, err := svc.Run(ctx, opencli.RunRequest{Site: a.Site, Command: in.Command, Args: in.Args, Format: in.Format, Dir: folder,
 		Timeout: timeout, Watch: watch, Progress: progress})
 	if err != nil {
+		finishFolder()
 		_ = os.Remove(folder)
 		return nil, openCLIError(err)
 	}
+	// A last look at the budget: a run may write much and end between two
+	// checks.
+	if res.Stopped == nil {
+		res.Stopped = watch()
+	}
+	overBudget := false
+	if e, ok := browser.AsError(res.Stopped); ok && e.Code == browser.CodeLimitExceeded {
+		// What does not fit is not kept.
+		overBudget = true
+		_ = os.RemoveAll(folder)
+	}
+	// (listed while the folder is still held: nothing removes it meanwhile)
+	files, outside, missing := openCLIFiles(folder, res.Stdout)
 	finishFolder()
-	files, missing := openCLIFiles(folder, res.Stdout)
 	if len(files) == 0 {
 		_ = os.Remove(folder) // only when empty
 	}
@@ -440,17 +453,24 @@ var openCLIRunTool = Def(Tool{
 	for _, m := range missing {
 		rep.Notes = append(rep.Notes, "the output names "+m+", which is not on disk")
 	}
+	for _, m := range outside {
+		rep.Notes = append(rep.Notes, "the output names "+m+", outside the run's folder: not listed (webpilot reports only what the run wrote in its folder)")
+	}
 	if gateNote != "" {
 		rep.Notes = append(rep.Notes, gateNote)
 	}
-	stderr := redact.Text(opencli.Tail(string(res.Stderr), openCLIStderrTail))
+	stderr := opencli.RedactedTail(res.Stderr, openCLIStderrTail)
 	switch {
 	case res.Canceled:
 		return nil, context.Cause(ctx)
 	case res.Stopped != nil:
 		cause := res.Stopped
-		if e, ok := browser.AsError(cause); ok && e.Code == browser.CodeLimitExceeded {
-			cause = &browser.Error{Code: e.Code, Message: fmt.Sprintf("opencli %s %s was stopped and its processes killed: what it wrote does not fit the output directory's budget (%s)", a.Site, in.Command, e.Message),
+		if e, ok := browser.AsError(cause); ok && overBudget {
+			what := "was stopped and its processes killed"
+			if !res.Killed {
+				what = "ended"
+			}
+			cause = &browser.Error{Code: e.Code, Message: fmt.Sprintf("opencli %s %s %s: what it wrote does not fit the output directory's budget, and was removed (%s)", a.Site, in.Command, what, e.Message),
 				Hint: "raise --output-max-mb, delete older files there, or ask the adapter for less", Err: e}
 		}
 		return nil, openCLIFailure(rep, res, stderr, cause)
@@ -543,8 +563,9 @@ func openCLIFailure(rep *openCLIReport, res *opencli.Result, stderr string, caus
 	if stderr != "" {
 		diag["stderr_tail"] = stderr
 	}
-	if out := strings.TrimSpace(string(res.Stdout)); out != "" {
-		diag["stdout_head"] = text.Clip(redact.Text(out), 1000)
+	if head := bytes.TrimSpace(res.Stdout[:min(len(res.Stdout), 4<<10)]); len(head) > 0 {
+		// (the head is cut first: the redaction need not read 32 MiB)
+		diag["stdout_head"] = text.Clip(redact.Text(string(head)), 1000)
 	}
 	if rep.TerminationConfirmed != nil {
 		diag["termination_confirmed"] = *rep.TerminationConfirmed
@@ -654,42 +675,54 @@ func treeBytes(dir string) int64 {
 	return n
 }
 
-// openCLIFiles are the files under the run's folder (checked on disk),
-// and the paths its JSON output names (under file-like keys) that are not
-// on disk. A named file outside the folder that is on disk is listed too.
-func openCLIFiles(folder string, stdout []byte) (files []openCLIFile, missing []string) {
-	seen := map[string]bool{}
-	add := func(p string) bool {
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
-			return false
-		}
-		if !seen[p] {
-			seen[p] = true
-			files = append(files, openCLIFile{Path: p, Size: fi.Size(), MIME: browser.FileMIME(p)})
-		}
-		return true
-	}
+// openCLIFiles are the regular files under the run's folder, from the
+// disk (links are not followed); of the paths its JSON output names under
+// file-like keys, those outside the folder (never looked at: a result
+// lists only what the run wrote there) and those in it that are not on
+// disk.
+func openCLIFiles(folder string, stdout []byte) (files []openCLIFile, outside, missing []string) {
 	_ = filepath.WalkDir(folder, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
-			add(p)
+			if fi, err := d.Info(); err == nil {
+				files = append(files, openCLIFile{Path: p, Size: fi.Size(), MIME: browser.FileMIME(p)})
+			}
 		}
 		return nil
 	})
 	var v any
 	if json.Unmarshal(bytes.TrimSpace(stdout), &v) == nil {
+		root, err := filepath.EvalSymlinks(folder)
+		if err != nil {
+			root = folder
+		}
 		for _, p := range namedPaths(v, "", nil) {
 			abs := p
 			if !filepath.IsAbs(abs) {
 				abs = filepath.Join(folder, p)
 			}
-			if !add(filepath.Clean(abs)) && !slices.Contains(missing, p) {
-				missing = append(missing, p)
+			abs = filepath.Clean(abs)
+			in := false
+			if rel, err := filepath.Rel(folder, abs); err == nil && filepath.IsLocal(rel) {
+				in = true
+				if real, err := filepath.EvalSymlinks(abs); err == nil {
+					rel, err := filepath.Rel(root, real)
+					in = err == nil && filepath.IsLocal(rel)
+				}
+			}
+			switch {
+			case !in:
+				if !slices.Contains(outside, p) {
+					outside = append(outside, p)
+				}
+			case !slices.ContainsFunc(files, func(f openCLIFile) bool { return f.Path == abs }):
+				if _, err := os.Lstat(abs); err != nil && !slices.Contains(missing, p) {
+					missing = append(missing, p)
+				}
 			}
 		}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, missing
+	return files, outside, missing
 }
 
 // namedPaths are the string values under file-like keys (path, file,
