@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -363,22 +364,12 @@ func TestOpenCLIRunProgressAndCancel(t *testing.T) {
 	// The server ends the run when the call is cancelled: wait for both
 	// processes to be gone.
 	for _, f := range strings.Fields(string(b)) {
-		for !gone(f) {
+		pid, _ := strconv.Atoi(f)
+		for opencli.Running(pid) {
 			if ctx.Err() != nil {
 				t.Fatalf("process %s still runs after the call was cancelled", f)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-}
-
-// gone reports whether the process pid no longer runs (a zombie does not).
-func gone(pid string) bool {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) == 0 || f[0] == "Z" || f[0] == "X"
 }

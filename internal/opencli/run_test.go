@@ -27,17 +27,6 @@ func fake(t *testing.T) Command {
 	return Command{Path: p, Source: "test"}
 }
 
-// alive reports whether pid is a live process (a zombie is not).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
-}
-
 // A run that passes its timeout is killed with the child it started: both
 // are gone, and the result says it was checked.
 func TestRunTimeoutKillsTheTree(t *testing.T) {
@@ -63,7 +52,7 @@ func TestRunTimeoutKillsTheTree(t *testing.T) {
 	}
 	for _, p := range pids {
 		n, _ := strconv.Atoi(p)
-		if alive(n) {
+		if Running(n) {
 			t.Errorf("process %d still runs after the kill", n)
 		}
 	}
@@ -101,7 +90,7 @@ func TestRunKillsWhatLeftTheGroup(t *testing.T) {
 	}
 	for _, p := range pids {
 		n, _ := strconv.Atoi(p)
-		if alive(n) {
+		if Running(n) {
 			t.Errorf("process %d still runs after the kill", n)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -173,17 +174,22 @@ func procGroupAlive(pgid int) (alive, ok bool) {
 // anyAlive reports whether a process kill found outside the group still
 // runs (its pid may have been reused only after it was reaped).
 func (t *tree) anyAlive() bool {
-	for _, p := range t.killed {
-		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "stat"))
+	return slices.ContainsFunc(t.killed, Running)
+}
+
+// Running reports whether process pid runs: on Linux from /proc (a zombie
+// waiting for its parent does not), elsewhere by signal 0.
+func Running(pid int) bool {
+	if runtime.GOOS == "linux" {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 		if err != nil {
-			continue
+			return false
 		}
 		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 {
-			if f := strings.Fields(s[i+1:]); len(f) > 0 && running(f[0]) {
-				return true
-			}
-		}
+		i := strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[i+1:])
+		return len(f) > 0 && running(f[0])
 	}
-	return false
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

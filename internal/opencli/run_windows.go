@@ -98,3 +98,14 @@ func (t *tree) gone(wait time.Duration) bool {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Running reports whether process pid runs.
+func Running(pid int) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return false
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	return windows.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
+}
