@@ -111,6 +111,12 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		a.log.Info("secrets declared", "names", strings.Join(sec.Names(), ","))
 	}
 	a.openclis = opencli.NewPool(a.log.With("component", "opencli"))
+	a.openclis.Announce = func(c opencli.Command, v string, err error) {
+		if err == nil {
+			fmt.Fprintf(stderr, "webpilot: OpenCLI %s (%s, from %s): the opencli tools are on\n", v, c, c.Source)
+		}
+		// (a failure is logged as a warning)
+	}
 
 	wd, _ := os.Getwd()
 	profile := cfg.UserDataDir

@@ -68,8 +68,9 @@ type Arg struct {
 // same one: its version (a --version preflight in the background) and its
 // catalog (cached for CatalogTTL).
 type Service struct {
-	cmd Command
-	log *slog.Logger
+	cmd      Command
+	log      *slog.Logger
+	announce func(c Command, version string, err error)
 
 	mu         sync.Mutex // guards what follows
 	version    string
@@ -84,6 +85,9 @@ type Service struct {
 // Pool keeps one Service per command line.
 type Pool struct {
 	log *slog.Logger
+	// Announce, when set, is told the outcome of each service's version
+	// check (a line on stderr for the user).
+	Announce func(c Command, version string, err error)
 
 	mu       sync.Mutex // guards services
 	services map[string]*Service
@@ -105,7 +109,7 @@ func (p *Pool) Service(c Command) *Service {
 	if s := p.services[c.key()]; s != nil {
 		return s
 	}
-	s := &Service{cmd: c, log: p.log, versionIn: make(chan struct{})}
+	s := &Service{cmd: c, log: p.log, versionIn: make(chan struct{}), announce: p.Announce}
 	p.services[c.key()] = s
 	go s.preflight()
 	return s
@@ -137,6 +141,9 @@ func (s *Service) preflight() {
 	s.version, s.versionErr = version, err
 	s.mu.Unlock()
 	close(s.versionIn)
+	if s.announce != nil {
+		s.announce(s.cmd, version, err)
+	}
 	if err != nil {
 		s.log.Warn("opencli: the version check failed", "command", s.cmd.String(), "source", s.cmd.Source, "err", err)
 		return
