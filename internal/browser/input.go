@@ -765,6 +765,9 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 func (t *Tab) inputSent(ctx context.Context) {
 	if q := t.settling; q != nil {
 		q.inputDone()
+		if q.ahead == nil { // (once the check runs, it reads text)
+			q.text = true
+		}
 		q.readAhead(ctx, true)
 	}
 }

@@ -45,6 +45,9 @@ type quietWatch struct {
 	kaSeen    int
 	started   bool
 	inputAt   time.Time // when the action's input was done
+	// text: the input was text (fill, clear, type without Enter), whose
+	// check after the next frame does not wait quietAfterClick.
+	text bool
 	// ahead, when set, is closed once the first check, read ahead of the
 	// wait (readAhead), is in aheadSt and aheadErr.
 	ahead    chan struct{}
@@ -229,7 +232,7 @@ func (q *quietWatch) read(ctx context.Context, mark, frame bool) (quietState, er
 	var m []any
 	call := fmt.Sprintf("W.quiet(%t, %q)", mark, probeName)
 	if frame {
-		call = fmt.Sprintf("W.quietAfterFrame(%q, %d, %d)", probeName, quietStart.Milliseconds(), q.least().Milliseconds())
+		call = fmt.Sprintf("W.quietAfterFrame(%q, %d, %d, null, %d)", probeName, quietStart.Milliseconds(), q.least().Milliseconds(), q.afterFrame().Milliseconds())
 	}
 	if _, err := q.w.eval(ctx, call, &m); err != nil {
 		return quietState{}, err
@@ -241,8 +244,8 @@ func (q *quietWatch) read(ctx context.Context, mark, frame bool) (quietState, er
 // page taken right after it (kept as a prewalk).
 func (q *quietWatch) readWalking(ctx context.Context, reqs int) (quietState, error) {
 	var out prewalkOut
-	call := fmt.Sprintf("W.quietAfterFrame(%q, %d, %d, {opts: %s, skip: %q})", probeName, quietStart.Milliseconds(), q.least().Milliseconds(),
-		walkOpts(q.prewalkBudget(ctx)), q.t.noPrewalk)
+	call := fmt.Sprintf("W.quietAfterFrame(%q, %d, %d, {opts: %s, skip: %q}, %d)", probeName, quietStart.Milliseconds(), q.least().Milliseconds(),
+		walkOpts(q.prewalkBudget(ctx)), q.t.noPrewalk, q.afterFrame().Milliseconds())
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, err
 	}
@@ -258,6 +261,22 @@ func (q *quietWatch) least() time.Duration {
 		return quietFramed
 	}
 	return max(quietFramed-time.Since(q.inputAt), 0)
+}
+
+// quietAfterClick is how long the check after the next frame waits after
+// that frame, at the least, for an input that is not text: a click that
+// navigates from a short timer set at the next paint (a router after its
+// state change) is seen navigating however late the frame came. Text
+// inputs, which seldom navigate so, do not wait for it.
+const quietAfterClick = 8 * time.Millisecond
+
+// afterFrame is the wait after the next frame (quietAfterClick, or none
+// for text).
+func (q *quietWatch) afterFrame() time.Duration {
+	if q.text {
+		return 0
+	}
+	return quietAfterClick
 }
 
 // quietFrom reads the array W.quiet returns.

@@ -1476,13 +1476,17 @@
   }
 
   // quietAfterFrame is quiet(false, probe) once frame(cap) has resolved and
-  // at least least ms have passed, with whether a frame was drawn. With
-  // walk (prewalk's opts and skip), the page is walked then too, unless an
-  // animation the action started still runs: {q, w, m} as prewalk gives.
-  const quietAfterFrame = (probe, cap, least, walk) => {
+  // at least least ms have passed, with whether a frame was drawn. After a
+  // drawn frame it waits after ms more at the least: the short timers the
+  // page set in that frame's callbacks (a navigation 5 ms after the next
+  // paint) have run by then however late the frame came, since timers run
+  // in the order of their deadlines. With walk (prewalk's opts and skip),
+  // the page is walked then too, unless an animation the action started
+  // still runs: {q, w, m} as prewalk gives.
+  const quietAfterFrame = (probe, cap, least, walk, after) => {
     const t0 = performance.now();
     return frame(cap).then((drawn) => {
-      const rest = (least || 0) - (performance.now() - t0);
+      const rest = Math.max((least || 0) - (performance.now() - t0), drawn ? after || 0 : 0);
       return rest >= 1 ? new Promise((done) => setTimeout(() => done(drawn), rest)) : drawn;
     }).then((drawn) => {
       let r = quiet(false, probe);
