@@ -111,6 +111,8 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		a.log.Info("secrets declared", "names", strings.Join(sec.Names(), ","))
 	}
 	a.openclis = opencli.NewPool(a.log.With("component", "opencli"))
+	// (the version check waits for the browser's start, unless asked for)
+	a.openclis.Delay = 2 * time.Second
 	a.openclis.Announce = func(c opencli.Command, v string, err error) {
 		if err == nil {
 			fmt.Fprintf(stderr, "webpilot: OpenCLI %s (%s, from %s): the opencli tools are on\n", v, c, c.Source)

@@ -76,6 +76,7 @@ type Service struct {
 	version    string
 	versionErr error
 	versionIn  chan struct{} // closed when the preflight ended
+	checkOnce  sync.Once     // starts the preflight
 	catalog    []Adapter
 	catalogAt  time.Time
 	loading    chan struct{} // a catalog read under way; closed when it ends
@@ -88,6 +89,10 @@ type Pool struct {
 	// Announce, when set, is told the outcome of each service's version
 	// check (a line on stderr for the user).
 	Announce func(c Command, version string, err error)
+	// Delay is how long after a service is made its version check starts
+	// (0: at once), unless someone asks for the version first: node's
+	// start would compete with the browser's at a client's start.
+	Delay time.Duration
 
 	mu       sync.Mutex // guards services
 	services map[string]*Service
@@ -111,12 +116,19 @@ func (p *Pool) Service(c Command) *Service {
 	}
 	s := &Service{cmd: c, log: p.log, versionIn: make(chan struct{}), announce: p.Announce}
 	p.services[c.key()] = s
-	go s.preflight()
+	if p.Delay > 0 {
+		time.AfterFunc(p.Delay, s.check)
+	} else {
+		s.check()
+	}
 	return s
 }
 
 // Command is the command the service runs.
 func (s *Service) Command() Command { return s.cmd }
+
+// check starts the version check in the background, once.
+func (s *Service) check() { s.checkOnce.Do(func() { go s.preflight() }) }
 
 // preflight runs --version and logs the outcome.
 func (s *Service) preflight() {
@@ -164,8 +176,10 @@ func (s *Service) Version() (string, error) {
 	return s.version, s.versionErr
 }
 
-// WaitVersion waits (within ctx) for the preflight and returns Version.
+// WaitVersion waits (within ctx) for the preflight, started now if it was
+// not yet, and returns Version.
 func (s *Service) WaitVersion(ctx context.Context) (string, error) {
+	s.check()
 	select {
 	case <-s.versionIn:
 	case <-ctx.Done():

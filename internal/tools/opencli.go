@@ -766,14 +766,12 @@ var openCLIStatusTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	out := OpenCLIStatus(svc)
-	// The version check runs in the background from the start; a moment
-	// more lets a status right after start give it.
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	// The version check runs in the background soon after the start; a
+	// status before it is over starts it now and waits for it.
+	wctx, cancel := context.WithTimeout(ctx, opencli.VersionTimeout)
 	defer cancel()
-	if _, err := svc.WaitVersion(wctx); err == nil || wctx.Err() == nil {
-		out = OpenCLIStatus(svc)
-	}
+	_, _ = svc.WaitVersion(wctx)
+	out := OpenCLIStatus(svc)
 	cctx, cancel2 := context.WithTimeout(ctx, opencli.ListTimeout)
 	defer cancel2()
 	if catalog, err := svc.Catalog(cctx); err == nil {
