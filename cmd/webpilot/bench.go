@@ -178,19 +178,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer func() { cs.Close(); _ = cmd.Wait() }()
-	call := func(tool string, args map[string]any) (string, float64, error) {
-		t0 := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		d := ms(time.Since(t0))
-		if err != nil {
-			return "", d, fmt.Errorf("bench: %s: %w", tool, err)
-		}
-		text := resultText(res)
-		if res.IsError {
-			return text, d, fmt.Errorf("bench: %s %v: %s", tool, args, text)
-		}
-		return text, d, nil
-	}
+	call := timedCall(ctx, cs)
 	_, firstNav, err := call("browser_navigate", map[string]any{"url": srv.URL + "/basic.html", "snapshot": "none"})
 	if err != nil {
 		return err
@@ -488,6 +476,24 @@ func warmSecondClient(ctx context.Context, self, url string, runs int) ([]float6
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// timedCall is a caller of cs's tools that returns the result's text and
+// the call's time in ms; an error result is an error (with its text).
+func timedCall(ctx context.Context, cs *mcp.ClientSession) func(tool string, args map[string]any) (string, float64, error) {
+	return func(tool string, args map[string]any) (string, float64, error) {
+		t0 := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		d := ms(time.Since(t0))
+		if err != nil {
+			return "", d, fmt.Errorf("bench: %s: %w", tool, err)
+		}
+		text := resultText(res)
+		if res.IsError {
+			return text, d, fmt.Errorf("bench: %s %v: %s", tool, args, text)
+		}
+		return text, d, nil
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

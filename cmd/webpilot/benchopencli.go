@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -40,18 +39,7 @@ func benchOpenCLI(ctx context.Context, stdout io.Writer, self string, runs int, 
 		return err
 	}
 	defer func() { cs.Close(); _ = cmd.Wait() }()
-	call := func(tool string, args map[string]any) (string, float64, error) {
-		t0 := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-		d := ms(time.Since(t0))
-		if err == nil && res.IsError {
-			err = fmt.Errorf("%s: %s", tool, resultText(res))
-		}
-		if err != nil {
-			return "", 0, err
-		}
-		return resultText(res), d, nil
-	}
+	call := timedCall(ctx, cs)
 	tl, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("bench: tools/list: %w", err)
@@ -77,7 +65,7 @@ func benchOpenCLI(ctx context.Context, stdout io.Writer, self string, runs int, 
 		for range runs {
 			out, d, err := call(tool, args)
 			if err != nil {
-				return fmt.Errorf("bench: %w", err)
+				return err
 			}
 			r.ms, r.tokens = append(r.ms, d), tokens(out)
 			if cli != nil {
@@ -95,7 +83,7 @@ func benchOpenCLI(ctx context.Context, stdout io.Writer, self string, runs int, 
 	// use the copy kept for 10 minutes.
 	first, d, err := call("opencli_adapter_list", nil)
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return err
 	}
 	rows = append(rows, row{name: "adapter list, first (reads the catalog)", ms: []float64{d}, tokens: tokens(first)})
 	if err := measure("adapter list: sites and counts", "opencli_adapter_list", nil, []string{"list", "-f", "json"}); err != nil {
