@@ -237,6 +237,18 @@ type Handoff interface {
 	EndHandoff(ctx context.Context, tab string) error
 }
 
+// RecordingNotice is implemented by a backend that can show the person at
+// the browser that a tab is being recorded, with a Stop button (the
+// bridge: the extension's badge, notification and popup entry).
+type RecordingNotice interface {
+	// StartRecordingNotice brings the tab to the front and shows that it
+	// records, with the message. The channel is closed when the user
+	// presses Stop.
+	StartRecordingNotice(ctx context.Context, tab, message string) (stop <-chan struct{}, err error)
+	// EndRecordingNotice takes the notice away.
+	EndRecordingNotice(ctx context.Context, tab string) error
+}
+
 // DownloadFinder is implemented by a backend whose browser runs on this
 // machine but saves downloads where its user set it to (the bridge: the
 // user's Chrome and its download folder). It says where a download that a

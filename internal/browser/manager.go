@@ -57,6 +57,10 @@ type Options struct {
 	// several (the bridge): a profile's name, id or id prefix; "" means
 	// the only one connected (--browser-profile).
 	BrowserProfile string
+	// RecordHeadless lets a headless launched browser record the user
+	// (recipe_record), which it otherwise refuses since nobody could show
+	// anything: for tests, whose "user" is input sent over CDP.
+	RecordHeadless bool
 }
 
 // Manager holds the agent sessions on one backend, or each on its own
@@ -406,6 +410,9 @@ type Session struct {
 
 	// lastFlow is the last browser_flow that ran to its end (recipe_save).
 	lastFlow *FlowRecord
+	// rec is the session's recording of the user (recipe_record), from
+	// its start until a call collects it.
+	rec *recorder
 	// emulation is what browser_emulate set for the session's tabs.
 	emulation Emulation
 	// routes are browser_route's, read by the tabs' loops (own lock).

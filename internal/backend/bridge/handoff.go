@@ -72,6 +72,24 @@ func (h *handoffs) removeTab(n int) {
 // the front (its window focused), shows the message (badge, notification,
 // popup) and sends handoff.done when the user presses Done.
 func (b *Backend) StartHandoff(ctx context.Context, id, message string) (<-chan struct{}, error) {
+	return b.startNotice(ctx, id, message, "")
+}
+
+// StartRecordingNotice implements backend.RecordingNotice: the same notice
+// as a hand-off's, marked as a recording (a red REC badge, "Recording" and
+// a Stop button); Stop sends handoff.done too.
+func (b *Backend) StartRecordingNotice(ctx context.Context, id, message string) (<-chan struct{}, error) {
+	return b.startNotice(ctx, id, message, "record")
+}
+
+// EndRecordingNotice implements backend.RecordingNotice.
+func (b *Backend) EndRecordingNotice(ctx context.Context, id string) error {
+	return b.EndHandoff(ctx, id)
+}
+
+// startNotice asks the extension for a hand-off's notice, of kind ""
+// (a hand-off, Done) or "record" (a recording, Stop).
+func (b *Backend) startNotice(ctx context.Context, id, message, kind string) (<-chan struct{}, error) {
 	n, err := tabID(id)
 	if err != nil {
 		return nil, err
@@ -83,6 +101,9 @@ func (b *Backend) StartHandoff(ctx context.Context, id, message string) (<-chan 
 	key := handoffKey{r.hello.ProfileID, n}
 	done := b.handoffs.add(key)
 	params := map[string]any{"tabId": n, "message": message}
+	if kind != "" {
+		params["kind"] = kind
+	}
 	if name := b.sc().Session; name != "" && len(name) <= 100 {
 		params["session"] = name
 	}
@@ -124,4 +145,7 @@ func (b *Backend) handoffDone(profile string, params json.RawMessage) {
 	}
 }
 
-var _ backend.Handoff = (*Backend)(nil)
+var (
+	_ backend.Handoff         = (*Backend)(nil)
+	_ backend.RecordingNotice = (*Backend)(nil)
+)

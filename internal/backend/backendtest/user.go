@@ -1,0 +1,213 @@
+package backendtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// User is the person at the browser, simulated: trusted input (mouse,
+// keys, text, the address bar) sent to one tab over the test rig's own
+// browser connection, not webpilot's — what a recording or a hand-off
+// sees a person do.
+type User struct {
+	bs   *cdp.Session
+	sess cdp.Caller
+	id   string
+}
+
+// NewUser attaches the simulated user to the page whose URL contains
+// urlPart (exactly one must).
+func NewUser(ctx context.Context, b backend.Backend, urlPart string) (*User, error) {
+	bs, err := rigBrowser(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := targetInfos(ctx, bs)
+	if err != nil {
+		return nil, err
+	}
+	id := ""
+	for _, ti := range infos {
+		if ti.Type == "page" && strings.Contains(ti.URL, urlPart) {
+			if id != "" {
+				return nil, fmt.Errorf("user: two pages at %q", urlPart)
+			}
+			id = ti.TargetID
+		}
+	}
+	if id == "" {
+		return nil, fmt.Errorf("user: no page at %q", urlPart)
+	}
+	var att struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := bs.Call(ctx, "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true}, &att); err != nil {
+		return nil, fmt.Errorf("user: %w", err)
+	}
+	return &User{bs: bs, sess: bs.Conn().Session(att.SessionID), id: att.SessionID}, nil
+}
+
+// Close lets go of the tab.
+func (u *User) Close() {
+	_ = u.bs.Call(context.Background(), "Target.detachFromTarget", map[string]any{"sessionId": u.id}, nil)
+}
+
+// Eval evaluates expr in the page (the page's own world) and decodes its
+// value into out (nil: ignored); a promise is awaited.
+func (u *User) Eval(ctx context.Context, expr string, out any) error {
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+	}
+	if err := u.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &res); err != nil {
+		return fmt.Errorf("user: %w", err)
+	}
+	if res.ExceptionDetails != nil {
+		return fmt.Errorf("user: %s", res.ExceptionDetails)
+	}
+	if out != nil && len(res.Result.Value) > 0 {
+		return json.Unmarshal(res.Result.Value, out)
+	}
+	return nil
+}
+
+// point is where the element that selector names is, scrolled into view:
+// the centre of its box, in the viewport.
+func (u *User) point(ctx context.Context, selector string) (x, y float64, err error) {
+	var p []float64
+	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return null;
+		e.scrollIntoView({block: "center", inline: "center"}); const r = e.getBoundingClientRect();
+		return [r.left + r.width / 2, r.top + r.height / 2]; })()`, selector)
+	if err := u.Eval(ctx, expr, &p); err != nil {
+		return 0, 0, err
+	}
+	if len(p) != 2 {
+		return 0, 0, fmt.Errorf("user: nothing at %q", selector)
+	}
+	return p[0], p[1], nil
+}
+
+// Click presses and releases the left button on the element (count 2:
+// a double-click).
+func (u *User) Click(ctx context.Context, selector string, count int) error {
+	x, y, err := u.point(ctx, selector)
+	if err != nil {
+		return err
+	}
+	if count < 1 {
+		count = 1
+	}
+	if err := u.mouse(ctx, "mouseMoved", x, y, 0); err != nil {
+		return err
+	}
+	for n := 1; n <= count; n++ {
+		if err := u.mouse(ctx, "mousePressed", x, y, n); err != nil {
+			return err
+		}
+		if err := u.mouse(ctx, "mouseReleased", x, y, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (u *User) mouse(ctx context.Context, kind string, x, y float64, count int) error {
+	p := map[string]any{"type": kind, "x": x, "y": y}
+	if kind != "mouseMoved" {
+		p["button"], p["clickCount"] = "left", count
+	}
+	if err := u.sess.Call(ctx, "Input.dispatchMouseEvent", p, nil); err != nil {
+		return fmt.Errorf("user: %s: %w", kind, err)
+	}
+	return nil
+}
+
+// Type clicks the field, then types the text into it.
+func (u *User) Type(ctx context.Context, selector, text string) error {
+	if err := u.Click(ctx, selector, 1); err != nil {
+		return err
+	}
+	for _, r := range text {
+		if err := u.sess.Call(ctx, "Input.insertText", map[string]any{"text": string(r)}, nil); err != nil {
+			return fmt.Errorf("user: type: %w", err)
+		}
+	}
+	return nil
+}
+
+// keyCodes are the keys Press knows: key, code and the Windows key code.
+var keyCodes = map[string]struct {
+	code string
+	vk   int
+	text string
+}{
+	"Enter":     {"Enter", 13, "\r"},
+	"Escape":    {"Escape", 27, ""},
+	"Tab":       {"Tab", 9, ""},
+	"ArrowDown": {"ArrowDown", 40, ""},
+	"ArrowUp":   {"ArrowUp", 38, ""},
+	"End":       {"End", 35, ""},
+	"PageDown":  {"PageDown", 34, ""},
+}
+
+// Press presses and releases a key (Enter, Escape, Tab, ArrowDown,
+// ArrowUp, End, PageDown) in the focused element.
+func (u *User) Press(ctx context.Context, key string) error {
+	k, ok := keyCodes[key]
+	if !ok {
+		return fmt.Errorf("user: press: unknown key %q", key)
+	}
+	down := map[string]any{"type": "keyDown", "key": key, "code": k.code, "windowsVirtualKeyCode": k.vk}
+	if k.text != "" {
+		down["text"] = k.text
+	} else {
+		down["type"] = "rawKeyDown"
+	}
+	if err := u.sess.Call(ctx, "Input.dispatchKeyEvent", down, nil); err != nil {
+		return fmt.Errorf("user: press %s: %w", key, err)
+	}
+	return u.sess.Call(ctx, "Input.dispatchKeyEvent", map[string]any{"type": "keyUp", "key": key, "code": k.code, "windowsVirtualKeyCode": k.vk}, nil)
+}
+
+// Wheel scrolls with the mouse wheel at the middle of the viewport.
+func (u *User) Wheel(ctx context.Context, dy float64) error {
+	var size []float64
+	if err := u.Eval(ctx, `[innerWidth / 2, innerHeight / 2]`, &size); err != nil {
+		return err
+	}
+	return u.sess.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseWheel", "x": size[0], "y": size[1], "deltaX": 0, "deltaY": dy}, nil)
+}
+
+// Go types an address into the address bar: a navigation the browser
+// starts, not the page.
+func (u *User) Go(ctx context.Context, url string) error {
+	return u.sess.Call(ctx, "Page.navigate", map[string]any{"url": url}, nil)
+}
+
+// WaitFor waits until the page's expression is true (the page has
+// loaded, an element appeared), polling; a document being replaced
+// counts as not yet.
+func (u *User) WaitFor(ctx context.Context, expr string) error {
+	for {
+		var ok bool
+		if err := u.Eval(ctx, "!!("+expr+")", &ok); err == nil && ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("user: %s never held: %w", expr, ctx.Err())
+		case <-afterPoll():
+		}
+	}
+}
+
+// afterPoll is the pause between two looks of WaitFor.
+func afterPoll() <-chan time.Time { return time.After(50 * time.Millisecond) }

@@ -1,0 +1,666 @@
+package browser
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+// recordJS is the recorder that runs in webpilot's world of each document
+// of a recorded tab.
+//
+//go:embed record.js
+var recordJS string
+
+// Recording bounds.
+const (
+	// RecordDefaultTimeout ends a recording nobody stopped.
+	RecordDefaultTimeout = 10 * time.Minute
+	// RecordMaxTimeout is the longest a recording may run.
+	RecordMaxTimeout = 30 * time.Minute
+	// RecordMaxSteps bounds the steps one recording keeps; past it the
+	// recording ends (by "limit").
+	RecordMaxSteps = 300
+	// recordMarkWait bounds the wait for what a page had pending (a field
+	// being typed in) when the recording stops.
+	recordMarkWait = 2 * time.Second
+)
+
+// recordBinding is the binding through which the recorder tells its steps
+// (in webpilot's world only: the page cannot call it).
+var recordBinding = "__webpilot_rec_" + rand.Text()[:10]
+
+// RecordOptions describe a recording: the person at the browser shows a
+// task, and what they do becomes steps.
+type RecordOptions struct {
+	// Name is what is being recorded (the recipe's name), shown to the user.
+	Name string
+	// Message tells the user what to show; at most HandoffMessageMax.
+	Message string
+	// Secret are the labels (accessible names) or CSS selectors of fields
+	// whose values are secrets besides password fields: their values never
+	// leave the page.
+	Secret []string
+	// Timeout ends the recording (0: RecordDefaultTimeout).
+	Timeout time.Duration
+}
+
+// RecordedStep is one thing the user did.
+type RecordedStep struct {
+	// Kind is navigate, click, dblclick, fill, select, check, uncheck,
+	// press, upload, scroll, wait or tab (a new tab the page opened, which
+	// the recording followed).
+	Kind string
+	// Element is the element the step acted on, as recipes keep it; nil
+	// for navigate, scroll, wait, tab and a key pressed on the page.
+	Element *Candidates
+	// Value is the text typed (fill); never set for a secret field.
+	Value string
+	// Secret says the field's value is a secret: it was not read.
+	Secret    bool
+	Values    []string // select: the options' labels
+	Key       string   // press
+	Files     []string // upload: the file names the user chose
+	URL       string   // navigate, tab
+	Direction string   // scroll
+	Text      string   // wait: the text that appeared
+	At        time.Time
+}
+
+// RecordStatus is where a recording stands.
+type RecordStatus struct {
+	Name    string
+	Tab     string // the short id of the tab it started in
+	Started time.Time
+	Steps   int
+	// EndedBy is "" while it runs, else "user" (Stop pressed), "agent",
+	// "timeout", "tab closed" or "limit".
+	EndedBy string
+	// Headless says no person could see the recording (a headless launch
+	// allowed by Options.RecordHeadless).
+	Notice string
+}
+
+// Recorded is a recording that ended: its steps and notes.
+type Recorded struct {
+	RecordStatus
+	Steps []RecordedStep
+	// Notes tell what was not recorded (frames, a new tab that could not
+	// be followed).
+	Notes []string
+}
+
+// recorder is a session's recording. Its fields below mu are written by
+// the tabs' event goroutines and read by the calls.
+type recorder struct {
+	s       *Session
+	opts    RecordOptions
+	started time.Time
+	tab     string // short id
+	notice  string
+	stop    context.CancelFunc // ends the event goroutines
+	wg      sync.WaitGroup
+	ended   chan struct{} // closed when it ends
+	// finished is closed once the pages' pending steps are in and the
+	// recorder is taken out of the pages.
+	finished chan struct{}
+	endOnce  sync.Once
+	noticeBe backend.RecordingNotice
+
+	mu      sync.Mutex
+	steps   []RecordedStep
+	notes   []string
+	endedBy string
+	tabs    []*recTab
+	marks   map[string]chan struct{}
+}
+
+// recTab is a tab the recording follows.
+type recTab struct {
+	t      *Tab
+	script string // the new-document script's identifier
+	// mainID is the main frame's id (guarded by the recorder's mu: the
+	// tab's event goroutine follows it, cleanup reads it).
+	mainID string
+	asked  bool // the page asked for the main frame's navigation since it last committed
+}
+
+// StartRecording starts recording what the user does in the held tab:
+// the tab comes to the front, the user is shown that it is recording
+// (the extension's badge, popup and notification, each with Stop; without
+// the extension a banner in the page, which is not recorded), and every
+// trusted click, typed text, choice, key and navigation becomes a step
+// until StopRecording, the user's Stop, or the timeout. A headless
+// launched browser refuses: nobody could show anything.
+func (h *Held) StartRecording(ctx context.Context, o RecordOptions) (*RecordStatus, error) {
+	s, t := h.s, h.t
+	if r := s.rec; r != nil {
+		st := r.status()
+		if st.EndedBy == "" {
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("recording %q is already running in tab %s", Echo(st.Name), st.Tab),
+				Hint: `stop it first: recipe_record {"action": "stop"}`}
+		}
+		r.discard(ctx)
+		s.rec = nil
+	}
+	o.Message = strings.TrimSpace(o.Message)
+	if n := len([]rune(o.Message)); n > HandoffMessageMax {
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("message has %d characters: at most %d", n, HandoffMessageMax), Hint: "one short sentence the user reads"}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = RecordDefaultTimeout
+	}
+	if o.Timeout > RecordMaxTimeout {
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("timeout_ms %d: at most %d", o.Timeout.Milliseconds(), RecordMaxTimeout.Milliseconds()),
+			Hint: "a recording runs at most 30 minutes"}
+	}
+	info := s.be.Info()
+	nb, _ := s.be.(backend.RecordingNotice)
+	if nb == nil && info.Kind == "launch" && info.Headless && !s.m.opts.RecordHeadless {
+		return nil, &Error{Code: CodeInvalidArgument, Message: "the browser is headless: nobody can show anything in it, and nobody would see that it records",
+			Hint: "record in a browser the user sees: your own Chrome through the extension (webpilot pair), or webpilot started with --headed"}
+	}
+	if err := t.DialogError(); err != nil {
+		return nil, err
+	}
+	ctxRun, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r := &recorder{s: s, opts: o, started: time.Now(), tab: s.ids.shortOf(t.target), stop: stop,
+		ended: make(chan struct{}), finished: make(chan struct{}), marks: map[string]chan struct{}{}}
+	if nb != nil {
+		r.notice = "the extension shows it (badge, popup, notification) with Stop"
+	} else {
+		r.notice = "a banner in the page shows it, with Stop"
+		if info.Headless {
+			r.notice = "the browser is headless: nobody sees the banner (allowed for tests only)"
+		}
+	}
+	u, err := t.URL(ctx)
+	if err != nil {
+		stop()
+		return nil, backendError("read the tab's address", err)
+	}
+	r.steps = append(r.steps, RecordedStep{Kind: "navigate", URL: u, At: r.started})
+	if err := r.follow(ctx, ctxRun, t, nb == nil); err != nil {
+		stop()
+		return nil, err
+	}
+	if nb != nil {
+		done, err := nb.StartRecordingNotice(ctx, t.target, recordNoticeText(o))
+		if err != nil {
+			r.end("agent")
+			r.cleanup(ctx)
+			return nil, backendError("show the recording", err)
+		}
+		r.noticeBe = nb
+		go func() {
+			select {
+			case <-done:
+				r.endAndFinish("user")
+			case <-ctxRun.Done():
+			}
+		}()
+	} else {
+		if err := s.be.Activate(ctx, t.target); err != nil {
+			t.log.Debug("record: activate", "err", err)
+		}
+		_ = t.page.Call(ctx, "Page.bringToFront", nil, nil)
+	}
+	go func() {
+		timer := time.NewTimer(o.Timeout)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+			r.endAndFinish("timeout")
+		case <-ctxRun.Done():
+		}
+	}()
+	// Whatever the user does, the snapshot cache and diff baseline are of
+	// the page before.
+	t.cache, t.lastSnap = nil, nil
+	s.rec = r
+	st := r.status()
+	return &st, nil
+}
+
+// recordNoticeText is what the user's browser shows while it records.
+func recordNoticeText(o RecordOptions) string {
+	if o.Message != "" {
+		return o.Message
+	}
+	if o.Name != "" {
+		return "Recording " + o.Name + ": do the task, then press Stop"
+	}
+	return "Do the task, then press Stop"
+}
+
+// RecordingStatus is the session's recording, or nil when there is none.
+func (h *Held) RecordingStatus() *RecordStatus {
+	if h.s.rec == nil {
+		return nil
+	}
+	st := h.s.rec.status()
+	return &st
+}
+
+// StopRecording ends the session's recording (if the user, the timeout or
+// the tab did not end it already) and returns what was recorded; the
+// session then has no recording.
+func (h *Held) StopRecording(ctx context.Context) (*Recorded, error) {
+	s := h.s
+	r := s.rec
+	if r == nil {
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("session %q is not recording", s.shownToAgent()),
+			Hint: `start one: recipe_record {"action": "start", "name": "…"}`}
+	}
+	if r.end("agent") {
+		r.cleanup(ctx)
+	}
+	select {
+	case <-r.finished:
+	case <-ctx.Done():
+		return nil, backendError("stop the recording", ctx.Err())
+	}
+	s.rec = nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := &Recorded{RecordStatus: r.statusLocked(), Steps: tidySteps(r.steps), Notes: r.notes}
+	return out, nil
+}
+
+// status is the recording's state now.
+func (r *recorder) status() RecordStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.statusLocked()
+}
+
+func (r *recorder) statusLocked() RecordStatus {
+	return RecordStatus{Name: r.opts.Name, Tab: r.tab, Started: r.started, Steps: len(r.steps), EndedBy: r.endedBy, Notice: r.notice}
+}
+
+// end marks the recording ended by who; it reports whether this call
+// ended it (the caller then cleans up).
+func (r *recorder) end(by string) bool {
+	ended := false
+	r.endOnce.Do(func() {
+		r.mu.Lock()
+		r.endedBy = by
+		r.mu.Unlock()
+		close(r.ended)
+		ended = true
+	})
+	return ended
+}
+
+// endAndFinish ends the recording from one of its own goroutines (the
+// user's Stop, the timeout, the tab gone): the pages are flushed and let
+// go at once, so that nothing the user does later is taken.
+func (r *recorder) endAndFinish(by string) {
+	if !r.end(by) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r.cleanup(ctx)
+}
+
+// discard lets go of a recording that ended and was never collected.
+func (r *recorder) discard(ctx context.Context) {
+	if r.end("agent") {
+		r.cleanup(ctx)
+	}
+}
+
+// cleanup takes what each page had pending (a field still being typed
+// in), then takes the recorder out of the pages and the notice away, and
+// stops the event goroutines. Called once, by whoever ended it.
+func (r *recorder) cleanup(ctx context.Context) {
+	defer close(r.finished)
+	r.mu.Lock()
+	tabs := append([]*recTab(nil), r.tabs...)
+	r.mu.Unlock()
+	for _, rt := range tabs {
+		r.flush(ctx, rt)
+	}
+	for _, rt := range tabs {
+		t := rt.t
+		if rt.script != "" {
+			_ = t.page.Call(ctx, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": rt.script}, nil)
+		}
+		w := frameWorld{sess: t.page, frameID: r.mainOf(rt)}
+		var v any
+		_, _ = w.eval(ctx, "(globalThis.__webpilotRecorder ? (globalThis.__webpilotRecorder.end(), 1) : 0)", &v)
+	}
+	if r.noticeBe != nil && len(tabs) > 0 {
+		if err := r.noticeBe.EndRecordingNotice(ctx, tabs[0].t.target); err != nil {
+			tabs[0].t.log.Debug("record: end the notice", "err", err)
+		}
+	}
+	r.stop()
+	r.wg.Wait()
+}
+
+// flush asks a page for what it has pending and waits, briefly, until
+// its steps are in.
+func (r *recorder) flush(ctx context.Context, rt *recTab) {
+	t := rt.t
+	select {
+	case <-t.page.Done():
+		return
+	default:
+	}
+	mark := rand.Text()[:12]
+	got := make(chan struct{})
+	r.mu.Lock()
+	r.marks[mark] = got
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.marks, mark)
+		r.mu.Unlock()
+	}()
+	w := frameWorld{sess: t.page, frameID: r.mainOf(rt)}
+	var v any
+	if _, err := w.eval(ctx, fmt.Sprintf("(globalThis.__webpilotRecorder ? globalThis.__webpilotRecorder.flush(%q).then(() => 1) : 0)", mark), &v); err != nil || v != float64(1) {
+		return
+	}
+	wait := time.NewTimer(recordMarkWait)
+	defer wait.Stop()
+	select {
+	case <-got:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+}
+
+// follow puts the recorder into the tab: the binding, the script for
+// every new document and the one showing now, and the goroutine that
+// reads what they tell.
+func (r *recorder) follow(ctx, run context.Context, t *Tab, banner bool) error {
+	opts, _ := json.Marshal(map[string]any{"secret": r.opts.Secret, "banner": banner, "message": recordNoticeText(r.opts)})
+	src := strings.NewReplacer("__OPTS__", string(opts), "__HEAL__", strings.TrimSpace(healJS), "__BINDING__", recordBinding).Replace(recordJS)
+	src = strings.TrimSuffix(strings.TrimSpace(src), ";")
+	// Subscribe before anything can happen, so that no step is missed.
+	events, cancel := t.page.Events("Runtime.bindingCalled", navCommitted, navRequested, "Page.windowOpen")
+	fail := func(doing string, err error) error {
+		cancel()
+		return backendError(doing, err)
+	}
+	if err := t.page.Call(ctx, "Runtime.addBinding", map[string]any{"name": recordBinding, "executionContextName": worldName}, nil); err != nil {
+		return fail("record the tab", err)
+	}
+	var added struct {
+		Identifier string `json:"identifier"`
+	}
+	if err := t.page.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src + ";", "worldName": worldName}, &added); err != nil {
+		return fail("record the tab", err)
+	}
+	rt := &recTab{t: t, script: added.Identifier}
+	id, err := t.mainFrameID(ctx)
+	if err != nil {
+		return fail("record the tab", err)
+	}
+	rt.mainID = id
+	w := frameWorld{sess: t.page, frameID: id}
+	var v any
+	if _, err := w.eval(ctx, "("+src+", 1)", &v); err != nil {
+		return fail("record the tab", err)
+	}
+	r.mu.Lock()
+	r.tabs = append(r.tabs, rt)
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer cancel()
+		r.read(run, rt, events)
+	}()
+	return nil
+}
+
+// recEvent is what the recorder script tells through the binding.
+type recEvent struct {
+	K         string      `json:"k"`
+	C         *Candidates `json:"c"`
+	Value     *string     `json:"value"`
+	Secret    bool        `json:"secret"`
+	Values    []string    `json:"values"`
+	Key       string      `json:"key"`
+	Files     []string    `json:"files"`
+	Direction string      `json:"direction"`
+	Text      string      `json:"text"`
+	Mark      string      `json:"mark"`
+}
+
+// read takes the tab's events until the recording stops or the tab goes.
+func (r *recorder) read(ctx context.Context, rt *recTab, events <-chan cdp.Event) {
+	t := rt.t
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.page.Done():
+			go r.endAndFinish("tab closed")
+			return
+		case ev, ok := <-events:
+			if !ok {
+				go r.endAndFinish("tab closed")
+				return
+			}
+			r.apply(ctx, rt, ev)
+		}
+	}
+}
+
+// apply takes one event of a recorded tab.
+func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
+	switch ev.Method {
+	case "Runtime.bindingCalled":
+		var b struct {
+			Name    string `json:"name"`
+			Payload string `json:"payload"`
+		}
+		var e recEvent
+		if json.Unmarshal(ev.Params, &b) != nil || b.Name != recordBinding || json.Unmarshal([]byte(b.Payload), &e) != nil {
+			return
+		}
+		switch e.K {
+		case "mark":
+			r.mu.Lock()
+			if ch := r.marks[e.Mark]; ch != nil {
+				close(ch)
+				delete(r.marks, e.Mark)
+			}
+			r.mu.Unlock()
+			return
+		case "stop":
+			go r.endAndFinish("user")
+			return
+		case "click", "dblclick", "fill", "select", "check", "uncheck", "press", "upload", "scroll", "wait":
+		default:
+			return
+		}
+		st := RecordedStep{Kind: e.K, Element: e.C, Secret: e.Secret, Values: e.Values, Key: e.Key, Files: e.Files, Direction: e.Direction, Text: e.Text, At: time.Now()}
+		if e.Value != nil && !e.Secret {
+			st.Value = *e.Value
+		}
+		if st.Element == nil && (e.K != "press" && e.K != "scroll" && e.K != "wait") {
+			r.note(fmt.Sprintf("a %s whose element could not be described was left out", e.K))
+			return
+		}
+		r.add(st)
+	case navRequested:
+		var e struct {
+			FrameID string `json:"frameId"`
+		}
+		if json.Unmarshal(ev.Params, &e) == nil && e.FrameID == r.mainOf(rt) {
+			rt.asked = true
+		}
+	case navCommitted:
+		var e struct {
+			Frame struct {
+				ID       string `json:"id"`
+				ParentID string `json:"parentId"`
+				URL      string `json:"url"`
+				Fragment string `json:"urlFragment"`
+			} `json:"frame"`
+		}
+		if json.Unmarshal(ev.Params, &e) != nil || e.Frame.ParentID != "" {
+			return
+		}
+		asked := rt.asked
+		rt.asked = false
+		r.mu.Lock()
+		rt.mainID = e.Frame.ID
+		r.mu.Unlock()
+		if asked {
+			// The page asked for it (a link, a form, a script): the step
+			// that caused it is recorded, and the next step's wait is
+			// enough. Only what the browser itself was told to load (an
+			// address typed, a bookmark, back) is a step.
+			return
+		}
+		u := e.Frame.URL + e.Frame.Fragment
+		if u == "about:blank" {
+			return
+		}
+		r.add(RecordedStep{Kind: "navigate", URL: u, At: time.Now()})
+	case "Page.windowOpen":
+		var e struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(ev.Params, &e) != nil {
+			return
+		}
+		r.add(RecordedStep{Kind: "tab", URL: e.URL, At: time.Now()})
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.followPopup(ctx)
+		}()
+	}
+}
+
+// followPopup adopts the tab a recorded page opened into the session and
+// records in it too; it becomes the session's current tab, as the recipe's
+// step that selects it will make it.
+func (r *recorder) followPopup(ctx context.Context) {
+	s := r.s
+	var lastErr error
+	for try := 0; try < 20 && ctx.Err() == nil; try++ {
+		var found bool
+		err := s.Do(ctx, func(ctx context.Context, h *Held) error {
+			adopted, err := s.AdoptPopups(ctx)
+			if err != nil {
+				return err
+			}
+			for _, v := range adopted {
+				nt := s.tabs[s.ids.long[v.ID]]
+				if nt == nil {
+					continue
+				}
+				found = true
+				if err := r.follow(ctx, ctx, nt, r.noticeBe == nil); err != nil {
+					return err
+				}
+				s.current = nt
+				_ = s.be.Activate(ctx, nt.target)
+			}
+			return nil
+		})
+		if found || ctx.Err() != nil {
+			return
+		}
+		lastErr = err
+		select {
+		case <-time.After(150 * time.Millisecond):
+		case <-ctx.Done():
+			return
+		}
+	}
+	if lastErr != nil || ctx.Err() == nil {
+		r.note("a new tab the page opened could not be followed: what was done in it is not recorded")
+	}
+}
+
+// mainOf is the tab's main frame id.
+func (r *recorder) mainOf(rt *recTab) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return rt.mainID
+}
+
+// add keeps a step; past RecordMaxSteps the recording ends.
+func (r *recorder) add(st RecordedStep) {
+	r.mu.Lock()
+	if len(r.steps) >= RecordMaxSteps {
+		r.mu.Unlock()
+		go r.endAndFinish("limit")
+		return
+	}
+	r.steps = append(r.steps, st)
+	r.mu.Unlock()
+}
+
+// note keeps a line about what was not recorded.
+func (r *recorder) note(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range r.notes {
+		if n == s {
+			return
+		}
+	}
+	r.notes = append(r.notes, s)
+}
+
+// tidySteps merges what one gesture recorded twice: the clicks of a
+// double-click, a field filled twice in a row, a navigation to where the
+// page already was.
+func tidySteps(in []RecordedStep) []RecordedStep {
+	var out []RecordedStep
+	for _, st := range in {
+		switch st.Kind {
+		case "dblclick":
+			for k := 0; k < 2 && len(out) > 0; k++ {
+				last := out[len(out)-1]
+				if last.Kind != "click" || !sameElement(last.Element, st.Element) || st.At.Sub(last.At) > time.Second {
+					break
+				}
+				out = out[:len(out)-1]
+			}
+		case "fill":
+			if n := len(out); n > 0 && out[n-1].Kind == "fill" && sameElement(out[n-1].Element, st.Element) {
+				out = out[:n-1]
+			}
+		case "navigate":
+			if n := len(out); n > 0 && out[n-1].Kind == "navigate" && out[n-1].URL == st.URL {
+				continue
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// sameElement says two descriptions are of one element.
+func sameElement(a, b *Candidates) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	if a.Fingerprint != b.Fingerprint {
+		return false
+	}
+	if len(a.CSS) > 0 && len(b.CSS) > 0 {
+		return a.CSS[0] == b.CSS[0]
+	}
+	return true
+}

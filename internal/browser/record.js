@@ -1,0 +1,304 @@
+// The recorder: what the person at the browser does, told to webpilot as it
+// happens. Runs in webpilot's isolated world (beside the walker) of the top
+// document of a recorded tab, installed for every new document; only
+// trusted events count (what the user did, never what the page's scripts
+// did). Each step describes its element at the moment of the event (heal.js
+// 'describe': the candidates a recipe step keeps), before the page's own
+// listeners can change or remove it.
+//
+// Go fills in three placeholders (record.go: follow): the binding the steps
+// go through (one JSON string each), the options ({secret: [labels or
+// selectors the user marked secret], banner, message}) and heal.js.
+(() => {
+  if (window !== window.top || globalThis.__webpilotRecorder) return;
+  const OPTS = __OPTS__;
+  const heal = __HEAL__;
+  const BIND = "__BINDING__";
+  const send = (m) => {
+    const b = globalThis[BIND];
+    if (typeof b === "function") b(JSON.stringify(m));
+  };
+  const norm = (s) => String(s || "").replace(/[\s\u00a0\u200b]+/g, " ").trim();
+  const offs = [];
+  const on = (target, type, fn) => {
+    target.addEventListener(type, fn, true);
+    offs.push(() => target.removeEventListener(type, fn, true));
+  };
+  let banner = null; // the host of the banner (headed launch): not recorded
+  // describeNow takes the element's candidates now (describe has no
+  // await: the value is computed before the page's listeners run); the
+  // promise only carries it.
+  const describeNow = (el) => {
+    const W = globalThis.__webpilot;
+    if (!W || !el || !el.isConnected) return Promise.resolve(null);
+    return heal(W, "describe", el, null).catch(() => null);
+  };
+  const emit = (m, c) => {
+    m.t = Date.now();
+    if (c === undefined) {
+      send(m);
+      return Promise.resolve();
+    }
+    return c.then((cand) => {
+      m.c = cand;
+      send(m);
+    });
+  };
+  // Steps go out in the order they happened, each after the one before
+  // (its description settles first).
+  let chain = Promise.resolve();
+  const queue = (m, el) => {
+    const c = el ? describeNow(el) : undefined;
+    chain = chain.then(() => emit(m, c));
+    lastStep = Date.now();
+    appeared = null;
+    return chain;
+  };
+
+  const INTERACTIVE = 'a[href],button,input,select,textarea,summary,label,option,[role=button],[role=link],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=option],[role=tab],[role=checkbox],[role=radio],[role=switch],[role=treeitem],[role=combobox],[onclick],[contenteditable=""],[contenteditable=true]';
+  const lift = (e) => {
+    const path = e.composedPath();
+    for (let i = 0; i < path.length && i < 8; i++) {
+      const n = path[i];
+      if (n && n.nodeType === 1 && n.matches(INTERACTIVE)) return n;
+    }
+    return path[0] && path[0].nodeType === 1 ? path[0] : null;
+  };
+  const inBanner = (e) => banner && e.composedPath().includes(banner);
+  const textLike = (el) =>
+    el && ((el.tagName === "INPUT" && !/^(button|submit|reset|checkbox|radio|file|image|range|color|hidden)$/i.test(el.type)) || el.tagName === "TEXTAREA" || el.isContentEditable);
+  const toggle = (el) => el && el.tagName === "INPUT" && /^(checkbox|radio)$/i.test(el.type);
+  const marked = (el) => {
+    if (el.tagName === "INPUT" && el.type === "password") return true;
+    if (/(current|new)-password|one-time-code|cc-number|cc-csc/i.test(el.getAttribute("autocomplete") || "")) return true;
+    const W = globalThis.__webpilot;
+    const name = W ? norm(W.hit(el).n).toLowerCase() : "";
+    for (const s of OPTS.secret || []) {
+      if (norm(s).toLowerCase() === name && name) return true;
+      try {
+        if (el.matches(s)) return true;
+      } catch (x) {
+        // not a selector: a label only
+      }
+    }
+    return false;
+  };
+
+  // Typed text: one fill per field, sent when the user leaves the field
+  // (another step, focus elsewhere, the page going away).
+  let editing = null; // {el, c, secret}
+  const flush = () => {
+    if (!editing) return chain;
+    const e = editing;
+    editing = null;
+    const m = { k: "fill" };
+    if (e.secret) m.secret = true;
+    else m.value = e.el.isContentEditable ? e.el.innerText : e.el.value;
+    chain = chain.then(() => emit(m, e.c));
+    lastStep = Date.now();
+    appeared = null;
+    return chain;
+  };
+
+  // Scrolling counts only when the element used next was not on the page
+  // before the user scrolled to it (a list that loads as it scrolls).
+  const addedAt = new WeakMap();
+  let scrolled = null; // {t, y}: the first user scroll since the last step
+  let lastStep = Date.now();
+  // appeared: text that came onto the page a while after the last step
+  // (the user waited for it), unless its place keeps changing.
+  let appeared = null;
+  const churn = new WeakMap();
+  const mo = new MutationObserver((list) => {
+    const now = Date.now();
+    for (const r of list) {
+      if (r.type !== "childList") continue;
+      const n = (churn.get(r.target) || 0) + 1;
+      churn.set(r.target, n);
+      for (const a of r.addedNodes) {
+        if (a.nodeType !== 1 || a === banner) continue;
+        addedAt.set(a, now);
+        if (now - lastStep < 400 || n > 3) continue;
+        const t = norm(a.innerText);
+        if (t.length >= 2 && t.length <= 80) appeared = { text: t, t: now, el: a };
+      }
+    }
+  });
+  mo.observe(document, { childList: true, subtree: true });
+  const addedSince = (el, t) => {
+    for (let n = el, i = 0; n && i < 40; n = n.parentNode || n.host, i++) {
+      const a = addedAt.get(n);
+      if (a !== undefined && a >= t) return true;
+    }
+    return false;
+  };
+  // before runs ahead of each step on el: the scroll that brought it, the
+  // text the user waited for.
+  const before = (el) => {
+    if (scrolled && el && addedSince(el, scrolled.t)) {
+      const m = { k: "scroll", direction: window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 4 ? "bottom" : window.scrollY >= scrolled.y ? "down" : "up" };
+      chain = chain.then(() => emit(m));
+    }
+    scrolled = null;
+    waitFor(el);
+  };
+  const waitFor = (el) => {
+    const a = appeared;
+    appeared = null;
+    if (!a || !a.el.isConnected || (el && a.el.contains(el))) return;
+    if (a.el.checkVisibility && !a.el.checkVisibility()) return;
+    chain = chain.then(() => emit({ k: "wait", text: a.text }));
+  };
+  const userScroll = () => {
+    if (!scrolled) scrolled = { t: Date.now(), y: window.scrollY };
+  };
+
+  // Clicks: described at the press (a widget may act on it and remove the
+  // element), sent at the click; a press whose click never came (the
+  // element went away) is sent as the click a moment later.
+  let press = null;
+  let keyAt = 0; // when the last key step was taken
+  on(window, "pointerdown", (e) => {
+    if (!e.isTrusted || e.button !== 0 || inBanner(e)) return;
+    const el = lift(e);
+    if (editing && editing.el !== el) flush();
+    if (!el || textLike(el) || toggle(el) || el.tagName === "SELECT" || el.tagName === "OPTION") {
+      press = null;
+      return;
+    }
+    before(el);
+    press = { el, c: describeNow(el), at: Date.now() };
+  });
+  on(window, "pointerup", (e) => {
+    if (!e.isTrusted || !press) return;
+    const p = press;
+    setTimeout(() => {
+      if (press !== p) return;
+      press = null;
+      chain = chain.then(() => emit({ k: "click" }, p.c));
+      lastStep = Date.now();
+    }, 400);
+  });
+  on(window, "click", (e) => {
+    if (!e.isTrusted || inBanner(e)) return;
+    const el = lift(e);
+    const p = press;
+    press = null;
+    // A click no pointer made, just after a key webpilot recorded: the
+    // key's own doing (Enter submitting a form clicks its button).
+    if (!p && e.detail === 0 && Date.now() - keyAt < 100) return;
+    if (!el || textLike(el) || toggle(el) || el.tagName === "SELECT" || el.tagName === "OPTION") return;
+    if (el.tagName === "LABEL" && el.control && (toggle(el.control) || textLike(el.control) || el.control.tagName === "SELECT")) return;
+    if (editing && editing.el !== el) flush();
+    const c = p && (p.el === el || p.el.contains(el) || el.contains(p.el)) ? p.c : (before(el), describeNow(el));
+    chain = chain.then(() => emit({ k: "click" }, c));
+    lastStep = Date.now();
+    appeared = null;
+  });
+  on(window, "dblclick", (e) => {
+    if (!e.isTrusted || inBanner(e)) return;
+    const el = lift(e);
+    if (!el || textLike(el)) return;
+    queue({ k: "dblclick" }, el);
+  });
+  on(window, "input", (e) => {
+    if (!e.isTrusted) return;
+    const el = e.composedPath()[0];
+    if (!textLike(el)) return;
+    if (editing && editing.el === el) return;
+    flush();
+    before(el);
+    editing = { el, c: describeNow(el), secret: marked(el) };
+  });
+  on(window, "focusout", (e) => {
+    if (editing && e.composedPath()[0] === editing.el) flush();
+  });
+  on(window, "change", (e) => {
+    if (!e.isTrusted) return;
+    const el = e.composedPath()[0];
+    if (!el || el.nodeType !== 1) return;
+    if (editing && editing.el === el) {
+      flush();
+      return;
+    }
+    if (toggle(el)) {
+      flush();
+      before(el);
+      queue({ k: el.type === "radio" || el.checked ? "check" : "uncheck" }, el);
+    } else if (el.tagName === "SELECT") {
+      flush();
+      before(el);
+      queue({ k: "select", values: Array.from(el.selectedOptions).map((o) => norm(o.label || o.text)) }, el);
+    } else if (el.tagName === "INPUT" && el.type === "file") {
+      flush();
+      before(el);
+      queue({ k: "upload", files: Array.from(el.files || []).map((f) => f.name) }, el);
+    }
+  });
+  on(window, "keydown", (e) => {
+    if (!e.isTrusted || inBanner(e)) return;
+    if (/^(PageDown|PageUp|End|Home|ArrowDown|ArrowUp| )$/.test(e.key) && !textLike(e.composedPath()[0])) userScroll();
+    const el = e.composedPath()[0];
+    const mods = (e.ctrlKey ? "Control+" : "") + (e.metaKey ? "Meta+" : "") + (e.altKey ? "Alt+" : "") + (e.shiftKey ? "Shift+" : "");
+    let key = "";
+    if (e.key === "Enter" && !(el && el.tagName === "TEXTAREA" && !mods)) key = mods + "Enter";
+    else if (e.key === "Escape") key = mods + "Escape";
+    if (!key || e.isComposing) return;
+    keyAt = Date.now();
+    flush();
+    const target = el && el.nodeType === 1 && el !== document.body && el !== document.documentElement ? el : null;
+    if (target) before(target);
+    queue({ k: "press", key }, target);
+  });
+  on(window, "wheel", (e) => {
+    if (e.isTrusted) userScroll();
+  });
+  on(window, "touchmove", (e) => {
+    if (e.isTrusted) userScroll();
+  });
+  on(window, "pagehide", () => {
+    flush();
+  });
+
+  if (OPTS.banner) {
+    const host = document.createElement("div");
+    banner = host;
+    host.style.cssText = "all:initial;position:fixed;z-index:2147483647;top:8px;right:8px;";
+    const root = host.attachShadow({ mode: "closed" });
+    const box = document.createElement("div");
+    box.style.cssText = "font:13px system-ui,sans-serif;background:#b00020;color:#fff;padding:6px 10px;border-radius:6px;box-shadow:0 2px 8px rgba(0,0,0,.3);display:flex;gap:8px;align-items:center";
+    const label = document.createElement("span");
+    label.textContent = "● webpilot is recording" + (OPTS.message ? ": " + OPTS.message : "");
+    const stop = document.createElement("button");
+    stop.textContent = "Stop";
+    stop.style.cssText = "font:inherit;padding:2px 10px;border:0;border-radius:4px;background:#fff;color:#b00020;cursor:pointer";
+    stop.addEventListener("click", (e) => {
+      if (!e.isTrusted) return;
+      flush().then(() => send({ k: "stop" }));
+    });
+    box.append(label, stop);
+    root.append(box);
+    const place = () => (document.documentElement || document).appendChild(host);
+    if (document.documentElement) place();
+    else document.addEventListener("DOMContentLoaded", place, { once: true });
+    globalThis.__webpilotBanner = host;
+  }
+
+  globalThis.__webpilotRecorder = {
+    // flush sends what is pending (a field being typed in, text the user
+    // waited for), then the mark, so webpilot knows it has everything.
+    flush(mark) {
+      flush();
+      waitFor(null);
+      return chain.then(() => send({ k: "mark", mark }));
+    },
+    // end stops recording this document: listeners, observer, banner.
+    end() {
+      for (const off of offs) off();
+      mo.disconnect();
+      if (banner) banner.remove();
+      delete globalThis.__webpilotBanner;
+      delete globalThis.__webpilotRecorder;
+    },
+  };
+})();
