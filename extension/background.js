@@ -145,7 +145,8 @@ async function own(tabId) {
 
 // --- hand-off: the user takes over a tab (handoff.start) and says when done ------------------
 
-// handoffs: tab id → {tabId, message, session, since}; kept in chrome.storage.session so a
+// handoffs: tab id → {tabId, message, session, since, kind}; kind "record" is a recording (its
+// button is Stop), else a hand-off (Done). Kept in chrome.storage.session so a
 // restarted worker (and the popup) still knows who waits.
 async function handoffs() {
   const s = await chrome.storage.session.get(SESSION_HANDOFFS);
@@ -155,20 +156,23 @@ async function handoffs() {
 async function showHandoffs(all) {
   const waiting = Object.values(all);
   await chrome.storage.session.set({ [SESSION_HANDOFFS]: all });
-  const text = waiting.length ? "!" : "";
-  const title = waiting.length ? `webpilot is waiting for you: ${waiting[waiting.length - 1].message}` : "webpilot";
+  const last = waiting[waiting.length - 1];
+  const recording = last?.kind === "record";
+  const text = !last ? "" : recording ? "REC" : "!";
+  const title = !last ? "webpilot" : recording ? `webpilot is recording: ${last.message}` : `webpilot is waiting for you: ${last.message}`;
   await Promise.allSettled([
     chrome.action.setBadgeText({ text }),
-    chrome.action.setBadgeBackgroundColor({ color: "#b35900" }),
+    chrome.action.setBadgeBackgroundColor({ color: recording ? "#b00020" : "#b35900" }),
     chrome.action.setTitle({ title }),
   ]);
 }
 
-async function startHandoff({ tabId, message, session }) {
+async function startHandoff({ tabId, message, session, kind }) {
   await own(tabId);
   const tab = await chrome.tabs.get(tabId);
   const all = await handoffs();
-  all[tabId] = { tabId, message, session: session ?? null, since: Date.now() };
+  const recording = kind === "record";
+  all[tabId] = { tabId, message, session: session ?? null, since: Date.now(), kind: recording ? "record" : "handoff" };
   await showHandoffs(all);
   // The tab to the front: active in its window, the window focused.
   await chrome.tabs.update(tabId, { active: true });
@@ -179,9 +183,9 @@ async function startHandoff({ tabId, message, session }) {
     ?.create(HANDOFF_NOTIFICATION + tabId, {
       type: "basic",
       iconUrl: "icon.png",
-      title: "webpilot is waiting for you",
+      title: recording ? "webpilot is recording" : "webpilot is waiting for you",
       message,
-      buttons: [{ title: "Done" }],
+      buttons: [{ title: recording ? "Stop" : "Done" }],
       requireInteraction: true,
     })
     .catch(() => {});

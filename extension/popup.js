@@ -35,21 +35,23 @@ function show(s) {
   showConnButtons(s);
 }
 
-// The hand-offs waiting for the user: each with the agent's message, the tab, and Done.
+// The hand-offs waiting for the user: each with the agent's message, the tab, and Done; a
+// recording reads "Recording — <message>" with Stop.
 function showHandoffs(list) {
   const box = $("handofflist");
   const waiting = Array.isArray(list) ? list : [];
   $("handoffs").className = waiting.length ? "waiting" : "";
-  const key = JSON.stringify(waiting.map((h) => [h.tabId, h.message, h.title, h.url]));
+  const key = JSON.stringify(waiting.map((h) => [h.tabId, h.kind, h.message, h.title, h.url]));
   if (box.dataset.key === key) return; // unchanged: keep the buttons the user may be pressing
   box.dataset.key = key;
   box.replaceChildren(
     ...waiting.map((h) => {
       const row = document.createElement("div");
-      row.className = "handoff";
+      const recording = h.kind === "record";
+      row.className = recording ? "handoff recording" : "handoff";
       const msg = document.createElement("div");
       msg.className = "msg";
-      msg.textContent = h.message;
+      msg.textContent = recording ? `Recording — ${h.message}` : h.message;
       const where = document.createElement("div");
       where.className = "where";
       where.textContent = `${h.title || "(untitled)"} — ${h.url}${h.session ? ` · session ${h.session}` : ""}`;
@@ -57,7 +59,7 @@ function showHandoffs(list) {
       done.type = "button";
       done.className = "done";
       done.dataset.tab = String(h.tabId);
-      done.textContent = "Done";
+      done.textContent = recording ? "Stop" : "Done";
       done.addEventListener("click", async () => {
         done.disabled = true;
         const r = await ask({ type: "handoff.done", tabId: h.tabId });

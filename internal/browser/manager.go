@@ -413,6 +413,8 @@ type Session struct {
 	// rec is the session's recording of the user (recipe_record), from
 	// its start until a call collects it.
 	rec *recorder
+	// recorded is the last recording stopped (recipe_record save).
+	recorded *Recorded
 	// emulation is what browser_emulate set for the session's tabs.
 	emulation Emulation
 	// routes are browser_route's, read by the tabs' loops (own lock).

@@ -151,6 +151,7 @@ func (h *Held) StartRecording(ctx context.Context, o RecordOptions) (*RecordStat
 		r.discard(ctx)
 		s.rec = nil
 	}
+	s.recorded = nil
 	o.Message = strings.TrimSpace(o.Message)
 	if n := len([]rune(o.Message)); n > HandoffMessageMax {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("message has %d characters: at most %d", n, HandoffMessageMax), Hint: "one short sentence the user reads"}
@@ -272,8 +273,13 @@ func (h *Held) StopRecording(ctx context.Context) (*Recorded, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := &Recorded{RecordStatus: r.statusLocked(), Steps: tidySteps(r.steps), Notes: r.notes}
+	s.recorded = out
 	return out, nil
 }
+
+// LastRecording is the session's last recording that was stopped, kept
+// until another starts (recipe_record save), or nil.
+func (h *Held) LastRecording() *Recorded { return h.s.recorded }
 
 // status is the recording's state now.
 func (r *recorder) status() RecordStatus {

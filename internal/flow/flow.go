@@ -37,7 +37,9 @@ const (
 )
 
 // Kinds are the step kinds, in DESIGN.md's order.
-var Kinds = []string{"navigate", "snapshot", "find", "action", "fill_form", "wait", "read", "collect", "back", "screenshot"}
+// tabs (browser_tabs: select, new) is webpilot's addition, for a recipe
+// that goes on in a tab the page opened.
+var Kinds = []string{"navigate", "snapshot", "find", "action", "fill_form", "wait", "read", "collect", "back", "screenshot", "tabs"}
 
 // ToolFor is the tool a step kind runs: browser_<kind>, and
 // browser_navigate for back (with go: back).

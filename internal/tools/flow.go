@@ -20,7 +20,7 @@ import (
 // and that tool's own arguments, plus the flow's fields save_as, retry,
 // optional, timeout_ms and nth (see package flow).
 type FlowIn struct {
-	Steps          []map[string]any `json:"steps" jsonschema:"{do: navigate snapshot find action fill_form wait read collect back screenshot, …its args, save_as, retry, optional, timeout_ms, nth}; \"$name\": saved value"`
+	Steps          []map[string]any `json:"steps" jsonschema:"{do: navigate snapshot find action fill_form wait read collect back screenshot tabs, …its args, save_as, retry, optional, timeout_ms, nth}; \"$name\": saved value"`
 	BudgetMs       int              `json:"budget_ms,omitempty" default:"30000" minimum:"1" maximum:"120000"`
 	OnErrorCapture *bool            `json:"on_error_capture,omitempty" default:"true"`
 	Trace          bool             `json:"trace,omitempty" jsonschema:"HTML trace"`
@@ -241,7 +241,7 @@ func stepTool(name string) (Tool, bool) {
 // outside a server, the tool's own Decode.
 func (x *stepExec) decode(tool string, args map[string]any) (Tool, any, error) {
 	t, ok := stepTool(tool)
-	if !ok || t.Hold < HoldTab || t.Name == "browser_flow" {
+	if !ok || (t.Hold < HoldTab && t.Name != tabsTool.Name) || t.Name == "browser_flow" {
 		return Tool{}, nil, fmt.Errorf("%s: %w", tool, flow.ErrNoTool)
 	}
 	if x.env != nil && x.env.Decode != nil {

@@ -25,7 +25,7 @@ const (
 	GroupDownloads  Group = "downloads"  // browser_download: files and media into the output directory
 	GroupConsole    Group = "console"    // browser_console
 	GroupHandoff    Group = "handoff"    // browser_handoff: the user takes over a tab
-	GroupRecipes    Group = "recipes"    // recipe_list, recipe_run, recipe_save
+	GroupRecipes    Group = "recipes"    // recipe_list, recipe_run, recipe_save, recipe_record
 	GroupPDF        Group = "pdf"        // browser_pdf (full profile)
 	GroupCDP        Group = "cdp"        // browser_cdp: raw CDP, allow-listed (full profile)
 	GroupMouse      Group = "mouse"      // browser_mouse: input at coordinates (full profile)
@@ -65,6 +65,7 @@ func Table() []Tool {
 		closeTool,
 		recipeListTool,
 		recipeRunTool,
+		recipeRecordTool,
 		recipeSaveTool,
 		pdfTool,
 		cdpTool,

@@ -119,6 +119,18 @@ func (u *User) Click(ctx context.Context, selector string, count int) error {
 	return nil
 }
 
+// ClickAt presses and releases the left button at a point of the
+// viewport.
+func (u *User) ClickAt(ctx context.Context, x, y float64) error {
+	if err := u.mouse(ctx, "mouseMoved", x, y, 0); err != nil {
+		return err
+	}
+	if err := u.mouse(ctx, "mousePressed", x, y, 1); err != nil {
+		return err
+	}
+	return u.mouse(ctx, "mouseReleased", x, y, 1)
+}
+
 func (u *User) mouse(ctx context.Context, kind string, x, y float64, count int) error {
 	p := map[string]any{"type": kind, "x": x, "y": y}
 	if kind != "mouseMoved" {
