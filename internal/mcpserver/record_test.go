@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -212,9 +213,23 @@ func TestRecipeRecordDemonstration(t *testing.T) {
 			t.Errorf("the review lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "8 ") {
+	if strings.Contains(out, "\n8 ") {
 		t.Errorf("more steps than the user took:\n%s", out)
 	}
+	// The trace shows the recording like a run.
+	m1 := regexp.MustCompile(`Trace: (\S+\.html)`).FindStringSubmatch(out)
+	if m1 == nil {
+		t.Fatalf("no trace in the result:\n%s", out)
+	}
+	td, err := trace.ReadFile(m1[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := td.Summary()
+	if len(td.Steps) != 7 || !strings.Contains(sum, "user fill") || !strings.Contains(sum, `click link "Blue Kettle"`) {
+		t.Errorf("the recording's trace:\n%s", sum)
+	}
+	traceFile, _ := os.ReadFile(m1[1])
 	out = mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "save", "description": "Sign in and open the first search result"})
 	if !strings.Contains(out, "Saved recipe shop-order") {
 		t.Fatalf("save: %s", out)
@@ -245,7 +260,7 @@ func TestRecipeRecordDemonstration(t *testing.T) {
 	}
 
 	// The password is nowhere webpilot wrote.
-	leaks := []string{string(file)}
+	leaks := []string{string(file), string(traceFile), out}
 	_ = filepath.Walk(traceDir, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
 			b, _ := os.ReadFile(p)
@@ -317,5 +332,52 @@ func TestRecipeRecordUserStops(t *testing.T) {
 	t.Logf("stop:\n%s", out)
 	if !strings.Contains(out, "the user pressed Stop") || !strings.Contains(out, `2 fill searchbox "Search products" = $search_products ("mug")`) || strings.Contains(out, "3 ") {
 		t.Errorf("the recording the user stopped:\n%s", out)
+	}
+}
+
+// A demonstration on real widgets (Bootstrap 5 from its npm files): a
+// dropdown's item and a modal that fades in and out. The recording has the
+// four clicks the user made, no more, and replays to the same end.
+func TestRecipeRecordRealWidgets(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs, _, m, _ := recordClient(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	page := base + "/widgets/bs5-widgets.html"
+	mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "start", "name": "bs5-plan", "url": page})
+	u, err := backendtest.NewUser(ctx, m.Backend(), page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(u.Click(ctx, ".dropdown-toggle", 1))
+	must(u.WaitFor(ctx, `document.querySelector(".dropdown-menu.show")`))
+	must(u.Click(ctx, `[data-out="archive"]`, 1))
+	must(u.WaitFor(ctx, `document.getElementById("out").textContent === "archive"`))
+	must(u.Click(ctx, `[data-bs-target="#confirm"]`, 1))
+	// The user waits for the modal to have faded in before clicking in it.
+	must(u.WaitFor(ctx, `document.getElementById("confirm").classList.contains("show") && getComputedStyle(document.querySelector("#confirm .modal-dialog")).transform === "none"`))
+	must(u.Click(ctx, "#confirmBtn", 1))
+	must(u.WaitFor(ctx, `document.getElementById("out").textContent === "plan pro" && getComputedStyle(document.getElementById("confirm")).display === "none"`))
+	out := mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "stop", "save": true})
+	t.Logf("stop:\n%s", out)
+	for _, want := range []string{`2 click button "Actions"`, `3 click link "Archive"`, `4 click button "Change plan"`, `5 click button "Switch to Pro"`, "Saved recipe bs5-plan"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the recording lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "\n6 ") {
+		t.Errorf("more steps than the user's four clicks:\n%s", out)
+	}
+	out = mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "bs5-plan"})
+	t.Logf("run:\n%s", out)
+	if got := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `document.getElementById("out").textContent`}); !strings.Contains(got, "plan pro") {
+		t.Errorf("after the replay the page says %s\n%s", got, out)
 	}
 }

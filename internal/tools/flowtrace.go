@@ -19,6 +19,16 @@ type flowTrace struct {
 // newFlowTrace opens a flow's trace file in a fresh trace folder of the
 // output directory.
 func newFlowTrace(h *Held) (*flowTrace, error) {
+	f, err := newTraceFile(h, "-flow")
+	if err != nil {
+		return nil, err
+	}
+	return &flowTrace{file: f}, nil
+}
+
+// newTraceFile opens a trace file named for the session and suffix in a
+// fresh trace folder of the output directory.
+func newTraceFile(h *Held, suffix string) (*trace.File, error) {
 	if h.env.Manager == nil {
 		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "no output directory to write a trace to", Hint: "omit trace"}
 	}
@@ -30,8 +40,7 @@ func newFlowTrace(h *Held) (*flowTrace, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := trace.NewFile(folder, h.SessionName()+"-flow", time.Now(), trace.Options{Mask: h.env.TraceMask, Reserve: reserve})
-	return &flowTrace{file: f}, nil
+	return trace.NewFile(folder, h.SessionName()+suffix, time.Now(), trace.Options{Mask: h.env.TraceMask, Reserve: reserve}), nil
 }
 
 // step records one step of the flow: its tool, arguments, outcome, and the

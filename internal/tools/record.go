@@ -12,6 +12,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
 // RecipeRecordIn is recipe_record's input.
@@ -95,6 +96,7 @@ var recipeRecordTool = Def(Tool{
 		var b strings.Builder
 		fmt.Fprintf(&b, "Recorded %q in tab %s: %s (%s).\n", r.Name, rec.Tab, endedHow(rec.EndedBy), time.Since(rec.Started).Round(time.Second))
 		b.WriteString(review)
+		b.WriteString("\n" + recordTrace(h, r, rec, review))
 		if in.Save {
 			line, err := saveRecorded(h, r, in.Overwrite)
 			if err != nil {
@@ -177,6 +179,32 @@ func endedHow(by string) string {
 		return fmt.Sprintf("it reached %d steps", browser.RecordMaxSteps)
 	}
 	return by
+}
+
+// recordTrace writes the recording as a trace file, one step per thing
+// the user did (webpilot trace show reads it like a run), and says where.
+func recordTrace(h *Held, r *recipes.Recipe, rec *browser.Recorded, review string) string {
+	ft, err := newTraceFile(h, "-recording")
+	if err != nil {
+		return "Trace: not written: " + browser.Echo(err.Error())
+	}
+	lines := strings.Split(review, "\n")
+	for i, st := range rec.Steps {
+		if i >= len(r.Steps) {
+			break
+		}
+		s := trace.Step{Time: st.At, Tool: "user " + st.Kind, OK: true, URL: st.URL}
+		if i < len(lines) {
+			s.Target = strings.TrimPrefix(lines[i], fmt.Sprintf("%d ", i+1))
+		}
+		if b, err := json.Marshal(r.Steps[i].Fields); err == nil {
+			s.Args = string(b)
+		}
+		if err := ft.Add(s); err != nil {
+			return "Trace: not written: " + browser.Echo(err.Error())
+		}
+	}
+	return "Trace: " + ft.Path() + " (webpilot trace show FILE)"
 }
 
 // saveRecorded saves a recorded recipe as recipe_save would.
