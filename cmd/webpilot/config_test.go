@@ -185,11 +185,11 @@ func TestConfigTools(t *testing.T) {
 	}{
 		// The core profile leaves browser_network and browser_download
 		// and browser_console (groups network, downloads, console) and browser_handoff (handoff) out.
-		{"defaults", nil, nil, "", "core", "", "default", []string{"browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}},
+		{"defaults", nil, nil, "", "core", "", "default", []string{"browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_record", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}},
 		{"flags", []string{"--profile=full", "--caps=-screenshot,-dialogs"}, nil, "", "full", "-screenshot,-dialogs", "flag", []string{"browser_screenshot", "browser_dialog"}},
 		{"env", nil, map[string]string{"WEBPILOT_PROFILE": "Full", "WEBPILOT_CAPS": "-tabs"}, "", "full", "-tabs", "env", []string{"browser_tabs"}},
-		{"file", nil, nil, `{"profile": "core", "caps": "-forms"}`, "core", "-forms", "file", []string{"browser_fill_form", "browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}},
-		{"flag over env", []string{"--caps=+tabs"}, map[string]string{"WEBPILOT_CAPS": "-tabs"}, "", "core", "+tabs", "flag", []string{"browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}},
+		{"file", nil, nil, `{"profile": "core", "caps": "-forms"}`, "core", "-forms", "file", []string{"browser_fill_form", "browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_record", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}},
+		{"flag over env", []string{"--caps=+tabs"}, map[string]string{"WEBPILOT_CAPS": "-tabs"}, "", "core", "+tabs", "flag", []string{"browser_network", "browser_console", "browser_download", "browser_handoff", "recipe_list", "recipe_run", "recipe_record", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := mustLoad(t, c.args, c.env, c.file)

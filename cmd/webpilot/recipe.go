@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
@@ -24,6 +27,10 @@ const recipeUsage = `Usage:
   webpilot recipe trust [DIR]                       trust a project's recipe folder as it is now (default ./.webpilot/recipes)
   webpilot recipe run [flags] NAME [PARAM=VALUE...] run a recipe in a browser of its own (the flags of webpilot call:
                                                     --backend, --headless, --recipes, …) and print its output and trace
+  webpilot recipe record [flags] NAME [--url URL] [--secret-field LABEL]... [--timeout 10m] [--overwrite]
+                                                    record yourself doing a task in the browser (your Chrome through the
+                                                    extension, or --headed) and save it as a recipe: press Stop in the
+                                                    browser (or Ctrl-C here) when done; prints the steps and parameters
 
 Your recipes live in --recipes DIR (WEBPILOT_RECIPES; default webpilot/recipes in the user
 config dir) and are always usable. A project's recipes in ./.webpilot/recipes are usable once you
@@ -45,6 +52,9 @@ func runRecipe(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if sub == "run" {
 		return runRecipeRun(ctx, rest, stdout, stderr)
+	}
+	if sub == "record" {
+		return runRecipeRecord(ctx, rest, stdout, stderr)
 	}
 	fs := flag.NewFlagSet("webpilot recipe "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -342,4 +352,140 @@ func runRecipeRun(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	return runCall(ctx, append(flagArgs, "--caps", "+recipes", "recipe_run", string(b)), stdout, stderr)
+}
+
+// envRecordHeadless lets a headless launched browser record (the test
+// rig's flag: its "user" is input sent over CDP).
+const envRecordHeadless = "WEBPILOT_TEST_RECORD_HEADLESS"
+
+// recordPoll is how often `webpilot recipe record` asks whether the user
+// pressed Stop.
+const recordPoll = time.Second
+
+// runRecipeRecord is `webpilot recipe record [flags] NAME [--url URL]
+// [--secret-field LABEL]... [--timeout D] [--overwrite]`: recipe_record
+// through the daemon (or --standalone) for a user without an agent. It
+// starts the recording, waits until the user presses Stop in the browser
+// (or Ctrl-C, or the timeout), then stops and saves it and prints the
+// steps.
+func runRecipeRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	start := map[string]any{"action": "start"}
+	var secretFields []any
+	overwrite := false
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || (name != "url" && name != "secret-field" && name != "timeout" && name != "overwrite" && name != "message") {
+			rest = append(rest, a)
+			continue
+		}
+		if name == "overwrite" {
+			overwrite = !hasVal || val == "true"
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return fmt.Errorf("%w: recipe record: --%s needs a value", errUsage, name)
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "url":
+			start["url"] = val
+		case "message":
+			start["message"] = val
+		case "secret-field":
+			secretFields = append(secretFields, val)
+		case "timeout":
+			d, err := time.ParseDuration(val)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%w: recipe record: --timeout %q is not a duration (like 10m)", errUsage, val)
+			}
+			start["timeout_ms"] = d.Milliseconds()
+		}
+	}
+	if len(secretFields) > 0 {
+		start["secret_fields"] = secretFields
+	}
+	flagArgs, pos := splitCallArgs(rest)
+	if len(pos) != 1 || strings.HasPrefix(pos[0], "-") {
+		fmt.Fprint(stderr, recipeUsage)
+		return fmt.Errorf("%w: recipe record needs the recipe's name (one)", errUsage)
+	}
+	start["name"] = pos[0]
+	cfg, err := parseConfig("recipe record", append(flagArgs, "--caps", "+recipes"), stderr)
+	if err != nil {
+		return err
+	}
+	cfg.Prewarm, cfg.Sources["prewarm"], cfg.Raw["prewarm"] = false, "default", "false"
+	var cs *mcp.ClientSession
+	if cfg.Standalone {
+		a, err := newApp(cfg, stderr)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := a.close(); cerr != nil {
+				a.log.Warn("shutdown", "err", cerr)
+			}
+		}()
+		if cs, err = connectInMemory(ctx, a); err != nil {
+			return err
+		}
+	} else if cs, _, err = connectDaemon(ctx, cfg, "webpilot recipe record", stderr); err != nil {
+		return err
+	}
+	defer cs.Close()
+	callTool := func(ctx context.Context, args map[string]any) (string, error) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recipe_record", Arguments: args})
+		if err != nil {
+			return "", fmt.Errorf("recipe_record %s: %w", args["action"], err)
+		}
+		text := resultText(res)
+		if res.IsError {
+			if code := errorCode(text); code != "" {
+				fmt.Fprintln(stderr, text)
+				return "", fmt.Errorf("%w: recipe_record %s returned %s", errToolFailed, args["action"], code)
+			}
+			return "", fmt.Errorf("%w: recipe_record %s: %s", errToolFailed, args["action"], text)
+		}
+		return text, nil
+	}
+	out, err := callTool(ctx, start)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, out)
+	fmt.Fprintln(stdout, "Do the task in the browser; press Stop there (or Ctrl-C here) when done.")
+	tick := time.NewTicker(recordPoll)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			break wait
+		case <-tick.C:
+			st, err := callTool(ctx, map[string]any{"action": "status"})
+			if err != nil {
+				if ctx.Err() != nil {
+					break wait
+				}
+				return err
+			}
+			if !strings.Contains(st, "step(s) so far") {
+				break wait
+			}
+		}
+	}
+	// Ctrl-C ends the wait, not the stop: the recording is still saved.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	out, err = callTool(sctx, map[string]any{"action": "stop", "save": true, "overwrite": overwrite})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, out)
+	return nil
 }

@@ -175,6 +175,9 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		// The same as the own client's (clientParts), which warns about
 		// roots that cannot be used.
 		UploadRoots: uploadRoots(cfg, wd, slog.New(slog.DiscardHandler)),
+		// Recording the user in a headless browser shows them nothing:
+		// refused, except for the test rig, whose user is simulated.
+		RecordHeadless: os.Getenv(envRecordHeadless) == "1",
 	}.WithPolicy(basePolicy))
 	gate, err := recipes.NewGate(recipes.GateOptions{Runs: cfg.SiteRuns, Queue: cfg.SiteQueue, Wait: cfg.SiteWait})
 	if err != nil {

@@ -54,6 +54,7 @@ var wantTools = map[string][]string{
 	"recipe_list":        nil,                  // full profile
 	"recipe_run":         {"name"},             // full profile
 	"recipe_save":        {"name"},             // full profile
+	"recipe_record":      {"action"},           // full profile
 	"browser_pdf":        nil,                  // full profile
 	"browser_cdp":        {"method"},           // full profile
 	"browser_mouse":      {"action", "x", "y"}, // full profile
@@ -64,7 +65,7 @@ var wantTools = map[string][]string{
 }
 
 // fullOnly are the tools of the full profile that the core one leaves out.
-var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff", "recipe_list", "recipe_run", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}
+var fullOnly = []string{"browser_network", "browser_download", "browser_console", "browser_handoff", "recipe_list", "recipe_run", "recipe_record", "recipe_save", "browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}
 
 // Instructions name every shared argument.
 func TestInstructionsDescribeSharedArgs(t *testing.T) {

@@ -17,15 +17,15 @@ import (
 
 // RecipeRecordIn is recipe_record's input.
 type RecipeRecordIn struct {
-	Action       string   `json:"action" enum:"start,status,stop,save"`
+	Action       string   `json:"action" jsonschema:"what to do" enum:"start,status,stop,save"`
 	Name         string   `json:"name,omitempty" jsonschema:"start, save: the recipe's name"`
-	Description  string   `json:"description,omitempty"`
+	Description  string   `json:"description,omitempty" jsonschema:"stop, save: for recipe_list"`
 	Message      string   `json:"message,omitempty" jsonschema:"start: what the user should show"`
 	URL          string   `json:"url,omitempty" jsonschema:"start: in a new tab at this URL"`
 	SecretFields []string `json:"secret_fields,omitempty" jsonschema:"start: labels or selectors of fields typed as secrets (passwords always are)"`
 	TimeoutMs    int      `json:"timeout_ms,omitempty" minimum:"1" maximum:"1800000"`
 	Save         bool     `json:"save,omitempty" jsonschema:"stop: save it too"`
-	Overwrite    bool     `json:"overwrite,omitempty"`
+	Overwrite    bool     `json:"overwrite,omitempty" jsonschema:"replace a recipe of that name"`
 	Session      string   `json:"session,omitempty"`
 	Tab          string   `json:"tab,omitempty"`
 }

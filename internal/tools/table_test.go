@@ -21,7 +21,7 @@ func TestSelect(t *testing.T) {
 	// order: network, downloads, console, handoff (before browser_close),
 	// recipes (after it).
 	extra := []string{"browser_network", "browser_download", "browser_console", "browser_handoff"}
-	recipeTools := []string{"recipe_list", "recipe_run", "recipe_save"}
+	recipeTools := []string{"recipe_list", "recipe_run", "recipe_record", "recipe_save"}
 	// (and pdf, cdp after the recipes)
 	fullOnly := []string{"browser_pdf", "browser_cdp", "browser_mouse", "browser_emulate", "browser_screencast", "browser_storage", "browser_route"}
 	full := append(append(slices.Insert(slices.Clone(all), len(all)-1, extra...), recipeTools...), fullOnly...)
