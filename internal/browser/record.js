@@ -118,7 +118,9 @@
       for (const a of r.addedNodes) {
         if (a.nodeType !== 1 || a === banner) continue;
         addedAt.set(a, now);
-        if (now - lastStep < 400 || n > 3) continue;
+        // The first text to come a while after the last step, before
+        // the user scrolled (which loads things of its own).
+        if (appeared || now - lastStep < 400 || n > 3 || scrolled) continue;
         const t = norm(a.innerText);
         if (t.length >= 2 && t.length <= 80) appeared = { text: t, t: now, el: a };
       }
@@ -135,12 +137,12 @@
   // before runs ahead of each step on el: the scroll that brought it, the
   // text the user waited for.
   const before = (el) => {
+    waitFor(el);
     if (scrolled && el && addedSince(el, scrolled.t)) {
       const m = { k: "scroll", direction: window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 4 ? "bottom" : window.scrollY >= scrolled.y ? "down" : "up" };
       chain = chain.then(() => emit(m));
     }
     scrolled = null;
-    waitFor(el);
   };
   const waitFor = (el) => {
     const a = appeared;

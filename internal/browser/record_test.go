@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -114,5 +115,109 @@ func TestRecordUser(t *testing.T) {
 		if strings.Contains(st.Value, "Ada") {
 			t.Errorf("the secret field's value was read: %+v", st)
 		}
+	}
+}
+
+// A choice, a check (through its label), a radio, a file chosen, text the
+// user waited for, a scroll that loaded the item used next, and a new tab
+// the page opened (followed: what is done in it is recorded too).
+func TestRecordWidgets(t *testing.T) {
+	e := newEnv(t, browser.Options{RecordHeadless: true})
+	e.navigate("/record/order.html")
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "order"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := e.ctx
+	u, err := backendtest.NewUser(ctx, e.m.Backend(), e.base+"/record/order.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(u.Eval(ctx, `document.getElementById("size").focus()`, nil))
+	must(u.Press(ctx, "ArrowDown"))
+	must(u.Click(ctx, `label[for=gift]`, 1))
+	must(u.Click(ctx, `#d-exp`, 1))
+	must(u.SetFiles(ctx, "#photo", []string{"../../testdata/pages/basic.html"}))
+	must(u.Click(ctx, "#save", 1))
+	must(u.WaitFor(ctx, `document.querySelector("#status strong")`))
+	// The user scrolls with the wheel until more items came; each wheel
+	// scroll runs smoothly for a while: wait until the page stands still.
+	settled := `new Promise((r) => { const y = scrollY; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(scrollY === y), 100))); })`
+	for i := 0; i < 20; i++ {
+		var enough bool
+		must(u.Eval(ctx, `document.querySelectorAll("#feed li").length >= 10`, &enough))
+		if enough {
+			break
+		}
+		must(u.Wheel(ctx, 600))
+		must(u.WaitFor(ctx, settled))
+	}
+	must(u.WaitFor(ctx, `document.querySelectorAll("#feed li").length >= 10`))
+	must(u.Click(ctx, "#feed li:nth-child(8) button", 1))
+	must(u.Click(ctx, "#help", 1))
+	var pop *backendtest.User
+	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
+		if pop, err = backendtest.NewUser(ctx, e.m.Backend(), e.base+"/record/help.html"); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	must(err)
+	defer pop.Close()
+	must(pop.WaitFor(ctx, `document.readyState === "complete"`))
+	// The recording follows the new tab once the session adopted it.
+	var rec *browser.Recorded
+	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
+		var followed bool
+		_ = e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+			followed = len(h.TabIDs()) == 2
+			return nil
+		})
+		if followed || time.Now().After(deadline) {
+			break
+		}
+	}
+	must(pop.Click(ctx, "#ok", 1))
+	must(pop.WaitFor(ctx, `document.getElementById("ok").textContent === "Thanks"`))
+	err = e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
+		var err error
+		rec, err = h.StopRecording(ctx)
+		return err
+	})
+	must(err)
+	var got []string
+	for _, st := range rec.Steps {
+		line := stepLine(st)
+		if st.Kind == "upload" {
+			line += " " + strings.Join(st.Files, ",")
+		}
+		got = append(got, line)
+	}
+	t.Logf("steps:\n%s\nnotes: %q", strings.Join(got, "\n"), rec.Notes)
+	want := []string{
+		"navigate " + e.base + "/record/order.html",
+		`select select "Size" = Medium`,
+		`check input "Gift wrap"`,
+		`check input "Express"`,
+		`upload input "Photo" basic.html`,
+		`click button "Save order"`,
+		`wait Order saved`,
+		`scroll down`,
+		`click button "Item 8"`,
+		`click a "Sizing help"`,
+		`tab ` + e.base + `/record/help.html`,
+		`click button "Got it"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

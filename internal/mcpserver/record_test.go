@@ -136,7 +136,11 @@ func recordClient(t *testing.T) (*mcp.ClientSession, *recipes.Store, *browser.Ma
 	}
 	dir := t.TempDir()
 	store := &recipes.Store{UserDir: filepath.Join(dir, "recipes"), TrustFile: filepath.Join(dir, "trust.json")}
-	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), RecordHeadless: true})
+	uploads, err := filepath.Abs("../../testdata/pages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), RecordHeadless: true, UploadRoots: []string{uploads}})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(10*time.Second))
 		defer cancel()
@@ -379,5 +383,85 @@ func TestRecipeRecordRealWidgets(t *testing.T) {
 	t.Logf("run:\n%s", out)
 	if got := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `document.getElementById("out").textContent`}); !strings.Contains(got, "plan pro") {
 		t.Errorf("after the replay the page says %s\n%s", got, out)
+	}
+}
+
+// A recording of form widgets, a wait, a scroll that loads more and a new
+// tab replays: the file chosen is a parameter the run gives, the choice,
+// the checks and the item picked are made again, and the run goes on in
+// the tab the page opened.
+func TestRecipeRecordReplaysWidgets(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs, store, m, _ := recordClient(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	page := base + "/record/order.html"
+	mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "start", "name": "order-form", "url": page})
+	u, err := backendtest.NewUser(ctx, m.Backend(), page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(u.Eval(ctx, `document.getElementById("size").focus()`, nil))
+	must(u.Press(ctx, "ArrowDown"))
+	must(u.Click(ctx, `label[for=gift]`, 1))
+	must(u.Click(ctx, `#d-exp`, 1))
+	must(u.SetFiles(ctx, "#photo", []string{"../../testdata/pages/basic.html"}))
+	must(u.Click(ctx, "#save", 1))
+	must(u.WaitFor(ctx, `document.querySelector("#status strong")`))
+	settled := `new Promise((r) => { const y = scrollY; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(scrollY === y), 100))); })`
+	for i := 0; i < 20; i++ {
+		var enough bool
+		must(u.Eval(ctx, `document.querySelectorAll("#feed li").length >= 10`, &enough))
+		if enough {
+			break
+		}
+		must(u.Wheel(ctx, 600))
+		must(u.WaitFor(ctx, settled))
+	}
+	must(u.Click(ctx, "#feed li:nth-child(8) button", 1))
+	must(u.Click(ctx, "#help", 1))
+	var pop *backendtest.User
+	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
+		if pop, err = backendtest.NewUser(ctx, m.Backend(), base+"/record/help.html"); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	must(err)
+	defer pop.Close()
+	must(pop.WaitFor(ctx, `document.readyState === "complete"`))
+	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if strings.Contains(mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "list"}), "help.html") {
+			break
+		}
+	}
+	must(pop.Click(ctx, "#ok", 1))
+	must(pop.WaitFor(ctx, `document.getElementById("ok").textContent === "Thanks"`))
+	out := mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "stop", "save": true})
+	t.Logf("stop:\n%s", out)
+	for _, want := range []string{`select combobox "Size" = Medium`, `check checkbox "Gift wrap"`, `check radio "Express"`, `upload into file "Photo" = $file`,
+		`wait for text "Order saved"`, "scroll down", `click button "Item 8"`, `switch to the new tab /record/help.html`, `click button "Got it"`, "Saved recipe order-form"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the review lacks %q", want)
+		}
+	}
+	file, _ := os.ReadFile(filepath.Join(store.UserDir, "order-form.json"))
+	photo, _ := filepath.Abs("../../testdata/pages/form.html")
+	mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "close"})
+	out = mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "order-form", "params": map[string]any{"file": photo}})
+	t.Logf("run:\n%s", out)
+	if got := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `document.getElementById("ok").textContent`}); !strings.Contains(got, "Thanks") {
+		t.Errorf("the run did not end in the new tab with Got it pressed: %s\n%s\n%s", got, out, file)
+	}
+	mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "match": "order.html"})
+	state := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `[document.getElementById("size").value, document.getElementById("gift").checked, document.getElementById("d-exp").checked, document.getElementById("photo").files[0]?.name, document.getElementById("status").dataset.picked].join("|")`})
+	if !strings.Contains(state, "Medium|true|true|form.html|Item 8") {
+		t.Errorf("the replayed form: %s", state)
 	}
 }

@@ -89,7 +89,7 @@ var recipeRecordTool = Def(Tool{
 		if in.Name == "" {
 			in.Name = rec.Name
 		}
-		r, review, err := recordedRecipe(in.Name, in.Description, rec)
+		r, review, err := recordedRecipe(in.Name, in.Description, rec, h.env.Decode)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +117,7 @@ var recipeRecordTool = Def(Tool{
 	if in.Name == "" {
 		in.Name = rec.Name
 	}
-	r, review, err := recordedRecipe(in.Name, in.Description, rec)
+	r, review, err := recordedRecipe(in.Name, in.Description, rec, h.env.Decode)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func saveRecorded(h *Held, r *recipes.Recipe, overwrite bool) (string, error) {
 // with its element's candidates, each typed value a parameter named from
 // its field (its default the text typed), each secret field a declared
 // secret's name; the review is the numbered list of what it does.
-func recordedRecipe(name, description string, rec *browser.Recorded) (*recipes.Recipe, string, error) {
+func recordedRecipe(name, description string, rec *browser.Recorded, decode func(tool string, args map[string]any) (any, error)) (*recipes.Recipe, string, error) {
 	r := &recipes.Recipe{Name: name, Description: strings.TrimSpace(description), Version: recipes.FormatVersion, Params: map[string]recipes.Param{}}
 	if r.Description == "" {
 		r.Description = "Recorded from the user's demonstration"
@@ -277,7 +277,7 @@ func recordedRecipe(name, description string, rec *browser.Recorded) (*recipes.R
 			fields["do"], fields["action"], fields["match"] = "tabs", "select", tabMatch(st.URL)
 			line = "switch to the new tab " + tabMatch(st.URL)
 		case "wait":
-			fields["do"], fields["text"] = "wait", st.Text
+			fields["do"], fields["conditions"] = "wait", []any{map[string]any{"text": st.Text}}
 			line = fmt.Sprintf("wait for text %q", st.Text)
 		case "scroll":
 			fields["do"], fields["action"], fields["direction"] = "action", "scroll", st.Direction
@@ -350,9 +350,12 @@ func recordedRecipe(name, description string, rec *browser.Recorded) (*recipes.R
 					review[i] = "navigate " + nu
 				}
 			}
-			if t, ok := f["text"].(string); ok && f["do"] == "wait" && strings.Contains(t, v.value) {
-				f["text"] = strings.ReplaceAll(t, v.value, "${"+v.name+"}")
-				review[i] = fmt.Sprintf("wait for text %q", f["text"])
+			if conds, ok := f["conditions"].([]any); ok && f["do"] == "wait" && len(conds) == 1 {
+				c, _ := conds[0].(map[string]any)
+				if t, ok := c["text"].(string); ok && strings.Contains(t, v.value) {
+					c["text"] = strings.ReplaceAll(t, v.value, "${"+v.name+"}")
+					review[i] = fmt.Sprintf("wait for text %q", c["text"])
+				}
 			}
 		}
 	}
@@ -372,6 +375,13 @@ func recordedRecipe(name, description string, rec *browser.Recorded) (*recipes.R
 	checked, err := recipes.Parse("", data)
 	if err != nil {
 		return nil, "", recipeError(err)
+	}
+	if decode != nil {
+		// Each step's arguments as its tool checks them: a recording that
+		// would not run is not offered.
+		if err := checked.Check(StepChecker(decode)); err != nil {
+			return nil, "", recipeError(err)
+		}
 	}
 	var b strings.Builder
 	for i, l := range review {

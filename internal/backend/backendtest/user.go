@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -80,19 +81,36 @@ func (u *User) Eval(ctx context.Context, expr string, out any) error {
 }
 
 // point is where the element that selector names is, scrolled into view:
-// the centre of its box, in the viewport.
+// the centre of its box, in the viewport. It waits until the element is
+// what is at that point in two looks a frame apart (a smooth scroll the
+// wheel started may still be moving the page), as a person's eye would.
 func (u *User) point(ctx context.Context, selector string) (x, y float64, err error) {
-	var p []float64
-	expr := fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return null;
-		e.scrollIntoView({block: "center", inline: "center"}); const r = e.getBoundingClientRect();
-		return [r.left + r.width / 2, r.top + r.height / 2]; })()`, selector)
-	if err := u.Eval(ctx, expr, &p); err != nil {
-		return 0, 0, err
+	expr := fmt.Sprintf(`(async () => { const e = document.querySelector(%q); if (!e) return null;
+		const at = () => { const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+		const hits = (p) => { const h = document.elementFromPoint(p[0], p[1]); return !!h && (h === e || e.contains(h)); };
+		let p = at();
+		if (!hits(p)) { e.scrollIntoView({block: "center", inline: "center"}); p = at(); }
+		await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+		const q = at();
+		return hits(q) && q[0] === p[0] && q[1] === p[1] ? q : [];
+	})()`, selector)
+	for {
+		var p []float64
+		if err := u.Eval(ctx, expr, &p); err != nil {
+			return 0, 0, err
+		}
+		if p == nil {
+			return 0, 0, fmt.Errorf("user: nothing at %q", selector)
+		}
+		if len(p) == 2 {
+			return p[0], p[1], nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, 0, fmt.Errorf("user: %q never stood still in view: %w", selector, ctx.Err())
+		case <-afterPoll():
+		}
 	}
-	if len(p) != 2 {
-		return 0, 0, fmt.Errorf("user: nothing at %q", selector)
-	}
-	return p[0], p[1], nil
 }
 
 // Click presses and releases the left button on the element (count 2:
@@ -196,6 +214,34 @@ func (u *User) Wheel(ctx context.Context, dy float64) error {
 		return err
 	}
 	return u.sess.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseWheel", "x": size[0], "y": size[1], "deltaX": 0, "deltaY": dy}, nil)
+}
+
+// SetFiles chooses files for the file input that selector names, as the
+// file chooser would.
+func (u *User) SetFiles(ctx context.Context, selector string, files []string) error {
+	var doc struct {
+		Root struct {
+			NodeID int `json:"nodeId"`
+		} `json:"root"`
+	}
+	if err := u.sess.Call(ctx, "DOM.getDocument", map[string]any{}, &doc); err != nil {
+		return fmt.Errorf("user: %w", err)
+	}
+	var q struct {
+		NodeID int `json:"nodeId"`
+	}
+	if err := u.sess.Call(ctx, "DOM.querySelector", map[string]any{"nodeId": doc.Root.NodeID, "selector": selector}, &q); err != nil || q.NodeID == 0 {
+		return fmt.Errorf("user: no %q: %v", selector, err)
+	}
+	abs := make([]string, len(files))
+	for i, f := range files {
+		p, err := filepath.Abs(f)
+		if err != nil {
+			return err
+		}
+		abs[i] = p
+	}
+	return u.sess.Call(ctx, "DOM.setFileInputFiles", map[string]any{"nodeId": q.NodeID, "files": abs}, nil)
 }
 
 // Go types an address into the address bar: a navigation the browser
