@@ -70,6 +70,10 @@ func (s *Session) checkHandoff(o *HandoffOptions) ([]*waitCond, backend.Handoff,
 		return nil, nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("message has %d characters: at most %d", n, HandoffMessageMax),
 			Hint: "one short sentence the user reads in a notification"}
 	}
+	if s.rec != nil && s.rec.status().EndedBy == "" {
+		return nil, nil, &Error{Code: CodeInvalidArgument, Message: "the session is recording the user: a hand-off now would be recorded as part of the task",
+			Hint: `the user already has the tab: tell them in the recording's message, or stop the recording first (recipe_record {"action": "stop"})`}
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = HandoffDefaultTimeout
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
@@ -89,14 +90,14 @@ var recipeRecordTool = Def(Tool{
 		if in.Name == "" {
 			in.Name = rec.Name
 		}
-		r, review, err := recordedRecipe(in.Name, in.Description, rec, h.env.Decode)
+		r, review, err := recordedRecipe(in.Name, in.Description, rec, h.env.Decode, h.env.Secrets)
 		if err != nil {
 			return nil, err
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "Recorded %q in tab %s: %s (%s).\n", r.Name, rec.Tab, endedHow(rec.EndedBy), time.Since(rec.Started).Round(time.Second))
-		b.WriteString(review)
-		b.WriteString("\n" + recordTrace(h, r, rec, review))
+		b.WriteString(review.text)
+		b.WriteString("\n" + recordTrace(h, r, review))
 		if in.Save {
 			line, err := saveRecorded(h, r, in.Overwrite)
 			if err != nil {
@@ -117,7 +118,7 @@ var recipeRecordTool = Def(Tool{
 	if in.Name == "" {
 		in.Name = rec.Name
 	}
-	r, review, err := recordedRecipe(in.Name, in.Description, rec, h.env.Decode)
+	r, review, err := recordedRecipe(in.Name, in.Description, rec, h.env.Decode, h.env.Secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ var recipeRecordTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Text: review + "\n" + line}, nil
+	return &Result{Text: review.text + "\n" + line}, nil
 })
 
 // recordStart starts a recording in the session's tab, or in a new one at
@@ -183,21 +184,20 @@ func endedHow(by string) string {
 
 // recordTrace writes the recording as a trace file, one step per thing
 // the user did (webpilot trace show reads it like a run), and says where.
-func recordTrace(h *Held, r *recipes.Recipe, rec *browser.Recorded, review string) string {
+func recordTrace(h *Held, r *recipes.Recipe, rv *recordReview) string {
 	ft, err := newTraceFile(h, "-recording")
 	if err != nil {
 		return "Trace: not written: " + browser.Echo(err.Error())
 	}
-	lines := strings.Split(review, "\n")
-	for i, st := range rec.Steps {
-		if i >= len(r.Steps) {
+	for i, st := range r.Steps {
+		if i >= len(rv.steps) {
 			break
 		}
-		s := trace.Step{Time: st.At, Tool: "user " + st.Kind, OK: true, URL: st.URL}
-		if i < len(lines) {
-			s.Target = strings.TrimPrefix(lines[i], fmt.Sprintf("%d ", i+1))
+		s := trace.Step{Time: rv.steps[i].at, Tool: "user " + rv.steps[i].kind, Target: rv.steps[i].line, OK: true}
+		if u, ok := st.Fields["url"].(string); ok {
+			s.URL = u
 		}
-		if b, err := json.Marshal(r.Steps[i].Fields); err == nil {
+		if b, err := json.Marshal(st.Fields); err == nil {
 			s.Args = string(b)
 		}
 		if err := ft.Add(s); err != nil {
@@ -226,11 +226,24 @@ func saveRecorded(h *Held, r *recipes.Recipe, overwrite bool) (string, error) {
 	return fmt.Sprintf("Saved recipe %s for %s to %s. Run it: recipe_run {\"name\":%q}", r.Name, r.Site, recipes.ShortPath(path), r.Name), nil
 }
 
+// recordReview is a recorded recipe as the user and agent check it: the
+// numbered list, and each step's time, kind and line (for the trace).
+type recordReview struct {
+	text  string
+	steps []reviewStep
+}
+
+// reviewStep is one step of a review.
+type reviewStep struct {
+	at         time.Time
+	kind, line string
+}
+
 // recordedRecipe turns a recording into a recipe: each step as a flow step
 // with its element's candidates, each typed value a parameter named from
 // its field (its default the text typed), each secret field a declared
 // secret's name; the review is the numbered list of what it does.
-func recordedRecipe(name, description string, rec *browser.Recorded, decode func(tool string, args map[string]any) (any, error)) (*recipes.Recipe, string, error) {
+func recordedRecipe(name, description string, rec *browser.Recorded, decode func(tool string, args map[string]any) (any, error), sec *secrets.Set) (*recipes.Recipe, *recordReview, error) {
 	r := &recipes.Recipe{Name: name, Description: strings.TrimSpace(description), Version: recipes.FormatVersion, Params: map[string]recipes.Param{}}
 	if r.Description == "" {
 		r.Description = "Recorded from the user's demonstration"
@@ -248,6 +261,7 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 	}
 	secrets := map[string]bool{}
 	var review []string
+	var kept []reviewStep
 	typedYet := false
 	for _, st := range rec.Steps {
 		fields := map[string]any{}
@@ -277,6 +291,9 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 			fields["do"], fields["action"], fields["match"] = "tabs", "select", tabMatch(st.URL)
 			line = "switch to the new tab " + tabMatch(st.URL)
 		case "wait":
+			if sec != nil && sec.Mask(st.Text) != st.Text {
+				continue // a secret shown on the page is not written down
+			}
 			fields["do"], fields["conditions"] = "wait", []any{map[string]any{"text": st.Text}}
 			line = fmt.Sprintf("wait for text %q", st.Text)
 		case "scroll":
@@ -289,6 +306,22 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 				fields["secret"] = sn
 				line = fmt.Sprintf("fill %s = secret %s", el, sn)
 				break
+			}
+			if sec != nil {
+				// The user typed a declared secret: it is that secret, by
+				// name; a text holding one is asked for at each run.
+				if masked := sec.Mask(st.Value); masked != st.Value {
+					if m := wholeSecret.FindStringSubmatch(masked); m != nil {
+						fields["secret"] = m[1]
+						line = fmt.Sprintf("fill %s = secret %s", el, m[1])
+						break
+					}
+					pn := unique(paramBase(st.Element), usedNames)
+					fields["value"] = "$" + pn
+					r.Params[pn] = recipes.Param{Type: "string", Description: "typed into " + cutString(el, 180) + " (it held a secret: given at each run, not stored)"}
+					line = fmt.Sprintf("fill %s = $%s (holds a secret: not stored)", el, pn)
+					break
+				}
 			}
 			pn := unique(paramBase(st.Element), usedNames)
 			fields["value"] = "$" + pn
@@ -327,12 +360,13 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 		if st.Element != nil {
 			b, err := json.Marshal(st.Element)
 			if err != nil {
-				return nil, "", fmt.Errorf("recipe_record: %w", err)
+				return nil, nil, fmt.Errorf("recipe_record: %w", err)
 			}
 			step.Candidates = b
 		}
 		r.Steps = append(r.Steps, step)
 		review = append(review, line)
+		kept = append(kept, reviewStep{at: st.At, kind: st.Kind})
 	}
 	// A value typed once and seen later (in an address the user typed, in
 	// text they waited for) is the same parameter there.
@@ -361,26 +395,26 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 	}
 	r.Site = firstHost(r.Steps)
 	if r.Site == "" {
-		return nil, "", &browser.Error{Code: browser.CodeInvalidArgument, Message: "the recording starts on no site (about:blank?): nothing to replay",
+		return nil, nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "the recording starts on no site (about:blank?): nothing to replay",
 			Hint: `start the recording on the site: recipe_record {"action":"start","url":"https://…"}`}
 	}
 	if len(r.Steps) <= 1 {
-		return nil, "", &browser.Error{Code: browser.CodeInvalidArgument, Message: "nothing was recorded but the start page",
+		return nil, nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "nothing was recorded but the start page",
 			Hint: "the user clicks, types and chooses in the tab while it records; start again and do the task in that tab"}
 	}
 	data, err := r.JSON()
 	if err != nil {
-		return nil, "", fmt.Errorf("recipe_record: %w", err)
+		return nil, nil, fmt.Errorf("recipe_record: %w", err)
 	}
 	checked, err := recipes.Parse("", data)
 	if err != nil {
-		return nil, "", recipeError(err)
+		return nil, nil, recipeError(err)
 	}
 	if decode != nil {
 		// Each step's arguments as its tool checks them: a recording that
 		// would not run is not offered.
 		if err := checked.Check(StepChecker(decode)); err != nil {
-			return nil, "", recipeError(err)
+			return nil, nil, recipeError(err)
 		}
 	}
 	var b strings.Builder
@@ -400,7 +434,10 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 	for _, n := range rec.Notes {
 		b.WriteString("Note: " + n + "\n")
 	}
-	return checked, strings.TrimRight(b.String(), "\n"), nil
+	for i := range kept {
+		kept[i].line = review[i]
+	}
+	return checked, &recordReview{text: strings.TrimRight(b.String(), "\n"), steps: kept}, nil
 }
 
 // setLocator writes the step's locator from the element's candidates: a
@@ -468,6 +505,9 @@ func cutString(s string, n int) string {
 	}
 	return s
 }
+
+// wholeSecret is a value that is one declared secret, as Mask writes it.
+var wholeSecret = regexp.MustCompile(`^<secret:([A-Za-z][A-Za-z0-9_]*)>$`)
 
 // notWord is what a parameter name leaves out.
 var notWord = regexp.MustCompile(`[^a-z0-9]+`)
