@@ -336,8 +336,19 @@ func (r *recorder) cleanup(ctx context.Context) {
 	for _, rt := range tabs {
 		r.flush(ctx, rt)
 	}
+	r.stop()
+	r.wg.Wait()
+	// Every tab followed, a new tab adopted meanwhile too.
+	r.mu.Lock()
+	tabs = append(tabs[:0], r.tabs...)
+	r.mu.Unlock()
 	for _, rt := range tabs {
 		t := rt.t
+		select {
+		case <-t.page.Done():
+			continue
+		default:
+		}
 		if rt.script != "" {
 			_ = t.page.Call(ctx, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": rt.script}, nil)
 		}
@@ -350,8 +361,6 @@ func (r *recorder) cleanup(ctx context.Context) {
 			tabs[0].t.log.Debug("record: end the notice", "err", err)
 		}
 	}
-	r.stop()
-	r.wg.Wait()
 }
 
 // flush asks a page for what it has pending and waits, briefly, until
