@@ -1,6 +1,6 @@
 // Package flow is the step language of browser_flow (and, later, of
 // recipes): a short sequence of steps, each naming a step kind (navigate,
-// snapshot, find, action, fill_form, wait, read, collect, back, screenshot)
+// snapshot, find, action, fill_form, wait, read, collect, back, screenshot, tabs)
 // with that tool's own arguments, checked whole before anything runs, then
 // run in order within a time budget: a timeout per step, at most one retry,
 // optional steps skipped on failure, values saved with save_as and used as

@@ -150,7 +150,7 @@ func TestValidation(t *testing.T) {
 		{"step not object", "", edit(t, []any{"steps", 2}, "read"), []string{path + `: step 3: must be an object such as {"do": "navigate", "url": "https://…"}; got "read"`, ""}},
 		{"no steps", "", edit(t, []any{"steps"}, []any{}), []string{path + ": steps: is empty: give at least one step", path + `: output: "price" is not a save_as name of any step`}},
 		// The flow's own fields, checked by flow.Parse.
-		{"flow kind", "", edit(t, []any{"steps", 1, "do"}, "hover"), []string{path + `: step 2: unknown step kind "hover" (do is one of navigate, snapshot, find, action, fill_form, wait, read, collect, back, screenshot)`}},
+		{"flow kind", "", edit(t, []any{"steps", 1, "do"}, "hover"), []string{path + `: step 2: unknown step kind "hover" (do is one of navigate, snapshot, find, action, fill_form, wait, read, collect, back, screenshot, tabs)`}},
 		{"flow retry", "", edit(t, []any{"steps", 1, "retry"}, 2), []string{path + `: step 2 (action): retry must be 0 or 1; got 2 (retry: 1 runs a failed step once more; flows have no loops)`}},
 		{"flow nth", "", edit(t, []any{"steps", 1, "nth"}, 2), []string{path + `: step 2 (action): nth is for find steps only (use nth on a find step with save_as, then "$name" here)`}},
 		{"flow save_as", "", edit(t, []any{"steps", 2, "save_as"}, "the price"), []string{path + `: step 3 (read): "save_as": must be a name of letters, digits and _ (not starting with a digit, at most 32); got "the price"`, ""}},
