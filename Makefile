@@ -76,7 +76,7 @@ bench:
 	bash scripts/ensure-chromium.sh
 	PATH="$$(bash scripts/ensure-opencli.sh):$$PATH" CI=1 $(GO) run ./cmd/webpilot bench $(ARGS)
 	@for b in launch bridge endpoint; do \
-		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run TestLatencyTable -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
+		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run 'TestLatencyTable|TestRecordLatency' -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
 	done
 	@echo "snapshot time by page size (launch; the walk grows linearly)"
 	@WEBPILOT_BENCH=1 WEBPILOT_BENCH_SIZES=5000,10000,20000,40000,200000 $(GO) test -count=1 -timeout 20m -run TestBigPageTimes -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '
