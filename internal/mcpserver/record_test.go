@@ -1,9 +1,11 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"html"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -129,7 +131,21 @@ func (d *demoShop) last() (login, opened string) {
 // manager lets the headless test browser record (the rig's flag), with
 // the PASSWORD secret declared and a trace kept.
 func recordClient(t *testing.T) (*mcp.ClientSession, *recipes.Store, *browser.Manager, string) {
+	cs, store, m, traceDir, _ := recordClientLog(t)
+	return cs, store, m, traceDir
+}
+
+// recordClientLog is recordClient with its debug log (server and browser).
+func recordClientLog(t *testing.T) (*mcp.ClientSession, *recipes.Store, *browser.Manager, string, func() string) {
 	t.Helper()
+	var logBuf bytes.Buffer
+	var logMu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logBuf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	readLog := func() string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logBuf.String()
+	}
 	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_PASSWORD=" + demoPassword + "-2"})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +156,7 @@ func recordClient(t *testing.T) (*mcp.ClientSession, *recipes.Store, *browser.Ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), RecordHeadless: true, UploadRoots: []string{uploads}})
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), RecordHeadless: true, UploadRoots: []string{uploads}, Logger: logger})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(10*time.Second))
 		defer cancel()
@@ -154,8 +170,8 @@ func recordClient(t *testing.T) (*mcp.ClientSession, *recipes.Store, *browser.Ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Recipes: store, Secrets: sec, Trace: rec, TraceMask: sec.Mask}}, nil, "")
-	return cs, store, m, traceDir
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Logger: logger, Deps: &tools.Deps{Manager: m, Recipes: store, Secrets: sec, Trace: rec, TraceMask: sec.Mask, Logger: logger}}, nil, "")
+	return cs, store, m, traceDir, readLog
 }
 
 // The user shows a task (sign in, search, open the first result) in a
@@ -166,7 +182,7 @@ func recordClient(t *testing.T) (*mcp.ClientSession, *recipes.Store, *browser.Ma
 func TestRecipeRecordDemonstration(t *testing.T) {
 	t.Parallel()
 	shop := newDemoShop(t)
-	cs, store, m, traceDir := recordClient(t)
+	cs, store, m, traceDir, readLog := recordClientLog(t)
 	ctx := backendtest.Context(t, 120*time.Second)
 
 	out := mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "start", "name": "shop-order", "url": shop.base + "/shop/login", "message": "Sign in, search, open the first result"})
@@ -200,6 +216,7 @@ func TestRecipeRecordDemonstration(t *testing.T) {
 		t.Errorf("status while recording: %s", st)
 	}
 	out = mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "stop"})
+	stopOut := out
 	t.Logf("stop:\n%s", out)
 	for _, want := range []string{
 		"1 navigate " + shop.base + "/shop/login",
@@ -264,7 +281,11 @@ func TestRecipeRecordDemonstration(t *testing.T) {
 	}
 
 	// The password is nowhere webpilot wrote.
-	leaks := []string{string(file), string(traceFile), out}
+	log := readLog()
+	if !strings.Contains(log, "tool=recipe_record") {
+		t.Errorf("the debug log has no recipe_record calls: the check below would prove nothing")
+	}
+	leaks := []string{string(file), string(traceFile), stopOut, out, log}
 	_ = filepath.Walk(traceDir, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
 			b, _ := os.ReadFile(p)
