@@ -317,6 +317,10 @@ func TestRecipeRecordUserStops(t *testing.T) {
 	if err := u.Type(ctx, "#q", "mug"); err != nil {
 		t.Fatal(err)
 	}
+	// A hand-off now would be recorded as part of the task.
+	if e := mustFail(t, ctx, cs, "browser_handoff", map[string]any{"message": "Sign in", "until": map[string]any{"url": "*/done*"}}, "INVALID_ARGUMENT"); !strings.Contains(e.Error.Message, "recording") {
+		t.Errorf("a hand-off while recording: %+v", e.Error)
+	}
 	if backendtest.Kind() == "bridge" {
 		p, err := backendtest.OpenExtensionPage(ctx, m.Backend(), "popup.html")
 		if err != nil {
