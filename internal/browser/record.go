@@ -73,6 +73,10 @@ type RecordedStep struct {
 	Direction string   // scroll
 	Text      string   // wait: the text that appeared
 	At        time.Time
+	// Tab is the short id of the tab the step happened in, and Page the
+	// address of its page then: a step in another tab than the one
+	// before is preceded by a "tab" step that selects it (tidySteps).
+	Tab, Page string
 }
 
 // RecordStatus is where a recording stands.
@@ -126,6 +130,9 @@ type recorder struct {
 // recTab is a tab the recording follows.
 type recTab struct {
 	t      *Tab
+	id     string // its short id
+	first  bool   // the tab the recording started in: closing it ends the recording
+	acted  bool   // a step of the user's came from it (read by its goroutine only)
 	script string // the new-document script's identifier
 	// mainID is the main frame's id (guarded by the recorder's mu: the
 	// tab's event goroutine follows it, cleanup reads it).
@@ -188,7 +195,7 @@ func (h *Held) StartRecording(ctx context.Context, o RecordOptions) (*RecordStat
 		stop()
 		return nil, backendError("read the tab's address", err)
 	}
-	r.steps = append(r.steps, RecordedStep{Kind: "navigate", URL: u, At: r.started})
+	r.steps = append(r.steps, RecordedStep{Kind: "navigate", URL: u, At: r.started, Tab: r.tab, Page: u})
 	if err := r.follow(ctx, ctxRun, t, nb == nil); err != nil {
 		stop()
 		return nil, err
@@ -418,7 +425,10 @@ func (r *recorder) follow(ctx, run context.Context, t *Tab, banner bool) error {
 	if err := t.page.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src + ";", "worldName": worldName}, &added); err != nil {
 		return fail("record the tab", err)
 	}
-	rt := &recTab{t: t, script: added.Identifier}
+	rt := &recTab{t: t, script: added.Identifier, id: r.s.ids.shortOf(t.target)}
+	r.mu.Lock()
+	rt.first = len(r.tabs) == 0
+	r.mu.Unlock()
 	id, err := t.mainFrameID(ctx)
 	if err != nil {
 		return fail("record the tab", err)
@@ -444,6 +454,7 @@ func (r *recorder) follow(ctx, run context.Context, t *Tab, banner bool) error {
 // recEvent is what the recorder script tells through the binding.
 type recEvent struct {
 	K         string      `json:"k"`
+	U         string      `json:"u"`
 	C         *Candidates `json:"c"`
 	Value     *string     `json:"value"`
 	Secret    bool        `json:"secret"`
@@ -463,15 +474,24 @@ func (r *recorder) read(ctx context.Context, rt *recTab, events <-chan cdp.Event
 		case <-ctx.Done():
 			return
 		case <-t.page.Done():
-			go r.endAndFinish("tab closed")
+			r.tabGone(rt)
 			return
 		case ev, ok := <-events:
 			if !ok {
-				go r.endAndFinish("tab closed")
+				r.tabGone(rt)
 				return
 			}
 			r.apply(ctx, rt, ev)
 		}
+	}
+}
+
+// tabGone is a recorded tab closing: the one the recording started in
+// ends it; another (a popup that closed itself) is just no longer
+// followed.
+func (r *recorder) tabGone(rt *recTab) {
+	if rt.first {
+		go r.endAndFinish("tab closed")
 	}
 }
 
@@ -503,7 +523,8 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 		default:
 			return
 		}
-		st := RecordedStep{Kind: e.K, Element: e.C, Secret: e.Secret, Values: e.Values, Key: e.Key, Files: e.Files, Direction: e.Direction, Text: e.Text, At: time.Now()}
+		st := RecordedStep{Kind: e.K, Element: e.C, Secret: e.Secret, Values: e.Values, Key: e.Key, Files: e.Files, Direction: e.Direction, Text: e.Text, At: time.Now(), Tab: rt.id, Page: e.U}
+		rt.acted = true
 		if e.Value != nil && !e.Secret {
 			st.Value = *e.Value
 		}
@@ -536,6 +557,11 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 		r.mu.Lock()
 		rt.mainID = e.Frame.ID
 		r.mu.Unlock()
+		if !rt.first && !rt.acted {
+			// A tab the page opened loading what it was opened for: the
+			// click that opened it is the step.
+			return
+		}
 		if asked {
 			// The page asked for it (a link, a form, a script): the step
 			// that caused it is recorded, and the next step's wait is
@@ -547,7 +573,7 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 		if u == "about:blank" {
 			return
 		}
-		r.add(RecordedStep{Kind: "navigate", URL: u, At: time.Now()})
+		r.add(RecordedStep{Kind: "navigate", URL: u, At: time.Now(), Tab: rt.id, Page: u})
 	case "Page.windowOpen":
 		var e struct {
 			URL string `json:"url"`
@@ -555,7 +581,6 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 		if json.Unmarshal(ev.Params, &e) != nil {
 			return
 		}
-		r.add(RecordedStep{Kind: "tab", URL: e.URL, At: time.Now()})
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
@@ -637,12 +662,22 @@ func (r *recorder) note(s string) {
 	r.notes = append(r.notes, s)
 }
 
-// tidySteps merges what one gesture recorded twice: the clicks of a
+// tidySteps merges what one gesture recorded twice (the clicks of a
 // double-click, a field filled twice in a row, a navigation to where the
-// page already was.
+// page already was) and puts a "tab" step before the first step in
+// another tab than the one before.
 func tidySteps(in []RecordedStep) []RecordedStep {
 	var out []RecordedStep
+	cur := ""
 	for _, st := range in {
+		if st.Tab != "" {
+			if cur != "" && st.Tab != cur {
+				// The user went on in another tab (one the page opened,
+				// or back in the first when it closed).
+				out = append(out, RecordedStep{Kind: "tab", URL: st.Page, At: st.At, Tab: st.Tab, Page: st.Page})
+			}
+			cur = st.Tab
+		}
 		switch st.Kind {
 		case "dblclick":
 			for k := 0; k < 2 && len(out) > 0; k++ {

@@ -35,6 +35,7 @@
   };
   const emit = (m, c) => {
     m.t = Date.now();
+    m.u = location.href;
     if (c === undefined) {
       send(m);
       return Promise.resolve();

@@ -188,6 +188,10 @@ func TestRecordWidgets(t *testing.T) {
 	}
 	must(pop.Click(ctx, "#ok", 1))
 	must(pop.WaitFor(ctx, `document.getElementById("ok").textContent === "Thanks"`))
+	// Back in the first tab.
+	must(u.Activate(ctx))
+	must(u.WaitFor(ctx, `document.visibilityState === "visible"`))
+	must(u.Click(ctx, "#feed li:nth-child(9) button", 1))
 	err = e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
 		rec, err = h.StopRecording(ctx)
@@ -216,6 +220,8 @@ func TestRecordWidgets(t *testing.T) {
 		`click a "Sizing help"`,
 		`tab ` + e.base + `/record/help.html`,
 		`click button "Got it"`,
+		`tab ` + e.base + `/record/order.html`,
+		`click button "Item 9"`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -468,25 +468,30 @@ func TestRecipeRecordReplaysWidgets(t *testing.T) {
 	}
 	must(pop.Click(ctx, "#ok", 1))
 	must(pop.WaitFor(ctx, `document.getElementById("ok").textContent === "Thanks"`))
+	must(u.Activate(ctx))
+	must(u.WaitFor(ctx, `document.visibilityState === "visible"`))
+	must(u.Click(ctx, "#feed li:nth-child(9) button", 1))
 	out := mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "stop", "save": true})
 	t.Logf("stop:\n%s", out)
 	for _, want := range []string{`select combobox "Size" = Medium`, `check checkbox "Gift wrap"`, `check radio "Express"`, `upload into file "Photo" = $file`,
-		`wait for text "Order saved"`, "scroll down", `click button "Item 8"`, `switch to the new tab /record/help.html`, `click button "Got it"`, "Saved recipe order-form"} {
+		`wait for text "Order saved"`, "scroll down", `click button "Item 8"`, `switch to the tab at /record/help.html`, `click button "Got it"`, `switch to the tab at /record/order.html`, `click button "Item 9"`, "Saved recipe order-form"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the review lacks %q", want)
 		}
 	}
 	file, _ := os.ReadFile(filepath.Join(store.UserDir, "order-form.json"))
 	photo, _ := filepath.Abs("../../testdata/pages/form.html")
-	mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "close"})
+	mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "close", "tab": "t2"})
+	mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "close", "tab": "t1"})
 	out = mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "order-form", "params": map[string]any{"file": photo}})
 	t.Logf("run:\n%s", out)
+	mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "match": "help.html"})
 	if got := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `document.getElementById("ok").textContent`}); !strings.Contains(got, "Thanks") {
-		t.Errorf("the run did not end in the new tab with Got it pressed: %s\n%s\n%s", got, out, file)
+		t.Errorf("the run did not press Got it in the new tab: %s\n%s\n%s", got, out, file)
 	}
 	mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "match": "order.html"})
 	state := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `[document.getElementById("size").value, document.getElementById("gift").checked, document.getElementById("d-exp").checked, document.getElementById("photo").files[0]?.name, document.getElementById("status").dataset.picked].join("|")`})
-	if !strings.Contains(state, "Medium|true|true|form.html|Item 8") {
+	if !strings.Contains(state, "Medium|true|true|form.html|Item 9") {
 		t.Errorf("the replayed form: %s", state)
 	}
 }

@@ -289,7 +289,7 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 			line = "navigate " + st.URL
 		case "tab":
 			fields["do"], fields["action"], fields["match"] = "tabs", "select", tabMatch(st.URL)
-			line = "switch to the new tab " + tabMatch(st.URL)
+			line = "switch to the tab at " + tabMatch(st.URL)
 		case "wait":
 			if sec != nil && sec.Mask(st.Text) != st.Text {
 				continue // a secret shown on the page is not written down

@@ -17,9 +17,10 @@ import (
 // browser connection, not webpilot's — what a recording or a hand-off
 // sees a person do.
 type User struct {
-	bs   *cdp.Session
-	sess cdp.Caller
-	id   string
+	bs     *cdp.Session
+	sess   cdp.Caller
+	id     string
+	target string
 }
 
 // NewUser attaches the simulated user to the page whose URL contains
@@ -51,7 +52,13 @@ func NewUser(ctx context.Context, b backend.Backend, urlPart string) (*User, err
 	if err := bs.Call(ctx, "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true}, &att); err != nil {
 		return nil, fmt.Errorf("user: %w", err)
 	}
-	return &User{bs: bs, sess: bs.Conn().Session(att.SessionID), id: att.SessionID}, nil
+	return &User{bs: bs, sess: bs.Conn().Session(att.SessionID), id: att.SessionID, target: id}, nil
+}
+
+// Activate brings the tab to the front, as the user clicking its tab
+// would.
+func (u *User) Activate(ctx context.Context) error {
+	return u.bs.Call(ctx, "Target.activateTarget", map[string]any{"targetId": u.target}, nil)
 }
 
 // Close lets go of the tab.
