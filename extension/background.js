@@ -177,8 +177,10 @@ async function startHandoff({ tabId, message, session, kind }) {
   // The tab to the front: active in its window, the window focused.
   await chrome.tabs.update(tabId, { active: true });
   await chrome.windows.update(tab.windowId, { focused: true, drawAttention: true }).catch(() => {});
-  // The notice: a notification with a Done button, and the popup opened where Chrome allows it.
-  // Neither may be possible (no notification server, headless); the badge and popup still are.
+  // The notice: a notification with a Done button (not possible everywhere: no notification
+  // server, headless), the badge, and the popup's entry when the user opens it. The popup is not
+  // opened for them: it would close at their first click in the page anyway, and one left open
+  // in the agent window when its last tab closed took the extension's worker down with it.
   chrome.notifications
     ?.create(HANDOFF_NOTIFICATION + tabId, {
       type: "basic",
@@ -189,7 +191,6 @@ async function startHandoff({ tabId, message, session, kind }) {
       requireInteraction: true,
     })
     .catch(() => {});
-  chrome.action.openPopup?.({ windowId: tab.windowId }).catch(() => {});
   return chrome.tabs.get(tabId);
 }
 

@@ -519,6 +519,9 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 		case "stop":
 			go r.endAndFinish("user")
 			return
+		case "frame":
+			r.note(fmt.Sprintf("the user worked inside a frame (%s): what they did there is not recorded; check the steps around it", Echo(shorten(e.Text, 80))))
+			return
 		case "click", "dblclick", "fill", "select", "check", "uncheck", "press", "upload", "scroll", "wait":
 		default:
 			return

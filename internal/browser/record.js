@@ -262,6 +262,20 @@
   on(window, "pagehide", () => {
     flush();
   });
+  // Focus going into a frame: what the user does there is not recorded
+  // (the recorder runs in the top document); webpilot says so.
+  // (The focus moving into a frame fires nothing here when the window
+  // itself has no focus, as in a browser in the background: look.)
+  let inFrame = null;
+  const frameCheck = () => {
+    const f = document.activeElement;
+    const now = f && (f.tagName === "IFRAME" || f.tagName === "FRAME") ? f : null;
+    if (now && now !== inFrame) send({ k: "frame", text: now.title || now.name || now.id || now.getAttribute("src") || "" });
+    inFrame = now;
+  };
+  on(window, "blur", () => setTimeout(frameCheck, 0));
+  const frameTimer = setInterval(frameCheck, 300);
+  offs.push(() => clearInterval(frameTimer));
 
   if (OPTS.banner) {
     const host = document.createElement("div");
@@ -291,6 +305,7 @@
     // flush sends what is pending (a field being typed in, text the user
     // waited for), then the mark, so webpilot knows it has everything.
     flush(mark) {
+      frameCheck();
       flush();
       waitFor(null);
       return chain.then(() => send({ k: "mark", mark }));

@@ -227,3 +227,53 @@ func TestRecordWidgets(t *testing.T) {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// What the user does inside a frame is not recorded, and the recording
+// says so.
+func TestRecordFrameNote(t *testing.T) {
+	e := newEnv(t, browser.Options{RecordHeadless: true})
+	e.navigate("/record/framed.html")
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "framed"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := backendtest.NewUser(e.ctx, e.m.Backend(), e.base+"/record/framed.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	if err := u.WaitFor(e.ctx, `document.getElementById("helpframe").contentDocument?.readyState === "complete"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Click(e.ctx, "#top", 1); err != nil {
+		t.Fatal(err)
+	}
+	var pt []float64
+	if err := u.Eval(e.ctx, `(() => { const f = document.getElementById("helpframe"), b = f.contentDocument.getElementById("ok"), r = f.getBoundingClientRect(), q = b.getBoundingClientRect(); return [r.left + q.left + q.width / 2, r.top + q.top + q.height / 2]; })()`, &pt); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.ClickAt(e.ctx, pt[0], pt[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.WaitFor(e.ctx, `document.getElementById("helpframe").contentDocument.getElementById("ok").textContent === "Thanks"`); err != nil {
+		t.Fatal(err)
+	}
+	// The stop looks where the focus is: in the frame.
+	var rec *browser.Recorded
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+		var err error
+		rec, err = h.StopRecording(ctx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range rec.Steps {
+		got = append(got, stepLine(st))
+	}
+	if len(got) != 2 || got[1] != `click button "Top button"` || len(rec.Notes) != 1 || !strings.Contains(rec.Notes[0], "inside a frame (Help frame)") {
+		t.Errorf("steps %q, notes %q", got, rec.Notes)
+	}
+}
