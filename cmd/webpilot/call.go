@@ -58,30 +58,11 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		arguments = m
 	}
 
-	// One call starts the browser itself when its tool needs one; a
-	// prewarm would start it for browser_status too.
-	cfg.Prewarm, cfg.Sources["prewarm"], cfg.Raw["prewarm"] = false, "default", "false"
-	var cs *mcp.ClientSession
-	if cfg.Standalone {
-		a, err := newApp(cfg, stderr)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if cerr := a.close(); cerr != nil {
-				a.log.Warn("shutdown", "err", cerr)
-			}
-		}()
-		if cs, err = connectInMemory(ctx, a); err != nil {
-			return err
-		}
-	} else {
-		// The browser the agents use: the per-user daemon's.
-		if cs, _, err = connectDaemon(ctx, cfg, "webpilot call", stderr); err != nil {
-			return err
-		}
+	cs, done, err := connectCLI(ctx, cfg, "webpilot call", stderr)
+	if err != nil {
+		return err
 	}
-	defer cs.Close()
+	defer done()
 
 	tl, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -123,6 +104,35 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%w: %s returned an error", errToolFailed, tool)
 	}
 	return nil
+}
+
+// connectCLI connects a command of the command line (call, recipe run,
+// recipe record) as an MCP client: to the per-user daemon that the agents
+// share, or, with --standalone, to a server of its own in this process
+// (whose browser closes with done). It starts no browser ahead: a prewarm
+// would start one for browser_status too.
+func connectCLI(ctx context.Context, cfg *Config, name string, stderr io.Writer) (cs *mcp.ClientSession, done func(), err error) {
+	cfg.Prewarm, cfg.Sources["prewarm"], cfg.Raw["prewarm"] = false, "default", "false"
+	if !cfg.Standalone {
+		if cs, _, err = connectDaemon(ctx, cfg, name, stderr); err != nil {
+			return nil, nil, err
+		}
+		return cs, func() { cs.Close() }, nil
+	}
+	a, err := newApp(cfg, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeApp := func() {
+		if cerr := a.close(); cerr != nil {
+			a.log.Warn("shutdown", "err", cerr)
+		}
+	}
+	if cs, err = connectInMemory(ctx, a); err != nil {
+		closeApp()
+		return nil, nil, err
+	}
+	return cs, func() { cs.Close(); closeApp() }, nil
 }
 
 // splitCallArgs separates the flags from TOOL and the JSON: flags may come

@@ -419,25 +419,11 @@ func runRecipeRecord(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	cfg.Prewarm, cfg.Sources["prewarm"], cfg.Raw["prewarm"] = false, "default", "false"
-	var cs *mcp.ClientSession
-	if cfg.Standalone {
-		a, err := newApp(cfg, stderr)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if cerr := a.close(); cerr != nil {
-				a.log.Warn("shutdown", "err", cerr)
-			}
-		}()
-		if cs, err = connectInMemory(ctx, a); err != nil {
-			return err
-		}
-	} else if cs, _, err = connectDaemon(ctx, cfg, "webpilot recipe record", stderr); err != nil {
+	cs, done, err := connectCLI(ctx, cfg, "webpilot recipe record", stderr)
+	if err != nil {
 		return err
 	}
-	defer cs.Close()
+	defer done()
 	callTool := func(ctx context.Context, args map[string]any) (string, error) {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recipe_record", Arguments: args})
 		if err != nil {

@@ -63,12 +63,7 @@ func TestRecipeRecordCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Stop, in the banner webpilot shows at the top right of the page.
-	var pt []float64
-	if err := u.Eval(ctx, `(() => { const h = [...document.documentElement.children].find((e) => e.tagName === "DIV" && e.shadowRoot === null && getComputedStyle(e).position === "fixed");
-		if (!h) return null; const r = h.getBoundingClientRect(); return [r.right - 25, r.top + r.height / 2]; })()`, &pt); err != nil || len(pt) != 2 {
-		t.Fatalf("no banner in the page: %v %v", pt, err)
-	}
-	if err := u.ClickAt(ctx, pt[0], pt[1]); err != nil {
+	if err := u.PressBannerStop(ctx); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -132,72 +131,27 @@ func TestRecordWidgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := e.ctx
-	u, err := backendtest.NewUser(ctx, e.m.Backend(), e.base+"/record/order.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer u.Close()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(u.Eval(ctx, `document.getElementById("size").focus()`, nil))
-	must(u.Press(ctx, "ArrowDown"))
-	must(u.Click(ctx, `label[for=gift]`, 1))
-	must(u.Click(ctx, `#d-exp`, 1))
-	must(u.SetFiles(ctx, "#photo", []string{"../../testdata/pages/basic.html"}))
-	must(u.Click(ctx, "#save", 1))
-	must(u.WaitFor(ctx, `document.querySelector("#status strong")`))
-	// The user scrolls with the wheel until more items came; each wheel
-	// scroll runs smoothly for a while: wait until the page stands still.
-	settled := `new Promise((r) => { const y = scrollY; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(scrollY === y), 100))); })`
-	for i := 0; i < 20; i++ {
-		var enough bool
-		must(u.Eval(ctx, `document.querySelectorAll("#feed li").length >= 10`, &enough))
-		if enough {
-			break
-		}
-		must(u.Wheel(ctx, 600))
-		must(u.WaitFor(ctx, settled))
-	}
-	must(u.WaitFor(ctx, `document.querySelectorAll("#feed li").length >= 10`))
-	must(u.Click(ctx, "#feed li:nth-child(8) button", 1))
-	must(u.Click(ctx, "#help", 1))
-	var pop *backendtest.User
-	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
-		if pop, err = backendtest.NewUser(ctx, e.m.Backend(), e.base+"/record/help.html"); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	must(err)
-	defer pop.Close()
-	must(pop.WaitFor(ctx, `document.readyState === "complete"`))
 	// The recording follows the new tab once the session adopted it.
-	var rec *browser.Recorded
-	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
-		var followed bool
+	followed := func() bool {
+		n := 0
 		_ = e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-			followed = len(h.TabIDs()) == 2
+			n = len(h.TabIDs())
 			return nil
 		})
-		if followed || time.Now().After(deadline) {
-			break
-		}
+		return n == 2
 	}
-	must(pop.Click(ctx, "#ok", 1))
-	must(pop.WaitFor(ctx, `document.getElementById("ok").textContent === "Thanks"`))
-	// Back in the first tab.
-	must(u.Activate(ctx))
-	must(u.WaitFor(ctx, `document.visibilityState === "visible"`))
-	must(u.Click(ctx, "#feed li:nth-child(9) button", 1))
+	if err := backendtest.OrderDemonstration(ctx, e.m.Backend(), e.base, followed); err != nil {
+		t.Fatal(err)
+	}
+	var rec *browser.Recorded
 	err = e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
 		rec, err = h.StopRecording(ctx)
 		return err
 	})
-	must(err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got []string
 	for _, st := range rec.Steps {
 		line := stepLine(st)

@@ -339,12 +339,7 @@ func TestRecipeRecordUserStops(t *testing.T) {
 		}
 	} else {
 		// The banner's Stop, at the right end of the banner.
-		var pt []float64
-		if err := u.Eval(ctx, `(() => { const h = [...document.documentElement.children].find((e) => e.tagName === "DIV" && e.shadowRoot === null && getComputedStyle(e).position === "fixed");
-			if (!h) return null; const r = h.getBoundingClientRect(); return [r.right - 25, r.top + r.height / 2]; })()`, &pt); err != nil || len(pt) != 2 {
-			t.Fatalf("no banner in the page: %v %v", pt, err)
-		}
-		if err := u.ClickAt(ctx, pt[0], pt[1]); err != nil {
+		if err := u.PressBannerStop(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -422,55 +417,12 @@ func TestRecipeRecordReplaysWidgets(t *testing.T) {
 	ctx := backendtest.Context(t, 120*time.Second)
 	page := base + "/record/order.html"
 	mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "start", "name": "order-form", "url": page})
-	u, err := backendtest.NewUser(ctx, m.Backend(), page)
-	if err != nil {
+	followed := func() bool {
+		return strings.Contains(mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "list"}), "help.html")
+	}
+	if err := backendtest.OrderDemonstration(ctx, m.Backend(), base, followed); err != nil {
 		t.Fatal(err)
 	}
-	defer u.Close()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(u.Eval(ctx, `document.getElementById("size").focus()`, nil))
-	must(u.Press(ctx, "ArrowDown"))
-	must(u.Click(ctx, `label[for=gift]`, 1))
-	must(u.Click(ctx, `#d-exp`, 1))
-	must(u.SetFiles(ctx, "#photo", []string{"../../testdata/pages/basic.html"}))
-	must(u.Click(ctx, "#save", 1))
-	must(u.WaitFor(ctx, `document.querySelector("#status strong")`))
-	settled := `new Promise((r) => { const y = scrollY; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(scrollY === y), 100))); })`
-	for i := 0; i < 20; i++ {
-		var enough bool
-		must(u.Eval(ctx, `document.querySelectorAll("#feed li").length >= 10`, &enough))
-		if enough {
-			break
-		}
-		must(u.Wheel(ctx, 600))
-		must(u.WaitFor(ctx, settled))
-	}
-	must(u.Click(ctx, "#feed li:nth-child(8) button", 1))
-	must(u.Click(ctx, "#help", 1))
-	var pop *backendtest.User
-	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
-		if pop, err = backendtest.NewUser(ctx, m.Backend(), base+"/record/help.html"); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
-	must(err)
-	defer pop.Close()
-	must(pop.WaitFor(ctx, `document.readyState === "complete"`))
-	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if strings.Contains(mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "list"}), "help.html") {
-			break
-		}
-	}
-	must(pop.Click(ctx, "#ok", 1))
-	must(pop.WaitFor(ctx, `document.getElementById("ok").textContent === "Thanks"`))
-	must(u.Activate(ctx))
-	must(u.WaitFor(ctx, `document.visibilityState === "visible"`))
-	must(u.Click(ctx, "#feed li:nth-child(9) button", 1))
 	out := mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "stop", "save": true})
 	t.Logf("stop:\n%s", out)
 	for _, want := range []string{`select combobox "Size" = Medium`, `check checkbox "Gift wrap"`, `check radio "Express"`, `upload into file "Photo" = $file`,

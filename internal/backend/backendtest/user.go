@@ -251,6 +251,58 @@ func (u *User) SetFiles(ctx context.Context, selector string, files []string) er
 	return u.sess.Call(ctx, "DOM.setFileInputFiles", map[string]any{"nodeId": q.NodeID, "files": abs}, nil)
 }
 
+// PressBannerStop presses Stop in the banner webpilot shows at the top
+// right of a recorded page without the extension (a fixed element on
+// <html> with a closed shadow root; Stop is at its right end).
+func (u *User) PressBannerStop(ctx context.Context) error {
+	var pt []float64
+	if err := u.Eval(ctx, `(() => { const h = [...document.documentElement.children].find((e) => e.tagName === "DIV" && e.shadowRoot === null && getComputedStyle(e).position === "fixed");
+		if (!h) return null; const r = h.getBoundingClientRect(); return [r.right - 25, r.top + r.height / 2]; })()`, &pt); err != nil {
+		return err
+	}
+	if len(pt) != 2 {
+		return fmt.Errorf("user: no recording banner in the page")
+	}
+	return u.ClickAt(ctx, pt[0], pt[1])
+}
+
+// WheelUntil scrolls with the wheel, a viewport's worth at a time, until
+// the page's expression holds (a list that loads as it scrolls has
+// loaded enough); after each turn it waits until the page stands still
+// (a wheel scroll runs smoothly for a while). At most 20 turns.
+func (u *User) WheelUntil(ctx context.Context, expr string) error {
+	settled := `new Promise((r) => { const y = scrollY; requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(scrollY === y), 100))); })`
+	for range 20 {
+		var ok bool
+		if err := u.Eval(ctx, "!!("+expr+")", &ok); err != nil || ok {
+			return err
+		}
+		if err := u.Wheel(ctx, 600); err != nil {
+			return err
+		}
+		if err := u.WaitFor(ctx, settled); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("user: %s never held, scrolling", expr)
+}
+
+// WaitUser waits for a page at urlPart (a tab the page opened) and
+// attaches the user to it.
+func WaitUser(ctx context.Context, b backend.Backend, urlPart string) (*User, error) {
+	for {
+		u, err := NewUser(ctx, b, urlPart)
+		if err == nil {
+			return u, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (%w)", err, ctx.Err())
+		case <-afterPoll():
+		}
+	}
+}
+
 // Go types an address into the address bar: a navigation the browser
 // starts, not the page.
 func (u *User) Go(ctx context.Context, url string) error {
