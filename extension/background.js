@@ -156,10 +156,12 @@ async function handoffs() {
 async function showHandoffs(all) {
   const waiting = Object.values(all);
   await chrome.storage.session.set({ [SESSION_HANDOFFS]: all });
-  const last = waiting[waiting.length - 1];
-  const recording = last?.kind === "record";
+  // The latest notice names the title; a recording anywhere shows REC (it must not hide behind
+  // a hand-off in another tab).
+  const last = waiting.reduce((a, h) => (!a || h.since >= a.since ? h : a), null);
+  const recording = waiting.some((h) => h.kind === "record");
   const text = !last ? "" : recording ? "REC" : "!";
-  const title = !last ? "webpilot" : recording ? `webpilot is recording: ${last.message}` : `webpilot is waiting for you: ${last.message}`;
+  const title = !last ? "webpilot" : last.kind === "record" ? `webpilot is recording: ${last.message}` : `webpilot is waiting for you: ${last.message}`;
   await Promise.allSettled([
     chrome.action.setBadgeText({ text }),
     chrome.action.setBadgeBackgroundColor({ color: recording ? "#b00020" : "#b35900" }),

@@ -27,7 +27,7 @@ const recipeUsage = `Usage:
   webpilot recipe trust [DIR]                       trust a project's recipe folder as it is now (default ./.webpilot/recipes)
   webpilot recipe run [flags] NAME [PARAM=VALUE...] run a recipe in a browser of its own (the flags of webpilot call:
                                                     --backend, --headless, --recipes, …) and print its output and trace
-  webpilot recipe record [flags] NAME [--url URL] [--secret-field LABEL]... [--timeout 10m] [--overwrite]
+  webpilot recipe record [flags] NAME [--url URL] [--secret-field LABEL]... [--record-for 10m] [--overwrite]
                                                     record yourself doing a task in the browser (your Chrome through the
                                                     extension, or --headed) and save it as a recipe: press Stop in the
                                                     browser (or Ctrl-C here) when done; prints the steps and parameters
@@ -363,7 +363,7 @@ const envRecordHeadless = "WEBPILOT_TEST_RECORD_HEADLESS"
 const recordPoll = time.Second
 
 // runRecipeRecord is `webpilot recipe record [flags] NAME [--url URL]
-// [--secret-field LABEL]... [--timeout D] [--overwrite]`: recipe_record
+// [--secret-field LABEL]... [--record-for D] [--overwrite]`: recipe_record
 // through the daemon (or --standalone) for a user without an agent. It
 // starts the recording, waits until the user presses Stop in the browser
 // (or Ctrl-C, or the timeout), then stops and saves it and prints the
@@ -376,7 +376,7 @@ func runRecipeRecord(ctx context.Context, args []string, stdout, stderr io.Write
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || (name != "url" && name != "secret-field" && name != "timeout" && name != "overwrite" && name != "message") {
+		if !strings.HasPrefix(a, "-") || (name != "url" && name != "secret-field" && name != "record-for" && name != "overwrite" && name != "message") {
 			rest = append(rest, a)
 			continue
 		}
@@ -398,10 +398,10 @@ func runRecipeRecord(ctx context.Context, args []string, stdout, stderr io.Write
 			start["message"] = val
 		case "secret-field":
 			secretFields = append(secretFields, val)
-		case "timeout":
+		case "record-for":
 			d, err := time.ParseDuration(val)
 			if err != nil || d <= 0 {
-				return fmt.Errorf("%w: recipe record: --timeout %q is not a duration (like 10m)", errUsage, val)
+				return fmt.Errorf("%w: recipe record: --record-for %q is not a duration (like 10m)", errUsage, val)
 			}
 			start["timeout_ms"] = d.Milliseconds()
 		}
@@ -424,20 +424,35 @@ func runRecipeRecord(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer done()
-	callTool := func(ctx context.Context, args map[string]any) (string, error) {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recipe_record", Arguments: args})
+	callTool := func(ctx context.Context, args map[string]any, tool ...string) (string, error) {
+		name := "recipe_record"
+		if len(tool) > 0 {
+			name = tool[0]
+		}
+		what := name
+		if a, ok := args["action"]; ok {
+			what += fmt.Sprint(" ", a)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
-			return "", fmt.Errorf("recipe_record %s: %w", args["action"], err)
+			return "", fmt.Errorf("%s: %w", what, err)
 		}
 		text := resultText(res)
 		if res.IsError {
 			if code := errorCode(text); code != "" {
 				fmt.Fprintln(stderr, text)
-				return "", fmt.Errorf("%w: recipe_record %s returned %s", errToolFailed, args["action"], code)
+				return "", fmt.Errorf("%w: %s returned %s", errToolFailed, what, code)
 			}
-			return "", fmt.Errorf("%w: recipe_record %s: %s", errToolFailed, args["action"], text)
+			return "", fmt.Errorf("%w: %s: %s", errToolFailed, what, text)
 		}
 		return text, nil
+	}
+	if !overwrite {
+		// Ask before the user shows anything: a save that fails at the
+		// end would lose the demonstration.
+		if list, err := callTool(ctx, map[string]any{}, "recipe_list"); err == nil && strings.Contains(list, "\n- "+pos[0]+" · ") {
+			return fmt.Errorf("%w: recipe record: a recipe %q exists; pass --overwrite to replace it (the old file is kept as .bak), or choose another name", errUsage, pos[0])
+		}
 	}
 	out, err := callTool(ctx, start)
 	if err != nil {
@@ -455,10 +470,12 @@ wait:
 		case <-tick.C:
 			st, err := callTool(ctx, map[string]any{"action": "status"})
 			if err != nil {
-				if ctx.Err() != nil {
-					break wait
+				if ctx.Err() == nil {
+					// Still stop it: the user's browser must not go on
+					// showing that it records.
+					fmt.Fprintf(stderr, "webpilot recipe record: %v; stopping the recording\n", err)
 				}
-				return err
+				break wait
 			}
 			if !strings.Contains(st, "step(s) so far") {
 				break wait

@@ -85,6 +85,11 @@ func TestRecipeRecordCLI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "cli-search.json")); err != nil {
 		t.Fatal(err)
 	}
+	// The same name again, without --overwrite: refused before the user
+	// shows anything.
+	if code, out, errs := cliAt(t, ctx, home, "", append(append([]string{"recipe", "record"}, flags...), "--url", page, "cli-search")...); code != 2 || !strings.Contains(errs, "--overwrite") || strings.Contains(out, "Recording") {
+		t.Errorf("recipe record of an existing name: exit %d\n%s%s", code, out, errs)
+	}
 	code, out, errs := cliAt(t, ctx, home, "", append(append([]string{"recipe", "run"}, flags...), "cli-search", "search_products=mug")...)
 	if code != 0 || !strings.Contains(out, "done: 3 step(s)") {
 		t.Errorf("webpilot recipe run: exit %d\n%s%s", code, out, errs)

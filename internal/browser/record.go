@@ -29,6 +29,9 @@ const (
 	// RecordMaxSteps bounds the steps one recording keeps; past it the
 	// recording ends (by "limit").
 	RecordMaxSteps = 300
+	// askedFor is how long the page's request for a navigation stands:
+	// its commit normally follows within it.
+	askedFor = 10 * time.Second
 	// recordMarkWait bounds the wait for what a page had pending (a field
 	// being typed in) when the recording stops.
 	recordMarkWait = 2 * time.Second
@@ -117,7 +120,10 @@ type recorder struct {
 	// recorder is taken out of the pages.
 	finished chan struct{}
 	endOnce  sync.Once
-	noticeBe backend.RecordingNotice
+	noticeBe backend.RecordingNotice // nil: the page shows a banner
+	// id tells this recording's steps from those of a recorder an older
+	// recording left in a page (one kept in the back/forward cache).
+	id string
 
 	mu      sync.Mutex
 	steps   []RecordedStep
@@ -137,7 +143,7 @@ type recTab struct {
 	// mainID is the main frame's id (guarded by the recorder's mu: the
 	// tab's event goroutine follows it, cleanup reads it).
 	mainID string
-	asked  bool // the page asked for the main frame's navigation since it last committed
+	asked  time.Time // when the page last asked for the main frame's navigation, since it last committed
 }
 
 // StartRecording starts recording what the user does in the held tab:
@@ -180,7 +186,7 @@ func (h *Held) StartRecording(ctx context.Context, o RecordOptions) (*RecordStat
 		return nil, err
 	}
 	ctxRun, stop := context.WithCancel(context.WithoutCancel(ctx))
-	r := &recorder{s: s, opts: o, started: time.Now(), tab: s.ids.shortOf(t.target), stop: stop,
+	r := &recorder{s: s, opts: o, started: time.Now(), tab: s.ids.shortOf(t.target), stop: stop, noticeBe: nb, id: rand.Text()[:12],
 		ended: make(chan struct{}), finished: make(chan struct{}), marks: map[string]chan struct{}{}}
 	if nb != nil {
 		r.notice = "the extension shows it (badge, popup, notification) with Stop"
@@ -203,11 +209,9 @@ func (h *Held) StartRecording(ctx context.Context, o RecordOptions) (*RecordStat
 	if nb != nil {
 		done, err := nb.StartRecordingNotice(ctx, t.target, recordNoticeText(o))
 		if err != nil {
-			r.end("agent")
-			r.cleanup(ctx)
+			r.discard(ctx)
 			return nil, backendError("show the recording", err)
 		}
-		r.noticeBe = nb
 		go func() {
 			select {
 			case <-done:
@@ -329,6 +333,13 @@ func (r *recorder) endAndFinish(by string) {
 func (r *recorder) discard(ctx context.Context) {
 	if r.end("agent") {
 		r.cleanup(ctx)
+		return
+	}
+	// Ended by its own goroutine: its cleanup must be done before anything
+	// new goes into the page (or the notice of the tab).
+	select {
+	case <-r.finished:
+	case <-ctx.Done():
 	}
 }
 
@@ -357,11 +368,20 @@ func (r *recorder) cleanup(ctx context.Context) {
 		default:
 		}
 		if rt.script != "" {
-			_ = t.page.Call(ctx, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": rt.script}, nil)
+			if err := t.page.Call(ctx, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": rt.script}, nil); err != nil {
+				t.log.Debug("record: remove the script", "err", err)
+			}
+		}
+		// Without the binding, a recorder left anywhere (a page in the
+		// back/forward cache) tells nobody anything.
+		if err := t.page.Call(ctx, "Runtime.removeBinding", map[string]any{"name": recordBinding}, nil); err != nil {
+			t.log.Debug("record: remove the binding", "err", err)
 		}
 		w := frameWorld{sess: t.page, frameID: r.mainOf(rt)}
 		var v any
-		_, _ = w.eval(ctx, "(globalThis.__webpilotRecorder ? (globalThis.__webpilotRecorder.end(), 1) : 0)", &v)
+		if _, err := w.eval(ctx, "(globalThis.__webpilotRecorder ? (globalThis.__webpilotRecorder.end(), 1) : 0)", &v); err != nil {
+			t.log.Debug("record: end the page's recorder", "err", err)
+		}
 	}
 	if r.noticeBe != nil && len(tabs) > 0 {
 		if err := r.noticeBe.EndRecordingNotice(ctx, tabs[0].t.target); err != nil {
@@ -407,7 +427,7 @@ func (r *recorder) flush(ctx context.Context, rt *recTab) {
 // every new document and the one showing now, and the goroutine that
 // reads what they tell.
 func (r *recorder) follow(ctx, run context.Context, t *Tab, banner bool) error {
-	opts, _ := json.Marshal(map[string]any{"secret": r.opts.Secret, "banner": banner, "message": recordNoticeText(r.opts)})
+	opts, _ := json.Marshal(map[string]any{"id": r.id, "secret": r.opts.Secret, "banner": banner, "message": recordNoticeText(r.opts)})
 	src := strings.NewReplacer("__OPTS__", string(opts), "__HEAL__", strings.TrimSpace(healJS), "__BINDING__", recordBinding).Replace(recordJS)
 	src = strings.TrimSuffix(strings.TrimSpace(src), ";")
 	// Subscribe before anything can happen, so that no step is missed.
@@ -424,6 +444,11 @@ func (r *recorder) follow(ctx, run context.Context, t *Tab, banner bool) error {
 	}
 	if err := t.page.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src + ";", "worldName": worldName}, &added); err != nil {
 		return fail("record the tab", err)
+	}
+	fail = func(doing string, err error) error {
+		cancel()
+		_ = t.page.Call(ctx, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": added.Identifier}, nil)
+		return backendError(doing, err)
 	}
 	rt := &recTab{t: t, script: added.Identifier, id: r.s.ids.shortOf(t.target)}
 	r.mu.Lock()
@@ -453,6 +478,7 @@ func (r *recorder) follow(ctx, run context.Context, t *Tab, banner bool) error {
 
 // recEvent is what the recorder script tells through the binding.
 type recEvent struct {
+	ID        string      `json:"id"`
 	K         string      `json:"k"`
 	U         string      `json:"u"`
 	C         *Candidates `json:"c"`
@@ -504,7 +530,7 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 			Payload string `json:"payload"`
 		}
 		var e recEvent
-		if json.Unmarshal(ev.Params, &b) != nil || b.Name != recordBinding || json.Unmarshal([]byte(b.Payload), &e) != nil {
+		if json.Unmarshal(ev.Params, &b) != nil || b.Name != recordBinding || json.Unmarshal([]byte(b.Payload), &e) != nil || e.ID != r.id {
 			return
 		}
 		switch e.K {
@@ -541,7 +567,7 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 			FrameID string `json:"frameId"`
 		}
 		if json.Unmarshal(ev.Params, &e) == nil && e.FrameID == r.mainOf(rt) {
-			rt.asked = true
+			rt.asked = time.Now()
 		}
 	case navCommitted:
 		var e struct {
@@ -555,8 +581,10 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 		if json.Unmarshal(ev.Params, &e) != nil || e.Frame.ParentID != "" {
 			return
 		}
-		asked := rt.asked
-		rt.asked = false
+		// A request that never committed (a download, a 204) is not held
+		// against an address typed much later.
+		asked := !rt.asked.IsZero() && time.Since(rt.asked) < askedFor
+		rt.asked = time.Time{}
 		r.mu.Lock()
 		rt.mainID = e.Frame.ID
 		r.mu.Unlock()
@@ -612,7 +640,8 @@ func (r *recorder) followPopup(ctx context.Context) {
 				}
 				found = true
 				if err := r.follow(ctx, ctx, nt, r.noticeBe == nil); err != nil {
-					return err
+					r.note("a new tab the page opened could not be followed (" + Echo(err.Error()) + "): what was done in it is not recorded")
+					continue
 				}
 				s.current = nt
 				_ = s.be.Activate(ctx, nt.target)
@@ -629,8 +658,10 @@ func (r *recorder) followPopup(ctx context.Context) {
 			return
 		}
 	}
-	if lastErr != nil || ctx.Err() == nil {
-		r.note("a new tab the page opened could not be followed: what was done in it is not recorded")
+	// Nothing new to adopt and no error: the tab closed at once, or the
+	// follower of another window.open adopted it.
+	if lastErr != nil && ctx.Err() == nil {
+		r.note("a new tab the page opened could not be followed (" + Echo(lastErr.Error()) + "): what was done in it is not recorded")
 	}
 }
 

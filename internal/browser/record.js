@@ -10,8 +10,15 @@
 // go through (one JSON string each), the options ({secret: [labels or
 // selectors the user marked secret], banner, message}) and heal.js.
 (() => {
-  if (window !== window.top || globalThis.__webpilotRecorder) return;
+  if (window !== window.top) return;
   const OPTS = __OPTS__;
+  // A recorder an older recording left in this document (one back from
+  // the back/forward cache) gives way to this one.
+  const older = globalThis.__webpilotRecorder;
+  if (older) {
+    if (older.id === OPTS.id) return;
+    older.end();
+  }
   const heal = __HEAL__;
   const BIND = "__BINDING__";
   const send = (m) => {
@@ -34,6 +41,7 @@
     return heal(W, "describe", el, null).catch(() => null);
   };
   const emit = (m, c) => {
+    m.id = OPTS.id;
     m.t = Date.now();
     m.u = location.href;
     if (c === undefined) {
@@ -69,7 +77,18 @@
   const textLike = (el) =>
     el && ((el.tagName === "INPUT" && !/^(button|submit|reset|checkbox|radio|file|image|range|color|hidden)$/i.test(el.type)) || el.tagName === "TEXTAREA" || el.isContentEditable);
   const toggle = (el) => el && el.tagName === "INPUT" && /^(checkbox|radio)$/i.test(el.type);
+  // A field once secret stays secret (a "show password" button turns it
+  // into a text field; its value is still the password).
+  const secretEls = new WeakSet();
   const marked = (el) => {
+    if (secretEls.has(el)) return true;
+    if (markedNow(el)) {
+      secretEls.add(el);
+      return true;
+    }
+    return false;
+  };
+  const markedNow = (el) => {
     if (el.tagName === "INPUT" && el.type === "password") return true;
     if (/(current|new)-password|one-time-code|cc-number|cc-csc/i.test(el.getAttribute("autocomplete") || "")) return true;
     const W = globalThis.__webpilot;
@@ -93,7 +112,7 @@
     const e = editing;
     editing = null;
     const m = { k: "fill" };
-    if (e.secret) m.secret = true;
+    if (e.secret || marked(e.el)) m.secret = true;
     else m.value = e.el.isContentEditable ? e.el.innerText : e.el.value;
     chain = chain.then(() => emit(m, e.c));
     lastStep = Date.now();
@@ -170,11 +189,18 @@
       return;
     }
     before(el);
-    press = { el, c: describeNow(el), at: Date.now() };
+    press = { el, c: describeNow(el), at: Date.now(), x: e.clientX, y: e.clientY };
+  });
+  on(window, "dragstart", () => {
+    press = null;
   });
   on(window, "pointerup", (e) => {
     if (!e.isTrusted || !press) return;
     const p = press;
+    if (Math.abs(e.clientX - p.x) > 10 || Math.abs(e.clientY - p.y) > 10) {
+      press = null; // a drag, not a click
+      return;
+    }
     setTimeout(() => {
       if (press !== p) return;
       press = null;
@@ -193,7 +219,10 @@
     if (!el || textLike(el) || toggle(el) || el.tagName === "SELECT" || el.tagName === "OPTION") return;
     if (el.tagName === "LABEL" && el.control && (toggle(el.control) || textLike(el.control) || el.control.tagName === "SELECT")) return;
     if (editing && editing.el !== el) flush();
-    const c = p && (p.el === el || p.el.contains(el) || el.contains(p.el)) ? p.c : (before(el), describeNow(el));
+    // Pressed on one element and released off it, the click goes to an
+    // ancestor of both: that is no click on what was pressed.
+    if (p && p.el !== el && !p.el.contains(el) && el.contains(p.el)) return;
+    const c = p && (p.el === el || p.el.contains(el)) ? p.c : (before(el), describeNow(el));
     chain = chain.then(() => emit({ k: "click" }, c));
     lastStep = Date.now();
     appeared = null;
@@ -270,7 +299,7 @@
   const frameCheck = () => {
     const f = document.activeElement;
     const now = f && (f.tagName === "IFRAME" || f.tagName === "FRAME") ? f : null;
-    if (now && now !== inFrame) send({ k: "frame", text: now.title || now.name || now.id || now.getAttribute("src") || "" });
+    if (now && now !== inFrame) send({ id: OPTS.id, k: "frame", text: now.title || now.name || now.id || now.getAttribute("src") || "" });
     inFrame = now;
   };
   on(window, "blur", () => setTimeout(frameCheck, 0));
@@ -291,7 +320,7 @@
     stop.style.cssText = "font:inherit;padding:2px 10px;border:0;border-radius:4px;background:#fff;color:#b00020;cursor:pointer";
     stop.addEventListener("click", (e) => {
       if (!e.isTrusted) return;
-      flush().then(() => send({ k: "stop" }));
+      flush().then(() => send({ id: OPTS.id, k: "stop" }));
     });
     box.append(label, stop);
     root.append(box);
@@ -308,7 +337,7 @@
       frameCheck();
       flush();
       waitFor(null);
-      return chain.then(() => send({ k: "mark", mark }));
+      return chain.then(() => send({ id: OPTS.id, k: "mark", mark }));
     },
     // end stops recording this document: listeners, observer, banner.
     end() {

@@ -231,3 +231,63 @@ func TestRecordFrameNote(t *testing.T) {
 		t.Errorf("steps %q, notes %q", got, rec.Notes)
 	}
 }
+
+// A password field stays secret when the page shows it as text ("show
+// password") and the user types on; a field named in Secret is secret
+// too; their values are never read.
+func TestRecordSecretStays(t *testing.T) {
+	e := newEnv(t, browser.Options{RecordHeadless: true})
+	e.navigate("/record/login.html")
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "login", Secret: []string{"Card number"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := e.ctx
+	u, err := backendtest.NewUser(ctx, e.m.Backend(), e.base+"/record/login.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	for _, f := range []func() error{
+		func() error { return u.Type(ctx, "#user", "ada") },
+		func() error { return u.Type(ctx, "#pw", "hunter22") },
+		func() error { return u.Click(ctx, "#show", 1) },
+		func() error { return u.WaitFor(ctx, `document.getElementById("pw").type === "text"`) },
+		func() error { return u.Type(ctx, "#pw", "!") },
+		func() error { return u.Type(ctx, "#card", "4111111111111111") },
+		func() error { return u.Press(ctx, "Enter") },
+	} {
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rec *browser.Recorded
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+		var err error
+		rec, err = h.StopRecording(ctx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range rec.Steps {
+		got = append(got, stepLine(st))
+		if strings.Contains(st.Value, "hunter") || strings.Contains(st.Value, "4111") {
+			t.Errorf("a secret was read: %+v", st)
+		}
+	}
+	want := []string{
+		"navigate " + e.base + "/record/login.html",
+		`fill input "User" = ada`,
+		`fill input "Password" = (secret)`,
+		`click button "Show"`,
+		`fill input "Password" = (secret)`,
+		`fill input "Card number" = (secret)`,
+		`press Enter input "Card number"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -3,6 +3,7 @@ package recipes
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -76,6 +77,10 @@ func (r *Recipe) bind(vals map[string]any) ([]map[string]any, error) {
 		for k, v := range s.Fields {
 			if k == "do" || k == "save_as" {
 				m[k] = v
+				continue
+			}
+			if u, ok := v.(string); ok && k == "url" && s.Fields["do"] == "navigate" {
+				m[k] = substituteURL(u, vals)
 				continue
 			}
 			m[k] = substitute(v, vals)
@@ -154,6 +159,51 @@ func substituteString(s string, vals map[string]any) any {
 	})
 }
 
+// substituteURL is substituteString for a navigation's URL: a value put
+// into the query or fragment is query-escaped, into the path
+// path-escaped ("a b&c" stays one value); in the scheme and host, or as
+// the whole URL, it goes in as it is.
+func substituteURL(s string, vals map[string]any) any {
+	if refs := refsIn(s); len(refs) == 0 || (len(refs) == 1 && refs[0].whole) {
+		return substituteString(s, vals)
+	}
+	for _, rf := range refsIn(s) {
+		if _, ok := vals[rf.name].(Secret); ok {
+			return substituteString(s, vals) // refused by the caller
+		}
+	}
+	return rewriteAt(s, func(rf ref, before string) string {
+		v, ok := vals[rf.name]
+		if !ok {
+			return "$" + rf.name // a saved value: the flow puts it in
+		}
+		str := fmt.Sprint(v)
+		switch x := v.(type) {
+		case string:
+			str = x
+		case float64:
+			str = num(x)
+		}
+		switch {
+		case strings.ContainsAny(before, "?#"):
+			str = url.QueryEscape(str)
+		case inPath(before):
+			str = url.PathEscape(str)
+		}
+		return escape(str)
+	})
+}
+
+// inPath says a URL that starts with before goes on in its path: past the
+// scheme's "//" and the host.
+func inPath(before string) bool {
+	_, rest, ok := strings.Cut(before, "://")
+	if !ok {
+		return strings.HasPrefix(before, "/")
+	}
+	return strings.Contains(rest, "/")
+}
+
 // escape writes a value's $ as $$, which the flow turns back into $.
 func escape(s string) string { return strings.ReplaceAll(s, "$", "$$") }
 
@@ -175,18 +225,26 @@ func refsIn(s string) []ref {
 // rewrite rewrites s, calling repl for each reference; $$ and a $ that
 // starts no reference stay as they are (the flow reads them).
 func rewrite(s string, repl func(r ref) string) string {
+	return rewriteAt(s, func(r ref, _ string) string { return repl(r) })
+}
+
+// rewriteAt is rewrite whose repl also gets the text of s before the
+// reference.
+func rewriteAt(s string, repl func(r ref, before string) string) string {
 	if !strings.Contains(s, "$") {
 		return s
 	}
 	toks := vars.Lex(s, true)
-	var b strings.Builder
+	var b, src strings.Builder
 	for i, t := range toks {
 		if t.Kind != vars.Ref {
 			b.WriteString(t.Text)
+			src.WriteString(t.Text)
 			continue
 		}
 		after := t.Braced && i+1 < len(toks) && vars.NameChar(toks[i+1].Text[0])
-		b.WriteString(repl(ref{name: t.Name, braced: t.Braced, whole: t.Text == s, nameCharAfter: after}))
+		b.WriteString(repl(ref{name: t.Name, braced: t.Braced, whole: t.Text == s, nameCharAfter: after}, src.String()))
+		src.WriteString(t.Text)
 	}
 	return b.String()
 }

@@ -39,7 +39,7 @@ func TestBind(t *testing.T) {
 		err    string // the error's text; "" for none
 	}{
 		{name: "defaults and substitution", params: map[string]any{"query": "red socks"}, check: func(t *testing.T, s []map[string]any) {
-			if got := s[0]["url"]; got != "https://example.com/s?q=red socks&n=5&exact=false&sort=price" {
+			if got := s[0]["url"]; got != "https://example.com/s?q=red+socks&n=5&exact=false&sort=price" {
 				t.Errorf("url = %v", got)
 			}
 			if got := s[1]["text"]; got != "red socks" {
@@ -201,5 +201,30 @@ func TestBindSecret(t *testing.T) {
 	var ve *ValidationError
 	if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Field != "params.limit" || !strings.Contains(ve.Problems[0].Message, `{"secret":"PW"}`) {
 		t.Errorf("a secret number: %v", err)
+	}
+}
+
+// A value put into a navigation's URL stays one value: query-escaped in
+// the query, path-escaped in the path, as it is in the host or as the
+// whole URL; other fields get it as it is.
+func TestBindURL(t *testing.T) {
+	r, err := Parse("", []byte(`{"name": "u", "site": "example.com",
+  "params": {"q": {"type": "string"}, "page": {"type": "string"}, "host": {"type": "string", "default": "example.com"}, "whole": {"type": "string", "default": "https://example.com/a b"}},
+  "steps": [{"do": "navigate", "url": "https://${host}/shop/${page}/list?q=${q}#${q}"}, {"do": "navigate", "url": "$whole"}, {"do": "find", "text": "$q"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := r.Bind(map[string]any{"q": "a&b c/d", "page": "x/y z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := steps[0]["url"], "https://example.com/shop/x%2Fy%20z/list?q=a%26b+c%2Fd#a%26b+c%2Fd"; got != want {
+		t.Errorf("url = %v, want %v", got, want)
+	}
+	if got := steps[1]["url"]; got != "https://example.com/a b" {
+		t.Errorf("whole url = %v", got)
+	}
+	if got := steps[2]["text"]; got != "a&b c/d" {
+		t.Errorf("text = %v", got)
 	}
 }

@@ -248,7 +248,10 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 	if r.Description == "" {
 		r.Description = "Recorded from the user's demonstration"
 	}
-	type typed struct{ value, name string }
+	type typed struct {
+		value, name string
+		step        int // the index of the fill in r.Steps
+	}
 	var values []typed
 	usedNames := map[string]bool{}
 	unique := func(base string, taken map[string]bool) string {
@@ -260,17 +263,22 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 		return n
 	}
 	secrets := map[string]bool{}
+	var notes []string
 	var review []string
 	var kept []reviewStep
-	typedYet := false
+	// searched: steps since the last fill, while they are only what
+	// submits it (a key, a click, the page it loaded); -1: none.
+	searched := -1
+	site := secretPrefix(rec.Steps)
 	for _, st := range rec.Steps {
 		fields := map[string]any{}
 		el := ""
 		if st.Element != nil {
-			// A click on one of a list's items after the user typed (a
-			// search's results) picks by place: another query lists
-			// other items, and "the first result" is what was meant.
-			if typedYet && (st.Kind == "click" || st.Kind == "dblclick") && st.Element.Position != nil && structuralOf(st.Element) != "" {
+			// A click on one of a list's items right after the user typed
+			// and submitted (a search's results) picks by place: another
+			// query lists other items, and "the first result" is what was
+			// meant. Elsewhere a list's item is picked by what it is.
+			if searched >= 0 && searched <= 3 && (st.Kind == "click" || st.Kind == "dblclick") && st.Element.Position != nil && structuralOf(st.Element) != "" {
 				st.Element.ByPlace = true
 			}
 			setLocator(fields, st.Element)
@@ -279,12 +287,23 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 				el += fmt.Sprintf(" (by place: item %d of %d)", st.Element.Position.Index+1, st.Element.Position.Count)
 			}
 		}
-		if st.Kind == "fill" {
-			typedYet = true
+		switch {
+		case st.Kind == "fill":
+			searched = 0
+		case searched >= 0 && (st.Kind == "press" || st.Kind == "click" || st.Kind == "navigate" || st.Kind == "wait"):
+			searched++
+		default:
+			searched = -1
 		}
 		line := ""
 		switch st.Kind {
 		case "navigate":
+			if sec != nil && sec.Mask(st.URL) != st.URL {
+				// An address holding a declared secret (a token typed into
+				// the address bar) is not written down.
+				notes = append(notes, "an address that held a declared secret was left out")
+				continue
+			}
 			fields["do"], fields["url"] = "navigate", st.URL
 			line = "navigate " + st.URL
 		case "tab":
@@ -302,7 +321,7 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 		case "fill":
 			fields["do"], fields["action"] = "action", "fill"
 			if st.Secret {
-				sn := unique(strings.ToUpper(paramBase(st.Element)), secrets)
+				sn := unique(site+strings.ToUpper(paramBase(st.Element)), secrets)
 				fields["secret"] = sn
 				line = fmt.Sprintf("fill %s = secret %s", el, sn)
 				break
@@ -325,12 +344,9 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 			}
 			pn := unique(paramBase(st.Element), usedNames)
 			fields["value"] = "$" + pn
-			desc := "typed into " + el
-			if len(desc) > 200 {
-				desc = desc[:200]
-			}
+			desc := "typed into " + cutString(el, 180)
 			r.Params[pn] = recipes.Param{Type: "string", Default: st.Value, Description: desc}
-			values = append(values, typed{st.Value, pn})
+			values = append(values, typed{st.Value, pn, len(r.Steps)})
 			line = fmt.Sprintf("fill %s = $%s (%q)", el, pn, st.Value)
 		case "select":
 			fields["do"], fields["action"] = "action", "select"
@@ -368,18 +384,17 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 		review = append(review, line)
 		kept = append(kept, reviewStep{at: st.At, kind: st.Kind})
 	}
-	// A value typed once and seen later (in an address the user typed, in
-	// text they waited for) is the same parameter there.
+	// A value typed once and seen later (a whole query value or path
+	// segment of an address the user typed, text they waited for) is the
+	// same parameter there.
 	for i := range r.Steps {
 		f := r.Steps[i].Fields
 		for _, v := range values {
-			if len(v.value) < 3 {
+			if len(v.value) < 3 || i <= v.step {
 				continue
 			}
 			if u, ok := f["url"].(string); ok && f["do"] == "navigate" {
-				nu := strings.ReplaceAll(u, url.QueryEscape(v.value), "${"+v.name+"}")
-				nu = strings.ReplaceAll(nu, url.PathEscape(v.value), "${"+v.name+"}")
-				if nu != u {
+				if nu := paramInURL(u, v.value, v.name); nu != u {
 					f["url"] = nu
 					review[i] = "navigate " + nu
 				}
@@ -431,13 +446,57 @@ func recordedRecipe(name, description string, rec *browser.Recorded, decode func
 		}
 		b.WriteString("Secrets (declare each: webpilot --secrets FILE, or WEBPILOT_SECRET_<NAME>): " + strings.Join(slices.Sorted(slices.Values(names)), ", ") + "\n")
 	}
-	for _, n := range rec.Notes {
+	for _, n := range append(slices.Clone(rec.Notes), notes...) {
 		b.WriteString("Note: " + n + "\n")
 	}
 	for i := range kept {
 		kept[i].line = review[i]
 	}
 	return checked, &recordReview{text: strings.TrimRight(b.String(), "\n"), steps: kept}, nil
+}
+
+// paramInURL writes ${name} for each query value and path segment of raw
+// that is value (escaped as a URL writes it), leaving the rest as it is;
+// a run escapes the value it puts there (recipes: substituteURL).
+func paramInURL(raw, value, name string) string {
+	rest, frag, hasFrag := strings.Cut(raw, "#")
+	base, query, hasQuery := strings.Cut(rest, "?")
+	scheme, after, ok := strings.Cut(base, "://")
+	if !ok {
+		return raw
+	}
+	host, path, hasPath := strings.Cut(after, "/")
+	ref := "${" + name + "}"
+	if hasPath {
+		segs := strings.Split(path, "/")
+		for i, sg := range segs {
+			if v, err := url.PathUnescape(sg); err == nil && v == value {
+				segs[i] = ref
+			}
+		}
+		path = strings.Join(segs, "/")
+	}
+	if hasQuery {
+		pairs := strings.Split(query, "&")
+		for i, pr := range pairs {
+			k, v, ok := strings.Cut(pr, "=")
+			if uv, err := url.QueryUnescape(v); ok && err == nil && uv == value {
+				pairs[i] = k + "=" + ref
+			}
+		}
+		query = strings.Join(pairs, "&")
+	}
+	out := scheme + "://" + host
+	if hasPath {
+		out += "/" + path
+	}
+	if hasQuery {
+		out += "?" + query
+	}
+	if hasFrag {
+		out += "#" + frag
+	}
+	return out
 }
 
 // setLocator writes the step's locator from the element's candidates: a
@@ -468,6 +527,29 @@ func setLocator(fields map[string]any, c *browser.Candidates) {
 	default:
 		fields["selector"] = fp.Tag
 	}
+}
+
+// secretPrefix is what a recorded secret's name starts with: the
+// recording's site in upper case (SHOP_EXAMPLE_ for shop.example.com), so
+// that PASSWORD of one site is not taken for a secret of that name
+// declared for another; "" for a site that does not start with a letter
+// (an IP address).
+func secretPrefix(steps []browser.RecordedStep) string {
+	for _, st := range steps {
+		if st.Kind != "navigate" {
+			continue
+		}
+		site := recipes.Site(st.URL)
+		if i := strings.LastIndex(site, "."); i > 0 {
+			site = site[:i] // without the top-level domain
+		}
+		p := strings.Trim(notWord.ReplaceAllString(strings.ToLower(site), "_"), "_")
+		if p == "" || p[0] < 'a' || p[0] > 'z' || len(p) > 24 {
+			return ""
+		}
+		return strings.ToUpper(p) + "_"
+	}
+	return ""
 }
 
 // structuralOf is the element's structural selector, or "".

@@ -36,8 +36,10 @@ func TestRecordedRecipe(t *testing.T) {
 		{Kind: "fill", Element: field("Note", "note", "text"), Value: "key sk-live-123456 here", At: at},
 		{Kind: "fill", Element: field("E-mail", "mail2", "email"), Value: "bob@example.com", At: at},
 		{Kind: "wait", Text: "Welcome sk-live-123456", At: at},
-		{Kind: "navigate", URL: "https://shop.example/search?q=ada%40example.com", At: at},
+		{Kind: "navigate", URL: "https://shop.example/search?q=ada%40example.com&ref=ada%40example.com.x#top", At: at},
+		{Kind: "navigate", URL: "https://shop.example/u/bob%40example.com/orders", At: at},
 		{Kind: "press", Key: "Enter", At: at},
+		{Kind: "navigate", URL: "https://shop.example/api?key=sk-live-123456", At: at},
 	}}
 	r, rv, err := recordedRecipe("shop", "", rec, nil, sec)
 	if err != nil {
@@ -48,13 +50,16 @@ func TestRecordedRecipe(t *testing.T) {
 	t.Logf("review:\n%s\nsteps: %s", rv.text, data)
 	for _, want := range []string{
 		`2 fill textbox "E-mail" = $e_mail ("ada@example.com")`,
-		`3 fill textbox "Password" = secret PASSWORD`,
+		`3 fill textbox "Password" = secret SHOP_PASSWORD`,
 		`4 fill textbox "API key" = secret API_KEY`,
 		`5 fill textbox "Note" = $note (holds a secret: not stored)`,
 		`6 fill textbox "E-mail" = $e_mail_2 ("bob@example.com")`,
-		`7 navigate https://shop.example/search?q=${e_mail}`,
-		`8 press Enter`,
+		`7 navigate https://shop.example/search?q=${e_mail}&ref=ada%40example.com.x#top`,
+		`8 navigate https://shop.example/u/${e_mail_2}/orders`,
+		`9 press Enter`,
 		"Params: e_mail:string=ada@example.com, e_mail_2:string=bob@example.com, note:string",
+		"Secrets (declare each: webpilot --secrets FILE, or WEBPILOT_SECRET_<NAME>): SHOP_PASSWORD",
+		"Note: an address that held a declared secret was left out",
 	} {
 		if !strings.Contains(rv.text, want) {
 			t.Errorf("the review lacks %q", want)
@@ -63,7 +68,7 @@ func TestRecordedRecipe(t *testing.T) {
 	if strings.Contains(string(file), "sk-live") || strings.Contains(rv.text, "sk-live") || strings.Contains(rv.text, "Welcome") {
 		t.Errorf("a secret is written down:\n%s\n%s", file, rv.text)
 	}
-	if len(r.Steps) != 8 || len(rv.steps) != 8 || r.Site != "shop.example" {
+	if len(r.Steps) != 9 || len(rv.steps) != 9 || r.Site != "shop.example" {
 		t.Errorf("%d steps, %d reviewed, site %q", len(r.Steps), len(rv.steps), r.Site)
 	}
 	// Nothing but the start page: refused.
