@@ -38,7 +38,30 @@
   const describeNow = (el) => {
     const W = globalThis.__webpilot;
     if (!W || !el || !el.isConnected) return Promise.resolve(null);
-    return heal(W, "describe", el, null).catch(() => null);
+    return heal(W, "describe", el, null).then((d) => scrub(d, el), () => null);
+  };
+  // scrub takes out of a description what was typed into a secret
+  // editable element (whose text, unlike a field's value, is in its own
+  // text and name and in its ancestors' text, other elements' context).
+  const secretTexts = new Set();
+  const hide = (v) => {
+    let out = String(v || "");
+    for (const t of secretTexts) out = out.split(t).join("");
+    return out;
+  };
+  const scrub = (d, el) => {
+    if (!d) return d;
+    if (el.isContentEditable && marked(el)) {
+      delete d.text;
+      d.fingerprint.name = el.getAttribute("aria-label") || "";
+      d.fingerprint.context = "";
+    }
+    if (secretTexts.size) {
+      if (d.text) d.text = hide(d.text);
+      d.fingerprint.name = hide(d.fingerprint.name);
+      d.fingerprint.context = hide(d.fingerprint.context);
+    }
+    return d;
   };
   const emit = (m, c) => {
     m.id = OPTS.id;
@@ -112,9 +135,16 @@
     const e = editing;
     editing = null;
     const m = { k: "fill" };
-    if (e.secret || marked(e.el)) m.secret = true;
-    else m.value = e.el.isContentEditable ? e.el.innerText : e.el.value;
-    chain = chain.then(() => emit(m, e.c));
+    let c = e.c;
+    if (e.secret || marked(e.el)) {
+      m.secret = true;
+      if (e.el.isContentEditable) {
+        const t = norm(e.el.innerText);
+        if (t.length >= 2) secretTexts.add(t);
+      }
+      c = c.then((d) => scrub(d, e.el));
+    } else m.value = e.el.isContentEditable ? e.el.innerText : e.el.value;
+    chain = chain.then(() => emit(m, c));
     lastStep = Date.now();
     appeared = null;
     return chain;
@@ -168,6 +198,7 @@
     const a = appeared;
     appeared = null;
     if (!a || !a.el.isConnected || (el && a.el.contains(el))) return;
+    if (secretTexts.size && hide(a.text) !== a.text) return;
     if (a.el.checkVisibility && !a.el.checkVisibility()) return;
     chain = chain.then(() => emit({ k: "wait", text: a.text }));
   };
@@ -273,7 +304,7 @@
     const el = e.composedPath()[0];
     const mods = (e.ctrlKey ? "Control+" : "") + (e.metaKey ? "Meta+" : "") + (e.altKey ? "Alt+" : "") + (e.shiftKey ? "Shift+" : "");
     let key = "";
-    if (e.key === "Enter" && !(el && el.tagName === "TEXTAREA" && !mods)) key = mods + "Enter";
+    if (e.key === "Enter" && !(el && (el.tagName === "TEXTAREA" || el.isContentEditable) && !mods)) key = mods + "Enter";
     else if (e.key === "Escape") key = mods + "Escape";
     if (!key || e.isComposing) return;
     keyAt = Date.now();

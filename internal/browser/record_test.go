@@ -2,6 +2,7 @@ package browser_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -239,7 +240,7 @@ func TestRecordSecretStays(t *testing.T) {
 	e := newEnv(t, browser.Options{RecordHeadless: true})
 	e.navigate("/record/login.html")
 	if err := e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "login", Secret: []string{"Card number"}})
+		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "login", Secret: []string{"Card number", "#phrase"}})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -257,6 +258,8 @@ func TestRecordSecretStays(t *testing.T) {
 		func() error { return u.WaitFor(ctx, `document.getElementById("pw").type === "text"`) },
 		func() error { return u.Type(ctx, "#pw", "!") },
 		func() error { return u.Type(ctx, "#card", "4111111111111111") },
+		func() error { return u.Type(ctx, "#phrase", "alpha beta") },
+		func() error { return u.Click(ctx, "#card", 1) },
 		func() error { return u.Press(ctx, "Enter") },
 	} {
 		if err := f(); err != nil {
@@ -274,8 +277,9 @@ func TestRecordSecretStays(t *testing.T) {
 	var got []string
 	for _, st := range rec.Steps {
 		got = append(got, stepLine(st))
-		if strings.Contains(st.Value, "hunter") || strings.Contains(st.Value, "4111") {
-			t.Errorf("a secret was read: %+v", st)
+		el, _ := json.Marshal(st.Element)
+		if strings.Contains(st.Value, "hunter") || strings.Contains(st.Value, "4111") || strings.Contains(string(el), "alpha") {
+			t.Errorf("a secret was read: %+v %s", st, el)
 		}
 	}
 	want := []string{
@@ -285,6 +289,7 @@ func TestRecordSecretStays(t *testing.T) {
 		`click button "Show"`,
 		`fill input "Password" = (secret)`,
 		`fill input "Card number" = (secret)`,
+		`fill div "Recovery phrase" = (secret)`,
 		`press Enter input "Card number"`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
