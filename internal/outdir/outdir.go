@@ -97,6 +97,20 @@ func (d *Dir) name(kind, ext string) string {
 	return n
 }
 
+// fresh calls create with a new name after kind (and ext) until it does
+// not find it taken: another process (a second daemon, a test binary)
+// writing to the same directory in the same second numbers its own the
+// same way.
+func (d *Dir) fresh(kind, ext string, create func(name string) error) error {
+	var err error
+	for range 1000 {
+		if err = create(d.name(kind, ext)); !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return err
+}
+
 // Save writes data to a new file named after kind (and ext), making room
 // for it first; the path is returned.
 func (d *Dir) Save(kind, ext string, data []byte) (string, error) {
@@ -105,9 +119,14 @@ func (d *Dir) Save(kind, ext string, data []byte) (string, error) {
 		if err := d.makeRoom(m, int64(len(data)), ""); err != nil {
 			return err
 		}
-		name := d.name(kind, ext)
-		path = filepath.Join(d.path, name)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		var name string
+		var f *os.File
+		err := d.fresh(kind, ext, func(n string) error {
+			name, path = n, filepath.Join(d.path, n)
+			var err error
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("save %s: %w", name, err)
 		}
@@ -130,9 +149,12 @@ func (d *Dir) Save(kind, ext string, data []byte) (string, error) {
 func (d *Dir) NewFolder(kind string) (string, error) {
 	var path string
 	err := d.update(func(m *manifest) error {
-		name := d.name(kind, "")
-		path = filepath.Join(d.path, name)
-		if err := os.Mkdir(path, 0o700); err != nil {
+		var name string
+		err := d.fresh(kind, "", func(n string) error {
+			name, path = n, filepath.Join(d.path, n)
+			return os.Mkdir(path, 0o700)
+		})
+		if err != nil {
 			return fmt.Errorf("create folder %s: %w", name, err)
 		}
 		m.Entries = append(m.Entries, Entry{Name: name, Created: time.Now().UTC()})

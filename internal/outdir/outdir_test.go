@@ -268,3 +268,30 @@ func TestPresenceLockGoesWhenIdle(t *testing.T) {
 		t.Errorf("presence locks left once nothing is busy: %v", p)
 	}
 }
+
+// Two directories on one path (two processes) number their entries alike:
+// a folder or file made in the same second as the other's gets the next
+// number instead of failing.
+func TestTwoWritersSameSecond(t *testing.T) {
+	path := t.TempDir()
+	a, b := outdir.New(path, 1<<20), outdir.New(path, 1<<20)
+	seen := map[string]bool{}
+	for i := range 3 {
+		for _, d := range []*outdir.Dir{a, b} {
+			f, err := d.NewFolder("trace")
+			if err != nil {
+				t.Fatalf("round %d: NewFolder: %v", i, err)
+			}
+			p, err := d.Save("shot", "png", []byte("x"))
+			if err != nil {
+				t.Fatalf("round %d: Save: %v", i, err)
+			}
+			for _, x := range []string{f, p} {
+				if seen[x] {
+					t.Fatalf("%s made twice", x)
+				}
+				seen[x] = true
+			}
+		}
+	}
+}
