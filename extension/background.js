@@ -153,6 +153,20 @@ async function handoffs() {
   return s[SESSION_HANDOFFS] ?? {};
 }
 
+// updateHandoffs changes the list through fn, one change at a time: two notices started at once
+// (recordings in two tabs) must not each write back the list as it was before the other's.
+let handoffQueue = Promise.resolve();
+function updateHandoffs(fn) {
+  const run = handoffQueue.then(async () => {
+    const all = await handoffs();
+    const out = fn(all);
+    await showHandoffs(all);
+    return out;
+  });
+  handoffQueue = run.catch(() => {});
+  return run;
+}
+
 async function showHandoffs(all) {
   const waiting = Object.values(all);
   await chrome.storage.session.set({ [SESSION_HANDOFFS]: all });
@@ -172,10 +186,10 @@ async function showHandoffs(all) {
 async function startHandoff({ tabId, message, session, kind }) {
   await own(tabId);
   const tab = await chrome.tabs.get(tabId);
-  const all = await handoffs();
   const recording = kind === "record";
-  all[tabId] = { tabId, message, session: session ?? null, since: Date.now(), kind: recording ? "record" : "handoff" };
-  await showHandoffs(all);
+  await updateHandoffs((all) => {
+    all[tabId] = { tabId, message, session: session ?? null, since: Date.now(), kind: recording ? "record" : "handoff" };
+  });
   // The tab to the front: active in its window, the window focused.
   await chrome.tabs.update(tabId, { active: true });
   await chrome.windows.update(tab.windowId, { focused: true, drawAttention: true }).catch(() => {});
@@ -197,12 +211,13 @@ async function startHandoff({ tabId, message, session, kind }) {
 }
 
 async function endHandoff({ tabId }) {
-  const all = await handoffs();
-  if (!(tabId in all)) return false;
-  delete all[tabId];
-  await showHandoffs(all);
-  chrome.notifications?.clear(HANDOFF_NOTIFICATION + tabId).catch(() => {});
-  return true;
+  const had = await updateHandoffs((all) => {
+    if (!(tabId in all)) return false;
+    delete all[tabId];
+    return true;
+  });
+  if (had) chrome.notifications?.clear(HANDOFF_NOTIFICATION + tabId).catch(() => {});
+  return had;
 }
 
 // The user says the hand-off is done (the popup's or the notification's Done button).

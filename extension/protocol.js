@@ -505,7 +505,7 @@ export function build(m) {
 //   api.debugger.detach({tabId})
 //   api.debugger.send({tabId, sessionId?, method, params}) -> CDP result object
 //   api.downloads.search(query)          -> chrome.downloads.DownloadItem[]
-//   api.handoff.start({tabId, message, session?}) -> chrome.tabs.Tab (brought to the front)
+//   api.handoff.start({tabId, message, session?, kind?}) -> chrome.tabs.Tab (brought to the front)
 //   api.handoff.end({tabId})
 //
 // downloads.find needs the Bridge's record of agent-tab downloads; Bridge.call runs it.
@@ -603,6 +603,11 @@ const OPS = {
       if (p.session !== undefined && p.session !== null) {
         if (typeof p.session !== "string" || p.session === "" || p.session.length > 100) throw badRequest(`"session" must be a session name`);
         out.session = p.session;
+      }
+      // kind "record": the notice of a recording (REC, Stop) instead of a hand-off's.
+      if (p.kind !== undefined && p.kind !== null) {
+        if (p.kind !== "record") throw badRequest(`"kind" must be "record" or absent`);
+        out.kind = p.kind;
       }
       return out;
     },

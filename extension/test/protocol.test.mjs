@@ -204,7 +204,13 @@ test("checkRequest keeps only the allow-listed ops and their params", () => {
     tabId: 3,
     message: "Sign in, then press Done.",
   });
+  assert.deepEqual(checkRequest("handoff.start", { tabId: 3, message: "Do the task, then press Stop", kind: "record" }), {
+    tabId: 3,
+    message: "Do the task, then press Stop",
+    kind: "record",
+  });
   const bad = [
+    ["handoff.start", { tabId: 3, message: "ok", kind: "other" }],
     ["handoff.start", { tabId: 3 }],
     ["handoff.start", { tabId: 3, message: "   " }],
     ["handoff.start", { tabId: 3, message: "x".repeat(301) }],

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"log/slog"
@@ -308,7 +309,10 @@ func TestRecipeRecordUserStops(t *testing.T) {
 	shop := newDemoShop(t)
 	cs, _, m, _ := recordClient(t)
 	ctx := backendtest.Context(t, 90*time.Second)
-	mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "start", "name": "shop-search", "url": shop.base + "/shop/"})
+	// The message tells this recording's popup entry from those of the
+	// other tests' recordings on the shared browser.
+	const message = "Search the shop, then press Stop (user-stops test)"
+	mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "start", "name": "shop-search", "url": shop.base + "/shop/", "message": message})
 	u, err := backendtest.NewUser(ctx, m.Backend(), shop.base+"/shop/")
 	if err != nil {
 		t.Fatal(err)
@@ -329,12 +333,14 @@ func TestRecipeRecordUserStops(t *testing.T) {
 		defer func() { _ = p.Close(context.Background()) }()
 		var v string
 		for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			if v, err = p.Eval(ctx, `(() => { const b = document.querySelector("#handofflist button.done"); const row = b && b.closest(".handoff");
-				if (!b) return "none"; const txt = row.textContent; b.click(); return txt; })()`); err == nil && v != `"none"` {
+			if v, err = p.Eval(ctx, `(() => { const row = [...document.querySelectorAll("#handofflist .handoff")].find((r) => r.textContent.includes("(user-stops test)"));
+				const b = row && row.querySelector("button.done"); if (!b) return "none"; const txt = row.textContent; b.click(); return txt; })()`); err == nil && v != `"none"` {
 				break
 			}
 		}
-		if !strings.Contains(v, "Recording") || !strings.Contains(v, "Stop") {
+		var row string
+		_ = json.Unmarshal([]byte(v), &row)
+		if !strings.HasPrefix(row, "Recording — "+message) || !strings.HasSuffix(row, "Stop") {
 			t.Errorf("the popup's entry: %s (%v)", v, err)
 		}
 	} else {
