@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
@@ -245,15 +246,30 @@ func (h *Held) SelectTab(ctx context.Context, id string) (*Tab, error) {
 // None is TAB_NOT_FOUND, several AMBIGUOUS_TARGET, with the tabs as
 // suggestions.
 func (h *Held) SelectTabMatching(ctx context.Context, match string) (*Tab, error) {
-	tabs, err := h.ListTabs(ctx)
-	if err != nil {
-		return nil, err
+	s := h.s
+	deadline := time.Now().Add(s.pol.opts.ActionTimeout)
+	for {
+		tabs, err := h.ListTabs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		v, err := matchTabs(tabs, match)
+		if err == nil {
+			return h.SelectTab(ctx, v.ID)
+		}
+		// A page of the session asked for a window that no tab answers
+		// yet (a click just opened one, and the browser, or the extension,
+		// lists it a moment later): look again, within the action timeout.
+		be, _ := AsError(err)
+		if be == nil || be.Code != CodeTabNotFound || s.windowOpens.Load() == s.windowOpensSeen || time.Now().After(deadline) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(pollInterval):
+		}
 	}
-	v, err := matchTabs(tabs, match)
-	if err != nil {
-		return nil, err
-	}
-	return h.SelectTab(ctx, v.ID)
 }
 
 // CloseTab closes one of the session's tabs; a tab the session does not own
