@@ -11,6 +11,31 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
+// startRecording starts recording the user in the session's tab.
+func (e *env) startRecording(o browser.RecordOptions) {
+	e.t.Helper()
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+		_, err := h.StartRecording(ctx, o)
+		return err
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// stopRecording stops the session's recording and returns it.
+func (e *env) stopRecording() *browser.Recorded {
+	e.t.Helper()
+	var rec *browser.Recorded
+	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+		var err error
+		rec, err = h.StopRecording(ctx)
+		return err
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	return rec
+}
+
 // stepLine is a recorded step in a few words, for comparing.
 func stepLine(st browser.RecordedStep) string {
 	el := ""
@@ -48,13 +73,7 @@ func stepLine(st browser.RecordedStep) string {
 func TestRecordUser(t *testing.T) {
 	e := newEnv(t, browser.Options{RecordHeadless: true})
 	e.navigate("/recipes/detail.html?id=42")
-	err := e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "buy", Secret: []string{"Gift note"}})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.startRecording(browser.RecordOptions{Name: "buy", Secret: []string{"Gift note"}})
 	u, err := backendtest.NewUser(e.ctx, e.m.Backend(), "/recipes/detail.html")
 	if err != nil {
 		t.Fatal(err)
@@ -79,15 +98,7 @@ func TestRecordUser(t *testing.T) {
 	must(u.WaitFor(ctx, `location.pathname.endsWith("/detail.html") && document.readyState === "complete"`))
 	must(u.Type(ctx, "input[name=qty]", "2"))
 
-	var rec *browser.Recorded
-	err = e.do(func(ctx context.Context, h *browser.Held) error {
-		var err error
-		rec, err = h.StopRecording(ctx)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := e.stopRecording()
 	var got []string
 	for _, st := range rec.Steps {
 		got = append(got, stepLine(st))
@@ -124,13 +135,7 @@ func TestRecordUser(t *testing.T) {
 func TestRecordWidgets(t *testing.T) {
 	e := newEnv(t, browser.Options{RecordHeadless: true})
 	e.navigate("/record/order.html")
-	err := e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "order"})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.startRecording(browser.RecordOptions{Name: "order"})
 	ctx := e.ctx
 	// The recording follows the new tab once the session adopted it.
 	followed := func() bool {
@@ -144,15 +149,7 @@ func TestRecordWidgets(t *testing.T) {
 	if err := backendtest.OrderDemonstration(ctx, e.m.Backend(), e.base, followed); err != nil {
 		t.Fatal(err)
 	}
-	var rec *browser.Recorded
-	err = e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		var err error
-		rec, err = h.StopRecording(ctx)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := e.stopRecording()
 	var got []string
 	for _, st := range rec.Steps {
 		line := stepLine(st)
@@ -188,12 +185,7 @@ func TestRecordWidgets(t *testing.T) {
 func TestRecordFrameNote(t *testing.T) {
 	e := newEnv(t, browser.Options{RecordHeadless: true})
 	e.navigate("/record/framed.html")
-	if err := e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "framed"})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	e.startRecording(browser.RecordOptions{Name: "framed"})
 	u, err := backendtest.NewUser(e.ctx, e.m.Backend(), e.base+"/record/framed.html")
 	if err != nil {
 		t.Fatal(err)
@@ -216,14 +208,7 @@ func TestRecordFrameNote(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The stop looks where the focus is: in the frame.
-	var rec *browser.Recorded
-	if err := e.do(func(ctx context.Context, h *browser.Held) error {
-		var err error
-		rec, err = h.StopRecording(ctx)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	rec := e.stopRecording()
 	var got []string
 	for _, st := range rec.Steps {
 		got = append(got, stepLine(st))
@@ -239,12 +224,7 @@ func TestRecordFrameNote(t *testing.T) {
 func TestRecordSecretStays(t *testing.T) {
 	e := newEnv(t, browser.Options{RecordHeadless: true})
 	e.navigate("/record/login.html")
-	if err := e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "login", Secret: []string{"Card number", "#phrase"}})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	e.startRecording(browser.RecordOptions{Name: "login", Secret: []string{"Card number", "#phrase"}})
 	ctx := e.ctx
 	u, err := backendtest.NewUser(ctx, e.m.Backend(), e.base+"/record/login.html")
 	if err != nil {
@@ -266,14 +246,7 @@ func TestRecordSecretStays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var rec *browser.Recorded
-	if err := e.do(func(ctx context.Context, h *browser.Held) error {
-		var err error
-		rec, err = h.StopRecording(ctx)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	rec := e.stopRecording()
 	var got []string
 	for _, st := range rec.Steps {
 		got = append(got, stepLine(st))
