@@ -456,3 +456,39 @@ func TestRecipeRecordReplaysWidgets(t *testing.T) {
 		t.Errorf("the replayed form: %s", state)
 	}
 }
+
+// A demonstration on a React 18 root (React's own files), whose root
+// listens to every event: the user's two clicks are two steps, and the
+// replay counts two again.
+func TestRecipeRecordReactRoot(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs, _, m, _ := recordClient(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	page := base + "/real/react-root.html"
+	mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "start", "name": "react-two", "url": page})
+	u, err := backendtest.NewUser(ctx, m.Backend(), page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	for _, f := range []func() error{
+		func() error { return u.WaitFor(ctx, `document.getElementById("count")`) },
+		func() error { return u.Click(ctx, "#root button", 1) },
+		func() error { return u.WaitFor(ctx, `document.getElementById("count").textContent === "Clicked 1 times"`) },
+		func() error { return u.Click(ctx, "#root button", 1) },
+		func() error { return u.WaitFor(ctx, `document.getElementById("count").textContent === "Clicked 2 times"`) },
+	} {
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := mustCall(t, ctx, cs, "recipe_record", map[string]any{"action": "stop", "save": true})
+	if !strings.Contains(out, `2 click button "Add one"`) || !strings.Contains(out, `3 click button "Add one"`) || strings.Contains(out, "\n4 ") {
+		t.Errorf("the recording of two clicks:\n%s", out)
+	}
+	out = mustCall(t, ctx, cs, "recipe_run", map[string]any{"name": "react-two"})
+	if got := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `document.getElementById("count").textContent`}); !strings.Contains(got, "Clicked 2 times") {
+		t.Errorf("after the replay the page says %s\n%s", got, out)
+	}
+}
