@@ -475,9 +475,13 @@ func TestRecipeRecordReactRoot(t *testing.T) {
 	for _, f := range []func() error{
 		func() error { return u.WaitFor(ctx, `document.getElementById("count")`) },
 		func() error { return u.Click(ctx, "#root button", 1) },
-		func() error { return u.WaitFor(ctx, `document.getElementById("count").textContent === "Clicked 1 times"`) },
+		func() error {
+			return u.WaitFor(ctx, `document.getElementById("count").textContent === "Clicked 1 times"`)
+		},
 		func() error { return u.Click(ctx, "#root button", 1) },
-		func() error { return u.WaitFor(ctx, `document.getElementById("count").textContent === "Clicked 2 times"`) },
+		func() error {
+			return u.WaitFor(ctx, `document.getElementById("count").textContent === "Clicked 2 times"`)
+		},
 	} {
 		if err := f(); err != nil {
 			t.Fatal(err)
