@@ -38,7 +38,7 @@ const (
 var settingKinds = map[string]string{
 	"backend": kindBrowser, "bridge_port": kindBrowser, "browser": kindBrowser, "headless": kindBrowser,
 	"isolated": kindBrowser, "user_data_dir": kindBrowser, "cdp_endpoint": kindBrowser, "cdp_header": kindBrowser,
-	"endpoint_per_session": kindBrowser, "site_runs": kindBrowser, "site_queue": kindBrowser, "site_wait": kindBrowser,
+	"endpoint_per_session": kindBrowser, "endpoint_wait": kindBrowser, "site_runs": kindBrowser, "site_queue": kindBrowser, "site_wait": kindBrowser,
 	"proxy_server": kindBrowser, "proxy_bypass": kindBrowser, "ignore_https_errors": kindBrowser,
 	// The proxy resolves OpenCLI in its own environment and sends the
 	// result (clientSettings.OpenCLI).

@@ -75,6 +75,9 @@ type Config struct {
 	// EndpointPerSession: each browser session opens its own connection to
 	// the endpoint, a farm that gives each connection a fresh browser.
 	EndpointPerSession bool
+	// EndpointWait bounds how long a call waits for a farm that holds its
+	// connection in its queue before FARM_FULL (the connection stays queued).
+	EndpointWait time.Duration
 
 	// OpenCLIBin and OpenCLIPrefixArgs name the OpenCLI program (and the
 	// JSON array of arguments before the site) instead of looking for it.
@@ -337,6 +340,14 @@ func configKeys() []configKey {
 			c.SiteQueue = n
 			return nil
 		}, get: func(c *Config) any { return c.SiteQueue }},
+		{name: "endpoint-wait", def: endpoint.DefaultWait.String(), usage: "with --cdp-endpoint: how long a call waits for a browser from a farm at capacity before FARM_FULL (its place in the farm's queue is kept for the next call), 1s to 10m, never past the call's own timeout", set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(strings.TrimSpace(v))
+			if err != nil || d < time.Second || d > 10*time.Minute {
+				return fmt.Errorf("%q is not a duration from 1s to 10m0s", v)
+			}
+			c.EndpointWait = d
+			return nil
+		}, get: func(c *Config) any { return c.EndpointWait.String() }},
 		{name: "site-wait", def: "30s", usage: "how long a recipe run or flow waits for a busy site before SITE_BUSY (queue_timeout), 100ms to 10m", set: func(c *Config, v string) error {
 			d, err := time.ParseDuration(strings.TrimSpace(v))
 			if err != nil || d < recipes.MinGateWait || d > recipes.MaxGateWait {

@@ -272,11 +272,12 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 	}
 	a.log.Info("daemon started", "pid", st.PID, "addr", st.Addr, "version", version, "idle_exit", idle)
 	err = a.server.RunHTTP(ctx, ln, mcpserver.HTTPOptions{
-		Addr:      st.Addr,
-		Token:     token,
-		IdleExit:  idle,
-		Retirable: true,
-		Pair:      a.pairHere,
+		Addr:          st.Addr,
+		Token:         token,
+		IdleExit:      idle,
+		Retirable:     true,
+		DepartedGrace: a.departedGrace(),
+		Pair:          a.pairHere,
 		Status: func(ds *daemon.Status) {
 			ds.PID, ds.Started, ds.Backend, ds.Log = st.PID, st.Started, a.backendKind(), cfg.LogFile
 			a.mu.Lock()

@@ -53,6 +53,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		Token:         cfg.AuthToken,
 		SharedDefault: cfg.Sources["session"] != "default",
 		IdleExit:      cfg.IdleExit,
+		DepartedGrace: a.departedGrace(),
 	})
 	if cerr := a.close(); cerr != nil {
 		a.log.Warn("shutdown", "err", cerr)

@@ -465,7 +465,7 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 			name, value, _ := strings.Cut(line, ":")
 			h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 		}
-		opts := endpoint.Options{URL: cfg.CDPEndpoint, Header: h, Logger: log.With("component", "endpoint")}
+		opts := endpoint.Options{URL: cfg.CDPEndpoint, Header: h, Logger: log.With("component", "endpoint"), Wait: cfg.EndpointWait}
 		if cfg.EndpointPerSession {
 			return endpoint.NewFarm(opts), "endpoint (a connection per session)", nil
 		}
@@ -551,4 +551,14 @@ func (a *app) backendKind() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.kind
+}
+
+// departedGrace is how long the browser session of an MCP client that left
+// outlives it: the server's default, or FarmDepartedGrace when each session
+// holds a farm browser of its own.
+func (a *app) departedGrace() time.Duration {
+	if _, ok := a.backend.(*endpoint.Farm); ok {
+		return mcpserver.FarmDepartedGrace
+	}
+	return 0
 }

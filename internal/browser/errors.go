@@ -25,6 +25,7 @@ const (
 	CodeOutcomeUnknown        = toolerr.CodeOutcomeUnknown
 	CodeLimitExceeded         = toolerr.CodeLimitExceeded
 	CodeSiteBusy              = toolerr.CodeSiteBusy
+	CodeFarmFull              = toolerr.CodeFarmFull
 	CodeCommandFailed         = toolerr.CodeCommandFailed
 	CodeInternal              = toolerr.CodeInternal
 	CodeBridgeDisconnected    = toolerr.CodeBridgeDisconnected

@@ -866,6 +866,12 @@ func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	t.waitInitialLoad(ctx)
 	s.join(t)
 	s.current = t
+	// A connect that waited in a farm's queue is told of, once.
+	if w, ok := s.own.(backend.Waiter); ok {
+		if note := w.TakeWait(); note != "" {
+			t.addLead(note)
+		}
+	}
 	return t, nil
 }
 
@@ -947,6 +953,10 @@ func backendError(doing string, err error) error {
 	case errors.Is(err, backend.ErrProfileLocked):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser profile is in use by another browser",
 			Hint: "webpilot needs a profile of its own: start it with --isolated or another --user-data-dir (to drive the user's own Chrome, pair the extension: webpilot pair)", Err: err}
+	case errors.As(err, new(*backend.EndpointError)):
+		var ee *backend.EndpointError
+		errors.As(err, &ee)
+		return endpointError(doing, ee, err)
 	case errors.Is(err, backend.ErrUnreachable):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser endpoint did not answer",
 			Hint: "check that the browser endpoint or farm (--cdp-endpoint) is up and reachable from here and that its token (--cdp-header) is right; the next call connects again", Err: err}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
@@ -158,6 +159,12 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			Decode:   func(tool string, args map[string]any) (any, error) { return s.decodeArgs(c, tool, args) }}
 		if wd := clientWorkdir(req); wd != "" && d.RecipesFor != nil {
 			env.Recipes = d.RecipesFor(wd)
+		}
+		if p := env.Progress; p != nil {
+			// A backend that waits for a browser (a farm's queue) says so.
+			ctx = backend.WithWaitReport(ctx, func(waited, bound time.Duration, msg string) {
+				p(int(waited/time.Second), int(bound/time.Second), msg)
+			})
 		}
 		caller = browser.Caller{UploadRoots: c.UploadRoots}
 		if d.Secrets.Len() > 0 {

@@ -60,6 +60,11 @@ const (
 	// client or expired after SessionTimeout): then its tabs are closed
 	// and it is removed, unless a client with that session came back.
 	DepartedGrace = 60 * time.Second
+	// FarmDepartedGrace is DepartedGrace when each browser session has a
+	// farm browser of its own (--endpoint-per-session): the browser a
+	// client leaves goes back to the farm within seconds, for an agent
+	// waiting in the farm's queue.
+	FarmDepartedGrace = 2 * time.Second
 	// SessionIdle removes a browser session that has had no call for this
 	// long and is no connected client's default (the janitor of RunHTTP);
 	// Deps.DefaultSession is never removed.

@@ -26,6 +26,9 @@ const (
 	CodeOutcomeUnknown   Code = "OUTCOME_UNKNOWN"
 	CodeLimitExceeded    Code = "LIMIT_EXCEEDED"
 	CodeSiteBusy         Code = "SITE_BUSY"
+	// CodeFarmFull: the browser farm (--cdp-endpoint) is at capacity; the
+	// session keeps its place in the farm's queue and a retry resumes it.
+	CodeFarmFull Code = "FARM_FULL"
 	CodeInternal         Code = "INTERNAL"
 	// Bridge (the user's Chrome through the extension).
 	CodeBridgeDisconnected    Code = "BRIDGE_DISCONNECTED"

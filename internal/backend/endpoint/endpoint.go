@@ -24,8 +24,6 @@ import (
 )
 
 const (
-	// defaultConnectTimeout bounds a connect whose context has no deadline.
-	defaultConnectTimeout = 30 * time.Second
 	// closeTimeout bounds closing the owned tabs on Close.
 	closeTimeout = 5 * time.Second
 	// maxVersionBody bounds the /json/version reply.
@@ -43,6 +41,11 @@ type Options struct {
 	Header http.Header
 	// Logger receives connect and disconnect records; nil discards them.
 	Logger *slog.Logger
+	// Wait bounds how long a call waits for a farm that holds the
+	// connection in its queue (--endpoint-wait; 0 means DefaultWait), and
+	// never past the call's own deadline. The connection stays queued when
+	// the call stops waiting: the next call resumes the wait.
+	Wait time.Duration
 }
 
 // Backend is a browser reached at a CDP endpoint. It implements
@@ -59,8 +62,8 @@ type Backend struct {
 	// Close stops it for good.
 	lazy *backend.Lazy[*link]
 	// pumps counts the goroutines watching for destroyed tabs, one per
-	// connection.
-	pumps sync.WaitGroup
+	// connection; dials, the connects under way (at most one: pend).
+	pumps, dials sync.WaitGroup
 
 	closeOnce sync.Once
 	// guard holds the tabs pages open until their check (GuardPopups).
@@ -72,6 +75,12 @@ type Backend struct {
 	closed bool
 	cur    *link               // the connection made last; nil before the first
 	owned  map[string]struct{} // ids of the tabs NewTab opened and not yet closed
+	// pend is the connect under way, which outlives the call that started
+	// it (a farm may hold it in its queue); nil when none is.
+	pend *pending
+	// waitNote tells of the last connect that waited in a farm's queue,
+	// until TakeWait collects it.
+	waitNote string
 }
 
 // link is one connection to the browser.
@@ -283,7 +292,8 @@ func (b *Backend) Close() error {
 		b.closed = true
 		b.mu.Unlock()
 		b.cancel()
-		b.lazy.Stop() // wait out a connect in progress
+		b.lazy.Stop() // wait out a call waiting for a connect
+		b.dials.Wait()
 		b.mu.Lock()
 		l := b.cur
 		b.cur = nil
@@ -343,60 +353,13 @@ func (b *Backend) current() (*link, error) {
 // the last one dropped.
 func (b *Backend) ensure(ctx context.Context) (*link, error) { return b.lazy.Get(ctx) }
 
-// reconnect closes the connection that dropped, if any, and makes a new
-// one (b.lazy's Renew, run by one caller at a time).
-func (b *Backend) reconnect(ctx context.Context) (*link, error) {
-	b.mu.Lock()
-	old := b.cur
-	b.cur = nil
-	b.mu.Unlock()
-	if old != nil {
-		b.log.Warn("connection lost; connecting again", "reason", b.redactErr(old.conn.Err()))
-		_ = old.conn.Close()
-	}
-	l, err := b.connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b.mu.Lock()
-	b.cur = l
-	b.mu.Unlock()
-	return l, nil
-}
-
-// connect resolves the WebSocket, dials it, checks the browser answers and
-// starts tab discovery.
-func (b *Backend) connect(ctx context.Context) (*link, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(b.ctx, cancel)()
-	if _, ok := ctx.Deadline(); !ok {
-		var cancelT context.CancelFunc
-		ctx, cancelT = context.WithTimeout(ctx, defaultConnectTimeout)
-		defer cancelT()
-	}
-	fail := func(err error) error {
-		if b.ctx.Err() != nil {
-			return fmt.Errorf("endpoint: %w", backend.ErrClosed)
-		}
-		return fmt.Errorf("endpoint: connect to %s: %w: %w", b.display, backend.ErrUnreachable, b.redactErr(err))
-	}
-	began := time.Now()
-	ws, err := b.resolve(ctx)
-	if err != nil {
-		return nil, fail(err)
-	}
-	tr, err := cdp.DialWebSocket(ctx, ws, b.opts.Header)
-	if err != nil {
-		return nil, fail(err)
-	}
-	conn := cdp.NewConn(tr, &cdp.Options{Logger: b.opts.Logger})
+// start checks that the browser on conn answers and starts tab discovery.
+func (b *Backend) start(ctx context.Context, conn *cdp.Conn) (*link, error) {
 	l := &link{conn: conn}
 	sess := conn.Browser()
 	ver, err := cdproto.Call(ctx, sess, cdpbrowser.GetVersion, cdproto.Empty{})
 	if err != nil {
-		_ = conn.Close()
-		return nil, fail(err)
+		return nil, err
 	}
 	l.version = ver.Product
 	// Discovery on: the browser then reports each tab destroyed, which
@@ -408,16 +371,13 @@ func (b *Backend) connect(ctx context.Context) (*link, error) {
 		targets.WatchDestroyed(destroyed, b.disown)
 	})
 	if _, err := cdproto.Call(ctx, sess, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
-		_ = conn.Close()
-		return nil, fail(err)
+		return nil, err
 	}
 	// Every new page waits for its check before it runs (popups); the
 	// pages that other clients of the browser open go on at once.
 	if err := targets.HoldNewTabs(ctx, conn, &b.guard, b.log); err != nil {
-		_ = conn.Close()
-		return nil, fail(err)
+		return nil, err
 	}
-	b.log.Info("connected", "version", l.version, "took", time.Since(began).Round(time.Millisecond))
 	return l, nil
 }
 
@@ -464,7 +424,7 @@ func (b *Backend) resolve(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("discovery: reading /json/version: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("discovery: /json/version answered %s", resp.Status)
+		return "", &statusErr{code: resp.StatusCode, status: resp.Status, body: body}
 	}
 	var v struct {
 		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`

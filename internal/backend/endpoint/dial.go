@@ -1,0 +1,437 @@
+package endpoint
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
+)
+
+const (
+	// DefaultWait is how long a call waits for a farm that holds the
+	// connection in its queue (--endpoint-wait) before it answers that the
+	// farm is full; the connection stays queued for the next call.
+	DefaultWait = 30 * time.Second
+	// phaseTimeout bounds each step of a connect but the wait in a farm's
+	// queue: the TCP and TLS connect, the discovery request, the browser's
+	// first answers.
+	phaseTimeout = 30 * time.Second
+	// waitNoteAfter: a connect that waited in a farm's queue longer than
+	// this leaves a note for the session's next result.
+	waitNoteAfter = time.Second
+	// pressureTimeout bounds one read of the farm's /pressure.
+	pressureTimeout = 2 * time.Second
+	// pressureEvery spaces the reads of /pressure while a call waits.
+	pressureEvery = 2 * time.Second
+	// maxPressureBody bounds the /pressure reply.
+	maxPressureBody = 64 << 10
+)
+
+// pending is the one connect a Backend has under way: it outlives the call
+// that started it (a farm keeps it in its queue), so a later call resumes
+// the wait rather than queueing a second connection.
+type pending struct {
+	done  chan struct{} // closed when the connect ended; l and err are set then
+	l     *link
+	err   error
+	began time.Time
+	// phase is what the connect is doing ("connect", "discovery",
+	// "handshake", "browser"); held is set once the handshake request is
+	// written and no answer has come: the farm holds the connection.
+	phase atomic.Value
+	held  atomic.Bool
+	// heldSince is when held was set (unix ns).
+	heldSince atomic.Int64
+}
+
+func (p *pending) phaseName() string {
+	s, _ := p.phase.Load().(string)
+	return s
+}
+
+func (p *pending) finished() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// reconnect closes the connection that dropped, if any, and waits for a new
+// one (b.lazy's Renew, run by one caller at a time): it resumes the connect
+// under way, or starts one, and waits for it at most the call's share of
+// Options.Wait. A call that stops waiting leaves the connect under way.
+func (b *Backend) reconnect(ctx context.Context) (*link, error) {
+	b.mu.Lock()
+	old := b.cur
+	b.cur = nil
+	p := b.pend
+	if p != nil && p.finished() {
+		p, b.pend = nil, nil // it failed before this call: try again
+	}
+	if p == nil {
+		p = b.startDial()
+		b.pend = p
+	}
+	b.mu.Unlock()
+	if old != nil {
+		b.log.Warn("connection lost; connecting again", "reason", b.redactErr(old.conn.Err()))
+		_ = old.conn.Close()
+	}
+	return b.await(ctx, p)
+}
+
+// startDial starts the connect p stands for; b.mu is held.
+func (b *Backend) startDial() *pending {
+	p := &pending{done: make(chan struct{}), began: time.Now()}
+	p.phase.Store("connect")
+	b.dials.Go(func() {
+		l, err := b.connect(b.ctx, p)
+		b.mu.Lock()
+		if b.pend == p {
+			b.pend = nil
+		}
+		if err == nil && b.closed {
+			_ = l.conn.Close()
+			l, err = nil, fmt.Errorf("endpoint: %w", backend.ErrClosed)
+		}
+		if err == nil {
+			b.cur = l
+			if since := p.heldSince.Load(); since > 0 {
+				if q := time.Since(time.Unix(0, since)); q > waitNoteAfter {
+					b.waitNote = fmt.Sprintf("this session waited %s in the browser farm's queue for its browser (the farm was at capacity)", q.Round(100*time.Millisecond))
+				}
+			}
+		}
+		p.l, p.err = l, err
+		b.mu.Unlock()
+		close(p.done)
+	})
+	return p
+}
+
+// TakeWait implements backend.Waiter: the note of the last connect that
+// waited in the farm's queue, once.
+func (b *Backend) TakeWait() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.waitNote
+	b.waitNote = ""
+	return n
+}
+
+// waitBound is how long a call with ctx waits for a connect: Options.Wait,
+// less when the call's deadline comes first (it keeps a moment to answer).
+func (b *Backend) waitBound(ctx context.Context) time.Duration {
+	bound := b.opts.Wait
+	if bound <= 0 {
+		bound = DefaultWait
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl)
+		left -= min(time.Second, left/10)
+		bound = min(bound, max(left, 0))
+	}
+	return bound
+}
+
+// await waits for p for at most the call's bound, reporting the wait (the
+// ctx's backend.WaitReport) about once a second.
+func (b *Backend) await(ctx context.Context, p *pending) (*link, error) {
+	start := time.Now()
+	bound := b.waitBound(ctx)
+	report := backend.WaitReportOf(ctx)
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var load *backend.FarmLoad
+	var probed time.Time
+	for {
+		select {
+		case <-p.done:
+			return p.l, p.err
+		case <-b.ctx.Done():
+			return nil, fmt.Errorf("endpoint: %w", backend.ErrClosed)
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return nil, fmt.Errorf("%s: %w", b.lazy.Waiting, ctx.Err())
+			}
+			return nil, b.stillWaiting(p, time.Since(start), load)
+		case <-timer.C:
+			return nil, b.stillWaiting(p, time.Since(start), load)
+		case <-tick.C:
+			if p.held.Load() && time.Since(probed) >= pressureEvery {
+				probed = time.Now()
+				if l := b.pressure(ctx); l != nil {
+					load = l
+				}
+			}
+			if report != nil {
+				report(time.Since(start), bound, b.waitMessage(p, load))
+			}
+		}
+	}
+}
+
+// waitMessage says what a waiting call waits for.
+func (b *Backend) waitMessage(p *pending, load *backend.FarmLoad) string {
+	if !p.held.Load() {
+		return fmt.Sprintf("connecting to the browser endpoint %s (%s)", b.display, p.phaseName())
+	}
+	s := "waiting for a browser from the farm at " + b.display
+	if load != nil {
+		s += fmt.Sprintf(": %d of %d running, %d queued", load.Running, load.MaxConcurrent, load.Queued)
+	}
+	return s
+}
+
+// stillWaiting is the error of a call that stopped waiting for p, which
+// goes on: the farm is full when it holds the handshake and says it is at
+// capacity (or holds it with no answer from /pressure, a sign of a queue);
+// otherwise the endpoint is slow to answer.
+func (b *Backend) stillWaiting(p *pending, waited time.Duration, load *backend.FarmLoad) error {
+	e := &backend.EndpointError{Reason: backend.EndpointTimeout, Address: b.display, Phase: p.phaseName(), Waited: waited}
+	if !p.held.Load() {
+		e.Detail = fmt.Sprintf("no answer after %s", waited.Round(100*time.Millisecond))
+		return e
+	}
+	e.Phase = "handshake"
+	e.InQueue = time.Since(time.Unix(0, p.heldSince.Load()))
+	if load == nil {
+		ctx, cancel := context.WithTimeout(b.ctx, pressureTimeout)
+		load = b.pressure(ctx)
+		cancel()
+	}
+	e.Load = load
+	if load != nil && (load.Running >= load.MaxConcurrent || load.Queued > 0 || !load.Available) {
+		e.Reason, e.Phase = backend.FarmFull, "queue"
+		e.Detail = fmt.Sprintf("the farm holds the connection in its queue (%d of %d running, %d queued)", load.Running, load.MaxConcurrent, load.Queued)
+		return e
+	}
+	e.Detail = "the endpoint accepted the connection but has not answered its WebSocket handshake"
+	return e
+}
+
+// connect resolves the WebSocket, dials it (a farm may hold the handshake
+// in its queue for as long as it is full), checks the browser answers and
+// starts tab discovery. Each step but the queue has its own bound.
+func (b *Backend) connect(ctx context.Context, p *pending) (*link, error) {
+	began := time.Now()
+	p.phase.Store("discovery")
+	dctx, cancel := context.WithTimeout(ctx, phaseTimeout)
+	ws, err := b.resolve(dctx)
+	cancel()
+	if err != nil {
+		return nil, b.classify(ctx, "discovery", err)
+	}
+	p.phase.Store("connect")
+	trace := &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			p.phase.Store("handshake")
+			p.heldSince.Store(time.Now().UnixNano())
+			p.held.Store(true)
+		},
+	}
+	wsConn, resp, err := websocket.Dial(httptrace.WithClientTrace(ctx, trace), ws, &websocket.DialOptions{HTTPHeader: b.opts.Header, HTTPClient: dialClient()})
+	if err != nil {
+		return nil, b.classifyHandshake(ctx, resp, err)
+	}
+	p.held.Store(false)
+	p.phase.Store("browser")
+	conn := cdp.NewConn(cdp.NewWebSocketTransport(wsConn), &cdp.Options{Logger: b.opts.Logger})
+	bctx, cancel := context.WithTimeout(ctx, phaseTimeout)
+	defer cancel()
+	l, err := b.start(bctx, conn)
+	if err != nil {
+		_ = conn.Close()
+		return nil, b.classify(ctx, "browser", err)
+	}
+	args := []any{"version", l.version, "took", time.Since(began).Round(time.Millisecond)}
+	if since := p.heldSince.Load(); since > 0 {
+		if q := time.Since(time.Unix(0, since)); q > waitNoteAfter {
+			args = append(args, "queued", q.Round(time.Millisecond))
+		}
+	}
+	b.log.Info("connected", args...)
+	return l, nil
+}
+
+// dialClient is the HTTP client of a WebSocket handshake: the TCP and TLS
+// connects are bounded, the answer is not (a farm holds it while full).
+func dialClient() *http.Client {
+	d := &net.Dialer{Timeout: phaseTimeout, KeepAlive: 30 * time.Second}
+	return &http.Client{Transport: &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         d.DialContext,
+		TLSHandshakeTimeout: phaseTimeout,
+		TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12},
+		DisableKeepAlives:   true,
+	}}
+}
+
+// classifyHandshake names the failure of a WebSocket handshake: by the
+// HTTP status the endpoint answered, else as a connect failure.
+func (b *Backend) classifyHandshake(ctx context.Context, resp *http.Response, err error) error {
+	if resp == nil {
+		return b.classify(ctx, "handshake", err)
+	}
+	var body []byte
+	if resp.Body != nil {
+		body, _ = io.ReadAll(io.LimitReader(resp.Body, 512))
+	}
+	return b.statusError("handshake", resp.StatusCode, resp.Status, body)
+}
+
+// statusError is the EndpointError of an HTTP answer that is not the one
+// wanted.
+func (b *Backend) statusError(phase string, code int, status string, body []byte) error {
+	e := &backend.EndpointError{Reason: backend.EndpointFailed, Address: b.display, Status: code, Phase: phase}
+	said := strings.Join(strings.Fields(string(body)), " ")
+	if len(said) > 200 {
+		said = said[:200] + "…"
+	}
+	e.Detail = "answered HTTP " + status
+	if said != "" {
+		e.Detail += ": " + said
+	}
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		e.Reason = backend.EndpointAuth
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		e.Reason = backend.FarmFull
+		ctx, cancel := context.WithTimeout(b.ctx, pressureTimeout)
+		e.Load = b.pressure(ctx)
+		cancel()
+	}
+	e.Detail = b.redactText(e.Detail)
+	return e
+}
+
+// classify names a failed step of a connect that got no HTTP answer to go
+// by: refused, timed out, closed, or another failure.
+func (b *Backend) classify(ctx context.Context, phase string, err error) error {
+	if b.ctx.Err() != nil {
+		return fmt.Errorf("endpoint: %w", backend.ErrClosed)
+	}
+	var se *statusErr
+	if errors.As(err, &se) {
+		return b.statusError(phase, se.code, se.status, se.body)
+	}
+	e := &backend.EndpointError{Reason: backend.EndpointFailed, Address: b.display, Phase: phase, Detail: b.redactText(err.Error())}
+	var dnsErr *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		e.Reason = backend.EndpointRefused
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		e.Reason = backend.EndpointTimeout
+	}
+	if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		e.Detail = fmt.Sprintf("no answer in %s (%s)", phaseTimeout, phase)
+	}
+	return e
+}
+
+// statusErr is an HTTP answer of the discovery request that is not 200.
+type statusErr struct {
+	code   int
+	status string
+	body   []byte
+}
+
+func (e *statusErr) Error() string { return "answered HTTP " + e.status }
+
+// pressure reads the farm's load from browserless's GET /pressure (at the
+// endpoint's root, with its query and headers); nil when the endpoint has
+// no such route or does not answer in time.
+func (b *Backend) pressure(ctx context.Context) *backend.FarmLoad {
+	u, err := url.Parse(b.opts.URL)
+	if err != nil {
+		return nil
+	}
+	switch u.Scheme {
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	}
+	u.Path, u.RawPath, u.Fragment = "/pressure", "", ""
+	ctx, cancel := context.WithTimeout(ctx, pressureTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil
+	}
+	for k, vs := range b.opts.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := pressureClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	var v struct {
+		Pressure *struct {
+			Running       int  `json:"running"`
+			Queued        int  `json:"queued"`
+			MaxConcurrent int  `json:"maxConcurrent"`
+			MaxQueued     int  `json:"maxQueued"`
+			IsAvailable   bool `json:"isAvailable"`
+		} `json:"pressure"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxPressureBody)).Decode(&v); err != nil || v.Pressure == nil || v.Pressure.MaxConcurrent <= 0 {
+		return nil
+	}
+	pr := v.Pressure
+	return &backend.FarmLoad{Running: pr.Running, Queued: pr.Queued, MaxConcurrent: pr.MaxConcurrent, MaxQueued: pr.MaxQueued, Available: pr.IsAvailable}
+}
+
+// pressureClient reads /pressure; it follows no redirect (the token stays
+// with the endpoint's host).
+var pressureClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// redactText hides the endpoint's credentials in s: those of its URL and
+// the values of its headers.
+func (b *Backend) redactText(s string) string {
+	s = redactIn(s, b.opts.URL)
+	for k, vs := range b.opts.Header {
+		if strings.EqualFold(k, "Host") {
+			continue
+		}
+		for _, v := range vs {
+			if len(v) >= 4 {
+				s = strings.ReplaceAll(s, v, redacted)
+			}
+			// "Bearer TOKEN": the token alone too.
+			if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= 4 {
+				s = strings.ReplaceAll(s, tok, redacted)
+			}
+		}
+	}
+	return s
+}
+
+var _ backend.Waiter = (*Backend)(nil)

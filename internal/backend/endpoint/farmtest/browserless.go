@@ -1,0 +1,360 @@
+package farmtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+)
+
+// Environment of the tests that run the real browserless.
+const (
+	// EnvBrowserlessDir names the folder scripts/ensure-browserless.sh
+	// prints: it holds `browserless` and the `node` it runs on.
+	EnvBrowserlessDir = "WEBPILOT_TEST_BROWSERLESS_DIR"
+	// EnvRequireBrowserless=1 (make test) fails, rather than skips, a test
+	// that needs browserless when EnvBrowserlessDir is not set.
+	EnvRequireBrowserless = "WEBPILOT_REQUIRE_BROWSERLESS"
+)
+
+// BrowserlessOptions configure a Browserless.
+type BrowserlessOptions struct {
+	// Concurrent is how many browsers run at once (CONCURRENT; 0 means 1).
+	Concurrent int
+	// Queued is how many connections may wait for one (QUEUED; 0 means 10).
+	Queued int
+	// Token is the farm's token (TOKEN; "" means a random one).
+	Token string
+}
+
+// Browserless is the real browserless farm (the npm package, Chromium
+// routes only, as its Chromium image has) on a loopback port, driving the
+// machine's Chromium: PLAYWRIGHT_BROWSERS_PATH points at a folder holding a
+// link named as its playwright-core's Chromium revision expects. It is
+// stopped at the test's cleanup, its browsers with it.
+type Browserless struct {
+	t     testing.TB
+	dir   string // the npm folder (…/node_modules)
+	state string // this farm's folder: routes, browser link, data
+	port  int
+	opts  BrowserlessOptions
+	log   *syncLog
+
+	mu   sync.Mutex // guards cmd and done
+	cmd  *exec.Cmd
+	done chan struct{} // closed when cmd exited
+}
+
+// StartBrowserless starts a farm for t, or skips t (fails it under
+// WEBPILOT_REQUIRE_BROWSERLESS=1) when WEBPILOT_TEST_BROWSERLESS_DIR is not
+// set.
+func StartBrowserless(t testing.TB, o BrowserlessOptions) *Browserless {
+	t.Helper()
+	bin := os.Getenv(EnvBrowserlessDir)
+	if bin == "" {
+		if os.Getenv(EnvRequireBrowserless) == "1" {
+			t.Fatalf("%s=1 but %s is not set: run the tests with make test, or set it to $(bash scripts/ensure-browserless.sh)", EnvRequireBrowserless, EnvBrowserlessDir)
+		}
+		t.Skipf("needs the real browserless: set %s=$(bash scripts/ensure-browserless.sh) (make test does)", EnvBrowserlessDir)
+	}
+	if o.Concurrent <= 0 {
+		o.Concurrent = 1
+	}
+	if o.Queued <= 0 {
+		o.Queued = 10
+	}
+	if o.Token == "" {
+		o.Token = fmt.Sprintf("tok%x", time.Now().UnixNano())
+	}
+	chrome, err := launch.Discover(os.Getenv("WEBPILOT_BROWSER"), launch.SystemProbe(os.Getenv))
+	if err != nil {
+		t.Fatalf("browserless needs a Chromium: %v", err)
+	}
+	mods := filepath.Dir(bin) // …/node_modules
+	pkg := filepath.Join(mods, "@browserless.io", "browserless")
+	rev, err := chromiumRevision(mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	for _, l := range [][2]string{
+		{filepath.Join(pkg, "build", "routes", "chromium"), filepath.Join(state, "routes", "chromium")},
+		{filepath.Join(pkg, "build", "routes", "management"), filepath.Join(state, "routes", "management")},
+		{chrome, filepath.Join(state, "browsers", "chromium-"+rev, "chrome-linux64", "chrome")},
+		// browserless reads package.json and node_modules/playwright-core
+		// from its working folder.
+		{filepath.Join(pkg, "package.json"), filepath.Join(state, "run", "package.json")},
+		{mods, filepath.Join(state, "run", "node_modules")},
+	} {
+		if err := os.MkdirAll(filepath.Dir(l[1]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"data", "downloads"} {
+		if err := os.MkdirAll(filepath.Join(state, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := &Browserless{t: t, dir: bin, state: state, port: freePort(t), opts: o, log: &syncLog{}}
+	t.Cleanup(func() {
+		b.Stop(syscall.SIGKILL)
+		if t.Failed() {
+			t.Logf("browserless log (last 4 KB):\n%s", b.log.tail(4096))
+		}
+	})
+	b.start()
+	return b
+}
+
+// chromiumRevision is the Chromium revision of browserless's playwright-core
+// (its browsers.json).
+func chromiumRevision(mods string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(mods, "playwright-core", "browsers.json"))
+	if err != nil {
+		return "", fmt.Errorf("browserless: reading playwright-core's browsers.json: %w", err)
+	}
+	var v struct {
+		Browsers []struct{ Name, Revision string }
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return "", fmt.Errorf("browserless: browsers.json: %w", err)
+	}
+	for _, b := range v.Browsers {
+		if b.Name == "chromium" && b.Revision != "" {
+			return b.Revision, nil
+		}
+	}
+	return "", errors.New("browserless: browsers.json names no chromium revision")
+}
+
+func freePort(t testing.TB) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// start runs browserless and waits until it answers /pressure.
+func (b *Browserless) start() {
+	b.t.Helper()
+	mods := filepath.Dir(b.dir)
+	cmd := exec.Command(filepath.Join(b.dir, "node"), filepath.Join(mods, "@browserless.io", "browserless", "build", "index.js"))
+	cmd.Dir = filepath.Join(b.state, "run")
+	cmd.Env = append(os.Environ(),
+		"PATH="+b.dir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOST=127.0.0.1", "PORT="+strconv.Itoa(b.port), "TOKEN="+b.opts.Token,
+		"CONCURRENT="+strconv.Itoa(b.opts.Concurrent), "QUEUED="+strconv.Itoa(b.opts.Queued),
+		"TIMEOUT=3600000", // an hour for a session: the tests end theirs
+		"ROUTES="+filepath.Join(b.state, "routes"),
+		"PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(b.state, "browsers"),
+		"DATA_DIR="+filepath.Join(b.state, "data"), "DOWNLOAD_DIR="+filepath.Join(b.state, "downloads"),
+		"METRICS_JSON_PATH="+filepath.Join(b.state, "metrics.json"),
+		"DEBUG=browserless*,-**:verbose,-**:trace", "NODE_ENV=production")
+	cmd.Stdout, cmd.Stderr = b.log, b.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		b.t.Fatalf("starting browserless: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	b.mu.Lock()
+	b.cmd, b.done = cmd, done
+	b.mu.Unlock()
+	deadline := time.Now().Add(backendtest.Timeout(60 * time.Second))
+	for {
+		if _, err := b.Pressure(context.Background()); err == nil {
+			return
+		}
+		select {
+		case <-done:
+			b.t.Fatalf("browserless exited at start:\n%s", b.log.tail(4096))
+		default:
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("browserless did not answer /pressure in time:\n%s", b.log.tail(4096))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Stop ends browserless with sig (SIGTERM: its own shutdown; SIGKILL: a
+// crash), then kills whatever of its process group is left (its browsers),
+// and waits for it to exit.
+func (b *Browserless) Stop(sig syscall.Signal) {
+	b.mu.Lock()
+	cmd, done := b.cmd, b.done
+	b.cmd = nil
+	b.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, sig)
+	select {
+	case <-done:
+	case <-time.After(backendtest.Timeout(10 * time.Second)):
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	<-done
+	// Its browsers run in process groups of their own: they go with it,
+	// as they would with its container.
+	for _, pid := range b.browserPIDs(false) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// Restart stops browserless (sig) and starts it again on the same port:
+// every connection and browser is lost.
+func (b *Browserless) Restart(sig syscall.Signal) {
+	b.t.Helper()
+	b.Stop(sig)
+	b.start()
+}
+
+// Token is the farm's token.
+func (b *Browserless) Token() string { return b.opts.Token }
+
+// URL is the farm's WebSocket address with its token, ws://127.0.0.1:PORT/?token=….
+func (b *Browserless) URL() string {
+	return fmt.Sprintf("ws://127.0.0.1:%d/?token=%s", b.port, b.opts.Token)
+}
+
+// HTTPURL is the farm's HTTP address with its token (discovery through
+// /json/version).
+func (b *Browserless) HTTPURL() string {
+	return fmt.Sprintf("http://127.0.0.1:%d/?token=%s", b.port, b.opts.Token)
+}
+
+// Addr is the farm's host:port.
+func (b *Browserless) Addr() string { return fmt.Sprintf("127.0.0.1:%d", b.port) }
+
+// Load is browserless's /pressure: browsers running, connections queued.
+type Load struct {
+	Running       int `json:"running"`
+	Queued        int `json:"queued"`
+	MaxConcurrent int `json:"maxConcurrent"`
+	MaxQueued     int `json:"maxQueued"`
+}
+
+// Pressure reads the farm's /pressure.
+func (b *Browserless) Pressure(ctx context.Context) (Load, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/pressure?token=%s", b.port, b.opts.Token), nil)
+	if err != nil {
+		return Load{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return Load{}, err
+	}
+	defer resp.Body.Close()
+	var v struct{ Pressure Load }
+	if resp.StatusCode != http.StatusOK {
+		return Load{}, fmt.Errorf("/pressure: %s", resp.Status)
+	}
+	return v.Pressure, json.NewDecoder(resp.Body).Decode(&v)
+}
+
+// WaitLoad polls /pressure until ok accepts it, or ctx ends.
+func (b *Browserless) WaitLoad(ctx context.Context, what string, ok func(Load) bool) (Load, error) {
+	for {
+		l, err := b.Pressure(ctx)
+		if err == nil && ok(l) {
+			return l, nil
+		}
+		select {
+		case <-ctx.Done():
+			return l, fmt.Errorf("waiting for the farm to have %s: last /pressure %+v (%v): %w", what, l, err, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Browsers counts the farm's browser processes now running (Chromium
+// processes with a profile in its data folder, renderers and helpers not
+// counted).
+func (b *Browserless) Browsers() int { return len(b.browserPIDs(true)) }
+
+// browserPIDs are the Chromium processes with a profile in the farm's data
+// folder: the browsers only, or (all) their helpers too.
+func (b *Browserless) browserPIDs(mainOnly bool) []int {
+	data := filepath.Join(b.state, "data")
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		b.t.Fatalf("listing the farm's browsers: %v", err)
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		mine, helper := false, false
+		for _, a := range strings.Split(string(raw), "\x00") {
+			if dir, ok := strings.CutPrefix(a, "--user-data-dir="); ok && strings.HasPrefix(dir, data) {
+				mine = true
+			}
+			if strings.HasPrefix(a, "--type=") {
+				helper = true
+			}
+		}
+		if mine && (!helper || !mainOnly) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Log is what browserless printed so far.
+func (b *Browserless) Log() string { return b.log.tail(1 << 20) }
+
+// syncLog keeps the last 1 MiB of a process's output.
+type syncLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	if l.buf.Len() > 2<<20 {
+		keep := l.buf.Bytes()[l.buf.Len()-(1<<20):]
+		l.buf = *bytes.NewBuffer(append([]byte(nil), keep...))
+	}
+	return len(p), nil
+}
+
+func (l *syncLog) tail(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buf.Bytes()
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
