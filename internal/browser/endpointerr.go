@@ -40,19 +40,19 @@ func endpointError(doing string, ee *backend.EndpointError, err error) *Error {
 				msg += fmt.Sprintf(" (the session has been in the farm's queue for %s)", secs(ee.InQueue))
 			}
 			return &Error{Code: CodeFarmFull, Message: msg,
-				Hint: "the session keeps its one place in the farm's queue: retry the call to go on waiting (a retry never queues again). To get a browser sooner: end agents or sessions you no longer need, raise the farm's concurrency (browserless: CONCURRENT), or run fewer agents at once; --endpoint-wait sets how long one call waits",
+				Hint:      "the session keeps its one place in the farm's queue: retry the call to go on waiting (a retry never queues again). To get a browser sooner: end agents or sessions you no longer need, raise the farm's concurrency (browserless: CONCURRENT), or run fewer agents at once; --endpoint-wait sets how long one call waits",
 				Diagnosis: diag, Err: err}
 		}
 		return &Error{Code: CodeFarmFull, Message: fmt.Sprintf("cannot %s: the browser farm at %s turned the connection away: it is at capacity and its queue is full%s (%s)", doing, ee.Address, load, ee.Detail),
-			Hint: "retry in a while; to get a browser sooner, end agents or sessions you no longer need, raise the farm's concurrency or queue (browserless: CONCURRENT, QUEUED), or run fewer agents at once",
+			Hint:      "retry in a while; to get a browser sooner, end agents or sessions you no longer need, raise the farm's concurrency or queue (browserless: CONCURRENT, QUEUED), or run fewer agents at once",
 			Diagnosis: diag, Err: err}
 	case backend.EndpointAuth:
 		return &Error{Code: CodeNoBrowser, Message: fmt.Sprintf("cannot %s: the browser endpoint at %s refused the credentials (HTTP %d)", doing, ee.Address, ee.Status),
-			Hint: "check the token the endpoint expects: in the --cdp-endpoint URL (?token=…) or a --cdp-header (Authorization: …); webpilot never prints it. The next call connects again",
+			Hint:      "check the token the endpoint expects: in the --cdp-endpoint URL (?token=…) or a --cdp-header (Authorization: …); webpilot never prints it. The next call connects again",
 			Diagnosis: diag, Err: err}
 	case backend.EndpointRefused:
 		return &Error{Code: CodeNoBrowser, Message: fmt.Sprintf("cannot %s: nothing accepts connections at the browser endpoint %s (%s)", doing, ee.Address, ee.Detail),
-			Hint: "start the browser or farm, or fix the host and port in --cdp-endpoint; the next call connects again",
+			Hint:      "start the browser or farm, or fix the host and port in --cdp-endpoint; the next call connects again",
 			Diagnosis: diag, Err: err}
 	case backend.EndpointTimeout:
 		msg := fmt.Sprintf("cannot %s: the browser endpoint at %s did not answer (%s: %s)", doing, ee.Address, ee.Phase, ee.Detail)
@@ -63,6 +63,6 @@ func endpointError(doing string, ee *backend.EndpointError, err error) *Error {
 		return &Error{Code: CodeNoBrowser, Message: msg, Hint: hint, Diagnosis: diag, Err: err}
 	}
 	return &Error{Code: CodeNoBrowser, Message: fmt.Sprintf("cannot %s: the browser endpoint at %s did not give a browser (%s: %s)", doing, ee.Address, ee.Phase, ee.Detail),
-		Hint: "check that --cdp-endpoint names a browser's or farm's CDP address (ws://…, or http://… serving /json/version) and that its token (--cdp-header) is right; the next call connects again",
+		Hint:      "check that --cdp-endpoint names a browser's or farm's CDP address (ws://…, or http://… serving /json/version) and that its token (--cdp-header) is right; the next call connects again",
 		Diagnosis: diag, Err: err}
 }

@@ -29,7 +29,7 @@ const (
 	// CodeFarmFull: the browser farm (--cdp-endpoint) is at capacity; the
 	// session keeps its place in the farm's queue and a retry resumes it.
 	CodeFarmFull Code = "FARM_FULL"
-	CodeInternal         Code = "INTERNAL"
+	CodeInternal Code = "INTERNAL"
 	// Bridge (the user's Chrome through the extension).
 	CodeBridgeDisconnected    Code = "BRIDGE_DISCONNECTED"
 	CodeBridgeDetached        Code = "BRIDGE_DETACHED"
