@@ -1,11 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +20,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint/farmtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
 // --endpoint-per-session needs --cdp-endpoint (flag or environment) and the
@@ -71,27 +78,39 @@ func TestEndpointPerSessionConfig(t *testing.T) {
 	}
 }
 
-// `webpilot serve --cdp-endpoint FARM --endpoint-per-session`: two MCP
-// clients each get a browser of their own from the farm (the cookie one
-// sets is not the other's), /health shows the endpoint up, and on SIGTERM
-// every farm connection ends, so the farm kills every browser.
+// farmPage serves the page the farm tests visit: its title shows the
+// cookie the browser had, and the page sets one naming n; it has a field to
+// fill.
+func farmPage(t *testing.T) string {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := r.URL.Query().Get("n")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<title>loading</title><script>document.title = "seen:" + document.cookie; document.cookie = "who=%s; path=/"</script>
+<h1>Farm page</h1><label>Note <input id="q" name="q"></label>`, n)
+	}))
+	t.Cleanup(page.Close)
+	return page.URL
+}
+
+// `webpilot serve --cdp-endpoint FARM --endpoint-per-session` on the real
+// browserless: two MCP clients each get a browser of their own from the
+// farm (the cookie one sets is not the other's), /health shows the endpoint
+// up, the farm's token is in no result and no log line (stderr, the log
+// file, with --debug), and on SIGTERM every farm connection ends, so the
+// farm ends every browser.
 func TestFarmServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: skipped under -short")
 	}
-	farm := farmtest.Start()
-	t.Cleanup(farm.Close)
-	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := r.URL.Query().Get("n")
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<title>loading</title><script>document.title = "seen:" + document.cookie; document.cookie = "who=%s; path=/"</script>`, n)
-	}))
-	t.Cleanup(page.Close)
+	farm := farmtest.StartBrowserless(t, farmtest.BrowserlessOptions{Concurrent: 2})
+	page := farmPage(t)
 	ctx := backendtest.Context(t, 180*time.Second)
 	stderr := new(syncBuffer)
-	cmd := webpilotCmd(t, stderr, "serve", "--listen", "127.0.0.1:0", "--cdp-endpoint", farm.URL(), "--endpoint-per-session")
+	logFile := filepath.Join(t.TempDir(), "webpilot.log")
+	cmd := webpilotCmd(t, stderr, "serve", "--listen", "127.0.0.1:0", "--cdp-endpoint", farm.HTTPURL(), "--endpoint-per-session", "--debug", "--log-file", logFile)
 	url, exited := startServe(t, cmd, stderr)
 	var clients [2]*mcp.ClientSession
+	var said strings.Builder
 	for i := range clients {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("farm-test-%d", i), Version: "0"}, nil).
 			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
@@ -102,7 +121,7 @@ func TestFarmServe(t *testing.T) {
 		clients[i] = cs
 	}
 	visit := func(i int) string {
-		return callText(t, ctx, clients[i], "browser_navigate", map[string]any{"url": fmt.Sprintf("%s/?n=%d", page.URL, i)})
+		return callText(t, ctx, clients[i], "browser_navigate", map[string]any{"url": fmt.Sprintf("%s/?n=%d", page, i)})
 	}
 	for round := range 2 {
 		for i := range clients {
@@ -110,14 +129,17 @@ func TestFarmServe(t *testing.T) {
 			if round > 0 {
 				w = fmt.Sprintf("# seen:who=%d — ", i)
 			}
-			if got := visit(i); !strings.Contains(got, w) {
+			got := visit(i)
+			said.WriteString(got)
+			if !strings.Contains(got, w) {
 				t.Errorf("round %d, client %d: navigate does not show %s (its own browser's cookie only):\n%s", round, i, w, got)
 			}
 		}
 	}
-	if c := farm.Conns(); len(c) != 2 || c[0].PID == c[1].PID {
-		t.Errorf("farm connections = %+v, want 2 with browsers of their own", c)
+	if l, err := farm.Pressure(ctx); err != nil || l.Running != 2 || farm.Browsers() != 2 {
+		t.Errorf("farm load %+v (%v), %d browsers; want 2 of its own", l, err, farm.Browsers())
 	}
+	said.WriteString(callText(t, ctx, clients[0], "browser_status", nil))
 	res, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/health")
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +152,262 @@ func TestFarmServe(t *testing.T) {
 	}
 
 	termServe(t, cmd, exited)
-	if err := farm.WaitLive(ctx, 0); err != nil {
+	if _, err := farm.WaitLoad(ctx, "nothing running", func(l farmtest.Load) bool { return l.Running == 0 && l.Queued == 0 }); err != nil {
 		t.Errorf("after webpilot serve exited: %v", err)
 	}
+	logged, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(logged), "connected") {
+		t.Errorf("the log file has no connect record:\n%s", logged)
+	}
+	for what, text := range map[string]string{"results": said.String(), "stderr": stderr.String(), "log file": string(logged)} {
+		if strings.Contains(text, farm.Token()) {
+			t.Errorf("the farm's token shows in the %s", what)
+		}
+	}
+}
+
+// farmClient is an MCP client of a webpilot serve, with the progress
+// messages it was sent.
+type farmClient struct {
+	cs *mcp.ClientSession
+
+	mu       sync.Mutex
+	progress []string
+}
+
+func connectFarmClient(t *testing.T, ctx context.Context, url, name string) *farmClient {
+	t.Helper()
+	fc := &farmClient{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			fc.mu.Lock()
+			fc.progress = append(fc.progress, r.Params.Message)
+			fc.mu.Unlock()
+		}}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	fc.cs = cs
+	return fc
+}
+
+// call runs a tool with a progress token and returns its text and error
+// code ("" on success).
+func (fc *farmClient) call(t *testing.T, ctx context.Context, tool string, args map[string]any) (string, string) {
+	t.Helper()
+	p := &mcp.CallToolParams{Name: tool, Arguments: args}
+	p.SetProgressToken(fmt.Sprintf("%s-%d", tool, time.Now().UnixNano()))
+	res, err := fc.cs.CallTool(ctx, p)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	text := resultText(res)
+	if !res.IsError {
+		return text, ""
+	}
+	code := errorCode(text)
+	if code == "" {
+		t.Fatalf("%s: an error without a code: %s", tool, text)
+	}
+	return text, code
+}
+
+// A farm of one browser, two clients of one serve: the second client's
+// call waits --endpoint-wait with progress notifications and answers
+// FARM_FULL with the farm's load; its retries keep the one place in the
+// farm's queue; when the first client leaves, its browser goes back to the
+// farm within seconds and the waiting client gets it, told it waited. The
+// farm restarted mid-session: the next call says the browser was lost and
+// works on a new one.
+func TestFarmServeFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: skipped under -short")
+	}
+	farm := farmtest.StartBrowserless(t, farmtest.BrowserlessOptions{Concurrent: 1})
+	page := farmPage(t)
+	ctx := backendtest.Context(t, 240*time.Second)
+	stderr := new(syncBuffer)
+	cmd := webpilotCmd(t, stderr, "serve", "--listen", "127.0.0.1:0", "--cdp-endpoint", farm.URL(), "--endpoint-per-session", "--endpoint-wait", "2s")
+	url, exited := startServe(t, cmd, stderr)
+	a := connectFarmClient(t, ctx, url, "farm-a")
+	b := connectFarmClient(t, ctx, url, "farm-b")
+	if _, code := a.call(t, ctx, "browser_navigate", map[string]any{"url": page + "/?n=a"}); code != "" {
+		t.Fatalf("a: %s", code)
+	}
+	var said strings.Builder
+	for try := range 2 {
+		text, code := b.call(t, ctx, "browser_navigate", map[string]any{"url": page + "/?n=b"})
+		said.WriteString(text)
+		if code != string(browser.CodeFarmFull) || !strings.Contains(text, "at capacity (1 of 1 browsers running, 1 queued)") || !strings.Contains(text, "waited 2") {
+			t.Fatalf("try %d: b got %s:\n%s", try, code, text)
+		}
+		if l, err := farm.Pressure(ctx); err != nil || l.Queued != 1 {
+			t.Errorf("try %d: farm load %+v, %v; want 1 queued (b's one place)", try, l, err)
+		}
+	}
+	b.mu.Lock()
+	progress := slices.Clone(b.progress)
+	b.mu.Unlock()
+	if len(progress) == 0 || !strings.Contains(progress[len(progress)-1], "waiting for a browser from the farm") {
+		t.Errorf("b's progress messages: %q", progress)
+	}
+
+	// a leaves: its farm browser goes back within the farm grace, and b's
+	// queued connection gets it.
+	left := time.Now()
+	_ = a.cs.Close()
+	var text, code string
+	for {
+		text, code = b.call(t, ctx, "browser_navigate", map[string]any{"url": page + "/?n=b"})
+		if code != string(browser.CodeFarmFull) {
+			break
+		}
+	}
+	t.Logf("b got a's browser %v after a left", time.Since(left).Round(100*time.Millisecond))
+	if code != "" || !strings.Contains(text, "waited") || !strings.Contains(text, "# seen: — ") {
+		t.Fatalf("b once a left: %s\n%s", code, text)
+	}
+
+	// The farm restarts: b's browser is lost; its next call says so and
+	// works on a new browser.
+	farm.Restart(syscall.SIGKILL)
+	text, code = b.call(t, ctx, "browser_navigate", map[string]any{"url": page + "/?n=b"})
+	if code != "" || !strings.Contains(text, browser.LostNote) || !strings.Contains(text, "# seen: — ") {
+		t.Errorf("b after the farm restarted: %s\n%s", code, text)
+	}
+	said.WriteString(text)
+	termServe(t, cmd, exited)
+	if _, err := farm.WaitLoad(ctx, "nothing running", func(l farmtest.Load) bool { return l.Running == 0 && l.Queued == 0 }); err != nil {
+		t.Error(err)
+	}
+	if strings.Contains(said.String()+stderr.String(), farm.Token()) {
+		t.Error("the farm's token shows in a result or on stderr")
+	}
+}
+
+// The load run: 8 agents on one serve against a farm of 4 browsers, each
+// doing navigate + fill + read ten times. Four get browsers at once; the
+// others wait (FARM_FULL, retried, on the one queued connection each) until
+// an agent is done and leaves, and are told they waited. All finish; no
+// farm job or browser is left. It logs throughput and the p95 of a call
+// (make bench prints them).
+func TestFarmLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: skipped under -short")
+	}
+	const agents, browsers, rounds = 8, 4, 10
+	farm := farmtest.StartBrowserless(t, farmtest.BrowserlessOptions{Concurrent: browsers})
+	page := farmPage(t)
+	ctx := backendtest.Context(t, 600*time.Second)
+	stderr := new(syncBuffer)
+	cmd := webpilotCmd(t, stderr, "serve", "--listen", "127.0.0.1:0", "--cdp-endpoint", farm.URL(), "--endpoint-per-session", "--endpoint-wait", "5s")
+	url, exited := startServe(t, cmd, stderr)
+
+	type outcome struct {
+		fullReplies int           // FARM_FULL answers before its browser came
+		toldWaited  bool          // its first result said it waited
+		firstAfter  time.Duration // from the start to its first page
+		calls       []time.Duration
+		err         string
+	}
+	out := make([]outcome, agents)
+	var peak sync.Mutex
+	maxRunning := 0
+	began := time.Now()
+	var wg sync.WaitGroup
+	for i := range agents {
+		wg.Go(func() {
+			o := &out[i]
+			fc := connectFarmClient(t, ctx, url, fmt.Sprintf("load-%d", i))
+			defer fc.cs.Close()
+			timed := func(tool string, args map[string]any) (string, string) {
+				s := time.Now()
+				text, code := fc.call(t, ctx, tool, args)
+				if code == "" {
+					o.calls = append(o.calls, time.Since(s))
+				}
+				return text, code
+			}
+			for round := range rounds {
+				text, code := timed("browser_navigate", map[string]any{"url": fmt.Sprintf("%s/?n=%d", page, i), "snapshot": "none"})
+				for round == 0 && code == string(browser.CodeFarmFull) && ctx.Err() == nil {
+					o.fullReplies++
+					text, code = timed("browser_navigate", map[string]any{"url": fmt.Sprintf("%s/?n=%d", page, i), "snapshot": "none"})
+				}
+				if code != "" {
+					o.err = fmt.Sprintf("round %d navigate: %s: %s", round, code, text)
+					return
+				}
+				if round == 0 {
+					o.firstAfter = time.Since(began)
+					o.toldWaited = strings.Contains(text, "waited")
+					if l, err := farm.Pressure(ctx); err == nil {
+						peak.Lock()
+						maxRunning = max(maxRunning, l.Running)
+						peak.Unlock()
+					}
+				}
+				value := fmt.Sprintf("agent %d round %d", i, round)
+				if text, code := timed("browser_action", map[string]any{"action": "fill", "selector": "#q", "value": value, "snapshot": "none"}); code != "" {
+					o.err = fmt.Sprintf("round %d fill: %s: %s", round, code, text)
+					return
+				}
+				text, code = timed("browser_read", map[string]any{"what": "value", "selector": "#q"})
+				if code != "" || !strings.Contains(text, value) {
+					o.err = fmt.Sprintf("round %d read: %s: %s", round, code, text)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(began)
+	var all []time.Duration
+	waited := 0
+	for i, o := range out {
+		if o.err != "" {
+			t.Errorf("agent %d: %s", i, o.err)
+		}
+		if o.fullReplies > 0 {
+			waited++
+			if !o.toldWaited {
+				t.Errorf("agent %d got FARM_FULL %d times, and its first page did not say it waited", i, o.fullReplies)
+			}
+		}
+		all = append(all, o.calls...)
+	}
+	if waited < agents-browsers {
+		t.Errorf("%d agents waited for a browser, want at least %d (only %d browsers for %d agents)", waited, agents-browsers, browsers, agents)
+	}
+	if maxRunning > browsers {
+		t.Errorf("the farm ran %d browsers, more than its %d", maxRunning, browsers)
+	}
+	slices.Sort(all)
+	if len(all) > 0 {
+		p95 := all[(len(all)*95+99)/100-1]
+		firsts := make([]string, agents)
+		for i, o := range out {
+			firsts[i] = fmt.Sprintf("%.1fs", o.firstAfter.Seconds())
+		}
+		t.Logf("farm load: %d agents on %d browsers, %d rounds of navigate+fill+read each: %d calls in %v = %.1f calls/s; a call: p50 %v, p95 %v, max %v; first page per agent after %s; %d agents waited for a browser",
+			agents, browsers, rounds, len(all), took.Round(time.Millisecond), float64(len(all))/took.Seconds(),
+			all[len(all)/2].Round(time.Millisecond), p95.Round(time.Millisecond), all[len(all)-1].Round(time.Millisecond), strings.Join(firsts, " "), waited)
+	}
+	// Every agent left: their browsers go back to the farm, and nothing
+	// of theirs stays queued or running.
+	if _, err := farm.WaitLoad(ctx, "nothing running or queued", func(l farmtest.Load) bool { return l.Running == 0 && l.Queued == 0 }); err != nil {
+		t.Error(err)
+	}
+	deadline := time.Now().Add(backendtest.Timeout(20 * time.Second))
+	for farm.Browsers() != 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := farm.Browsers(); n != 0 {
+		t.Errorf("%d farm browsers left running", n)
+	}
+	termServe(t, cmd, exited)
 }
