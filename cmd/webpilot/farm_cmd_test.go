@@ -411,3 +411,65 @@ func TestFarmLoad(t *testing.T) {
 	}
 	termServe(t, cmd, exited)
 }
+
+// The default path: two agents' `webpilot mcp` on one daemon driving a farm
+// of one browser. The second waits (FARM_FULL, with the farm's load); when
+// the first agent exits, its daemon session ends and its farm browser goes
+// back within seconds, and the second agent gets it. The token shows in
+// no result and in neither proxy's stderr.
+func TestFarmDaemon(t *testing.T) {
+	home := daemonHome(t)
+	farm := farmtest.StartBrowserless(t, farmtest.BrowserlessOptions{Concurrent: 1})
+	page := farmPage(t)
+	ctx := backendtest.Context(t, 240*time.Second)
+	args := []string{"--cdp-endpoint", farm.URL(), "--endpoint-per-session", "--endpoint-wait", "2s"}
+	errA, errB := new(syncBuffer), new(syncBuffer)
+	a := connectProxyArgs(t, ctx, home, errA, nil, args...)
+	b := connectProxyArgs(t, ctx, home, errB, nil, args...)
+	var said strings.Builder
+	text, code := callOutcome(t, ctx, a, "browser_navigate", map[string]any{"url": page + "/?n=a"})
+	said.WriteString(text)
+	if code != "" {
+		t.Fatalf("a: %s: %s", code, text)
+	}
+	text, code = callOutcome(t, ctx, b, "browser_navigate", map[string]any{"url": page + "/?n=b"})
+	said.WriteString(text)
+	if code != string(browser.CodeFarmFull) || !strings.Contains(text, "1 of 1 browsers running") {
+		t.Fatalf("b while a holds the farm's browser: %s: %s", code, text)
+	}
+	left := time.Now()
+	if err := a.Close(); err != nil {
+		t.Logf("closing a: %v", err)
+	}
+	for {
+		text, code = callOutcome(t, ctx, b, "browser_navigate", map[string]any{"url": page + "/?n=b"})
+		said.WriteString(text)
+		if code != string(browser.CodeFarmFull) {
+			break
+		}
+	}
+	t.Logf("b got the farm's browser %v after a's agent exited", time.Since(left).Round(100*time.Millisecond))
+	if code != "" || !strings.Contains(text, "waited") || !strings.Contains(text, "# seen: — ") {
+		t.Fatalf("b once a left: %s: %s", code, text)
+	}
+	_, status, _ := cliAt(t, ctx, home, "", "daemon", "status", "--json")
+	if !strings.Contains(status, "127.0.0.1") {
+		t.Errorf("daemon status does not show the endpoint:\n%s", status)
+	}
+	var logs strings.Builder
+	_ = filepath.WalkDir(stateDir(home), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".log") {
+			data, _ := os.ReadFile(path)
+			logs.Write(data)
+		}
+		return nil
+	})
+	if !strings.Contains(logs.String(), "connected") {
+		t.Errorf("no daemon log with the farm's connect records under %s", stateDir(home))
+	}
+	for what, s := range map[string]string{"results": said.String(), "a's stderr": errA.String(), "b's stderr": errB.String(), "daemon status": status, "the daemon's log": logs.String()} {
+		if strings.Contains(s, farm.Token()) {
+			t.Errorf("the farm's token shows in %s", what)
+		}
+	}
+}

@@ -114,7 +114,7 @@ var depRules = map[string]depRule{
 	"internal/backend/endpoint":          {ours: []string{"internal/backend", "internal/backend/targets", "internal/cdp"}, cdproto: true, why: "a backend only manages tabs and produces CDP sessions"},
 	"internal/backend/bridge":            {ours: []string{"internal/backend", "internal/cdp"}, why: "a backend only manages tabs and produces CDP sessions; the extension speaks for it"},
 	"internal/backend/backendtest":       {ours: []string{"extension", "internal/backend", "internal/backend/bridge", "internal/backend/endpoint", "internal/backend/launch", "internal/cdp", "internal/cdp/cdptest"}, cdproto: true, testSupport: true, why: "the Backend contract suite and the real backends for browser tests"},
-	"internal/backend/endpoint/farmtest": {ours: []string{"internal/backend/backendtest", "internal/cdp"}, why: "a loopback browser farm for endpoint tests"},
+	"internal/backend/endpoint/farmtest": {ours: []string{"internal/backend/backendtest", "internal/backend/launch"}, testSupport: true, why: "the real browserless on loopback, for the farm tests"},
 	"internal/filelock":                  {why: "an advisory file lock: the system only"},
 	"internal/logfile":                   {why: "a rotated log file: the system only"},
 	"internal/outdir":                    {ours: []string{"internal/filelock"}, why: "the output directory knows files, not browsers"},

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -65,4 +66,11 @@ func endpointError(doing string, ee *backend.EndpointError, err error) *Error {
 	return &Error{Code: CodeNoBrowser, Message: fmt.Sprintf("cannot %s: the browser endpoint at %s did not give a browser (%s: %s)", doing, ee.Address, ee.Phase, ee.Detail),
 		Hint:      "check that --cdp-endpoint names a browser's or farm's CDP address (ws://…, or http://… serving /json/version) and that its token (--cdp-header) is right; the next call connects again",
 		Diagnosis: diag, Err: err}
+}
+
+// WithWaitReport returns ctx carrying r, which a backend that waits for a
+// browser (a farm's queue) tells of the wait about once a second: how long
+// the call has waited, the most it waits, and why.
+func WithWaitReport(ctx context.Context, r func(waited, bound time.Duration, msg string)) context.Context {
+	return backend.WithWaitReport(ctx, r)
 }

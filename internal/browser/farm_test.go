@@ -96,8 +96,7 @@ func TestFarmSessionsInParallel(t *testing.T) {
 		t.Skip("an endpoint feature: runs in the endpoint pass (WEBPILOT_TEST_BACKEND=endpoint)")
 	}
 	const n = 8
-	farm := farmtest.Start()
-	t.Cleanup(farm.Close)
+	farm := farmtest.StartBrowserless(t, farmtest.BrowserlessOptions{Concurrent: n})
 	m, ef := farmManager(t, farm.URL())
 	base := whoami(t)
 	ctx := backendtest.Context(t, 300*time.Second)
@@ -124,25 +123,14 @@ func TestFarmSessionsInParallel(t *testing.T) {
 			t.Errorf("session %s: first visit titled %q, want a fresh browser (seen:|):\n%s", names[i], snaps[i].Title, snaps[i].Text)
 		}
 	}
-	t.Logf("%d sessions in parallel, each connect + new tab + navigate + snapshot on a fresh farm browser: %v (farm peak %d browsers)",
-		n, took.Round(time.Millisecond), farm.Peak())
+	t.Logf("%d sessions in parallel, each connect + new tab + navigate + snapshot on a fresh farm browser: %v",
+		n, took.Round(time.Millisecond))
 
-	conns := farm.Conns()
-	if len(conns) != n || farm.Live() != n || ef.Connections() != n {
-		t.Fatalf("farm connections = %d (live %d), endpoint connections = %d; want %d each", len(conns), farm.Live(), ef.Connections(), n)
-	}
-	pids := map[int]bool{}
-	for _, c := range conns {
-		pids[c.PID] = true
-	}
-	if len(pids) != n {
-		t.Errorf("browser pids %v: want %d distinct", conns, n)
+	if l, err := farm.Pressure(ctx); err != nil || l.Running != n || l.Queued != 0 || farm.Browsers() != n || ef.Connections() != n {
+		t.Fatalf("farm load %+v (%v), %d browsers, endpoint connections = %d; want %d each", l, err, farm.Browsers(), ef.Connections(), n)
 	}
 	if info := m.Backend().Info(); info.Kind != "endpoint" || !info.Running || !strings.Contains(info.Version, "Chrome/") {
 		t.Errorf("Backend().Info() = %+v, want a running endpoint", info)
-	}
-	if failed := farm.Failures(); failed != 0 {
-		t.Errorf("%d farm browsers failed to start", failed)
 	}
 
 	// Each browser is its own: on a second visit each session finds the
@@ -178,7 +166,7 @@ func TestFarmSessionsInParallel(t *testing.T) {
 	if ok, err := m.Remove(ctx, names[0]); !ok || err != nil {
 		t.Fatalf("Remove(%s) = %v, %v", names[0], ok, err)
 	}
-	if err := farm.WaitLive(ctx, n-1); err != nil {
+	if _, err := farm.WaitLoad(ctx, fmt.Sprintf("%d running", n-1), func(l farmtest.Load) bool { return l.Running == n-1 }); err != nil {
 		t.Fatalf("after Remove: %v", err)
 	}
 	if got := ef.Connections(); got != n-1 {
@@ -196,15 +184,15 @@ func TestFarmSessionsInParallel(t *testing.T) {
 	if snap.Title != "seen:|" {
 		t.Errorf("a new session under a removed name sees %q, want a fresh browser (seen:|)", snap.Title)
 	}
-	if c := farm.Conns(); len(c) != n+1 {
-		t.Errorf("farm connections = %d, want %d (one more for the new session)", len(c), n+1)
+	if l, err := farm.Pressure(ctx); err != nil || l.Running != n {
+		t.Errorf("farm load %+v, %v; want %d running (one more for the new session)", l, err, n)
 	}
 
 	// Closing the manager ends every connection.
 	if err := m.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if err := farm.WaitLive(ctx, 0); err != nil {
+	if _, err := farm.WaitLoad(ctx, "none running", func(l farmtest.Load) bool { return l.Running == 0 && l.Queued == 0 }); err != nil {
 		t.Fatalf("after Close: %v", err)
 	}
 	if got := ef.Connections(); got != 0 {

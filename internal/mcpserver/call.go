@@ -14,7 +14,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
@@ -162,7 +161,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		}
 		if p := env.Progress; p != nil {
 			// A backend that waits for a browser (a farm's queue) says so.
-			ctx = backend.WithWaitReport(ctx, func(waited, bound time.Duration, msg string) {
+			ctx = browser.WithWaitReport(ctx, func(waited, bound time.Duration, msg string) {
 				p(int(waited/time.Second), int(bound/time.Second), msg)
 			})
 		}

@@ -19,8 +19,19 @@
 // A [Farm] is an endpoint that hands out a fresh browser per connection
 // (browserless; a Selenium Grid per session): with --endpoint-per-session
 // each agent session gets a Backend of its own from [Farm.NewBackend], so
-// N agents drive N remote browsers. Package farmtest is a loopback stand-in
-// for such a farm.
+// N agents drive N remote browsers. Package farmtest runs the real
+// browserless on loopback for the tests.
+//
+// A farm at capacity holds a connection's WebSocket handshake in its queue
+// (browserless) or turns it away (HTTP 429, 503). A Backend has at most one
+// connect under way: the call that started it waits Options.Wait at most
+// (and never past its own deadline), then answers with a
+// *backend.EndpointError of Reason FarmFull carrying the farm's load (from
+// browserless's /pressure) while the connect stays in the queue; the next
+// call resumes that wait rather than queueing again (browserless keeps a
+// queued entry whose client left until its turn comes). Refused
+// connections, refused credentials (401, 403) and endpoints that do not
+// answer are told apart the same way (Reason).
 //
 // The browser is not ours: Close closes the tabs this Backend opened (and
 // only those) and the connection, and leaves the browser running. URLs in

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
-	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
-	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint/farmtest"
 )
 
 // A Farm keeps count of the Backends it handed out until they close, opens
@@ -66,60 +63,5 @@ func TestFarmBookkeeping(t *testing.T) {
 	}
 	if err := f.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
-	}
-}
-
-// On the stand-in farm, reached through its HTTP address (discovery), two
-// Backends get two browsers; closing one ends its connection and the farm
-// kills that browser; the other works on.
-func TestFarmBackendsOnStandIn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test: skipped under -short")
-	}
-	farm := farmtest.Start()
-	t.Cleanup(farm.Close)
-	f := endpoint.NewFarm(endpoint.Options{URL: farm.HTTPURL()})
-	t.Cleanup(func() { _ = f.Close() })
-	ctx := backendtest.Context(t, 120*time.Second)
-	a, b := f.NewBackend("a"), f.NewBackend("b")
-	ta, err := a.NewTab(ctx, "")
-	if err != nil {
-		t.Fatalf("NewTab on a: %v", err)
-	}
-	if _, err := b.NewTab(ctx, ""); err != nil {
-		t.Fatalf("NewTab on b: %v", err)
-	}
-	if c := farm.Conns(); len(c) != 2 || c[0].PID == c[1].PID || farm.Live() != 2 {
-		t.Fatalf("farm connections = %+v, want 2 live with a browser each", c)
-	}
-	// b's browser does not have a's tab.
-	tabs, err := b.Tabs(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hasTab(tabs, ta.ID) {
-		t.Errorf("b's browser lists a's tab %s: %+v", ta.ID, tabs)
-	}
-	all, err := f.Tabs(ctx)
-	if err != nil || !hasTab(all, ta.ID) {
-		t.Errorf("Farm.Tabs = %+v, %v; want a's tab among them", all, err)
-	}
-	if info := f.Info(); !info.Running || !strings.Contains(info.Version, "Chrome/") || !info.Local {
-		t.Errorf("Farm.Info = %+v, want running, local", info)
-	}
-	if err := a.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := farm.WaitLive(ctx, 1); err != nil {
-		t.Fatalf("after a.Close: %v", err)
-	}
-	if _, err := b.NewTab(ctx, ""); err != nil {
-		t.Errorf("b after a closed: %v", err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := farm.WaitLive(ctx, 0); err != nil {
-		t.Fatalf("after Farm.Close: %v", err)
 	}
 }

@@ -1,3 +1,10 @@
+// Package farmtest runs the real browserless (the npm package
+// @browserless.io/browserless, which scripts/ensure-browserless.sh fetches)
+// on a loopback port for the tests of --endpoint-per-session: a browser
+// farm that hands out a fresh, isolated browser per WebSocket connection,
+// queues connections while it is full and turns them away (429) when its
+// queue is full too. It keeps only the Chromium routes, as browserless's
+// Chromium image does, and drives the machine's Chromium.
 package farmtest
 
 import (
