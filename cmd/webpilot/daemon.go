@@ -271,13 +271,12 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 		return err
 	}
 	a.log.Info("daemon started", "pid", st.PID, "addr", st.Addr, "version", version, "idle_exit", idle)
-	err = a.server.RunHTTP(ctx, ln, mcpserver.HTTPOptions{
-		Addr:          st.Addr,
-		Token:         token,
-		IdleExit:      idle,
-		Retirable:     true,
-		DepartedGrace: a.departedGrace(),
-		Pair:          a.pairHere,
+	err = a.server.RunHTTP(ctx, ln, a.httpBounds(mcpserver.HTTPOptions{
+		Addr:      st.Addr,
+		Token:     token,
+		IdleExit:  idle,
+		Retirable: true,
+		Pair:      a.pairHere,
 		Status: func(ds *daemon.Status) {
 			ds.PID, ds.Started, ds.Backend, ds.Log = st.PID, st.Started, a.backendKind(), cfg.LogFile
 			a.mu.Lock()
@@ -298,7 +297,7 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 				}
 			}
 		},
-	})
+	}))
 	// Gone from the state file first: a proxy from now on starts a new
 	// daemon, which waits for the run lock until this one has closed its
 	// browser.

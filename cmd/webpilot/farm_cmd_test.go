@@ -21,6 +21,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint/farmtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 )
 
 // --endpoint-per-session needs --cdp-endpoint (flag or environment) and the
@@ -471,5 +472,21 @@ func TestFarmDaemon(t *testing.T) {
 		if strings.Contains(s, farm.Token()) {
 			t.Errorf("the farm's token shows in %s", what)
 		}
+	}
+}
+
+// With a farm browser per session, serve and the daemon give a departed
+// client's browser back within seconds, and that of a client that left
+// without closing its MCP session after FarmSessionTimeout; other
+// backends keep the server's defaults.
+func TestFarmHTTPBounds(t *testing.T) {
+	farm := &app{backend: endpoint.NewFarm(endpoint.Options{URL: "ws://farm.example/"})}
+	got := farm.httpBounds(mcpserver.HTTPOptions{Addr: "x"})
+	if got.DepartedGrace != mcpserver.FarmDepartedGrace || got.SessionTimeout != mcpserver.FarmSessionTimeout || got.SessionIdle != mcpserver.FarmSessionTimeout || got.Addr != "x" {
+		t.Errorf("farm: %+v", got)
+	}
+	one := &app{backend: endpoint.New(endpoint.Options{URL: "ws://farm.example/"})}
+	if got := one.httpBounds(mcpserver.HTTPOptions{}); got.DepartedGrace != 0 || got.SessionTimeout != 0 || got.SessionIdle != 0 {
+		t.Errorf("one endpoint: %+v, want the defaults (zero)", got)
 	}
 }

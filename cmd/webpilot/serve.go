@@ -48,13 +48,12 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	addr := net.JoinHostPort(host, port)
 	fmt.Fprintf(stderr, "webpilot %s: MCP over HTTP at http://%s/mcp (health: http://%s/health)\n", version, addr, addr)
-	err = a.server.RunHTTP(ctx, ln, mcpserver.HTTPOptions{
+	err = a.server.RunHTTP(ctx, ln, a.httpBounds(mcpserver.HTTPOptions{
 		Addr:          addr,
 		Token:         cfg.AuthToken,
 		SharedDefault: cfg.Sources["session"] != "default",
 		IdleExit:      cfg.IdleExit,
-		DepartedGrace: a.departedGrace(),
-	})
+	}))
 	if cerr := a.close(); cerr != nil {
 		a.log.Warn("shutdown", "err", cerr)
 	}

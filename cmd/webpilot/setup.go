@@ -553,12 +553,16 @@ func (a *app) backendKind() string {
 	return a.kind
 }
 
-// departedGrace is how long the browser session of an MCP client that left
-// outlives it: the server's default, or FarmDepartedGrace when each session
-// holds a farm browser of its own.
-func (a *app) departedGrace() time.Duration {
+// httpBounds is o with the bounds of a farm when each browser session holds
+// a farm browser of its own: a client's browser goes back to the farm
+// within seconds of the client leaving (FarmDepartedGrace), and after
+// FarmSessionTimeout without a call from a client that left without
+// closing its MCP session.
+func (a *app) httpBounds(o mcpserver.HTTPOptions) mcpserver.HTTPOptions {
 	if _, ok := a.backend.(*endpoint.Farm); ok {
-		return mcpserver.FarmDepartedGrace
+		o.DepartedGrace = mcpserver.FarmDepartedGrace
+		o.SessionTimeout = mcpserver.FarmSessionTimeout
+		o.SessionIdle = mcpserver.FarmSessionTimeout
 	}
-	return 0
+	return o
 }

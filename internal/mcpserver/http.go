@@ -65,6 +65,12 @@ const (
 	// client leaves goes back to the farm within seconds, for an agent
 	// waiting in the farm's queue.
 	FarmDepartedGrace = 2 * time.Second
+	// FarmSessionTimeout is SessionTimeout, and SessionIdle, when each
+	// browser session has a farm browser of its own: a client that went
+	// away without closing its MCP session (not every client sends the
+	// DELETE) gives its browser back after this long without a call,
+	// rather than after half an hour.
+	FarmSessionTimeout = 10 * time.Minute
 	// SessionIdle removes a browser session that has had no call for this
 	// long and is no connected client's default (the janitor of RunHTTP);
 	// Deps.DefaultSession is never removed.
