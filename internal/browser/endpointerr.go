@@ -56,6 +56,12 @@ func endpointError(doing string, ee *backend.EndpointError, err error) *Error {
 			Hint:      "start the browser or farm, or fix the host and port in --cdp-endpoint; the next call connects again",
 			Diagnosis: diag, Err: err}
 	case backend.EndpointTimeout:
+		if ee.Phase == "starting" || ee.Phase == "browser" {
+			// The farm gave the session its browser, which is still
+			// starting: the connection goes on.
+			return &Error{Code: CodeTimeout, Message: fmt.Sprintf("cannot %s: the browser endpoint at %s is still starting this session's browser (%s)", doing, ee.Address, ee.Detail),
+				Hint: "retry the call: it goes on with the same connection (a busy farm or machine starts browsers slowly)", Diagnosis: diag, Err: err}
+		}
 		msg := fmt.Sprintf("cannot %s: the browser endpoint at %s did not answer (%s: %s)", doing, ee.Address, ee.Phase, ee.Detail)
 		hint := "check that the endpoint is reachable from here (a firewall, proxy or VPN may swallow the connection) and not overloaded; the next call connects again"
 		if ee.Phase == "handshake" {

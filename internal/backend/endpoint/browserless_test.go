@@ -1,6 +1,7 @@
 package endpoint_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -262,7 +263,11 @@ func TestEndpointFailuresToldApart(t *testing.T) {
 		{"ws://" + silent.Addr().String() + "/?token=" + bad, "handshake"},
 	} {
 		b := endpoint.New(endpoint.Options{URL: c.url, Wait: time.Second})
-		_, err := b.Tabs(ctx)
+		// A connect that is not held (discovery) is waited for until the
+		// call must answer.
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		_, err := b.Tabs(cctx)
+		cancel()
 		if ee := endpointErr(t, err, bad); ee.Reason != backend.EndpointTimeout || ee.Phase != c.phase {
 			t.Errorf("%s: %+v, want a timeout at %s", c.phase, ee, c.phase)
 		}

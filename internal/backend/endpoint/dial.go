@@ -55,8 +55,30 @@ type pending struct {
 	// written and no answer has come: the farm holds the connection.
 	phase atomic.Value
 	held  atomic.Bool
-	// heldSince is when held was set (unix ns).
-	heldSince atomic.Int64
+	// heldSince is when held was set, answered when the handshake's answer
+	// came (unix ns).
+	heldSince, answered atomic.Int64
+	// queued is set once the farm was seen with a queue while it held the
+	// handshake (/pressure): the wait was for capacity, not for the
+	// browser's start.
+	queued atomic.Bool
+	// cancel gives the connect up (Close, or a handshake held with no sign
+	// of a farm for too long).
+	cancel context.CancelFunc
+}
+
+// queueTime is how long the farm held p's handshake (until now when it
+// still does).
+func (p *pending) queueTime() time.Duration {
+	since := p.heldSince.Load()
+	if since == 0 {
+		return 0
+	}
+	end := time.Now()
+	if a := p.answered.Load(); a > 0 {
+		end = time.Unix(0, a)
+	}
+	return end.Sub(time.Unix(0, since))
 }
 
 func (p *pending) phaseName() string {
@@ -99,10 +121,12 @@ func (b *Backend) reconnect(ctx context.Context) (*link, error) {
 
 // startDial starts the connect p stands for; b.mu is held.
 func (b *Backend) startDial() *pending {
-	p := &pending{done: make(chan struct{}), began: time.Now()}
+	ctx, cancel := context.WithCancel(b.ctx)
+	p := &pending{done: make(chan struct{}), began: time.Now(), cancel: cancel}
 	p.phase.Store("connect")
 	b.dials.Go(func() {
-		l, err := b.connect(b.ctx, p)
+		defer cancel()
+		l, err := b.connect(ctx, p)
 		b.mu.Lock()
 		if b.pend == p {
 			b.pend = nil
@@ -113,10 +137,8 @@ func (b *Backend) startDial() *pending {
 		}
 		if err == nil {
 			b.cur = l
-			if since := p.heldSince.Load(); since > 0 {
-				if q := time.Since(time.Unix(0, since)); q > waitNoteAfter {
-					b.waitNote = fmt.Sprintf("this session waited %s in the browser farm's queue for its browser (the farm was at capacity)", q.Round(100*time.Millisecond))
-				}
+			if q := p.queueTime(); p.queued.Load() && q > waitNoteAfter {
+				b.waitNote = fmt.Sprintf("this session waited %s in the browser farm's queue for its browser (the farm was at capacity)", q.Round(100*time.Millisecond))
 			}
 		}
 		p.l, p.err = l, err
@@ -136,35 +158,62 @@ func (b *Backend) TakeWait() string {
 	return n
 }
 
-// waitBound is how long a call with ctx waits for a connect: Options.Wait,
-// less when the call's deadline comes first (it keeps a moment to answer).
-func (b *Backend) waitBound(ctx context.Context) time.Duration {
-	bound := b.opts.Wait
-	if bound <= 0 {
-		bound = DefaultWait
+// waitBounds are how long a call with ctx waits: queue, for a farm that
+// holds the handshake (Options.Wait), and by, when the call must answer
+// (its deadline less a moment to answer; zero when ctx has none). A connect
+// that is not held in a queue (connecting, discovery, the browser's first
+// answers) is waited for until by: it is on its way.
+func (b *Backend) waitBounds(ctx context.Context) (queue time.Duration, by time.Time) {
+	queue = b.opts.Wait
+	if queue <= 0 {
+		queue = DefaultWait
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl)
-		left -= min(time.Second, left/10)
-		bound = min(bound, max(left, 0))
+		by = dl.Add(-min(time.Second, max(left, 0)/10))
+		queue = min(queue, max(time.Until(by), 0))
 	}
-	return bound
+	return queue, by
 }
 
-// await waits for p for at most the call's bound, reporting the wait (the
+// await waits for p: until it is done, or it has been held in a full
+// farm's queue for the call's queue bound, or the call must answer. A farm
+// that holds the handshake while it starts the session's browser (its queue
+// empty) is waited for until the call must answer. It reports the wait (the
 // ctx's backend.WaitReport) about once a second.
 func (b *Backend) await(ctx context.Context, p *pending) (*link, error) {
 	start := time.Now()
-	bound := b.waitBound(ctx)
+	queue, by := b.waitBounds(ctx)
 	report := backend.WaitReportOf(ctx)
-	timer := time.NewTimer(bound)
-	defer timer.Stop()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
+	var answer <-chan time.Time // when the call must answer
+	if !by.IsZero() {
+		t := time.NewTimer(max(time.Until(by), 0))
+		defer t.Stop()
+		answer = t.C
+	}
+	check := time.NewTicker(50 * time.Millisecond)
+	defer check.Stop()
 	var load *backend.FarmLoad
-	var probed time.Time
+	var reported, probed time.Time
+	probes := make(chan *backend.FarmLoad, 1) // one /pressure read at a time, not blocking the wait
+	probing := false
+	budget := func() time.Duration {
+		if by.IsZero() {
+			return time.Second
+		}
+		return min(time.Second, time.Until(by))
+	}
 	for {
 		select {
+		case l := <-probes:
+			probing = false
+			if l != nil {
+				load = l
+				if l.Queued > 0 && p.held.Load() {
+					p.queued.Store(true)
+				}
+			}
+			continue
 		case <-p.done:
 			return p.l, p.err
 		case <-b.ctx.Done():
@@ -173,27 +222,64 @@ func (b *Backend) await(ctx context.Context, p *pending) (*link, error) {
 			if errors.Is(ctx.Err(), context.Canceled) {
 				return nil, fmt.Errorf("%s: %w", b.lazy.Waiting, ctx.Err())
 			}
-			return nil, b.stillWaiting(p, time.Since(start), load)
-		case <-timer.C:
-			return nil, b.stillWaiting(p, time.Since(start), load)
-		case <-tick.C:
-			if p.held.Load() && time.Since(probed) >= pressureEvery {
-				probed = time.Now()
-				if l := b.pressure(ctx); l != nil {
-					load = l
+			return nil, b.stillWaiting(p, time.Since(start), load, 0)
+		case <-answer:
+			return nil, b.stillWaiting(p, time.Since(start), load, budget())
+		case <-check.C:
+		}
+		if p.held.Load() {
+			heldFrom := time.Unix(0, p.heldSince.Load())
+			if heldFrom.Before(start) {
+				heldFrom = start
+			}
+			if time.Since(heldFrom) >= queue && !starting(load) {
+				if load == nil {
+					load = b.pressureWithin(budget())
+				}
+				if !starting(load) {
+					return nil, b.stillWaiting(p, time.Since(start), load, budget())
 				}
 			}
-			if report != nil {
-				report(time.Since(start), bound, b.waitMessage(p, load))
+			if !probing && time.Since(probed) >= pressureEvery {
+				probed, probing = time.Now(), true
+				go func() { probes <- b.pressure(ctx) }()
 			}
 		}
+		if report != nil && time.Since(reported) >= time.Second && time.Since(start) >= time.Second {
+			reported = time.Now()
+			bound := queue
+			if !by.IsZero() && (!p.held.Load() || starting(load)) {
+				bound = time.Until(by) + time.Since(start)
+			}
+			report(time.Since(start), bound, b.waitMessage(p, load))
+		}
 	}
+}
+
+// starting says the farm's load shows no queue: a handshake it holds is
+// one whose browser it is starting.
+func starting(load *backend.FarmLoad) bool {
+	return load != nil && load.Queued == 0 && load.Available
+}
+
+// pressureWithin reads the farm's load for at most d (nil when d is too
+// short or the farm does not say).
+func (b *Backend) pressureWithin(d time.Duration) *backend.FarmLoad {
+	if d < 50*time.Millisecond {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, d)
+	defer cancel()
+	return b.pressure(ctx)
 }
 
 // waitMessage says what a waiting call waits for.
 func (b *Backend) waitMessage(p *pending, load *backend.FarmLoad) string {
 	if !p.held.Load() {
 		return fmt.Sprintf("connecting to the browser endpoint %s (%s)", b.display, p.phaseName())
+	}
+	if starting(load) {
+		return "the farm at " + b.display + " is starting this session's browser"
 	}
 	s := "waiting for a browser from the farm at " + b.display
 	if load != nil {
@@ -203,29 +289,37 @@ func (b *Backend) waitMessage(p *pending, load *backend.FarmLoad) string {
 }
 
 // stillWaiting is the error of a call that stopped waiting for p, which
-// goes on: the farm is full when it holds the handshake and says it is at
-// capacity (or holds it with no answer from /pressure, a sign of a queue);
-// otherwise the endpoint is slow to answer.
-func (b *Backend) stillWaiting(p *pending, waited time.Duration, load *backend.FarmLoad) error {
+// goes on: the farm is full when it holds the handshake and its load (read
+// within budget when not known) shows a queue or no room; it is starting
+// the browser when it holds it with no queue; otherwise the endpoint is
+// slow to answer. A handshake held for longer than phaseTimeout with no
+// sign of a farm is given up, so that the next call connects afresh.
+func (b *Backend) stillWaiting(p *pending, waited time.Duration, load *backend.FarmLoad, budget time.Duration) error {
 	e := &backend.EndpointError{Reason: backend.EndpointTimeout, Address: b.display, Phase: p.phaseName(), Waited: waited}
 	if !p.held.Load() {
 		e.Detail = fmt.Sprintf("no answer after %s", waited.Round(100*time.Millisecond))
 		return e
 	}
 	e.Phase = "handshake"
-	e.InQueue = time.Since(time.Unix(0, p.heldSince.Load()))
+	e.InQueue = p.queueTime()
 	if load == nil {
-		ctx, cancel := context.WithTimeout(b.ctx, pressureTimeout)
-		load = b.pressure(ctx)
-		cancel()
+		load = b.pressureWithin(budget)
 	}
 	e.Load = load
-	if load != nil && (load.Running >= load.MaxConcurrent || load.Queued > 0 || !load.Available) {
+	switch {
+	case load != nil && (load.Queued > 0 || !load.Available):
+		p.queued.Store(true)
 		e.Reason, e.Phase = backend.FarmFull, "queue"
 		e.Detail = fmt.Sprintf("the farm holds the connection in its queue (%d of %d running, %d queued)", load.Running, load.MaxConcurrent, load.Queued)
-		return e
+	case load != nil:
+		e.Phase = "starting"
+		e.Detail = fmt.Sprintf("the farm is starting this session's browser (%s so far)", e.InQueue.Round(100*time.Millisecond))
+	default:
+		e.Detail = "the endpoint accepted the connection but has not answered its WebSocket handshake"
+		if e.InQueue > phaseTimeout {
+			p.cancel()
+		}
 	}
-	e.Detail = "the endpoint accepted the connection but has not answered its WebSocket handshake"
 	return e
 }
 
@@ -250,8 +344,11 @@ func (b *Backend) connect(ctx context.Context, p *pending) (*link, error) {
 		},
 	}
 	wsConn, resp, err := websocket.Dial(httptrace.WithClientTrace(ctx, trace), ws, &websocket.DialOptions{HTTPHeader: b.opts.Header, HTTPClient: dialClient()})
+	if p.held.Load() {
+		p.answered.Store(time.Now().UnixNano())
+	}
 	if err != nil {
-		return nil, b.classifyHandshake(ctx, resp, err)
+		return nil, b.classifyHandshake(ctx, p.phaseName(), resp, err)
 	}
 	p.held.Store(false)
 	p.phase.Store("browser")
@@ -277,7 +374,7 @@ func (b *Backend) connect(ctx context.Context, p *pending) (*link, error) {
 // connects are bounded, the answer is not (a farm holds it while full).
 func dialClient() *http.Client {
 	d := &net.Dialer{Timeout: phaseTimeout, KeepAlive: 30 * time.Second}
-	return &http.Client{Transport: &http.Transport{
+	return &http.Client{CheckRedirect: noRedirect, Transport: &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
 		DialContext:         d.DialContext,
 		TLSHandshakeTimeout: phaseTimeout,
@@ -288,9 +385,9 @@ func dialClient() *http.Client {
 
 // classifyHandshake names the failure of a WebSocket handshake: by the
 // HTTP status the endpoint answered, else as a connect failure.
-func (b *Backend) classifyHandshake(ctx context.Context, resp *http.Response, err error) error {
+func (b *Backend) classifyHandshake(ctx context.Context, phase string, resp *http.Response, err error) error {
 	if resp == nil {
-		return b.classify(ctx, "handshake", err)
+		return b.classify(ctx, phase, err)
 	}
 	var body []byte
 	if resp.Body != nil {
@@ -303,24 +400,29 @@ func (b *Backend) classifyHandshake(ctx context.Context, resp *http.Response, er
 // wanted.
 func (b *Backend) statusError(phase string, code int, status string, body []byte) error {
 	e := &backend.EndpointError{Reason: backend.EndpointFailed, Address: b.display, Status: code, Phase: phase}
-	said := strings.Join(strings.Fields(string(body)), " ")
-	if len(said) > 200 {
-		said = said[:200] + "…"
+	// The body is redacted whole before it is cut, so that no part of a
+	// secret it repeats is left; a body the read cut may end in one.
+	said := b.redactText(strings.Join(strings.Fields(string(body)), " "))
+	if r := []rune(said); len(r) > 200 {
+		said = string(r[:200]) + "…"
 	}
-	e.Detail = "answered HTTP " + status
+	e.Detail = "answered HTTP " + b.redactText(status)
 	if said != "" {
 		e.Detail += ": " + said
 	}
 	switch code {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		e.Reason = backend.EndpointAuth
-	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+	case http.StatusTooManyRequests:
 		e.Reason = backend.FarmFull
-		ctx, cancel := context.WithTimeout(b.ctx, pressureTimeout)
-		e.Load = b.pressure(ctx)
-		cancel()
+		e.Load = b.pressureWithin(time.Second)
+	case http.StatusServiceUnavailable:
+		// A farm's "no room", or a proxy whose backend is down: full
+		// only when the farm says so.
+		if l := b.pressureWithin(time.Second); l != nil && (l.Queued > 0 || !l.Available || l.Running >= l.MaxConcurrent) {
+			e.Reason, e.Load = backend.FarmFull, l
+		}
 	}
-	e.Detail = b.redactText(e.Detail)
 	return e
 }
 
@@ -411,7 +513,14 @@ func (b *Backend) pressure(ctx context.Context) *backend.FarmLoad {
 
 // pressureClient reads /pressure; it follows no redirect (the token stays
 // with the endpoint's host).
-var pressureClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+var pressureClient = &http.Client{CheckRedirect: noRedirect}
+
+// noRedirect keeps a request with the endpoint's host: its headers (a
+// token) never go to another. A redirect is answered as it came.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// discoveryClient reads /json/version; it follows no redirect.
+var discoveryClient = &http.Client{CheckRedirect: noRedirect}
 
 // redactText hides the endpoint's credentials in s: those of its URL and
 // the values of its headers.

@@ -414,7 +414,7 @@ func (b *Backend) resolve(ctx context.Context) (string, error) {
 	if h := b.opts.Header.Get("Host"); h != "" {
 		req.Host = h
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := discoveryClient.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("discovery: %w", err)
 	}

@@ -179,6 +179,7 @@ func (b *Browserless) start() {
 		"DEBUG=browserless*,-**:verbose,-**:trace", "NODE_ENV=production")
 	cmd.Stdout, cmd.Stderr = b.log, b.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = 5 * time.Second // its browsers may hold the output pipe
 	if err := cmd.Start(); err != nil {
 		b.t.Fatalf("starting browserless: %v", err)
 	}
@@ -279,7 +280,10 @@ func (b *Browserless) Pressure(ctx context.Context) (Load, error) {
 	if resp.StatusCode != http.StatusOK {
 		return Load{}, fmt.Errorf("/pressure: %s", resp.Status)
 	}
-	return v.Pressure, json.NewDecoder(resp.Body).Decode(&v)
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return Load{}, err
+	}
+	return v.Pressure, nil
 }
 
 // WaitLoad polls /pressure until ok accepts it, or ctx ends.
