@@ -22,6 +22,11 @@ const (
 	quietMaxAnim  = 1000 * time.Millisecond // longest wait for finite animations
 	quietMaxTotal = 1500 * time.Millisecond // longest wait for requests
 	quietPoll     = 20 * time.Millisecond   // between checks while requests or animations run
+	// quietRecheck: a DOM that looks settled (quietDOM since its last
+	// change) but changed since the previous check is checked again this
+	// soon: a renderer starved of CPU (a busy machine) pauses a page that
+	// keeps changing for longer than quietDOM between two of its changes.
+	quietRecheck = 5 * time.Millisecond
 )
 
 // quietWatch follows, for the wait after an action, the requests the tab
@@ -394,6 +399,7 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 	window := quietStart
 	first := true
 	var pre *quietState // the state a walk read, taken as the next check
+	prevMut := q.mut0   // the mutation count at the previous check
 	for {
 		domQuiet := true
 		mutated := false
@@ -419,7 +425,10 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			q.keepaliveSeen(st.keepalive)
 			q.last = st.mutations
 			mutated = st.mutations != q.mut0
-			domQuiet = !mutated || st.age >= quietDOM
+			// Settled: still for quietDOM, and unchanged since the
+			// previous check.
+			domQuiet = !mutated || st.age >= quietDOM && st.mutations == prevMut
+			prevMut = st.mutations
 		}
 		first = false
 		q.drain()
@@ -455,6 +464,8 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		next := quietPoll
 		if mutated && st.age < quietDOM {
 			next = min(next, quietDOM-st.age)
+		} else if !domQuiet {
+			next = min(next, quietRecheck)
 		}
 		if elapsed < window {
 			next = min(next, window-elapsed)
