@@ -224,9 +224,20 @@ func (b *Browserless) Stop(sig syscall.Signal) {
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	<-done
 	// Its browsers run in process groups of their own: they go with it,
-	// as they would with its container.
-	for _, pid := range b.browserPIDs(false) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	// as they would with its container. One it was starting may still be
+	// between fork and exec (its command line not yet a browser's): look
+	// again until two looks a while apart find none.
+	for clear := 0; clear < 2; {
+		pids := b.browserPIDs(false)
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if len(pids) == 0 {
+			clear++
+		} else {
+			clear = 0
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
