@@ -416,8 +416,10 @@ func TestFarmLoad(t *testing.T) {
 // The default path: two agents' `webpilot mcp` on one daemon driving a farm
 // of one browser. The second waits (FARM_FULL, with the farm's load); when
 // the first agent exits, its daemon session ends and its farm browser goes
-// back within seconds, and the second agent gets it. The token shows in
-// no result and in neither proxy's stderr.
+// back within seconds, and the second agent gets it. Beside it, `webpilot
+// call` waits too, and a client with other browser settings is refused
+// (NO_BROWSER naming the setting); the second agent keeps its browser. The
+// token shows in no result, no stderr, daemon status or the daemon's log.
 func TestFarmDaemon(t *testing.T) {
 	home := daemonHome(t)
 	farm := farmtest.StartBrowserless(t, farmtest.BrowserlessOptions{Concurrent: 1})
@@ -453,6 +455,29 @@ func TestFarmDaemon(t *testing.T) {
 	if code != "" || !strings.Contains(text, "waited") || !strings.Contains(text, "# seen: — ") {
 		t.Fatalf("b once a left: %s: %s", code, text)
 	}
+	// Beside them: `webpilot call` with the same flags is one more client
+	// of the daemon; the farm's one browser is b's, so it waits and says
+	// the farm is full.
+	callArgs := append(append([]string{"call", "--isolated", "--headless=true"}, args...), "browser_navigate", `{"url":"`+page+`/?n=call"}`)
+	code2, out, errs := cliAt(t, ctx, home, "", callArgs...)
+	said.WriteString(out + errs)
+	if code2 != 1 || errorCode(strings.TrimSpace(out)) != string(browser.CodeFarmFull) {
+		t.Errorf("webpilot call while b holds the farm's browser: exit %d\nstdout:\n%s\nstderr:\n%s", code2, out, errs)
+	}
+	// A client with other browser settings (another --endpoint-wait) is
+	// told the daemon's differ, never given the other's farm.
+	errC := new(syncBuffer)
+	c := connectProxyArgs(t, ctx, home, errC, nil, "--cdp-endpoint", farm.URL(), "--endpoint-per-session", "--endpoint-wait", "5s")
+	text, code = callOutcome(t, ctx, c, "browser_navigate", map[string]any{"url": page + "/?n=c"})
+	said.WriteString(text + errC.String())
+	if code != string(browser.CodeNoBrowser) || !strings.Contains(text, "endpoint_wait") {
+		t.Errorf("a client with another --endpoint-wait: %s: %s", code, text)
+	}
+	// b still has its browser and page.
+	if text, code := callOutcome(t, ctx, b, "browser_navigate", map[string]any{"url": page + "/?n=b"}); code != "" || !strings.Contains(text, "# seen:who=b") {
+		t.Errorf("b after the other clients: %s: %s", code, text)
+	}
+
 	_, status, _ := cliAt(t, ctx, home, "", "daemon", "status", "--json")
 	if !strings.Contains(status, "127.0.0.1") {
 		t.Errorf("daemon status does not show the endpoint:\n%s", status)
