@@ -248,9 +248,16 @@ func browserConflict(base *Config, cs clientSettings) string {
 		}
 	}
 	slices.Sort(keys)
+	// Both on the same CDP endpoint: no browser is launched, so the
+	// launch's settings choose nothing.
+	bothEndpoint := usesEndpoint(base.Raw["backend"], base.CDPEndpoint) &&
+		usesEndpoint(cs.Browser["backend"].V, cs.Browser["cdp_endpoint"].V)
 	for _, k := range keys {
 		if k == "headless" && cs.Headless == headless(base.Headless, os.Getenv) {
 			continue // the same window mode, however each wrote it
+		}
+		if bothEndpoint && launchOnly[k] {
+			continue
 		}
 		mine, mineOK := cs.Browser[k]
 		theirs, theirsOK := base.Raw[k]
@@ -270,6 +277,17 @@ func browserConflict(base *Config, cs clientSettings) string {
 		diffs = append(diffs, fmt.Sprintf("%s: %s here (%s), %s in the daemon", k, show(k, mine.V), sourceName(strings.ReplaceAll(k, "_", "-"), mine.Src), theirsShown))
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// launchOnly are the browser settings of a browser webpilot launches
+// (or of the bridge): with a CDP endpoint they choose nothing.
+var launchOnly = map[string]bool{"browser": true, "headless": true, "isolated": true, "user_data_dir": true,
+	"proxy_server": true, "proxy_bypass": true, "ignore_https_errors": true, "bridge_port": true}
+
+// usesEndpoint says a backend setting ("" for the default, auto) and an
+// endpoint make the endpoint backend.
+func usesEndpoint(backend, endpoint string) bool {
+	return endpoint != "" && (backend == "" || backend == "auto" || backend == "endpoint")
 }
 
 // conflictError is what a client that needs another browser gets on every

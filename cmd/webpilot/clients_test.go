@@ -93,3 +93,36 @@ func TestClientSettingsHeader(t *testing.T) {
 		t.Errorf("a bad value: %v", err)
 	}
 }
+
+// On the same CDP endpoint, the settings of a launched browser choose
+// nothing: a client without --isolated or --headless shares the daemon's
+// farm; another endpoint, or a launched browser, still differs.
+func TestBrowserConflictEndpoint(t *testing.T) {
+	settings := func(args ...string) clientSettings {
+		t.Helper()
+		raw, err := encodeClientSettings(mustLoad(t, args, nil, ""), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := decodeClientSettings(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	daemonCfg := mustLoad(t, []string{"--cdp-endpoint", "ws://farm.example/?token=abcdefgh", "--endpoint-per-session", "--isolated", "--headless=true"}, nil, "")
+	if diff := browserConflict(daemonCfg, settings("--cdp-endpoint", "ws://farm.example/?token=abcdefgh", "--endpoint-per-session", "--headed")); diff != "" {
+		t.Errorf("same endpoint, other launch settings: conflict %q", diff)
+	}
+	diff := browserConflict(daemonCfg, settings("--cdp-endpoint", "ws://other.example/?token=abcdefgh", "--endpoint-per-session", "--isolated", "--headless=true"))
+	if !strings.Contains(diff, "cdp_endpoint") || strings.Contains(diff, "abcdefgh") {
+		t.Errorf("another endpoint: conflict %q, want cdp_endpoint named and its token hidden", diff)
+	}
+	if diff := browserConflict(daemonCfg, settings("--isolated", "--headless=true")); !strings.Contains(diff, "cdp_endpoint") {
+		t.Errorf("a launched browser against a farm daemon: conflict %q", diff)
+	}
+	launchCfg := mustLoad(t, []string{"--isolated"}, nil, "")
+	if diff := browserConflict(launchCfg, settings()); !strings.Contains(diff, "isolated") {
+		t.Errorf("launch: conflict %q, want isolated named", diff)
+	}
+}

@@ -455,10 +455,11 @@ func TestFarmDaemon(t *testing.T) {
 	if code != "" || !strings.Contains(text, "waited") || !strings.Contains(text, "# seen: — ") {
 		t.Fatalf("b once a left: %s: %s", code, text)
 	}
-	// Beside them: `webpilot call` with the same flags is one more client
-	// of the daemon; the farm's one browser is b's, so it waits and says
-	// the farm is full.
-	callArgs := append(append([]string{"call", "--isolated", "--headless=true"}, args...), "browser_navigate", `{"url":"`+page+`/?n=call"}`)
+	// Beside them: `webpilot call` with the same farm flags (and none of
+	// the proxies' --isolated, --headless: they choose nothing on a farm)
+	// is one more client of the daemon; the farm's one browser is b's, so
+	// it waits and says the farm is full.
+	callArgs := append(append([]string{"call"}, args...), "browser_navigate", `{"url":"`+page+`/?n=call"}`)
 	code2, out, errs := cliAt(t, ctx, home, "", callArgs...)
 	said.WriteString(out + errs)
 	if code2 != 1 || errorCode(strings.TrimSpace(out)) != string(browser.CodeFarmFull) {
