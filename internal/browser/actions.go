@@ -373,7 +373,7 @@ func (e *Expect) empty() bool {
 // returns what does not hold ({bad}), or the pattern that ran out of time
 // ({busy}): patterns run in a worker, within ms (W.rxAll).
 const expectJS = `async (W,e,ms)=>{
-  const text=(document.body?document.body.innerText:"").replace(/\s+/g," ");
+  const text=W.unsecret((document.body?document.body.innerText:"").replace(/\s+/g," "));
   const checks=[["text",e.text,text]].filter(c=>c[1]);
   const rx=checks.filter(c=>W.isPattern(c[1])).map(c=>[c[1],c[2]]);
   const r=await W.rxAll(rx,ms);

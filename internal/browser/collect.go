@@ -322,7 +322,7 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, key str
 			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is not a valid CSS selector: %s", p.Error, p.Message),
 				Hint: "use CSS syntax such as .product, ul.results > li, h3 a; or discover: true for proposals"}
 		}
-		st.add(p)
+		st.add(p, t.mask())
 		return p, nil
 	}
 	// fill reads on until the limit is reached or every match is read.
@@ -406,7 +406,17 @@ type readState struct {
 	stopped       bool
 }
 
-func (st *readState) add(p *collectPage) {
+func (st *readState) add(p *collectPage, mask func(string) string) {
+	if mask != nil {
+		// Values are masked as they are read, before exclude and
+		// deduplicate_by compare them: no answer may depend on a secret's
+		// characters.
+		for _, it := range p.Items {
+			for i, v := range it {
+				it[i] = mask(v)
+			}
+		}
+	}
 	st.raw = append(st.raw, p.Items...)
 	st.next = max(st.next, p.Next)
 	st.count = p.Count

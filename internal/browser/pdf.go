@@ -73,6 +73,12 @@ func (h *Held) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the page shows a declared secret in %d place(s); a PDF of it would hold the secret", len(boxes)),
 			Hint: "clear or leave the field that holds it first; browser_screenshot captures the page with secrets painted over"}
 	}
+	if name, err := t.printedSecret(ctx); err != nil {
+		return nil, backendError("look for shown secrets", err)
+	} else if name != "" {
+		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the page shows part of the declared secret %s (in its text, a field, generated content or a frame); a PDF of it would hold it", name),
+			Hint: "clear or leave what shows it first; browser_screenshot captures the page with secrets painted over"}
+	}
 	var res struct {
 		Data string `json:"data"`
 	}
@@ -207,4 +213,62 @@ func pdfPageCount(data []byte) (int, error) {
 		return 0, fmt.Errorf("no page tree")
 	}
 	return best, nil
+}
+
+// printedTextJS is the text a print of the document may hold: its text
+// nodes, field values (not a password field's, printed as dots), selected
+// options, generated content (::before, ::after) and same-origin frames'
+// documents, through open shadow roots, in document order, bounded.
+const printedTextJS = `(() => {
+  const parts = [];
+  let chars = 0;
+  const push = (s) => { if (s && chars < MAXC) { parts.push(s); chars += s.length; } };
+  const pseudo = (el) => {
+    for (const p of ["::before", "::after"]) {
+      const c = getComputedStyle(el, p).content;
+      if (c && c !== "none" && c !== "normal") push(c);
+    }
+  };
+  const visit = (doc, root) => {
+    const w = doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let n = w.currentNode; n && chars < MAXC; n = w.nextNode()) {
+      if (n.nodeType === 3) {
+        const p = n.parentElement;
+        if (p && !/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(p.tagName)) push(n.data);
+        continue;
+      }
+      if (n.nodeType !== 1) continue;
+      if (n.shadowRoot) visit(doc, n.shadowRoot);
+      pseudo(n);
+      const t = n.tagName;
+      if ((t === "INPUT" && n.type !== "password") || t === "TEXTAREA") push(n.value);
+      else if (t === "SELECT") push(Array.from(n.selectedOptions, (o) => o.text).join(" "));
+      else if (t === "IFRAME" || t === "FRAME") {
+        let d = null;
+        try { d = n.contentDocument; } catch (e) {}
+        if (d && d.documentElement) visit(d, d.documentElement);
+      }
+    }
+  };
+  visit(document, document.documentElement);
+  return parts.join("\n");
+})()`
+
+// printedSecret names a declared secret of the caller's that a print of
+// the page would show, whole or split across elements (Caller.Fragment);
+// "" when none does or the caller declared none.
+func (t *Tab) printedSecret(ctx context.Context) (string, error) {
+	if t.caller == nil || t.caller.Fragment == nil {
+		return "", nil
+	}
+	mainID, err := t.mainFrameID(ctx)
+	if err != nil {
+		return "", err
+	}
+	var text string
+	js := strings.ReplaceAll(printedTextJS, "MAXC", strconv.Itoa(maxSecretChars))
+	if _, err := (frameWorld{sess: t.page, frameID: mainID}).eval(ctx, js, &text); err != nil {
+		return "", err
+	}
+	return t.caller.Fragment(text), nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,7 +108,7 @@ func TestRawCDP(t *testing.T) {
 		var res *browser.CDPResult
 		err := e.do(func(ctx context.Context, h *browser.Held) error {
 			var err error
-			res, err = h.RawCDP(ctx, method, json.RawMessage(params))
+			res, err = h.RawCDP(ctx, method, json.RawMessage(params), nil)
 			return err
 		})
 		return res, err
@@ -147,7 +148,7 @@ func TestRawCDP(t *testing.T) {
 	e2.navigate("/basic.html")
 	do2 := func(method string) error {
 		return e2.do(func(ctx context.Context, h *browser.Held) error {
-			_, err := h.RawCDP(ctx, method, nil)
+			_, err := h.RawCDP(ctx, method, nil, nil)
 			return err
 		})
 	}
@@ -163,4 +164,72 @@ func TestRawCDP(t *testing.T) {
 	if err := browser.CheckCDPAllow([]string{"DOM", "Target"}); err == nil || !strings.Contains(err.Error(), "Target is never sent") {
 		t.Errorf("CheckCDPAllow with Target: %v", err)
 	}
+}
+
+// Raw CDP obeys the rules the other tools keep (issue 47, 1): no file:
+// page, no local file into an input past the upload roots, no unpainted
+// image, no script for every later page, no disabling of what webpilot
+// needs; under --blocked-origins no URL or cookie of a blocked origin; and
+// browser_storage sets no cookie for a blocked origin either (issue 47,
+// 11). The tab still navigates afterwards.
+func TestRawCDPKeepsTheRules(t *testing.T) {
+	e := newEnv(t, browser.Options{BlockedOrigins: []string{"blocked.example"}, UploadRoots: []string{t.TempDir()}})
+	e.navigate("/basic.html")
+	send := func(method, params string) error {
+		return e.do(func(ctx context.Context, h *browser.Held) error {
+			_, err := h.RawCDP(ctx, method, json.RawMessage(params), nil)
+			return err
+		})
+	}
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	if err := os.WriteFile(outside, []byte("not for the page"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		method, params string
+		code           browser.Code
+		want           string
+	}{
+		{"Page.navigate", `{"url": "file:///etc/passwd"}`, browser.CodeInvalidArgument, "file: URLs are refused"},
+		{"Page.navigate", `{"url": " FILE:///etc/"}`, browser.CodeInvalidArgument, "file: URLs are refused"},
+		{"Page.navigate", `{"url": "chrome://settings"}`, browser.CodeInvalidArgument, "chrome: URLs are refused"},
+		{"Page.navigate", `{"url": "https://blocked.example/"}`, browser.CodeOriginBlocked, "blocked.example"},
+		{"Network.loadNetworkResource", `{"url": "https://blocked.example/x", "frameId": "x", "options": {"disableCache": true, "includeCredentials": true}}`, browser.CodeOriginBlocked, "blocked.example"},
+		{"Network.setCookie", `{"name": "a", "value": "b", "domain": ".blocked.example"}`, browser.CodeOriginBlocked, "cookie"},
+		{"Network.setCookies", `{"cookies": [{"name": "a", "value": "b", "url": "https://blocked.example/"}]}`, browser.CodeOriginBlocked, "cookie"},
+		{"DOM.setFileInputFiles", `{"files": ["/etc/passwd"], "nodeId": 1}`, browser.CodeInvalidArgument, "outside the directories uploads may come from"},
+		{"DOM.setFileInputFiles", `{"files": [` + strconv.Quote(outside) + `], "nodeId": 1}`, browser.CodeInvalidArgument, "outside the directories uploads may come from"},
+		{"Page.captureScreenshot", `{}`, browser.CodeInvalidArgument, "browser_screenshot"},
+		{"Page.captureSnapshot", `{}`, browser.CodeInvalidArgument, "browser_read"},
+		{"Page.printToPDF", `{}`, browser.CodeInvalidArgument, "browser_pdf"},
+		{"Page.startScreencast", `{}`, browser.CodeInvalidArgument, "browser_screencast"},
+		{"Page.addScriptToEvaluateOnNewDocument", `{"source": "fetch('https://blocked.example/')"}`, browser.CodeInvalidArgument, "browser_eval"},
+		{"Page.disable", `{}`, browser.CodeInvalidArgument, "never sent"},
+		{"Runtime.disable", `{}`, browser.CodeInvalidArgument, "never sent"},
+		{"Network.disable", `{}`, browser.CodeInvalidArgument, "never sent"},
+		{"Page.crash", `{}`, browser.CodeInvalidArgument, "never sent"},
+		{"Page.setWebLifecycleState", `{"state": "frozen"}`, browser.CodeInvalidArgument, "never sent"},
+	} {
+		be := wantCode(t, send(c.method, c.params), c.code)
+		if be != nil && !strings.Contains(be.Message+" "+be.Hint, c.want) {
+			t.Errorf("%s %s: %q (%s), want it to say %q", c.method, c.params, be.Message, be.Hint, c.want)
+		}
+	}
+	// What the rules allow still goes: a page on an allowed origin, a
+	// cookie of the page's own, text that merely holds a colon.
+	if err := send("Page.navigate", `{"url": "`+e.base+"/form.html"+`"}`); err != nil {
+		t.Errorf("an allowed navigate: %v", err)
+	}
+	if err := send("Network.setCookie", `{"name": "a", "value": "b", "url": "`+e.base+"/"+`"}`); err != nil {
+		t.Errorf("a cookie of the page's own: %v", err)
+	}
+	if err := send("Runtime.evaluate", `{"expression": "'note: http or file: are words here'"}`); err != nil {
+		t.Errorf("an expression with a colon: %v", err)
+	}
+	e.navigate("/basic.html")
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		_, err := h.Storage(ctx, browser.StorageOptions{Action: "cookies", Op: "set", Name: "a", Value: "b", Domain: "blocked.example"})
+		return err
+	})
+	wantCode(t, err, browser.CodeOriginBlocked)
 }

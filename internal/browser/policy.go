@@ -141,6 +141,23 @@ type Caller struct {
 	// (besides the client's MCP roots): those of the calling client,
 	// whatever session it calls in; nil: Options.UploadRoots.
 	UploadRoots []string
+	// Hide gives what the page-side matchers hide on a document of that
+	// origin (a URL): the forms of the client's secrets that may be typed
+	// there, longest first, each masked as its name before any agent
+	// pattern, text or expect is compared with the page (frameWorld.eval);
+	// nil: no secrets.
+	Hide func(origin string) []HiddenText
+	// Fragment names a secret of the client's that shows in text, whole
+	// or in parts (secrets.Set.Fragment), for what cannot be masked once
+	// written (a PDF); nil: no secrets.
+	Fragment func(text string) string
+}
+
+// HiddenText is one form of a secret as a page may show it, and the name
+// it is masked as (<secret:NAME>).
+type HiddenText struct {
+	Form string `json:"f"`
+	Name string `json:"n"`
 }
 
 // SetCaller tells the session who calls, until the hold ends.

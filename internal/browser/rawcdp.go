@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -39,7 +41,35 @@ var cdpNever = map[string]string{
 	"Page.setDownloadBehavior":           "it would write downloads outside the output directory",
 	"Network.setRequestInterception":     "webpilot's origin policy intercepts requests itself",
 	"Page.setInterceptFileChooserDialog": "webpilot's uploads rely on it",
+	// What would write or show a declared secret where it is not masked:
+	// the safe tools paint or refuse it.
+	"Page.captureScreenshot":   "its image is not painted where a declared secret shows; use browser_screenshot",
+	"Page.captureSnapshot":     "its MHTML holds the page's text and fields unmasked; use browser_read or browser_snapshot",
+	"Page.printToPDF":          "it prints declared secrets the page shows; use browser_pdf",
+	"Page.startScreencast":     "its frames are not painted where a declared secret shows; use browser_screencast",
+	"LayerTree.replaySnapshot": "its image is not painted where a declared secret shows; use browser_screenshot",
+	"HeadlessExperimental":     "it captures the screen without painting declared secrets; use browser_screenshot",
+	// What webpilot cannot check, or what it needs to keep working.
+	"Page.addScriptToEvaluateOnNewDocument": "a script run on every later page of the tab is beyond the origin rules' reach; run code on the page you are on with browser_eval",
+	"Page.crash":                            "it kills the tab's page; close the tab with browser_tabs",
+	"Page.close":                            "close the tab with browser_tabs",
+	"Page.setWebLifecycleState":             "a frozen page answers no later call",
+	"Page.setLifecycleEventsEnabled":        "webpilot's navigation waits rely on the lifecycle events",
+	"Page.disable":                          "webpilot's navigation, dialogs and downloads rely on the Page domain",
+	"Runtime.disable":                       "webpilot's page scripts and console rely on the Runtime domain",
+	"Network.disable":                       "webpilot's navigation waits and network log rely on the Network domain",
+	"DOM.disable":                           "webpilot's targets rely on the DOM domain",
+	"Inspector":                             "webpilot follows the tab's crashes and detaches itself",
 }
+
+// cdpPathKeys are the parameters that name local files: only uploads do
+// (DOM.setFileInputFiles' files, checked against the upload roots);
+// any other method that takes one is refused.
+var cdpPathKeys = map[string]bool{"files": true, "path": true, "filePath": true, "downloadPath": true, "outputPath": true}
+
+// cdpCookieMethods set cookies: each cookie's domain or URL is held to the
+// origin rules (Policy.cookieAllowed).
+var cdpCookieMethods = map[string]bool{"Network.setCookie": true, "Network.setCookies": true, "Storage.setCookies": true}
 
 // CheckCDPAllow checks --cdp-allow's entries: a domain ("DOM") or a method
 // ("DOM.getDocument"), none that is never sent.
@@ -89,8 +119,10 @@ type CDPResult struct {
 const MaxCDPChars = 20_000
 
 // RawCDP sends method with params (a JSON object, or empty) on the tab's
-// session and returns the browser's result.
-func (h *Held) RawCDP(ctx context.Context, method string, params json.RawMessage) (*CDPResult, error) {
+// session and returns the browser's result. Its parameters obey the rules
+// the other tools keep (checkCDPParams): roots are the calling client's,
+// where an upload may come from besides webpilot's own.
+func (h *Held) RawCDP(ctx context.Context, method string, params json.RawMessage, roots []string) (*CDPResult, error) {
 	t := h.t
 	domain, name, ok := strings.Cut(method, ".")
 	if !ok || domain == "" || name == "" || strings.ContainsAny(method, " \t\n") {
@@ -114,6 +146,9 @@ func (h *Held) RawCDP(ctx context.Context, method string, params json.RawMessage
 		var obj map[string]any
 		if err := json.Unmarshal(params, &obj); err != nil {
 			return nil, &Error{Code: CodeInvalidArgument, Message: "params must be a JSON object: " + err.Error(), Hint: `e.g. {"depth": 2}`}
+		}
+		if err := h.s.checkCDPParams(method, obj, roots); err != nil {
+			return nil, err
 		}
 		p = obj
 	}
@@ -145,4 +180,124 @@ func (h *Held) RawCDP(ctx context.Context, method string, params json.RawMessage
 		res.JSON = text[:cut]
 	}
 	return res, nil
+}
+
+// checkCDPParams holds a raw command's parameters to the rules every tool
+// keeps: each string that is a URL to the origin rules and the file: and
+// script: refusals (as browser_navigate's), each cookie's domain to the
+// origin rules, the files of DOM.setFileInputFiles to the upload roots
+// (as an upload's, whose resolved paths replace them), and no other
+// parameter may name a local file.
+func (s *Session) checkCDPParams(method string, params map[string]any, roots []string) error {
+	if method == "DOM.setFileInputFiles" {
+		var files []string
+		list, _ := params["files"].([]any)
+		for _, f := range list {
+			str, ok := f.(string)
+			if !ok {
+				return &Error{Code: CodeInvalidArgument, Message: "files must be a list of paths"}
+			}
+			files = append(files, str)
+		}
+		own := s.caller.UploadRoots
+		if own == nil {
+			own = s.m.opts.UploadRoots
+		}
+		real, err := checkUploadPaths(files, own, roots, s.pol.opts.OutputDir, s.m.log)
+		if err != nil {
+			return err
+		}
+		params["files"] = real
+	}
+	if cdpCookieMethods[method] {
+		cookies := []any{params}
+		if list, ok := params["cookies"].([]any); ok {
+			cookies = list
+		}
+		for _, c := range cookies {
+			m, _ := c.(map[string]any)
+			domain, _ := m["domain"].(string)
+			u, _ := m["url"].(string)
+			if err := s.pol.cookieAllowed(domain, u); err != nil {
+				return err
+			}
+		}
+	}
+	var walk func(key string, v any) error
+	walk = func(key string, v any) error {
+		switch x := v.(type) {
+		case string:
+			if cdpPathKeys[key] && method != "DOM.setFileInputFiles" {
+				return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s names a local file (%s), which browser_cdp does not send", method, key),
+					Hint: "upload files with browser_action upload; webpilot writes its own files to the output directory"}
+			}
+			return s.pol.checkCDPURL(method, x)
+		case []any:
+			for _, e := range x {
+				if err := walk(key, e); err != nil {
+					return err
+				}
+			}
+		case map[string]any:
+			for k, e := range x {
+				if err := walk(k, e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for k, v := range params {
+		if k == "files" && method == "DOM.setFileInputFiles" {
+			continue
+		}
+		if err := walk(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cdpScheme is a URL's scheme at the start of a raw parameter.
+var cdpScheme = regexp.MustCompile(`^(?i)([a-z][a-z0-9+.-]*):`)
+
+// checkCDPURL holds a raw command's string parameter that is a URL to the
+// rules browser_navigate keeps: the origin rules for web, data: and blob:
+// URLs, file: only when local files are allowed, and no javascript:,
+// browser-internal or extension URL. A string that is no URL passes.
+func (p *Policy) checkCDPURL(method, v string) error {
+	v = strings.TrimSpace(v)
+	m := cdpScheme.FindStringSubmatch(v)
+	if m == nil {
+		return nil
+	}
+	scheme := strings.ToLower(m[1])
+	switch scheme {
+	case "http", "https", "ws", "wss", "data", "blob", "file":
+		if !strings.HasPrefix(strings.ToLower(v[len(m[0]):]), "//") && scheme != "data" && scheme != "blob" && scheme != "file" {
+			return nil // "https:" alone, or a word followed by a colon
+		}
+		u, err := url.Parse(v)
+		if err != nil {
+			return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: %q is not a valid URL", method, Echo(v))}
+		}
+		if scheme == "file" && !p.fileAllowed() {
+			return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: file: URLs are refused", method),
+				Hint: `serve the file over http, or start webpilot with --allowed-origins "file://" to allow local files`}
+		}
+		switch scheme {
+		case "ws":
+			u.Scheme = "http"
+		case "wss":
+			u.Scheme = "https"
+		}
+		if e := p.originPolicy(u); e != nil {
+			e.Message = method + ": " + e.Message
+			return e
+		}
+	case "javascript", "chrome", "chrome-extension", "chrome-untrusted", "chrome-search", "devtools", "view-source", "filesystem", "edge", "brave", "opera":
+		return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: %s: URLs are refused", method, scheme),
+			Hint: "webpilot opens http, https, about and data URLs; run code in the page with browser_eval"}
+	}
+	return nil
 }

@@ -79,6 +79,12 @@ func (h *Held) StartScreencast(ctx context.Context, fps, maxS int) error {
 	if t.cast != nil {
 		return &Error{Code: CodeInvalidArgument, Message: "this tab is being recorded already", Hint: `stop it first: {"action": "stop"}`}
 	}
+	if t.mask() != nil {
+		// Frames come while no call holds the tab, so what each shows
+		// cannot be measured and painted as a screenshot's is.
+		return &Error{Code: CodeInvalidArgument, Message: "a screencast is not recorded while secrets are declared: its frames could show a declared secret, and they cannot be painted over as a screenshot is",
+			Hint: "take screenshots with browser_screenshot (declared secrets are painted over), or record from a webpilot started without --secrets / WEBPILOT_SECRET_*"}
+	}
 	// (a tab in the background does not paint)
 	bctx, cancel := context.WithTimeout(ctx, bringToFrontTimeout)
 	err := t.page.Call(bctx, "Page.bringToFront", nil, nil)

@@ -87,6 +87,9 @@ type StorageResult struct {
 	Redacted  bool // cookie values are shown redacted
 	Skipped   []string
 	Encrypted bool
+	// Masked are the cookies and local storage items state_save wrote
+	// masked: their values held a declared secret.
+	Masked []string
 }
 
 // storage bounds.
@@ -173,6 +176,10 @@ func (h *Held) cookies(ctx context.Context, o StorageOptions) (*StorageResult, e
 			if o.Path != "" {
 				p["path"] = o.Path
 			}
+		}
+		target, _ := p["url"].(string)
+		if err := h.s.pol.cookieAllowed(o.Domain, target); err != nil {
+			return nil, err
 		}
 		if o.Expires > 0 {
 			p["expires"] = o.Expires
@@ -374,6 +381,26 @@ func (h *Held) saveState(ctx context.Context, o StorageOptions) (*StorageResult,
 		st.Origins = append(st.Origins, stateOrigin{Origin: origin, LocalStorage: items})
 	}
 	slices.SortFunc(st.Origins, func(a, b stateOrigin) int { return strings.Compare(a.Origin, b.Origin) })
+	// A plain file is one the agent can open: a value that holds a
+	// declared secret is written masked (<secret:NAME>), and said by name.
+	// A sealed one needs the secret to open, and keeps values as they are.
+	var masked []string
+	if mask := h.t.mask(); mask != nil && o.Key == nil {
+		for i, c := range st.Cookies {
+			if m := mask(c.Value); m != c.Value {
+				st.Cookies[i].Value = m
+				masked = append(masked, "cookie "+c.Name+" ("+strings.TrimPrefix(c.Domain, ".")+")")
+			}
+		}
+		for _, so := range st.Origins {
+			for i, it := range so.LocalStorage {
+				if m := mask(it.Value); m != it.Value || mask(it.Name) != it.Name {
+					so.LocalStorage[i] = StorageItem{Name: mask(it.Name), Value: m}
+					masked = append(masked, "local storage "+mask(it.Name)+" ("+so.Origin+")")
+				}
+			}
+		}
+	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode the storage state: %w", err)
@@ -398,7 +425,7 @@ func (h *Held) saveState(ctx context.Context, o StorageOptions) (*StorageResult,
 	if err != nil {
 		return nil, err
 	}
-	return &StorageResult{Path: path, Total: len(st.Cookies), Origins: len(st.Origins), Encrypted: o.Key != nil}, nil
+	return &StorageResult{Path: path, Total: len(st.Cookies), Origins: len(st.Origins), Encrypted: o.Key != nil, Masked: masked}, nil
 }
 
 // readState reads and, when sealed, opens a state file.
@@ -463,6 +490,14 @@ func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult,
 	}
 	t := h.t
 	res := &StorageResult{Total: len(st.Cookies), Origins: len(st.Origins), Encrypted: sealed}
+	// Cookies for origins the policy refuses are not set (said by name).
+	st.Cookies = slices.DeleteFunc(st.Cookies, func(c Cookie) bool {
+		if h.s.pol.cookieAllowed(c.Domain, "") == nil {
+			return false
+		}
+		res.Skipped = append(res.Skipped, "cookie "+c.Name+" ("+strings.TrimPrefix(c.Domain, ".")+": the origin policy refuses it)")
+		return true
+	})
 	if len(st.Cookies) > 0 {
 		// What the load replaces: cookies of the same name, domain and path
 		// with another value (said by name, never by value).

@@ -455,7 +455,7 @@ func (w *waiter) check(ctx context.Context, diag bool) ([]condState, error) {
 		if err != nil {
 			return nil, backendError("read the page's url", err)
 		}
-		w.url, w.title, w.located = u, title, true
+		w.url, w.title, w.located = maskWith(w.t.mask(), u), maskWith(w.t.mask(), title), true
 	}
 	for i, c := range w.conds {
 		switch c.kind {
@@ -693,7 +693,8 @@ func (w *waiter) targets(ctx context.Context, diag bool) (map[int]targetTally, e
 	if err != nil {
 		return nil, err
 	}
-	w.url, w.title, w.located = ans.URL, ans.Title, true
+	// (masked before url and title patterns see them)
+	w.url, w.title, w.located = maskWith(w.t.mask(), ans.URL), maskWith(w.t.mask(), ans.Title), true
 	tally(ans)
 	if len(every) > 0 {
 		w.visitFrames(ctx, main, ans.Frames, every, diag, 1, tally)
@@ -900,4 +901,12 @@ func (t *Tab) diagSnapshot(ctx context.Context) string {
 		cut = cut[:i]
 	}
 	return cut + fmt.Sprintf("\n… (cut at %d of %d chars: browser_snapshot shows the rest)", len(cut), len(text))
+}
+
+// maskWith is s masked by mask (nil: s).
+func maskWith(mask func(string) string, s string) string {
+	if mask == nil {
+		return s
+	}
+	return mask(s)
 }

@@ -58,7 +58,7 @@ async (W, cs, o) => {
       }
     };
     walk(root);
-    return parts.join(" ").replace(/\s+/g, " ").trim();
+    return W.unsecret(parts.join(" ").replace(/\s+/g, " ").trim());
   };
   const textIn = async (c, texts) => {
     if (W.isPattern(c.text)) {

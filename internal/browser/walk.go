@@ -144,6 +144,10 @@ type worldCache struct {
 	// browser_eval: known only from context events, so only in sessions
 	// with the Runtime domain enabled.
 	mains map[string]pageContext
+	// origins are the walker worlds' documents' origins by context id
+	// (from the context events), for what the page-side matchers hide
+	// (hideList).
+	origins map[runtime.ExecutionContextID]string
 	// runtimeOn says browser_eval enabled the Runtime domain in the
 	// session (out-of-process frames: the tab enables it itself).
 	runtimeOn atomic.Bool
@@ -161,7 +165,7 @@ type worldCache struct {
 func (g *target) holdsObjects() { g.worlds.objects.Store(true) }
 
 func newWorldCache() *worldCache {
-	return &worldCache{ctxs: make(map[string]runtime.ExecutionContextID), mains: make(map[string]pageContext)}
+	return &worldCache{ctxs: make(map[string]runtime.ExecutionContextID), mains: make(map[string]pageContext), origins: make(map[runtime.ExecutionContextID]string)}
 }
 
 // onCreated notes a new context: the walker's world of a new document (the
@@ -173,6 +177,7 @@ func (c *worldCache) onCreated(raw jsonv2.Value) {
 			ID       runtime.ExecutionContextID `json:"id"`
 			UniqueID string                     `json:"uniqueId"`
 			Name     string                     `json:"name"`
+			Origin   string                     `json:"origin"`
 			AuxData  struct {
 				FrameID   string `json:"frameId"`
 				IsDefault bool   `json:"isDefault"`
@@ -187,6 +192,7 @@ func (c *worldCache) onCreated(raw jsonv2.Value) {
 	switch {
 	case ev.Context.Name == worldName:
 		c.ctxs[ev.Context.AuxData.FrameID] = ev.Context.ID
+		c.origins[ev.Context.ID] = ev.Context.Origin
 	case ev.Context.AuxData.IsDefault:
 		c.mains[ev.Context.AuxData.FrameID] = pageContext{id: ev.Context.ID, unique: ev.Context.UniqueID}
 	}
@@ -206,6 +212,7 @@ func (c *worldCache) onCleared() {
 	defer c.mu.Unlock()
 	clear(c.ctxs)
 	clear(c.mains)
+	clear(c.origins)
 	c.gen++
 }
 
@@ -247,7 +254,24 @@ func (c *worldCache) dropID(id runtime.ExecutionContextID) {
 			delete(c.mains, f)
 		}
 	}
+	delete(c.origins, id)
 	c.gen++
+}
+
+// origin is the origin of the walker world id's document, if an event
+// told it.
+func (c *worldCache) origin(id runtime.ExecutionContextID) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o, ok := c.origins[id]
+	return o, ok
+}
+
+// setOrigin notes the origin of world id's document, read from the page.
+func (c *worldCache) setOrigin(id runtime.ExecutionContextID, origin string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.origins[id] = origin
 }
 
 // pageContext is the page's own execution context (its main world) in a
@@ -334,6 +358,11 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 	if out != nil {
 		wrap = func(v string) string { return asJSON + "(" + v + ")" }
 	}
+	// Every call first tells the walker what its matchers hide: the
+	// calling client's secrets that may be typed on this document (none
+	// when the client has none), so that no agent pattern or text is ever
+	// compared with a secret's characters (hideList).
+	call = "(W.hide(" + w.hideList(ctx, cid) + "), " + call + ")"
 	expr := "globalThis." + worldKey + " === true && globalThis.__webpilot ? " + wrap("((W) => "+call+")(globalThis.__webpilot)") + " : " + strconv.Quote(noWalker)
 	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup, AwaitPromise: new(true)}
 	if out == nil {
@@ -374,6 +403,35 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 		}
 	}
 	return res.Result, nil
+}
+
+// hideList is the JSON list of what the walker's matchers hide in world
+// cid: the forms of the calling client's secrets that may be typed on the
+// world's document, each with its name (Caller.Hide); "null" when the
+// client declared none. The document's origin comes from the context's
+// event, else from the page (one evaluation).
+func (w frameWorld) hideList(ctx context.Context, cid runtime.ExecutionContextID) string {
+	t := w.sess.tab
+	if t == nil || t.caller == nil || t.caller.Hide == nil {
+		return "null"
+	}
+	origin, ok := w.sess.worlds.origin(cid)
+	if !ok {
+		res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "location.origin", ContextID: cid, ReturnByValue: new(true)})
+		if err == nil && res.Result != nil {
+			_ = json.Unmarshal(res.Result.Value, &origin)
+			w.sess.worlds.setOrigin(cid, origin)
+		}
+	}
+	list := t.caller.Hide(origin)
+	if len(list) == 0 {
+		return "null"
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return "null"
+	}
+	return string(b)
 }
 
 // asJSON is a function that turns a value (or what a promise gives) into

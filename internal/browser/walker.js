@@ -1239,6 +1239,10 @@
   // matcher tests a string against a pattern: /re/flags is a regular
   // expression; else a case-insensitive substring, or equality when exact.
   function matcher(pat, exact) {
+    const f = matcherOf(pat, exact);
+    return hidden ? (s) => f(unsecret(s)) : f;
+  }
+  function matcherOf(pat, exact) {
     const m = /^\/(.*)\/([dimsuv]*)$/s.exec(pat);
     if (m) {
       if (rxHook) { const h = rxHook; return (s) => h(pat, s); }
@@ -1250,6 +1254,19 @@
     const lp = p.toLowerCase();
     return (s) => s.toLowerCase().includes(lp);
   }
+
+  // hidden are the forms of the calling client's secrets that may be typed
+  // on this document, longest first, as [{f: form, n: name}], set by every
+  // call (hide); null: none. Every agent pattern, text and expect is
+  // compared with the page's strings only after unsecret has replaced
+  // them by <secret:NAME>, so no answer depends on a secret's characters.
+  let hidden = null;
+  const hide = (list) => { hidden = Array.isArray(list) && list.length ? list : null; };
+  const unsecret = (s) => {
+    if (!hidden || typeof s !== "string" || !s) return s;
+    for (const h of hidden) if (s.includes(h.f)) s = s.split(h.f).join("<secret:" + h.n + ">");
+    return s;
+  };
 
   // shown says an element is rendered with a box (or is a checkbox or radio
   // styled over by its visible label) and not hidden from assistive
@@ -1582,7 +1599,7 @@
   // trial runs agent patterns on the page's text as it is now: true, or
   // {busy: pattern}.
   async function trial(pats, ms) {
-    const texts = [document.title, location.href, document.body ? document.body.innerText : ""];
+    const texts = [document.title, location.href, document.body ? document.body.innerText : ""].map(unsecret);
     const r = await rxAll(pats.filter(isPattern).flatMap((p) => texts.map((s) => [p, s])), ms);
     return r.busy ? { busy: r.busy } : true;
   }
@@ -1606,6 +1623,7 @@
   globalThis.__webpilot = {
     snapshot: S, prewalk, walkUnless, get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
     query: Q, find, idOf, hit: entry(hit, false), at: entry(at, false), quiet, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
+    hide, unsecret,
   };
   return globalThis.__webpilot;
 })()

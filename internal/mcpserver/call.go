@@ -168,6 +168,15 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		caller = browser.Caller{UploadRoots: c.UploadRoots}
 		if d.Secrets.Len() > 0 {
 			caller.Mask = d.Secrets.Mask
+			sec := d.Secrets
+			caller.Fragment = sec.Fragment
+			caller.Hide = func(origin string) []browser.HiddenText {
+				var out []browser.HiddenText
+				for _, s := range sec.InPage(origin) {
+					out = append(out, browser.HiddenText{Form: s.Form, Name: s.Name})
+				}
+				return out
+			}
 		}
 		if p, ok := in.(tools.Preparer); ok {
 			if err := p.Prepare(env); err != nil {

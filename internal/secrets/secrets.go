@@ -431,3 +431,74 @@ func (m *maskHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (m *maskHandler) WithGroup(name string) slog.Handler {
 	return &maskHandler{h: m.h.WithGroup(name), s: m.s}
 }
+
+// A Shown is one way a secret's value may show in a page's rendered text
+// (as it is, upper- or lower-cased by text-transform) and the name it is
+// masked as.
+type Shown struct {
+	Form string `json:"f"`
+	Name string `json:"n"`
+}
+
+// InPage are the forms of the secrets that may be typed into a document at
+// docURL (Secret.Check), longest first: what the page-side matchers of
+// that document hide before they compare (a secret limited to other
+// origins never reaches the document, not even as something to hide). A
+// part added by MaskAlso goes with its secret's origins.
+func (s *Set) InPage(docURL string) []Shown {
+	if s == nil || len(s.byName)+len(s.parts) == 0 {
+		return nil
+	}
+	var out []Shown
+	seen := map[string]bool{}
+	add := func(value, name string) {
+		if sec, ok := s.byName[name]; ok && sec.Check(docURL) != nil {
+			return
+		}
+		for _, f := range []string{value, strings.ToUpper(value), strings.ToLower(value)} {
+			if len(f) >= MinLen && !seen[f] {
+				seen[f] = true
+				out = append(out, Shown{Form: f, Name: name})
+			}
+		}
+	}
+	for _, sec := range s.byName {
+		add(sec.Value, sec.Name)
+	}
+	for value, name := range s.parts {
+		add(value, name)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i].Form) != len(out[j].Form) {
+			return len(out[i].Form) > len(out[j].Form)
+		}
+		return out[i].Form < out[j].Form
+	})
+	return out
+}
+
+// Fragment says which secret shows in text, whole or split: the name of
+// the first secret any k consecutive characters of whose value (in any
+// case; k a third of the value, at least 6 characters, the whole value
+// when shorter) are in text, with white space taken out of both; "" when
+// none does. A page that shows a secret in two halves, or across spans,
+// shows it.
+func (s *Set) Fragment(text string) string {
+	if s == nil || len(s.byName) == 0 || text == "" {
+		return ""
+	}
+	squeeze := func(v string) []rune {
+		return []rune(strings.ToLower(strings.Join(strings.Fields(v), "")))
+	}
+	hay := string(squeeze(text))
+	for _, name := range s.Names() {
+		v := squeeze(s.byName[name].Value)
+		k := min(len(v), max(6, (len(v)+2)/3))
+		for i := 0; i+k <= len(v); i++ {
+			if strings.Contains(hay, string(v[i:i+k])) {
+				return name
+			}
+		}
+	}
+	return ""
+}

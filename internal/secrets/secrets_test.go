@@ -132,3 +132,59 @@ func BenchmarkMask(b *testing.B) {
 		_ = s.Mask(text)
 	}
 }
+
+// InPage gives the forms of the secrets that may be typed on the page,
+// longest first, and never one limited to other origins.
+func TestInPage(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "secrets")
+	if err := os.WriteFile(file, []byte("BANK@bank.example=Hunter2Long\nANY=abcdEFGH1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := secrets.Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forms := func(u string) []string {
+		var out []string
+		for _, sh := range s.InPage(u) {
+			out = append(out, sh.Name+"="+sh.Form)
+		}
+		return out
+	}
+	if got, want := strings.Join(forms("https://bank.example"), " "), "BANK=HUNTER2LONG BANK=Hunter2Long BANK=hunter2long ANY=ABCDEFGH1 ANY=abcdEFGH1 ANY=abcdefgh1"; got != want {
+		t.Errorf("on the bank: %s, want %s", got, want)
+	}
+	for _, u := range []string{"https://evil.example", "", "null"} {
+		if got := strings.Join(forms(u), " "); got != "ANY=ABCDEFGH1 ANY=abcdEFGH1 ANY=abcdefgh1" {
+			t.Errorf("on %q: %s", u, got)
+		}
+	}
+	var none *secrets.Set
+	if none.InPage("https://bank.example") != nil {
+		t.Error("a nil set hides something")
+	}
+}
+
+// Fragment finds a secret shown whole, in parts, across white space or
+// case-changed, and not a short run of its characters.
+func TestFragment(t *testing.T) {
+	s, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=Zq7Wx9Pk3Lm5Rt8Yv2Nb", "WEBPILOT_SECRET_PIN=Ab12cd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"your token: Zq7Wx9Pk3Lm5Rt8Yv2Nb.", "TOKEN"},
+		{"Zq7Wx9Pk3L | m5Rt8Yv2Nb", "TOKEN"},
+		{"ends in ...Rt8Yv2Nb", "TOKEN"},
+		{"ZQ7W X9PK3", "TOKEN"},
+		{"Zq7Wx9 is not enough", ""},
+		{"pin Ab 12 cd", "PIN"},
+		{"Ab12c", ""},
+		{"", ""},
+	} {
+		if got := s.Fragment(c.text); got != c.want {
+			t.Errorf("Fragment(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}

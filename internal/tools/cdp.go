@@ -29,7 +29,7 @@ var cdpTool = Def(Tool{
 		}
 		params = b
 	}
-	res, err := h.RawCDP(ctx, in.Method, params)
+	res, err := h.RawCDP(ctx, in.Method, params, h.Roots(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -109,6 +109,9 @@ func renderStorage(in StorageIn, r *browser.StorageResult) string {
 		}
 	case "state_save":
 		fmt.Fprintf(&b, "Saved the storage state: %d cookies, the local storage of %d origin(s)%s.\nSaved to %s", r.Total, r.Origins, sealed, r.Path)
+		if len(r.Masked) > 0 {
+			fmt.Fprintf(&b, "\nNote: %d value(s) held a declared secret and are saved masked, so loading this file does not restore them: %s. Save with secret (a sealed file) to keep them.", len(r.Masked), strings.Join(r.Masked, ", "))
+		}
 	case "state_load":
 		fmt.Fprintf(&b, "Loaded the storage state%s: %d cookies, the local storage of %d origin(s).", sealed, r.Total, r.Origins)
 		if len(r.Replaced) > 0 {

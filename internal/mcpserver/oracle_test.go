@@ -1,0 +1,192 @@
+package mcpserver_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+// No matcher is an oracle on a declared secret (issue 47, 2): with the
+// secret typed into a password field that the page also echoes as text,
+// every matcher an agent can aim at the page — collect's exclude on the
+// field's value, wait text and regex, a text target, an action's expect,
+// find — answers the same for the secret's true first characters as for
+// wrong ones, so the secret cannot be read back one character at a time.
+// The masked form itself still matches: the agent may wait for
+// <secret:TOKEN>.
+func TestNoOracleOnSecrets(t *testing.T) {
+	t.Parallel()
+	const token = "Zq7Wx9Pk3Lm5Rt8Yv2Nb"
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<title>Sign in</title><label>Password <input id="pw" type="password"></label>
+<p>Strength of <span id="echo"></span></p><button id="go">Go</button>
+<script>document.getElementById("pw").addEventListener("input", e => {
+  document.getElementById("echo").textContent = e.target.value;
+});</script>`)
+	}))
+	t.Cleanup(page.Close)
+	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=" + token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
+	sel, _ := tools.Select(tools.ProfileFull, "-eval")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec, TraceMask: sec.Mask}}, nil, "")
+	ctx := backendtest.Context(t, 120*time.Second)
+	t.Cleanup(func() {
+		for _, name := range m.SessionNames() {
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		}
+	})
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": page.URL + "/", "snapshot": "none"})
+	mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "TOKEN", "snapshot": "none"})
+
+	right, wrong := token[:3], "Xy9"
+	probes := []struct {
+		name string
+		tool string
+		args func(guess string) map[string]any
+		// leaks says the answer shows a match
+		leaks func(out string, isErr bool) bool
+	}{
+		{"collect exclude on the value", "browser_collect", func(g string) map[string]any {
+			return map[string]any{"selector": "#pw", "fields": []any{map[string]any{"name": "v", "property": "value"}}, "exclude": map[string]any{"v": "^" + g}}
+		}, func(out string, _ bool) bool { return strings.Contains(out, "excluded") }},
+		{"collect exclude on the echo", "browser_collect", func(g string) map[string]any {
+			return map[string]any{"selector": "#echo", "exclude": map[string]any{"text": "(?i)" + g}}
+		}, func(out string, _ bool) bool { return strings.Contains(out, "excluded") }},
+		{"wait for a regex", "browser_wait", func(g string) map[string]any {
+			return map[string]any{"conditions": []any{map[string]any{"text": "/^" + g + "/"}}, "timeout_ms": 300}
+		}, func(_ string, isErr bool) bool { return !isErr }},
+		{"wait for text", "browser_wait", func(g string) map[string]any {
+			return map[string]any{"conditions": []any{map[string]any{"text": "of " + g}}, "timeout_ms": 300}
+		}, func(_ string, isErr bool) bool { return !isErr }},
+		{"wait for text attached", "browser_wait", func(g string) map[string]any {
+			return map[string]any{"conditions": []any{map[string]any{"text": g, "state": "attached"}}, "timeout_ms": 300}
+		}, func(_ string, isErr bool) bool { return !isErr }},
+		{"a text target", "browser_action", func(g string) map[string]any {
+			return map[string]any{"action": "hover", "text": g, "timeout_ms": 300, "snapshot": "none"}
+		}, func(_ string, isErr bool) bool { return !isErr }},
+		{"a regex target", "browser_action", func(g string) map[string]any {
+			return map[string]any{"action": "hover", "text": "/" + g + "/i", "timeout_ms": 300, "snapshot": "none"}
+		}, func(_ string, isErr bool) bool { return !isErr }},
+		{"an expect", "browser_action", func(g string) map[string]any {
+			return map[string]any{"action": "hover", "selector": "#go", "expect": map[string]any{"text": "/Strength of " + g + "/"}, "timeout_ms": 500, "snapshot": "none"}
+		}, func(out string, _ bool) bool { return strings.Contains(out, "verified") }},
+		{"find", "browser_find", func(g string) map[string]any {
+			return map[string]any{"text": "/" + g + "/"}
+		}, func(out string, _ bool) bool { return !strings.Contains(out, "# 0 match") }},
+	}
+	for _, p := range probes {
+		outR, errR := call(t, ctx, cs, p.tool, p.args(right))
+		outW, errW := call(t, ctx, cs, p.tool, p.args(wrong))
+		if p.leaks(outR, errR) || p.leaks(outW, errW) {
+			t.Errorf("%s: the secret's first characters match:\nright guess: %s\nwrong guess: %s", p.name, outR, outW)
+		}
+		if strings.Contains(outR, token[:6]) {
+			t.Errorf("%s: the result holds the secret:\n%s", p.name, outR)
+		}
+	}
+	// The masked form is what the page shows to every matcher.
+	mustCall(t, ctx, cs, "browser_wait", map[string]any{"conditions": []any{map[string]any{"text": "Strength of <secret:TOKEN>"}}, "timeout_ms": 5000})
+	if out := mustCall(t, ctx, cs, "browser_collect", map[string]any{"selector": "#echo", "exclude": map[string]any{"text": "secret:TOKEN"}}); !strings.Contains(out, "excluded") {
+		t.Errorf("collect's exclude does not see the masked value:\n%s", out)
+	}
+}
+
+// No file webpilot writes holds a declared secret (issue 47, 3): a page
+// that shows the typed secret split across two spans, as generated content
+// and in a same-origin frame is not printed to a PDF; a screencast is not
+// recorded while secrets are declared; a state file written in plain keeps
+// the cookie and local storage item that hold it masked, and says so.
+func TestNoSecretInFiles(t *testing.T) {
+	t.Parallel()
+	const token = "Zq7Wx9Pk3Lm5Rt8Yv2Nb"
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/frame":
+			fmt.Fprint(w, `<p id="f"></p>`)
+		case "/pseudo":
+			fmt.Fprint(w, `<style>#p::after { content: attr(data-v) }</style><input id="pw" type="password"><span id="p"></span>
+<script>document.getElementById("pw").addEventListener("input", e => document.getElementById("p").dataset.v = e.target.value.slice(4, 14));</script>`)
+		case "/frames":
+			fmt.Fprint(w, `<input id="pw" type="password"><iframe src="/frame"></iframe>
+<script>document.getElementById("pw").addEventListener("input", e => { document.querySelector("iframe").contentDocument.getElementById("f").textContent = e.target.value.slice(6); });</script>`)
+		default:
+			fmt.Fprint(w, `<title>Split</title><input id="pw" type="password"><p><span id="a"></span> | <span id="b"></span></p>
+<script>document.getElementById("pw").addEventListener("input", e => {
+  const v = e.target.value;
+  document.getElementById("a").textContent = v.slice(0, 10);
+  document.getElementById("b").textContent = v.slice(10);
+  localStorage.setItem("remember", v);
+  document.cookie = "tok=" + v + "; path=/";
+});</script>`)
+		}
+	}))
+	t.Cleanup(page.Close)
+	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=" + token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), OutputDir: out})
+	sel, _ := tools.Select(tools.ProfileFull, "")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec, TraceMask: sec.Mask}}, nil, "")
+	ctx := backendtest.Context(t, 120*time.Second)
+	t.Cleanup(func() {
+		for _, name := range m.SessionNames() {
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		}
+	})
+	for _, path := range []string{"/", "/pseudo", "/frames"} {
+		mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": page.URL + path, "snapshot": "none"})
+		mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "TOKEN", "snapshot": "none"})
+		body := mustFail(t, ctx, cs, "browser_pdf", nil, "INVALID_ARGUMENT")
+		if !strings.Contains(body.Error.Message, "declared secret TOKEN") {
+			t.Errorf("%s: browser_pdf refused with %q", path, body.Error.Message)
+		}
+	}
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": page.URL + "/", "snapshot": "none"})
+	mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "TOKEN", "snapshot": "none"})
+	if body := mustFail(t, ctx, cs, "browser_screencast", map[string]any{"action": "start"}, "INVALID_ARGUMENT"); !strings.Contains(body.Error.Hint, "browser_screenshot") {
+		t.Errorf("browser_screencast start: %+v", body)
+	}
+	saved := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "state_save"})
+	if !strings.Contains(saved, "saved masked") || !strings.Contains(saved, "cookie tok") || !strings.Contains(saved, "local storage remember") {
+		t.Errorf("state_save does not say what it masked:\n%s", saved)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*", "*.json"))
+	more, _ := filepath.Glob(filepath.Join(out, "*.json"))
+	files = append(files, more...)
+	found := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"remember"`) {
+			continue
+		}
+		found = true
+		if strings.Contains(string(b), token[:7]) || !strings.Contains(string(b), `\u003csecret:TOKEN\u003e`) {
+			t.Errorf("the state file %s holds the secret or no mask:\n%s", f, b)
+		}
+	}
+	if !found {
+		t.Errorf("no state file among %v", files)
+	}
+}
