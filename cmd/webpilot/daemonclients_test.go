@@ -247,6 +247,12 @@ func TestDaemonSessionsArePrivate(t *testing.T) {
 			t.Errorf("B's %s in A's session name reached A's tab:\n%s", c.tool, out)
 		}
 	}
+	// webpilot call naming it (issue 47, 7): refused before it reaches
+	// anything, and said why.
+	code, out, errs := cliAt(t, ctx, home, "", "call", "--isolated", "--headless=true", "--profile", "full", "--session", victim, "browser_snapshot")
+	if code == 0 || strings.Contains(out+errs, "owner=A") || !strings.Contains(out+errs, "only their client reaches") {
+		t.Errorf("webpilot call --session %s: exit %d\n%s%s", victim, code, out, errs)
+	}
 	if out := callText(t, ctx, a, "browser_snapshot", nil); !strings.Contains(out, "Basic page") {
 		t.Errorf("A's page after B named its session:\n%s", out)
 	}

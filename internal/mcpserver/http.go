@@ -24,6 +24,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
@@ -139,7 +140,8 @@ func checkBrowserProfile(v string) bool {
 // of the daemon or of serve gets by default (a stdio client's proxy is one
 // too, so the name says client, not the transport): "client-" and the
 // first 8 characters of its MCP session id, lower-cased.
-const ClientSessionPrefix = "client-"
+// No client may name one (tools.CheckSessionName).
+const ClientSessionPrefix = tools.ReservedSessionPrefix
 
 // HTTPOptions configure the HTTP transport.
 type HTTPOptions struct {
@@ -393,7 +395,11 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Header.Get(SessionHeader) != "" {
 		if err := tools.CheckSessionName(r.Header.Get(SessionHeader)); err != nil {
-			f.refuse(w, r, http.StatusBadRequest, SessionHeader+": not a valid session name (letters, digits, -_.:@, at most 64)")
+			msg := SessionHeader + ": not a valid session name (letters, digits, -_.:@, at most 64)"
+			if be, ok := browser.AsError(err); ok {
+				msg = SessionHeader + ": " + be.Message
+			}
+			f.refuse(w, r, http.StatusBadRequest, msg)
 			return
 		}
 	}

@@ -260,6 +260,26 @@ func TestHTTPClientsOwnSessions(t *testing.T) {
 			t.Errorf("client 1's %s %v reached client 0's session:\n%s", c.tool, c.args, out)
 		}
 	}
+	// Named by the session header (the proxy's and the CLI's --session),
+	// by argument, in any case: refused, and said why (issue 47, 7).
+	for _, name := range []string{victim, strings.ToUpper(victim)} {
+		req, _ := http.NewRequest(http.MethodPost, h.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(mcpserver.SessionHeader, name)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "only their client reaches") {
+			t.Errorf("a client naming %s by the session header: %d %s", name, resp.StatusCode, body)
+		}
+	}
+	if body := mustFail(t, ctx, clients[1], "browser_snapshot", map[string]any{"session": victim}, "INVALID_ARGUMENT"); !strings.Contains(body.Error.Message, "only their client reaches") {
+		t.Errorf("naming another client's session: %+v", body)
+	}
 	if snap := mustCall(t, ctx, clients[0], "browser_snapshot", nil); !strings.Contains(snap, pages[0].title) {
 		t.Errorf("client 0's own page after client 1 named its session:\n%s", snap)
 	}

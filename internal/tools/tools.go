@@ -304,12 +304,18 @@ func dropNull(s *jsonschema.Schema) {
 	dropNull(s.Items)
 }
 
+// ReservedSessionPrefix starts the names of the default sessions the
+// daemon and serve give their clients (mcpserver.ClientSessionName); no
+// client may name one.
+const ReservedSessionPrefix = "client-"
+
 // SessionNameMax is the longest session name an agent may pass.
 const SessionNameMax = 64
 
 // CheckSessionName refuses a session name that is too long or has
-// characters other than letters, digits and - _ . : @ (with
-// INVALID_ARGUMENT); "" means the default session and passes.
+// characters other than letters, digits and - _ . : @, or starts with
+// ReservedSessionPrefix (with INVALID_ARGUMENT); "" means the default
+// session and passes.
 func CheckSessionName(name string) error {
 	valid := func(c rune) bool {
 		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.:@", c)
@@ -317,6 +323,13 @@ func CheckSessionName(name string) error {
 	ok := len(name) <= SessionNameMax
 	for _, c := range name {
 		ok = ok && valid(c)
+	}
+	if ok && strings.HasPrefix(strings.ToLower(name), ReservedSessionPrefix) {
+		// Whatever way it comes (argument, --session, the session header),
+		// such a name would reach another client's private session.
+		return &browser.Error{Code: browser.CodeInvalidArgument,
+			Message: fmt.Sprintf("session %q: names starting with %q are the names of the MCP clients' own default sessions, which only their client reaches", name, ReservedSessionPrefix),
+			Hint:    `name a session of your own, like "research" or "task-2"; omit session for your default one`}
 	}
 	if ok {
 		return nil
