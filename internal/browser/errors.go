@@ -25,6 +25,7 @@ const (
 	CodeOutcomeUnknown        = toolerr.CodeOutcomeUnknown
 	CodeLimitExceeded         = toolerr.CodeLimitExceeded
 	CodeSiteBusy              = toolerr.CodeSiteBusy
+	CodePageCrashed           = toolerr.CodePageCrashed
 	CodeFarmFull              = toolerr.CodeFarmFull
 	CodeCommandFailed         = toolerr.CodeCommandFailed
 	CodeInternal              = toolerr.CodeInternal

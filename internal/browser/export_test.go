@@ -123,3 +123,10 @@ func CastFrames(t *Tab) (int, time.Time) {
 	}
 	return len(c.frames), c.frames[len(c.frames)-1].at
 }
+
+// CrashPage crashes the tab's renderer (Page.crash, which never answers).
+func CrashPage(ctx context.Context, t *Tab) {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_ = t.page.Call(cctx, "Page.crash", nil, nil)
+}

@@ -176,6 +176,7 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
 	t.cache = nil
+	t.Reload() // a crashed page is loaded anew in a new renderer
 
 	w := t.watchNavigation()
 	defer w.stop()

@@ -91,6 +91,10 @@ type Tab struct {
 	dialogGen       int
 	dialogOpened    chan struct{}
 	dialogSignalled bool
+	// crash is closed when the page crashes (Inspector.targetCrashed;
+	// crashed set), and replaced when a navigation starts a new page.
+	crash   chan struct{}
+	crashed bool
 	console         []ConsoleEntry // the newest consoleCap entries
 	consoleSeq      int
 	consoleDropped  int         // entries pushed out of the ring since it was last cleared
@@ -181,7 +185,7 @@ type snapCache struct {
 // newTab is the tab of the backend's target id, on CDP session sess; its
 // event loop starts with init.
 func newTab(id string, sess cdp.Caller, log *slog.Logger) *Tab {
-	t := &Tab{target: id, log: log.With("tab", id), refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{})}
+	t := &Tab{target: id, log: log.With("tab", id), refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{}), crash: make(chan struct{})}
 	t.page = &target{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
 	return t
 }
@@ -219,6 +223,10 @@ func (t *Tab) init(ctx context.Context) error {
 	}
 	if _, err := cdproto.Call(ctx, t.page, runtime.Enable, cdproto.Empty{}); err != nil {
 		return err
+	}
+	// (Inspector.targetCrashed: a crashed page fails calls at once)
+	if err := t.page.Call(ctx, "Inspector.enable", nil, nil); err != nil {
+		t.log.Debug("inspector", "err", err)
 	}
 	if err := installClickHook(ctx, t.page); err != nil {
 		return err

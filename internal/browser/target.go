@@ -61,6 +61,7 @@ const (
 	evDialogClosed     = "Page.javascriptDialogClosed"
 	evFrameNavigated   = "Page.frameNavigated"
 	evWindowOpen       = "Page.windowOpen"
+	evTargetCrashed    = "Inspector.targetCrashed"
 )
 
 // newTarget wraps sess, a session of tab t (page: its own), and starts its
@@ -72,7 +73,7 @@ func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
 	methods := []string{evContextCreated, evContextDestroyed, evContextsCleared, evAttached}
 	methods = append(methods, netMethods[:]...)
 	if page {
-		methods = append(methods, evConsole, evException, evDownloadBegin, evDownloadProgress, evDialogOpening, evDialogClosed, evWindowOpen)
+		methods = append(methods, evConsole, evException, evDownloadBegin, evDownloadProgress, evDialogOpening, evDialogClosed, evWindowOpen, evTargetCrashed)
 	}
 	// (routes may come later: their pauses are followed from the start)
 	methods = append(methods, evPaused, evAuthRequired)
@@ -155,6 +156,10 @@ func (g *target) apply(ev cdp.Event) {
 		t.dialogClosed()
 	case evFrameNavigated:
 		g.committed(ev.Params)
+	case evTargetCrashed:
+		if g.page {
+			t.onCrashed()
+		}
 	case evWindowOpen:
 		if t.windowOpens != nil {
 			t.windowOpens.Add(1)

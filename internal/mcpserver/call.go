@@ -354,13 +354,25 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 				// elsewhere is what the agent asks anyway.
 				cleared = "\nNote: " + be.Message + "; webpilot cleared it."
 				bt, err = h.TabByID(ctx, tab)
+			} else if ok && be.Code == browser.CodePageCrashed {
+				// A navigation loads a page in a new renderer.
+				cleared = "\nNote: the tab's page had crashed; this navigation loaded a new one."
+				if bt, err = h.TabByID(ctx, tab); err == nil {
+					bt.Reload()
+				}
 			}
 		}
 		if err != nil {
 			return err
 		}
 		h.Use(bt)
-		res, err := t.Run(ctx, tools.NewHeld(session.shown, h, env), in)
+		rctx, done := ctx, func(err error) error { return err }
+		if bt != nil {
+			// A page that crashes while the call runs ends it at once.
+			rctx, done = bt.WatchCrash(ctx)
+		}
+		res, err := t.Run(rctx, tools.NewHeld(session.shown, h, env), in)
+		err = done(err)
 		if err != nil {
 			return err
 		}

@@ -26,6 +26,9 @@ const (
 	CodeOutcomeUnknown   Code = "OUTCOME_UNKNOWN"
 	CodeLimitExceeded    Code = "LIMIT_EXCEEDED"
 	CodeSiteBusy         Code = "SITE_BUSY"
+	// CodePageCrashed: the tab's page crashed (its renderer is gone); the
+	// next navigate loads a page in a new one.
+	CodePageCrashed Code = "PAGE_CRASHED"
 	// CodeFarmFull: the browser farm (--cdp-endpoint) is at capacity; the
 	// session keeps its place in the farm's queue and a retry resumes it.
 	CodeFarmFull Code = "FARM_FULL"

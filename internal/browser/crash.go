@@ -1,0 +1,82 @@
+package browser
+
+import (
+	"context"
+	"errors"
+)
+
+// A page whose renderer crashed (killed, out of memory, Page.crash) answers
+// nothing: the browser reports Inspector.targetCrashed, and from then on
+// every call on the tab fails at once with PAGE_CRASHED — a call under way
+// when it happens too (WatchCrash) — until a navigation loads a page in a
+// new renderer (browser_navigate, which a crashed tab does not refuse).
+
+// errPageCrashed is the cause of a call's context ended by a crash.
+var errPageCrashed = errors.New("the page crashed")
+
+// onCrashed notes the crash and ends the calls that watch for it. Only the
+// tab's event loop calls it.
+func (t *Tab) onCrashed() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.crashed {
+		return
+	}
+	t.crashed = true
+	close(t.crash)
+	t.log.Info("the page crashed")
+}
+
+// Reload forgets a crash: a navigation is about to load a new page in the
+// tab (the next crash is watched for afresh).
+func (t *Tab) Reload() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.crashed {
+		t.crashed = false
+		t.crash = make(chan struct{})
+	}
+}
+
+// CrashError is PAGE_CRASHED while the tab's page is crashed, else nil.
+func (t *Tab) CrashError() error {
+	t.mu.Lock()
+	crashed := t.crashed
+	t.mu.Unlock()
+	if !crashed {
+		return nil
+	}
+	return crashError()
+}
+
+func crashError() *Error {
+	return &Error{Code: CodePageCrashed, Message: "the tab's page crashed (its renderer is gone): it answers nothing until it is loaded again",
+		Hint: `load it again with browser_navigate ({"go": "reload"} or its url); what the page held (form input, state) is lost`}
+}
+
+// WatchCrash returns a context that ends when the tab's page crashes, and
+// a function that ends the watch and says whether the crash ended it
+// (then PAGE_CRASHED replaces the call's error).
+func (t *Tab) WatchCrash(ctx context.Context) (context.Context, func(err error) error) {
+	t.mu.Lock()
+	crash := t.crash
+	t.mu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-crash:
+			cancel(errPageCrashed)
+		case <-stop:
+		}
+	}()
+	return ctx, func(err error) error {
+		close(stop)
+		crashed := errors.Is(context.Cause(ctx), errPageCrashed)
+		cancel(nil)
+		if crashed {
+			return crashError()
+		}
+		return err
+	}
+}
