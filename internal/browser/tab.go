@@ -93,16 +93,16 @@ type Tab struct {
 	dialogSignalled bool
 	// crash is closed when the page crashes (Inspector.targetCrashed;
 	// crashed set), and replaced when a navigation starts a new page.
-	crash   chan struct{}
-	crashed bool
-	console         []ConsoleEntry // the newest consoleCap entries
-	consoleSeq      int
-	consoleDropped  int         // entries pushed out of the ring since it was last cleared
-	downloads       []*Download // the newest downloadCap downloads
-	downloadSeq     int
-	downloadDir     string                      // the staging folder the browser saves them in ("" its own folder)
-	downloadEarly   map[string]downloadProgress // progress that came before its download's beginning
-	dlBatch         *dlBatch                    // the running call's downloads (downloadMark), or nil
+	crash          chan struct{}
+	crashed        bool
+	console        []ConsoleEntry // the newest consoleCap entries
+	consoleSeq     int
+	consoleDropped int         // entries pushed out of the ring since it was last cleared
+	downloads      []*Download // the newest downloadCap downloads
+	downloadSeq    int
+	downloadDir    string                      // the staging folder the browser saves them in ("" its own folder)
+	downloadEarly  map[string]downloadProgress // progress that came before its download's beginning
+	dlBatch        *dlBatch                    // the running call's downloads (downloadMark), or nil
 	// outputs is the session policy whose output directory keeps the tab's
 	// downloads; findFile finds a finished one in the browser's own folder
 	// (backend.DownloadFinder), or is nil.
