@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -302,5 +305,47 @@ func TestServeAndDaemonShareNoProfile(t *testing.T) {
 	out, code2 := callOutcome(t, ctx, clash, "browser_navigate", map[string]any{"url": base + "/basic.html"})
 	if code2 != "NO_BROWSER" || !strings.Contains(out, "another webpilot") || !strings.Contains(out, fmt.Sprintf("pid %d", serve.Process.Pid)) || strings.Contains(out, "close the other browser") {
 		t.Errorf("the daemon beside serve's browser: %s %s", code2, out)
+	}
+}
+
+// A forged state file in a config dir other users may change is not
+// followed (issue 47, 12): webpilot call and webpilot mcp refuse the dir,
+// say how to fix it, and send nothing to the address it names.
+func TestForgedStateIsNotFollowed(t *testing.T) {
+	home := daemonHome(t) // (a daemon started by mistake is stopped)
+	var hits atomic.Int32
+	forged := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(forged.Close)
+	dir := stateDir(home)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := daemon.WriteState(dir, daemon.State{PID: os.Getpid(), Addr: strings.TrimPrefix(forged.URL, "http://"), Token: "forged", Version: version}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		chmod string
+		mode  os.FileMode
+		want  string
+	}{
+		{dir, 0o777, "chmod 700"},
+		{filepath.Join(dir, daemon.StateFile), 0o666, "chmod 600"},
+	} {
+		if err := os.Chmod(c.chmod, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		ctx := backendtest.Context(t, 60*time.Second)
+		for _, args := range [][]string{{"call", "browser_status"}, {"daemon", "status"}} {
+			code, out, errs := cliAt(t, ctx, home, "", args...)
+			if code == 0 || !strings.Contains(out+errs, "does not trust") || !strings.Contains(out+errs, c.want) {
+				t.Errorf("webpilot %v with %s at %o: exit %d\n%s%s", args, c.chmod, c.mode, code, out, errs)
+			}
+		}
+		if err := os.Chmod(c.chmod, map[bool]os.FileMode{true: 0o700, false: 0o600}[c.chmod == dir]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the forged address got %d request(s)", n)
 	}
 }

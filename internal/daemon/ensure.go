@@ -45,6 +45,9 @@ func Ensure(ctx context.Context, o EnsureOptions) (State, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return State{}, fmt.Errorf("create the daemon's state dir: %w", err)
 	}
+	if err := Trusted(o.Dir); err != nil {
+		return State{}, err
+	}
 	for {
 		st, ok := running(ctx, o.Dir)
 		if ok {
@@ -171,6 +174,9 @@ var ErrNotRunning = errors.New("no webpilot daemon is running")
 func Find(ctx context.Context, dir string) (State, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	if err := Trusted(dir); err != nil {
+		return State{}, err
+	}
 	st, ok := running(ctx, dir)
 	if !ok {
 		return State{}, ErrNotRunning
