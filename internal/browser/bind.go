@@ -40,7 +40,7 @@ func (h *Held) BindableTabs(ctx context.Context) ([]TabView, error) {
 		if s.m.claimed[ti.ID] != nil {
 			continue
 		}
-		out = append(out, TabView{ID: ti.ID, Title: ti.Title, URL: ti.URL, Current: ti.Active})
+		out = append(out, TabView{ID: ti.ID, Title: ti.Title, URL: s.ShowURL(ti.URL), Current: ti.Active})
 	}
 	return out, nil
 }

@@ -353,6 +353,10 @@ func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, er
 				post = redact.Pairs(post)
 			case strings.Contains(ct, "json"):
 				post = redact.JSON(post)
+			case strings.Contains(ct, "multipart/form-data"):
+				post = redact.Multipart(post, headerValue(d.RequestHeaders, "content-type"))
+			case strings.Contains(ct, "text/plain"):
+				post = redact.Lines(post)
 			}
 		}
 		d.RequestBodyLen = utf8.RuneCountInString(post)

@@ -53,7 +53,7 @@ func (h *Held) ListTabs(ctx context.Context) ([]TabView, error) {
 // view describes a tab of the session with short ids (its own and its
 // opener's).
 func (s *Session) view(ti backend.TabInfo) TabView {
-	v := TabView{ID: s.ids.shortOf(ti.ID), Title: ti.Title, URL: ti.URL}
+	v := TabView{ID: s.ids.shortOf(ti.ID), Title: ti.Title, URL: s.ShowURL(ti.URL)}
 	if ti.Opener != "" {
 		v.Opener = s.ids.shortOf(ti.Opener)
 	}

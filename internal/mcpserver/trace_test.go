@@ -355,4 +355,9 @@ func TestRecentActionsRedactURLs(t *testing.T) {
 	if len(short) > 1000 || strings.Contains(short, "hunter22pass") || strings.Contains(short, `"config"`) {
 		t.Errorf("the short status is not short or not clean (%d chars):\n%s", len(short), short)
 	}
+	// browser_tabs lists the tab's URL redacted too (issue 47, 13).
+	tabs := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "list"})
+	if strings.Contains(tabs, "hunter22pass") || strings.Contains(tabs, "TKN0123456789") || !strings.Contains(tabs, "basic.html") {
+		t.Errorf("browser_tabs list:\n%s", tabs)
+	}
 }

@@ -22,10 +22,13 @@ const Redacted = "<redacted>"
 func secretParam(name string) bool {
 	n := strings.ToLower(strings.TrimSpace(name))
 	switch n {
-	case "key", "sig", "auth", "authorization", "pwd", "pass", "jwt", "sid", "code_verifier":
+	case "key", "sig", "auth", "authorization", "pwd", "pass", "jwt", "sid", "code_verifier",
+		// one-time codes, PINs and card codes
+		"otp", "pin", "totp", "hotp", "mfa", "2fa", "cvv", "cvc", "cvc2", "cvv2", "ssn":
 		return true
 	}
-	for _, part := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "signature", "credential", "session", "sessid"} {
+	for _, part := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "signature", "credential", "session", "sessid",
+		"passcode", "otp_", "_otp", "otpcode", "mfa_", "_mfa", "one_time", "onetime", "verification_code", "auth_code", "authcode", "security_code", "pincode", "pin_code"} {
 		if strings.Contains(n, part) {
 			return true
 		}
@@ -102,15 +105,24 @@ func URL(raw string) string {
 func Pairs(s string) string {
 	parts := strings.Split(s, "&")
 	changed := false
+	names := make([]string, len(parts))
+	oauth := false // an OAuth answer: its code is a credential
 	for i, p := range parts {
-		name, _, ok := strings.Cut(p, "=")
-		if !ok {
-			continue
-		}
+		name, _, _ := strings.Cut(p, "=")
 		if dec, err := url.QueryUnescape(name); err == nil {
 			name = dec
 		}
-		if secretParam(name) {
+		names[i] = strings.ToLower(name)
+		switch names[i] {
+		case "state", "client_id", "redirect_uri", "code_challenge", "session_state", "scope":
+			oauth = true
+		}
+	}
+	for i, p := range parts {
+		if !strings.Contains(p, "=") {
+			continue
+		}
+		if secretParam(names[i]) || oauth && names[i] == "code" {
 			parts[i] = p[:strings.Index(p, "=")+1] + Redacted
 			changed = true
 		}
@@ -287,4 +299,55 @@ func Text(s string) string {
 		return name + sep + Redacted
 	})
 	return bearerIn.ReplaceAllString(s, "${1} "+Redacted)
+}
+
+// Lines hides the values of token-like names in a body of name=value
+// lines (a form sent as text/plain), keeping the rest as it was written.
+func Lines(body string) string {
+	lines := strings.SplitAfter(body, "\n")
+	for i, l := range lines {
+		name, _, ok := strings.Cut(l, "=")
+		if !ok || !secretParam(name) {
+			continue
+		}
+		end := strings.TrimRight(l, "\r\n")
+		lines[i] = name + "=" + Redacted + l[len(end):]
+	}
+	return strings.Join(lines, "")
+}
+
+// partName is the field name of a multipart part's Content-Disposition.
+var partName = regexp.MustCompile(`(?i)content-disposition:[^\r\n]*\bname="([^"]*)"`)
+
+// Multipart hides the content of the token-like fields of a
+// multipart/form-data body (its parts' headers and every other part
+// kept as written). A body whose boundary is not found is returned as is.
+func Multipart(body, contentType string) string {
+	_, params, ok := strings.Cut(contentType, "boundary=")
+	if !ok {
+		return body
+	}
+	boundary := strings.Trim(strings.TrimSpace(strings.Split(params, ";")[0]), `"`)
+	if boundary == "" {
+		return body
+	}
+	sep := "--" + boundary
+	parts := strings.Split(body, sep)
+	for i, p := range parts {
+		head, content, ok := strings.Cut(p, "\r\n\r\n")
+		nl := "\r\n"
+		if !ok {
+			if head, content, ok = strings.Cut(p, "\n\n"); !ok {
+				continue
+			}
+			nl = "\n"
+		}
+		m := partName.FindStringSubmatch(head)
+		if m == nil || !secretParam(m[1]) {
+			continue
+		}
+		tail := content[len(strings.TrimRight(content, "\r\n")):]
+		parts[i] = head + nl + nl + Redacted + tail
+	}
+	return strings.Join(parts, sep)
 }

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -105,5 +106,38 @@ func TestRedactText(t *testing.T) {
 		if got := Text(tc.in); got != tc.want {
 			t.Errorf("Text(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// The gaps of issue 47, 13: one-time codes, PINs and an OAuth answer's
+// code in pairs (not a code without the OAuth parameters: a promo or
+// country code), and the password fields of text/plain and multipart
+// bodies.
+func TestRedactCodesAndBodies(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"otp=123456&user=ada", "otp=<redacted>&user=ada"},
+		{"pin=1234&x=1", "pin=<redacted>&x=1"},
+		{"mfa_code=99&otp_code=11&passcode=7", "mfa_code=<redacted>&otp_code=<redacted>&passcode=<redacted>"},
+		{"code=4/0AbCdEf&state=xyz&scope=email", "code=<redacted>&state=xyz&scope=email"},
+		{"code=SUMMER10&qty=2", "code=SUMMER10&qty=2"},
+		{"pinned=1&spin=2", "pinned=1&spin=2"},
+	} {
+		if got := Pairs(c.in); got != c.want {
+			t.Errorf("Pairs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got, want := URL("https://app.example/cb?code=abc123&state=s1"), "https://app.example/cb?code=<redacted>&state=s1"; got != want {
+		t.Errorf("URL = %q, want %q", got, want)
+	}
+	if got, want := Lines("user=ada\r\npassword=Corr3ct-H0rse\r\nnote=a=b\r\n"), "user=ada\r\npassword=<redacted>\r\nnote=a=b\r\n"; got != want {
+		t.Errorf("Lines = %q, want %q", got, want)
+	}
+	body := "--XyZ\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nada\r\n--XyZ\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nCorr3ct-H0rse\r\n--XyZ\r\nContent-Disposition: form-data; name=\"otp\"\r\n\r\n123456\r\n--XyZ--\r\n"
+	got := Multipart(body, `multipart/form-data; boundary="XyZ"`)
+	if strings.Contains(got, "Corr3ct") || strings.Contains(got, "123456") || !strings.Contains(got, "\r\n\r\nada\r\n") || strings.Count(got, "<redacted>") != 2 || !strings.HasSuffix(got, "--XyZ--\r\n") {
+		t.Errorf("Multipart =\n%s", got)
+	}
+	if got := Multipart(body, "multipart/form-data"); got != body {
+		t.Errorf("no boundary: changed")
 	}
 }
