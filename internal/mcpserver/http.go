@@ -255,6 +255,9 @@ func (s *Server) front(o HTTPOptions) *front {
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = MaxSessions
 	}
+	if o.BareSessionTimeout <= 0 {
+		o.BareSessionTimeout = BareSessionTimeout
+	}
 	if o.DepartedGrace <= 0 {
 		o.DepartedGrace = DepartedGrace
 	}
@@ -623,7 +626,7 @@ func (f *front) serveMCP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "this webpilot daemon is exiting: connect again to start a new one", http.StatusServiceUnavailable)
 			return
 		}
-		if f.s.Sessions()+f.creating >= f.o.MaxSessions {
+		if f.s.Sessions()+f.creating >= f.o.MaxSessions && !f.s.evictBare(min(f.o.BareSessionTimeout, BareEvictAge)) {
 			f.mu.Unlock()
 			w.Header().Set("Retry-After", "60")
 			f.refuse(w, r, http.StatusServiceUnavailable, "too many MCP sessions open; close one or wait for idle ones to expire")
@@ -675,10 +678,7 @@ func (s *Server) RunHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) er
 	if o.IdleExit > 0 {
 		go f.idleExit(jctx, o.IdleExit)
 	}
-	if o.BareSessionTimeout <= 0 {
-		o.BareSessionTimeout = BareSessionTimeout
-	}
-	go s.reapBare(jctx, o.BareSessionTimeout)
+	go s.reapBare(jctx, f.o.BareSessionTimeout)
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve http on %s: %w", o.Addr, err)
@@ -756,7 +756,9 @@ func (s *Server) watchClient(method string, req mcp.Request) {
 	if !ok || ss == nil || ss.ID() == "" {
 		return
 	}
-	used := method != "initialize" && method != "notifications/initialized"
+	// (a ping or a notification is no use: a flood of initialize and ping
+	// must not hold the session slots)
+	used := method != "initialize" && method != "ping" && !strings.HasPrefix(method, "notifications/")
 	s.clientsMu.Lock()
 	if rec := s.watched[ss]; rec != nil {
 		rec.last = time.Now()
@@ -910,6 +912,34 @@ func (s *Server) departedPrivate(prefix string) {
 		}
 		cancel()
 	}
+}
+
+// BareEvictAge is how long an MCP session that sent nothing but initialize
+// (and pings) keeps its slot when every slot is taken and a new client
+// comes: then the oldest such session is closed to make room.
+const BareEvictAge = 2 * time.Second
+
+// evictBare closes the oldest MCP session that has sent nothing but
+// initialize and pings for at least age, and says whether there was one.
+func (s *Server) evictBare(age time.Duration) bool {
+	var oldest *mcp.ServerSession
+	var since time.Time
+	s.clientsMu.Lock()
+	for ss, rec := range s.watched {
+		if !rec.used && time.Since(rec.since) >= age && (oldest == nil || rec.since.Before(since)) {
+			oldest, since = ss, rec.since
+		}
+	}
+	if oldest != nil {
+		delete(s.watched, oldest) // (not chosen twice while it closes)
+	}
+	s.clientsMu.Unlock()
+	if oldest == nil {
+		return false
+	}
+	s.log.Info("every session slot is taken: closing the oldest MCP session that sent nothing after initialize", "session", ClientSessionName(oldest.ID()))
+	go func() { _ = oldest.Close() }()
+	return true
 }
 
 // reapBare closes, until ctx ends, the MCP sessions that sent nothing but

@@ -627,3 +627,37 @@ func TestHTTPBareSessionsExpireFast(t *testing.T) {
 		t.Errorf("the client that used its session lost it: %v", err)
 	}
 }
+
+// A flood of initialize and ping holds no slot for long (issue 47, 10):
+// a ping is no use of the session, so such sessions are closed as bare
+// ones are; and with every slot taken, a new client's initialize closes
+// the oldest of them (BareEvictAge) instead of being refused. A session
+// that listed the tools keeps its slot.
+func TestHTTPPingFloodHoldsNoSlots(t *testing.T) {
+	const maxSessions = 4
+	h := serveHTTP(t, &tools.Deps{Manager: idleManager(t)},
+		mcpserver.HTTPOptions{MaxSessions: maxSessions, BareSessionTimeout: time.Hour})
+	ctx := backendtest.Context(t, 60*time.Second)
+	used, err := httpClient(t, ctx, h.base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := used.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range maxSessions - 1 {
+		cs, err := httpClient(t, ctx, h.base, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "a new client gets a slot of a ping-only session", func() bool {
+		return post(t, h.base, nil, strings.NewReader(initBody)) == http.StatusOK
+	})
+	if _, err := used.ListTools(ctx, nil); err != nil {
+		t.Errorf("the client that used its session lost it: %v", err)
+	}
+}
