@@ -108,6 +108,12 @@ func (h *Held) AddRoute(ctx context.Context, r Route, roots []string) (*Route, e
 	if r.Headers != nil {
 		n++
 	}
+	for k := range r.Headers {
+		if why := forbiddenHeader(k); why != "" {
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("continue cannot set the header %s: %s", Echo(k), why),
+				Hint: "set other headers; to change where a request goes, fulfill it or navigate elsewhere"}
+		}
+	}
 	if n != 1 {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "a route takes one of fulfill, abort or continue", Hint: `e.g. {"action": "add", "pattern": "*/api/items*", "fulfill": {"status": 200, "body": "[]"}}`}
 	}
@@ -264,7 +270,28 @@ func (g *target) routed(p *pausedEvent) bool {
 	g.spawn(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, handleTimeout)
 		defer cancel()
-		_ = g.Call(ctx, method, params, nil)
+		if err := g.Call(ctx, method, params, nil); err != nil && method == "Fetch.continueRequest" && ctx.Err() == nil {
+			// Headers the browser refuses must not leave the request (and
+			// the page) paused: it goes on as it was.
+			g.tab.log.Info("route: the browser refused the changed headers; the request goes on unchanged", "err", err)
+			_ = g.Call(ctx, method, map[string]any{"requestId": params["requestId"]}, nil)
+		}
 	})
 	return true
+}
+
+// forbiddenHeader says why a request header cannot be set by a route's
+// continue ("" when it can): the browser refuses to continue a request
+// with them, or they are its own to set.
+func forbiddenHeader(name string) string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	switch {
+	case n == "" || strings.ContainsAny(n, " :\t\r\n"):
+		return "not a header name"
+	case n == "host", n == "content-length", n == "connection", n == "keep-alive", n == "transfer-encoding", n == "upgrade", n == "te", n == "trailer", n == "expect":
+		return "the browser sets it for the connection"
+	case strings.HasPrefix(n, "proxy-"), strings.HasPrefix(n, "sec-"):
+		return "the browser keeps it for itself"
+	}
+	return ""
 }

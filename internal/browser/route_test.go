@@ -112,6 +112,15 @@ window.load = (path) => { document.getElementById("out").textContent = "wait";
 	if got := load("/api/echo"); got != "header " {
 		t.Errorf("with no route left: %q", got)
 	}
+	// A header value the browser refuses does not leave the request, and
+	// the page, paused (issue 47, 9): it goes on unchanged.
+	must(browser.Route{Pattern: "/api/echo", Headers: map[string]string{"X-Test": "a\u0000b"}})
+	if got := load("/api/echo"); got != "header " {
+		t.Errorf("a refused header value: %q", got)
+	}
+	if err := remove("all"); err != nil {
+		t.Fatal(err)
+	}
 	if be := wantCode(t, remove("r9"), browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, "no route") {
 		t.Errorf("remove r9: %v", be)
 	}
@@ -124,6 +133,9 @@ window.load = (path) => { document.getElementById("out").textContent = "wait";
 		{browser.Route{Pattern: "/x", Abort: "exploded"}, "unknown abort reason"},
 		{browser.Route{Pattern: "/x", Fulfill: &browser.RouteFulfill{Status: 700}}, "not an HTTP status"},
 		{browser.Route{Pattern: "/x", Fulfill: &browser.RouteFulfill{File: "/etc/passwd"}}, ""},
+		{browser.Route{Pattern: "/x", Headers: map[string]string{"Host": "evil.example"}}, "cannot set the header Host"},
+		{browser.Route{Pattern: "/x", Headers: map[string]string{"content-length": "1"}}, "cannot set the header"},
+		{browser.Route{Pattern: "/x", Headers: map[string]string{"Sec-Fetch-Site": "none"}}, "cannot set the header"},
 	} {
 		_, err := add(c.r)
 		if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, c.want) {

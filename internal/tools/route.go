@@ -93,7 +93,7 @@ var routeTool = Def(Tool{
 // routeLine is a route as its add and list say it: `r1 "*/api/*" → fulfil
 // 200 (15 bytes) · 3 hits`.
 func routeLine(r browser.Route) string {
-	s := fmt.Sprintf("%s %q → ", r.ID, r.Pattern)
+	s := fmt.Sprintf("%s %q → ", r.ID, browser.Echo(r.Pattern))
 	switch {
 	case r.Fulfill != nil:
 		s += fmt.Sprintf("fulfil %d", r.Fulfill.Status)
