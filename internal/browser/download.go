@@ -44,7 +44,8 @@ type Download struct {
 // dlBatch is the downloads of one call: they land in one fresh folder of
 // the output directory, made when the first of them finishes.
 type dlBatch struct {
-	mark int // the call's downloadMark; 0 for a download begun outside a call
+	mark  int    // the call's downloadMark; 0 for a download begun outside a call
+	owner string // the client its files are for (Session.clientID)
 	mu   sync.Mutex
 	dir  string
 }
@@ -54,7 +55,7 @@ func (b *dlBatch) folder(m *Policy) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.dir == "" {
-		dir, err := m.newOutputFolder("downloads")
+		dir, err := m.newOutputFolder(b.owner, "downloads")
 		if err != nil {
 			return "", err
 		}
@@ -112,7 +113,7 @@ func (t *Tab) onDownloadBegin(raw jsonv2.Value) (p downloadProgress, ok bool) {
 	t.downloadSeq++
 	batch := t.dlBatch
 	if batch == nil {
-		batch = &dlBatch{} // begun outside a call: a folder of its own
+		batch = &dlBatch{owner: t.ownerID()} // begun outside a call: a folder of its own
 	}
 	d := &Download{seq: t.downloadSeq, guid: ev.GUID, batch: batch, Name: ev.Name, URL: shorten(ev.URL, 300), State: "in_progress", finished: make(chan struct{})}
 	if len(ev.URL) <= maxHintURL {
@@ -359,7 +360,7 @@ const maxNameBytes = 200
 func (t *Tab) downloadMark() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.dlBatch = &dlBatch{mark: t.downloadSeq}
+	t.dlBatch = &dlBatch{mark: t.downloadSeq, owner: t.ownerID()}
 	return t.downloadSeq
 }
 
@@ -478,4 +479,12 @@ func downloadFinder(be backend.Backend, tab string) func(ctx context.Context, gu
 	return func(ctx context.Context, guid string) (backend.DownloadFile, error) {
 		return f.FindDownload(ctx, tab, guid)
 	}
+}
+
+// ownerID is the client the tab's output files are for ("": any).
+func (t *Tab) ownerID() string {
+	if t.owner == nil {
+		return ""
+	}
+	return t.owner()
 }

@@ -40,11 +40,11 @@ func TestDownloadString(t *testing.T) {
 func TestOutputFolderFiles(t *testing.T) {
 	out := t.TempDir()
 	m := NewManager(Options{Backend: nopBackend{}, OutputDir: out, OutputMaxBytes: 100})
-	a, err := m.policy.newOutputFolder("downloads")
+	a, err := m.policy.newOutputFolder("", "downloads")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := m.policy.newOutputFolder("downloads")
+	b, _ := m.policy.newOutputFolder("", "downloads")
 	if a == b || filepath.Dir(a) != out || !strings.HasPrefix(filepath.Base(a), "downloads-") {
 		t.Fatalf("folders %q %q", a, b)
 	}
@@ -170,7 +170,7 @@ func TestEmbedImage(t *testing.T) {
 func TestLongDownloadNames(t *testing.T) {
 	out := t.TempDir()
 	m := NewManager(Options{Backend: nopBackend{}, OutputDir: out, OutputMaxBytes: 1 << 20})
-	folder, err := m.policy.newOutputFolder("downloads")
+	folder, err := m.policy.newOutputFolder("", "downloads")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -201,7 +201,7 @@ func (s *Session) download(ctx context.Context, t *Tab, o FetchOptions) (*FetchR
 		f.Via = via
 		if err == nil {
 			if res.Folder == "" {
-				res.Folder, err = s.pol.newOutputFolder("download")
+				res.Folder, err = s.pol.newOutputFolder(s.clientID(), "download")
 			}
 			if err == nil {
 				f.Path, f.Bytes, err = s.pol.putOutputFile(res.Folder, fetchName(f.URL, mimeType, f.Index), outputFile{data: data})

@@ -77,7 +77,7 @@ func (p *Policy) TraceFolder() (string, func(n int64) (done func(), err error), 
 // done records the folder's size). While a reservation is held the folder
 // counts at its size on disk.
 func (p *Policy) OutputFolder(kind string) (string, func(n int64) (done func(), err error), error) {
-	folder, err := p.newOutputFolder(kind)
+	folder, err := p.newOutputFolder("", kind)
 	if err != nil {
 		return "", nil, p.outputError(err)
 	}

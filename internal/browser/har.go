@@ -131,7 +131,7 @@ func (h *Held) ExportHAR(q NetworkQuery) (*HARExport, error) {
 	if m := s.caller.Mask; m != nil {
 		text = m(text)
 	}
-	path, err := s.pol.saveOutput("network", "har", []byte(text))
+	path, err := s.pol.saveOutput(s.clientID(), "network", "har", []byte(text))
 	if err != nil {
 		return nil, err
 	}

@@ -375,6 +375,10 @@ type Session struct {
 	// caller is what the client holding the session brought for its call
 	// (Held.SetCaller); the zero Caller between holds.
 	caller Caller
+	// client is the client whose files the session's outputs are (the last
+	// Caller.Client it was called with; "" for none): downloads that land
+	// between calls are its too.
+	client atomic.Value // string
 	// windowOpens counts the new windows the pages of the session's tabs
 	// asked for (Page.windowOpen, counted by the tabs' loops);
 	// windowOpensSeen is the count when a read of the tab list for popups

@@ -399,7 +399,7 @@ func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, er
 	text := textual(d.MIME, data)
 	d.BodyBinary = !text
 	if g.Save {
-		path, err := s.pol.saveOutput("network", bodyExt(d.MIME, text), data)
+		path, err := s.pol.saveOutput(s.clientID(), "network", bodyExt(d.MIME, text), data)
 		if err != nil {
 			return nil, err
 		}

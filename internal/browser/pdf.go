@@ -98,7 +98,7 @@ func (h *Held) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 		return nil, &Error{Code: CodeInternal, Message: "the browser's PDF does not read as one: " + err.Error(), Err: err}
 	}
 	url, title, _ := t.location(ctx)
-	path, err := h.s.pol.saveOutput("page", "pdf", data)
+	path, err := h.s.pol.saveOutput(h.s.clientID(), "page", "pdf", data)
 	if err != nil {
 		return nil, err
 	}

@@ -147,6 +147,11 @@ type Caller struct {
 	// pattern, text or expect is compared with the page (frameWorld.eval);
 	// nil: no secrets.
 	Hide func(origin string) []HiddenText
+	// Client names the calling client where several share the process
+	// (the daemon, serve): the files webpilot writes for it in the output
+	// directory are its own, and no other client's call may read them
+	// (Session.localFiles); "" for the only client.
+	Client string
 	// Fragment names a secret of the client's that shows in text, whole
 	// or in parts (secrets.Set.Fragment), for what cannot be masked once
 	// written (a PDF); nil: no secrets.
@@ -161,7 +166,18 @@ type HiddenText struct {
 }
 
 // SetCaller tells the session who calls, until the hold ends.
-func (h *Held) SetCaller(c Caller) { h.s.caller = c }
+func (h *Held) SetCaller(c Caller) {
+	h.s.caller = c
+	if c.Client != "" {
+		h.s.client.Store(c.Client)
+	}
+}
+
+// clientID is the client the session's outputs are written for ("": any).
+func (s *Session) clientID() string {
+	id, _ := s.client.Load().(string)
+	return id
+}
 
 // mask is the calling client's secret masker, or nil.
 func (t *Tab) mask() func(string) string {

@@ -168,7 +168,7 @@ func (h *Held) RawCDP(ctx context.Context, method string, params json.RawMessage
 	res := &CDPResult{JSON: text, Total: len(text)}
 	res.URL, _, _ = t.location(ctx)
 	if len(text) > MaxCDPChars {
-		path, err := h.s.pol.saveOutput("cdp", "json", []byte(text))
+		path, err := h.s.pol.saveOutput(h.s.clientID(), "cdp", "json", []byte(text))
 		if err != nil {
 			return nil, err
 		}
@@ -199,11 +199,7 @@ func (s *Session) checkCDPParams(method string, params map[string]any, roots []s
 			}
 			files = append(files, str)
 		}
-		own := s.caller.UploadRoots
-		if own == nil {
-			own = s.m.opts.UploadRoots
-		}
-		real, err := checkUploadPaths(files, own, roots, s.pol.opts.OutputDir, s.m.log)
+		real, err := s.localFiles(files, false, roots)
 		if err != nil {
 			return err
 		}

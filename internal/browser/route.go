@@ -134,11 +134,7 @@ func (h *Held) AddRoute(ctx context.Context, r Route, roots []string) (*Route, e
 		}
 		f.data = []byte(f.Body)
 		if f.File != "" {
-			own := s.caller.UploadRoots
-			if own == nil {
-				own = s.m.opts.UploadRoots
-			}
-			files, err := checkUploadPaths([]string{f.File}, append(slices.Clone(own), s.pol.OutputDir()), roots, s.pol.OutputDir(), s.m.log)
+			files, err := s.localFiles([]string{f.File}, true, roots)
 			if err != nil {
 				return nil, err
 			}

@@ -313,7 +313,7 @@ func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	}
 
 	// Too large to embed: save the original, return a downscaled preview.
-	path, err := s.pol.saveOutput("screenshot", o.Format, data)
+	path, err := s.pol.saveOutput(s.clientID(), "screenshot", o.Format, data)
 	if err != nil {
 		return nil, err
 	}
@@ -387,11 +387,11 @@ func imageSize(data []byte) (w, h int, err error) {
 }
 
 // saveOutput writes an artifact to the output dir (0700) as a 0600 file
-// that webpilot owns there: older owned files are removed, oldest first,
+// that webpilot owns there, for owner (Caller.Client): older owned files are removed, oldest first,
 // to keep the directory within its budget, and LIMIT_EXCEEDED says when
 // even that cannot make room.
-func (p *Policy) saveOutput(kind, ext string, data []byte) (string, error) {
-	path, err := p.out.Save(kind, ext, data)
+func (p *Policy) saveOutput(owner, kind, ext string, data []byte) (string, error) {
+	path, err := p.out.Save(owner, kind, ext, data)
 	if err != nil {
 		return "", p.outputError(err)
 	}
@@ -435,8 +435,8 @@ func (p *Policy) outputError(err error) error {
 // output dir for one call's files, <out>/<kind>-<stamp>-<n>, and returns its
 // path. With saveOutput and putOutputFile it is the only writer of the
 // output dir.
-func (p *Policy) newOutputFolder(kind string) (string, error) {
-	path, err := p.out.NewFolder(kind)
+func (p *Policy) newOutputFolder(owner, kind string) (string, error) {
+	path, err := p.out.NewFolder(owner, kind)
 	if err != nil {
 		return "", p.outputError(err)
 	}

@@ -421,7 +421,7 @@ func (h *Held) saveState(ctx context.Context, o StorageOptions) (*StorageResult,
 			return nil, fmt.Errorf("seal the storage state: %w", err)
 		}
 	}
-	path, err := s.pol.saveOutput("state", "json", data)
+	path, err := s.pol.saveOutput(s.clientID(), "state", "json", data)
 	if err != nil {
 		return nil, err
 	}
@@ -438,12 +438,7 @@ func (h *Held) readState(o StorageOptions) (*storageState, bool, error) {
 	if !filepath.IsAbs(path) && !strings.ContainsRune(path, filepath.Separator) {
 		path = filepath.Join(s.pol.OutputDir(), path)
 	}
-	roots := s.caller.UploadRoots
-	if roots == nil {
-		roots = s.m.opts.UploadRoots
-	}
-	roots = append(slices.Clone(roots), s.pol.OutputDir())
-	files, err := checkUploadPaths([]string{path}, roots, o.Roots, s.pol.OutputDir(), s.m.log)
+	files, err := s.localFiles([]string{path}, true, o.Roots)
 	if err != nil {
 		var we *Error
 		if errors.As(err, &we) {

@@ -117,6 +117,9 @@ type Tab struct {
 	// caller is the session's Caller (Session.caller): the client holding
 	// it now.
 	caller *Caller
+	// owner is the client its output files are written for
+	// (Session.clientID); nil in tabs of no session.
+	owner func() string
 	// docStatuses are the HTTP statuses of the latest documents the tab
 	// loaded, by loader id (the loop's, under mu); docSeen is closed when
 	// one is added, and replaced.

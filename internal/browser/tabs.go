@@ -193,6 +193,7 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 	t.outputs = s.pol
 	t.windowOpens = &s.windowOpens
 	t.caller = &s.caller
+	t.owner = s.clientID
 	t.maxFetchBytes = s.m.opts.MaxFetchBytes
 	local := s.be.Info().Local
 	if !local {

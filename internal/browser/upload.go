@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -240,11 +241,7 @@ const chooserWait = 3 * time.Second
 // that clicking the target opens (the chooser is intercepted, never shown),
 // and reads the names back.
 func (s *Session) upload(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
-	roots := s.caller.UploadRoots
-	if roots == nil {
-		roots = s.m.opts.UploadRoots
-	}
-	files, err := checkUploadPaths(a.Files, roots, a.Roots, s.pol.opts.OutputDir, s.m.log)
+	files, err := s.localFiles(a.Files, false, a.Roots)
 	if err != nil {
 		return err
 	}
@@ -355,4 +352,36 @@ func hidden(rel string) bool {
 		}
 	}
 	return false
+}
+
+// localFiles is the one way a call hands webpilot local files to read
+// (uploads, a route's fulfill file, a state file, raw CDP's file inputs):
+// each must pass checkUploadPaths — inside the calling client's upload
+// roots or clientRoots (its MCP roots), or the output directory when
+// withOut — and a file of the output directory written for another client
+// of this process (Caller.Client) is refused. It returns the resolved
+// paths.
+func (s *Session) localFiles(files []string, withOut bool, clientRoots []string) ([]string, error) {
+	own := s.caller.UploadRoots
+	if own == nil {
+		own = s.m.opts.UploadRoots
+	}
+	if withOut {
+		own = append(slices.Clone(own), s.pol.OutputDir())
+	}
+	real, err := checkUploadPaths(files, own, clientRoots, s.pol.OutputDir(), s.m.log)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range real {
+		owner, err := s.pol.out.OwnerOf(p)
+		if err != nil {
+			return nil, s.pol.outputError(err)
+		}
+		if owner != "" && owner != s.caller.Client {
+			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s was written for another client of this webpilot: it is not given to this one", files[i]),
+				Hint: "use files of your own: those your calls wrote, or files in your project"}
+		}
+	}
+	return real, nil
 }

@@ -165,7 +165,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 				p(int(waited/time.Second), int(bound/time.Second), msg)
 			})
 		}
-		caller = browser.Caller{UploadRoots: c.UploadRoots}
+		caller = browser.Caller{UploadRoots: c.UploadRoots, Client: s.clientID(req)}
 		if d.Secrets.Len() > 0 {
 			caller.Mask = d.Secrets.Mask
 			sec := d.Secrets

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -659,5 +660,57 @@ func TestHTTPPingFloodHoldsNoSlots(t *testing.T) {
 	})
 	if _, err := used.ListTools(ctx, nil); err != nil {
 		t.Errorf("the client that used its session lost it: %v", err)
+	}
+}
+
+// Each client's files are its own (issue 47, 4): on serve, a file the
+// output directory holds for client A — its saved state, with cookie
+// values — is refused to client B by every way B could read it (a route's
+// fulfill file, state_load, an upload, raw CDP's file input), while A
+// itself still loads it.
+func TestHTTPClientsOwnFiles(t *testing.T) {
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	out := t.TempDir()
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), OutputDir: out, UploadRoots: []string{out}})
+	t.Cleanup(func() {
+		for _, name := range m.SessionNames() {
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		}
+	})
+	sel, _ := tools.Select(tools.ProfileFull, "")
+	h := serveHTTPWith(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m}}, mcpserver.HTTPOptions{})
+	a, err := httpClient(t, ctx, h.base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := httpClient(t, ctx, h.base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, ctx, a, "browser_navigate", map[string]any{"url": base + "/basic.html", "snapshot": "none"})
+	saved := mustCall(t, ctx, a, "browser_storage", map[string]any{"action": "state_save"})
+	i := strings.Index(saved, "Saved to ")
+	if i < 0 {
+		t.Fatalf("state_save:\n%s", saved)
+	}
+	path := strings.TrimSpace(strings.SplitN(saved[i+len("Saved to "):], "\n", 2)[0])
+	mustCall(t, ctx, b, "browser_navigate", map[string]any{"url": base + "/act/upload.html", "snapshot": "none"})
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"browser_storage", map[string]any{"action": "state_load", "file": path}},
+		{"browser_storage", map[string]any{"action": "state_load", "file": filepath.Base(path)}},
+		{"browser_route", map[string]any{"action": "add", "pattern": "/nothing-here", "fulfill": map[string]any{"file": path}}},
+		{"browser_action", map[string]any{"action": "upload", "selector": "#files", "files": []any{path}}},
+	} {
+		body := mustFail(t, ctx, b, c.tool, c.args, "INVALID_ARGUMENT")
+		if !strings.Contains(body.Error.Message, "another client") {
+			t.Errorf("B's %s %v: %+v", c.tool, c.args, body.Error)
+		}
+	}
+	if out := mustCall(t, ctx, a, "browser_storage", map[string]any{"action": "state_load", "file": path}); !strings.Contains(out, "Loaded the storage state") {
+		t.Errorf("A loading its own state:\n%s", out)
 	}
 }

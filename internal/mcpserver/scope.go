@@ -65,3 +65,13 @@ func (sc scope) sessions(keys []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// clientID names the client of req among those that share the server
+// (browser.Caller.Client: its output files are its own): over HTTP, its MCP
+// session's; "" for the one client of stdio.
+func (s *Server) clientID(req *mcp.CallToolRequest) string {
+	if !s.clientDefaults.Load() || req == nil || req.Session == nil || req.Session.ID() == "" {
+		return ""
+	}
+	return ClientSessionName(req.Session.ID())
+}

@@ -42,6 +42,9 @@ type Entry struct {
 	Name    string    `json:"name"`
 	Size    int64     `json:"size"`
 	Created time.Time `json:"created"`
+	// Owner is the client the entry was written for ("": any client of
+	// the process; see OwnerOf).
+	Owner string `json:"owner,omitempty"`
 	// Busy is the pid of the process writing or reading it; 0 when done.
 	Busy int `json:"busy,omitempty"`
 }
@@ -111,9 +114,9 @@ func (d *Dir) fresh(kind, ext string, create func(name string) error) error {
 	return err
 }
 
-// Save writes data to a new file named after kind (and ext), making room
-// for it first; the path is returned.
-func (d *Dir) Save(kind, ext string, data []byte) (string, error) {
+// Save writes data to a new file named after kind (and ext) for owner (a
+// client; "" for any), making room for it first; the path is returned.
+func (d *Dir) Save(owner, kind, ext string, data []byte) (string, error) {
 	var path string
 	err := d.update(func(m *manifest) error {
 		if err := d.makeRoom(m, int64(len(data)), ""); err != nil {
@@ -138,15 +141,15 @@ func (d *Dir) Save(kind, ext string, data []byte) (string, error) {
 			_ = os.Remove(path)
 			return fmt.Errorf("save %s: %w", name, err)
 		}
-		m.Entries = append(m.Entries, Entry{Name: name, Size: int64(len(data)), Created: time.Now().UTC()})
+		m.Entries = append(m.Entries, Entry{Name: name, Size: int64(len(data)), Created: time.Now().UTC(), Owner: owner})
 		return nil
 	})
 	return path, err
 }
 
-// NewFolder creates a fresh folder named after kind for one call's files,
-// which go in through Reserve; its path is returned.
-func (d *Dir) NewFolder(kind string) (string, error) {
+// NewFolder creates a fresh folder named after kind for one call's files
+// (for owner, as Save), which go in through Reserve; its path is returned.
+func (d *Dir) NewFolder(owner, kind string) (string, error) {
 	var path string
 	err := d.update(func(m *manifest) error {
 		var name string
@@ -157,7 +160,7 @@ func (d *Dir) NewFolder(kind string) (string, error) {
 		if err != nil {
 			return fmt.Errorf("create folder %s: %w", name, err)
 		}
-		m.Entries = append(m.Entries, Entry{Name: name, Created: time.Now().UTC()})
+		m.Entries = append(m.Entries, Entry{Name: name, Created: time.Now().UTC(), Owner: owner})
 		return nil
 	})
 	return path, err
@@ -269,6 +272,26 @@ func (d *Dir) Entries() ([]Entry, error) {
 	return out, err
 }
 
+// OwnerOf is the owner of the entry that holds path, as Save or NewFolder
+// recorded it: "" for a path outside the directory, an entry webpilot did
+// not write (a file the user put there) or one written for any client.
+func (d *Dir) OwnerOf(path string) (string, error) {
+	name := d.entryOf(path)
+	if name == "" {
+		return "", nil
+	}
+	var owner string
+	err := d.update(func(m *manifest) error {
+		for _, e := range m.Entries {
+			if e.Name == name {
+				owner = e.Owner
+			}
+		}
+		return nil
+	})
+	return owner, err
+}
+
 // entryOf is the name of the directory's top-level entry that holds path,
 // or "" when path is not inside the directory.
 func (d *Dir) entryOf(path string) string {
@@ -282,7 +305,14 @@ func (d *Dir) entryOf(path string) string {
 	}
 	rel, err := filepath.Rel(root, abs)
 	if err != nil || rel == "." || !filepath.IsLocal(rel) {
-		return ""
+		// (a path with the links of the directory's own path resolved)
+		real, rerr := filepath.EvalSymlinks(root)
+		if rerr != nil || real == root {
+			return ""
+		}
+		if rel, err = filepath.Rel(real, abs); err != nil || rel == "." || !filepath.IsLocal(rel) {
+			return ""
+		}
 	}
 	return strings.Split(filepath.ToSlash(rel), "/")[0]
 }

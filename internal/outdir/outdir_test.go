@@ -49,16 +49,16 @@ func TestEvictOldestOwned(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	_ = os.Chtimes(foreign, old, old)
 	d := outdir.New(dir, 100<<10)
-	a, err := d.Save("shot", "png", kb(40))
+	a, err := d.Save("", "shot", "png", kb(40))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := d.Save("shot", "png", kb(40))
+	b, err := d.Save("", "shot", "png", kb(40))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 80 KB used: 30 more passes 100 KB, so a (the oldest) goes, b stays.
-	c, err := d.Save("body", "json", kb(30))
+	c, err := d.Save("", "body", "json", kb(30))
 	if err != nil {
 		t.Fatalf("save past the budget: %v", err)
 	}
@@ -83,7 +83,7 @@ func TestEvictOldestOwned(t *testing.T) {
 func TestBusyEntriesStay(t *testing.T) {
 	dir := t.TempDir()
 	d := outdir.New(dir, 100<<10)
-	folder, err := d.NewFolder("downloads")
+	folder, err := d.NewFolder("", "downloads")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestBusyEntriesStay(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(folder, "big.bin"), kb(60), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	held, err := d.Save("shot", "png", kb(30))
+	held, err := d.Save("", "shot", "png", kb(30))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestBusyEntriesStay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = d.Save("shot", "png", kb(20))
+	_, err = d.Save("", "shot", "png", kb(20))
 	var full *outdir.FullError
 	if !errors.As(err, &full) || full.Need != 20<<10 || full.Used != 90<<10 || full.Max != 100<<10 {
 		t.Fatalf("want a FullError (90 KB used, 20 KB needed), got %v", err)
@@ -112,7 +112,7 @@ func TestBusyEntriesStay(t *testing.T) {
 	}
 	// Released, the screenshot is the oldest finished entry: it goes.
 	release()
-	if _, err := d.Save("shot", "png", kb(20)); err != nil {
+	if _, err := d.Save("", "shot", "png", kb(20)); err != nil {
 		t.Fatalf("after release: %v", err)
 	}
 	if exists(held) || !exists(folder) {
@@ -124,7 +124,7 @@ func TestBusyEntriesStay(t *testing.T) {
 	if i := slices.IndexFunc(es, func(e outdir.Entry) bool { return e.Name == filepath.Base(folder) }); i < 0 || es[i].Size != 60<<10 || es[i].Busy != 0 {
 		t.Fatalf("the folder's entry after done: %+v", es)
 	}
-	if _, err := d.Save("shot", "png", kb(50)); err != nil {
+	if _, err := d.Save("", "shot", "png", kb(50)); err != nil {
 		t.Fatalf("after the folder finished: %v", err)
 	}
 	if exists(folder) {
@@ -143,7 +143,7 @@ func TestBusyEntriesStay(t *testing.T) {
 func TestReserveRefusals(t *testing.T) {
 	dir := t.TempDir()
 	d := outdir.New(dir, 50<<10)
-	folder, err := d.NewFolder("downloads")
+	folder, err := d.NewFolder("", "downloads")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,11 +185,11 @@ func TestOtherProcessBusy(t *testing.T) {
 	}
 	d := outdir.New(dir, 100<<10)
 	var full *outdir.FullError
-	if _, err := d.Save("shot", "png", kb(50)); !errors.As(err, &full) || full.Used != 60<<10 {
+	if _, err := d.Save("", "shot", "png", kb(50)); !errors.As(err, &full) || full.Used != 60<<10 {
 		t.Fatalf("while the other process writes (60 KB so far): %v", err)
 	}
 	lock.Release()
-	if _, err := d.Save("shot", "png", kb(50)); err != nil || exists(other) {
+	if _, err := d.Save("", "shot", "png", kb(50)); err != nil || exists(other) {
 		t.Fatalf("after the other process ended: %v, its folder still there: %v", err, exists(other))
 	}
 }
@@ -214,7 +214,7 @@ func TestHoldForeignAndDamagedManifest(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, outdir.ManifestFile), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Save("shot", "png", kb(5)); err != nil {
+	if _, err := d.Save("", "shot", "png", kb(5)); err != nil {
 		t.Fatal(err)
 	}
 	if !exists(keep) {
@@ -230,7 +230,7 @@ func TestHoldForeignAndDamagedManifest(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, outdir.ManifestFile), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Save("shot", "png", kb(5)); err != nil {
+	if _, err := d.Save("", "shot", "png", kb(5)); err != nil {
 		t.Fatal(err)
 	}
 	if !exists(outside) {
@@ -243,7 +243,7 @@ func TestHoldForeignAndDamagedManifest(t *testing.T) {
 func TestPresenceLockGoesWhenIdle(t *testing.T) {
 	dir := t.TempDir()
 	d := outdir.New(dir, 1<<20)
-	folder, err := d.NewFolder("downloads")
+	folder, err := d.NewFolder("", "downloads")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,11 +278,11 @@ func TestTwoWritersSameSecond(t *testing.T) {
 	seen := map[string]bool{}
 	for i := range 3 {
 		for _, d := range []*outdir.Dir{a, b} {
-			f, err := d.NewFolder("trace")
+			f, err := d.NewFolder("", "trace")
 			if err != nil {
 				t.Fatalf("round %d: NewFolder: %v", i, err)
 			}
-			p, err := d.Save("shot", "png", []byte("x"))
+			p, err := d.Save("", "shot", "png", []byte("x"))
 			if err != nil {
 				t.Fatalf("round %d: Save: %v", i, err)
 			}
