@@ -46,8 +46,8 @@ type Download struct {
 type dlBatch struct {
 	mark  int    // the call's downloadMark; 0 for a download begun outside a call
 	owner string // the client its files are for (Session.clientID)
-	mu   sync.Mutex
-	dir  string
+	mu    sync.Mutex
+	dir   string
 }
 
 // folder is the batch's folder, made on first use.
