@@ -11,17 +11,22 @@ import (
 )
 
 // A screenshot never shows a declared secret (--secrets): when the call
-// carries secrets (Caller.Mask), the boxes of the main document's fields whose
-// value holds one, and of its text that shows one, are measured before the
-// capture and painted over in the image. The values are read in webpilot's
-// own isolated world and tested in Go by the call's masker: no secret is
-// sent to the page. Frames' documents are not searched.
+// carries secrets (Caller.Mask), the boxes of the fields whose value holds
+// one, of the text that shows one or a part of one (Caller.Fragment), of
+// short elements whose text split over several nodes shows one, and of
+// generated content (::before, ::after) that does — in the main document,
+// its open shadow roots and its same-origin frames — are measured before
+// the capture and painted over in the image, with every canvas while any
+// of them shows one. The values are read in webpilot's own isolated world
+// and tested in Go: no secret is sent to the page. Cross-origin frames'
+// documents are not searched.
 
 // secretBox is a box to blank, in page CSS pixels; dots says it is a
 // password field's, which the page draws as dots.
 type secretBox struct {
 	x, y, w, h float64
 	dots       bool
+	canvas     bool // a canvas, painted while a secret shows elsewhere
 }
 
 // Bounds of the search for shown secrets: text nodes and characters read.
@@ -31,43 +36,73 @@ const (
 )
 
 // shownValuesJS lists the values the main document shows — form fields'
-// (input, textarea, select, contenteditable) and text nodes', through open
-// shadow roots — with their boxes in page CSS pixels; visible ones only.
+// (input, textarea, select, contenteditable), text nodes', the text of
+// short elements whose text is split over several nodes (a secret copied
+// into spans), generated content (::before, ::after) and canvases (K),
+// through open shadow roots and same-origin frames — with their boxes in
+// page CSS pixels; visible ones only.
 const shownValuesJS = `(() => {
-  const out = [], sx = scrollX, sy = scrollY;
+  const out = [];
   let nodes = 0, chars = 0;
-  const box = (r) => ({X: r.left + sx, Y: r.top + sy, W: r.width, H: r.height});
-  const add = (v, r, dots) => {
-    if (!v || r.width < 1 || r.height < 1 || nodes >= ` + "MAXN" + ` || chars + v.length > ` + "MAXC" + `) return;
-    nodes++; chars += v.length; out.push({V: v, D: !!dots, ...box(r)});
+  const add = (v, r, off, dots, kind) => {
+    if ((!v && kind !== "K") || r.width < 1 || r.height < 1 || nodes >= MAXN || chars + v.length > MAXC) return;
+    nodes++; chars += v.length;
+    out.push({V: v, D: !!dots, K: kind || "", X: r.left + off.x, Y: r.top + off.y, W: r.width, H: r.height});
   };
-  const visit = (root) => {
-    const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+  const visit = (doc, root, off) => {
+    const w = doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
     for (let n = w.currentNode; n; n = w.nextNode()) {
       if (n.nodeType === Node.TEXT_NODE) {
         const p = n.parentElement;
         if (!p || /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(p.tagName) || n.data.trim().length < 3) continue;
-        const r = document.createRange(); r.selectNodeContents(n);
-        add(n.data, r.getBoundingClientRect());
+        const r = doc.createRange(); r.selectNodeContents(n);
+        add(n.data, r.getBoundingClientRect(), off);
         continue;
       }
-      if (n.shadowRoot) visit(n.shadowRoot);
+      if (n.nodeType !== Node.ELEMENT_NODE) continue;
+      if (n.shadowRoot) visit(doc, n.shadowRoot, off);
       const tag = n.tagName;
-      if (tag === "INPUT" || tag === "TEXTAREA") add(n.value, n.getBoundingClientRect(), n.type === "password");
-      else if (tag === "SELECT") add(Array.from(n.selectedOptions, (o) => o.text).join(" "), n.getBoundingClientRect());
-      else if (n.isContentEditable && !(n.parentElement && n.parentElement.isContentEditable)) add(n.innerText, n.getBoundingClientRect());
+      if (tag === "INPUT" || tag === "TEXTAREA") add(n.value, n.getBoundingClientRect(), off, n.type === "password");
+      else if (tag === "SELECT") add(Array.from(n.selectedOptions, (o) => o.text).join(" "), n.getBoundingClientRect(), off);
+      else if (n.isContentEditable && !(n.parentElement && n.parentElement.isContentEditable)) add(n.innerText, n.getBoundingClientRect(), off);
+      else if (tag === "CANVAS") add("", n.getBoundingClientRect(), off, false, "K");
+      else if (tag === "IFRAME" || tag === "FRAME") {
+        let d = null;
+        try { d = n.contentDocument; } catch (e) {}
+        if (d && d.documentElement) {
+          const r = n.getBoundingClientRect();
+          visit(d, d.documentElement, {x: off.x + r.left + n.clientLeft, y: off.y + r.top + n.clientTop});
+        }
+        continue;
+      }
+      const t = n.textContent;
+      if (t && t.length <= 300 && n.childNodes.length > 1 && !/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HTML|BODY|HEAD)$/.test(tag)) {
+        let texts = 0;
+        for (const c of n.childNodes) if (c.nodeType === Node.TEXT_NODE ? c.data.trim() : c.textContent.trim()) texts++;
+        if (texts > 1) add(t, n.getBoundingClientRect(), off, false, "S");
+      }
+      const st = doc.defaultView.getComputedStyle(n, "::before"), sa = doc.defaultView.getComputedStyle(n, "::after");
+      const gen = [st.content, sa.content].filter((c) => c && c !== "none" && c !== "normal").join(" ");
+      if (gen) add(gen, n.getBoundingClientRect(), off, false, "G");
     }
   };
-  visit(document.documentElement);
+  visit(document, document.documentElement, {x: scrollX, y: scrollY});
   return out;
 })()`
 
 // secretBoxes measures the boxes that show a secret the call's masker
-// knows (none without one).
+// knows (none without one): a value or text that holds one or a part of
+// one (Caller.Fragment), split text, generated content; and, while any
+// box shows one (a password field too), every canvas, where a page may
+// draw what it holds without it being found.
 func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
 	mask := t.mask()
 	if mask == nil {
 		return nil, nil
+	}
+	frag := func(string) string { return "" }
+	if t.caller != nil && t.caller.Fragment != nil {
+		frag = t.caller.Fragment
 	}
 	mainID, err := t.mainFrameID(ctx)
 	if err != nil {
@@ -76,17 +111,24 @@ func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
 	var shown []struct {
 		V          string
 		D          bool
+		K          string
 		X, Y, W, H float64
 	}
 	js := strings.NewReplacer("MAXN", strconv.Itoa(maxSecretNodes), "MAXC", strconv.Itoa(maxSecretChars)).Replace(shownValuesJS)
 	if _, err := (frameWorld{sess: t.page, frameID: mainID}).eval(ctx, js, &shown); err != nil {
 		return nil, err
 	}
-	var boxes []secretBox
+	var boxes, canvases []secretBox
 	for _, s := range shown {
-		if mask(s.V) != s.V {
+		switch {
+		case s.K == "K":
+			canvases = append(canvases, secretBox{x: s.X, y: s.Y, w: s.W, h: s.H, canvas: true})
+		case mask(s.V) != s.V || frag(s.V) != "":
 			boxes = append(boxes, secretBox{x: s.X, y: s.Y, w: s.W, h: s.H, dots: s.D})
 		}
+	}
+	if len(boxes) > 0 {
+		boxes = append(boxes, canvases...)
 	}
 	return boxes, nil
 }

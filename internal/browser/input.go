@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 	"time"
 
 	"github.com/chromedp/cdproto/input"
@@ -752,6 +753,14 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 	if st.Kind == "select" || st.Kind == "value" || got == want {
 		res.Outcome = "verified"
 		return nil
+	}
+	if m := t.mask(); m != nil && m(a.Value) != a.Value {
+		// A declared secret: what the field kept of it may be a part too
+		// short to mask (a code box's one digit), so it is not shown.
+		res.Value = ""
+		return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("filled %s with a declared secret but it holds %d character(s), not the value sent (not shown: it may be a part of the secret)", a.Target.Describe(), utf8.RuneCountInString(got)),
+			Hint:      "the page rewrote the input (a length limit, or boxes that take one character each?); check it with browser_snapshot",
+			Diagnosis: map[string]any{"failed_check": "value", "actual_chars": utf8.RuneCountInString(got)}}
 	}
 	return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("filled %s but it holds %q, not the value sent", a.Target.Describe(), got),
 		Hint:      "the page rewrote the input (a mask or a length limit?); check it with browser_snapshot",

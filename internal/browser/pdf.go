@@ -68,7 +68,8 @@ func (h *Held) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 		return nil, backendError("look for shown secrets", err)
 	}
 	// (a password field prints as dots)
-	boxes = slices.DeleteFunc(boxes, func(b secretBox) bool { return b.dots })
+	// (and a canvas is painted only beside another box)
+	boxes = slices.DeleteFunc(boxes, func(b secretBox) bool { return b.dots || b.canvas })
 	if len(boxes) > 0 {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the page shows a declared secret in %d place(s); a PDF of it would hold the secret", len(boxes)),
 			Hint: "clear or leave the field that holds it first; browser_screenshot captures the page with secrets painted over"}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -544,6 +545,53 @@ func (r *walkResult) mask(m func(string) string) {
 		}
 	}
 	walk(r.C)
+	maskSplitValues(r.C, m)
+}
+
+// maskSplitValues masks the values of fields that show a secret between
+// them, one or two characters each: a one-time code typed into the first
+// of its boxes, which the page spreads over the rest. Runs of such fields,
+// in document order, whose values together hold a secret show each value
+// as the secret's mask.
+func maskSplitValues(ns []*snapshot.Node, m func(string) string) {
+	var run []*snapshot.Node
+	flush := func() {
+		if len(run) > 1 {
+			var b strings.Builder
+			for _, n := range run {
+				b.WriteString(*n.V)
+			}
+			joined := b.String()
+			if masked := m(joined); masked != joined {
+				name := masked
+				if i := strings.Index(masked, "<secret:"); i >= 0 {
+					if j := strings.Index(masked[i:], ">"); j > 0 {
+						name = masked[i : i+j+1]
+					}
+				}
+				for _, n := range run {
+					v := name
+					n.V = &v
+				}
+			}
+		}
+		run = run[:0]
+	}
+	var walk func(ns []*snapshot.Node)
+	walk = func(ns []*snapshot.Node) {
+		for _, n := range ns {
+			if n.V != nil {
+				if v := *n.V; v != "" && utf8.RuneCountInString(v) <= 2 {
+					run = append(run, n)
+				} else {
+					flush()
+				}
+			}
+			walk(n.C)
+		}
+	}
+	walk(ns)
+	flush()
 }
 
 // element returns the walker's element number id as a remote object.

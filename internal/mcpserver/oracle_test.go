@@ -1,16 +1,21 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
@@ -188,5 +193,102 @@ func TestNoSecretInFiles(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no state file among %v", files)
+	}
+}
+
+// Painting covers what the first painting missed (issue 47, 5): a secret
+// split over two spans, shown in a same-origin frame, as generated
+// content, and a canvas while the page holds one; and one-time-code boxes
+// that each show a digit of a typed code show its mask in the snapshot.
+func TestSecretsPaintedEverywhere(t *testing.T) {
+	t.Parallel()
+	const token, otp = "Zq7Wx9Pk3Lm5Rt8Yv2Nb", "482913"
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/frame":
+			fmt.Fprint(w, `<body style="margin:0"><p id="f" style="margin:0;font:20px monospace"></p>`)
+		case "/otp":
+			fmt.Fprint(w, `<title>Code</title><label>Code <input id="c0" autocomplete="one-time-code"></label>
+<input id="c1" maxlength="1"><input id="c2" maxlength="1"><input id="c3" maxlength="1"><input id="c4" maxlength="1"><input id="c5" maxlength="1">
+<script>document.getElementById("c0").addEventListener("input", e => {
+  const v = e.target.value; if (v.length < 2) return;
+  for (let i = 0; i < 6; i++) document.getElementById("c" + i).value = v[i] || "";
+});</script>`)
+		default:
+			fmt.Fprint(w, `<title>Paint</title><style>p, span, canvas { font: 20px monospace } #g::after { content: attr(data-v) }</style>
+<input id="pw" type="password"><p id="split"><span id="a"></span><span id="b"></span></p><p id="g" data-v=""></p>
+<iframe src="/frame" style="border:0;width:400px;height:40px"></iframe><canvas id="cv" width="300" height="40"></canvas>
+<script>document.getElementById("pw").addEventListener("input", e => {
+  const v = e.target.value;
+  document.getElementById("a").textContent = v.slice(0, 10);
+  document.getElementById("b").textContent = v.slice(10);
+  document.getElementById("g").dataset.v = v.slice(3, 13);
+  document.querySelector("iframe").contentDocument.getElementById("f").textContent = "key " + v.slice(5);
+  const c = document.getElementById("cv").getContext("2d"); c.font = "20px monospace"; c.fillText(v, 2, 25);
+});</script>`)
+		}
+	}))
+	t.Cleanup(page.Close)
+	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=" + token, "WEBPILOT_SECRET_OTP=" + otp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
+	sel, _ := tools.Select(tools.ProfileFull, "")
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec, TraceMask: sec.Mask}}, nil, "")
+	ctx := backendtest.Context(t, 120*time.Second)
+	t.Cleanup(func() {
+		for _, name := range m.SessionNames() {
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		}
+	})
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": page.URL + "/", "snapshot": "none"})
+	mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "TOKEN", "snapshot": "none"})
+	// The centre of each box that shows the secret, in image pixels.
+	boxes := mustCall(t, ctx, cs, "browser_eval", map[string]any{"expression": `(() => {
+  const c = (r, dx, dy) => [Math.round((r.left + dx + r.width / 2) * devicePixelRatio), Math.round((r.top + dy + r.height / 2) * devicePixelRatio)];
+  const f = document.querySelector("iframe"), fr = f.getBoundingClientRect(), inner = f.contentDocument.getElementById("f").getBoundingClientRect();
+  return JSON.stringify({split: c(document.getElementById("split").getBoundingClientRect(), 0, 0), gen: c(document.getElementById("g").getBoundingClientRect(), 0, 0),
+    frame: c(inner, fr.left, fr.top), canvas: c(document.getElementById("cv").getBoundingClientRect(), 0, 0)});
+})()`})
+	var at map[string][2]int
+	raw := boxes[strings.LastIndex(boxes, "\n")+1:]
+	if err := json.Unmarshal([]byte(strings.Trim(raw, `"`)), &at); err != nil {
+		if s, uerr := strconv.Unquote(raw); uerr == nil {
+			err = json.Unmarshal([]byte(s), &at)
+		}
+		if err != nil || len(at) != 4 {
+			t.Fatalf("the boxes: %v in %q", err, boxes)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_screenshot", Arguments: map[string]any{"format": "png"}})
+	if err != nil || res.IsError || len(images(res)) != 1 {
+		t.Fatalf("screenshot: %v %s", err, text(res))
+	}
+	img, err := png.Decode(bytes.NewReader(images(res)[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range at {
+		if r, g, b, _ := img.At(p[0], p[1]).RGBA(); r>>8 != 0x80 || g>>8 != 0x80 || b>>8 != 0x80 {
+			t.Errorf("the %s box's centre (%d,%d) is %d,%d,%d, not painted over", name, p[0], p[1], r>>8, g>>8, b>>8)
+		}
+	}
+	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": page.URL + "/otp", "snapshot": "none"})
+	// (the first box keeps one digit: the fill fails its check, and says
+	// so without the digit)
+	body := mustFail(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#c0", "secret": "OTP", "snapshot": "none"}, "NOT_ACTIONABLE")
+	if b, _ := json.Marshal(body); strings.Contains(string(b), `"actual":`) || strings.Contains(string(b), `\"4\"`) {
+		t.Errorf("the fill's error shows a digit of the code: %s", b)
+	}
+	snap := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{"mode": "full"})
+	if strings.Count(snap, "<secret:OTP>") < 6 {
+		t.Errorf("the code boxes:\n%s", snap)
+	}
+	for _, d := range otp {
+		if strings.Contains(snap, `= "`+string(d)+`"`) {
+			t.Errorf("a box shows the digit %c:\n%s", d, snap)
+		}
 	}
 }
