@@ -9,10 +9,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
