@@ -44,9 +44,32 @@
   // editable element (whose text, unlike a field's value, is in its own
   // text and name and in its ancestors' text, other elements' context).
   const secretTexts = new Set();
+  // secretValues are what the user typed into secret fields (read here,
+  // in webpilot's world, and never sent): a page that echoes one into its
+  // text (a strength meter) must not bring it, or the part typed so far,
+  // into a description.
+  const secretValues = new Map();
+  const cutTyped = (s, v) => {
+    if (!v || v.length < 3) return s;
+    const ls = s.toLowerCase(), lv = v.toLowerCase(), least = 3;
+    let out = "";
+    for (let i = 0; i < s.length; ) {
+      let j = 0;
+      while (j < lv.length && i + j < ls.length && ls[i + j] === lv[j]) j++;
+      if (j >= least) {
+        i += j;
+        continue;
+      }
+      out += s[i];
+      i++;
+    }
+    return out;
+  };
+  const anySecret = () => secretTexts.size > 0 || secretValues.size > 0;
   const hide = (v) => {
     let out = String(v || "");
     for (const t of secretTexts) out = out.split(t).join("");
+    for (const t of secretValues.values()) out = cutTyped(out, t);
     return out;
   };
   const scrub = (d, el) => {
@@ -56,7 +79,7 @@
       d.fingerprint.name = el.getAttribute("aria-label") || "";
       d.fingerprint.context = "";
     }
-    if (secretTexts.size) {
+    if (anySecret()) {
       if (d.text) d.text = hide(d.text);
       d.fingerprint.name = hide(d.fingerprint.name);
       d.fingerprint.context = hide(d.fingerprint.context);
@@ -143,7 +166,7 @@
         if (t.length >= 2) secretTexts.add(t);
       }
       c = c.then((d) => scrub(d, e.el));
-    } else m.value = e.el.isContentEditable ? e.el.innerText : e.el.value;
+    } else m.value = e.typed !== undefined ? e.typed : e.el.isContentEditable ? e.el.innerText : e.el.value;
     chain = chain.then(() => emit(m, c));
     lastStep = Date.now();
     appeared = null;
@@ -198,7 +221,7 @@
     const a = appeared;
     appeared = null;
     if (!a || !a.el.isConnected || (el && a.el.contains(el))) return;
-    if (secretTexts.size && hide(a.text) !== a.text) return;
+    if (anySecret() && hide(a.text) !== a.text) return;
     if (a.el.checkVisibility && !a.el.checkVisibility()) return;
     chain = chain.then(() => emit({ k: "wait", text: a.text }));
   };
@@ -264,14 +287,27 @@
     if (!el || textLike(el)) return;
     queue({ k: "dblclick" }, el);
   });
+  // typedNow is the field's value as the user's input left it: what a
+  // fill records, whatever the page writes into the field afterwards.
+  const typedNow = (el) => {
+    if (el.isContentEditable) return undefined;
+    if (marked(el)) {
+      if (el.value) secretValues.set(el, el.value);
+      return undefined;
+    }
+    return el.value;
+  };
   on(window, "input", (e) => {
     if (!e.isTrusted) return;
     const el = e.composedPath()[0];
     if (!textLike(el)) return;
-    if (editing && editing.el === el) return;
+    if (editing && editing.el === el) {
+      editing.typed = typedNow(el);
+      return;
+    }
     flush();
     before(el);
-    editing = { el, c: describeNow(el), secret: marked(el) };
+    editing = { el, c: describeNow(el), secret: marked(el), typed: typedNow(el) };
   });
   on(window, "focusout", (e) => {
     if (editing && e.composedPath()[0] === editing.el) flush();

@@ -269,3 +269,45 @@ func TestRecordSecretStays(t *testing.T) {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A recording keeps no password the page echoes into its text, whole or
+// the part typed so far (issue 47, 6), and records what the user typed
+// into a field, not what the page wrote there afterwards.
+func TestRecordKeepsNoEcho(t *testing.T) {
+	e := newEnv(t, browser.Options{RecordHeadless: true})
+	e.navigate("/record/echo.html")
+	e.startRecording(browser.RecordOptions{Name: "signup"})
+	ctx := e.ctx
+	u, err := backendtest.NewUser(ctx, e.m.Backend(), e.base+"/record/echo.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	const pw = "Corr3ct-H0rse-Battery"
+	for _, f := range []func() error{
+		func() error { return u.Type(ctx, "#user", "ada") },
+		func() error { return u.Click(ctx, "#go", 1) },
+		func() error { return u.Type(ctx, "#pw", pw[:16]) },
+		func() error { return u.Click(ctx, "#go", 1) },
+		func() error { return u.Type(ctx, "#pw", pw[16:]) },
+		func() error { return u.Click(ctx, "#go", 1) },
+	} {
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := e.stopRecording()
+	all, _ := json.Marshal(rec)
+	for _, part := range []string{"Corr3", "H0rse", "rse-Ba", "Batt"} {
+		if strings.Contains(strings.ToLower(string(all)), strings.ToLower(part)) {
+			t.Errorf("the recording holds %q of the password:\n%s", part, all)
+		}
+	}
+	var got []string
+	for _, st := range rec.Steps {
+		got = append(got, stepLine(st))
+	}
+	if !strings.Contains(strings.Join(got, "\n"), `fill input "User" = ada`) || strings.Contains(string(all), "mallory") {
+		t.Errorf("the user field's fill:\n%s", strings.Join(got, "\n"))
+	}
+}
