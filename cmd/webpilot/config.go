@@ -292,7 +292,7 @@ func configKeys() []configKey {
 			}
 			return nil
 		}, get: func(c *Config) any { return c.HTTPAuth }, given: true},
-		{name: "cdp-allow", usage: "comma-separated CDP domains (DOM) and methods (Page.printToPDF) browser_cdp may send, replacing the default list (" + strings.Join(browser.DefaultCDPAllow, ",") + ")", set: func(c *Config, v string) error {
+		{name: "cdp-allow", usage: "comma-separated CDP domains (DOM) and methods (Page.getLayoutMetrics) browser_cdp may send, replacing the default list (" + strings.Join(browser.DefaultCDPAllow, ",") + ")", set: func(c *Config, v string) error {
 			if err := list(func(c *Config) *[]string { return &c.CDPAllow })(c, v); err != nil {
 				return err
 			}

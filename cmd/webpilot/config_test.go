@@ -451,11 +451,11 @@ func TestConfigCDPAllow(t *testing.T) {
 		env  map[string]string
 		file string
 	}{
-		{[]string{"--cdp-allow=DOM, Page.printToPDF"}, nil, ""},
-		{nil, map[string]string{"WEBPILOT_CDP_ALLOW": "DOM,Page.printToPDF"}, ""},
+		{[]string{"--cdp-allow=DOM, Page.getLayoutMetrics"}, nil, ""},
+		{nil, map[string]string{"WEBPILOT_CDP_ALLOW": "DOM,Page.getLayoutMetrics"}, ""},
 	} {
 		cfg := mustLoad(t, c.args, c.env, c.file)
-		if got := policyOptions(cfg).CDPAllow; !slices.Equal(got, []string{"DOM", "Page.printToPDF"}) {
+		if got := policyOptions(cfg).CDPAllow; !slices.Equal(got, []string{"DOM", "Page.getLayoutMetrics"}) {
 			t.Errorf("%v %v %s: CDPAllow = %v", c.args, c.env, c.file, got)
 		}
 	}
