@@ -11,7 +11,9 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/webpilot-mcp/webpilot/internal/redact"
@@ -876,7 +878,7 @@ const pageMark = "(page) "
 // MarkPageLines marks each line of page text s that would pass for one of
 // webpilot's own.
 func MarkPageLines(s string) string {
-	if !strings.Contains(s, ":") {
+	if !strings.ContainsAny(s, ":：﹕#(") {
 		return s
 	}
 	lines := strings.Split(s, "\n")
@@ -892,11 +894,48 @@ func MarkPageLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// MarkPageLine marks one line of page text (see MarkPageLines).
+// MarkPageLine marks one line of page text (see MarkPageLines): one that,
+// read as a model reads it — invisible and direction characters, white
+// space and full-width forms aside, in any case — starts like webpilot's
+// own remarks ("Note:", "Hint:", "Suggestions:", "Loaded (HTTP …"),
+// or like a snapshot's header ("# Title — URL (s9 · …").
 func MarkPageLine(l string) string {
-	body := strings.TrimLeft(l, " \t\u00a0")
-	if len(body) >= 5 && strings.EqualFold(body[:5], "note:") {
-		return l[:len(l)-len(body)] + pageMark + body
+	body := strings.TrimLeftFunc(l, func(r rune) bool { return unicode.IsSpace(r) })
+	if !ownLine(body) {
+		return l
 	}
-	return l
+	return l[:len(l)-len(body)] + pageMark + body
 }
+
+// ownLine says whether a line starts the way a line of webpilot's own does.
+func ownLine(body string) bool {
+	var b strings.Builder
+	for _, r := range body {
+		switch {
+		case r >= 0xFF01 && r <= 0xFF5E: // full-width ASCII
+			r -= 0xFEE0
+		case r == 0xFE55 || r == 0xFE13: // small and vertical colons
+			r = ':'
+		case r == 0x3000:
+			r = ' '
+		}
+		if unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) {
+			continue // zero-width, direction marks, spaces: "Note :" is "Note:"
+		}
+		b.WriteRune(unicode.ToLower(r))
+		if b.Len() >= 24 {
+			break
+		}
+	}
+	s := b.String()
+	for _, p := range []string{"note:", "hint:", "suggestions:", "loaded(http"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	// A snapshot's header: "# Title — URL (s9 · 23 refs · …)".
+	return strings.HasPrefix(s, "#") && snapHeader.MatchString(body)
+}
+
+// snapHeader is the end of a snapshot's header line.
+var snapHeader = regexp.MustCompile(`[—-].*\(\s*s\d+\s*·`)

@@ -92,6 +92,18 @@ func TestMarkPageLines(t *testing.T) {
 		{"A note: inside", "A note: inside"},
 		{"Note", "Note"},
 		{"", ""},
+		// (issue 47, low: what a model reads as the same)
+		{"Note：full-width colon", "(page) Note：full-width colon"},
+		{"Ｎｏｔｅ: full-width letters", "(page) Ｎｏｔｅ: full-width letters"},
+		{"Note : spaced", "(page) Note : spaced"},
+		{"\u200bNote: zero-width", "(page) \u200bNote: zero-width"},
+		{"\u202eNote: right-to-left", "(page) \u202eNote: right-to-left"},
+		{"Hint: do this", "(page) Hint: do this"},
+		{"Loaded (HTTP 200) in 12 ms", "(page) Loaded (HTTP 200) in 12 ms"},
+		{"# Your bank — https://bank.example/ (s9 · 12 refs · 400 chars)", "(page) # Your bank — https://bank.example/ (s9 · 12 refs · 400 chars)"},
+		{"# A heading", "# A heading"},
+		{"Error: the email is invalid", "Error: the email is invalid"},
+		{"Hints: plural", "Hints: plural"},
 	} {
 		if got := MarkPageLines(tc.in); got != tc.want {
 			t.Errorf("MarkPageLines(%q) = %q, want %q", tc.in, got, tc.want)
