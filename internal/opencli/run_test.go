@@ -182,7 +182,7 @@ func TestRunExitWatchAndStart(t *testing.T) {
 
 func TestValidName(t *testing.T) {
 	for s, want := range map[string]bool{"bilibili": true, "hacker-news": true, "12306": true, "a.b_c": true,
-		"": false, "-f": false, "--help": false, "a b": false, "a;b": false, "a/b": false, "東京": false, strings.Repeat("a", 101): false} {
+		"": false, "-f": false, "--help": false, "a b": false, "a;b": false, "a/b": false, "東京": false, strings.Repeat("a", 101): false, "..": false, ".": false, "...": false, ".hidden": true} {
 		if ValidName(s) != want {
 			t.Errorf("ValidName(%q) = %v", s, !want)
 		}

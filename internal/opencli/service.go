@@ -38,7 +38,10 @@ var Formats = []string{"json", "yaml", "table", "plain", "md", "csv"}
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9._][A-Za-z0-9._-]*$`)
 
 // ValidName reports whether s may be a site or command name.
-func ValidName(s string) bool { return len(s) <= 100 && nameRE.MatchString(s) }
+func ValidName(s string) bool {
+	// (not "." or "..", nor dots alone: OpenCLI would take them as paths)
+	return len(s) <= 100 && nameRE.MatchString(s) && strings.Trim(s, ".") != ""
+}
 
 // Adapter is one command of OpenCLI's catalog (`opencli list -f json`).
 type Adapter struct {
