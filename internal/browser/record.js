@@ -376,15 +376,17 @@
   if (OPTS.banner) {
     const host = document.createElement("div");
     banner = host;
-    host.style.cssText = "all:initial;position:fixed;z-index:2147483647;top:8px;right:8px;";
+    // Only its Stop button takes the pointer: a click on the rest of the
+    // banner goes to the page beneath it, as if it were not there.
+    host.style.cssText = "all:initial;position:fixed;z-index:2147483647;top:8px;right:8px;pointer-events:none;";
     const root = host.attachShadow({ mode: "closed" });
     const box = document.createElement("div");
-    box.style.cssText = "font:13px system-ui,sans-serif;background:#b00020;color:#fff;padding:6px 10px;border-radius:6px;box-shadow:0 2px 8px rgba(0,0,0,.3);display:flex;gap:8px;align-items:center";
+    box.style.cssText = "font:13px system-ui,sans-serif;background:rgba(176,0,32,.85);color:#fff;padding:6px 10px;border-radius:6px;box-shadow:0 2px 8px rgba(0,0,0,.3);display:flex;gap:8px;align-items:center;pointer-events:none";
     const label = document.createElement("span");
     label.textContent = "● webpilot is recording" + (OPTS.message ? ": " + OPTS.message : "");
     const stop = document.createElement("button");
     stop.textContent = "Stop";
-    stop.style.cssText = "font:inherit;padding:2px 10px;border:0;border-radius:4px;background:#fff;color:#b00020;cursor:pointer";
+    stop.style.cssText = "font:inherit;padding:2px 10px;border:0;border-radius:4px;background:#fff;color:#b00020;cursor:pointer;pointer-events:auto";
     stop.addEventListener("click", (e) => {
       if (!e.isTrusted) return;
       flush().then(() => send({ id: OPTS.id, k: "stop" }));

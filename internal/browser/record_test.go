@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -309,5 +310,38 @@ func TestRecordKeepsNoEcho(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(got, "\n"), `fill input "User" = ada`) || strings.Contains(string(all), "mallory") {
 		t.Errorf("the user field's fill:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// The banner takes no click but its Stop's (issue 47, low): a click on its
+// label reaches the page's button beneath and is recorded.
+func TestRecordBannerLetsClicksThrough(t *testing.T) {
+	e := newEnv(t, browser.Options{RecordHeadless: true})
+	e.navigate("/record/corner.html")
+	e.startRecording(browser.RecordOptions{Name: "corner"})
+	ctx := e.ctx
+	u, err := backendtest.NewUser(ctx, e.m.Backend(), e.base+"/record/corner.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	var pt []float64
+	if err := u.WaitFor(ctx, `[...document.documentElement.children].some((e) => e.tagName === "DIV" && getComputedStyle(e).position === "fixed")`); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Eval(ctx, `(() => { const h = [...document.documentElement.children].find((e) => e.tagName === "DIV" && getComputedStyle(e).position === "fixed");
+		const r = h.getBoundingClientRect(); return [r.left + 12, r.top + r.height / 2]; })()`, &pt); err != nil || len(pt) != 2 {
+		t.Fatalf("the banner: %v %v", pt, err)
+	}
+	if err := u.ClickAt(ctx, pt[0], pt[1]); err != nil {
+		t.Fatal(err)
+	}
+	rec := e.stopRecording()
+	var got []string
+	for _, st := range rec.Steps {
+		got = append(got, stepLine(st))
+	}
+	if !slices.Contains(got, `click button "Corner"`) {
+		t.Errorf("a click on the banner's label:\n%s", strings.Join(got, "\n"))
 	}
 }
