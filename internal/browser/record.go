@@ -178,7 +178,7 @@ func (h *Held) StartRecording(ctx context.Context, o RecordOptions) (*RecordStat
 	}
 	info := s.be.Info()
 	nb, _ := s.be.(backend.RecordingNotice)
-	if nb == nil && info.Kind == "launch" && info.Headless && !s.m.opts.RecordHeadless {
+	if nb == nil && info.Headless && !s.m.opts.RecordHeadless {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "the browser is headless: nobody can show anything in it, and nobody would see that it records",
 			Hint: "record in a browser the user sees: your own Chrome through the extension (webpilot pair), or webpilot started with --headed"}
 	}

@@ -87,6 +87,9 @@ type Backend struct {
 type link struct {
 	conn    *cdp.Conn
 	version string // Browser.getVersion product
+	// headless says the browser runs without a window (its product or
+	// user agent says HeadlessChrome): nobody sees what it shows.
+	headless bool
 }
 
 func (l *link) up() bool {
@@ -279,6 +282,7 @@ func (b *Backend) Info() backend.Info {
 	if l := b.cur; l != nil && !b.closed && l.up() {
 		info.Running = true
 		info.Version = l.version
+		info.Headless = l.headless
 	}
 	return info
 }
@@ -362,6 +366,7 @@ func (b *Backend) start(ctx context.Context, conn *cdp.Conn) (*link, error) {
 		return nil, err
 	}
 	l.version = ver.Product
+	l.headless = strings.Contains(ver.Product, "Headless") || strings.Contains(ver.UserAgent, "Headless")
 	// Discovery on: the browser then reports each tab destroyed, which
 	// CloseTab waits for and which ends this Backend's claim on a tab it
 	// opened and somebody else closed.
