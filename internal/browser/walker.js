@@ -1260,12 +1260,52 @@
   // call (hide); null: none. Every agent pattern, text and expect is
   // compared with the page's strings only after unsecret has replaced
   // them by <secret:NAME>, so no answer depends on a secret's characters.
-  let hidden = null;
-  const hide = (list) => { hidden = Array.isArray(list) && list.length ? list : null; };
+  // A part of one shown apart (a third of it, at least 6 characters, as
+  // secrets.FragmentLen) reads the same: windows are its pieces.
+  let hidden = null, hiddenKey = "", windows = null, firsts = null;
+  const hide = (list) => {
+    hidden = Array.isArray(list) && list.length ? list : null;
+    const key = hidden ? JSON.stringify(hidden) : "";
+    if (key === hiddenKey) return;
+    hiddenKey = key;
+    windows = null;
+    if (!hidden) return;
+    windows = new Map(); // length → Map(window → name)
+    firsts = new Set(); // the windows' first characters
+    for (const h of hidden) {
+      const cs = Array.from(h.f), k = Math.min(cs.length, Math.max(6, Math.floor((cs.length + 2) / 3)));
+      if (k >= cs.length) continue;
+      for (let i = 0; i + k <= cs.length; i++) {
+        const w = cs.slice(i, i + k).join("");
+        if (!windows.has(w.length)) windows.set(w.length, new Map());
+        if (!windows.get(w.length).has(w)) windows.get(w.length).set(w, h.n);
+        firsts.add(w[0]);
+      }
+    }
+  };
   const unsecret = (s) => {
     if (!hidden || typeof s !== "string" || !s) return s;
     for (const h of hidden) if (s.includes(h.f)) s = s.split(h.f).join("<secret:" + h.n + ">");
-    return s;
+    if (!windows || !windows.size) return s;
+    let cover = null;
+    for (const [n, m] of windows) {
+      for (let p = 0; p + n <= s.length; p++) {
+        if (!firsts.has(s[p])) continue;
+        const name = m.get(s.substr(p, n));
+        if (name === undefined) continue;
+        if (!cover) cover = new Array(s.length).fill("");
+        for (let i = p; i < p + n; i++) if (!cover[i]) cover[i] = name;
+      }
+    }
+    if (!cover) return s;
+    let out = "";
+    for (let i = 0; i < s.length; ) {
+      if (!cover[i]) { out += s[i++]; continue; }
+      const name = cover[i];
+      while (i < s.length && cover[i]) i++;
+      out += "<secret:" + name + ">";
+    }
+    return out;
   };
 
   // shown says an element is rendered with a box (or is a checkbox or radio

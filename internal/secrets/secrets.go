@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/webpilot-mcp/webpilot/internal/origin"
 	"github.com/webpilot-mcp/webpilot/internal/toolerr"
@@ -79,6 +80,8 @@ type Set struct {
 	// a user:password secret that answers logins (MaskAlso).
 	parts  map[string]string
 	masker *strings.Replacer
+	// frags masks what is left of a secret in parts (fragments).
+	frags *fragments
 }
 
 // Load reads the secrets of file ("" for none) and of the environment
@@ -187,6 +190,7 @@ func (s *Set) build() {
 	if len(args) > 0 {
 		s.masker = strings.NewReplacer(args...)
 	}
+	s.frags = newFragments(s)
 }
 
 // forms are the ways a value may be written where webpilot reads it: as
@@ -299,7 +303,7 @@ func (s *Set) Mask(text string) string {
 	if s == nil || s.masker == nil || text == "" {
 		return text
 	}
-	return s.masker.Replace(text)
+	return s.frags.mask(s.masker.Replace(text))
 }
 
 // MaskAny masks the strings inside v (maps, lists, strings), returning a
@@ -493,7 +497,7 @@ func (s *Set) Fragment(text string) string {
 	hay := string(squeeze(text))
 	for _, name := range s.Names() {
 		v := squeeze(s.byName[name].Value)
-		k := min(len(v), max(6, (len(v)+2)/3))
+		k := FragmentLen(len(v))
 		for i := 0; i+k <= len(v); i++ {
 			if strings.Contains(hay, string(v[i:i+k])) {
 				return name
@@ -501,4 +505,105 @@ func (s *Set) Fragment(text string) string {
 		}
 	}
 	return ""
+}
+
+// FragmentLen is how many consecutive characters of a value of n
+// characters count as showing it: a third of it, at least 6, the whole
+// value when shorter.
+func FragmentLen(n int) int { return min(n, max(6, (n+2)/3)) }
+
+// fragments masks the parts of secrets a page shows apart (two halves in
+// two spans, "…Rt8Yv2Nb"): every run of text made of FragmentLen-long
+// pieces of a secret's value, as it is or upper- or lower-cased, reads
+// <secret:NAME>. Whole values and encoded forms are the Replacer's.
+type fragments struct {
+	byLen map[int]map[string]string // window length in bytes → window → name
+	first [256]bool                 // the first bytes of windows
+	least int                       // the shortest window in bytes
+}
+
+func newFragments(s *Set) *fragments {
+	f := &fragments{byLen: map[int]map[string]string{}}
+	add := func(value, name string) {
+		for _, form := range []string{value, strings.ToUpper(value), strings.ToLower(value)} {
+			runes := []rune(form)
+			k := FragmentLen(len(runes))
+			if k >= len(runes) {
+				continue // the whole value: the Replacer's
+			}
+			for i := 0; i+k <= len(runes); i++ {
+				w := string(runes[i : i+k])
+				m := f.byLen[len(w)]
+				if m == nil {
+					m = map[string]string{}
+					f.byLen[len(w)] = m
+				}
+				if _, ok := m[w]; !ok {
+					m[w] = name
+				}
+				f.first[w[0]] = true
+				if f.least == 0 || len(w) < f.least {
+					f.least = len(w)
+				}
+			}
+		}
+	}
+	for _, name := range s.Names() {
+		add(s.byName[name].Value, name)
+	}
+	for value, name := range s.parts {
+		add(value, name)
+	}
+	if len(f.byLen) == 0 {
+		return nil
+	}
+	return f
+}
+
+// mask replaces each run of text covered by windows with the first
+// covering window's secret.
+func (f *fragments) mask(text string) string {
+	if f == nil || len(text) < f.least {
+		return text
+	}
+	var cover []string // name covering each byte, or ""
+	for p := 0; p+f.least <= len(text); p++ {
+		if !f.first[text[p]] {
+			continue
+		}
+		for n, m := range f.byLen {
+			if p+n > len(text) {
+				continue
+			}
+			name, ok := m[text[p:p+n]]
+			if !ok {
+				continue
+			}
+			if cover == nil {
+				cover = make([]string, len(text))
+			}
+			for i := p; i < p+n; i++ {
+				if cover[i] == "" {
+					cover[i] = name
+				}
+			}
+		}
+	}
+	if cover == nil {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		if cover[i] == "" {
+			b.WriteByte(text[i])
+			i++
+			continue
+		}
+		name := cover[i]
+		for i < len(text) && (cover[i] != "" || !utf8.RuneStart(text[i])) {
+			i++
+		}
+		b.WriteString("<secret:" + name + ">")
+	}
+	return b.String()
 }

@@ -188,3 +188,27 @@ func TestFragment(t *testing.T) {
 		}
 	}
 }
+
+// Mask hides a secret shown in parts too: each run made of pieces a third
+// of its length (at least 6 characters) reads as the secret, in any case;
+// shorter pieces and other text stay.
+func TestMaskFragments(t *testing.T) {
+	s, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=Zq7Wx9Pk3Lm5Rt8Yv2Nb", "WEBPILOT_SECRET_PIN=Ab12cd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"Strength of Zq7Wx9Pk3L | m5Rt8Yv2Nb": "Strength of <secret:TOKEN> | <secret:TOKEN>",
+		"ends in …Rt8Yv2Nb.":                  "ends in …<secret:TOKEN>.",
+		"ZQ7WX9PK3L":                          "<secret:TOKEN>",
+		"the whole Zq7Wx9Pk3Lm5Rt8Yv2Nb here": "the whole <secret:TOKEN> here",
+		"Zq7Wx9 is too short to tell":         "Zq7Wx9 is too short to tell",
+		"pin Ab12cd and Ab12c":                "pin <secret:PIN> and Ab12c",
+		"über Zq7Wx9Pk3L€":                    "über <secret:TOKEN>€",
+		"":                                    "",
+	} {
+		if got := s.Mask(in); got != want {
+			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
