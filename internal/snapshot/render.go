@@ -9,9 +9,9 @@ package snapshot
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
