@@ -26,14 +26,17 @@ func TestRecipeRecordCLI(t *testing.T) {
 	base := fixtures(t)
 	dir := t.TempDir()
 	flags := []string{"--isolated", "--headless=true", "--cdp-endpoint", remote.HTTPURL(), "--recipes", dir}
-	agent := connectProxyArgs(t, ctx, home, new(syncBuffer), nil, "--cdp-endpoint", remote.HTTPURL())
+	// The debug browser is headless: the daemon the agent's proxy starts
+	// lets it record only because the test rig says so.
+	rig := []string{envRecordHeadless + "=1"}
+	agent := connectProxyArgs(t, ctx, home, new(syncBuffer), rig, "--cdp-endpoint", remote.HTTPURL())
 	if out := callText(t, ctx, agent, "browser_navigate", map[string]any{"url": base + "/basic.html?agent=1"}); !strings.Contains(out, "Basic page") {
 		t.Fatalf("agent navigate: %s", out)
 	}
 
 	var errb, outb syncBuffer
 	page := base + "/recipes/search.html"
-	cmd := proxyCmd(t, home, &errb, nil, append(append([]string{"recipe", "record"}, flags...), "--url", page, "cli-search")...)
+	cmd := proxyCmd(t, home, &errb, rig, append(append([]string{"recipe", "record"}, flags...), "--url", page, "cli-search")...)
 	cmd.Stdout = &outb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
