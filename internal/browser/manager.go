@@ -379,6 +379,10 @@ type Session struct {
 	// Caller.Client it was called with; "" for none): downloads that land
 	// between calls are its too.
 	client atomic.Value // string
+	// hide is what the page-side matchers hide (the last Caller.Hide the
+	// session was called with, as a hider): read by walker calls that run
+	// outside a hold too (a recorder's cleanup), so it is not in caller.
+	hide atomic.Value // hider
 	// windowOpens counts the new windows the pages of the session's tabs
 	// asked for (Page.windowOpen, counted by the tabs' loops);
 	// windowOpensSeen is the count when a read of the tab list for popups

@@ -171,6 +171,16 @@ func (h *Held) SetCaller(c Caller) {
 	if c.Client != "" {
 		h.s.client.Store(c.Client)
 	}
+	h.s.hide.Store(hider(c.Hide))
+}
+
+// hider is a Caller.Hide as Session.hide holds it (nil: no secrets).
+type hider func(origin string) []HiddenText
+
+// hider is the session's Session.hide.
+func (s *Session) hider() hider {
+	h, _ := s.hide.Load().(hider)
+	return h
 }
 
 // clientID is the client the session's outputs are written for ("": any).

@@ -120,6 +120,9 @@ type Tab struct {
 	// owner is the client its output files are written for
 	// (Session.clientID); nil in tabs of no session.
 	owner func() string
+	// hider gives what the walker's matchers hide (Session.hider); nil
+	// in tabs of no session.
+	hider func() hider
 	// docStatuses are the HTTP statuses of the latest documents the tab
 	// loaded, by loader id (the loop's, under mu); docSeen is closed when
 	// one is added, and replaced.

@@ -194,6 +194,7 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 	t.windowOpens = &s.windowOpens
 	t.caller = &s.caller
 	t.owner = s.clientID
+	t.hider = s.hider
 	t.maxFetchBytes = s.m.opts.MaxFetchBytes
 	local := s.be.Info().Local
 	if !local {

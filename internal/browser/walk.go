@@ -413,7 +413,11 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 // event, else from the page (one evaluation).
 func (w frameWorld) hideList(ctx context.Context, cid runtime.ExecutionContextID) string {
 	t := w.sess.tab
-	if t == nil || t.caller == nil || t.caller.Hide == nil {
+	if t == nil || t.hider == nil {
+		return "null"
+	}
+	hide := t.hider()
+	if hide == nil {
 		return "null"
 	}
 	origin, ok := w.sess.worlds.origin(cid)
@@ -424,7 +428,7 @@ func (w frameWorld) hideList(ctx context.Context, cid runtime.ExecutionContextID
 			w.sess.worlds.setOrigin(cid, origin)
 		}
 	}
-	list := t.caller.Hide(origin)
+	list := hide(origin)
 	if len(list) == 0 {
 		return "null"
 	}
