@@ -254,7 +254,9 @@ func (a *app) clientParts(cfg *Config, wd string, sec *secrets.Set) (*mcpserver.
 	var oc *tools.OpenCLI
 	if cfg.OpenCLI != nil {
 		oc = &tools.OpenCLI{Service: a.openclis.Service(*cfg.OpenCLI),
-			Folder: func() (string, func(int64) (func(), error), error) { return pol.OutputFolder("opencli") }}
+			Folder: func(owner string) (string, func(int64) (func(), error), error) {
+				return pol.OutputFolder(owner, "opencli")
+			}}
 	}
 	rec, err := traceRecorder(cfg.Trace, pol, sec.Mask)
 	if err != nil {
@@ -534,7 +536,7 @@ func traceRecorder(dir string, m *browser.Policy, mask func(string) string) (*tr
 		return nil, fmt.Errorf("--trace: %w", err)
 	}
 	if rel, err := filepath.Rel(out, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		folder, reserve, err := m.TraceFolder()
+		folder, reserve, err := m.TraceFolder("") // (the --trace folder: the user's, for any client)
 		if err != nil {
 			return nil, fmt.Errorf("--trace: %w", err)
 		}

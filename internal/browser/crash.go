@@ -7,9 +7,10 @@ import (
 
 // A page whose renderer crashed (killed, out of memory, Page.crash) answers
 // nothing: the browser reports Inspector.targetCrashed, and from then on
-// every call on the tab fails at once with PAGE_CRASHED — a call under way
-// when it happens too (WatchCrash) — until a navigation loads a page in a
-// new renderer (browser_navigate, which a crashed tab does not refuse).
+// every call that needs the page fails at once with PAGE_CRASHED (ReadyTab)
+// — a call under way when it happens too (WatchCrash) — until a navigation
+// loads a page in a new renderer (browser_navigate, which a crashed tab
+// does not refuse; the crash is forgotten once the browser took it).
 
 // errPageCrashed is the cause of a call's context ended by a crash.
 var errPageCrashed = errors.New("the page crashed")
@@ -27,9 +28,9 @@ func (t *Tab) onCrashed() {
 	t.log.Info("the page crashed")
 }
 
-// Reload forgets a crash: a navigation is about to load a new page in the
-// tab (the next crash is watched for afresh).
-func (t *Tab) Reload() {
+// reloaded forgets a crash: a navigation loaded a new page in the tab (the
+// next crash is watched for afresh).
+func (t *Tab) reloaded() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.crashed {
@@ -59,8 +60,13 @@ func crashError() *Error {
 // (then PAGE_CRASHED replaces the call's error).
 func (t *Tab) WatchCrash(ctx context.Context) (context.Context, func(err error) error) {
 	t.mu.Lock()
-	crash := t.crash
+	crash, crashed := t.crash, t.crashed
 	t.mu.Unlock()
+	if crashed {
+		// A call that may run on a crashed page (the console, a dialog, a
+		// navigate that loads a new one) is not ended for it.
+		return ctx, func(err error) error { return err }
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := make(chan struct{})
 	go func() {
@@ -74,7 +80,7 @@ func (t *Tab) WatchCrash(ctx context.Context) (context.Context, func(err error) 
 		close(stop)
 		crashed := errors.Is(context.Cause(ctx), errPageCrashed)
 		cancel(nil)
-		if crashed {
+		if crashed && err != nil {
 			return crashError()
 		}
 		return err

@@ -38,12 +38,17 @@ func TestPageCrash(t *testing.T) {
 	if be := wantCode(t, err, browser.CodePageCrashed); be != nil && !strings.Contains(be.Hint, "browser_navigate") {
 		t.Errorf("the crash's hint: %q", be.Hint)
 	}
+	// The console is still read (it needs no page), and is not ended by
+	// the crash it would show.
 	err = e.do(func(ctx context.Context, h *browser.Held) error {
 		tab, err := h.TabByID(ctx, "")
 		if err != nil {
 			return err
 		}
-		tab.Reload()
+		cctx, done := tab.WatchCrash(ctx)
+		if err := done(cctx.Err()); err != nil {
+			return err
+		}
 		_, err = h.Navigate(ctx, e.base+"/form.html", 0)
 		return err
 	})

@@ -62,12 +62,13 @@ func (m *Manager) OutputDir() string { return m.policy.out.Path() }
 // makes room for n more bytes in it before a file there grows (the
 // directory's budget; done records the folder's size).
 func (m *Manager) TraceFolder() (string, func(n int64) (done func(), err error), error) {
-	return m.policy.TraceFolder()
+	return m.policy.TraceFolder("")
 }
 
-// TraceFolder is Manager.TraceFolder in the policy's output directory.
-func (p *Policy) TraceFolder() (string, func(n int64) (done func(), err error), error) {
-	return p.OutputFolder("trace")
+// TraceFolder is Manager.TraceFolder in the policy's output directory, for
+// owner (a Caller.Client; "" for any).
+func (p *Policy) TraceFolder(owner string) (string, func(n int64) (done func(), err error), error) {
+	return p.OutputFolder(owner, "trace")
 }
 
 // OutputFolder makes a fresh folder of webpilot's own, named after kind,
@@ -75,9 +76,10 @@ func (p *Policy) TraceFolder() (string, func(n int64) (done func(), err error), 
 // that makes room for n more bytes in it (the directory's budget: older
 // finished files are removed, and LIMIT_EXCEEDED when that is not enough;
 // done records the folder's size). While a reservation is held the folder
-// counts at its size on disk.
-func (p *Policy) OutputFolder(kind string) (string, func(n int64) (done func(), err error), error) {
-	folder, err := p.newOutputFolder("", kind)
+// counts at its size on disk. The folder is owner's (a Caller.Client; ""
+// for any client).
+func (p *Policy) OutputFolder(owner, kind string) (string, func(n int64) (done func(), err error), error) {
+	folder, err := p.newOutputFolder(owner, kind)
 	if err != nil {
 		return "", nil, p.outputError(err)
 	}

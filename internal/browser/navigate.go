@@ -176,7 +176,6 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
 	t.cache = nil
-	t.Reload() // a crashed page is loaded anew in a new renderer
 
 	w := t.watchNavigation()
 	defer w.stop()
@@ -201,6 +200,7 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 		}
 		return NavResult{}, navError(u, res.ErrorText)
 	}
+	t.reloaded() // (a crashed page's tab has a new one now)
 	loaderID := string(res.LoaderID)
 	if loaderID != "" {
 		loaderID, err = w.waitLoad(ctx, string(res.FrameID), loaderID)

@@ -163,6 +163,8 @@ type Caller struct {
 type HiddenText struct {
 	Form string `json:"f"`
 	Name string `json:"n"`
+	// Parts: its pieces are hidden too (secrets.PartsShown).
+	Parts bool `json:"p,omitempty"`
 }
 
 // SetCaller tells the session who calls, until the hold ends.

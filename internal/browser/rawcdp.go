@@ -254,6 +254,18 @@ func (s *Session) checkCDPParams(method string, params map[string]any, roots []s
 	return nil
 }
 
+// browserURL is v as the browser's URL parser reads it: C0 controls and
+// spaces trimmed at both ends, tabs and line breaks taken out anywhere,
+// backslashes as slashes ("fi\tle:///etc" is file:///etc).
+func browserURL(v string) string {
+	v = strings.TrimFunc(v, func(r rune) bool { return r <= ' ' })
+	v = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(v)
+	if m := cdpScheme.FindStringSubmatch(v); m != nil {
+		v = m[0] + strings.ReplaceAll(v[len(m[0]):], "\\", "/")
+	}
+	return v
+}
+
 // cdpScheme is a URL's scheme at the start of a raw parameter.
 var cdpScheme = regexp.MustCompile(`^(?i)([a-z][a-z0-9+.-]*):`)
 
@@ -262,7 +274,7 @@ var cdpScheme = regexp.MustCompile(`^(?i)([a-z][a-z0-9+.-]*):`)
 // URLs, file: only when local files are allowed, and no javascript:,
 // browser-internal or extension URL. A string that is no URL passes.
 func (p *Policy) checkCDPURL(method, v string) error {
-	v = strings.TrimSpace(v)
+	v = browserURL(v)
 	m := cdpScheme.FindStringSubmatch(v)
 	if m == nil {
 		return nil
@@ -270,8 +282,10 @@ func (p *Policy) checkCDPURL(method, v string) error {
 	scheme := strings.ToLower(m[1])
 	switch scheme {
 	case "http", "https", "ws", "wss", "data", "blob", "file":
-		if !strings.HasPrefix(strings.ToLower(v[len(m[0]):]), "//") && scheme != "data" && scheme != "blob" && scheme != "file" {
-			return nil // "https:" alone, or a word followed by a colon
+		if rest := v[len(m[0]):]; (scheme == "http" || scheme == "https" || scheme == "ws" || scheme == "wss") && !strings.HasPrefix(rest, "//") {
+			// "https:evil.example" and "https:/evil.example" are
+			// https://evil.example/ to the browser.
+			v = m[0] + "//" + strings.TrimLeft(rest, "/")
 		}
 		u, err := url.Parse(v)
 		if err != nil {

@@ -51,7 +51,9 @@
   const secretValues = new Map();
   const cutTyped = (s, v) => {
     if (!v || v.length < 3) return s;
-    const ls = s.toLowerCase(), lv = v.toLowerCase(), least = 3;
+    // (a prefix as long as a third of the value, at least 6 characters:
+    // "Sub" of a password is no reason to cut "Submit")
+    const ls = s.toLowerCase(), lv = v.toLowerCase(), least = Math.min(lv.length, Math.max(6, Math.ceil(lv.length / 3)));
     let out = "";
     for (let i = 0; i < s.length; ) {
       let j = 0;

@@ -486,13 +486,29 @@ func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult,
 	t := h.t
 	res := &StorageResult{Total: len(st.Cookies), Origins: len(st.Origins), Encrypted: sealed}
 	// Cookies for origins the policy refuses are not set (said by name).
+	// A value state_save wrote masked is no value: the live one stays.
 	st.Cookies = slices.DeleteFunc(st.Cookies, func(c Cookie) bool {
-		if h.s.pol.cookieAllowed(c.Domain, "") == nil {
+		why := ""
+		switch {
+		case h.s.pol.cookieAllowed(c.Domain, "") != nil:
+			why = "the origin policy refuses it"
+		case strings.Contains(c.Value, maskedMark):
+			why = "saved masked: it held a declared secret"
+		default:
 			return false
 		}
-		res.Skipped = append(res.Skipped, "cookie "+c.Name+" ("+strings.TrimPrefix(c.Domain, ".")+": the origin policy refuses it)")
+		res.Skipped = append(res.Skipped, "cookie "+c.Name+" ("+strings.TrimPrefix(c.Domain, ".")+": "+why+")")
 		return true
 	})
+	for i, so := range st.Origins {
+		st.Origins[i].LocalStorage = slices.DeleteFunc(so.LocalStorage, func(it StorageItem) bool {
+			if !strings.Contains(it.Value, maskedMark) {
+				return false
+			}
+			res.Skipped = append(res.Skipped, "local storage "+it.Name+" ("+so.Origin+": saved masked: it held a declared secret)")
+			return true
+		})
+	}
 	if len(st.Cookies) > 0 {
 		// What the load replaces: cookies of the same name, domain and path
 		// with another value (said by name, never by value).
@@ -651,3 +667,7 @@ func (h *Held) clearStorage(ctx context.Context) (*StorageResult, error) {
 	}
 	return &StorageResult{Origin: origin, Total: len(before), Done: "cleared"}, nil
 }
+
+// maskedMark starts a declared secret's mask (<secret:NAME>) in a value
+// state_save wrote.
+const maskedMark = "<secret:"

@@ -362,26 +362,43 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 	// Every call first tells the walker what its matchers hide: the
 	// calling client's secrets that may be typed on this document (none
 	// when the client has none), so that no agent pattern or text is ever
-	// compared with a secret's characters (hideList).
-	call = "(W.hide(" + w.hideList(ctx, cid) + "), " + call + ")"
-	expr := "globalThis." + worldKey + " === true && globalThis.__webpilot ? " + wrap("((W) => "+call+")(globalThis.__webpilot)") + " : " + strconv.Quote(noWalker)
-	p := runtime.EvaluateParams{Expression: expr, ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup, AwaitPromise: new(true)}
+	// compared with a secret's characters (hideList); made anew for each
+	// context the call is tried in.
+	hidden := func(cid runtime.ExecutionContextID) (string, error) {
+		list, err := w.hideList(ctx, cid)
+		return "(W.hide(" + list + "), " + call + ")", err
+	}
+	hcall, err := hidden(cid)
+	if err != nil && !cached {
+		return nil, err
+	}
+	expr := func(hcall string) string {
+		return "globalThis." + worldKey + " === true && globalThis.__webpilot ? " + wrap("((W) => "+hcall+")(globalThis.__webpilot)") + " : " + strconv.Quote(noWalker)
+	}
+	p := runtime.EvaluateParams{Expression: expr(hcall), ContextID: cid, ReturnByValue: new(out != nil), ObjectGroup: objectGroup, AwaitPromise: new(true)}
 	if out == nil {
 		w.sess.holdsObjects()
 	}
-	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
-	if cached && (isContextGone(err) || err == nil && isNoWalker(res)) {
+	var res runtime.EvaluateResult
+	if err == nil {
+		res, err = cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
+	}
+	if cached && (err != nil && isContextGone(err) || err == nil && isNoWalker(res)) {
 		// The document the cached world belonged to is gone (or the id
-		// now names another context): a fresh world.
+		// now names another context): a fresh world, with what its
+		// document hides.
 		w.sess.worlds.dropID(cid)
 		if cid, cached, gen, err = w.context(ctx); err != nil {
 			return nil, err
 		}
-		p.ContextID = cid
+		if hcall, err = hidden(cid); err != nil {
+			return nil, err
+		}
+		p.ContextID, p.Expression = cid, expr(hcall)
 		res, err = cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
 	}
 	if !cached && err == nil && isNoWalker(res) {
-		p.Expression = wrap("((W) => " + call + ")((globalThis." + worldKey + " = true, " + walkerJS + "))")
+		p.Expression = wrap("((W) => " + hcall + ")((globalThis." + worldKey + " = true, " + walkerJS + "))")
 		res, err = cdproto.Call(ctx, w.sess, runtime.Evaluate, p)
 	}
 	stopScript(ctx, w.sess, err)
@@ -410,33 +427,39 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 // cid: the forms of the calling client's secrets that may be typed on the
 // world's document, each with its name (Caller.Hide); "null" when the
 // client declared none. The document's origin comes from the context's
-// event, else from the page (one evaluation).
-func (w frameWorld) hideList(ctx context.Context, cid runtime.ExecutionContextID) string {
+// event, else from the page (one evaluation); when it cannot be read the
+// call fails rather than compare without it.
+func (w frameWorld) hideList(ctx context.Context, cid runtime.ExecutionContextID) (string, error) {
 	t := w.sess.tab
 	if t == nil || t.hider == nil {
-		return "null"
+		return "null", nil
 	}
 	hide := t.hider()
 	if hide == nil {
-		return "null"
+		return "null", nil
 	}
 	origin, ok := w.sess.worlds.origin(cid)
 	if !ok {
+		// (a document whose origin is unknown is not let compare: the
+		// error is the context's, which the caller tries afresh)
 		res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: "location.origin", ContextID: cid, ReturnByValue: new(true)})
-		if err == nil && res.Result != nil {
-			_ = json.Unmarshal(res.Result.Value, &origin)
-			w.sess.worlds.setOrigin(cid, origin)
+		if err != nil {
+			return "", err
 		}
+		if res.Result == nil || json.Unmarshal(res.Result.Value, &origin) != nil {
+			return "", fmt.Errorf("read the document's origin: %v", res.ExceptionDetails)
+		}
+		w.sess.worlds.setOrigin(cid, origin)
 	}
 	list := hide(origin)
 	if len(list) == 0 {
-		return "null"
+		return "null", nil
 	}
 	b, err := json.Marshal(list)
 	if err != nil {
-		return "null"
+		return "", fmt.Errorf("what the page hides: %w", err)
 	}
-	return string(b)
+	return string(b), nil
 }
 
 // asJSON is a function that turns a value (or what a promise gives) into

@@ -1273,28 +1273,58 @@
     windows = new Map(); // length → Map(window → name)
     firsts = new Set(); // the windows' first characters
     for (const h of hidden) {
+      if (!h.p) continue; // (a secret whose pieces may be ordinary words)
       const cs = Array.from(h.f), k = Math.min(cs.length, Math.max(6, Math.floor((cs.length + 2) / 3)));
       if (k >= cs.length) continue;
-      for (let i = 0; i + k <= cs.length; i++) {
+      for (let i = 0, at = 0; i + k <= cs.length; at += cs[i].length, i++) {
         const w = cs.slice(i, i + k).join("");
+        if (!/[^\p{L}]/u.test(w)) continue; // letters alone: a word
         if (!windows.has(w.length)) windows.set(w.length, new Map());
-        if (!windows.get(w.length).has(w)) windows.get(w.length).set(w, h.n);
+        if (!windows.get(w.length).has(w)) windows.get(w.length).set(w, { n: h.n, v: h.f, at });
         firsts.add(w[0]);
       }
     }
   };
+  // spaced hides a value shown in groups ("4242 4242 4242 4242").
+  const SEP = /[ \u00a0-]/;
+  const spaced = (s) => {
+    if (!SEP.test(s)) return s;
+    let sq = "";
+    const at = [];
+    for (let i = 0; i < s.length; i++) if (!SEP.test(s[i])) { sq += s[i]; at.push(i); }
+    const spans = [];
+    for (const h of hidden) {
+      const v = h.f.replace(/[ \u00a0-]/g, "");
+      if (v.length < 4) continue;
+      for (let off = sq.indexOf(v); off >= 0; off = sq.indexOf(v, off + v.length)) spans.push([at[off], at[off + v.length - 1] + 1, h.n]);
+    }
+    if (!spans.length) return s;
+    spans.sort((a, b) => a[0] - b[0]);
+    let out = "", last = 0;
+    for (const [from, to, n] of spans) {
+      if (from < last) continue;
+      out += s.slice(last, from) + "<secret:" + n + ">";
+      last = to;
+    }
+    return out + s.slice(last);
+  };
   const unsecret = (s) => {
     if (!hidden || typeof s !== "string" || !s) return s;
     for (const h of hidden) if (s.includes(h.f)) s = s.split(h.f).join("<secret:" + h.n + ">");
+    s = spaced(s);
     if (!windows || !windows.size) return s;
     let cover = null;
     for (const [n, m] of windows) {
       for (let p = 0; p + n <= s.length; p++) {
         if (!firsts.has(s[p])) continue;
-        const name = m.get(s.substr(p, n));
-        if (name === undefined) continue;
+        const pc = m.get(s.substr(p, n));
+        if (pc === undefined) continue;
+        // the run that goes on matching the value
+        let from = p, to = p + n;
+        for (let i = pc.at - 1; i >= 0 && from > 0 && s[from - 1] === pc.v[i]; i--) from--;
+        for (let i = pc.at + n; i < pc.v.length && to < s.length && s[to] === pc.v[i]; i++) to++;
         if (!cover) cover = new Array(s.length).fill("");
-        for (let i = p; i < p + n; i++) if (!cover[i]) cover[i] = name;
+        for (let i = from; i < to; i++) if (!cover[i]) cover[i] = pc.n;
       }
     }
     if (!cover) return s;

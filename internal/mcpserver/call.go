@@ -149,7 +149,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		}
 		d := c.Deps
 		sc := s.scopeOf(req)
-		env := &tools.Env{Manager: d.Manager, Gate: d.Gate, Recipes: d.Recipes, HealWrite: d.HealWrite, Secrets: d.Secrets,
+		env := &tools.Env{Manager: d.Manager, Gate: d.Gate, Recipes: d.Recipes, HealWrite: d.HealWrite, Secrets: d.Secrets, Client: s.clientID(req),
 			Status:   func() map[string]any { return s.status(c) },
 			Roots:    func(ctx context.Context) []string { return clientRoots(ctx, req) },
 			Progress: progress(ctx, req, c.mask), TraceMask: d.TraceMask, OpenCLI: d.OpenCLI,
@@ -173,7 +173,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			caller.Hide = func(origin string) []browser.HiddenText {
 				var out []browser.HiddenText
 				for _, s := range sec.InPage(origin) {
-					out = append(out, browser.HiddenText{Form: s.Form, Name: s.Name})
+					out = append(out, browser.HiddenText{Form: s.Form, Name: s.Name, Parts: s.Parts})
 				}
 				return out
 			}
@@ -357,9 +357,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 			} else if ok && be.Code == browser.CodePageCrashed {
 				// A navigation loads a page in a new renderer.
 				cleared = "\nNote: the tab's page had crashed; this navigation loaded a new one."
-				if bt, err = h.TabByID(ctx, tab); err == nil {
-					bt.Reload()
-				}
+				bt, err = h.TabByID(ctx, tab)
 			}
 		}
 		if err != nil {

@@ -759,14 +759,16 @@ func (s *Server) watchClient(method string, req mcp.Request) {
 	// (a ping or a notification is no use: a flood of initialize and ping
 	// must not hold the session slots)
 	used := method != "initialize" && method != "ping" && !strings.HasPrefix(method, "notifications/")
+	called := method == "tools/call"
 	s.clientsMu.Lock()
 	if rec := s.watched[ss]; rec != nil {
 		rec.last = time.Now()
 		rec.used = rec.used || used
+		rec.called = rec.called || called
 		s.clientsMu.Unlock()
 		return
 	}
-	rec := &clientRec{id: ss.ID(), since: time.Now(), sessions: map[string]bool{}, used: used}
+	rec := &clientRec{id: ss.ID(), since: time.Now(), sessions: map[string]bool{}, used: used, called: called}
 	rec.last = rec.since
 	s.watched[ss] = rec
 	counted := s.clientDefaults.Load()
@@ -813,7 +815,8 @@ type clientRec struct {
 	id          string
 	def         string // its default browser session, when counted
 	named       bool   // def is a name the client gave (SessionHeader)
-	used        bool   // it sent something besides initialize
+	used        bool   // it sent something besides initialize, pings and notifications
+	called      bool   // it called a tool
 	since, last time.Time
 	calls       int
 	sessions    map[string]bool // the browser sessions its calls used
@@ -914,20 +917,26 @@ func (s *Server) departedPrivate(prefix string) {
 	}
 }
 
-// BareEvictAge is how long an MCP session that sent nothing but initialize
-// (and pings) keeps its slot when every slot is taken and a new client
-// comes: then the oldest such session is closed to make room.
+// BareEvictAge is how long an MCP session that has called no tool keeps
+// its slot when every slot is taken and a new client comes: then the
+// oldest such session (one that sent nothing but initialize and pings
+// first) is closed to make room.
 const BareEvictAge = 2 * time.Second
 
-// evictBare closes the oldest MCP session that has sent nothing but
-// initialize and pings for at least age, and says whether there was one.
+// evictBare closes the oldest MCP session that has called no tool for at
+// least age — one that sent nothing but initialize and pings first — and
+// says whether there was one.
 func (s *Server) evictBare(age time.Duration) bool {
 	var oldest *mcp.ServerSession
 	var since time.Time
+	var oldUsed bool
 	s.clientsMu.Lock()
 	for ss, rec := range s.watched {
-		if !rec.used && time.Since(rec.since) >= age && (oldest == nil || rec.since.Before(since)) {
-			oldest, since = ss, rec.since
+		if rec.called || time.Since(rec.since) < age {
+			continue
+		}
+		if oldest == nil || oldUsed && !rec.used || oldUsed == rec.used && rec.since.Before(since) {
+			oldest, since, oldUsed = ss, rec.since, rec.used
 		}
 	}
 	if oldest != nil {
@@ -937,7 +946,7 @@ func (s *Server) evictBare(age time.Duration) bool {
 	if oldest == nil {
 		return false
 	}
-	s.log.Info("every session slot is taken: closing the oldest MCP session that sent nothing after initialize", "session", ClientSessionName(oldest.ID()))
+	s.log.Info("every session slot is taken: closing the oldest MCP session that called no tool", "session", ClientSessionName(oldest.ID()))
 	go func() { _ = oldest.Close() }()
 	return true
 }

@@ -48,7 +48,9 @@ func openCLIServer(t *testing.T, gate *recipes.Gate, outMax int64, clientOpts ..
 		t.Fatal(err)
 	}
 	deps := &tools.Deps{Gate: gate, OpenCLI: &tools.OpenCLI{Service: svc,
-		Folder: func() (string, func(int64) (func(), error), error) { return pol.OutputFolder("opencli") }}}
+		Folder: func(owner string) (string, func(int64) (func(), error), error) {
+			return pol.OutputFolder(owner, "opencli")
+		}}}
 	var co *mcp.ClientOptions
 	if len(clientOpts) > 0 {
 		co = clientOpts[0]

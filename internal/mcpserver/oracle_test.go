@@ -200,6 +200,12 @@ func TestNoSecretInFiles(t *testing.T) {
 	if !found {
 		t.Errorf("no state file among %v", files)
 	}
+	// Loaded back, the masked values are skipped, not set as they read.
+	i := strings.Index(saved, "Saved to ")
+	path := strings.TrimSpace(strings.SplitN(saved[i+len("Saved to "):], "\n", 2)[0])
+	if out := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "state_load", "file": path}); !strings.Contains(out, "cookie tok") || !strings.Contains(out, "saved masked") {
+		t.Errorf("state_load of a file with masked values:\n%s", out)
+	}
 }
 
 // Painting covers what the first painting missed (issue 47, 5): a secret

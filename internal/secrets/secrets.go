@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/webpilot-mcp/webpilot/internal/origin"
@@ -303,7 +304,74 @@ func (s *Set) Mask(text string) string {
 	if s == nil || s.masker == nil || text == "" {
 		return text
 	}
-	return s.frags.mask(s.masker.Replace(text))
+	return s.spaced(s.frags.mask(s.masker.Replace(text)))
+}
+
+// spacedSep are what a page puts between the groups of a value it
+// reformats ("4242 4242 4242 4242", "555-0100").
+const spacedSep = " -\u00a0"
+
+// spaced masks a secret's value that text shows with separators inside
+// (spacedSep): found in text with them taken out, masked over its whole
+// span.
+func (s *Set) spaced(text string) string {
+	if len(text) < MinLen || !strings.ContainsAny(text, spacedSep) {
+		return text
+	}
+	var b strings.Builder
+	var at []int // byte offset in text of each byte of the squeezed text
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !strings.ContainsRune(spacedSep, r) {
+			b.WriteString(text[i : i+n])
+			for j := range n {
+				at = append(at, i+j)
+			}
+		}
+		i += n
+	}
+	squeezed := b.String()
+	type span struct {
+		from, to int
+		name     string
+	}
+	var spans []span
+	for _, name := range s.Names() {
+		v := strings.Map(func(r rune) rune {
+			if strings.ContainsRune(spacedSep, r) {
+				return -1
+			}
+			return r
+		}, s.byName[name].Value)
+		if len(v) < MinLen {
+			continue
+		}
+		for off := 0; ; {
+			i := strings.Index(squeezed[off:], v)
+			if i < 0 {
+				break
+			}
+			from, to := at[off+i], at[off+i+len(v)-1]+1
+			spans = append(spans, span{from, to, name})
+			off += i + len(v)
+		}
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+	var out strings.Builder
+	last := 0
+	for _, sp := range spans {
+		if sp.from < last {
+			continue
+		}
+		out.WriteString(text[last:sp.from])
+		out.WriteString("<secret:" + sp.name + ">")
+		last = sp.to
+	}
+	out.WriteString(text[last:])
+	return out.String()
 }
 
 // MaskAny masks the strings inside v (maps, lists, strings), returning a
@@ -442,6 +510,9 @@ func (m *maskHandler) WithGroup(name string) slog.Handler {
 type Shown struct {
 	Form string `json:"f"`
 	Name string `json:"n"`
+	// Parts says its pieces are hidden too (FragmentLen, PartsShown): the
+	// value as it is, of a secret that reads as random.
+	Parts bool `json:"p,omitempty"`
 }
 
 // InPage are the forms of the secrets that may be typed into a document at
@@ -459,10 +530,10 @@ func (s *Set) InPage(docURL string) []Shown {
 		if sec, ok := s.byName[name]; ok && sec.Check(docURL) != nil {
 			return
 		}
-		for _, f := range []string{value, strings.ToUpper(value), strings.ToLower(value)} {
+		for i, f := range []string{value, strings.ToUpper(value), strings.ToLower(value)} {
 			if len(f) >= MinLen && !seen[f] {
 				seen[f] = true
-				out = append(out, Shown{Form: f, Name: name})
+				out = append(out, Shown{Form: f, Name: name, Parts: i == 0 && PartsShown(value)})
 			}
 		}
 	}
@@ -497,9 +568,15 @@ func (s *Set) Fragment(text string) string {
 	hay := string(squeeze(text))
 	for _, name := range s.Names() {
 		v := squeeze(s.byName[name].Value)
+		if strings.Contains(hay, string(v)) {
+			return name
+		}
+		if !PartsShown(s.byName[name].Value) {
+			continue // (its pieces may be ordinary words)
+		}
 		k := FragmentLen(len(v))
 		for i := 0; i+k <= len(v); i++ {
-			if strings.Contains(hay, string(v[i:i+k])) {
+			if w := string(v[i : i+k]); pieceShown(w) && strings.Contains(hay, w) {
 				return name
 			}
 		}
@@ -512,40 +589,80 @@ func (s *Set) Fragment(text string) string {
 // value when shorter.
 func FragmentLen(n int) int { return min(n, max(6, (n+2)/3)) }
 
+// PartsShown says whether a value's pieces are masked on their own: only
+// a value that reads as random (three of lower-case, upper-case, digits
+// and other characters), whose pieces do not turn up in ordinary text —
+// an e-mail address's domain or a word of a passphrase would.
+func PartsShown(v string) bool {
+	var lower, upper, digit, other int
+	for _, r := range v {
+		switch {
+		case unicode.IsLower(r):
+			lower = 1
+		case unicode.IsUpper(r):
+			upper = 1
+		case unicode.IsDigit(r):
+			digit = 1
+		default:
+			other = 1
+		}
+	}
+	return lower+upper+digit+other >= 3
+}
+
+// pieceShown says whether a window of a value may be masked on its own:
+// one of letters alone is a word.
+func pieceShown(w string) bool {
+	return strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0
+}
+
 // fragments masks the parts of secrets a page shows apart (two halves in
-// two spans, "…Rt8Yv2Nb"): every run of text made of FragmentLen-long
-// pieces of a secret's value, as it is or upper- or lower-cased, reads
-// <secret:NAME>. Whole values and encoded forms are the Replacer's.
+// two spans, "…Rt8Yv2Nb"): every run of text that is a piece of a
+// secret's value (PartsShown) at least FragmentLen long — found by its
+// windows, which hold more than letters, and stretched as far as the text
+// goes on matching the value — reads <secret:NAME>. Whole values and
+// encoded forms are the Replacer's.
 type fragments struct {
-	byLen map[int]map[string]string // window length in bytes → window → name
-	first [256]bool                 // the first bytes of windows
-	least int                       // the shortest window in bytes
+	byLen map[int]map[string]piece // window length in bytes → window → where
+	first [256]bool                // the first bytes of windows
+	least int                      // the shortest window in bytes
+}
+
+// piece is where a window stands in a secret's value.
+type piece struct {
+	name, value string
+	at          int // byte offset in value
 }
 
 func newFragments(s *Set) *fragments {
-	f := &fragments{byLen: map[int]map[string]string{}}
+	f := &fragments{byLen: map[int]map[string]piece{}}
 	add := func(value, name string) {
-		for _, form := range []string{value, strings.ToUpper(value), strings.ToLower(value)} {
-			runes := []rune(form)
-			k := FragmentLen(len(runes))
-			if k >= len(runes) {
-				continue // the whole value: the Replacer's
-			}
-			for i := 0; i+k <= len(runes); i++ {
-				w := string(runes[i : i+k])
+		if !PartsShown(value) {
+			return
+		}
+		runes := []rune(value)
+		k := FragmentLen(len(runes))
+		if k >= len(runes) {
+			return // the whole value: the Replacer's
+		}
+		at := 0
+		for i := 0; i+k <= len(runes); i++ {
+			w := string(runes[i : i+k])
+			if pieceShown(w) {
 				m := f.byLen[len(w)]
 				if m == nil {
-					m = map[string]string{}
+					m = map[string]piece{}
 					f.byLen[len(w)] = m
 				}
 				if _, ok := m[w]; !ok {
-					m[w] = name
+					m[w] = piece{name: name, value: value, at: at}
 				}
 				f.first[w[0]] = true
 				if f.least == 0 || len(w) < f.least {
 					f.least = len(w)
 				}
 			}
+			at += utf8.RuneLen(runes[i])
 		}
 	}
 	for _, name := range s.Names() {
@@ -560,8 +677,8 @@ func newFragments(s *Set) *fragments {
 	return f
 }
 
-// mask replaces each run of text covered by windows with the first
-// covering window's secret.
+// mask replaces each run of text covered by pieces with the first
+// covering piece's secret.
 func (f *fragments) mask(text string) string {
 	if f == nil || len(text) < f.least {
 		return text
@@ -575,16 +692,24 @@ func (f *fragments) mask(text string) string {
 			if p+n > len(text) {
 				continue
 			}
-			name, ok := m[text[p:p+n]]
+			pc, ok := m[text[p:p+n]]
 			if !ok {
 				continue
+			}
+			// the run of text that goes on matching the value
+			from, to := p, p+n
+			for i := pc.at - 1; i >= 0 && from > 0 && text[from-1] == pc.value[i]; i-- {
+				from--
+			}
+			for i := pc.at + n; i < len(pc.value) && to < len(text) && text[to] == pc.value[i]; i++ {
+				to++
 			}
 			if cover == nil {
 				cover = make([]string, len(text))
 			}
-			for i := p; i < p+n; i++ {
+			for i := from; i < to; i++ {
 				if cover[i] == "" {
-					cover[i] = name
+					cover[i] = pc.name
 				}
 			}
 		}

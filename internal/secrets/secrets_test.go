@@ -193,19 +193,45 @@ func TestFragment(t *testing.T) {
 // of its length (at least 6 characters) reads as the secret, in any case;
 // shorter pieces and other text stay.
 func TestMaskFragments(t *testing.T) {
-	s, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=Zq7Wx9Pk3Lm5Rt8Yv2Nb", "WEBPILOT_SECRET_PIN=Ab12cd"})
+	s, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=Zq7Wx9Pk3Lm5Rt8Yv2Nb", "WEBPILOT_SECRET_PIN=Ab12cd",
+		"WEBPILOT_SECRET_LOGIN=alice@example.com", "WEBPILOT_SECRET_PHRASE=Correct-Horse-Battery"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for in, want := range map[string]string{
-		"Strength of Zq7Wx9Pk3L | m5Rt8Yv2Nb": "Strength of <secret:TOKEN> | <secret:TOKEN>",
-		"ends in …Rt8Yv2Nb.":                  "ends in …<secret:TOKEN>.",
-		"ZQ7WX9PK3L":                          "<secret:TOKEN>",
-		"the whole Zq7Wx9Pk3Lm5Rt8Yv2Nb here": "the whole <secret:TOKEN> here",
-		"Zq7Wx9 is too short to tell":         "Zq7Wx9 is too short to tell",
-		"pin Ab12cd and Ab12c":                "pin <secret:PIN> and Ab12c",
-		"über Zq7Wx9Pk3L€":                    "über <secret:TOKEN>€",
-		"":                                    "",
+		// (pieces of a value that does not read as random, and pieces of
+		// letters alone, are ordinary text)
+		"mail alice@example.com at example.com": "mail <secret:LOGIN> at example.com",
+		"a Battery and a horse":                 "a Battery and a horse",
+		"Horse-Battery":                         "<secret:PHRASE>",
+		"Strength of Zq7Wx9Pk3L | m5Rt8Yv2Nb":   "Strength of <secret:TOKEN> | <secret:TOKEN>",
+		"ends in …Rt8Yv2Nb.":                    "ends in …<secret:TOKEN>.",
+		"ZQ7WX9PK3L":                            "ZQ7WX9PK3L",
+		"the whole Zq7Wx9Pk3Lm5Rt8Yv2Nb here":   "the whole <secret:TOKEN> here",
+		"Zq7Wx9 is too short to tell":           "Zq7Wx9 is too short to tell",
+		"pin Ab12cd and Ab12c":                  "pin <secret:PIN> and Ab12c",
+		"über Zq7Wx9Pk3L€":                      "über <secret:TOKEN>€",
+		"":                                      "",
+	} {
+		if got := s.Mask(in); got != want {
+			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A value the page shows in groups (a card number, a phone number) is
+// masked over its whole span.
+func TestMaskSpaced(t *testing.T) {
+	s, err := secrets.Load("", []string{"WEBPILOT_SECRET_CARD=4242424242424242", "WEBPILOT_SECRET_PHONE=5550100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"card 4242 4242 4242 4242, ok": "card <secret:CARD>, ok",
+		"card 4242-4242-4242-4242":     "card <secret:CARD>",
+		"call 555-0100 or 555 0100":    "call <secret:PHONE> or <secret:PHONE>",
+		"4242 4242 4242 4241 is other": "4242 4242 4242 4241 is other",
+		"4242424242424242":             "<secret:CARD>",
 	} {
 		if got := s.Mask(in); got != want {
 			t.Errorf("Mask(%q) = %q, want %q", in, got, want)

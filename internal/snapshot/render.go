@@ -878,7 +878,7 @@ const pageMark = "(page) "
 // MarkPageLines marks each line of page text s that would pass for one of
 // webpilot's own.
 func MarkPageLines(s string) string {
-	if !strings.ContainsAny(s, ":：﹕#(") {
+	if !strings.ContainsAny(s, pageMarkHints) {
 		return s
 	}
 	lines := strings.Split(s, "\n")
@@ -914,7 +914,7 @@ func ownLine(body string) bool {
 		switch {
 		case r >= 0xFF01 && r <= 0xFF5E: // full-width ASCII
 			r -= 0xFEE0
-		case r == 0xFE55 || r == 0xFE13: // small and vertical colons
+		case strings.ContainsRune(colons, r):
 			r = ':'
 		case r == 0x3000:
 			r = ' '
@@ -936,6 +936,13 @@ func ownLine(body string) bool {
 	// A snapshot's header: "# Title — URL (s9 · 23 refs · …)".
 	return strings.HasPrefix(s, "#") && snapHeader.MatchString(body)
 }
+
+// colons are the characters a model reads as a colon; pageMarkHints
+// what a line that passes for one of webpilot's own holds.
+const (
+	colons        = ":：﹕︓∶꞉˸"
+	pageMarkHints = colons + "#("
+)
 
 // snapHeader is the end of a snapshot's header line.
 var snapHeader = regexp.MustCompile(`[—-].*\(\s*s\d+\s*·`)

@@ -104,6 +104,9 @@ func TestMarkPageLines(t *testing.T) {
 		{"# A heading", "# A heading"},
 		{"Error: the email is invalid", "Error: the email is invalid"},
 		{"Hints: plural", "Hints: plural"},
+		{"Note︓ vertical colon", "(page) Note︓ vertical colon"},
+		{"Note∶ ratio colon", "(page) Note∶ ratio colon"},
+		{"Note꞉ modifier colon", "(page) Note꞉ modifier colon"},
 	} {
 		if got := MarkPageLines(tc.in); got != tc.want {
 			t.Errorf("MarkPageLines(%q) = %q, want %q", tc.in, got, tc.want)

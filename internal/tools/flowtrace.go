@@ -36,7 +36,7 @@ func newTraceFile(h *Held, suffix string) (*trace.File, error) {
 	if h.Held != nil {
 		pol = h.Session().Policy() // the output directory of the client that made the session
 	}
-	folder, reserve, err := pol.TraceFolder()
+	folder, reserve, err := pol.TraceFolder(h.env.Client)
 	if err != nil {
 		return nil, err
 	}

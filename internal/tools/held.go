@@ -24,6 +24,10 @@ type Env struct {
 	HealWrite bool
 	// Secrets are the values tools type by name (secret: NAME); nil: none.
 	Secrets *secrets.Set
+	// Client names the calling client among those that share the process
+	// (browser.Caller.Client): the output folders its calls make are its
+	// own; "" for the only client.
+	Client string
 	// Roots are the local directories the client declared as its roots
 	// (asked when an upload needs them); nil for none.
 	Roots func(ctx context.Context) []string

@@ -28,7 +28,7 @@ type OpenCLI struct {
 	// Folder makes a fresh folder for one run's files in the client's
 	// output directory, with the function that makes room in the
 	// directory's budget (browser.Policy.OutputFolder).
-	Folder func() (string, func(n int64) (done func(), err error), error)
+	Folder func(owner string) (string, func(n int64) (done func(), err error), error)
 }
 
 // OpenCLI run bounds.
@@ -377,7 +377,7 @@ var openCLIRunTool = Def(Tool{
 	}
 	defer release()
 
-	folder, reserve, err := oc.Folder()
+	folder, reserve, err := oc.Folder(h.env.Client)
 	if err != nil {
 		return nil, err
 	}
