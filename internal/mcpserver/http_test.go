@@ -600,7 +600,8 @@ func idleManager(t *testing.T) *browser.Manager {
 
 // Bare initializes (nothing sent after them) cannot hold every session slot
 // for the long SessionTimeout: they are closed after BareSessionTimeout,
-// and a real client then gets in; a client that uses its session keeps it.
+// and a real client then gets in; a client that calls a tool keeps its
+// session (one that only listed them may make room: TestHTTPPingFloodHoldsNoSlots).
 func TestHTTPBareSessionsExpireFast(t *testing.T) {
 	const maxSessions = 5
 	h := serveHTTP(t, &tools.Deps{Manager: idleManager(t)},
@@ -610,7 +611,7 @@ func TestHTTPBareSessionsExpireFast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := used.ListTools(ctx, nil); err != nil {
+	if _, err := used.CallTool(ctx, &mcp.CallToolParams{Name: "browser_status"}); err != nil {
 		t.Fatal(err)
 	}
 	for range maxSessions - 1 {
