@@ -947,7 +947,13 @@ func (s *Server) evictBare(age time.Duration) bool {
 		return false
 	}
 	s.log.Info("every session slot is taken: closing the oldest MCP session that called no tool", "session", ClientSessionName(oldest.ID()))
-	go func() { _ = oldest.Close() }()
+	// Closed and gone before the new one is let in: the bound holds.
+	_ = oldest.Close()
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if !slices.Contains(slices.Collect(s.mcp.Sessions()), oldest) {
+			break
+		}
+	}
 	return true
 }
 
