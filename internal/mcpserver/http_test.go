@@ -703,7 +703,7 @@ func TestHTTPClientsOwnFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCall(t, ctx, a, "browser_navigate", map[string]any{"url": base + "/basic.html", "snapshot": "none"})
-	saved := mustCall(t, ctx, a, "browser_storage", map[string]any{"action": "state_save"})
+	saved := mustCall(t, ctx, a, "browser_storage", map[string]any{"action": "state_save", "force": true})
 	i := strings.Index(saved, "Saved to ")
 	if i < 0 {
 		t.Fatalf("state_save:\n%s", saved)
@@ -714,8 +714,8 @@ func TestHTTPClientsOwnFiles(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{"browser_storage", map[string]any{"action": "state_load", "file": path}},
-		{"browser_storage", map[string]any{"action": "state_load", "file": filepath.Base(path)}},
+		{"browser_storage", map[string]any{"action": "state_load", "file": path, "force": true}},
+		{"browser_storage", map[string]any{"action": "state_load", "file": filepath.Base(path), "force": true}},
 		{"browser_route", map[string]any{"action": "add", "pattern": "/nothing-here", "fulfill": map[string]any{"file": path}}},
 		{"browser_action", map[string]any{"action": "upload", "selector": "#files", "files": []any{path}}},
 	} {
@@ -724,7 +724,7 @@ func TestHTTPClientsOwnFiles(t *testing.T) {
 			t.Errorf("B's %s %v: %+v", c.tool, c.args, body.Error)
 		}
 	}
-	if out := mustCall(t, ctx, a, "browser_storage", map[string]any{"action": "state_load", "file": path}); !strings.Contains(out, "Loaded the storage state") {
+	if out := mustCall(t, ctx, a, "browser_storage", map[string]any{"action": "state_load", "file": path, "force": true}); !strings.Contains(out, "Loaded the storage state") {
 		t.Errorf("A loading its own state:\n%s", out)
 	}
 }

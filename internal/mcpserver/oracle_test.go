@@ -176,7 +176,7 @@ func TestNoSecretInFiles(t *testing.T) {
 	if body := mustFail(t, ctx, cs, "browser_screencast", map[string]any{"action": "start"}, "INVALID_ARGUMENT"); !strings.Contains(body.Error.Hint, "browser_screenshot") {
 		t.Errorf("browser_screencast start: %+v", body)
 	}
-	saved := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "state_save"})
+	saved := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "state_save", "force": true})
 	if !strings.Contains(saved, "saved masked") || !strings.Contains(saved, "cookie tok") || !strings.Contains(saved, "local storage remember") {
 		t.Errorf("state_save does not say what it masked:\n%s", saved)
 	}
@@ -203,7 +203,7 @@ func TestNoSecretInFiles(t *testing.T) {
 	// Loaded back, the masked values are skipped, not set as they read.
 	i := strings.Index(saved, "Saved to ")
 	path := strings.TrimSpace(strings.SplitN(saved[i+len("Saved to "):], "\n", 2)[0])
-	if out := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "state_load", "file": path}); !strings.Contains(out, "cookie tok") || !strings.Contains(out, "saved masked") {
+	if out := mustCall(t, ctx, cs, "browser_storage", map[string]any{"action": "state_load", "file": path, "force": true}); !strings.Contains(out, "cookie tok") || !strings.Contains(out, "saved masked") {
 		t.Errorf("state_load of a file with masked values:\n%s", out)
 	}
 }
