@@ -318,6 +318,24 @@ func (s *Set) spaced(text string) string {
 	if len(text) < MinLen || !strings.ContainsAny(text, spacedSep) {
 		return text
 	}
+	// (no secret's first characters in text: nothing to look for)
+	head := false
+	for _, name := range s.Names() {
+		v := s.byName[name].Value
+		if i := strings.IndexAny(v, spacedSep); i >= 0 {
+			v = v[:i]
+		}
+		if len(v) > 3 {
+			v = v[:3] // (a group may be as short as three: 555-0100)
+		}
+		if strings.Contains(text, v) {
+			head = true
+			break
+		}
+	}
+	if !head {
+		return text
+	}
 	var b strings.Builder
 	var at []int // byte offset in text of each byte of the squeezed text
 	for i := 0; i < len(text); {
@@ -624,7 +642,7 @@ func pieceShown(w string) bool {
 // encoded forms are the Replacer's.
 type fragments struct {
 	byLen map[int]map[string]piece // window length in bytes → window → where
-	first [256]bool                // the first bytes of windows
+	first []bool                   // the first two bytes of windows (65,536)
 	least int                      // the shortest window in bytes
 }
 
@@ -635,7 +653,7 @@ type piece struct {
 }
 
 func newFragments(s *Set) *fragments {
-	f := &fragments{byLen: map[int]map[string]piece{}}
+	f := &fragments{byLen: map[int]map[string]piece{}, first: make([]bool, 1<<16)}
 	add := func(value, name string) {
 		if !PartsShown(value) {
 			return
@@ -657,7 +675,7 @@ func newFragments(s *Set) *fragments {
 				if _, ok := m[w]; !ok {
 					m[w] = piece{name: name, value: value, at: at}
 				}
-				f.first[w[0]] = true
+				f.first[int(w[0])<<8|int(w[1])] = true
 				if f.least == 0 || len(w) < f.least {
 					f.least = len(w)
 				}
@@ -685,7 +703,7 @@ func (f *fragments) mask(text string) string {
 	}
 	var cover []string // name covering each byte, or ""
 	for p := 0; p+f.least <= len(text); p++ {
-		if !f.first[text[p]] {
+		if !f.first[int(text[p])<<8|int(text[p+1])] {
 			continue
 		}
 		for n, m := range f.byLen {
