@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -18,9 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
-	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
-	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
 // No matcher is an oracle on a declared secret (issue 47, 2): with the
@@ -45,19 +42,8 @@ func TestNoOracleOnSecrets(t *testing.T) {
 });</script>`)
 	}))
 	t.Cleanup(page.Close)
-	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=" + token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
-	sel, _ := tools.Select(tools.ProfileFull, "-eval")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec, TraceMask: sec.Mask}}, nil, "")
+	cs := secretClient(t, browser.Options{}, loadSecrets(t, "WEBPILOT_SECRET_TOKEN="+token), "-eval")
 	ctx := backendtest.Context(t, 120*time.Second)
-	t.Cleanup(func() {
-		for _, name := range m.SessionNames() {
-			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
-		}
-	})
 	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": page.URL + "/", "snapshot": "none"})
 	mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "TOKEN", "snapshot": "none"})
 
@@ -149,20 +135,9 @@ func TestNoSecretInFiles(t *testing.T) {
 		}
 	}))
 	t.Cleanup(page.Close)
-	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=" + token})
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
-	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), OutputDir: out})
-	sel, _ := tools.Select(tools.ProfileFull, "")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec, TraceMask: sec.Mask}}, nil, "")
+	cs := secretClient(t, browser.Options{OutputDir: out}, loadSecrets(t, "WEBPILOT_SECRET_TOKEN="+token))
 	ctx := backendtest.Context(t, 120*time.Second)
-	t.Cleanup(func() {
-		for _, name := range m.SessionNames() {
-			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
-		}
-	})
 	for _, path := range []string{"/", "/pseudo", "/frames"} {
 		mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": page.URL + path, "snapshot": "none"})
 		mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "TOKEN", "snapshot": "none"})
@@ -242,19 +217,8 @@ func TestSecretsPaintedEverywhere(t *testing.T) {
 		}
 	}))
 	t.Cleanup(page.Close)
-	sec, err := secrets.Load("", []string{"WEBPILOT_SECRET_TOKEN=" + token, "WEBPILOT_SECRET_OTP=" + otp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
-	sel, _ := tools.Select(tools.ProfileFull, "")
-	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec, TraceMask: sec.Mask}}, nil, "")
+	cs := secretClient(t, browser.Options{}, loadSecrets(t, "WEBPILOT_SECRET_TOKEN="+token, "WEBPILOT_SECRET_OTP="+otp))
 	ctx := backendtest.Context(t, 120*time.Second)
-	t.Cleanup(func() {
-		for _, name := range m.SessionNames() {
-			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
-		}
-	})
 	mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": page.URL + "/", "snapshot": "none"})
 	mustCall(t, ctx, cs, "browser_action", map[string]any{"action": "fill", "selector": "#pw", "secret": "TOKEN", "snapshot": "none"})
 	// The centre of each box that shows the secret, in image pixels.
@@ -303,4 +267,14 @@ func TestSecretsPaintedEverywhere(t *testing.T) {
 			t.Errorf("a box shows the digit %c:\n%s", d, snap)
 		}
 	}
+}
+
+// loadSecrets declares the secrets of environ (WEBPILOT_SECRET_NAME=value).
+func loadSecrets(t *testing.T, environ ...string) *secrets.Set {
+	t.Helper()
+	sec, err := secrets.Load("", environ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sec
 }

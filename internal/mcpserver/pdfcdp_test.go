@@ -307,8 +307,9 @@ func TestTabsContextArgument(t *testing.T) {
 	}
 }
 
-// secretClient is netClient with the declared secrets sec.
-func secretClient(t *testing.T, opts browser.Options, sec *secrets.Set) *mcp.ClientSession {
+// secretClient is netClient with the declared secrets sec (the full
+// profile with caps, when given).
+func secretClient(t *testing.T, opts browser.Options, sec *secrets.Set, caps ...string) *mcp.ClientSession {
 	t.Helper()
 	opts.Backend = backendtest.Shared(t)
 	m := browser.NewManager(opts)
@@ -317,6 +318,6 @@ func secretClient(t *testing.T, opts browser.Options, sec *secrets.Set) *mcp.Cli
 			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
 		}
 	})
-	sel, _ := tools.Select(tools.ProfileFull, "")
-	return connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec}}, nil, "")
+	sel, _ := tools.Select(tools.ProfileFull, strings.Join(caps, ","))
+	return connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m, Secrets: sec, TraceMask: sec.Mask}}, nil, "")
 }
