@@ -16,9 +16,11 @@ import (
 	"fmt"
 	"html"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -172,18 +174,8 @@ func (s *Set) build() {
 			}
 		}
 	}
-	for _, sec := range s.byName {
-		add(sec.Value, sec.Name)
-	}
-	for value, name := range s.parts {
-		add(value, name)
-	}
-	sort.Slice(pairs, func(i, j int) bool {
-		if len(pairs[i].old) != len(pairs[j].old) {
-			return len(pairs[i].old) > len(pairs[j].old)
-		}
-		return pairs[i].old < pairs[j].old
-	})
+	s.values(add)
+	sort.Slice(pairs, func(i, j int) bool { return longestFirst(pairs[i].old, pairs[j].old) })
 	args := make([]string, 0, 2*len(pairs))
 	for _, p := range pairs {
 		args = append(args, p.old, "<secret:"+p.name+">")
@@ -555,18 +547,8 @@ func (s *Set) InPage(docURL string) []Shown {
 			}
 		}
 	}
-	for _, sec := range s.byName {
-		add(sec.Value, sec.Name)
-	}
-	for value, name := range s.parts {
-		add(value, name)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if len(out[i].Form) != len(out[j].Form) {
-			return len(out[i].Form) > len(out[j].Form)
-		}
-		return out[i].Form < out[j].Form
-	})
+	s.values(add)
+	sort.Slice(out, func(i, j int) bool { return longestFirst(out[i].Form, out[j].Form) })
 	return out
 }
 
@@ -683,12 +665,7 @@ func newFragments(s *Set) *fragments {
 			at += utf8.RuneLen(runes[i])
 		}
 	}
-	for _, name := range s.Names() {
-		add(s.byName[name].Value, name)
-	}
-	for value, name := range s.parts {
-		add(value, name)
-	}
+	s.values(add)
 	if len(f.byLen) == 0 {
 		return nil
 	}
@@ -749,4 +726,24 @@ func (f *fragments) mask(text string) string {
 		b.WriteString("<secret:" + name + ">")
 	}
 	return b.String()
+}
+
+// values calls fn with every value the set masks and its name: each
+// secret's, by name, then the parts MaskAlso added, in order.
+func (s *Set) values(fn func(value, name string)) {
+	for _, name := range s.Names() {
+		fn(s.byName[name].Value, name)
+	}
+	for _, value := range slices.Sorted(maps.Keys(s.parts)) {
+		fn(value, s.parts[value])
+	}
+}
+
+// longestFirst orders forms to mask: a longer one first, so that a value
+// holding another is masked whole; then by text, for a stable order.
+func longestFirst(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return a < b
 }
