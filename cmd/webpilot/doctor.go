@@ -90,14 +90,31 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	} else {
 		ok("browser found: %s", path)
 		start := time.Now()
-		info, err := tryLaunch(ctx, path)
+		opts := launchOptions(cfg)
+		opts.BrowserPath, opts.Isolated = path, true
+		mode := "headed"
+		if opts.Headless {
+			mode = "headless"
+		}
+		info, err := tryLaunch(ctx, opts)
 		took := time.Since(start).Round(10 * time.Millisecond)
 		if err != nil {
-			bad("run `webpilot doctor --debug` to see the browser's output; a browser that cannot start headless may lack system libraries (on Debian/Ubuntu: apt-get install chromium), or pass --browser another one",
-				"browser launch (headless, temporary profile) failed after %s: %v", took, err)
+			fix := "pass --browser another one, or run `webpilot doctor --debug` to see more"
+			var se *backend.StartError
+			output := ""
+			if errors.As(err, &se) {
+				if se.Hint != "" {
+					fix = se.Hint
+				}
+				err, output = errors.New(se.Reason), se.Output
+			}
+			bad(fix, "browser launch (%s, temporary profile) failed after %s: %v", mode, took, err)
+			if output != "" {
+				note("the browser's output:\n%s", indent(strings.TrimRight(output, "\n")))
+			}
 		} else {
 			launchWorks = true
-			ok("browser launch: %s started headless in %s", info.Version, took)
+			ok("browser launch: %s started %s in %s", info.Version, mode, took)
 		}
 	}
 
@@ -304,10 +321,10 @@ func browserFix(explicit string) string {
 	return "install Chromium (Debian/Ubuntu: sudo apt-get install chromium) or Google Chrome, or pass --browser PATH"
 }
 
-// tryLaunch starts the browser headless with a temporary profile, reads its
+// tryLaunch starts the browser as opts say (a temporary profile), reads its
 // version and shuts it down.
-func tryLaunch(ctx context.Context, path string) (backend.Info, error) {
-	b := launch.New(launch.Options{BrowserPath: path, Isolated: true, Headless: true, Env: os.Getenv})
+func tryLaunch(ctx context.Context, opts launch.Options) (backend.Info, error) {
+	b := launch.New(opts)
 	defer b.Close()
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()

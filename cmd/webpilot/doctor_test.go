@@ -84,3 +84,34 @@ func TestDoctorExtensionConnectsLate(t *testing.T) {
 		t.Errorf("doctor does not report the daemon:\n%s", r.out)
 	}
 }
+
+// A headed browser where there is no display: doctor checks the mode the
+// user will run and names the browser's own reason, and a call fails with
+// that reason and the way out, not "install a browser".
+func TestHeadedWithoutDisplay(t *testing.T) {
+	skipShort(t)
+	cliEnv(t)
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	code, out, errs := runCLI(t, append([]string{"doctor", "--headed"}, browserFlag()...)...)
+	if code != 1 {
+		t.Fatalf("doctor --headed: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, want := range []string{"✘ browser launch (headed, temporary profile)", "no display", "Missing X server", "→ run it headless", "✘ not ready"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor --headed output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = runCLI(t, append([]string{"call", "--standalone", "--isolated", "--headed", "--backend", "launch", "browser_navigate", `{"url":"about:blank"}`}, browserFlag()...)...)
+	if code != 1 {
+		t.Fatalf("call --headed: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, want := range []string{"NO_BROWSER", "did not start", "no display", "leave out --headed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("call --headed output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "install Chromium") {
+		t.Errorf("call --headed blames a missing browser:\n%s", out)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
 )
 
 // envRunMain makes the test binary run webpilot's main instead of the tests,
@@ -21,7 +22,25 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envRunMain) == "1" {
 		main() // exits
 	}
+	clearUserSettings()
 	os.Exit(m.Run())
+}
+
+// clearUserSettings unsets the WEBPILOT_* settings and secrets of the shell
+// the tests run in (a user's exported WEBPILOT_BRIDGE_PORT, say), which would
+// otherwise reach every webpilot a test starts. WEBPILOT_BROWSER stays: it
+// names the browser the tests use.
+func clearUserSettings() {
+	for _, k := range configKeys() {
+		if k.name != "browser" {
+			_ = os.Unsetenv(envName(k.name))
+		}
+	}
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, secrets.EnvPrefix) {
+			_ = os.Unsetenv(name)
+		}
+	}
 }
 
 // webpilotCmd is a `webpilot args...` command: this test binary re-executed

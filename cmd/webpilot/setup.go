@@ -146,18 +146,9 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		a.bridgeSrv = bb.Server()
 	}
 	if be == nil {
-		be = launch.New(launch.Options{
-			BrowserPath: cfg.Browser,
-			UserDataDir: profile,
-			Isolated:    cfg.Isolated,
-			Headless:    headless(cfg.Headless, os.Getenv),
-			Logger:      a.log.With("component", "launch"),
-			Env:         os.Getenv,
-
-			ProxyServer:       cfg.ProxyServer,
-			ProxyBypass:       cfg.ProxyBypass,
-			IgnoreHTTPSErrors: cfg.IgnoreHTTPSErrors,
-		})
+		opts := launchOptions(cfg)
+		opts.UserDataDir, opts.Logger = profile, a.log.With("component", "launch")
+		be = launch.New(opts)
 	}
 	a.backend, a.kind = be, kind
 	var sessionBackend func(string) backend.Backend
@@ -437,6 +428,23 @@ func (a *app) close() error {
 }
 
 // headless decides auto: headless when there is no display to show a window.
+// launchOptions are the launch backend's options that cfg sets: the
+// browser, profile choice, window and network. The server and doctor start
+// the browser with the same ones.
+func launchOptions(cfg *Config) launch.Options {
+	return launch.Options{
+		BrowserPath: cfg.Browser,
+		UserDataDir: cfg.UserDataDir,
+		Isolated:    cfg.Isolated,
+		Headless:    headless(cfg.Headless, os.Getenv),
+		Env:         os.Getenv,
+
+		ProxyServer:       cfg.ProxyServer,
+		ProxyBypass:       cfg.ProxyBypass,
+		IgnoreHTTPSErrors: cfg.IgnoreHTTPSErrors,
+	}
+}
+
 func headless(mode string, getenv func(string) string) bool {
 	switch mode {
 	case "true":

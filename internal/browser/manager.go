@@ -968,8 +968,20 @@ func backendError(doing string, err error) error {
 	case errors.Is(err, backend.ErrUnreachable):
 		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": the browser endpoint did not answer",
 			Hint: "check that the browser endpoint or farm (--cdp-endpoint) is up and reachable from here and that its token (--cdp-header) is right; the next call connects again", Err: err}
+	case errors.As(err, new(*backend.StartError)):
+		var se *backend.StartError
+		errors.As(err, &se)
+		hint := se.Hint
+		if hint == "" {
+			hint = "`webpilot doctor` with the same flags starts the browser and shows its output; pass --browser another one if this one cannot run here"
+		}
+		e := &Error{Code: CodeNoBrowser, Message: fmt.Sprintf("cannot %s: the browser %s did not start: %s", doing, se.Path, se.Reason), Hint: hint, Err: err}
+		if se.Output != "" {
+			e.Diagnosis = map[string]any{"browser_output": se.Output}
+		}
+		return e
 	case errors.Is(err, backend.ErrNoBrowser):
-		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": no browser could be started",
+		return &Error{Code: CodeNoBrowser, Message: "cannot " + doing + ": no browser could be started (" + strings.TrimPrefix(err.Error(), "launch: ") + ")",
 			Hint: "install Chromium or Chrome, or set --browser / WEBPILOT_BROWSER to its path; webpilot doctor explains", Err: err}
 	case errors.Is(err, backend.ErrTabNotFound), errors.Is(err, cdp.ErrDetached):
 		return &Error{Code: CodeTabNotFound, Message: "cannot " + doing + ": the tab is gone",

@@ -152,3 +152,43 @@ func TestBrowserArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestStartReason(t *testing.T) {
+	for _, tc := range []struct {
+		out, reason, hint string
+	}{
+		{"", "", ""},
+		{"[1:2:ERROR:dbus/bus.cc(405)] Failed to connect to the bus\n", "", ""},
+		{"[1:1:1206/1:ERROR:ozone_platform_x11.cc:257] Missing X server or $DISPLAY\nmore\n",
+			"there is no display (the browser said: Missing X server or $DISPLAY)", "xvfb-run"},
+		{"x\n[3:3:1206/1:FATAL:process_singleton_posix.cc:315] Socket path too long: /t/x/SingletonSocket.\n",
+			"too long for the browser's socket (the browser said: Socket path too long: /t/x/SingletonSocket.)", "TMPDIR"},
+		{"[9:9:0:FATAL:something.cc(1)] Check failed: boom\n", "the browser said: Check failed: boom", ""},
+		{"chrome: error while loading shared libraries: libnss3.so: cannot open shared object file\n",
+			"system library", "apt-get install chromium"},
+	} {
+		reason, hint := startReason(tc.out)
+		if !strings.Contains(reason, tc.reason) || (tc.reason == "") != (reason == "") || !strings.Contains(hint, tc.hint) || (tc.hint == "") != (hint == "") {
+			t.Errorf("startReason(%q) = %q, %q; want %q, %q", tc.out, reason, hint, tc.reason, tc.hint)
+		}
+	}
+}
+
+func TestBrowserTempDir(t *testing.T) {
+	for _, tc := range []struct {
+		tmp  string
+		want bool
+	}{
+		{"", false},
+		{"/tmp", false},
+		{"/home/user/tmp/go-build/TestX123/001", false},
+		{"/" + strings.Repeat("a", 57), false},
+		{"/" + strings.Repeat("a", 58), true},
+		{"/home/someone/work/tmp/TestBrowserSuiteLaunchRecordingLongName4242424242/001", true},
+	} {
+		dir, ok := browserTempDir(tc.tmp)
+		if ok != tc.want || (ok && dir != "/tmp") {
+			t.Errorf("browserTempDir(%q) = %q, %v; want shortened %v", tc.tmp, dir, ok, tc.want)
+		}
+	}
+}

@@ -424,7 +424,7 @@ func (b *Backend) start(ctx context.Context) (*instance, error) {
 	began := time.Now()
 	in, err := spawn(path, dir, browserArgs(b.opts, dir, os.Geteuid() == 0), b.log, b.opts.DebuggingPort)
 	if err != nil {
-		return nil, fmt.Errorf("launch: start %s: %w: %w", path, backend.ErrNoBrowser, err)
+		return nil, fmt.Errorf("launch: %w", &backend.StartError{Path: path, Reason: err.Error()})
 	}
 	if b.opts.DebuggingPort {
 		err = in.dialPort(ctx)
@@ -539,18 +539,18 @@ func (b *Backend) startFailed(ctx context.Context, in *instance, path string, er
 	if b.ctx.Err() != nil {
 		return fmt.Errorf("launch: start %s: %w", path, backend.ErrClosed)
 	}
-	var tail string
-	if stderr != "" {
-		tail = "; browser stderr: " + stderr
+	reason, hint := startReason(stderr)
+	if reason == "" {
+		switch {
+		case exited:
+			reason = "it exited before it answered (" + in.exitStatus() + ")"
+		case ctx.Err() != nil:
+			reason = "it did not answer within the start's time (" + ctx.Err().Error() + ")"
+		default:
+			reason = err.Error()
+		}
 	}
-	switch {
-	case exited:
-		return fmt.Errorf("launch: start %s: %w: the browser exited before it answered (%s)%s", path, backend.ErrNoBrowser, in.exitStatus(), tail)
-	case ctx.Err() != nil:
-		return fmt.Errorf("launch: start %s: %w: the browser did not answer: %w%s", path, backend.ErrNoBrowser, ctx.Err(), tail)
-	default:
-		return fmt.Errorf("launch: start %s: %w: %w%s", path, backend.ErrNoBrowser, err, tail)
-	}
+	return fmt.Errorf("launch: %w", &backend.StartError{Path: path, Reason: reason, Hint: hint, Output: stderr})
 }
 
 // browserPath returns the executable, discovering it on first use.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -490,23 +491,77 @@ func fakeBrowser(t *testing.T, body string) string {
 	return path
 }
 
-// TestStartFailureExplains: a browser that dies at start yields an error
-// with its exit status and stderr.
+// TestStartFailureExplains: a browser that dies at start yields a
+// StartError with its exit status and output; a cause the browser names
+// comes with its own way out.
 func TestStartFailureExplains(t *testing.T) {
-	path := fakeBrowser(t, `echo "fake: Missing X server or \$DISPLAY" >&2; exit 3`)
-	b := launch.New(launch.Options{BrowserPath: path, Isolated: true})
+	for _, tc := range []struct {
+		name, body         string
+		reason, hint, outs string
+	}{
+		{"unknown", `echo "fake: something broke" >&2; exit 3`, "exit status 3", "", "something broke"},
+		{"display", `echo "[1:1:ERROR:ozone_platform_x11.cc(257)] Missing X server or \$DISPLAY" >&2; exit 1`,
+			"there is no display (the browser said: Missing X server or $DISPLAY)", "xvfb-run", "ozone_platform_x11"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := fakeBrowser(t, tc.body)
+			b := launch.New(launch.Options{BrowserPath: path, Isolated: true})
+			defer b.Close()
+			err := b.Start(testCtx(t, 20*time.Second))
+			var se *backend.StartError
+			if !errors.Is(err, backend.ErrNoBrowser) || !errors.As(err, &se) {
+				t.Fatalf("Start: %v, want a StartError (ErrNoBrowser)", err)
+			}
+			if se.Path != path || !strings.Contains(se.Reason, tc.reason) || !strings.Contains(se.Hint, tc.hint) || !strings.Contains(se.Output, tc.outs) {
+				t.Errorf("StartError %+v, want path %s, reason with %q, hint with %q, output with %q", se, path, tc.reason, tc.hint, tc.outs)
+			}
+			if tc.hint == "" && se.Hint != "" {
+				t.Errorf("hint %q for an unknown cause", se.Hint)
+			}
+			if b.Info().Running {
+				t.Error("Info says running")
+			}
+		})
+	}
+}
+
+// TestHeadedWithoutDisplay: the real browser asked for a window where there
+// is no display fails with its own reason and the way out, not "install a
+// browser".
+func TestHeadedWithoutDisplay(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("a display is an X11/Wayland matter")
+	}
+	path := chromium(t)
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	b := launch.New(launch.Options{BrowserPath: path, Isolated: true, Headless: false, Logger: testLogger(t)})
 	defer b.Close()
-	err := b.Start(testCtx(t, 20*time.Second))
-	if !errors.Is(err, backend.ErrNoBrowser) {
-		t.Fatalf("Start: %v, want ErrNoBrowser", err)
+	err := b.Start(testCtx(t, 60*time.Second))
+	var se *backend.StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("Start: %v, want a StartError", err)
 	}
-	for _, s := range []string{path, "Missing X server", "exit status 3"} {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("error %q does not mention %q", err, s)
-		}
+	if !strings.Contains(se.Reason, "no display") || !strings.Contains(se.Hint, "headless") {
+		t.Errorf("StartError %+v, want the missing display and headless as the way out", se)
 	}
-	if b.Info().Running {
-		t.Error("Info says running")
+}
+
+// TestLongTempDir: a TMPDIR too long for the browser's socket (a test's or
+// a user's custom one) does not stop the browser: it gets a short one.
+func TestLongTempDir(t *testing.T) {
+	path := chromium(t)
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60))
+	if err := os.MkdirAll(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	b := newBackend(t, launch.Options{BrowserPath: path, Isolated: true, Headless: true})
+	if err := b.Start(testCtx(t, 60*time.Second)); err != nil {
+		t.Fatalf("Start with TMPDIR=%s: %v", long, err)
+	}
+	if !b.Info().Running {
+		t.Error("Info does not say running")
 	}
 }
 

@@ -122,9 +122,20 @@ func spawn(path, profile string, args []string, log *slog.Logger, port bool) (in
 
 	cmd := exec.Command(path, args...)
 	id := newBrowserID()
+	tmp, shorten := browserTempDir(os.Getenv("TMPDIR"))
+	if shorten {
+		if fi, err := os.Stat(tmp); err != nil || !fi.IsDir() {
+			shorten = false
+		}
+	}
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, EnvProfileDir+"=") || strings.HasPrefix(kv, EnvBrowserID+"=")
+		return strings.HasPrefix(kv, EnvProfileDir+"=") || strings.HasPrefix(kv, EnvBrowserID+"=") ||
+			(shorten && strings.HasPrefix(kv, "TMPDIR="))
 	}), EnvProfileDir+"="+profile, EnvBrowserID+"="+id)
+	if shorten {
+		// A TMPDIR too long for the browser's socket would abort it.
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	}
 	if !port {
 		cmd.ExtraFiles = []*os.File{cmdR, resW}
 	}

@@ -58,6 +58,7 @@ type Browserless struct {
 	t     testing.TB
 	dir   string // the npm folder (…/node_modules)
 	state string // this farm's folder: routes, browser link, data
+	tmp   string // its TMPDIR, short enough for its browsers' sockets
 	port  int
 	opts  BrowserlessOptions
 	log   *syncLog
@@ -120,7 +121,19 @@ func StartBrowserless(t testing.TB, o BrowserlessOptions) *Browserless {
 			t.Fatal(err)
 		}
 	}
-	b := &Browserless{t: t, dir: bin, state: state, port: freePort(t), opts: o, log: &syncLog{}}
+	// Its browsers make their socket in TMPDIR, which must stay short
+	// (the test's own temp dir under a custom TMPDIR may not be).
+	tmp := filepath.Join(state, "tmp")
+	if len(tmp) > 50 {
+		var err error
+		if tmp, err = os.MkdirTemp("/tmp", "wpbl"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.RemoveAll(tmp) })
+	} else if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := &Browserless{t: t, dir: bin, state: state, tmp: tmp, port: freePort(t), opts: o, log: &syncLog{}}
 	t.Cleanup(func() {
 		b.Stop(syscall.SIGKILL)
 		if t.Failed() {
@@ -176,7 +189,7 @@ func (b *Browserless) start() {
 		"PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(b.state, "browsers"),
 		"DATA_DIR="+filepath.Join(b.state, "data"), "DOWNLOAD_DIR="+filepath.Join(b.state, "downloads"),
 		"METRICS_JSON_PATH="+filepath.Join(b.state, "metrics.json"),
-		"DEBUG=browserless*,-**:verbose,-**:trace", "NODE_ENV=production")
+		"DEBUG=browserless*,-**:verbose,-**:trace", "NODE_ENV=production", "TMPDIR="+b.tmp)
 	cmd.Stdout, cmd.Stderr = b.log, b.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = 5 * time.Second // its browsers may hold the output pipe

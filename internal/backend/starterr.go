@@ -1,0 +1,25 @@
+package backend
+
+import "fmt"
+
+// StartError is a browser that was found but did not start. Reason is the
+// cause in words, the browser's own when it said one ("Missing X server or
+// $DISPLAY"); Hint, when not "", is the way out that fits that cause;
+// Output is the end of what the browser printed. It matches ErrNoBrowser.
+type StartError struct {
+	Path   string
+	Reason string
+	Hint   string
+	Output string
+}
+
+func (e *StartError) Error() string {
+	s := fmt.Sprintf("the browser %s did not start: %s", e.Path, e.Reason)
+	if e.Output != "" {
+		s += "; browser output: " + e.Output
+	}
+	return s
+}
+
+// Unwrap returns ErrNoBrowser.
+func (e *StartError) Unwrap() error { return ErrNoBrowser }
