@@ -8,9 +8,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -32,7 +34,9 @@ last one leaves.
                        browser closes, the state file goes (clients start a
                        new one on their next call)
   restart [flags]      stop, then start it again with this binary and the same
-                       browser settings (or the browser flags given here)
+                       browser settings; a browser flag given here replaces
+                       its one (WEBPILOT_* variables and .webpilot.json here
+                       do not)
   logs [-n N] [-f]     print the last N lines of its log (default 100); -f
                        follows it
 `
@@ -217,9 +221,7 @@ func daemonRestart(ctx context.Context, dir string, args []string, stdout, stder
 	old, err := daemon.Find(ctx, dir)
 	switch {
 	case err == nil:
-		if len(settings) == 0 && old.Settings != nil {
-			settings = old.Settings
-		}
+		settings = restartSettings(cfg, settings, old.Settings, stderr)
 		if err := stopDaemonAt(ctx, dir, old, stdout); err != nil {
 			return err
 		}
@@ -242,6 +244,31 @@ func daemonRestart(ctx context.Context, dir string, args []string, stdout, stder
 	}
 	fmt.Fprintf(stdout, "started the webpilot daemon (pid %d, version %s) at %s\n", st.PID, st.Version, st.Addr)
 	return nil
+}
+
+// restartSettings are the browser settings a restarted daemon runs with:
+// the running one's, with those given as flags here replacing theirs. A
+// setting from the environment or .webpilot.json does not: the shell a
+// restart is typed in is not the daemon's (it is told, when it differs).
+func restartSettings(cfg *Config, given, running map[string]string, stderr io.Writer) map[string]string {
+	if running == nil {
+		return given
+	}
+	out := maps.Clone(running)
+	var ignored []string
+	for k, v := range given {
+		if cfg.Sources[k] == "flag" {
+			out[k] = v
+		} else if running[k] != v {
+			flagName := strings.ReplaceAll(k, "_", "-")
+			ignored = append(ignored, fmt.Sprintf("%s (to apply it: --%s %s)", sourceName(flagName, cfg.Sources[k]), flagName, v))
+		}
+	}
+	if len(ignored) > 0 {
+		sort.Strings(ignored)
+		fmt.Fprintf(stderr, "webpilot daemon: restarting with its own browser settings; not applied from here: %s\n", strings.Join(ignored, "; "))
+	}
+	return out
 }
 
 // daemonLogs prints the last n lines of the log at path, then follows it

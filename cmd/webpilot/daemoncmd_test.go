@@ -28,8 +28,14 @@ import (
 // output.
 func cliAt(t *testing.T, ctx context.Context, home, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return cliEnvAt(t, ctx, home, dir, nil, args...)
+}
+
+// cliEnvAt is cliAt with env added to the program's environment.
+func cliEnvAt(t *testing.T, ctx context.Context, home, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var errb syncBuffer
-	cmd := proxyCmd(t, home, &errb, nil, args...)
+	cmd := proxyCmd(t, home, &errb, env, args...)
 	if dir != "" {
 		cmd.Dir = dir
 	}
@@ -202,13 +208,26 @@ func TestDaemonCommands(t *testing.T) {
 	if code != 0 || err != nil || second.PID == first.PID || second.Config != first.Config || second.Settings["isolated"] != "true" {
 		t.Errorf("restart: exit %d, %v: %+v → %+v\n%s%s", code, err, first, second, out, errs)
 	}
+	// A browser setting exported in the shell the restart is typed in does
+	// not replace the daemon's: it is named, with the flag that would.
+	code, out, errs = cliEnvAt(t, ctx, home, "", []string{"WEBPILOT_BRIDGE_PORT=47318", "WEBPILOT_HEADLESS=false"}, "daemon", "restart")
+	third, err := daemon.ReadState(stateDir(home))
+	if code != 0 || err != nil || third.Config != first.Config || third.Settings["isolated"] != "true" || third.Settings["headless"] != "true" {
+		t.Errorf("restart with WEBPILOT_* exported: exit %d, %v: %+v → %+v\n%s%s", code, err, second, third, out, errs)
+	}
+	for _, want := range []string{"WEBPILOT_BRIDGE_PORT (to apply it: --bridge-port 47318)", "WEBPILOT_HEADLESS (to apply it: --headless false)"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("restart with WEBPILOT_* exported does not say %q:\n%s", want, errs)
+		}
+	}
+	second = third
 	// The agent's next call reaches the new daemon, without another
 	// start: its settings match.
 	if out := callText(t, ctx, agent, "browser_navigate", map[string]any{"url": base + "/basic.html?after=1"}); !strings.Contains(out, "Basic page") {
 		t.Errorf("the agent after restart: %s", out)
 	}
-	if third, err := daemon.ReadState(stateDir(home)); err != nil || third.PID != second.PID {
-		t.Errorf("the agent's proxy started another daemon: %+v → %+v (%v)", second, third, err)
+	if fourth, err := daemon.ReadState(stateDir(home)); err != nil || fourth.PID != second.PID {
+		t.Errorf("the agent's proxy started another daemon: %+v → %+v (%v)", second, fourth, err)
 	}
 }
 
