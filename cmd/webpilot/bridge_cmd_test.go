@@ -162,3 +162,53 @@ func TestAutoWithoutPairingIsLaunch(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// Once paired, a request for a browser of its own (--isolated, a
+// .webpilot.json with "isolated": true, --user-data-dir) still gets a
+// launched browser, never the user's Chrome; with --backend bridge it is a
+// usage error, not a silent choice.
+func TestAutoOwnProfileIsLaunch(t *testing.T) {
+	cliEnv(t)
+	if _, err := writeSecret(bytes.Repeat([]byte{7}, 32)); err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(freePort(t))
+	for _, tc := range []struct {
+		name string
+		args []string
+		file string
+		want string // kind prefix, or "" for a usage error
+	}{
+		{"paired", nil, "", "bridge"},
+		{"isolated flag", []string{"--isolated"}, "", "launch (auto: --isolated"},
+		{"isolated in file", nil, `{"isolated": true}`, "launch (auto: .webpilot.json isolated"},
+		{"isolated false", []string{"--isolated=false"}, "", "bridge"},
+		{"user data dir", []string{"--user-data-dir", t.TempDir()}, "", "launch (auto: --user-data-dir"},
+		{"bridge and isolated", []string{"--backend", "bridge", "--isolated"}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			if tc.file != "" {
+				if err := os.WriteFile(filepath.Join(dir, ".webpilot.json"), []byte(tc.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var errb bytes.Buffer
+			cfg, err := parseConfig("mcp", append([]string{"--bridge-port", port}, tc.args...), &errb)
+			if err != nil {
+				t.Fatalf("parseConfig: %v (%s)", err, errb.String())
+			}
+			be, kind, err := chooseBackend(cfg, discardLogger())
+			if be != nil {
+				defer be.Close()
+			}
+			switch {
+			case tc.want == "" && (err == nil || !strings.Contains(err.Error(), "--isolated asks for a browser webpilot launches")):
+				t.Errorf("chose %q, %v; want a usage error naming --isolated", kind, err)
+			case tc.want != "" && (err != nil || !strings.HasPrefix(kind, tc.want)):
+				t.Errorf("chose %q, %v; want %q", kind, err, tc.want)
+			}
+		})
+	}
+}

@@ -177,7 +177,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	choice := cfg.Backend
 	if choice == "auto" {
 		choice = "launch"
-		if paired {
+		if paired && ownBrowserSetting(cfg) == "" {
 			choice = "bridge"
 		}
 	}

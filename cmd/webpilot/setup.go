@@ -481,6 +481,14 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 		}
 		return endpoint.New(opts), "endpoint", nil
 	}
+	if own := ownBrowserSetting(cfg); own != "" {
+		// A profile of its own is a browser webpilot launches: never
+		// the user's Chrome in its place.
+		if cfg.Backend == "bridge" {
+			return nil, "", fmt.Errorf("%w: %s asks for a browser webpilot launches with a profile of its own, and --backend bridge drives the user's own Chrome: leave one of them out", errUsage, own)
+		}
+		return nil, "launch (auto: " + own + " asks for a browser of its own)", nil
+	}
 	secret, err := readSecret()
 	if err != nil {
 		return nil, "", err
@@ -498,6 +506,20 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 		kind = "bridge (auto: an extension is paired)"
 	}
 	return bridge.New(srv, bridge.BackendOptions{CloseServer: true, Logger: log.With("component", "bridge")}), kind, nil
+}
+
+// ownBrowserSetting names the setting that asks for a launched browser with
+// a profile of its own (isolated, or a user_data_dir that was given), as
+// its source says it ("--isolated", "WEBPILOT_USER_DATA_DIR"), or "".
+func ownBrowserSetting(cfg *Config) string {
+	for _, k := range []string{"isolated", "user_data_dir"} {
+		src := cfg.Sources[k]
+		if src == "" || src == "default" || (k == "isolated" && !cfg.Isolated) {
+			continue
+		}
+		return sourceName(strings.ReplaceAll(k, "_", "-"), src)
+	}
+	return ""
 }
 
 // uploadRoots are the directories uploads may come from besides the
