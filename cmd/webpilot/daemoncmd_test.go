@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -367,4 +369,51 @@ func TestForgedStateIsNotFollowed(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the forged address got %d request(s)", n)
 	}
+}
+
+// `webpilot serve` beside a daemon that drives the same browser is refused
+// with ways out that work: for the daemon's profile another profile, for
+// the user's Chrome a browser of its own (another bridge port would reach no
+// Chrome: the extension connects to one webpilot); a serve with a browser of
+// its own starts.
+func TestServeBesideTheDaemon(t *testing.T) {
+	home := daemonHome(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	t.Setenv("XDG_CONFIG_HOME", home)
+	port := strconv.Itoa(freePort(t))
+
+	refusal := func(what string, want ...string) {
+		t.Helper()
+		code, out, errs := cliAt(t, ctx, home, "", "serve", "--headless=true", "--bridge-port", port, "--listen", "127.0.0.1:0")
+		if code != 2 {
+			t.Fatalf("%s: serve beside the daemon: exit %d, want 2\n%s%s", what, code, out, errs)
+		}
+		for _, w := range append(want, "already drives", "webpilot daemon stop", "--isolated") {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: the refusal lacks %q:\n%s", what, w, errs)
+			}
+		}
+		if strings.Contains(errs, "--bridge-port N") {
+			t.Errorf("%s: the refusal offers another bridge port, which reaches no Chrome:\n%s", what, errs)
+		}
+	}
+
+	// The daemon on the default profile.
+	if code, out, errs := cliAt(t, ctx, home, "", "call", "--headless=true", "--bridge-port", port, "browser_status"); code != 0 {
+		t.Fatalf("call: exit %d\n%s%s", code, out, errs)
+	}
+	refusal("profile", "the browser profile", "serve another browser")
+	if addr, _ := serveAddr(t, ctx, home, "--isolated", "--headless=true", "--bridge-port", port, "--listen", "127.0.0.1:0"); addr == "" {
+		t.Error("serve --isolated beside the daemon did not start")
+	}
+
+	// Paired: the daemon drives the user's Chrome through the bridge port.
+	if _, err := writeSecret(bytes.Repeat([]byte{9}, 32)); err != nil {
+		t.Fatal(err)
+	}
+	stopDaemon(t, home)
+	if code, out, errs := cliAt(t, ctx, home, "", "call", "--headless=true", "--bridge-port", port, "browser_status"); code != 0 {
+		t.Fatalf("call (paired): exit %d\n%s%s", code, out, errs)
+	}
+	refusal("bridge", "the bridge port "+port, "a browser of its own instead of your Chrome")
 }

@@ -82,7 +82,7 @@ func browserResource(cfg *Config) string {
 		return ""
 	case cfg.Backend == "bridge":
 		return fmt.Sprintf("the bridge port %d (your Chrome)", cfg.BridgePort)
-	case cfg.Backend == "auto":
+	case cfg.Backend == "auto" && ownBrowserSetting(cfg) == "":
 		if secret, err := readSecret(); err == nil && secret != nil {
 			return fmt.Sprintf("the bridge port %d (your Chrome)", cfg.BridgePort)
 		}
@@ -135,9 +135,15 @@ func checkDaemonBrowser(ctx context.Context, cfg *Config) error {
 			who += ": " + strings.Join(names, ", ")
 		}
 	}
+	other := "serve another browser (--isolated, or --user-data-dir DIR)"
+	if strings.HasPrefix(mine, "the bridge port") {
+		// The extension connects to one webpilot: another bridge port
+		// would serve no Chrome at all.
+		other = "serve a browser of its own instead of your Chrome (--isolated, or --user-data-dir DIR)"
+	}
 	return fmt.Errorf("%w: the per-user webpilot daemon (pid %d, up since %s%s) already drives %s, which this serve would use too.\n"+
-		"Stop it first (`webpilot daemon stop`; its MCP clients start it again on their next call), or serve another browser (--isolated, --user-data-dir DIR or --bridge-port N), or let your client use the daemon through `webpilot mcp` on stdio",
-		errUsage, st.PID, st.Started.Local().Format("15:04:05"), who, mine)
+		"Stop it first (`webpilot daemon stop`; its MCP clients start it again on their next call), or %s, or let your client use the daemon through `webpilot mcp` on stdio",
+		errUsage, st.PID, st.Started.Local().Format("15:04:05"), who, mine, other)
 }
 
 // settingsConfig is the Config of a daemon's browser settings (its state
