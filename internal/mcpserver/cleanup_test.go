@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -292,4 +293,112 @@ func TestHTTPExpiredClientSessionRemoved(t *testing.T) {
 	name := mcpserver.ClientSessionName(cs.ID())
 	eventually(t, "the expired client's session "+name+" is removed", func() bool { return !slices.Contains(m.SessionNames(), name) })
 	eventually(t, "the expired client's tab is closed", func() bool { return !tabOpen(t, ctx, m, mk) })
+}
+
+// rawSession is an MCP session over raw HTTP: a client that, like the
+// TypeScript SDK's, opens an event stream and leaves without a DELETE.
+type rawSession struct {
+	t    *testing.T
+	base string
+	id   string
+	next int
+}
+
+// rawInit initializes a raw session and sends notifications/initialized.
+func rawInit(t *testing.T, ctx context.Context, base string) *rawSession {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp", strings.NewReader(initBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	rs := &rawSession{t: t, base: base, id: res.Header.Get("Mcp-Session-Id"), next: 2}
+	if res.StatusCode != http.StatusOK || rs.id == "" {
+		t.Fatalf("initialize: %d, session %q", res.StatusCode, rs.id)
+	}
+	if code := rs.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); code >= 300 {
+		t.Fatalf("notifications/initialized: %d", code)
+	}
+	return rs
+}
+
+func (rs *rawSession) post(body string) int {
+	rs.t.Helper()
+	return post(rs.t, rs.base, map[string]string{"Mcp-Session-Id": rs.id, "Mcp-Protocol-Version": "2025-06-18"}, strings.NewReader(body))
+}
+
+// call calls a tool and returns the HTTP status.
+func (rs *rawSession) call(tool, args string) int {
+	rs.t.Helper()
+	rs.next++
+	return rs.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, rs.next, tool, args))
+}
+
+// stream opens the session's event stream (GET) and returns once the
+// server answered it; cancel closes it from the client's side.
+func (rs *rawSession) stream(ctx context.Context) (cancel func()) {
+	rs.t.Helper()
+	sctx, cancel := context.WithCancel(ctx)
+	req, _ := http.NewRequestWithContext(sctx, http.MethodGet, rs.base+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", rs.id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		rs.t.Fatalf("GET /mcp: %v", err)
+	}
+	if res.StatusCode != http.StatusOK {
+		cancel()
+		rs.t.Fatalf("GET /mcp: %d", res.StatusCode)
+	}
+	go func() { _, _ = io.Copy(io.Discard, res.Body); res.Body.Close() }()
+	return cancel
+}
+
+// A client that closes its event stream and goes without ending its MCP
+// session (the TypeScript SDK's close(), the Inspector CLI) gives its browser
+// back after StreamGoneGrace and the departure grace, not after the session
+// timeout; one that opens its stream again (a reconnect) keeps its session.
+func TestHTTPClientGoneWhenStreamCloses(t *testing.T) {
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	m := sharedManager(t)
+	const grace = 300 * time.Millisecond
+	h := serveHTTP(t, &tools.Deps{Manager: m}, mcpserver.HTTPOptions{DepartedGrace: 100 * time.Millisecond, StreamGoneGrace: grace})
+
+	gone, back := rawInit(t, ctx, h.base), rawInit(t, ctx, h.base)
+	mk := marker(t)
+	for _, rs := range []*rawSession{gone, back} {
+		if code := rs.call("browser_navigate", fmt.Sprintf(`{"url":%q,"snapshot":"none"}`, base+"/basic.html?"+mk+"-"+rs.id)); code != http.StatusOK {
+			t.Fatalf("navigate: %d", code)
+		}
+	}
+	goneName, backName := mcpserver.ClientSessionName(gone.id), mcpserver.ClientSessionName(back.id)
+	if names := m.SessionNames(); !slices.Contains(names, goneName) || !slices.Contains(names, backName) {
+		t.Fatalf("sessions %v, want %s and %s", names, goneName, backName)
+	}
+
+	closeGone, closeBack := gone.stream(ctx), back.stream(ctx)
+	closeBack()
+	closeBack = back.stream(ctx) // the reconnect, at once
+	defer closeBack()
+	closeGone()
+	eventually(t, "the session of the client that left is removed", func() bool { return !slices.Contains(m.SessionNames(), goneName) })
+	eventually(t, "its tab is closed", func() bool { return !tabOpen(t, ctx, m, mk+"-"+gone.id) })
+	if code := gone.post(`{"jsonrpc":"2.0","id":99,"method":"ping"}`); code != http.StatusNotFound {
+		t.Errorf("the MCP session of the client that left answers %d, want 404", code)
+	}
+	// The reconnected client: past the grace it still has its session.
+	time.Sleep(3 * grace)
+	if code := back.call("browser_status", `{}`); code != http.StatusOK || !slices.Contains(m.SessionNames(), backName) {
+		t.Errorf("the reconnected client: call %d, sessions %v", code, m.SessionNames())
+	}
+	if !tabOpen(t, ctx, m, mk+"-"+back.id) {
+		t.Error("the reconnected client's tab was closed")
+	}
 }

@@ -72,6 +72,13 @@ const (
 	// DELETE) gives its browser back after this long without a call,
 	// rather than after half an hour.
 	FarmSessionTimeout = 10 * time.Minute
+	// StreamGoneGrace: an MCP client over HTTP whose event stream (its
+	// GET) was closed by the client's side, and that neither opens another
+	// nor sends anything for this long, has left without ending its MCP
+	// session (the TypeScript SDK's close() sends no DELETE): the session is
+	// closed, and its browser goes after the departure grace. A client that
+	// never opened an event stream is not judged by this.
+	StreamGoneGrace = 10 * time.Second
 	// SessionIdle removes a browser session that has had no call for this
 	// long and is no connected client's default (the janitor of RunHTTP);
 	// Deps.DefaultSession is never removed.
@@ -162,6 +169,8 @@ type HTTPOptions struct {
 	MaxSessions    int
 	DepartedGrace  time.Duration
 	SessionIdle    time.Duration
+	// StreamGoneGrace; zero means the constant of the same name.
+	StreamGoneGrace time.Duration
 	// BareSessionTimeout; zero means the constant of the same name.
 	BareSessionTimeout time.Duration
 	// IdleExit, when positive, ends RunHTTP once the server has had no MCP
@@ -260,6 +269,9 @@ func (s *Server) front(o HTTPOptions) *front {
 	}
 	if o.DepartedGrace <= 0 {
 		o.DepartedGrace = DepartedGrace
+	}
+	if o.StreamGoneGrace <= 0 {
+		o.StreamGoneGrace = StreamGoneGrace
 	}
 	s.clientsMu.Lock()
 	s.departGrace = o.DepartedGrace
@@ -582,6 +594,12 @@ func (f *front) status() daemon.Status {
 // BodyReadTimeout, bounds the sessions a POST without a session id may
 // create, and hands the request to the go-sdk.
 func (f *front) serveMCP(w http.ResponseWriter, r *http.Request) {
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		stream := r.Method == http.MethodGet
+		if f.s.requestBegins(sid, stream) {
+			defer func() { f.s.requestEnds(sid, stream, r.Context().Err() != nil, f.o.StreamGoneGrace) }()
+		}
+	}
 	if r.Method != http.MethodPost {
 		f.mcp.ServeHTTP(w, r)
 		return
@@ -809,6 +827,70 @@ func (s *Server) watchClient(method string, req mcp.Request) {
 	}()
 }
 
+// requestBegins notes a request of the MCP session sid, when the server
+// watches that session (it says whether): one more in flight (stream: an
+// event stream, its GET). Any request ends a wait for a client whose
+// stream closed (requestEnds).
+func (s *Server) requestBegins(sid string, stream bool) bool {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	_, rec := s.watchedByID(sid)
+	if rec == nil {
+		return false
+	}
+	rec.active++
+	rec.gone++
+	if stream {
+		rec.streams++
+	}
+	return true
+}
+
+// requestEnds notes the end of a request of the MCP session sid. When it
+// was the client's last event stream and the client's side closed it
+// (left), the session is closed after grace unless the client sends or
+// opens anything meanwhile: a client that exits without a DELETE does not
+// hold its browser for the session timeout.
+func (s *Server) requestEnds(sid string, stream, left bool, grace time.Duration) {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	ss, rec := s.watchedByID(sid)
+	if rec == nil {
+		return
+	}
+	rec.active--
+	if !stream {
+		return
+	}
+	rec.streams--
+	if !left || rec.streams > 0 || s.stopping.Load() {
+		return
+	}
+	rec.gone++
+	gen := rec.gone
+	time.AfterFunc(grace, func() {
+		s.clientsMu.Lock()
+		still := s.watched[ss] == rec && rec.gone == gen && rec.active == 0 && rec.streams == 0
+		s.clientsMu.Unlock()
+		if !still || s.stopping.Load() {
+			return
+		}
+		s.log.Info("client left: its event stream closed and it did not come back; closing its MCP session", "session", ClientSessionName(sid), "after", grace)
+		_ = ss.Close()
+	})
+}
+
+// watchedByID is the watched MCP session with id sid and its record, or
+// nils; clientsMu is held.
+func (s *Server) watchedByID(sid string) (*mcp.ServerSession, *clientRec) {
+	for ss, rec := range s.watched {
+		if rec.id == sid {
+			return ss, rec
+		}
+	}
+	return nil, nil
+}
+
 // clientRec is what the server knows of a connected MCP client (with a
 // session id): for daemon status.
 type clientRec struct {
@@ -820,6 +902,10 @@ type clientRec struct {
 	since, last time.Time
 	calls       int
 	sessions    map[string]bool // the browser sessions its calls used
+	// active counts its requests in flight, streams its event streams
+	// (GET) among them; gone counts requests and stream losses, so that
+	// a wait for a client that left sees whether anything came since.
+	active, streams, gone int
 }
 
 // noteCall records a tool call of the client of req in browser session

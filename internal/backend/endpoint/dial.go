@@ -209,7 +209,9 @@ func (b *Backend) await(ctx context.Context, p *pending) (*link, error) {
 			probing = false
 			if l != nil {
 				load = l
-				if l.Queued > 0 && p.held.Load() {
+				// Queued only when the farm is full: a session whose
+				// browser is starting waits too, beside others queued.
+				if l.Queued > 0 && l.Running >= l.MaxConcurrent && p.held.Load() {
 					p.queued.Store(true)
 				}
 			}
