@@ -20,7 +20,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/filelock"
 )
 
-const daemonUsage = `Usage: webpilot daemon status|stop|restart|logs
+const daemonUsage = `Usage: webpilot daemon status|stop|restart|end|logs
 
 The per-user daemon is the one webpilot that every "webpilot mcp" (and
 "webpilot call", "webpilot recipe run") of this user reaches: it owns the
@@ -37,11 +37,15 @@ last one leaves.
                        browser settings; a browser flag given here replaces
                        its one (WEBPILOT_* variables and .webpilot.json here
                        do not)
+  end NAME…            end a client (its id, client-…, as status lists it:
+                       its MCP session is closed and its browser sessions
+                       removed, giving a farm's browser back) or a browser
+                       session no connected client uses
   logs [-n N] [-f]     print the last N lines of its log (default 100); -f
                        follows it
 `
 
-// runDaemonCmd is `webpilot daemon status|stop|restart|logs`.
+// runDaemonCmd is `webpilot daemon status|stop|restart|end|logs`.
 func runDaemonCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, daemonUsage)
@@ -78,6 +82,31 @@ func runDaemonCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return stopDaemonAt(ctx, dir, st, stdout)
 	case "restart":
 		return daemonRestart(ctx, dir, args[1:], stdout, stderr)
+	case "end":
+		if len(args) < 2 {
+			return fmt.Errorf("%w: daemon end takes the clients or browser sessions to end (`webpilot daemon status` lists them)", errUsage)
+		}
+		st, err := daemon.Find(ctx, dir)
+		if errors.Is(err, daemon.ErrNotRunning) {
+			return fmt.Errorf("webpilot daemon: not running: it has no client or session to end")
+		}
+		if err != nil {
+			return err
+		}
+		var failed error
+		for _, name := range args[1:] {
+			e, err := daemon.End(ctx, st, name)
+			switch {
+			case err != nil:
+				fmt.Fprintf(stderr, "webpilot daemon end %s: %v\n", name, err)
+				failed = fmt.Errorf("daemon end: not everything named was ended")
+			case e.Client != "":
+				fmt.Fprintf(stdout, "ended the client %s (%s): its MCP session is closed; browser sessions removed: %s\n", e.Client, e.ClientName, listOrNone(e.Sessions))
+			default:
+				fmt.Fprintf(stdout, "removed the browser session %s: its tabs are closed\n", strings.Join(e.Sessions, ", "))
+			}
+		}
+		return failed
 	case "logs":
 		fs := flag.NewFlagSet("webpilot daemon logs", flag.ContinueOnError)
 		fs.SetOutput(stderr)
@@ -322,4 +351,12 @@ func daemonLogs(ctx context.Context, path string, n int, follow bool, stdout io.
 		m, _ := io.Copy(stdout, f)
 		off += m
 	}
+}
+
+// listOrNone joins names, or says none.
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }

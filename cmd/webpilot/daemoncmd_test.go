@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -416,4 +417,77 @@ func TestServeBesideTheDaemon(t *testing.T) {
 		t.Fatalf("call (paired): exit %d\n%s%s", code, out, errs)
 	}
 	refusal("bridge", "the bridge port "+port, "a browser of its own instead of your Chrome")
+}
+
+// `webpilot daemon end` ends what `daemon status` lists: a browser session
+// no client uses, or a client (its MCP session closed and its browser
+// sessions removed at once); a name that is nothing, or a session a
+// connected client defaults to, is refused with the way out.
+func TestDaemonEnd(t *testing.T) {
+	home := daemonHome(t)
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 120*time.Second)
+	agent := connectProxyArgs(t, ctx, home, new(syncBuffer), nil)
+	other := connectProxyArgs(t, ctx, home, new(syncBuffer), nil)
+	for _, s := range []string{"", "team"} {
+		args := map[string]any{"url": base + "/basic.html?end=" + s, "snapshot": "none"}
+		if s != "" {
+			args["session"] = s
+		}
+		if out := callText(t, ctx, agent, "browser_navigate", args); !strings.Contains(out, "Basic page") {
+			t.Fatalf("navigate (session %q): %s", s, out)
+		}
+	}
+	if out := callText(t, ctx, other, "browser_navigate", map[string]any{"url": base + "/basic.html?other=0", "snapshot": "none"}); !strings.Contains(out, "Basic page") {
+		t.Fatalf("other navigate: %s", out)
+	}
+	status := func() daemon.Status {
+		t.Helper()
+		code, out, errs := cliAt(t, ctx, home, "", "daemon", "status", "--json")
+		var st daemon.Status
+		if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil {
+			t.Fatalf("status --json: exit %d, %v\n%s%s", code, err, out, errs)
+		}
+		return st
+	}
+	st := status()
+	var agentID, otherID string
+	for _, c := range st.Clients {
+		switch {
+		case slices.ContainsFunc(c.Sessions, func(s string) bool { return strings.HasSuffix(s, "/team") }):
+			agentID = c.ID
+		default:
+			otherID = c.ID
+		}
+	}
+	if agentID == "" || otherID == "" || !slices.Contains(st.Sessions, agentID+"/team") {
+		t.Fatalf("status: clients %+v, sessions %v", st.Clients, st.Sessions)
+	}
+
+	if code, out, errs := cliAt(t, ctx, home, "", "daemon", "end", "nosuch"); code != 1 || !strings.Contains(errs, `no client or browser session is called "nosuch"`) {
+		t.Errorf("end nosuch: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := cliAt(t, ctx, home, "", "daemon", "end", agentID+"/team"); code != 0 || !strings.Contains(out, "removed the browser session "+agentID+"/team") {
+		t.Errorf("end a session: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := cliAt(t, ctx, home, "", "daemon", "end", agentID); code != 0 || !strings.Contains(out, "ended the client "+agentID+" (proxy-test)") || !strings.Contains(out, "removed: "+agentID) {
+		t.Errorf("end a client: exit %d\n%s%s", code, out, errs)
+	}
+	st = status()
+	for _, c := range st.Clients {
+		if c.ID == agentID {
+			t.Errorf("the ended client is still listed: %+v", st.Clients)
+		}
+	}
+	if slices.Contains(st.Sessions, agentID) || slices.Contains(st.Sessions, agentID+"/team") || !slices.Contains(st.Sessions, otherID) {
+		t.Errorf("sessions after the end: %v (ended %s, kept %s)", st.Sessions, agentID, otherID)
+	}
+	// The other client is untouched, and its own session is not ended
+	// under it.
+	if code, out, errs := cliAt(t, ctx, home, "", "daemon", "end", otherID+"x"); code != 1 {
+		t.Errorf("end of a name no one has: exit %d\n%s%s", code, out, errs)
+	}
+	if out := callText(t, ctx, other, "browser_navigate", map[string]any{"url": base + "/basic.html?other=1", "snapshot": "none"}); !strings.Contains(out, "Basic page") {
+		t.Errorf("the other client after the end: %s", out)
+	}
 }

@@ -41,11 +41,11 @@ func endpointError(doing string, ee *backend.EndpointError, err error) *Error {
 				msg += fmt.Sprintf(" (the session has been in the farm's queue for %s)", secs(ee.InQueue))
 			}
 			return &Error{Code: CodeFarmFull, Message: msg,
-				Hint:      "the session keeps its one place in the farm's queue: retry the call to go on waiting (a retry never queues again). To get a browser sooner: end agents or sessions you no longer need, raise the farm's concurrency (browserless: CONCURRENT), or run fewer agents at once; --endpoint-wait sets how long one call waits",
+				Hint:      "the session keeps its one place in the farm's queue: retry the call to go on waiting (a retry never queues again). To get a browser sooner: end agents or sessions you no longer need (on the daemon, `webpilot daemon status` lists them and `webpilot daemon end NAME` ends one), raise the farm's concurrency (browserless: CONCURRENT), or run fewer agents at once; --endpoint-wait sets how long one call waits",
 				Diagnosis: diag, Err: err}
 		}
 		return &Error{Code: CodeFarmFull, Message: fmt.Sprintf("cannot %s: the browser farm at %s turned the connection away: it is at capacity and its queue is full%s (%s)", doing, ee.Address, load, ee.Detail),
-			Hint:      "retry in a while; to get a browser sooner, end agents or sessions you no longer need, raise the farm's concurrency or queue (browserless: CONCURRENT, QUEUED), or run fewer agents at once",
+			Hint:      "retry in a while; to get a browser sooner, end agents or sessions you no longer need (on the daemon, `webpilot daemon status` lists them and `webpilot daemon end NAME` ends one), raise the farm's concurrency or queue (browserless: CONCURRENT, QUEUED), or run fewer agents at once",
 			Diagnosis: diag, Err: err}
 	case backend.EndpointAuth:
 		return &Error{Code: CodeNoBrowser, Message: fmt.Sprintf("cannot %s: the browser endpoint at %s refused the credentials (HTTP %d)", doing, ee.Address, ee.Status),

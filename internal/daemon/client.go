@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -70,7 +71,11 @@ func do(ctx context.Context, st State, method, path string, out any) error {
 		return fmt.Errorf("read the daemon's answer to %s %s: %w", method, path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("the daemon at %s answered %s %s with %s: %.200s", st.Addr, method, path, resp.Status, body)
+		b := bytes.TrimSpace(body)
+		if len(b) > 200 {
+			b = b[:200]
+		}
+		return &StatusError{Addr: st.Addr, Method: method, Path: path, Code: resp.StatusCode, Status: resp.Status, Body: string(b)}
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("the daemon's answer to %s %s: %w", method, path, err)
@@ -149,6 +154,48 @@ func Stop(ctx context.Context, st State) (Stopping, error) {
 	var s Stopping
 	err := do(ctx, st, http.MethodPost, StopPath, &s)
 	return s, err
+}
+
+// EndPath is the daemon's endpoint that ends one MCP client or browser
+// session by name (POST, with the token, ?name=NAME): a client (its id, as
+// Status lists it) has its MCP session closed and its browser sessions
+// removed at once; a browser session no connected client uses is removed
+// (its tabs closed; a farm's browser goes back to the farm). It answers
+// Ended, or 404 when nothing has the name, 409 when a client still uses
+// the session.
+const EndPath = "/daemon/end"
+
+// Ended is the answer of EndPath.
+type Ended struct {
+	// Client is the id of the client ended, "" when a session was.
+	Client string `json:"client,omitempty"`
+	// ClientName is that client's name, from its initialize.
+	ClientName string `json:"client_name,omitempty"`
+	// Sessions are the browser sessions removed.
+	Sessions []string `json:"sessions"`
+}
+
+// End asks the daemon of st to end the client or browser session name.
+func End(ctx context.Context, st State, name string) (Ended, error) {
+	var e Ended
+	err := do(ctx, st, http.MethodPost, EndPath+"?name="+url.QueryEscape(name), &e)
+	var se *StatusError
+	if errors.As(err, &se) && se.Code != http.StatusInternalServerError {
+		return e, errors.New(se.Body) // the daemon's own words
+	}
+	return e, err
+}
+
+// StatusError is a daemon's answer other than 200 OK.
+type StatusError struct {
+	Addr, Method, Path string
+	Code               int
+	Status             string
+	Body               string // trimmed, at most 200 bytes
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("the daemon at %s answered %s %s with %s: %s", e.Addr, e.Method, e.Path, e.Status, e.Body)
 }
 
 // PairPath is the daemon's endpoint that pairs the extension on its own

@@ -429,7 +429,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/health":
 		f.health(w, r)
-	case daemon.RetirePath, daemon.StatusPath, daemon.PairPath, daemon.StopPath:
+	case daemon.RetirePath, daemon.StatusPath, daemon.PairPath, daemon.StopPath, daemon.EndPath:
 		f.daemonEndpoint(w, r)
 	case "/mcp":
 		f.serveMCP(w, r)
@@ -520,6 +520,14 @@ func (f *front) daemonEndpoint(w http.ResponseWriter, r *http.Request) {
 	case daemon.PairPath:
 		f.pair(w, r)
 		return
+	case daemon.EndPath:
+		ended, code, err := f.s.end(r.Context(), r.URL.Query().Get("name"))
+		if err != nil {
+			http.Error(w, err.Error(), code)
+			return
+		}
+		f.s.log.Info("asked to end (webpilot daemon end)", "client", ended.Client, "sessions", ended.Sessions)
+		answer = ended
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -1001,6 +1009,54 @@ func (s *Server) departedPrivate(prefix string) {
 		}
 		cancel()
 	}
+}
+
+// end ends the MCP client or browser session called name (daemon.EndPath):
+// a client's MCP session is closed and its browser sessions removed now,
+// not after the departure grace; a browser session that no connected
+// client defaults to is removed. On failure it gives the HTTP status.
+func (s *Server) end(ctx context.Context, name string) (daemon.Ended, int, error) {
+	m := s.deps.Manager
+	if name == "" || m == nil {
+		return daemon.Ended{}, http.StatusBadRequest, errors.New("name a client or a browser session (`webpilot daemon status` lists them)")
+	}
+	s.clientsMu.Lock()
+	var ss *mcp.ServerSession
+	var rec *clientRec
+	for x, r := range s.watched {
+		if ClientSessionName(r.id) == name {
+			ss, rec = x, r
+		}
+	}
+	s.clientsMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, s.ceiling+BudgetSlack)
+	defer cancel()
+	if ss != nil {
+		out := daemon.Ended{Client: name, Sessions: []string{}}
+		out.ClientName, _ = sessionClient(ss)
+		_ = ss.Close()
+		prefix := name + "/"
+		for _, n := range m.SessionNames() {
+			if (n == rec.def && !rec.named) || strings.HasPrefix(n, prefix) {
+				if ok, err := m.Remove(ctx, n); err != nil {
+					return out, http.StatusInternalServerError, fmt.Errorf("closed the client's MCP session, but could not remove its browser session %s: %w", n, err)
+				} else if ok {
+					out.Sessions = append(out.Sessions, n)
+				}
+			}
+		}
+		return out, http.StatusOK, nil
+	}
+	if !slices.Contains(m.SessionNames(), name) {
+		return daemon.Ended{}, http.StatusNotFound, fmt.Errorf("no client or browser session is called %q (`webpilot daemon status` lists them)", name)
+	}
+	if s.inUse(name) {
+		return daemon.Ended{}, http.StatusConflict, fmt.Errorf("a connected client uses the browser session %q: end that client instead (`webpilot daemon status` lists clients)", name)
+	}
+	if _, err := m.Remove(ctx, name); err != nil {
+		return daemon.Ended{}, http.StatusInternalServerError, fmt.Errorf("remove the browser session %s: %w", name, err)
+	}
+	return daemon.Ended{Sessions: []string{name}}, http.StatusOK, nil
 }
 
 // BareEvictAge is how long an MCP session that has called no tool keeps
