@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 	"net/url"
 	"regexp"
 	"slices"
@@ -97,6 +98,7 @@ type CollectOptions struct {
 // Collected is what browser_collect read.
 type Collected struct {
 	URL   string
+	shown string              // URL as the agent is shown it (Session.ShowURL)
 	Names []string            // the keys of the items, in order
 	urls  map[string]bool     // the fields that hold URLs (href, src): written relative to the page
 	Items []map[string]string // kept items (fallback items have only "text")
@@ -260,6 +262,7 @@ func (h *Held) Collect(ctx context.Context, o CollectOptions) (*Collected, error
 	if err != nil {
 		return nil, err
 	}
+	c.shown = s.ShowURL(c.URL)
 	t.collected = &collectEntry{key: key, c: *c}
 	c.page(o)
 	return c, nil
@@ -474,6 +477,14 @@ items:
 }
 
 // excludedTotal is how many items exclude dropped.
+// shownURL is the page's URL as the agent is shown it.
+func (c *Collected) shownURL() string {
+	if c.shown == "" {
+		return redact.URL(c.URL)
+	}
+	return c.shown
+}
+
 func (c *Collected) excludedTotal() int {
 	n := 0
 	for _, v := range c.Excluded {
@@ -603,7 +614,7 @@ func (c *Collected) render(o CollectOptions) (header, body string) {
 	if c.Hidden > 0 {
 		notes = append(notes, fmt.Sprintf("%d hidden skipped", c.Hidden))
 	}
-	header = fmt.Sprintf("%d items from %s (%d matched", len(c.Items), Echo(c.URL), c.Matched)
+	header = fmt.Sprintf("%d items from %s (%d matched", len(c.Items), Echo(c.shownURL()), c.Matched)
 	for _, n := range notes {
 		header += "; " + n
 	}
@@ -630,10 +641,10 @@ func (c *Collected) render(o CollectOptions) (header, body string) {
 
 func (c *Collected) renderProposals() (header, body string) {
 	if len(c.Proposals) == 0 {
-		return fmt.Sprintf("no repeated items found on %s (looked for ≥3 similar siblings with text or links)", Echo(c.URL)),
+		return fmt.Sprintf("no repeated items found on %s (looked for ≥3 similar siblings with text or links)", Echo(c.shownURL())),
 			"use browser_snapshot, or collect with a selector of your own"
 	}
-	header = fmt.Sprintf("%d item selectors on %s, best first; pass one line's JSON to browser_collect", len(c.Proposals), Echo(c.URL))
+	header = fmt.Sprintf("%d item selectors on %s, best first; pass one line's JSON to browser_collect", len(c.Proposals), Echo(c.shownURL()))
 	base, _ := url.Parse(c.URL)
 	var lines []string
 	for i, p := range c.Proposals {

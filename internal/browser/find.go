@@ -150,7 +150,7 @@ func (h *Held) Find(ctx context.Context, o FindOptions) (string, error) {
 	}
 	var b strings.Builder
 	what := describeFind(o)
-	fmt.Fprintf(&b, "# %d match(es) for %s on %s — %s", total, what, orUntitled(shorten(pt.title, MaxEcho)), Echo(pt.url))
+	fmt.Fprintf(&b, "# %d match(es) for %s on %s — %s", total, what, orUntitled(shorten(pt.title, MaxEcho)), Echo(h.s.ShowURL(pt.url)))
 	if total > len(found) {
 		fmt.Fprintf(&b, " (first %d shown; narrow the search or raise limit)", len(found))
 	}

@@ -103,7 +103,7 @@ func (h *Held) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PDF{Path: path, Bytes: len(data), Pages: n, URL: url, Title: title, Paper: paper}, nil
+	return &PDF{Path: path, Bytes: len(data), Pages: n, URL: h.s.ShowURL(url), Title: title, Paper: paper}, nil
 }
 
 // pdfError is a print the browser refused or failed.

@@ -167,6 +167,7 @@ func (h *Held) RawCDP(ctx context.Context, method string, params json.RawMessage
 	}
 	res := &CDPResult{JSON: text, Total: len(text)}
 	res.URL, _, _ = t.location(ctx)
+	res.URL = h.s.ShowURL(res.URL)
 	if len(text) > MaxCDPChars {
 		path, err := h.s.pol.saveOutput(h.s.clientID(), "cdp", "json", []byte(text))
 		if err != nil {

@@ -2,6 +2,7 @@ package browser_test
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -255,7 +256,33 @@ func TestSnapshotRedactsURLs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for what, out := range map[string]string{"read": read, "console": console} {
+		// collect, find, PDF and raw CDP name the page too.
+		var collect, find, pdf, cdp string
+		err = e.do(func(ctx context.Context, h *browser.Held) error {
+			c, err := h.Collect(ctx, browser.CollectOptions{Selector: "a"})
+			if err != nil {
+				return err
+			}
+			collect = c.Text
+			if find, err = h.Find(ctx, browser.FindOptions{Text: "Account"}); err != nil {
+				return err
+			}
+			p, err := h.PrintPDF(ctx, browser.PDFOptions{})
+			if err != nil {
+				return err
+			}
+			pdf = p.URL
+			r, err := h.RawCDP(ctx, "Runtime.evaluate", json.RawMessage(`{"expression":"1"}`), nil)
+			if err != nil {
+				return err
+			}
+			cdp = r.URL
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, out := range map[string]string{"read": read, "console": console, "collect": collect, "find": find, "pdf": pdf, "cdp": cdp} {
 			shown := strings.Contains(out, "SECRETTOKEN1") || strings.Contains(out, "SECRETSESSION2")
 			if shown != keep || !strings.Contains(out, "/tokens") {
 				t.Errorf("NoRedact %v: %s shows credentials %v:\n%s", keep, what, shown, out)
