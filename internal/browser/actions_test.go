@@ -849,3 +849,49 @@ func TestSnapshotAfterActionWalkedWhileSettling(t *testing.T) {
 	}
 	t.Fatal("no action kept the walk it took while the page settled")
 }
+
+// A fill or type into a password field reads the value back as the page
+// shows it, as dots (the snapshot's), never the password typed; other
+// fields keep their value.
+func TestPasswordReadBackAsDots(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/pw")
+	for _, tc := range []struct {
+		kind, sel, value, want string
+	}{
+		{"fill", "#pw", "correct-horse", "••••••••"},
+		{"type", "#pw", "xyz", "••••••••"}, // appended to the 13 filled
+		{"fill", "#user", "ada", "ada"},
+	} {
+		res, err := e.act(browser.Action{Kind: tc.kind, Target: sel(tc.sel), Value: tc.value})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.kind, tc.sel, err)
+		}
+		if res.Value != tc.want || res.Outcome != "verified" {
+			t.Errorf("%s %s: value %q (%s), want %q verified", tc.kind, tc.sel, res.Value, res.Outcome, tc.want)
+		}
+	}
+	if got := e.eval(`document.getElementById("pw").value`); got != "correct-horsexyz" {
+		t.Errorf("the field holds %q, want the password typed", got)
+	}
+}
+
+// A form fill whose submit the browser's validation stops names every
+// invalid field, not only the first.
+func TestFillFormSubmitNamesEveryInvalidField(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/validate")
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		_, err := h.FillForm(ctx, browser.FormFill{Submit: browser.SubmitForm, Fields: []browser.FormField{{Target: sel(`input[name="age"]`), Value: "12"}}})
+		return err
+	})
+	be, ok := browser.AsError(err)
+	if !ok || be.Code != browser.CodeNotActionable {
+		t.Fatalf("submit of an invalid form: %v, want NOT_ACTIONABLE", err)
+	}
+	for _, want := range []string{"the form did not submit", "Email: Please fill out this field.", "Age: Value must be greater than or equal to 18.", "those 2 fields"} {
+		if !strings.Contains(be.Message+" "+be.Hint, want) {
+			t.Errorf("the error lacks %q: %s (%s)", want, be.Message, be.Hint)
+		}
+	}
+}

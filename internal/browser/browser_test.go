@@ -138,6 +138,8 @@ func fixtures(t *testing.T) string {
 		<ul><li>Settings<ul><li>Privacy <button>Open</button></li><li>Display <button>Open</button></li></ul></li></ul>`)
 	// Credentials in the page's URL and in its links.
 	page("/tokens", `<title>Tokens</title><a href="/account?access_token=SECRETTOKEN1&amp;x=1">Account</a><script>console.error("bad")</script>`)
+	// A login form: the password's value is shown as dots, as on screen.
+	page("/pw", `<title>PW</title><label>User <input id="user"></label><label>Password <input type="password" id="pw"></label>`)
 	// A form the browser validates before it submits.
 	page("/validate", `<title>Validate</title><form action="/account"><label>Email <input type="email" name="email" required></label>
 		<label>Age <input type="number" name="age" min="18" value="12"></label><button>Send</button>

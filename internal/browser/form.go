@@ -297,8 +297,11 @@ const submitJS = `function(){
   const form=this.form||this.closest("form");
   if(!form) return {err:"noform"};
   if(!form.checkValidity()){
-    const bad=Array.from(form.elements).find(e=>e.willValidate&&!e.checkValidity());
-    return {err:"invalid", why:(bad?(bad.labels&&bad.labels[0]?bad.labels[0].innerText.trim():bad.name||bad.id):"a field")+": "+(bad?bad.validationMessage:"invalid")};
+    const bad=Array.from(form.elements).filter(e=>e.willValidate&&!e.validity.valid);
+    const name=e=>(e.labels&&e.labels[0]?e.labels[0].innerText.trim():e.getAttribute("aria-label")||e.name||e.id)||"a field";
+    let why=bad.slice(0,5).map(e=>name(e)+": "+e.validationMessage).join("; ");
+    if(bad.length>5) why+="; and "+(bad.length-5)+" more";
+    return {err:"invalid", why:why||"a field is invalid", n:bad.length};
   }
   const btn=form.querySelector('button[type=submit],button:not([type]),input[type=submit],input[type=image]');
   form.requestSubmit(btn&&btn.form===form?btn:undefined);
@@ -323,6 +326,7 @@ func (s *Session) submit(ctx context.Context, t *Tab, f FormFill, last *element,
 	var r struct {
 		Err string `json:"err"`
 		Why string `json:"why"`
+		N   int    `json:"n"` // invalid fields
 	}
 	if f.Submit == SubmitEvent || f.Submit == SubmitBoth {
 		if lastText < 0 {
@@ -357,8 +361,12 @@ func (s *Session) submit(ctx context.Context, t *Tab, f FormFill, last *element,
 	case "noform":
 		return &Error{Code: CodeInvalidArgument, Message: "the last field is in no <form>", Hint: `use submit "event" (Enter), or click the page's submit button with browser_action`}
 	case "invalid":
-		return &Error{Code: CodeNotActionable, Message: "the form did not submit: " + r.Why, Hint: "fix that field (browser_snapshot shows it [invalid]) and submit again",
-			Diagnosis: map[string]any{"failed_check": "valid", "completed": res.Completed}}
+		hint := "fix that field (browser_snapshot shows it [invalid]) and submit again"
+		if r.N > 1 {
+			hint = fmt.Sprintf("fix those %d fields (browser_snapshot shows them [invalid]) and submit again", r.N)
+		}
+		return &Error{Code: CodeNotActionable, Message: "the form did not submit: " + r.Why, Hint: hint,
+			Diagnosis: map[string]any{"failed_check": "valid", "completed": res.Completed, "invalid_fields": r.N}}
 	}
 	res.Submitted = true
 	sleep(ctx, 50)

@@ -631,7 +631,7 @@ const editableJS = `function(){
   if(tag==="input"&&/^(date|time|datetime-local|month|week|color)$/.test(this.type)) return {kind:"value"};
   this.focus();
   if(textInput){ this.select(); } else { const rg=document.createRange(); rg.selectNodeContents(this); const sel=getSelection(); sel.removeAllRanges(); sel.addRange(rg); }
-  return {kind:tag==="textarea"?"textarea":textInput?"input":"editable"};
+  return {kind:tag==="textarea"?"textarea":textInput?"input":"editable", pw:tag==="input"&&this.type==="password"};
 }`
 
 // keysJS focuses an element that reads keys without being a text field
@@ -673,6 +673,18 @@ type editState struct {
 	Why  string `json:"why"`
 	Hint string `json:"hint"`
 	Kind string `json:"kind"`
+	// Password: a password field, whose value the agent is shown as the
+	// page shows it, as dots (shownValue).
+	Password bool `json:"pw"`
+}
+
+// shownValue is a field's value as the result tells it: a password
+// field's as dots, one per character up to 8, as a snapshot shows it.
+func (st editState) shownValue(v string) string {
+	if !st.Password || v == "" {
+		return v
+	}
+	return strings.Repeat("•", min(utf8.RuneCountInString(v), 8))
 }
 
 func (t *Tab) prepareEdit(ctx context.Context, el *element, kind string, tg Locator) (editState, error) {
@@ -745,7 +757,7 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 	if err := t.callEl(ctx, el, readValueJS, &got); err != nil {
 		return backendError("read the field back", err)
 	}
-	res.Value = got
+	res.Value = st.shownValue(got)
 	want := strings.ReplaceAll(a.Value, "\r\n", "\n")
 	if st.Kind == "input" {
 		want = strings.NewReplacer("\n", " ", "\r", " ").Replace(want) // typed line breaks become spaces in one-line inputs
@@ -761,6 +773,12 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 		return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("filled %s with a declared secret but it holds %d character(s), not the value sent (not shown: it may be a part of the secret)", a.Target.Describe(), utf8.RuneCountInString(got)),
 			Hint:      "the page rewrote the input (a length limit, or boxes that take one character each?); check it with browser_snapshot",
 			Diagnosis: map[string]any{"failed_check": "value", "actual_chars": utf8.RuneCountInString(got)}}
+	}
+	if st.Password {
+		res.Value = ""
+		return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("filled the password field %s but it holds %d character(s), not the %d sent", a.Target.Describe(), utf8.RuneCountInString(got), utf8.RuneCountInString(a.Value)),
+			Hint:      "the page rewrote the input (a length limit?); check it with browser_snapshot",
+			Diagnosis: map[string]any{"failed_check": "value", "expected_chars": utf8.RuneCountInString(a.Value), "actual_chars": utf8.RuneCountInString(got)}}
 	}
 	return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("filled %s but it holds %q, not the value sent", a.Target.Describe(), got),
 		Hint:      "the page rewrote the input (a mask or a length limit?); check it with browser_snapshot",
@@ -785,8 +803,10 @@ func (t *Tab) inputSent(ctx context.Context) {
 // focused first, caret at the end). Characters without a key go in as text.
 func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	keysOnly := false // the keys go to a focusable element that is no text field
+	var st editState
 	if el != nil {
-		if _, err := t.prepareEdit(ctx, el, a.Kind, a.Target); err != nil {
+		var err error
+		if st, err = t.prepareEdit(ctx, el, a.Kind, a.Target); err != nil {
 			// A terminal, a game, a custom editor: an element that takes the
 			// focus and reads keys gets them as a user's typing.
 			var focused bool
@@ -824,7 +844,7 @@ func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, r
 	if el != nil && !keysOnly {
 		var got string
 		if err := t.callEl(ctx, el, readValueJS, &got); err == nil {
-			res.Value = got
+			res.Value = st.shownValue(got)
 			if strings.HasSuffix(got, strings.ReplaceAll(a.Value, "\t", "")) {
 				res.Outcome = "verified"
 			}
