@@ -12,6 +12,8 @@
 //	webpilot skill --out DIR   write the agent skill (DIR/webpilot/SKILL.md)
 //	webpilot pair            pair with the extension in the user's Chrome
 //	webpilot daemon status|stop|restart|logs   the per-user daemon
+//	webpilot recipe run NAME [PARAM=VALUE...]   run a saved recipe
+//	webpilot recipe record NAME [--url URL]    record a task done by hand as a recipe
 //	webpilot recipe list|show|validate|trust   manage recipe files
 //	webpilot trace show FILE   print a session trace's steps
 //	webpilot version         print the version
@@ -25,11 +27,48 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
-// version is stamped at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// version is stamped at build time with -ldflags "-X main.version=…"
+// (make build); otherwise it comes from the build's own record
+// (buildVersion): the module version of `go install …@v1.2.3`, or the
+// commit of a build from a checkout.
+var version = buildVersion("dev", debug.ReadBuildInfo)
+
+// buildVersion is the version of a binary that was not stamped (stamped
+// is "dev"): the module's version when it was installed as a module, else
+// "dev+" and the commit it was built from (with "-dirty" when the tree had
+// changes), else stamped as it is.
+func buildVersion(stamped string, read func() (*debug.BuildInfo, bool)) string {
+	if stamped != "dev" {
+		return stamped
+	}
+	bi, ok := read()
+	if !ok || bi == nil {
+		return stamped
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return strings.TrimPrefix(v, "v")
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return stamped
+	}
+	return "dev+" + rev[:min(len(rev), 12)] + dirty
+}
 
 func main() {
 	// The first SIGINT or SIGTERM ends ctx: `webpilot mcp` then answers the
@@ -78,6 +117,9 @@ Usage:
                                  (Claude Code: --out ~/.claude/skills; "webpilot skill -h")
   webpilot pair            pair webpilot with the extension in your Chrome (one-time code)
   webpilot daemon status|stop|restart|logs   the per-user daemon every client shares
+  webpilot recipe run NAME [PARAM=VALUE...]  run a saved recipe and print its output and trace
+  webpilot recipe record NAME [--url URL]    record yourself doing a task in the browser, saved
+                                             as a recipe
   webpilot recipe list|show|validate|trust   manage recipes ("webpilot recipe help")
   webpilot trace show FILE   print a session trace (--trace) as text, one line per step
   webpilot version         print the version

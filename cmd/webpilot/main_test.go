@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -108,4 +109,29 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+func TestBuildVersion(t *testing.T) {
+	info := func(v string, settings ...debug.BuildSetting) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Path: "github.com/webpilot-mcp/webpilot", Version: v}, Settings: settings}, true
+		}
+	}
+	rev := debug.BuildSetting{Key: "vcs.revision", Value: "0123456789abcdef0123"}
+	for _, tc := range []struct {
+		name, stamped string
+		read          func() (*debug.BuildInfo, bool)
+		want          string
+	}{
+		{"stamped by make", "v1.4.0-3-gabc", info("v9.9.9"), "v1.4.0-3-gabc"},
+		{"go install @version", "dev", info("v1.2.3"), "1.2.3"},
+		{"a checkout", "dev", info("(devel)", rev), "dev+0123456789ab"},
+		{"a changed checkout", "dev", info("(devel)", rev, debug.BuildSetting{Key: "vcs.modified", Value: "true"}), "dev+0123456789ab-dirty"},
+		{"nothing known", "dev", info("(devel)"), "dev"},
+		{"no build info", "dev", func() (*debug.BuildInfo, bool) { return nil, false }, "dev"},
+	} {
+		if got := buildVersion(tc.stamped, tc.read); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }
