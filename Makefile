@@ -19,6 +19,8 @@ build:
 # Installs Chromium through apt when it is missing, then drives it once, printing every step.
 demo:
 	bash scripts/ensure-chromium.sh
+	@GOFLAGS=-mod=mod GOPROXY=off $(GO) list ./cmd/webpilot >/dev/null 2>&1 || \
+		echo "--- first build: Go downloads webpilot's modules (about 30 MB) and compiles it; a minute or two, once"
 	$(BUILD)
 	./bin/webpilot demo
 
@@ -27,6 +29,9 @@ demo:
 # integration test when the real OpenCLI cannot be fetched from npm; last, the MCP
 # conformance suite and the Inspector CLI against the built binary (make conformance).
 test:
+	@echo "--- make test: about 25 minutes on 2 cores. The first run fetches, into caches later runs reuse:"
+	@echo "    Chromium (apt, when missing), Go modules (~30 MB), and through npx (~/.npm, about 1.5 GB):"
+	@echo "    Node 22, the real OpenCLI and browserless (and its Chromium), the MCP conformance suite and Inspector."
 	bash scripts/ensure-chromium.sh
 	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -not -path './bin/*' -not -path './dist/*'); \
 	if [ -n "$$files" ]; then \
