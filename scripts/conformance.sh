@@ -18,6 +18,11 @@
 # N skipped" (skipped: failed checks of the expected-failure scenarios); exit status 1 on failure.
 set -euo pipefail
 
+# The shell's webpilot settings are not the tests' (WEBPILOT_BROWSER names the browser to use).
+for v in $(compgen -e | grep '^WEBPILOT_' || true); do
+	[[ $v == WEBPILOT_BROWSER ]] || unset "$v"
+done
+
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$PWD
 
