@@ -54,12 +54,12 @@ test:
 		exit 1; }
 	@echo "--- the real OpenCLI and the real browserless from npm, for the opencli tools' and the farm's tests (scripts/ensure-opencli.sh, scripts/ensure-browserless.sh)"
 	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_REQUIRE_OPENCLI=1 WEBPILOT_TEST_OPENCLI_DIR="$$(bash scripts/ensure-opencli.sh)" \
-		WEBPILOT_REQUIRE_BROWSERLESS=1 WEBPILOT_TEST_BROWSERLESS_DIR="$$(bash scripts/ensure-browserless.sh)" $(GO) test -race -timeout 15m ./...
+		WEBPILOT_REQUIRE_BROWSERLESS=1 WEBPILOT_TEST_BROWSERLESS_DIR="$$(bash scripts/ensure-browserless.sh)" $(GO) test -race -timeout 25m ./...
 	@echo "--- the shared browser suite again, on the bridge backend (the extension in headless Chromium)"
-	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_TEST_BACKEND=bridge $(GO) test -race -timeout 15m $(BROWSER_SUITE)
+	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_TEST_BACKEND=bridge $(GO) test -race -timeout 25m $(BROWSER_SUITE)
 	@echo "--- and on the endpoint backend (a Chromium with a debugging port, reached over WebSocket)"
 	WEBPILOT_REQUIRE_BROWSER=1 WEBPILOT_TEST_BACKEND=endpoint WEBPILOT_REQUIRE_BROWSERLESS=1 WEBPILOT_TEST_BROWSERLESS_DIR="$$(bash scripts/ensure-browserless.sh)" \
-		$(GO) test -race -timeout 15m $(BROWSER_SUITE)
+		$(GO) test -race -timeout 25m $(BROWSER_SUITE)
 	@echo "--- the extension's relay logic (Node's test runner)"
 	node --test extension/test/
 	@echo "--- third-party MCP clients: the conformance suite (HTTP) and the MCP Inspector CLI (stdio, HTTP)"
@@ -86,7 +86,7 @@ bench:
 		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run 'TestLatencyTable|TestRecordLatency' -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
 	done
 	@echo "a browser farm under load: 8 agents on one serve against browserless with 4 browsers, navigate + fill + read x10 each"
-	@WEBPILOT_TEST_BROWSERLESS_DIR="$$(bash scripts/ensure-browserless.sh)" WEBPILOT_REQUIRE_BROWSERLESS=1 $(GO) test -count=1 -run 'TestFarmLoad$$' -v ./cmd/webpilot/ | grep -e 'farm load:' -e FAIL
+	@WEBPILOT_TEST_BROWSERLESS_DIR="$$(bash scripts/ensure-browserless.sh)" WEBPILOT_REQUIRE_BROWSERLESS=1 WEBPILOT_BENCH=1 $(GO) test -count=1 -run 'TestFarmLoad$$' -v ./cmd/webpilot/ | grep -e 'farm load:' -e FAIL
 	@echo "snapshot time by page size (launch; the walk grows linearly)"
 	@WEBPILOT_BENCH=1 WEBPILOT_BENCH_SIZES=5000,10000,20000,40000,200000 $(GO) test -count=1 -timeout 20m -run TestBigPageTimes -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '
 

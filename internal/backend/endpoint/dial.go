@@ -235,11 +235,24 @@ func (b *Backend) await(ctx context.Context, p *pending) (*link, error) {
 				heldFrom = start
 			}
 			if time.Since(heldFrom) >= queue && !starting(load) {
+				waited := time.Since(start)
 				if load == nil {
-					load = b.pressureWithin(budget())
+					// The farm's load tells a full farm from a slow
+					// one: a read under way (a loaded farm answers
+					// slowly) is waited for, up to its own bound.
+					d := pressureTimeout
+					if !by.IsZero() {
+						d = min(d, time.Until(by))
+					}
+					if probing {
+						load = awaitProbe(probes, d)
+						probing = false
+					} else {
+						load = b.pressureWithin(d)
+					}
 				}
 				if !starting(load) {
-					return nil, b.stillWaiting(p, time.Since(start), load, budget())
+					return nil, b.stillWaiting(p, waited, load, budget())
 				}
 			}
 			if !probing && time.Since(probed) >= pressureEvery {
@@ -255,6 +268,22 @@ func (b *Backend) await(ctx context.Context, p *pending) (*link, error) {
 			}
 			report(time.Since(start), bound, b.waitMessage(p, load))
 		}
+	}
+}
+
+// awaitProbe waits up to d for the /pressure read under way (nil when it
+// does not come in time, or the farm did not say).
+func awaitProbe(probes <-chan *backend.FarmLoad, d time.Duration) *backend.FarmLoad {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case l := <-probes:
+		return l
+	case <-t.C:
+		return nil
 	}
 }
 
