@@ -464,7 +464,8 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
       case "status":
         return bridge.status();
       case "pair": {
-        const outcome = await bridge.pair(msg.code);
+        // The code may carry the port ("K7Q4-M2XD@47318"); msg.port is the popup's port field.
+        const outcome = await bridge.pair(msg.code, msg.port);
         return { ...outcome, status: bridge.status() };
       }
       case "unpair":

@@ -2,6 +2,8 @@
 // disconnects, connects and revokes the pairing through the service worker, which owns the
 // connection (see background.js).
 
+import { DEFAULT_PORT, parsePairing } from "./protocol.js";
+
 const $ = (id) => document.getElementById(id);
 
 function ask(msg) {
@@ -30,7 +32,11 @@ function show(s) {
     detail += ` — retrying in ${secs} s`;
   }
   $("detail").textContent = detail;
-  $("port").textContent = String(s.port);
+  // The port the extension dials: the one stored with its pairing (`webpilot pair` on another
+  // bridge port puts it in the code), else the default.
+  const def = s.defaultPort ?? DEFAULT_PORT;
+  $("port").textContent = s.port === def ? String(s.port) : `${s.port} (not the default ${def})`;
+  if (s.url) $("port").title = `the extension dials ${s.url}`;
   $("version").textContent = `${s.extensionVersion} (protocol ${s.protocol})`;
   showConnButtons(s);
 }
@@ -81,23 +87,34 @@ async function refresh() {
   }
 }
 
+function sentence(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1) + ".";
+}
+
+// Pair: the code as `webpilot pair` printed it — "K7Q4-M2XD", or "K7Q4-M2XD@47318" when webpilot
+// uses another bridge port — or the code and the port in the Advanced field. The extension pairs
+// on that port and dials it from then on.
 $("pairform").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const code = $("code").value.trim();
   const out = $("result");
-  if (!code) {
-    out.textContent = "Type the code that `webpilot pair` prints.";
+  const typed = parsePairing($("code").value, $("pairport").value);
+  if (typed.error) {
+    out.textContent = sentence(typed.error);
     out.className = "bad";
     return;
   }
   $("pair").disabled = true;
-  out.textContent = "Pairing…";
+  out.textContent = typed.port === DEFAULT_PORT ? "Pairing…" : `Pairing on port ${typed.port}…`;
   out.className = "";
   try {
-    const r = await ask({ type: "pair", code });
-    out.textContent = r.ok ? "Paired." : `Pairing failed: ${r.message}`;
+    const r = await ask({ type: "pair", code: typed.code, port: typed.port });
+    if (r.ok) out.textContent = typed.port === DEFAULT_PORT ? "Paired." : `Paired on port ${typed.port}: the extension dials it from now on.`;
+    else out.textContent = `Pairing failed: ${r.message}`;
     out.className = r.ok ? "good" : "bad";
-    if (r.ok) $("code").value = "";
+    if (r.ok) {
+      $("code").value = "";
+      $("pairport").value = "";
+    }
     show(r.status);
   } catch (e) {
     out.textContent = `Pairing failed: ${e.message ?? e}`;

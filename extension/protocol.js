@@ -32,7 +32,8 @@ export function groupTitle(session) {
   return session ? `${GROUP_TITLE} · ${session}` : GROUP_TITLE;
 }
 
-// Keys in chrome.storage.local. Tests provision a browser by writing {port, secret}.
+// Keys in chrome.storage.local. A pairing stores {secret, port} (the port it paired on, dialled
+// from then on); tests provision a browser by writing {port, secret}.
 export const STORAGE_KEYS = Object.freeze({ port: "port", secret: "secret", profileId: "profile_id", profileName: "profile_name" });
 // chrome.storage.local: true while the user keeps the extension disconnected (the popup's
 // Disconnect); nothing dials until the popup's Connect (or a new pairing) removes it.
@@ -163,6 +164,36 @@ export function parsePort(value) {
   if (value === undefined || value === null || value === "") return null;
   const n = typeof value === "number" ? value : /^\s*\d+\s*$/.test(String(value)) ? Number(value) : NaN;
   return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : null;
+}
+
+/**
+ * Reads what the user typed to pair: the code, which ends in "@<port>" when webpilot's bridge
+ * port is not DEFAULT_PORT (`webpilot pair --bridge-port N` prints e.g. `K7Q4-M2XD@47318`), and
+ * the popup's optional port field. Returns {code, port} — code without the port, port the one to
+ * pair on and dial from then on: the code's, else the field's, else DEFAULT_PORT (a code without
+ * a port means the default) — or {error} saying what is wrong.
+ */
+export function parsePairing(typed, portField) {
+  let code = typeof typed === "string" ? typed.trim() : "";
+  let fromCode = null;
+  const at = code.lastIndexOf("@");
+  if (at >= 0) {
+    const text = code.slice(at + 1).trim();
+    fromCode = parsePort(text);
+    if (fromCode === null) return { error: `the port after "@" must be a number from 1 to 65535, not ${JSON.stringify(text)}` };
+    code = code.slice(0, at).trim();
+  }
+  if (code === "") return { error: "type the code that `webpilot pair` prints" };
+  let fromField = null;
+  const field = portField === undefined || portField === null ? "" : String(portField).trim();
+  if (field !== "") {
+    fromField = parsePort(field);
+    if (fromField === null) return { error: `the port must be a number from 1 to 65535, not ${JSON.stringify(field)}` };
+  }
+  if (fromCode !== null && fromField !== null && fromCode !== fromField) {
+    return { error: `the code says port ${fromCode} but the port field says ${fromField}: clear the port field` };
+  }
+  return { code, port: fromCode ?? fromField ?? DEFAULT_PORT };
 }
 
 /** A secret as stored: base64 of at least 16 bytes, else null. */
@@ -942,17 +973,20 @@ export class Bridge {
   }
 
   /**
-   * Dials with a pair message carrying code. Resolves {ok, message} once the server answered
-   * (or the attempt failed); on success the secret is stored and the extension reconnects.
+   * Dials the pairing's port with a pair message carrying code (see parsePairing: the code may
+   * end in "@<port>", port is the popup's port field; neither: DEFAULT_PORT). Resolves {ok,
+   * message} once the server answered (or the attempt failed); on success the secret and the port
+   * are stored together, and the extension reconnects — to that port, from then on. A failed
+   * attempt keeps the pairing (secret and port) there was.
    */
-  async pair(code) {
-    const typed = typeof code === "string" ? code.trim() : "";
-    if (typed === "") return { ok: false, message: "type the code that `webpilot pair` prints" };
+  async pair(code, port) {
+    const typed = parsePairing(code, port);
+    if (typed.error) return { ok: false, message: typed.error };
     if (!this.config) await this.reloadConfig();
     if (this.config.disconnected) await this.setDisconnected(false); // pairing is asking to connect
     if (this.pending) this.finishPairing(false, "replaced by a newer pairing attempt");
     const outcome = new Promise((resolve) => {
-      this.pending = { code: typed, resolve };
+      this.pending = { code: typed.code, port: typed.port, resolve };
     });
     this.drop("pairing");
     this.backoff = BACKOFF_MIN_MS;
@@ -1089,15 +1123,21 @@ export class Bridge {
     }
   }
 
+  /**
+   * What the popup shows. port is the port dialled: a pairing attempt's while one runs, else the
+   * one stored with the pairing (DEFAULT_PORT when none is); defaultPort is DEFAULT_PORT.
+   */
   status() {
     const c = this.config;
+    const port = this.pending ? this.pending.port : c ? c.port : DEFAULT_PORT;
     return {
       ...this.st,
       paired: Boolean(c && c.secret),
       disconnected: Boolean(c && c.disconnected),
       pairing: Boolean(this.pending),
-      port: c ? c.port : DEFAULT_PORT,
-      url: bridgeURL(c ? c.port : DEFAULT_PORT),
+      port,
+      defaultPort: DEFAULT_PORT,
+      url: bridgeURL(port),
       profileId: c ? c.profileId : null,
       profileName: c ? c.profileName : null,
       extensionVersion: EXTENSION_VERSION,
@@ -1143,10 +1183,13 @@ export class Bridge {
   }
 
   dial() {
-    const url = bridgeURL(this.config.port);
+    // A pairing attempt dials the port it pairs on; everything else the port stored with the
+    // pairing.
+    const port = this.pending ? this.pending.port : this.config.port;
+    const url = bridgeURL(port);
     const conn = {
       url,
-      port: this.config.port, // what this connection was dialled with
+      port, // what this connection was dialled with
       secret: this.config.secret,
       ws: null,
       phase: "challenge", // challenge -> welcome | paired -> ready
@@ -1304,7 +1347,7 @@ export class Bridge {
     conn.timers.clear();
     // A new server knows none of the earlier debugger sessions: end them before any request.
     this.cleanup = this.cleanup.then(() => this.detachAll("new connection"));
-    this.setState("connected", `connected to ${conn.server ?? "webpilot"} on port ${this.config.port}`, {
+    this.setState("connected", `connected to ${conn.server ?? "webpilot"} on port ${conn.port}`, {
       server: conn.server,
     });
     this.log.info(`webpilot: connected to ${conn.url}`);
@@ -1324,14 +1367,16 @@ export class Bridge {
   onPaired(conn, m) {
     const secret = parseSecret(m.secret);
     if (!secret) return this.close(conn, "webpilot sent an invalid secret");
-    // Settle everything before the server's close arrives: the secret is in use from now on,
-    // the pairing is done, and whatever closes this socket reconnects at once with hello.
+    // Settle everything before the server's close arrives: the secret and the port paired on
+    // are in use from now on, the pairing is done, and whatever closes this socket reconnects at
+    // once with hello, to that port.
     this.config.secret = secret;
+    this.config.port = conn.port;
     conn.phase = "done";
     conn.next = "now";
     this.finishPairing(true, "paired");
-    this.log.info("webpilot: paired");
-    this.d.storage.set({ [STORAGE_KEYS.secret]: secret }).then(
+    this.log.info(`webpilot: paired on port ${conn.port}`);
+    this.d.storage.set({ [STORAGE_KEYS.secret]: secret, [STORAGE_KEYS.port]: conn.port }).then(
       () => this.close(conn, "paired", "now"),
       (e) => {
         const problem = `paired, but the secret could not be stored (pair again after a browser restart): ${e?.message ?? e}`;

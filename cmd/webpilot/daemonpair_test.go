@@ -57,7 +57,8 @@ func TestPairWhileTheDaemonRuns(t *testing.T) {
 	out := new(syncBuffer)
 	copied := make(chan struct{})
 	go func() { _, _ = io.Copy(out, stdout); close(copied) }()
-	re := regexp.MustCompile(`Pairing code: ([A-Z0-9]{4}-[A-Z0-9]{4})`)
+	// The daemon's bridge port is not the default: the code carries it.
+	re := regexp.MustCompile(`Pairing code: ([A-Z0-9]{4}-[A-Z0-9]{4}(?:@\d+)?)\n`)
 	var code string
 	for code == "" {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
@@ -69,6 +70,9 @@ func TestPairWhileTheDaemonRuns(t *testing.T) {
 			t.Fatalf("no pairing code:\n%s%s", out, errb)
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+	if !strings.HasSuffix(code, "@"+strconv.Itoa(port)) {
+		t.Fatalf("the code %q does not carry the daemon's bridge port %d:\n%s", code, port, out)
 	}
 	if res, err := backendtest.PopupMessage(ctx, chrome, map[string]any{"type": "pair", "code": code}); err != nil || !strings.Contains(res, `"ok":true`) {
 		t.Fatalf("pairing in the popup: %s %v", res, err)

@@ -164,7 +164,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			note("waiting up to %s for the extension to connect (it retries every 10 s; a sleeping Chrome wakes it every 30 s)…", doctorConnectWait)
 			hs, cerr := tryBridge(ctx, addr, secret)
 			if cerr != nil {
-				bad(fmt.Sprintf("open Chrome with the webpilot extension enabled; its popup must show port %d and \"paired\" (run `webpilot pair` again if not)", cfg.BridgePort),
+				bad(fmt.Sprintf("open Chrome with the webpilot extension enabled; its popup must show port %d and \"paired\" (run `%s` again if not)", cfg.BridgePort, pairCommand(cfg.BridgePort)),
 					"extension did not connect within %s: %v", doctorConnectWait, cerr)
 			} else {
 				bridgeWorks = true

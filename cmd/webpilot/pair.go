@@ -9,6 +9,8 @@ import (
 	"io"
 	"math/big"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,27 +30,34 @@ const codeAlphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 func runPair(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("webpilot pair", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	port := fs.Int("bridge-port", bridge.DefaultPort, "loopback port the extension connects to")
+	port := fs.Int("bridge-port", bridge.DefaultPort, "loopback port the extension connects to (a port other than the default travels in the pairing code)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	listenPort, src, err := pairPort(fs, *port)
+	if err != nil {
+		return err
 	}
 	code := newCode()
 	// A running daemon pairs on its own bridge listener, so that it takes
 	// the extension at once (and, with --backend auto, uses this Chrome).
 	if dir, err := daemon.Dir(); err == nil {
 		if st, err := daemon.Find(ctx, dir); err == nil {
+			if dp := daemonBridgePort(st); src != "default" && dp != listenPort {
+				fmt.Fprintf(stdout, "Note: the webpilot daemon (pid %d) runs with bridge port %d, so the pairing is on port %d, not on port %d of %s (`webpilot daemon stop` first to pair on %d).\n\n", st.PID, dp, dp, listenPort, sourceName("bridge-port", src), listenPort)
+			}
 			return pairThroughDaemon(ctx, st, code, stdout)
 		} else if !errors.Is(err, daemon.ErrNotRunning) {
 			return fmt.Errorf("pair: %w", err)
 		}
 	}
-	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", *port), ExtensionID: extension.ID, ServerVersion: version})
+	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", listenPort), ExtensionID: extension.ID, ServerVersion: version})
 	if err != nil {
-		return fmt.Errorf("pair: %w (another webpilot, or another program, holds the bridge port: stop it or pass --bridge-port, then pair again)", err)
+		return fmt.Errorf("pair: %w (another webpilot, or another program, holds the bridge port %d: stop it or pass another --bridge-port, then pair again)", err, listenPort)
 	}
 	defer srv.Close()
 	done := srv.ArmPairing(code, pairTTL)
-	printCode(stdout, code)
+	printCode(stdout, code, srv.Port())
 	select {
 	case secret, ok := <-done:
 		if !ok {
@@ -58,24 +67,94 @@ func runPair(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Paired. The secret is stored in %s (readable by you only).\nNo webpilot daemon runs now: the next MCP client that starts webpilot (backend auto) drives this Chrome profile, and the extension connects then.\n", path)
+		with := ""
+		if listenPort != bridge.DefaultPort {
+			with = fmt.Sprintf(" with --bridge-port %d", listenPort)
+		}
+		fmt.Fprintf(stdout, "Paired. The secret is stored in %s (readable by you only).\nNo webpilot daemon runs now: the next MCP client that starts webpilot%s (backend auto) drives this Chrome profile, and the extension connects then.\n", path, with)
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("pair: %w", ctx.Err())
 	}
 }
 
-// printCode tells the user what to do with the code.
-func printCode(stdout io.Writer, code string) {
-	fmt.Fprintf(stdout, "Pairing code: %s\n\nIn Chrome, click the webpilot extension's icon, type this code and press Pair.\n(No extension yet? `webpilot extension --out DIR`, then chrome://extensions → Developer mode → Load unpacked → DIR.)\nThe code is valid for %s. Waiting…\n", code, pairTTL)
+// pairPort is the bridge port `webpilot pair` pairs on, found as the other
+// commands find it: --bridge-port (flagPort, when given), else
+// WEBPILOT_BRIDGE_PORT, else bridge_port in the working directory's
+// .webpilot.json, else the default; src says which ("flag", "env", "file"
+// or "default").
+func pairPort(fs *flag.FlagSet, flagPort int) (port int, src string, err error) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "bridge-port" })
+	text := ""
+	switch {
+	case given:
+		src, text = "flag", strconv.Itoa(flagPort)
+	case os.Getenv(envName("bridge-port")) != "":
+		src, text = "env", os.Getenv(envName("bridge-port"))
+	default:
+		dir, _ := os.Getwd()
+		file, err := readConfigFile(filepath.Join(dir, ".webpilot.json"))
+		if err != nil {
+			return 0, "", fmt.Errorf("pair: %w", err)
+		}
+		if v := file["bridge_port"]; v != "" {
+			src, text = "file", v
+		} else {
+			return bridge.DefaultPort, "default", nil
+		}
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || n < 1 || n > 65535 {
+		return 0, "", fmt.Errorf("%w: %s: %q is not a port number", errUsage, sourceName("bridge-port", src), text)
+	}
+	return n, src, nil
+}
+
+// pairingCode is the code as the user types it: code, with "@port" after
+// it when port is not the default bridge port. The extension pairs on that
+// port and dials it from then on; a code without a port means the default.
+func pairingCode(code string, port int) string {
+	if port == bridge.DefaultPort {
+		return code
+	}
+	return fmt.Sprintf("%s@%d", code, port)
+}
+
+// printCode tells the user what to do with the code, armed on the bridge
+// port port.
+func printCode(stdout io.Writer, code string, port int) {
+	fmt.Fprintf(stdout, "Pairing code: %s\n\nIn Chrome, click the webpilot extension's icon, type this code and press Pair.\n", pairingCode(code, port))
+	if port != bridge.DefaultPort {
+		fmt.Fprintf(stdout, "The bridge port is %d, not the default %d: type the code whole, \"@%d\" included (or type %s and put %d in the popup's \"Advanced: bridge port\"). The extension pairs on port %d and dials it from then on; its popup shows \"Port %d\".\nEvery webpilot that is to reach this Chrome needs the same port: --bridge-port %d in your MCP client's command (or WEBPILOT_BRIDGE_PORT=%d, or \"bridge_port\": %d in .webpilot.json).\n", port, bridge.DefaultPort, port, code, port, port, port, port, port, port)
+	}
+	fmt.Fprintf(stdout, "(No extension yet? `webpilot extension --out DIR`, then chrome://extensions → Developer mode → Load unpacked → DIR.)\nThe code is valid for %s. Waiting…\n", pairTTL)
+}
+
+// pairCommand is the `webpilot pair` that pairs on the bridge port port.
+func pairCommand(port int) string {
+	if port == bridge.DefaultPort {
+		return "webpilot pair"
+	}
+	return fmt.Sprintf("webpilot pair --bridge-port %d", port)
+}
+
+// daemonBridgePort is the bridge port of the daemon of st: the one among
+// its settings, or the default.
+func daemonBridgePort(st daemon.State) int {
+	if n, err := strconv.Atoi(strings.TrimSpace(st.Settings["bridge_port"])); err == nil && n > 0 && n <= 65535 {
+		return n
+	}
+	return bridge.DefaultPort
 }
 
 // pairThroughDaemon pairs on the running daemon's bridge listener and says
 // what the daemon does with the pairing.
 func pairThroughDaemon(ctx context.Context, st daemon.State, code string, stdout io.Writer) error {
 	// The code is shown once the daemon's listener takes it: an extension
-	// given it sooner could find nothing listening yet.
-	p, err := daemon.Pair(ctx, st, code, pairTTL, func() { printCode(stdout, code) })
+	// given it sooner could find nothing listening yet. It carries the
+	// daemon's bridge port, where the daemon arms it.
+	p, err := daemon.Pair(ctx, st, code, pairTTL, func() { printCode(stdout, code, daemonBridgePort(st)) })
 	if err != nil {
 		return fmt.Errorf("pair (through the webpilot daemon, pid %d): %w", st.PID, err)
 	}
