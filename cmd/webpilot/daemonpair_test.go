@@ -25,7 +25,8 @@ func TestPairWhileTheDaemonRuns(t *testing.T) {
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 240*time.Second)
 	port := freePort(t)
-	flags := []string{"--bridge-port", strconv.Itoa(port)}
+	// (not isolated: a daemon asked for a browser of its own keeps it)
+	flags := []string{"--bridge-port", strconv.Itoa(port), "--isolated=false"}
 
 	before := connectProxyArgs(t, ctx, home, new(syncBuffer), nil, flags...)
 	if out := callText(t, ctx, before, "browser_navigate", map[string]any{"url": base + "/basic.html?before=1"}); !strings.Contains(out, "Basic page") {

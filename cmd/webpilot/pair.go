@@ -238,6 +238,12 @@ func (a *app) pairHere(ctx context.Context, code string, ttl time.Duration, arme
 	case !own:
 		out.Backend = a.backendKind()
 		out.Message = "the running webpilot daemon drives this Chrome profile through the extension already; the new secret holds from now on"
+	case a.cfg.Backend == "auto" && a.cfg.CDPEndpoint == "" && ownBrowserSetting(a.cfg) != "":
+		// A browser of its own was asked for: never the user's Chrome
+		// in its place.
+		_ = srv.Close()
+		out.Backend = a.backendKind()
+		out.Message = "the running webpilot daemon was started for a browser of its own (isolated, or its own user_data_dir) and keeps it; clients without that setting use this Chrome once the daemon restarts (`webpilot daemon restart --isolated=false`, or closing its clients)"
 	case a.cfg.Backend == "auto" && a.cfg.CDPEndpoint == "":
 		be := bridge.New(srv, bridge.BackendOptions{CloseServer: true, Logger: a.log.With("component", "bridge")})
 		kind := "bridge (auto: an extension was paired while the daemon ran)"
