@@ -174,6 +174,10 @@ type relocAnswer struct {
 	Els   []relocEl  `json:"els"`
 	Busy  string     `json:"busy"`
 	Bad   string     `json:"bad"`
+	// Pending says the very element may still come: the step's own
+	// locator, its id or an attribute candidate matches only elements not
+	// shown yet, or the document is still loading.
+	Pending bool `json:"pending"`
 }
 
 // Relocate finds the element the candidates describe in the tab's page
@@ -244,10 +248,13 @@ func (h *Held) Relocate(ctx context.Context, primary Locator, c *Candidates) (*R
 		}
 		d, derr := decide(c.Fingerprint, ans, c.ByPlace)
 		// An element that only resembles the recorded one (healed) is
-		// taken only once the page had time to show the very one: a
-		// modal still fading in must not make its button's look-alike
-		// outside it the match.
-		wait := derr != nil && derr.Code == CodeTargetNotFound || derr == nil && d.level == LevelHealed
+		// taken at once when the very one is plainly gone (nothing in the
+		// document matches its own locator, id or attributes); while
+		// something matches that is not shown yet, the page has time to
+		// show it: a modal still fading in must not make its button's
+		// look-alike outside it the match. Nothing found at all is looked
+		// for again for a moment (a page still rendering).
+		wait := derr != nil && derr.Code == CodeTargetNotFound || derr == nil && d.level == LevelHealed && ans.Pending
 		if wait && time.Now().Before(deadline) {
 			select {
 			case <-ctx.Done():

@@ -14,7 +14,8 @@
 // shown elements of the same tag (the look-alikes a match must stand out
 // from), come back with their fingerprints. Go scores and decides. Open
 // shadow roots are searched; a selector that is not valid CSS is {bad}, an
-// agent pattern that ran out of time {busy}.
+// agent pattern that ran out of time {busy}; pending says the very element
+// may still come (matched but not shown yet, or the document loading).
 async (W, op, el, a) => {
   const norm = (s) => String(s || "").replace(/[\s\u00a0\u200b]+/g, " ").trim();
   const TESTID = ["data-testid", "data-test-id", "data-test", "data-qa", "data-cy"];
@@ -199,8 +200,15 @@ async (W, op, el, a) => {
     return h.id;
   };
   const tries = [];
+  // pending: the very element may be on its way: the step's own locator,
+  // its id or an attribute candidate matches elements of the document none
+  // of which is shown yet (a modal fading in), or the document is still
+  // loading. Go waits for it before taking a look-alike; when it is plainly
+  // gone (no match at all), the other candidates decide at once.
+  let pending = document.readyState !== "complete";
   const add = (via, what, list) => {
     const vis = list.filter(shown);
+    if (vis.length === 0 && list.length > 0 && (via === "primary" || via === "id" || via === "attr")) pending = true;
     tries.push({ via, what, n: vis.length, ks: vis.slice(0, 10).map((e) => note(e, true)) });
     return vis.length;
   };
@@ -232,6 +240,7 @@ async (W, op, el, a) => {
       const r = await W.find({ text: pr.text, role: pr.role, name: pr.name, exact: !!pr.exact }, root === document ? null : root, a.ms);
       if (r.busy) return { busy: r.busy };
       const m = fromHits(r);
+      if (r.count === 0 && r.unseen) pending = true;
       tries.push({ via: "primary", what: pr.text ? "text " + JSON.stringify(pr.text) : "role " + pr.role + (pr.name ? " " + JSON.stringify(pr.name) : ""), n: r.count, ks: m.slice(0, 10).map((e) => note(e, true)) });
     }
   }
@@ -295,5 +304,5 @@ async (W, op, el, a) => {
     pool = pool.filter(share).concat(pool.filter((e) => !share(e))).slice(0, 300);
   }
   for (const e of pool) note(e, false);
-  return { doc: W.doc, url: location.href, tries, els: Array.from(els.values()) };
+  return { doc: W.doc, url: location.href, tries, els: Array.from(els.values()), pending };
 }

@@ -303,3 +303,68 @@ func TestRelocateInFrame(t *testing.T) {
 		t.Errorf("the frame's status %q after the click", got)
 	}
 }
+
+// A step's element that is plainly gone (its own locator, id and
+// attributes match nothing in the document) is healed through the other
+// candidates at once; one that is there but not shown yet (a modal fading
+// in) is waited for, and a shown look-alike is not taken meanwhile. The
+// time of each relocation is logged (no threshold): before healing only
+// took a look-alike after the 1.5 s not-found wait.
+func TestRelocateWaitsOnlyForPending(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/recipes/search.html")
+	targets := []struct {
+		name    string
+		primary browser.Locator
+		level   string
+		via     string
+	}{
+		{"submit", browser.Locator{Selector: "#search-btn"}, "healed", "attr"},
+		{"clear", browser.Locator{Selector: "#clear-btn"}, "healed", "text"},
+		{"minPrice", browser.Locator{Selector: "#min-price"}, "healed", "role"},
+	}
+	cands := map[string]*browser.Candidates{}
+	for _, tg := range targets {
+		cands[tg.name] = e.describe(tg.primary)
+	}
+	e.navigate("/recipes/search-ids.html")
+	const rounds = 5
+	for _, tg := range targets {
+		var total, worst time.Duration
+		for range rounds {
+			start := time.Now()
+			rel, err := e.relocate(tg.primary, cands[tg.name])
+			took := time.Since(start)
+			if err != nil {
+				t.Fatalf("%s: %v", tg.name, err)
+			}
+			if rel.Level != tg.level || rel.Via != tg.via {
+				t.Fatalf("%s: %s via %s, want %s via %s", tg.name, rel.Level, rel.Via, tg.level, tg.via)
+			}
+			total += took
+			worst = max(worst, took)
+		}
+		t.Logf("heal %s (%s gone): mean %v, worst %v over %d", tg.name, tg.primary.Describe(), (total / rounds).Round(time.Millisecond), worst.Round(time.Millisecond), rounds)
+	}
+
+	// The very element hidden, a look-alike (same test id, text and type)
+	// shown beside it, the element shown 300 ms later: the element, not
+	// its look-alike, by its own selector and by its text.
+	for _, primary := range []browser.Locator{{Selector: "#search-btn"}, {Text: "Search", Exact: true}} {
+		e.navigate("/recipes/search.html")
+		c := e.describe(primary)
+		e.eval(`(() => { const b = document.getElementById("search-btn"); b.style.display = "none";
+			const l = b.cloneNode(true); l.id = "search-go"; l.dataset.probe = "lookalike"; document.querySelector("header").append(l);
+			setTimeout(() => { b.style.display = "" }, 300); return "ok" })()`)
+		start := time.Now()
+		rel, err := e.relocate(primary, c)
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("pending %s: %v", primary.Describe(), err)
+		}
+		t.Logf("pending %s: %s via %s after %v", primary.Describe(), rel.Level, rel.Via, took.Round(time.Millisecond))
+		if got := e.probeOf(rel.Locator.Selector); got != "submit" || rel.Level != browser.LevelExact {
+			t.Errorf("pending %s: %s via %s, %s is %q; want the element itself (exact), not its look-alike", primary.Describe(), rel.Level, rel.Via, rel.Locator.Selector, got)
+		}
+	}
+}

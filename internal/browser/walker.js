@@ -1398,12 +1398,13 @@
   // query finds the elements a locator names under root (the document when
   // null): {text} matches the innermost elements whose text (or a button
   // input's value) matches; {role, name} matches computed roles and
-  // accessible names. It returns the count, up to 11 hits and, when none
+  // accessible names. It returns the count, up to 11 hits, how many matches
+  // are not shown (unseen, when any: not counted, not hits) and, when none
   // match, the nearest elements.
   function query(q, root) {
     root = root || document.body || document.documentElement;
     const hits = [];
-    let count = 0;
+    let count = 0, unseen = 0;
     const take = (el) => { count++; if (hits.length < 11) hits.push(hit(el)); };
     // frames: the shown iframes of the document, for a search of every
     // frame; noted in the same pass as the matching
@@ -1430,6 +1431,7 @@
         // A hidden match is not taken, and its ancestors do not match
         // through it either.
         if (shown(node)) take(node);
+        else unseen++;
         return true;
       };
       visit(root);
@@ -1462,10 +1464,12 @@
         if (roleOf(el, t) !== q.role) return true;
         if (nm && !nm(nameOf(el, t, q.role))) return true;
         if (shown(el)) take(el);
+        else unseen++;
         return true;
       });
     }
     const out = { count, hits, doc };
+    if (unseen) out.unseen = unseen;
     if (frames) out.frames = frames;
     if (count === 0) {
       // nearest: same role (any name), else actionable elements sharing a word
