@@ -8,8 +8,19 @@
 # installed with apt-get (the only download this script ever makes) and checked again; elsewhere it
 # explains what to install and exits 1.
 #
-# All output goes to stderr.
+# All output goes to stderr; with --print, the browser's path is also printed on stdout (for scripts
+# such as scripts/browserless.sh).
 set -euo pipefail
+
+print_path=0
+case ${1:-} in
+--print) print_path=1 ;;
+"") ;;
+*)
+	printf 'ensure-chromium: unknown argument %s (the only one is --print)\n' "$1" >&2
+	exit 2
+	;;
+esac
 
 log() { printf 'ensure-chromium: %s\n' "$*" >&2; }
 
@@ -82,6 +93,7 @@ report() {
 	local path=$1 version
 	version=$(usable "$path" || true)
 	log "using ${path}${version:+ (${version})}"
+	if ((print_path)); then printf '%s\n' "$path"; fi
 }
 
 how_to_install() {

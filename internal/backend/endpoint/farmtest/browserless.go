@@ -4,7 +4,9 @@
 // farm that hands out a fresh, isolated browser per WebSocket connection,
 // queues connections while it is full and turns them away (429) when its
 // queue is full too. It keeps only the Chromium routes, as browserless's
-// Chromium image does, and drives the machine's Chromium.
+// Chromium image does, and drives the machine's Chromium. The farm is set
+// up and started by scripts/browserless.sh, the script people run it with,
+// so the README's way and the tests' way are one.
 package farmtest
 
 import (
@@ -51,17 +53,18 @@ type BrowserlessOptions struct {
 
 // Browserless is the real browserless farm (the npm package, Chromium
 // routes only, as its Chromium image has) on a loopback port, driving the
-// machine's Chromium: PLAYWRIGHT_BROWSERS_PATH points at a folder holding a
-// link named as its playwright-core's Chromium revision expects. It is
-// stopped at the test's cleanup, its browsers with it.
+// machine's Chromium, run by scripts/browserless.sh --exec in a run folder
+// of the test's. It is stopped at the test's cleanup, its browsers with it.
 type Browserless struct {
-	t     testing.TB
-	dir   string // the npm folder (…/node_modules)
-	state string // this farm's folder: routes, browser link, data
-	tmp   string // its TMPDIR, short enough for its browsers' sockets
-	port  int
-	opts  BrowserlessOptions
-	log   *syncLog
+	t      testing.TB
+	dir    string // the folder ensure-browserless.sh printed (…/node_modules/.bin)
+	script string // scripts/browserless.sh, which sets the farm up and runs it
+	chrome string // the machine's Chromium, which the farm drives
+	state  string // this farm's run folder: routes, browser link, data
+	tmp    string // its TMPDIR, short enough for its browsers' sockets
+	port   int
+	opts   BrowserlessOptions
+	log    *syncLog
 
 	mu   sync.Mutex // guards cmd and done
 	cmd  *exec.Cmd
@@ -93,34 +96,14 @@ func StartBrowserless(t testing.TB, o BrowserlessOptions) *Browserless {
 	if err != nil {
 		t.Fatalf("browserless needs a Chromium: %v", err)
 	}
-	mods := filepath.Dir(bin) // …/node_modules
-	pkg := filepath.Join(mods, "@browserless.io", "browserless")
-	rev, err := chromiumRevision(mods)
+	script, err := Script()
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The run folder, which scripts/browserless.sh fills (routes, the
+	// browser link, its working folder) and the farm keeps its browsers'
+	// profiles in (data).
 	state := t.TempDir()
-	for _, l := range [][2]string{
-		{filepath.Join(pkg, "build", "routes", "chromium"), filepath.Join(state, "routes", "chromium")},
-		{filepath.Join(pkg, "build", "routes", "management"), filepath.Join(state, "routes", "management")},
-		{chrome, filepath.Join(state, "browsers", "chromium-"+rev, "chrome-linux64", "chrome")},
-		// browserless reads package.json and node_modules/playwright-core
-		// from its working folder.
-		{filepath.Join(pkg, "package.json"), filepath.Join(state, "run", "package.json")},
-		{mods, filepath.Join(state, "run", "node_modules")},
-	} {
-		if err := os.MkdirAll(filepath.Dir(l[1]), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(l[0], l[1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, d := range []string{"data", "downloads"} {
-		if err := os.MkdirAll(filepath.Join(state, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// Its browsers make their socket in TMPDIR, which must stay short
 	// (the test's own temp dir under a custom TMPDIR may not be).
 	tmp := filepath.Join(state, "tmp")
@@ -133,7 +116,7 @@ func StartBrowserless(t testing.TB, o BrowserlessOptions) *Browserless {
 	} else if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	b := &Browserless{t: t, dir: bin, state: state, tmp: tmp, port: freePort(t), opts: o, log: &syncLog{}}
+	b := &Browserless{t: t, dir: bin, script: script, chrome: chrome, state: state, tmp: tmp, port: freePort(t), opts: o, log: &syncLog{}}
 	t.Cleanup(func() {
 		b.Stop(syscall.SIGKILL)
 		if t.Failed() {
@@ -144,25 +127,28 @@ func StartBrowserless(t testing.TB, o BrowserlessOptions) *Browserless {
 	return b
 }
 
-// chromiumRevision is the Chromium revision of browserless's playwright-core
-// (its browsers.json).
-func chromiumRevision(mods string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(mods, "playwright-core", "browsers.json"))
+// Script is scripts/browserless.sh, found from the working directory up:
+// the one recipe that runs browserless from npm, for the tests as for a
+// person.
+func Script() (string, error) {
+	dir, err := os.Getwd()
 	if err != nil {
-		return "", fmt.Errorf("browserless: reading playwright-core's browsers.json: %w", err)
+		return "", err
 	}
-	var v struct {
-		Browsers []struct{ Name, Revision string }
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return "", fmt.Errorf("browserless: browsers.json: %w", err)
-	}
-	for _, b := range v.Browsers {
-		if b.Name == "chromium" && b.Revision != "" {
-			return b.Revision, nil
+	for {
+		p := filepath.Join(dir, "scripts", "browserless.sh")
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			if _, err := os.Stat(p); err != nil {
+				return "", fmt.Errorf("browserless: the module at %s has no scripts/browserless.sh: %w", dir, err)
+			}
+			return p, nil
 		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", errors.New("browserless: no go.mod above the working directory, so no scripts/browserless.sh")
+		}
+		dir = up
 	}
-	return "", errors.New("browserless: browsers.json names no chromium revision")
 }
 
 func freePort(t testing.TB) int {
@@ -177,19 +163,15 @@ func freePort(t testing.TB) int {
 // start runs browserless and waits until it answers /pressure.
 func (b *Browserless) start() {
 	b.t.Helper()
-	mods := filepath.Dir(b.dir)
-	cmd := exec.Command(filepath.Join(b.dir, "node"), filepath.Join(mods, "@browserless.io", "browserless", "build", "index.js"))
-	cmd.Dir = filepath.Join(b.state, "run")
-	cmd.Env = append(os.Environ(),
-		"PATH="+b.dir+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOST=127.0.0.1", "PORT="+strconv.Itoa(b.port), "TOKEN="+b.opts.Token,
-		"CONCURRENT="+strconv.Itoa(b.opts.Concurrent), "QUEUED="+strconv.Itoa(b.opts.Queued),
-		"TIMEOUT=3600000", // an hour for a session: the tests end theirs
-		"ROUTES="+filepath.Join(b.state, "routes"),
-		"PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(b.state, "browsers"),
-		"DATA_DIR="+filepath.Join(b.state, "data"), "DOWNLOAD_DIR="+filepath.Join(b.state, "downloads"),
-		"METRICS_JSON_PATH="+filepath.Join(b.state, "metrics.json"),
-		"DEBUG=browserless*,-**:verbose,-**:trace", "NODE_ENV=production", "TMPDIR="+b.tmp)
+	// The script sets the farm up in b.state and execs browserless, so
+	// cmd's process is browserless itself (its process group, its death
+	// with the test's process).
+	cmd := exec.Command("bash", b.script, "--exec",
+		"--browserless-dir", b.dir, "--chrome", b.chrome, "--dir", b.state, "--tmpdir", b.tmp,
+		"--port", strconv.Itoa(b.port), "--token", b.opts.Token,
+		"--concurrent", strconv.Itoa(b.opts.Concurrent), "--queued", strconv.Itoa(b.opts.Queued),
+		"--timeout", "3600000") // an hour for a session: the tests end theirs
+	cmd.Env = append(os.Environ(), "DEBUG=browserless*,-**:verbose,-**:trace")
 	cmd.Stdout, cmd.Stderr = b.log, b.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = 5 * time.Second // its browsers may hold the output pipe
