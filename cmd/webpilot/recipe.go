@@ -15,22 +15,30 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
 )
 
 const recipeUsage = `Usage:
-  webpilot recipe list [--recipes DIR]              the recipes: name, site, source (user or project), trusted, parameters
+  webpilot recipe list [--recipes DIR]              the recipes: name, site, source (user or project), trusted, what a
+                                                    run needs (required parameters, secrets by name), parameters
   webpilot recipe show [--recipes DIR] NAME         print a recipe's JSON
   webpilot recipe validate [--recipes DIR] [FILE|DIR...]
                                                     check recipe files (default: your recipes and the project's); exit 1 on problems
   webpilot recipe trust [DIR]                       trust a project's recipe folder as it is now (default ./.webpilot/recipes)
-  webpilot recipe run [flags] NAME [PARAM=VALUE...] run a recipe in a browser of its own (the flags of webpilot call:
-                                                    --backend, --headless, --recipes, …) and print its output and trace
+  webpilot recipe run [flags] NAME [PARAM=VALUE...] run a recipe in the browser of the per-user daemon (the one your agents
+                                                    share, in a session of its own; --standalone: a browser in this process)
+                                                    and print its output and trace. It first checks that every required
+                                                    parameter is given and every secret it types is declared, and names
+                                                    all that is missing before any step. Flags are webpilot call's
+                                                    (--backend, --headless, --recipes, --secrets, …)
   webpilot recipe record [flags] NAME [--url URL] [--secret-field LABEL]... [--record-for 10m] [--overwrite]
                                                     record yourself doing a task in the browser (your Chrome through the
-                                                    extension, or --headed) and save it as a recipe: press Stop in the
-                                                    browser (or Ctrl-C here) when done; prints the steps and parameters
+                                                    extension, or --headed) and save it as a recipe in your recipe folder:
+                                                    press Stop in the browser (or Ctrl-C here) when done; prints the steps
+                                                    and parameters
 
 Your recipes live in --recipes DIR (WEBPILOT_RECIPES; default webpilot/recipes in the user
 config dir) and are always usable. A project's recipes in ./.webpilot/recipes are usable once you
@@ -43,7 +51,7 @@ both have a recipe of the same name, the project's is used while trusted.
 func runRecipe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, recipeUsage)
-		return fmt.Errorf("%w: recipe needs a subcommand: list, show, validate or trust", errUsage)
+		return fmt.Errorf("%w: recipe needs a subcommand: run, record, list, show, validate or trust", errUsage)
 	}
 	sub, rest := args[0], args[1:]
 	if sub == "help" || sub == "-h" || sub == "--help" {
@@ -113,22 +121,38 @@ func recipeList(store *recipes.Store, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "No recipes yet. Yours go in %s; a project's in %s.\n", recipes.ShortPath(store.UserDir), recipes.ShortPath(store.ProjectDir))
 	} else {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tSITE\tSOURCE\tTRUSTED\tPARAMS")
+		fmt.Fprintln(tw, "NAME\tSITE\tSOURCE\tTRUSTED\tNEEDS\tPARAMS")
+		anySecret, anyNeeds := false, false
 		for _, e := range l.Entries {
 			src := string(e.Source)
 			if e.Shadowed {
 				src += " (shadowed)"
 			}
-			site, params := "-", ""
+			site, needs, params := "-", "-", ""
 			if e.Recipe != nil {
 				site, params = e.Recipe.Site, compactParams(e.Recipe)
+				if params == "" {
+					params = "-"
+				}
+				n := e.Recipe.Needs()
+				if len(n.Secrets) > 0 {
+					anySecret = true
+				}
+				needs = compactNeeds(n)
+				anyNeeds = anyNeeds || needs != "-"
 			} else if e.Err != nil {
 				first, _, _ := strings.Cut(e.Err.Error(), "\n")
 				params = "INVALID: " + strings.TrimPrefix(first, recipes.ShortPath(e.Path)+": ")
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, site, src, yesNo(e.Trusted), params)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, site, src, yesNo(e.Trusted), needs, params)
 		}
 		tw.Flush()
+		switch {
+		case anySecret:
+			fmt.Fprintf(stdout, "\nNEEDS: what a run must be given: each parameter without a default (webpilot recipe run NAME PARAM=VALUE), and each\nsecret:NAME it types from your secrets (a line NAME=value in the --secrets file, or %sNAME in the environment).\n", secrets.EnvPrefix)
+		case anyNeeds:
+			fmt.Fprintln(stdout, "\nNEEDS: the parameters a run must be given (webpilot recipe run NAME PARAM=VALUE).")
+		}
 	}
 	if l.ProjectErr != nil {
 		fmt.Fprintf(stdout, "\nProject recipes are not usable: %v\n", l.ProjectErr)
@@ -141,6 +165,20 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// compactNeeds is what a run of a recipe must be given, on one line: the
+// required parameters' names, then secret:NAME for each secret its steps
+// type (names only); "-" for nothing.
+func compactNeeds(n recipes.Needs) string {
+	parts := append([]string(nil), n.Params...)
+	for _, s := range n.Secrets {
+		parts = append(parts, "secret:"+s)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
 }
 
 // compactParams is a recipe's parameters on one line: name:type for a
@@ -454,12 +492,19 @@ func runRecipeRecord(ctx context.Context, args []string, stdout, stderr io.Write
 			return fmt.Errorf("%w: recipe record: a recipe %q exists; pass --overwrite to replace it (the old file is kept as .bak), or choose another name", errUsage, pos[0])
 		}
 	}
-	out, err := callTool(ctx, start)
-	if err != nil {
+	if _, err := callTool(ctx, start); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, out)
-	fmt.Fprintln(stdout, "Do the task in the browser; press Stop there (or Ctrl-C here) when done.")
+	limit := browser.RecordDefaultTimeout
+	if ms, ok := start["timeout_ms"].(int64); ok {
+		limit = time.Duration(ms) * time.Millisecond
+	}
+	savedAt := ""
+	if store, err := recipes.NewStore(cfg.Recipes, ""); err == nil {
+		savedAt = filepath.Join(store.UserDir, pos[0]+".json")
+	}
+	url, _ := start["url"].(string)
+	fmt.Fprint(stdout, recordStartText(pos[0], url, limit, savedAt))
 	tick := time.NewTicker(recordPoll)
 	defer tick.Stop()
 wait:
@@ -485,10 +530,61 @@ wait:
 	// Ctrl-C ends the wait, not the stop: the recording is still saved.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	out, err = callTool(sctx, map[string]any{"action": "stop", "save": true, "overwrite": overwrite})
+	out, err := callTool(sctx, map[string]any{"action": "stop", "save": true, "overwrite": overwrite})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, out)
+	fmt.Fprintln(stdout, recordDoneText(out, pos[0], savedAt))
 	return nil
+}
+
+// recordStartText tells the person at the terminal that the recording
+// runs: what to do, how to stop it, and where the recipe will be saved.
+func recordStartText(name, url string, limit time.Duration, savedAt string) string {
+	var b strings.Builder
+	if url != "" {
+		fmt.Fprintf(&b, "Recording %q in a new tab at %s.\n", name, url)
+	} else {
+		fmt.Fprintf(&b, "Recording %q in the browser's current tab.\n", name)
+	}
+	b.WriteString("Do the task in the browser: each click, typed text, choice and key becomes a step (password fields are never read).\n")
+	fmt.Fprintf(&b, "To stop, press Stop in the browser (on the \"webpilot is recording\" banner in the page, or, in your own Chrome,\n"+
+		"in the webpilot extension's notification or popup), or press Ctrl-C here. It stops by itself after %s.\n", shortDuration(limit))
+	if savedAt != "" {
+		fmt.Fprintf(&b, "Then the recipe is saved to %s.\n", recipes.ShortPath(savedAt))
+	}
+	return b.String()
+}
+
+// recordDoneText is recipe_record stop's result as the person at the
+// terminal reads it: how to run the recipe from here (its parameters, from
+// the file saved at savedAt), not the agent's tool call.
+func recordDoneText(out, name, savedAt string) string {
+	cmd := "webpilot recipe run " + name + " [PARAM=VALUE...]"
+	if r, err := recipes.LoadFile(savedAt); err == nil {
+		cmd = "webpilot recipe run " + name
+		for _, p := range r.ParamNames() {
+			if r.Params[p].Required() {
+				cmd += " " + p + "=…"
+			} else {
+				cmd += " [" + p + "=…]"
+			}
+		}
+		if n := r.Needs(); len(n.Secrets) > 0 {
+			cmd += fmt.Sprintf(" (declare first, in --secrets FILE or as %sNAME: %s)", secrets.EnvPrefix, strings.Join(n.Secrets, ", "))
+		}
+	}
+	return strings.ReplaceAll(out, fmt.Sprintf("Run it: recipe_run {\"name\":%q}", name), "Run it: "+cmd)
+}
+
+// shortDuration writes d without zero units: 10m, 1h30m, 45s.
+func shortDuration(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

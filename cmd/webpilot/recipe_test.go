@@ -249,3 +249,57 @@ func TestRecipeValidateToolArguments(t *testing.T) {
 		t.Errorf("validate of the user's folder: exit %d\n%s", code, errs)
 	}
 }
+
+// recipe list shows what each run needs: the parameters without a default
+// and the secrets the steps type, by name only, and says how to give them.
+func TestRecipeListNeeds(t *testing.T) {
+	user, _ := recipeEnv(t)
+	login := `{"name": "shop-login", "site": "shop.example.com",
+  "params": {"email": {"type": "string"}, "remember": {"type": "boolean", "default": true}},
+  "steps": [
+    {"do": "navigate", "url": "https://shop.example.com/login"},
+    {"do": "action", "action": "fill", "selector": "#email", "value": "$email"},
+    {"do": "fill_form", "fields": [{"selector": "#pw", "secret": "SHOP_PASSWORD"}, {"selector": "#otp", "secret": "SHOP_OTP"}]}
+  ]}`
+	open := `{"name": "open-shop", "site": "shop.example.com", "steps": [{"do": "navigate", "url": "https://shop.example.com/"}]}`
+	os.WriteFile(filepath.Join(user, "shop-login.json"), []byte(login), 0o644)
+	os.WriteFile(filepath.Join(user, "open-shop.json"), []byte(open), 0o644)
+	t.Setenv("WEBPILOT_SECRET_SHOP_PASSWORD", "never-shown-value")
+
+	out, errs, code := runRecipeCmd(t, "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d\n%s", code, errs)
+	}
+	t.Logf("list:\n%s", out)
+	lines := strings.Split(out, "\n")
+	if f := strings.Fields(lines[0]); len(f) != 6 || f[4] != "NEEDS" || f[5] != "PARAMS" {
+		t.Errorf("header %q", lines[0])
+	}
+	if f := strings.Fields(lines[1]); len(f) != 6 || f[0] != "open-shop" || f[4] != "-" || f[5] != "-" {
+		t.Errorf("a recipe that needs nothing: %q", lines[1])
+	}
+	if !strings.Contains(lines[2], "email secret:SHOP_OTP secret:SHOP_PASSWORD  email:string remember=true") {
+		t.Errorf("what shop-login needs: %q", lines[2])
+	}
+	if !strings.Contains(out, "webpilot recipe run NAME PARAM=VALUE") || !strings.Contains(out, "WEBPILOT_SECRET_NAME") || strings.Contains(out, "never-shown-value") {
+		t.Errorf("the note on NEEDS:\n%s", out)
+	}
+}
+
+// The top-level help names recipe run and record; recipe help says a run
+// goes through the per-user daemon and checks what it needs first.
+func TestRecipeHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"help"}, nil, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"webpilot recipe run NAME [PARAM=VALUE...]", "webpilot recipe record NAME"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("webpilot help lacks %q:\n%s", want, out.String())
+		}
+	}
+	help, _, code := runRecipeCmd(t, "help")
+	if code != 0 || strings.Contains(help, "a browser of its own") || !strings.Contains(help, "per-user daemon") || !strings.Contains(help, "all that is missing") {
+		t.Errorf("webpilot recipe help: exit %d\n%s", code, help)
+	}
+}

@@ -43,7 +43,7 @@ func TestRecipeRecordCLI(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	for deadline := time.Now().Add(backendtest.Timeout(60 * time.Second)); !strings.Contains(outb.String(), "press Stop there"); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(backendtest.Timeout(60 * time.Second)); !strings.Contains(outb.String(), "press Stop in the browser"); time.Sleep(100 * time.Millisecond) {
 		select {
 		case err := <-done:
 			t.Fatalf("webpilot recipe record ended before the user did anything: %v\n%s\n%s", err, outb.String(), errb.String())
@@ -80,9 +80,17 @@ func TestRecipeRecordCLI(t *testing.T) {
 	}
 	out := outb.String()
 	t.Logf("recipe record:\n%s", out)
-	for _, want := range []string{"the user pressed Stop", `2 fill searchbox "Search products" = $search_products ("kettle")`, `3 press Enter in searchbox "Search products"`, "Saved recipe cli-search"} {
+	for _, want := range []string{"the user pressed Stop", `2 fill searchbox "Search products" = $search_products ("kettle")`, `3 press Enter in searchbox "Search products"`, "Saved recipe cli-search",
+		// For the person at the terminal: how to stop, where it goes, how to run it.
+		"or press Ctrl-C here. It stops by itself after 10m.", "Then the recipe is saved to " + filepath.Join(dir, "cli-search.json"), "Run it: webpilot recipe run cli-search [search_products=…]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q", want)
+		}
+	}
+	// Not the agent's tool calls.
+	for _, agentText := range []string{"recipe_record {", "recipe_run {", "The user does the task"} {
+		if strings.Contains(out, agentText) {
+			t.Errorf("the output tells the person at the terminal %q", agentText)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cli-search.json")); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/flow"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/secrets"
 	"github.com/webpilot-mcp/webpilot/internal/text"
 )
 
@@ -412,7 +413,8 @@ func countCandidates(r *recipes.Recipe) int {
 	return n
 }
 
-// paramsLine is a recipe's parameters in brief: query:string=socks.
+// paramsLine is a recipe's parameters in brief: query:string=socks, and
+// email:string (required) for one without a default.
 func paramsLine(r *recipes.Recipe) string {
 	var parts []string
 	for _, n := range r.ParamNames() {
@@ -423,8 +425,24 @@ func paramsLine(r *recipes.Recipe) string {
 		}
 		if p.Default != nil {
 			s += "=" + fmt.Sprint(p.Default)
+		} else {
+			s += " (required)"
 		}
 		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// secretsLine is the secrets a recipe types, by name, each not declared
+// for this client marked: SHOP_PASSWORD (not declared).
+func secretsLine(r *recipes.Recipe, declared *secrets.Set) string {
+	names := r.Needs().Secrets
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n
+		if _, ok := declared.Lookup(n); !ok {
+			parts[i] += " (not declared)"
+		}
 	}
 	return strings.Join(parts, ", ")
 }
@@ -464,6 +482,9 @@ var recipeListTool = Def(Tool{
 		if p := paramsLine(r); p != "" {
 			line += " · params " + p
 		}
+		if sl := secretsLine(r, h.env.Secrets); sl != "" {
+			line += " · secrets " + sl
+		}
 		if e.Source == recipes.SourceProject {
 			line += " · project"
 			if !e.Trusted {
@@ -495,15 +516,8 @@ var recipeRunTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	r, err := store.Load(in.Name)
+	r, steps, err := bindRun(h.env, in)
 	if err != nil {
-		return nil, recipeError(err)
-	}
-	steps, err := r.Bind(secretParams(in.Params))
-	if err != nil {
-		return nil, recipeError(err)
-	}
-	if err := placeSecrets(steps); err != nil {
 		return nil, err
 	}
 	cands := map[int]*browser.Candidates{}
@@ -624,6 +638,49 @@ var recipeRunTool = Def(Tool{
 	}
 	return res, nil
 })
+
+// Prepare checks, before the call holds a session or a tab, everything the
+// run needs: the recipe loads (and is trusted), every required parameter
+// is given and every value checks, every secret it would type is declared
+// (one error naming all that is missing), and each step's arguments check
+// as its tool's own call would. recipe_run, from an agent or from webpilot
+// recipe run, does nothing on the page before this passes.
+func (in RecipeRunIn) Prepare(env *Env) error {
+	r, steps, err := bindRun(env, in)
+	if err != nil {
+		return err
+	}
+	for _, st := range steps {
+		recipes.TakeCandidates(st)
+	}
+	p, err := flow.Parse(steps, r.BudgetMs, true)
+	if err != nil {
+		return err
+	}
+	return p.Check(&stepExec{env: env})
+}
+
+// bindRun loads the recipe a run names from the call's store and binds
+// its parameters, after CheckRun found nothing missing: its steps, with
+// the secrets given as parameters placed.
+func bindRun(env *Env, in RecipeRunIn) (*recipes.Recipe, []map[string]any, error) {
+	if env.Recipes == nil {
+		return nil, nil, &browser.Error{Code: browser.CodeInternal, Message: "no recipe folder is set up", Hint: "start webpilot with --recipes DIR"}
+	}
+	r, err := env.Recipes.Load(in.Name)
+	if err != nil {
+		return nil, nil, recipeError(err)
+	}
+	declared := func(name string) bool { _, ok := env.Secrets.Lookup(name); return ok }
+	steps, err := r.CheckRun(secretParams(in.Params), declared)
+	if err != nil {
+		return nil, nil, recipeError(err)
+	}
+	if err := placeSecrets(steps); err != nil {
+		return nil, nil, err
+	}
+	return r, steps, nil
+}
 
 // secretParams turns the parameters given as {"secret": "NAME"} into
 // recipes.Secret values, which Bind keeps as values in the steps.
@@ -924,6 +981,10 @@ func recipeError(err error) error {
 	if _, ok := browser.AsError(err); ok {
 		return err
 	}
+	var miss *recipes.Missing
+	if errors.As(err, &miss) {
+		return missingError(miss)
+	}
 	if ve, ok := recipes.AsValidationError(err); ok {
 		var sugg []string
 		for _, p := range ve.Problems {
@@ -949,4 +1010,45 @@ func recipeError(err error) error {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// missingError is a run refused before its first step: one INVALID_ARGUMENT
+// naming every missing parameter and undeclared secret (and the other
+// parameter problems), with how to give each; diagnosis missing_params and
+// missing_secrets (names only, never a value).
+func missingError(m *recipes.Missing) error {
+	var hints, sugg []string
+	diag := map[string]any{}
+	if len(m.Params) > 0 {
+		ex := make([]string, len(m.Params))
+		kv := make([]string, len(m.Params))
+		for i, name := range m.Params {
+			ex[i] = fmt.Sprintf("%q: …", name)
+			kv[i] = name + "=…"
+		}
+		hints = append(hints, fmt.Sprintf(`give every required parameter: recipe_run {"name": %q, "params": {%s}} (on the command line: webpilot recipe run %s %s)`,
+			m.Recipe, strings.Join(ex, ", "), m.Recipe, strings.Join(kv, " ")))
+		for _, name := range m.Params {
+			sugg = append(sugg, fmt.Sprintf("parameter %s: required, no default", name))
+		}
+		diag["missing_params"] = m.Params
+	}
+	if len(m.Secrets) > 0 {
+		hints = append(hints, "the user declares each secret for webpilot — a line NAME=value in the --secrets file, or the environment variable WEBPILOT_SECRET_NAME — then runs it again; never ask for the value in the chat")
+		for _, name := range m.Secrets {
+			sugg = append(sugg, fmt.Sprintf("secret %s: %s%s=… (or %s=… in the --secrets file)", name, secrets.EnvPrefix, name, name))
+		}
+		diag["missing_secrets"] = m.Secrets
+	}
+	for _, p := range m.Problems {
+		sugg = append(sugg, p.String())
+	}
+	if len(m.Problems) > 0 {
+		hints = append(hints, "check the params against the recipe's (recipe_list shows them)")
+	}
+	if len(diag) == 0 {
+		diag = nil
+	}
+	return &browser.Error{Code: browser.CodeInvalidArgument, Message: m.Error() + ". Nothing was run.",
+		Hint: strings.Join(hints, "; "), Suggestions: sugg, Diagnosis: diag, Err: m}
 }
