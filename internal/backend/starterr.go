@@ -5,12 +5,15 @@ import "fmt"
 // StartError is a browser that was found but did not start. Reason is the
 // cause in words, the browser's own when it said one ("Missing X server or
 // $DISPLAY"); Hint, when not "", is the way out that fits that cause;
-// Output is the end of what the browser printed. It matches ErrNoBrowser.
+// Output is the end of what the browser printed; Err, when not nil, the
+// failure under it (a start context's deadline). It matches ErrNoBrowser
+// and Err.
 type StartError struct {
 	Path   string
 	Reason string
 	Hint   string
 	Output string
+	Err    error
 }
 
 func (e *StartError) Error() string {
@@ -21,5 +24,10 @@ func (e *StartError) Error() string {
 	return s
 }
 
-// Unwrap returns ErrNoBrowser.
-func (e *StartError) Unwrap() error { return ErrNoBrowser }
+// Unwrap returns ErrNoBrowser and Err.
+func (e *StartError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrNoBrowser}
+	}
+	return []error{ErrNoBrowser, e.Err}
+}

@@ -679,9 +679,11 @@ type editState struct {
 }
 
 // shownValue is a field's value as the result tells it: a password
-// field's as dots, one per character up to 8, as a snapshot shows it.
-func (st editState) shownValue(v string) string {
-	if !st.Password || v == "" {
+// field's as dots, one per character up to 8, as a snapshot shows it —
+// unless it holds a declared secret (mask changes it), which the result's
+// masking names (<secret:NAME>).
+func (st editState) shownValue(v string, mask func(string) string) string {
+	if !st.Password || v == "" || mask != nil && mask(v) != v {
 		return v
 	}
 	return strings.Repeat("•", min(utf8.RuneCountInString(v), 8))
@@ -757,7 +759,7 @@ func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *
 	if err := t.callEl(ctx, el, readValueJS, &got); err != nil {
 		return backendError("read the field back", err)
 	}
-	res.Value = st.shownValue(got)
+	res.Value = st.shownValue(got, t.mask())
 	want := strings.ReplaceAll(a.Value, "\r\n", "\n")
 	if st.Kind == "input" {
 		want = strings.NewReplacer("\n", " ", "\r", " ").Replace(want) // typed line breaks become spaces in one-line inputs
@@ -844,7 +846,7 @@ func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, r
 	if el != nil && !keysOnly {
 		var got string
 		if err := t.callEl(ctx, el, readValueJS, &got); err == nil {
-			res.Value = st.shownValue(got)
+			res.Value = st.shownValue(got, t.mask())
 			if strings.HasSuffix(got, strings.ReplaceAll(a.Value, "\t", "")) {
 				res.Outcome = "verified"
 			}

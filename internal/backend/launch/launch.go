@@ -424,7 +424,7 @@ func (b *Backend) start(ctx context.Context) (*instance, error) {
 	began := time.Now()
 	in, err := spawn(path, dir, browserArgs(b.opts, dir, os.Geteuid() == 0), b.log, b.opts.DebuggingPort)
 	if err != nil {
-		return nil, fmt.Errorf("launch: %w", &backend.StartError{Path: path, Reason: err.Error()})
+		return nil, fmt.Errorf("launch: %w", &backend.StartError{Path: path, Reason: err.Error(), Err: err})
 	}
 	if b.opts.DebuggingPort {
 		err = in.dialPort(ctx)
@@ -550,7 +550,7 @@ func (b *Backend) startFailed(ctx context.Context, in *instance, path string, er
 			reason = err.Error()
 		}
 	}
-	return fmt.Errorf("launch: %w", &backend.StartError{Path: path, Reason: reason, Hint: hint, Output: stderr})
+	return fmt.Errorf("launch: %w", &backend.StartError{Path: path, Reason: reason, Hint: hint, Output: stderr, Err: err})
 }
 
 // browserPath returns the executable, discovering it on first use.
