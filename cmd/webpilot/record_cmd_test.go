@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/recipes"
 )
 
 // `webpilot recipe record NAME --url U` for a user without an agent, through
@@ -82,7 +83,7 @@ func TestRecipeRecordCLI(t *testing.T) {
 	t.Logf("recipe record:\n%s", out)
 	for _, want := range []string{"the user pressed Stop", `2 fill searchbox "Search products" = $search_products ("kettle")`, `3 press Enter in searchbox "Search products"`, "Saved recipe cli-search",
 		// For the person at the terminal: how to stop, where it goes, how to run it.
-		"or press Ctrl-C here. It stops by itself after 10m.", "Then the recipe is saved to " + filepath.Join(dir, "cli-search.json"), "Run it: webpilot recipe run cli-search [search_products=…]"} {
+		"or press Ctrl-C here. It stops by itself after 10m.", "Then the recipe is saved to " + recipes.ShortPath(filepath.Join(dir, "cli-search.json")), "Run it: webpilot recipe run cli-search [search_products=…]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q", want)
 		}
