@@ -191,7 +191,7 @@ func TestPairBadBridgePort(t *testing.T) {
 func TestPairOnAnotherPortConnectsTheExtension(t *testing.T) {
 	skipShort(t)
 	cliEnv(t)
-	ctx := backendtest.Context(t, 120*time.Second)
+	ctx := backendtest.Context(t, 180*time.Second)
 	port := freePort(t)
 
 	chrome, stop, err := backendtest.ExtensionBrowser(ctx, bridge.DefaultPort)
@@ -230,7 +230,8 @@ func TestPairOnAnotherPortConnectsTheExtension(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	wait, cancel := context.WithTimeout(ctx, backendtest.Timeout(30*time.Second))
+	// (its retries back off to the worker's 30 s alarm)
+	wait, cancel := context.WithTimeout(ctx, backendtest.Timeout(90*time.Second))
 	defer cancel()
 	if _, err := srv.Relay(wait, ""); err != nil {
 		t.Fatalf("the extension did not connect to port %d after pairing there: %v (refusals %d)", port, err, srv.Refusals())
