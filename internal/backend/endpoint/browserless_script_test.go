@@ -60,26 +60,9 @@ func loopbackPort(t *testing.T) int {
 // under data: the farm's browsers and their helpers.
 func farmProcs(t *testing.T, data string) []int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
+	pids, err := farmtest.ProfileProcs(data, false)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		for _, a := range strings.Split(string(raw), "\x00") {
-			if dir, ok := strings.CutPrefix(a, "--user-data-dir="); ok && strings.HasPrefix(dir, data+string(filepath.Separator)) {
-				pids = append(pids, pid)
-				break
-			}
-		}
 	}
 	return pids
 }

@@ -315,10 +315,20 @@ func (b *Browserless) Browsers() int { return len(b.browserPIDs(true)) }
 // browserPIDs are the Chromium processes with a profile in the farm's data
 // folder: the browsers only, or (all) their helpers too.
 func (b *Browserless) browserPIDs(mainOnly bool) []int {
-	data := filepath.Join(b.state, "data")
-	ents, err := os.ReadDir("/proc")
+	pids, err := ProfileProcs(filepath.Join(b.state, "data"), mainOnly)
 	if err != nil {
 		b.t.Fatalf("listing the farm's browsers: %v", err)
+	}
+	return pids
+}
+
+// ProfileProcs are the processes whose command line has a --user-data-dir
+// in the folder data: browsers only (mainOnly: not their --type= helpers),
+// or all of them.
+func ProfileProcs(data string, mainOnly bool) ([]int, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
 	}
 	var pids []int
 	for _, e := range ents {
@@ -332,7 +342,7 @@ func (b *Browserless) browserPIDs(mainOnly bool) []int {
 		}
 		mine, helper := false, false
 		for _, a := range strings.Split(string(raw), "\x00") {
-			if dir, ok := strings.CutPrefix(a, "--user-data-dir="); ok && strings.HasPrefix(dir, data) {
+			if dir, ok := strings.CutPrefix(a, "--user-data-dir="); ok && strings.HasPrefix(dir, data+string(filepath.Separator)) {
 				mine = true
 			}
 			if strings.HasPrefix(a, "--type=") {
@@ -343,7 +353,7 @@ func (b *Browserless) browserPIDs(mainOnly bool) []int {
 			pids = append(pids, pid)
 		}
 	}
-	return pids
+	return pids, nil
 }
 
 // Log is what browserless printed so far.
