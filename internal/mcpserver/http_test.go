@@ -650,21 +650,9 @@ func TestHTTPPingFloodHoldsNoSlots(t *testing.T) {
 	// (raw requests: a client library may retry an initialize that is slow
 	// to answer on a loaded machine, and take two slots)
 	for range maxSessions - 1 {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.base+"/mcp", strings.NewReader(initBody))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		id := res.Header.Get("Mcp-Session-Id")
-		if res.StatusCode != http.StatusOK || id == "" {
-			t.Fatalf("an initialize: %d, session %q", res.StatusCode, id)
-		}
-		for _, body := range []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`} {
-			if code := post(t, h.base, map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18"}, strings.NewReader(body)); code >= 300 {
+		rs := rawInit(t, ctx, h.base)
+		for _, body := range []string{`{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`} {
+			if code := rs.post(body); code >= 300 {
 				t.Fatalf("%s: %d", body, code)
 			}
 		}
