@@ -250,7 +250,9 @@ func daemonRestart(ctx context.Context, dir string, args []string, stdout, stder
 	old, err := daemon.Find(ctx, dir)
 	switch {
 	case err == nil:
-		settings = restartSettings(cfg, settings, old.Settings, stderr)
+		if settings, err = restartSettings(cfg, settings, old.Settings, stderr); err != nil {
+			return fmt.Errorf("%w: daemon restart: %w; nothing was stopped", errUsage, err)
+		}
 		if err := stopDaemonAt(ctx, dir, old, stdout); err != nil {
 			return err
 		}
@@ -275,29 +277,82 @@ func daemonRestart(ctx context.Context, dir string, args []string, stdout, stder
 	return nil
 }
 
+// settingGroups are browser settings that choose one thing together (the
+// backend and its endpoint; the profile): a flag given for one of a
+// group's choosers replaces the running daemon's whole group, so that a
+// restart never mixes a new choice with the old one's parts (an endpoint's
+// header or wait alone keeps its endpoint).
+var settingGroups = []struct{ choosers, group []string }{
+	{[]string{"backend", "cdp_endpoint"}, []string{"backend", "cdp_endpoint", "cdp_header", "endpoint_per_session", "endpoint_wait"}},
+	{[]string{"isolated", "user_data_dir"}, []string{"isolated", "user_data_dir"}},
+}
+
 // restartSettings are the browser settings a restarted daemon runs with:
-// the running one's, with those given as flags here replacing theirs. A
-// setting from the environment or .webpilot.json does not: the shell a
-// restart is typed in is not the daemon's (it is told, when it differs).
-func restartSettings(cfg *Config, given, running map[string]string, stderr io.Writer) map[string]string {
+// the running one's, with those given as flags here replacing theirs (and
+// their group's, settingGroups). A setting from the environment or
+// .webpilot.json does not: the shell a restart is typed in is not the
+// daemon's (it is told, when it differs). Settings that would not make a
+// daemon are an error, before anything is stopped.
+func restartSettings(cfg *Config, given, running map[string]string, stderr io.Writer) (map[string]string, error) {
 	if running == nil {
-		return given
+		return given, nil
 	}
 	out := maps.Clone(running)
+	for k := range given {
+		if cfg.Sources[k] != "flag" {
+			continue
+		}
+		for _, g := range settingGroups {
+			if slices.Contains(g.choosers, k) {
+				for _, o := range g.group {
+					delete(out, o)
+				}
+			}
+		}
+	}
 	var ignored []string
 	for k, v := range given {
-		if cfg.Sources[k] == "flag" {
+		flagName := strings.ReplaceAll(k, "_", "-")
+		switch {
+		case cfg.Sources[k] == "flag":
 			out[k] = v
-		} else if running[k] != v {
-			flagName := strings.ReplaceAll(k, "_", "-")
-			ignored = append(ignored, fmt.Sprintf("%s (to apply it: --%s %s)", sourceName(flagName, cfg.Sources[k]), flagName, v))
+		case running[k] != v:
+			ignored = append(ignored, fmt.Sprintf("%s (to apply it: %s)", sourceName(flagName, cfg.Sources[k]), flagArg(k, v)))
 		}
 	}
 	if len(ignored) > 0 {
 		sort.Strings(ignored)
 		fmt.Fprintf(stderr, "webpilot daemon: restarting with its own browser settings; not applied from here: %s\n", strings.Join(ignored, "; "))
 	}
-	return out
+	c, err := settingsConfig(out)
+	if err == nil {
+		err = backendProblem(c)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the daemon's settings with those given here would not start a daemon: %w", err)
+	}
+	return out, nil
+}
+
+// flagArg is the flag that sets the browser setting k to v, as a shell
+// takes it, credentials left out (an endpoint's token, a header's value).
+func flagArg(k, v string) string {
+	flagName := strings.ReplaceAll(k, "_", "-")
+	switch k {
+	case "cdp_header":
+		return fmt.Sprintf("--%s … (%d header(s), not shown)", flagName, len(strings.Split(v, "\n")))
+	case "cdp_endpoint":
+		v = redactURL(v)
+	}
+	return "--" + flagName + "=" + shellQuote(v)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@=,+-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // daemonLogs prints the last n lines of the log at path, then follows it

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -218,7 +219,7 @@ func TestDaemonCommands(t *testing.T) {
 	if code != 0 || err != nil || third.Config != first.Config || third.Settings["isolated"] != "true" || third.Settings["headless"] != "true" {
 		t.Errorf("restart with WEBPILOT_* exported: exit %d, %v: %+v → %+v\n%s%s", code, err, second, third, out, errs)
 	}
-	for _, want := range []string{"WEBPILOT_BRIDGE_PORT (to apply it: --bridge-port 47318)", "WEBPILOT_HEADLESS (to apply it: --headless false)"} {
+	for _, want := range []string{"WEBPILOT_BRIDGE_PORT (to apply it: --bridge-port=47318)", "WEBPILOT_HEADLESS (to apply it: --headless=false)"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("restart with WEBPILOT_* exported does not say %q:\n%s", want, errs)
 		}
@@ -489,5 +490,67 @@ func TestDaemonEnd(t *testing.T) {
 	}
 	if out := callText(t, ctx, other, "browser_navigate", map[string]any{"url": base + "/basic.html?other=1", "snapshot": "none"}); !strings.Contains(out, "Basic page") {
 		t.Errorf("the other client after the end: %s", out)
+	}
+}
+
+// A restart keeps the running daemon's browser settings; a flag replaces
+// its setting and, for a choice (backend and endpoint; the profile), the
+// whole group; settings from the shell are named, credentials hidden; what
+// would not start a daemon is an error before anything stops.
+func TestRestartSettings(t *testing.T) {
+	cliEnv(t)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		running map[string]string
+		want    map[string]string // nil: an error
+		says    []string
+		hides   string
+	}{
+		{name: "the shell's setting is named, not applied", env: map[string]string{"WEBPILOT_HEADLESS": "false"},
+			running: map[string]string{"isolated": "true", "headless": "true"}, want: map[string]string{"isolated": "true", "headless": "true"},
+			says: []string{"WEBPILOT_HEADLESS (to apply it: --headless=false)"}},
+		{name: "a flag replaces its setting", args: []string{"--headless=false"},
+			running: map[string]string{"isolated": "true", "headless": "true"}, want: map[string]string{"isolated": "true", "headless": "false"}},
+		{name: "another backend drops the endpoint's group", args: []string{"--backend", "launch"},
+			running: map[string]string{"cdp_endpoint": "ws://farm/?token=T0KEN", "endpoint_per_session": "true"}, want: map[string]string{"backend": "launch"}},
+		{name: "an endpoint replaces the backend", args: []string{"--cdp-endpoint", "ws://farm/"},
+			running: map[string]string{"backend": "launch", "headless": "true"}, want: map[string]string{"cdp_endpoint": "ws://farm/", "headless": "true"}},
+		{name: "an endpoint's wait keeps its endpoint", args: []string{"--endpoint-wait", "5s"},
+			running: map[string]string{"cdp_endpoint": "ws://farm/", "endpoint_per_session": "true"}, want: map[string]string{"cdp_endpoint": "ws://farm/", "endpoint_per_session": "true", "endpoint_wait": "5s"}},
+		{name: "isolated replaces the profile", args: []string{"--isolated"},
+			running: map[string]string{"user_data_dir": "/home/u/p"}, want: map[string]string{"isolated": "true"}},
+		{name: "the bridge with a profile of its own", args: []string{"--backend", "bridge"},
+			running: map[string]string{"isolated": "true"}},
+		{name: "a token from the shell is not shown", env: map[string]string{"WEBPILOT_CDP_ENDPOINT": "ws://other/?token=S3CRET"},
+			running: map[string]string{"cdp_endpoint": "ws://farm/"}, want: map[string]string{"cdp_endpoint": "ws://farm/"},
+			says: []string{"WEBPILOT_CDP_ENDPOINT (to apply it: --cdp-endpoint="}, hides: "S3CRET"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			var errb bytes.Buffer
+			cfg, err := parseConfig("daemon restart", tc.args, &errb)
+			if err != nil {
+				t.Fatalf("parseConfig: %v", err)
+			}
+			got, err := restartSettings(cfg, browserSettings(cfg), tc.running, &errb)
+			switch {
+			case tc.want == nil && err == nil:
+				t.Fatalf("settings %v, want an error", got)
+			case tc.want != nil && (err != nil || !maps.Equal(got, tc.want)):
+				t.Fatalf("settings %v, %v; want %v", got, err, tc.want)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(errb.String(), s) {
+					t.Errorf("stderr lacks %q: %s", s, errb.String())
+				}
+			}
+			if tc.hides != "" && strings.Contains(errb.String(), tc.hides) {
+				t.Errorf("stderr shows %q: %s", tc.hides, errb.String())
+			}
+		})
 	}
 }

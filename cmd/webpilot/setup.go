@@ -481,12 +481,12 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 		}
 		return endpoint.New(opts), "endpoint", nil
 	}
+	if err := backendProblem(cfg); err != nil {
+		return nil, "", fmt.Errorf("%w: %w", errUsage, err)
+	}
 	if own := ownBrowserSetting(cfg); own != "" {
 		// A profile of its own is a browser webpilot launches: never
 		// the user's Chrome in its place.
-		if cfg.Backend == "bridge" {
-			return nil, "", fmt.Errorf("%w: %s asks for a browser webpilot launches with a profile of its own, and --backend bridge drives the user's own Chrome: leave one of them out", errUsage, own)
-		}
 		return nil, "launch (auto: " + own + " asks for a browser of its own)", nil
 	}
 	secret, err := readSecret()
@@ -506,6 +506,15 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 		kind = "bridge (auto: an extension is paired)"
 	}
 	return bridge.New(srv, bridge.BackendOptions{CloseServer: true, Logger: log.With("component", "bridge")}), kind, nil
+}
+
+// backendProblem is the error of settings that ask for two browsers at
+// once: a profile of its own (a launched browser) and the user's Chrome.
+func backendProblem(cfg *Config) error {
+	if own := ownBrowserSetting(cfg); own != "" && cfg.Backend == "bridge" {
+		return fmt.Errorf("%s asks for a browser webpilot launches with a profile of its own, and --backend bridge drives the user's own Chrome: leave one of them out", own)
+	}
+	return nil
 }
 
 // ownBrowserSetting names the setting that asks for a launched browser with

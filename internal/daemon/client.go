@@ -56,12 +56,18 @@ func Retire(ctx context.Context, st State) (Retired, error) {
 }
 
 func do(ctx context.Context, st State, method, path string, out any) error {
+	return doWith(ctx, client, st, method, path, out)
+}
+
+// doWith sends a request to the daemon of st with c and decodes its JSON
+// answer into out; an answer other than 200 is a *StatusError.
+func doWith(ctx context.Context, c *http.Client, st State, method, path string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, "http://"+st.Addr+path, nil)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+st.Token)
-	resp, err := client.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		return fmt.Errorf("reach the daemon at %s: %w", st.Addr, err)
 	}
@@ -178,13 +184,22 @@ type Ended struct {
 // End asks the daemon of st to end the client or browser session name.
 func End(ctx context.Context, st State, name string) (Ended, error) {
 	var e Ended
-	err := do(ctx, st, http.MethodPost, EndPath+"?name="+url.QueryEscape(name), &e)
+	// Ending a client cuts its calls and closes its browser sessions:
+	// seconds, not the 5 s of a status.
+	err := doWith(ctx, endClient, st, http.MethodPost, EndPath+"?name="+url.QueryEscape(name), &e)
 	var se *StatusError
-	if errors.As(err, &se) && se.Code != http.StatusInternalServerError {
+	switch {
+	case errors.As(err, &se) && se.Code == http.StatusNotFound && se.Body == "404 page not found":
+		return e, fmt.Errorf("the running daemon (pid %d, version %s) cannot end clients or sessions: it is older than this webpilot; `webpilot daemon restart` starts this one", st.PID, st.Version)
+	case errors.As(err, &se) && (se.Code == http.StatusNotFound || se.Code == http.StatusConflict || se.Code == http.StatusBadRequest):
 		return e, errors.New(se.Body) // the daemon's own words
 	}
 	return e, err
 }
+
+// endClient waits for a daemon ending a client: its calls cut, its browser
+// sessions closed.
+var endClient = &http.Client{Timeout: 2 * time.Minute}
 
 // StatusError is a daemon's answer other than 200 OK.
 type StatusError struct {

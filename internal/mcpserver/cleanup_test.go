@@ -339,25 +339,40 @@ func (rs *rawSession) call(tool, args string) int {
 }
 
 // stream opens the session's event stream (GET) and returns once the
-// server answered it; cancel closes it from the client's side.
-func (rs *rawSession) stream(ctx context.Context) (cancel func()) {
+// server answered it; cancel closes it from the client's side. A stream
+// the server still holds from before (409) is asked for again, as a
+// client's reconnect does. What the stream carries goes to seen, if set.
+func (rs *rawSession) stream(ctx context.Context, seen ...*outBuffer) (cancel func()) {
 	rs.t.Helper()
-	sctx, cancel := context.WithCancel(ctx)
-	req, _ := http.NewRequestWithContext(sctx, http.MethodGet, rs.base+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", rs.id)
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		cancel()
-		rs.t.Fatalf("GET /mcp: %v", err)
+	deadline := time.Now().Add(backendtest.Timeout(20 * time.Second))
+	for {
+		sctx, cancel := context.WithCancel(ctx)
+		req, _ := http.NewRequestWithContext(sctx, http.MethodGet, rs.base+"/mcp", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", rs.id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			rs.t.Fatalf("GET /mcp: %v", err)
+		}
+		if res.StatusCode == http.StatusConflict && time.Now().Before(deadline) {
+			res.Body.Close()
+			cancel()
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if res.StatusCode != http.StatusOK {
+			cancel()
+			rs.t.Fatalf("GET /mcp: %d", res.StatusCode)
+		}
+		var out io.Writer = io.Discard
+		if len(seen) > 0 {
+			out = seen[0]
+		}
+		go func() { _, _ = io.Copy(out, res.Body); res.Body.Close() }()
+		return cancel
 	}
-	if res.StatusCode != http.StatusOK {
-		cancel()
-		rs.t.Fatalf("GET /mcp: %d", res.StatusCode)
-	}
-	go func() { _, _ = io.Copy(io.Discard, res.Body); res.Body.Close() }()
-	return cancel
 }
 
 // A client that closes its event stream and goes without ending its MCP
@@ -400,5 +415,69 @@ func TestHTTPClientGoneWhenStreamCloses(t *testing.T) {
 	}
 	if !tabOpen(t, ctx, m, mk+"-"+back.id) {
 		t.Error("the reconnected client's tab was closed")
+	}
+}
+
+// An idle event stream carries a comment every StreamKeepAlive, so that a
+// client or proxy that drops a silent stream keeps it (and is not taken
+// for a client that left).
+func TestHTTPStreamKeepAlive(t *testing.T) {
+	ctx := backendtest.Context(t, 60*time.Second)
+	h := serveHTTP(t, &tools.Deps{Manager: idleManager(t)}, mcpserver.HTTPOptions{StreamKeepAlive: 50 * time.Millisecond})
+	rs := rawInit(t, ctx, h.base)
+	seen := new(outBuffer)
+	defer rs.stream(ctx, seen)()
+	eventually(t, "the idle stream carries two keep-alive comments", func() bool { return strings.Count(seen.String(), ": keepalive\n\n") >= 2 })
+	// The session works on, its stream too.
+	if code := rs.call("browser_status", `{}`); code != http.StatusOK {
+		t.Errorf("a call beside the stream: %d", code)
+	}
+}
+
+// A client that leaves while a call of its runs (its stream and its POST
+// cut off: Ctrl-C in a client) is taken as gone once the call is over: the
+// call is cut, its session closed, its browser session removed, long
+// before the call's own timeout.
+func TestHTTPClientGoneDuringCall(t *testing.T) {
+	base := fixtures(t)
+	ctx := backendtest.Context(t, 90*time.Second)
+	m := sharedManager(t)
+	h := serveHTTP(t, &tools.Deps{Manager: m}, mcpserver.HTTPOptions{DepartedGrace: 100 * time.Millisecond, StreamGoneGrace: 200 * time.Millisecond})
+	rs := rawInit(t, ctx, h.base)
+	if code := rs.call("browser_navigate", fmt.Sprintf(`{"url":%q,"snapshot":"none"}`, base+"/basic.html?"+marker(t))); code != http.StatusOK {
+		t.Fatalf("navigate: %d", code)
+	}
+	name := mcpserver.ClientSessionName(rs.id)
+	closeStream := rs.stream(ctx)
+	// A wait that would run for two minutes, on a POST the client cuts.
+	pctx, cutPost := context.WithCancel(ctx)
+	req, _ := http.NewRequestWithContext(pctx, http.MethodPost, h.base+"/mcp",
+		strings.NewReader(`{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"browser_wait","arguments":{"conditions":[{"text":"never shown"}],"timeout_ms":120000}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", rs.id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	posted := make(chan struct{})
+	go func() {
+		defer close(posted)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+	}()
+	eventually(t, "the wait is running", func() bool {
+		for _, c := range h.srv.Clients() {
+			if c.ID == name && c.Calls >= 2 {
+				return true
+			}
+		}
+		return false
+	})
+	closeStream()
+	cutPost()
+	<-posted
+	eventually(t, "the session of the client that left during its call is removed", func() bool { return !slices.Contains(m.SessionNames(), name) })
+	if code := rs.post(`{"jsonrpc":"2.0","id":99,"method":"ping"}`); code != http.StatusNotFound {
+		t.Errorf("the MCP session of the client that left answers %d, want 404", code)
 	}
 }

@@ -79,6 +79,11 @@ const (
 	// closed, and its browser goes after the departure grace. A client that
 	// never opened an event stream is not judged by this.
 	StreamGoneGrace = 10 * time.Second
+	// StreamKeepAlive spaces the comments written on an idle event stream
+	// (GET), so that a client or proxy that drops a silent stream (the
+	// Python SDK after 5 minutes, nginx after 60 s) keeps it, and is not
+	// taken for a client that left (StreamGoneGrace).
+	StreamKeepAlive = 25 * time.Second
 	// SessionIdle removes a browser session that has had no call for this
 	// long and is no connected client's default (the janitor of RunHTTP);
 	// Deps.DefaultSession is never removed.
@@ -169,8 +174,9 @@ type HTTPOptions struct {
 	MaxSessions    int
 	DepartedGrace  time.Duration
 	SessionIdle    time.Duration
-	// StreamGoneGrace; zero means the constant of the same name.
-	StreamGoneGrace time.Duration
+	// StreamGoneGrace and StreamKeepAlive; zero means the constant of the
+	// same name.
+	StreamGoneGrace, StreamKeepAlive time.Duration
 	// BareSessionTimeout; zero means the constant of the same name.
 	BareSessionTimeout time.Duration
 	// IdleExit, when positive, ends RunHTTP once the server has had no MCP
@@ -272,6 +278,9 @@ func (s *Server) front(o HTTPOptions) *front {
 	}
 	if o.StreamGoneGrace <= 0 {
 		o.StreamGoneGrace = StreamGoneGrace
+	}
+	if o.StreamKeepAlive <= 0 {
+		o.StreamKeepAlive = StreamKeepAlive
 	}
 	s.clientsMu.Lock()
 	s.departGrace = o.DepartedGrace
@@ -608,6 +617,13 @@ func (f *front) serveMCP(w http.ResponseWriter, r *http.Request) {
 			defer func() { f.s.requestEnds(sid, stream, r.Context().Err() != nil, f.o.StreamGoneGrace) }()
 		}
 	}
+	if r.Method == http.MethodGet {
+		kw := &keepAliveWriter{ResponseWriter: w}
+		stop := kw.every(f.o.StreamKeepAlive)
+		f.mcp.ServeHTTP(kw, r)
+		stop()
+		return
+	}
 	if r.Method != http.MethodPost {
 		f.mcp.ServeHTTP(w, r)
 		return
@@ -667,6 +683,80 @@ func (f *front) serveMCP(w http.ResponseWriter, r *http.Request) {
 		}()
 	}
 	f.mcp.ServeHTTP(w, r)
+}
+
+// keepAliveWriter is the ResponseWriter of an event stream (GET) that
+// writes an SSE comment when it has been silent for a while. The go-sdk
+// writes each event whole in one Write; the comments go between events.
+type keepAliveWriter struct {
+	http.ResponseWriter
+	mu     sync.Mutex
+	status int // 0 until the handler wrote its header
+	last   time.Time
+}
+
+func (k *keepAliveWriter) WriteHeader(code int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.status == 0 {
+		k.status, k.last = code, time.Now()
+	}
+	k.ResponseWriter.WriteHeader(code)
+}
+
+// FlushError flushes, in turn with the comments (http.ResponseController
+// finds it before Unwrap).
+func (k *keepAliveWriter) FlushError() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return http.NewResponseController(k.ResponseWriter).Flush()
+}
+
+// Flush is FlushError for an http.Flusher.
+func (k *keepAliveWriter) Flush() { _ = k.FlushError() }
+
+func (k *keepAliveWriter) Write(p []byte) (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.status == 0 {
+		k.status = http.StatusOK
+	}
+	k.last = time.Now()
+	return k.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection (Flush).
+func (k *keepAliveWriter) Unwrap() http.ResponseWriter { return k.ResponseWriter }
+
+// every writes a comment on the stream whenever it has been silent for d,
+// once the handler answered 200 with an event stream, until stop is
+// called (before the handler's ServeHTTP returns).
+func (k *keepAliveWriter) every(d time.Duration) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(max(d/2, time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			k.mu.Lock()
+			if k.status == http.StatusOK && strings.HasPrefix(k.ResponseWriter.Header().Get("Content-Type"), "text/event-stream") && time.Since(k.last) >= d {
+				k.last = time.Now()
+				if _, err := io.WriteString(k.ResponseWriter, ": keepalive\n\n"); err == nil {
+					_ = http.NewResponseController(k.ResponseWriter).Flush()
+				}
+			}
+			k.mu.Unlock()
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
 }
 
 // RunHTTP serves the HTTP transport (Handler) on ln until ctx ends. Then it
@@ -848,6 +938,7 @@ func (s *Server) requestBegins(sid string, stream bool) bool {
 	}
 	rec.active++
 	rec.gone++
+	rec.lost = false
 	if stream {
 		rec.streams++
 	}
@@ -867,13 +958,17 @@ func (s *Server) requestEnds(sid string, stream, left bool, grace time.Duration)
 		return
 	}
 	rec.active--
-	if !stream {
+	if stream {
+		rec.streams--
+		if left && rec.streams == 0 {
+			rec.lost = true
+		}
+	}
+	if !rec.lost || rec.streams > 0 || rec.active > 0 || s.stopping.Load() {
 		return
 	}
-	rec.streams--
-	if !left || rec.streams > 0 || s.stopping.Load() {
-		return
-	}
+	// The client's side closed its last stream and nothing of it runs:
+	// it has grace to come back.
 	rec.gone++
 	gen := rec.gone
 	time.AfterFunc(grace, func() {
@@ -884,8 +979,21 @@ func (s *Server) requestEnds(sid string, stream, left bool, grace time.Duration)
 			return
 		}
 		s.log.Info("client left: its event stream closed and it did not come back; closing its MCP session", "session", ClientSessionName(sid), "after", grace)
-		_ = ss.Close()
+		s.endClient(ss)
 	})
+}
+
+// endClient cuts the tool calls the client of ss has running, then closes
+// its MCP session (which waits for them to answer).
+func (s *Server) endClient(ss *mcp.ServerSession) {
+	s.clientsMu.Lock()
+	if rec := s.watched[ss]; rec != nil {
+		for _, cancel := range rec.cancels {
+			cancel()
+		}
+	}
+	s.clientsMu.Unlock()
+	_ = ss.Close()
 }
 
 // watchedByID is the watched MCP session with id sid and its record, or
@@ -914,6 +1022,42 @@ type clientRec struct {
 	// (GET) among them; gone counts requests and stream losses, so that
 	// a wait for a client that left sees whether anything came since.
 	active, streams, gone int
+	// lost: its last event stream was closed by its side and it sent
+	// nothing since; a call it had running then re-arms the wait when it
+	// ends.
+	lost bool
+	// cancels cut its tool calls running (trackCall).
+	cancels map[*int]context.CancelFunc
+}
+
+// trackCall notes the cancel of a tool call of the client of req while it
+// runs (the returned func forgets it), so that ending the client (daemon
+// end) cuts its calls instead of waiting for them.
+func (s *Server) trackCall(req mcp.Request, cancel context.CancelFunc) func() {
+	if req == nil {
+		return func() {}
+	}
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok || ss == nil {
+		return func() {}
+	}
+	key := new(int)
+	s.clientsMu.Lock()
+	rec := s.watched[ss]
+	if rec != nil {
+		if rec.cancels == nil {
+			rec.cancels = map[*int]context.CancelFunc{}
+		}
+		rec.cancels[key] = cancel
+	}
+	s.clientsMu.Unlock()
+	return func() {
+		s.clientsMu.Lock()
+		if rec != nil {
+			delete(rec.cancels, key)
+		}
+		s.clientsMu.Unlock()
+	}
 }
 
 // noteCall records a tool call of the client of req in browser session
@@ -1029,12 +1173,13 @@ func (s *Server) end(ctx context.Context, name string) (daemon.Ended, int, error
 		}
 	}
 	s.clientsMu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, s.ceiling+BudgetSlack)
+	// The removal finishes even when the asker stops waiting.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.ceiling+BudgetSlack)
 	defer cancel()
 	if ss != nil {
 		out := daemon.Ended{Client: name, Sessions: []string{}}
 		out.ClientName, _ = sessionClient(ss)
-		_ = ss.Close()
+		s.endClient(ss)
 		prefix := name + "/"
 		for _, n := range m.SessionNames() {
 			if (n == rec.def && !rec.named) || strings.HasPrefix(n, prefix) {

@@ -264,6 +264,7 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		ctx, cancel := context.WithTimeout(ctx, ceiling)
 		defer cancel()
+		defer s.trackCall(req, cancel)()
 		start := time.Now()
 		res, err = s.runCall(ctx, cancel, name, func(ctx context.Context) (mcp.Result, error) { return next(ctx, method, req) })
 		s.log.Debug("tool call", "tool", name, "ms", time.Since(start).Milliseconds())
