@@ -38,9 +38,10 @@ last one leaves.
                        its one (WEBPILOT_* variables and .webpilot.json here
                        do not)
   end NAME…            end a client (its id, client-…, as status lists it:
-                       its MCP session is closed and its browser sessions
-                       removed, giving a farm's browser back) or a browser
-                       session no connected client uses
+                       its calls are cut, its MCP session is closed and its
+                       browser sessions removed, giving a farm's browser
+                       back) or a browser session (any but one a connected
+                       client works in by default)
   logs [-n N] [-f]     print the last N lines of its log (default 100); -f
                        follows it
 `

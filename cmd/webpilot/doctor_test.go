@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,6 +91,9 @@ func TestDoctorExtensionConnectsLate(t *testing.T) {
 // that reason and the way out, not "install a browser".
 func TestHeadedWithoutDisplay(t *testing.T) {
 	skipShort(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("a display is an X11/Wayland matter")
+	}
 	cliEnv(t)
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")

@@ -11,7 +11,7 @@
 //	webpilot extension --out DIR   write the unpacked browser extension
 //	webpilot skill --out DIR   write the agent skill (DIR/webpilot/SKILL.md)
 //	webpilot pair            pair with the extension in the user's Chrome
-//	webpilot daemon status|stop|restart|logs   the per-user daemon
+//	webpilot daemon status|stop|restart|end|logs   the per-user daemon
 //	webpilot recipe run NAME [PARAM=VALUE...]   run a saved recipe
 //	webpilot recipe record NAME [--url URL]    record a task done by hand as a recipe
 //	webpilot recipe list|show|validate|trust   manage recipe files
@@ -116,7 +116,7 @@ Usage:
   webpilot skill --out DIR       write the agent skill to DIR/webpilot/SKILL.md
                                  (Claude Code: --out ~/.claude/skills; "webpilot skill -h")
   webpilot pair            pair webpilot with the extension in your Chrome (one-time code)
-  webpilot daemon status|stop|restart|logs   the per-user daemon every client shares
+  webpilot daemon status|stop|restart|end|logs   the per-user daemon every client shares
   webpilot recipe run NAME [PARAM=VALUE...]  run a saved recipe and print its output and trace
   webpilot recipe record NAME [--url URL]    record yourself doing a task in the browser, saved
                                              as a recipe

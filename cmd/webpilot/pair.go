@@ -243,7 +243,7 @@ func (a *app) pairHere(ctx context.Context, code string, ttl time.Duration, arme
 		// in its place.
 		_ = srv.Close()
 		out.Backend = a.backendKind()
-		out.Message = "the running webpilot daemon was started for a browser of its own (isolated, or its own user_data_dir) and keeps it; clients without that setting use this Chrome once the daemon restarts (`webpilot daemon restart --isolated=false`, or closing its clients)"
+		out.Message = "the running webpilot daemon was started for a browser of its own (isolated, or its own user_data_dir) and keeps it; to use this Chrome, stop it (`webpilot daemon stop`) and start your MCP clients without --isolated or --user-data-dir"
 	case a.cfg.Backend == "auto" && a.cfg.CDPEndpoint == "":
 		be := bridge.New(srv, bridge.BackendOptions{CloseServer: true, Logger: a.log.With("component", "bridge")})
 		kind := "bridge (auto: an extension was paired while the daemon ran)"
