@@ -5,7 +5,8 @@ import "fmt"
 // StartError is a browser that was found but did not start. Reason is the
 // cause in words, the browser's own when it said one ("Missing X server or
 // $DISPLAY"); Hint, when not "", is the way out that fits that cause;
-// Output is the end of what the browser printed; Err, when not nil, the
+// Output is the end of what the browser printed (its lines that tell,
+// about a kilobyte; not in Error, for logs); Err, when not nil, the
 // failure under it (a start context's deadline). It matches ErrNoBrowser
 // and Err.
 type StartError struct {
@@ -17,11 +18,7 @@ type StartError struct {
 }
 
 func (e *StartError) Error() string {
-	s := fmt.Sprintf("the browser %s did not start: %s", e.Path, e.Reason)
-	if e.Output != "" {
-		s += "; browser output: " + e.Output
-	}
-	return s
+	return fmt.Sprintf("the browser %s did not start: %s", e.Path, e.Reason)
 }
 
 // Unwrap returns ErrNoBrowser and Err.

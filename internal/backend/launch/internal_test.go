@@ -192,3 +192,18 @@ func TestBrowserTempDir(t *testing.T) {
 		}
 	}
 }
+
+func TestStartOutput(t *testing.T) {
+	noise := "[1:2:ERROR:dbus/bus.cc(405)] Failed to connect to the bus\n"
+	long := strings.Repeat(noise, 50) + strings.Repeat("x", 300) + "\n" + strings.Repeat("y", 700) + "\n[3:3:FATAL:thing.cc(9)] the reason\n" + noise
+	got := startOutput(long)
+	if strings.Contains(got, "dbus") || !strings.HasSuffix(got, "[3:3:FATAL:thing.cc(9)] the reason") || !strings.Contains(got, "yyy") || strings.Contains(got, "xxx") || len(got) > maxOutput+10 {
+		t.Errorf("startOutput kept %d chars:\n%s", len(got), got)
+	}
+	if got := startOutput(strings.Repeat("z", 2000)); len(got) > maxOutput+len("…") || !strings.HasPrefix(got, "…") {
+		t.Errorf("one long line: %d chars, %q…", len(got), got[:10])
+	}
+	if got := startOutput(noise + noise); got != "" {
+		t.Errorf("only noise: %q", got)
+	}
+}

@@ -550,7 +550,7 @@ func (b *Backend) startFailed(ctx context.Context, in *instance, path string, er
 			reason = err.Error()
 		}
 	}
-	return fmt.Errorf("launch: %w", &backend.StartError{Path: path, Reason: reason, Hint: hint, Output: stderr, Err: err})
+	return fmt.Errorf("launch: %w", &backend.StartError{Path: path, Reason: reason, Hint: hint, Output: startOutput(stderr), Err: err})
 }
 
 // browserPath returns the executable, discovering it on first use.

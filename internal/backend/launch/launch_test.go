@@ -593,7 +593,8 @@ func TestStartTimeoutKillsGroup(t *testing.T) {
 	defer b.Close()
 	start := time.Now()
 	err := b.Start(testCtx(t, 2*time.Second))
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "fake: hanging") {
+	var se *backend.StartError
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &se) || !strings.Contains(se.Output, "fake: hanging") {
 		t.Fatalf("Start: %v; want a deadline error with the stderr", err)
 	}
 	if d := time.Since(start); d > scaled(10*time.Second) {

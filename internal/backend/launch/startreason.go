@@ -2,6 +2,7 @@ package launch
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -80,4 +81,35 @@ func browserTempDir(tmpdir string) (dir string, ok bool) {
 		return "", false
 	}
 	return "/tmp", true
+}
+
+// outputNoise are lines a browser prints at every start, which tell
+// nothing of why it did not start.
+var outputNoise = []string{"dbus/bus.cc", "cpufreq", "zygote_linux.cc", "Fontconfig"}
+
+// maxOutput bounds the output a start error carries.
+const maxOutput = 900
+
+// startOutput is the end of a browser's output that tells why it did not
+// start: its lines but the usual noise, the last ones within maxOutput.
+func startOutput(output string) string {
+	lines := strings.Split(strings.TrimRight(output, "\n"), "\n")
+	var kept []string
+	size := 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimRight(lines[i], "\r")
+		if l == "" || slices.ContainsFunc(outputNoise, func(n string) bool { return strings.Contains(l, n) }) {
+			continue
+		}
+		if size+len(l)+1 > maxOutput {
+			if len(kept) == 0 {
+				kept = append(kept, "…"+l[len(l)-maxOutput:])
+			}
+			break
+		}
+		size += len(l) + 1
+		kept = append(kept, l)
+	}
+	slices.Reverse(kept)
+	return strings.Join(kept, "\n")
 }
