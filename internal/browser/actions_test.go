@@ -895,3 +895,25 @@ func TestFillFormSubmitNamesEveryInvalidField(t *testing.T) {
 		}
 	}
 }
+
+// A required radio group left unchosen is one invalid field, in a form
+// fill's submit and in a click on the submit button.
+func TestRadioGroupCountsOnce(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/radios")
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		_, err := h.FillForm(ctx, browser.FormFill{Submit: browser.SubmitForm, Fields: []browser.FormField{{Target: sel(`input[name="name"]`), Value: "Ada"}}})
+		return err
+	})
+	be, ok := browser.AsError(err)
+	if !ok || strings.Count(be.Message, "Please select one of these options.") != 1 || !strings.Contains(be.Hint, "fix that field") {
+		t.Errorf("submit with the radio group unchosen: %v", err)
+	}
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("button")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(res.Note, "Please select one of these options.") != 1 {
+		t.Errorf("the click's note names the group %d times: %s", strings.Count(res.Note, "Please select one of these options."), res.Note)
+	}
+}

@@ -140,6 +140,9 @@ func fixtures(t *testing.T) string {
 	page("/tokens", `<title>Tokens</title><a href="/account?access_token=SECRETTOKEN1&amp;x=1">Account</a><script>console.error("bad")</script>`)
 	// A login form: the password's value is shown as dots, as on screen.
 	page("/pw", `<title>PW</title><label>User <input id="user"></label><label>Password <input type="password" id="pw"></label>`)
+	// A required radio group: one invalid field, not one per button.
+	page("/radios", `<title>Radios</title><form action="/account"><label>Name <input name="name" required></label>
+		<fieldset><legend>Size</legend><label><input type="radio" name="size" value="s" required>S</label><label><input type="radio" name="size" value="m">M</label><label><input type="radio" name="size" value="l">L</label></fieldset><button>Order</button></form>`)
 	// A form the browser validates before it submits.
 	page("/validate", `<title>Validate</title><form action="/account"><label>Email <input type="email" name="email" required></label>
 		<label>Age <input type="number" name="age" min="18" value="12"></label><button>Send</button>

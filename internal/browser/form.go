@@ -297,7 +297,8 @@ const submitJS = `function(){
   const form=this.form||this.closest("form");
   if(!form) return {err:"noform"};
   if(!form.checkValidity()){
-    const bad=Array.from(form.elements).filter(e=>e.willValidate&&!e.validity.valid);
+    const groups=new Set(); // a required radio group counts once
+    const bad=Array.from(form.elements).filter(e=>e.willValidate&&!e.validity.valid&&!(e.type==="radio"&&e.name&&(groups.has(e.name)||!groups.add(e.name))));
     const name=e=>(e.labels&&e.labels[0]?e.labels[0].innerText.trim():e.getAttribute("aria-label")||e.name||e.id)||"a field";
     let why=bad.slice(0,5).map(e=>name(e)+": "+e.validationMessage).join("; ");
     if(bad.length>5) why+="; and "+(bad.length-5)+" more";

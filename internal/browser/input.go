@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -297,9 +298,10 @@ const blockedSubmitJS = `function(){
   const f=this.form;
   const submit=(this.tagName==="BUTTON"&&this.type==="submit")||(this.tagName==="INPUT"&&/^(submit|image)$/i.test(this.type));
   if(!submit||!f||f.noValidate||this.formNoValidate) return [];
-  const W=globalThis.__webpilot, out=[];
+  const W=globalThis.__webpilot, out=[], groups=new Set();
   for(const x of f.elements){
     if(!x.willValidate||x.validity.valid) continue;
+    if(x.type==="radio"&&x.name){ if(groups.has(x.name)) continue; groups.add(x.name); } // a radio group counts once
     const h=W?W.hit(x):{r:x.tagName.toLowerCase(),n:x.name||""};
     out.push({r:h.r,n:h.n,m:x.validationMessage});
     if(out.length>=5) break;
@@ -680,14 +682,17 @@ type editState struct {
 
 // shownValue is a field's value as the result tells it: a password
 // field's as dots, one per character up to 8, as a snapshot shows it —
-// unless it holds a declared secret (mask changes it), which the result's
-// masking names (<secret:NAME>).
+// unless it holds nothing but declared secrets, which the result's masking
+// names (<secret:NAME>).
 func (st editState) shownValue(v string, mask func(string) string) string {
-	if !st.Password || v == "" || mask != nil && mask(v) != v {
+	if !st.Password || v == "" || mask != nil && onlySecrets.MatchString(mask(v)) {
 		return v
 	}
 	return strings.Repeat("•", min(utf8.RuneCountInString(v), 8))
 }
+
+// onlySecrets matches a masked text that is secrets' names only.
+var onlySecrets = regexp.MustCompile(`^(?:<secret:[^<>]+>)+$`)
 
 func (t *Tab) prepareEdit(ctx context.Context, el *element, kind string, tg Locator) (editState, error) {
 	verb := map[string]string{"type": "type into", "clear": "clear"}[kind]
