@@ -178,6 +178,9 @@ type relocAnswer struct {
 	// locator, its id or an attribute candidate matches only elements not
 	// shown yet, or the document is still loading.
 	Pending bool `json:"pending"`
+	// Settling says the document changed in the last 300 ms (or was not
+	// watched before): a page still rendering may yet show the element.
+	Settling bool `json:"settling"`
 }
 
 // Relocate finds the element the candidates describe in the tab's page
@@ -252,9 +255,10 @@ func (h *Held) Relocate(ctx context.Context, primary Locator, c *Candidates) (*R
 		// document matches its own locator, id or attributes); while
 		// something matches that is not shown yet, the page has time to
 		// show it: a modal still fading in must not make its button's
-		// look-alike outside it the match. Nothing found at all is looked
-		// for again for a moment (a page still rendering).
-		wait := derr != nil && derr.Code == CodeTargetNotFound || derr == nil && d.level == LevelHealed && ans.Pending
+		// look-alike outside it the match; nor may a page still rendering
+		// its next view (its document changed in the last 300 ms). Nothing
+		// found at all is looked for again for a moment.
+		wait := derr != nil && derr.Code == CodeTargetNotFound || derr == nil && d.level == LevelHealed && (ans.Pending || ans.Settling)
 		if wait && time.Now().Before(deadline) {
 			select {
 			case <-ctx.Done():

@@ -304,5 +304,8 @@ async (W, op, el, a) => {
     pool = pool.filter(share).concat(pool.filter((e) => !share(e))).slice(0, 300);
   }
   for (const e of pool) note(e, false);
-  return { doc: W.doc, url: location.href, tries, els: Array.from(els.values()), pending };
+  // settling: the document changed in the last 300 ms (or was not watched
+  // yet): a page still rendering its next view may yet show the element.
+  const since = W.sinceMutation();
+  return { doc: W.doc, url: location.href, tries, els: Array.from(els.values()), pending, settling: since < 0 || since < 300 };
 }

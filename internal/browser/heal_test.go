@@ -367,4 +367,23 @@ func TestRelocateWaitsOnlyForPending(t *testing.T) {
 			t.Errorf("pending %s: %s via %s, %s is %q; want the element itself (exact), not its look-alike", primary.Describe(), rel.Level, rel.Via, rel.Locator.Selector, got)
 		}
 	}
+
+	// A page still rendering its next view (a single-page app after a
+	// click): the very element not in the document yet, a look-alike
+	// shown, the document changing (a spinner) until the element comes
+	// 300 ms later: the element, not its look-alike.
+	e.navigate("/recipes/search.html")
+	c := e.describe(browser.Locator{Selector: "#search-btn"})
+	e.eval(`(() => { const b = document.getElementById("search-btn"); const at = b.parentNode, next = b.nextSibling; b.remove();
+		const l = b.cloneNode(true); l.id = "search-go"; l.dataset.probe = "lookalike"; document.querySelector("header").append(l);
+		const spin = document.createElement("span"); document.body.append(spin); let n = 0;
+		const tick = setInterval(() => { spin.textContent = "loading" + ".".repeat(++n % 4) }, 40);
+		setTimeout(() => { clearInterval(tick); spin.remove(); at.insertBefore(b, next) }, 300); return "ok" })()`)
+	rel, err := e.relocate(browser.Locator{Selector: "#search-btn"}, c)
+	if err != nil {
+		t.Fatalf("rendering: %v", err)
+	}
+	if got := e.probeOf(rel.Locator.Selector); got != "submit" || rel.Level != browser.LevelExact {
+		t.Errorf("rendering: %s via %s, %s is %q; want the element itself (exact), not its look-alike", rel.Level, rel.Via, rel.Locator.Selector, got)
+	}
 }

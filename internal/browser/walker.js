@@ -1531,12 +1531,23 @@
   // keepalive lists the keepalive fetches the page's documents started since
   // quiet(true) (the hook in their main world tells, with probe the
   // per-process event name).
-  let keepalive = [];
+  let keepalive = [], probed = false;
+  function watch() {
+    if (observer) return;
+    observer = new MutationObserver(() => { mutations++; lastMutation = performance.now(); });
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  }
+  // sinceMutation is how long ago (ms) the document last changed, 1e9 for
+  // never; -1 when nothing watched it yet (the watch starts now).
+  function sinceMutation() {
+    if (!observer) { watch(); return -1; }
+    return lastMutation ? performance.now() - lastMutation : 1e9;
+  }
   function quiet(mark, probe) {
-    if (!observer) {
-      observer = new MutationObserver(() => { mutations++; lastMutation = performance.now(); });
-      observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-      if (probe) document.addEventListener(probe + "-keepalive", (e) => { if (typeof e.detail === "string" && keepalive.length < 100) keepalive.push(e.detail); }, true);
+    watch();
+    if (probe && !probed) {
+      probed = true;
+      document.addEventListener(probe + "-keepalive", (e) => { if (typeof e.detail === "string" && keepalive.length < 100) keepalive.push(e.detail); }, true);
     }
     const anims = animations();
     if (mark) { animsBefore = new WeakSet(anims); keepalive = []; }
@@ -1696,7 +1707,7 @@
 
   globalThis.__webpilot = {
     snapshot: S, prewalk, walkUnless, get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
-    query: Q, find, idOf, hit: entry(hit, false), at: entry(at, false), quiet, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
+    query: Q, find, idOf, hit: entry(hit, false), at: entry(at, false), quiet, sinceMutation, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
     hide, unsecret,
   };
   return globalThis.__webpilot;
