@@ -176,7 +176,8 @@ if [[ -z $tmp ]]; then
 	fi
 fi
 mkdir -p -m 700 "$tmp" 2>/dev/null || true
-[[ -d $tmp && ! -L $tmp && -O $tmp && -w $tmp ]] || die "TMPDIR $tmp is not a folder of this user's"
+# (this user's, or a shared one with the sticky bit, like /tmp)
+[[ -d $tmp && ! -L $tmp && -w $tmp && (-O $tmp || -k $tmp) ]] || die "TMPDIR $tmp is not a folder this user may use"
 tmp=$(cd "$tmp" && pwd)
 
 env=(

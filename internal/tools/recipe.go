@@ -1019,6 +1019,11 @@ func firstLine(s string) string {
 func missingError(m *recipes.Missing) error {
 	var hints, sugg []string
 	diag := map[string]any{}
+	if len(m.Secrets) > 0 {
+		// First: the hint is cut at its bound, and this part must reach
+		// the agent whole.
+		hints = append(hints, "the user declares each secret for webpilot — a line NAME=value in the --secrets file, or the environment variable WEBPILOT_SECRET_NAME — then runs it again; never ask for the value in the chat")
+	}
 	if len(m.Params) > 0 {
 		ex := make([]string, len(m.Params))
 		kv := make([]string, len(m.Params))
@@ -1034,7 +1039,6 @@ func missingError(m *recipes.Missing) error {
 		diag["missing_params"] = m.Params
 	}
 	if len(m.Secrets) > 0 {
-		hints = append(hints, "the user declares each secret for webpilot — a line NAME=value in the --secrets file, or the environment variable WEBPILOT_SECRET_NAME — then runs it again; never ask for the value in the chat")
 		for _, name := range m.Secrets {
 			sugg = append(sugg, fmt.Sprintf("secret %s: %s%s=… (or %s=… in the --secrets file)", name, secrets.EnvPrefix, name, name))
 		}

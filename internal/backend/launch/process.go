@@ -124,8 +124,13 @@ func spawn(path, profile string, args []string, log *slog.Logger, port bool) (in
 	id := newBrowserID()
 	tmp, shorten := browserTempDir(os.Getenv("TMPDIR"))
 	if shorten {
-		if fi, err := os.Stat(tmp); err != nil || !fi.IsDir() {
+		// Only a folder the browser can write in (else it says "Socket
+		// path too long" itself, which the start error explains).
+		if f, err := os.CreateTemp(tmp, "webpilot-probe-*"); err != nil {
 			shorten = false
+		} else {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
 		}
 	}
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
