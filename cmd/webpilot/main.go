@@ -36,7 +36,10 @@ import (
 // (make build); otherwise it comes from the build's own record
 // (buildVersion): the module version of `go install …@v1.2.3`, or the
 // commit of a build from a checkout.
-var version = buildVersion("dev", debug.ReadBuildInfo)
+// (The -X flag sets only a variable initialised with a constant.)
+var version = "dev"
+
+func init() { version = buildVersion(version, debug.ReadBuildInfo) }
 
 // buildVersion is the version of a binary that was not stamped (stamped
 // is "dev"): the module's version when it was installed as a module, else

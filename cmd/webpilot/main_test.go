@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -133,5 +134,22 @@ func TestBuildVersion(t *testing.T) {
 		if got := buildVersion(tc.stamped, tc.read); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// make build stamps the version with -X, which sets only a variable
+// initialised with a constant: the stamp must survive buildVersion.
+func TestStampedVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds webpilot")
+	}
+	bin := filepath.Join(t.TempDir(), "webpilot")
+	build := exec.Command("go", "build", "-ldflags", "-X main.version=9.8.7-stamp", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "webpilot 9.8.7-stamp" {
+		t.Errorf("webpilot version = %q, %v; want the stamp", out, err)
 	}
 }
