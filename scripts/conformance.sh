@@ -40,7 +40,11 @@ die() {
 	exit 1
 }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/webpilot-conformance.XXXXXX")
+# A short folder: the Inspector's connection daemon and Chromium make unix sockets in it, whose
+# paths may not pass 107 bytes (a long TMPDIR, such as a user's ~/tmp/…, is not used then).
+base=${TMPDIR:-/tmp}
+((${#base} <= 40)) || base=/tmp
+tmp=$(mktemp -d "$base/webpilot-conformance.XXXXXX")
 pids=()
 daemon_pid=""
 cleanup() {
@@ -127,6 +131,8 @@ export MCP_CATALOG_PATH=$tmp/inspector/mcp.json
 export MCP_CLIENT_CONFIG_PATH=$tmp/inspector/client.json
 export MCP_INSPECTOR_OAUTH_STATE_PATH=$tmp/inspector/oauth.json
 export MCP_INSPECTOR_SECRET_STORE=file
+# Its connection daemon's socket, and whatever else the clients put in TMPDIR: in the short folder.
+export MCP_INSPECTOR_DAEMON_DIR=$tmp/daemon TMPDIR=$tmp
 mkdir -p "$MCP_STORAGE_DIR" "$tmp/config" "$tmp/out" "$tmp/run"
 
 # webpilot runs in $tmp/run (no .webpilot.json), with a temporary profile, its config dir (pairing)
