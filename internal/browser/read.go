@@ -204,6 +204,12 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 			we, _ := AsError(err2)
 			we.Message += " (also after scrolling to load lazy content)"
 			we.Hint = "scrolled " + where + " and waited for the page to settle; it is not there. " + we.Hint
+			var vis string
+			if _, verr := w.eval(ctx, "document.visibilityState", &vis); verr == nil && vis == "hidden" {
+				// A hidden tab draws no frames: observers that load
+				// content on scrolling never fire there.
+				we.Hint = "the tab is not shown in the browser (another tab is in front), and a page loads nothing on scrolling while it is hidden: lazy content comes once the tab is shown. " + we.Hint
+			}
 			return nil, we
 		case err2 != nil:
 			return nil, err2

@@ -12,7 +12,8 @@ import (
 // with its origin on the first line, paging, the scroll retry for lazy
 // content, and refusals.
 func TestRead(t *testing.T) {
-	t.Parallel()
+	// (not parallel: on the bridge, another test's tab in front hides this
+	// one, and a hidden tab loads no lazy content on scrolling)
 	base := fixtures(t)
 	cs := browserClient(t)
 	ctx := backendtest.Context(t, 90*time.Second)
