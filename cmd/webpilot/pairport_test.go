@@ -276,21 +276,11 @@ func openPopup(t *testing.T, ctx context.Context, br *launch.Backend) *popupPage
 // eval evaluates expr in the popup and returns its value as JSON.
 func (p *popupPage) eval(t *testing.T, ctx context.Context, expr string) string {
 	t.Helper()
-	var res struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
-		ExceptionDetails *struct {
-			Text string `json:"text"`
-		} `json:"exceptionDetails"`
-	}
-	if err := p.s.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+	v, err := backendtest.EvalIn(ctx, p.s, expr)
+	if err != nil {
 		t.Fatalf("evaluate %s in the popup: %v", expr, err)
 	}
-	if res.ExceptionDetails != nil {
-		t.Fatalf("evaluate %s in the popup: %s", expr, res.ExceptionDetails.Text)
-	}
-	return string(res.Result.Value)
+	return v
 }
 
 // waitFor waits until expr's value (JSON) is want.
@@ -299,13 +289,8 @@ func (p *popupPage) waitFor(t *testing.T, ctx context.Context, expr, want string
 	deadline := time.Now().Add(backendtest.Timeout(20 * time.Second))
 	var got string
 	for time.Now().Before(deadline) {
-		var res struct {
-			Result struct {
-				Value json.RawMessage `json:"value"`
-			} `json:"result"`
-		}
-		if err := p.s.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &res); err == nil {
-			if got = string(res.Result.Value); got == want {
+		if v, err := backendtest.EvalIn(ctx, p.s, expr); err == nil {
+			if got = v; got == want {
 				return
 			}
 		}

@@ -49,6 +49,13 @@ func (p *ExtensionPage) TargetID() string { return p.targetID }
 // Eval evaluates a JavaScript expression in the page (a promise is
 // awaited) and returns its value as JSON.
 func (p *ExtensionPage) Eval(ctx context.Context, expr string) (string, error) {
+	return EvalIn(ctx, p.s, expr)
+}
+
+// EvalIn evaluates a JavaScript expression in the page of the debugging
+// session s (a promise is awaited) and returns its value as JSON; an
+// exception is an error.
+func EvalIn(ctx context.Context, s *cdp.Session, expr string) (string, error) {
 	var res struct {
 		Result struct {
 			Value json.RawMessage `json:"value"`
@@ -60,7 +67,7 @@ func (p *ExtensionPage) Eval(ctx context.Context, expr string) (string, error) {
 			} `json:"exception"`
 		} `json:"exceptionDetails"`
 	}
-	if err := p.s.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+	if err := s.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
 		return "", fmt.Errorf("evaluate in the extension's page: %w", err)
 	}
 	if d := res.ExceptionDetails; d != nil {
