@@ -53,6 +53,7 @@ func OrderDemonstration(ctx context.Context, b backend.Backend, base string, fol
 		}
 	}
 	for i, step := range []func() error{
+		func() error { return pop.Activate(ctx) }, // the new tab in front, as it opened for the person
 		func() error { return pop.Click(ctx, "#ok", 1) },
 		func() error { return pop.WaitFor(ctx, `document.getElementById("ok").textContent === "Thanks"`) },
 		func() error { return u.Activate(ctx) },

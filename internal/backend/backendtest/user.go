@@ -97,7 +97,9 @@ func (u *User) point(ctx context.Context, selector string) (x, y float64, err er
 		const hits = (p) => { const h = document.elementFromPoint(p[0], p[1]); return !!h && (h === e || e.contains(h)); };
 		let p = at();
 		if (!hits(p)) { e.scrollIntoView({block: "center", inline: "center"}); p = at(); }
-		await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+		// (a tab behind another draws no frames: a timer, throttled there
+		// but firing, ends the look all the same)
+		await Promise.race([new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))), new Promise((r) => setTimeout(r, 300))]);
 		const q = at();
 		return hits(q) && q[0] === p[0] && q[1] === p[1] ? q : [];
 	})()`, selector)
