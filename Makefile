@@ -79,9 +79,11 @@ test-short:
 # the whole process tree, snapshot size (chars, o200k tokens), per-tool latency on the fixture
 # pages; the opencli tools against OpenCLI by hand (the real one, fetched by
 # scripts/ensure-opencli.sh). ARGS="-peers DIR" adds playwright-mcp and chrome-devtools-mcp installed under DIR.
+# The first part is cmd/webpilot-bench (not in the webpilot binary), which builds ./cmd/webpilot to
+# measure it; ARGS are its flags ("go run ./cmd/webpilot-bench -h").
 bench:
 	bash scripts/ensure-chromium.sh
-	PATH="$$(bash scripts/ensure-opencli.sh):$$PATH" CI=1 $(GO) run ./cmd/webpilot bench $(ARGS)
+	PATH="$$(bash scripts/ensure-opencli.sh):$$PATH" CI=1 GO=$(GO) $(GO) run ./cmd/webpilot-bench $(ARGS)
 	@for b in launch bridge endpoint; do \
 		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run 'TestLatencyTable|TestRecordLatency' -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
 	done

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/text"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
@@ -97,7 +98,7 @@ func runCall(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if res.IsError {
-		code := errorCode(resultText(res))
+		code := errorCode(mcpclient.ResultText(res))
 		if code != "" {
 			return fmt.Errorf("%w: %s returned %s", errToolFailed, tool, code)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 )
 
 // connectProxyArgs is connectProxy with the proxy's own arguments (after
@@ -42,7 +43,7 @@ func callOutcome(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool 
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	text = resultText(res)
+	text = mcpclient.ResultText(res)
 	if !res.IsError {
 		return text, ""
 	}
@@ -113,7 +114,7 @@ func TestDaemonClientsKeepTheirOwnSettings(t *testing.T) {
 	}
 	// A tool outside a client's list is answered with what switches it on
 	// for that client, and runs nothing.
-	if res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "browser_eval", Arguments: map[string]any{"expression": "1+1"}}); err != nil || !res.IsError || !strings.Contains(resultText(res), "--caps +eval") {
+	if res, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "browser_eval", Arguments: map[string]any{"expression": "1+1"}}); err != nil || !res.IsError || !strings.Contains(mcpclient.ResultText(res), "--caps +eval") {
 		t.Errorf("C called browser_eval: %v %+v", err, res)
 	}
 	if out := callText(t, ctx, a, "browser_eval", map[string]any{"expression": "1+1"}); !strings.Contains(out, "2") {

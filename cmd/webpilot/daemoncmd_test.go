@@ -25,6 +25,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 )
 
 // cliAt runs `webpilot ARGS…` as a program whose user config dir is home
@@ -174,7 +175,7 @@ func TestDaemonCommands(t *testing.T) {
 		case err != nil:
 			answered <- "error: " + err.Error()
 		default:
-			answered <- resultText(res)
+			answered <- mcpclient.ResultText(res)
 		}
 	}()
 	time.Sleep(300 * time.Millisecond) // the wait is under way (a later stop only makes it shorter)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 )
 
 //go:embed demo.html
@@ -72,7 +74,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return "", fmt.Errorf("demo: %s: %w", tool, err)
 		}
-		text := resultText(res)
+		text := mcpclient.ResultText(res)
 		fmt.Fprintf(stdout, "▶ %s %s  (%d ms)\n%s\n\n", tool, compactJSON(args), time.Since(start).Milliseconds(), indent(text))
 		if res.IsError {
 			return text, fmt.Errorf("demo: %s failed: %s", tool, text)
@@ -121,16 +123,6 @@ func connectInMemory(ctx context.Context, a *app) (*mcp.ClientSession, error) {
 		return nil, fmt.Errorf("connect client: %w", err)
 	}
 	return cs, nil
-}
-
-func resultText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
 }
 
 // findRef finds the ref of `role eN "name"` in snapshot text.

@@ -21,6 +21,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint/farmtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 )
 
@@ -206,7 +207,7 @@ func (fc *farmClient) call(t *testing.T, ctx context.Context, tool string, args 
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	text := resultText(res)
+	text := mcpclient.ResultText(res)
 	if !res.IsError {
 		return text, ""
 	}

@@ -5,7 +5,6 @@
 //	webpilot mcp [flags]     serve MCP on stdio (what MCP clients run)
 //	webpilot serve [flags]   serve MCP over HTTP (--listen 127.0.0.1:31999)
 //	webpilot demo [flags]    drive a built-in demo page and print every step
-//	webpilot bench [flags]   measure start, navigate and snapshot on the fixtures
 //	webpilot call [flags] TOOL ['{json}']   run one tool and print its result
 //	webpilot doctor [flags]  check the browser and the bridge, say what to fix
 //	webpilot extension --out DIR   write the unpacked browser extension
@@ -110,7 +109,6 @@ Usage:
   webpilot mcp [flags]     serve MCP on stdio (configure this in your MCP client)
   webpilot serve [flags]   serve MCP over HTTP at http://127.0.0.1:31999/mcp (--listen)
   webpilot demo [flags]    drive a built-in demo page and print every step
-  webpilot bench [flags]   measure start-up, navigation and snapshots on the fixtures
   webpilot call [flags] TOOL ['{json}']   run one tool and print its result (through
                            the daemon, in a session of its own or --session's;
                            --standalone: in this process)
@@ -145,7 +143,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "demo":
 		return runDemo(ctx, rest, stdout, stderr)
 	case "bench":
-		return runBench(ctx, rest, stdout, stderr)
+		// The benchmark is a command of its own (cmd/webpilot-bench), not
+		// part of this binary.
+		return fmt.Errorf("%w: bench is not a webpilot command: in a checkout of webpilot, run make bench (or go run ./cmd/webpilot-bench)", errUsage)
 	case "call":
 		return runCall(ctx, rest, stdout, stderr)
 	case "doctor":

@@ -93,7 +93,7 @@ func (s *syncBuffer) String() string {
 // --help on every command prints its usage and exits 0, without an error
 // line ("flag: help requested") after it.
 func TestHelpOfEveryCommand(t *testing.T) {
-	for _, cmd := range []string{"mcp", "serve", "demo", "bench", "call", "doctor", "pair", "daemon", "extension", "skill", "recipe", "trace"} {
+	for _, cmd := range []string{"mcp", "serve", "demo", "call", "doctor", "pair", "daemon", "extension", "skill", "recipe", "trace"} {
 		var out, errb bytes.Buffer
 		code := exitCode(run(context.Background(), []string{cmd, "--help"}, strings.NewReader(""), &out, &errb), &errb)
 		if code != 0 || strings.Contains(errb.String(), "help requested") || strings.Contains(errb.String(), "webpilot: usage") {

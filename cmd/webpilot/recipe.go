@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
 	"github.com/webpilot-mcp/webpilot/internal/secrets"
@@ -475,7 +476,7 @@ func runRecipeRecord(ctx context.Context, args []string, stdout, stderr io.Write
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", what, err)
 		}
-		text := resultText(res)
+		text := mcpclient.ResultText(res)
 		if res.IsError {
 			if code := errorCode(text); code != "" {
 				fmt.Fprintln(stderr, text)

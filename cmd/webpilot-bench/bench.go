@@ -24,9 +24,11 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 )
 
-// runBench measures webpilot as an MCP client sees it: with -peers, first
+// runBench measures webpilot as an MCP client sees it: the binary of
+// -webpilot, else one built from ./cmd/webpilot for the run. With -peers, first
 // the agent loop side by side with playwright-mcp and chrome-devtools-mcp
 // (benchSide); then the cold start
 // (server start → first navigate result, against the bare browser launch)
@@ -45,7 +47,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cold := fs.Int("cold", 5, "interleaved runs of the cold start and memory section (0 skips it)")
 	coldOnly := fs.Bool("cold-only", false, "measure only the cold start and memory section")
 	serverArgs := fs.String("server-args", "", "extra arguments (space-separated) for the webpilot mcp servers of the cold section")
-	server := fs.String("server", "", "the webpilot binary the cold section measures (default: this one), to compare builds")
+	webpilot := fs.String("webpilot", "", "the webpilot binary to measure (default: one built from ./cmd/webpilot with go build for this run)")
+	server := fs.String("server", "", "the webpilot binary the cold section measures (default: -webpilot's), to compare builds")
 	lazy := fs.Bool("lazy", true, "the cold section also measures webpilot --no-prewarm")
 	peers := fs.String("peers", "", "a directory holding node_modules/@playwright/mcp and node_modules/chrome-devtools-mcp, measured in the cold section and side by side in the agent loop (-runs rounds; -only selects its pages)")
 	openCLIOnly := fs.Bool("opencli-only", false, "measure only the opencli tools (needs OpenCLI, found as a client finds it)")
@@ -88,16 +91,27 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return srv.URL + "/" + f
 	}
-	self, err := os.Executable()
+	self := *webpilot
+	if self == "" {
+		dir, err := os.MkdirTemp("", "webpilot-bench-bin-*")
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if self, err = buildWebpilot(ctx, dir, stderr); err != nil {
+			return err
+		}
+	}
+	version, err := webpilotVersion(ctx, self)
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return err
 	}
 	if *openCLIOnly {
 		enc, err := tokenizer.Get(tokenizer.O200kBase)
 		if err != nil {
 			return fmt.Errorf("bench: tokenizer: %w", err)
 		}
-		return benchOpenCLI(ctx, stdout, self, *runs, enc)
+		return benchOpenCLI(ctx, stdout, self, version, *runs, enc)
 	}
 	if *sideOnly && *peers == "" {
 		return fmt.Errorf("%w: -side-only needs -peers", errUsage)
@@ -108,7 +122,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("bench: %w", err)
 		}
 		bin := cmp.Or(*server, self)
-		if err := benchSide(ctx, stdout, bin, path, srv.URL, *runs, strings.Fields(*serverArgs), *peers, *only); err != nil {
+		if err := benchSide(ctx, stdout, bin, version, path, srv.URL, *runs, strings.Fields(*serverArgs), *peers, *only); err != nil {
 			return err
 		}
 		if *sideOnly {
@@ -129,7 +143,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if *server != "" {
 			bin = *server
 		}
-		if err := benchCold(ctx, stdout, bin, path, srv.URL, n, strings.Fields(*serverArgs), *lazy, *peers); err != nil {
+		if err := benchCold(ctx, stdout, bin, version, path, srv.URL, n, strings.Fields(*serverArgs), *lazy, *peers); err != nil {
 			return err
 		}
 		if *coldOnly {
@@ -149,7 +163,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		t0 := time.Now()
 		// (the core tools alone: the opencli section says what OpenCLI's
 		// tools add when it is installed)
-		cs, cmd, err := startServer(ctx, self, "--caps=-opencli")
+		cs, cmd, err := startServer(ctx, self, version, "--caps=-opencli")
 		if err != nil {
 			return err
 		}
@@ -173,7 +187,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer os.RemoveAll(recipeDir)
-	cs, cmd, err := startServer(ctx, self, "--profile=full", "--recipes="+recipeDir)
+	cs, cmd, err := startServer(ctx, self, version, "--profile=full", "--recipes="+recipeDir)
 	if err != nil {
 		return err
 	}
@@ -198,7 +212,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		rtt = append(rtt, d)
 	}
 	fmt.Fprintf(tw, "MCP round trip (browser_tabs list)\t%.1f ms\t\n", median(rtt))
-	warm, err := warmSecondClient(ctx, self, srv.URL+"/basic.html", *runs)
+	warm, err := warmSecondClient(ctx, self, version, srv.URL+"/basic.html", *runs)
 	if err != nil {
 		return err
 	}
@@ -384,7 +398,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "server RSS: %s\n", rss(cmd.Process.Pid))
 	fmt.Fprintln(stdout)
-	return benchOpenCLI(ctx, stdout, self, *runs, enc)
+	return benchOpenCLI(ctx, stdout, self, version, *runs, enc)
 }
 
 // benchFlow is the flow the bench runs and saves as a recipe: two steps
@@ -394,9 +408,9 @@ var benchFlow = map[string]any{"steps": []any{
 	map[string]any{"do": "action", "action": "click", "role": "button", "name": "Save changes", "snapshot": "none"},
 }}
 
-// startServer runs `webpilot mcp --isolated` (with extra arguments) and
-// connects to it over stdio.
-func startServer(ctx context.Context, self string, extra ...string) (*mcp.ClientSession, *exec.Cmd, error) {
+// startServer runs `webpilot mcp --isolated` (with extra arguments) of the
+// binary self and connects to it over stdio, as a client of that version.
+func startServer(ctx context.Context, self, version string, extra ...string) (*mcp.ClientSession, *exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, self, append([]string{"mcp", "--standalone", "--isolated", "--headless=true"}, extra...)...)
 	cmd.Stderr = os.Stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "webpilot-bench", Version: version}, nil)
@@ -411,8 +425,8 @@ func startServer(ctx context.Context, self string, extra ...string) (*mcp.Client
 // client (webpilot mcp, the default path) already started with its browser,
 // and another client starting: from its process start to the result of its
 // first browser_navigate, runs times. The daemon is a private one (its own
-// XDG directories), stopped at the end.
-func warmSecondClient(ctx context.Context, self, url string, runs int) ([]float64, error) {
+// XDG directories), stopped at the end. The clients give version as theirs.
+func warmSecondClient(ctx context.Context, self, version, url string, runs int) ([]float64, error) {
 	dir, err := os.MkdirTemp("", "webpilot-bench-daemon-*")
 	if err != nil {
 		return nil, err
@@ -444,7 +458,7 @@ func warmSecondClient(ctx context.Context, self, url string, runs int) ([]float6
 	navigate := func(cs *mcp.ClientSession) error {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": url, "snapshot": "none"}})
 		if err == nil && res.IsError {
-			err = fmt.Errorf("%s", resultText(res))
+			err = fmt.Errorf("%s", mcpclient.ResultText(res))
 		}
 		if err != nil {
 			return fmt.Errorf("bench: navigate through the daemon: %w", err)
@@ -488,7 +502,7 @@ func timedCall(ctx context.Context, cs *mcp.ClientSession) func(tool string, arg
 		if err != nil {
 			return "", d, fmt.Errorf("bench: %s: %w", tool, err)
 		}
-		text := resultText(res)
+		text := mcpclient.ResultText(res)
 		if res.IsError {
 			return text, d, fmt.Errorf("bench: %s %v: %s", tool, args, text)
 		}

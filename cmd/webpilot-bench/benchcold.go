@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 )
 
 // treeMarker is set in the environment of a server the cold bench starts;
@@ -107,7 +108,8 @@ type coldResult struct {
 
 // runCold starts srv, navigates to first, then navigates to and snapshots
 // each of pages, sampling the process tree's PSS every 50 ms throughout.
-func runCold(ctx context.Context, srv coldServer, first string, pages []string) (coldResult, error) {
+// Its MCP client gives version as its own.
+func runCold(ctx context.Context, srv coldServer, version, first string, pages []string) (coldResult, error) {
 	var res coldResult
 	mark := make([]byte, 8)
 	_, _ = rand.Read(mark)
@@ -149,7 +151,7 @@ func runCold(ctx context.Context, srv coldServer, first string, pages []string) 
 			return fmt.Errorf("bench: %s %s: %w", srv.name, tool, err)
 		}
 		if r.IsError {
-			return fmt.Errorf("bench: %s %s: %s", srv.name, tool, resultText(r))
+			return fmt.Errorf("bench: %s %s: %s", srv.name, tool, mcpclient.ResultText(r))
 		}
 		return nil
 	}
@@ -379,8 +381,10 @@ func memKB(pid int) (pss, uss int64) {
 
 // benchCold measures cold start and memory, interleaving runs: the launch
 // floor, webpilot (prewarm, the default), webpilot --no-prewarm, and each
-// peer found under peers. It prints medians and the ratios.
-func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL string, runs int, extra []string, lazy bool, peers string) error {
+// peer found under peers. It prints medians and the ratios. self is the
+// webpilot binary measured; version is what the bench's clients call
+// themselves.
+func benchCold(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, extra []string, lazy bool, peers string) error {
 	first := baseURL + "/basic.html"
 	var pages []string
 	for _, f := range []string{"form.html", "long.html", "snap/article.html", "snap/table.html", "snap/heavy.html", "snap/clickables.html"} {
@@ -407,7 +411,7 @@ func benchCold(ctx context.Context, stdout io.Writer, self, browserPath, baseURL
 		}
 		floor = append(floor, ms(d))
 		for i, s := range servers {
-			r, err := runCold(ctx, s, first, pages)
+			r, err := runCold(ctx, s, version, first, pages)
 			if err != nil {
 				return err
 			}

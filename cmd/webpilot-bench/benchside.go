@@ -189,8 +189,9 @@ func trimTo(s string, n int) string {
 // act/kinds.html click "Save changes" and on snap/shop300.html type
 // "camera" by the snapshot's ref. It prints the median client-side ms per
 // operation and webpilot's time over the faster peer's. Pages whose name
-// does not contain only are left out.
-func benchSide(ctx context.Context, stdout io.Writer, self, browserPath, baseURL string, runs int, extra []string, peers, only string) error {
+// does not contain only are left out. self is the webpilot binary
+// measured; version is what the bench's clients call themselves.
+func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, extra []string, peers, only string) error {
 	servers := sideServers(self, browserPath, peers, extra)
 	if len(servers) < 2 {
 		return fmt.Errorf("bench: side: no peer under %s (node_modules/@playwright/mcp, node_modules/chrome-devtools-mcp)", peers)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,22 +12,24 @@ import (
 	"time"
 
 	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/webpilot-mcp/webpilot/internal/opencli"
 )
 
 // benchOpenCLI measures the opencli tools against OpenCLI run by hand:
 // wall time (median of runs) and o200k tokens of what the agent reads.
 // Without OpenCLI (found as a client finds it) it says so and measures
-// nothing.
-func benchOpenCLI(ctx context.Context, stdout io.Writer, self string, runs int, enc tokenizer.Codec) error {
-	cfg := &Config{Sources: map[string]string{}, OpenCLIBin: os.Getenv("WEBPILOT_OPENCLI_BIN"), OpenCLIPrefixArgs: os.Getenv("WEBPILOT_OPENCLI_PREFIX_ARGS")}
-	if err := findOpenCLI(cfg); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if cfg.OpenCLI == nil {
-		fmt.Fprintf(stdout, "opencli: not measured: %s (make bench fetches it)\n", cfg.OpenCLIMissing)
+// nothing. self is the webpilot binary measured, of that version.
+func benchOpenCLI(ctx context.Context, stdout io.Writer, self, version string, runs int, enc tokenizer.Codec) error {
+	oc, err := opencli.Find(opencli.FindOptions{Bin: os.Getenv("WEBPILOT_OPENCLI_BIN"), PrefixArgs: os.Getenv("WEBPILOT_OPENCLI_PREFIX_ARGS")})
+	var nf *opencli.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		fmt.Fprintf(stdout, "opencli: not measured: %s (make bench fetches it)\n", nf)
 		return nil
+	case err != nil:
+		return fmt.Errorf("bench: %w: %w", errUsage, err)
 	}
-	oc := *cfg.OpenCLI
 	tokens := func(s string) int { n, _ := enc.Count(s); return n }
 	direct := func(args ...string) (string, float64, error) {
 		argv := oc.Argv(args...)
@@ -34,7 +37,7 @@ func benchOpenCLI(ctx context.Context, stdout io.Writer, self string, runs int, 
 		out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
 		return string(out), ms(time.Since(t0)), err
 	}
-	cs, cmd, err := startServer(ctx, self, "--no-prewarm")
+	cs, cmd, err := startServer(ctx, self, version, "--no-prewarm")
 	if err != nil {
 		return err
 	}
