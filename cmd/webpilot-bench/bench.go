@@ -38,7 +38,7 @@ import (
 // in each mode (characters, o200k tokens, time) and a click, and finally the
 // server's memory. It prints tables; it asserts nothing.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("webpilot bench", flag.ContinueOnError)
+	fs := flag.NewFlagSet("webpilot-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	pages := fs.String("pages", "testdata/pages", "directory of fixture pages")
 	runs := fs.Int("runs", 5, "repetitions per measurement (the median is shown)")

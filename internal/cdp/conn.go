@@ -264,7 +264,7 @@ var (
 )
 
 // CommandsSent reports how many commands all connections of this process
-// have sent to browsers (instrumentation: `webpilot bench` shows it per
+// have sent to browsers (instrumentation: `make bench` shows it per
 // action, through browser_status).
 func CommandsSent() int64 { return commandsSent.Load() }
 
