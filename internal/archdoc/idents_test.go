@@ -151,6 +151,7 @@ var jsDecl = []*regexp.Regexp{
 	regexp.MustCompile(`(?m)^\s*(?:async\s+|static\s+|get\s+|set\s+)*([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{`),
 	regexp.MustCompile(`\b([A-Za-z_$][\w$]*)\s*:\s*(?:async\s+)?(?:function|\()`),
 	regexp.MustCompile(`\.([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function|\()`),
+	regexp.MustCompile(`,\s*([A-Za-z_$][\w$]*)\s*=[^=]`),
 }
 
 // gather reads the module at root: every .go file with go/parser, every
