@@ -427,7 +427,6 @@ func (a *app) close() error {
 	return err
 }
 
-// headless decides auto: headless when there is no display to show a window.
 // launchOptions are the launch backend's options that cfg sets: the
 // browser, profile choice, window and network. The server and doctor start
 // the browser with the same ones.
@@ -445,6 +444,7 @@ func launchOptions(cfg *Config) launch.Options {
 	}
 }
 
+// headless decides auto: headless when there is no display to show a window.
 func headless(mode string, getenv func(string) string) bool {
 	switch mode {
 	case "true":

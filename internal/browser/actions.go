@@ -16,7 +16,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
-// Action kinds browser_action takes.
+// actionKinds are the action kinds browser_action takes.
 var actionKinds = []string{"click", "dblclick", "right_click", "hover", "focus", "check", "uncheck",
 	"type", "fill", "clear", "select", "press", "scroll", "upload", "drag"}
 

@@ -352,7 +352,7 @@ func (e *env) waitEval(expr, want string) {
 	}
 }
 
-// click clicks the ref of `role eN "name"` in snap.
+// clickRef clicks the ref of `role eN "name"` in snap.
 func (e *env) clickRef(snap, role, name string) {
 	e.t.Helper()
 	ref := refOf(e.t, snap, role, name)

@@ -476,7 +476,6 @@ items:
 	}
 }
 
-// excludedTotal is how many items exclude dropped.
 // shownURL is the page's URL as the agent is shown it.
 func (c *Collected) shownURL() string {
 	if c.shown == "" {
@@ -485,6 +484,7 @@ func (c *Collected) shownURL() string {
 	return c.shown
 }
 
+// excludedTotal is how many items exclude dropped.
 func (c *Collected) excludedTotal() int {
 	n := 0
 	for _, v := range c.Excluded {

@@ -37,5 +37,11 @@
 //
 // Failures an agent must react to are [*Error] values with a [Code]; the MCP
 // layer renders them. The package sees only the backend.Backend interface and
-// cdp.Target sessions.
+// the cdp.Caller sessions a backend attaches.
+//
+// # Where to read more
+//
+// ARCHITECTURE.md at the module root follows a click and a snapshot through
+// this package's files; docs/snapshot.md, docs/actions.md, docs/tabs.md,
+// docs/network.md and docs/page-tools.md describe each feature.
 package browser

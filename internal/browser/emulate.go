@@ -239,7 +239,7 @@ func (e Emulation) rate() (NetworkRate, bool) {
 	return r, ok
 }
 
-// apply sets e on the tab; what e leaves unset is reset to the browser's
+// applyEmulation sets e on the tab; what e leaves unset is reset to the browser's
 // own (the whole state is sent each time, so a cleared setting goes).
 func (t *Tab) applyEmulation(ctx context.Context, e Emulation) error {
 	call := func(method string, params any) error {

@@ -482,7 +482,7 @@ func checkContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return c, func() { stop(); cancel() }
 }
 
-// actionable is the page-side check before pointer input: the element is
+// actionableJS is the page-side check before pointer input: the element is
 // attached, visible, enabled, and receives events at its centre.
 const actionableJS = `async function(afterFrame){
   // The second look comes a frame later: a box moved by a transition or an

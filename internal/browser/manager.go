@@ -765,7 +765,7 @@ func (h *Held) CurrentTab(ctx context.Context) (*Tab, error) {
 	return nt, err
 }
 
-// Tab returns the session's tab by id ("" = current).
+// TabByID returns the session's tab by id ("" = current).
 func (h *Held) TabByID(ctx context.Context, id string) (*Tab, error) {
 	s := h.s
 	if id == "" {

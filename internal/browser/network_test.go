@@ -96,7 +96,6 @@ func (e *env) mustGet(g browser.NetworkGet) *browser.NetDetail {
 	return d
 }
 
-// request finds the one listed request whose URL contains part.
 // listUntil lists the network buffer until a finished request with part
 // in its URL is in it.
 func (e *env) listUntil(part string) *browser.NetList {

@@ -106,7 +106,7 @@ func (a *readAnswer) text() string {
 	return *a.Text
 }
 
-// validateRead refuses options that cannot be read, before the page is
+// validate refuses options that cannot be read, before the page is
 // touched.
 func (o *ReadOptions) validate() error {
 	if o.What == "" {

@@ -654,7 +654,7 @@ func (t *Tab) frameOf(ctx context.Context, parent frameWorld, iframeID int) (fra
 	return frameWorld{sess: parent.sess, frameID: fid}, nil
 }
 
-// errNoContext matches the errors of a world whose document went away.
+// isContextGone matches the errors of a world whose document went away.
 func isContextGone(err error) bool {
 	return cdp.Classify(err) == cdp.FaultContextGone
 }

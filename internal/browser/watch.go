@@ -14,7 +14,7 @@ import (
 // browser.
 const handleTimeout = 5 * time.Second
 
-// checkCommit is the origin policy's last line: a main-frame document that
+// committed is the origin policy's last line: a main-frame document that
 // committed on an origin the policy refuses (a load that started before
 // webpilot attached, as a popup's first one can) is replaced at once by
 // about:blank.

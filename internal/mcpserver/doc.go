@@ -6,4 +6,11 @@
 // session), and the HTTP transport (Streamable HTTP at /mcp and /health,
 // behind Host, Origin, token, content-type and size checks). It never
 // touches CDP.
+//
+// A tool call goes through Server.middleware (the ceiling, cancellation,
+// masking) and Server.handler (call.go: checkArgs, Tool.Decode, the hold
+// in holdOnce, Tool.Run, notes and the inline snapshot, then render and
+// observe). Over HTTP each MCP session's browser sessions are its own
+// (scope.go); the per-user daemon serves clients whose settings come with
+// each request (client.go). docs/daemon.md describes both.
 package mcpserver

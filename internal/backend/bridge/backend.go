@@ -523,7 +523,7 @@ func opErr(err error, id string) error {
 	return err
 }
 
-// CDP session ids over the relay: "tab-<tabId>" for a tab, and
+// sessionFor is the CDP session id over the relay: "tab-<tabId>" for a tab, and
 // "tab-<tabId>|<sessionId>" for a child target (an out-of-process iframe).
 func sessionFor(tabID int, child string) string {
 	s := "tab-" + strconv.Itoa(tabID)

@@ -229,8 +229,6 @@ func (b *Backend) Release(ctx context.Context, id string, c cdp.Caller) error {
 	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.Release(ctx, id, c)
 }
 
-// Attach attaches a new flat CDP session to the tab. The session ends when
-// the tab closes, the browser exits, or the Backend closes.
 // NewContext makes an empty browser context (backend.Contexts).
 func (b *Backend) NewContext(ctx context.Context) (string, error) {
 	in, err := b.ensure(ctx)
@@ -258,6 +256,8 @@ func (b *Backend) CloseContext(ctx context.Context, contextID string) error {
 	return targets.Browser{Conn: in.conn, Prefix: "launch", Log: b.log}.CloseContext(ctx, contextID)
 }
 
+// Attach attaches a new flat CDP session to the tab. The session ends when
+// the tab closes, the browser exits, or the Backend closes.
 func (b *Backend) Attach(ctx context.Context, id string) (cdp.Caller, error) {
 	in, err := b.ensure(ctx)
 	if err != nil {
