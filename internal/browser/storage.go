@@ -144,9 +144,9 @@ func (sg Storage) Run(ctx context.Context, o StorageOptions) (*StorageResult, er
 	return sg.clear(ctx)
 }
 
-// pageOrigin is the current page's URL and origin; a page without one
-// (about:blank, data:) is an error.
-func (t *Tab) pageOrigin(ctx context.Context) (*url.URL, string, error) {
+// pageOrigin is the URL and origin of the page t shows now; a page
+// without one (about:blank, data:) is an error.
+func pageOrigin(ctx context.Context, t *Tab) (*url.URL, string, error) {
 	f, err := t.mainFrame(ctx)
 	if err != nil {
 		return nil, "", backendError("read the page", err)
@@ -169,7 +169,7 @@ func cookieMatches(c Cookie, name, domain, path string) bool {
 
 func (sg Storage) cookies(ctx context.Context, o StorageOptions) (*StorageResult, error) {
 	t := sg.h.t
-	u, _, err := t.pageOrigin(ctx)
+	u, _, err := pageOrigin(ctx, t)
 	if err != nil && o.Domain == "" {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ const webStorageJS = `((kind, op, name, value, max, cut) => {
 
 func (sg Storage) webStorage(ctx context.Context, o StorageOptions) (*StorageResult, error) {
 	t := sg.h.t
-	_, origin, err := t.pageOrigin(ctx)
+	_, origin, err := pageOrigin(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -369,7 +369,7 @@ func (sg Storage) saveState(ctx context.Context, o StorageOptions) (*StorageResu
 	st.Origins = []stateOrigin{}
 	seen := map[string]bool{}
 	for _, t := range s.tabs {
-		u, origin, err := t.pageOrigin(ctx)
+		u, origin, err := pageOrigin(ctx, t)
 		if err != nil || seen[origin] || u == nil {
 			continue
 		}
@@ -654,7 +654,7 @@ func (sg Storage) fillLocalStorage(ctx context.Context, contextID string, origin
 // other site data) of the current page's origin.
 func (sg Storage) clear(ctx context.Context) (*StorageResult, error) {
 	t := sg.h.t
-	u, origin, err := t.pageOrigin(ctx)
+	u, origin, err := pageOrigin(ctx, t)
 	if err != nil {
 		return nil, err
 	}
