@@ -119,7 +119,7 @@ func (e *env) prompt(what string, within time.Duration, fn func(ctx context.Cont
 	ctx, cancel := context.WithTimeout(e.ctx, within+backendtest.Timeout(2*time.Second))
 	defer cancel()
 	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}
@@ -207,7 +207,7 @@ func (e *env) snapshotWithin(d time.Duration, opts browser.SnapshotOptions) (*br
 	defer cancel()
 	var snap *browser.Snapshot
 	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}
@@ -298,7 +298,7 @@ func TestActionWithinCallDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(e.ctx, call)
 	defer cancel()
 	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}

@@ -19,12 +19,12 @@ func (s *Session) binder() (backend.Binder, error) {
 	return b, nil
 }
 
-// BindableTabs lists the tabs the user opened that no session holds: the
+// Bindable lists the tabs the user opened that no session holds: the
 // candidates of browser_tabs bind. Their ID is the backend's id (what bind
 // takes as tab); Current marks the tab the user is looking at, when the
 // backend knows it.
-func (h *Held) BindableTabs(ctx context.Context) ([]TabView, error) {
-	s := h.s
+func (ts Tabs) Bindable(ctx context.Context) ([]TabView, error) {
+	s := ts.h.s
 	b, err := s.binder()
 	if err != nil {
 		return nil, err
@@ -45,19 +45,19 @@ func (h *Held) BindableTabs(ctx context.Context) ([]TabView, error) {
 	return out, nil
 }
 
-// BindTab binds a tab the user opened to the session and makes it current:
-// by id (the backend's id, as BindableTabs lists it), by match (a
+// Bind binds a tab the user opened to the session and makes it current:
+// by id (the backend's id, as Bindable lists it), by match (a
 // case-insensitive substring of its URL or title, or /re/), or with
 // neither the tab the user is looking at. Only that tab is attached. None
 // is TAB_NOT_FOUND and several AMBIGUOUS_TARGET, with the candidates as
 // suggestions.
-func (h *Held) BindTab(ctx context.Context, id, match string) (*Tab, error) {
-	s := h.s
+func (ts Tabs) Bind(ctx context.Context, id, match string) (*Tab, error) {
+	s := ts.h.s
 	b, err := s.binder()
 	if err != nil {
 		return nil, err
 	}
-	cands, err := h.BindableTabs(ctx)
+	cands, err := ts.Bindable(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -119,15 +119,15 @@ func (h *Held) BindTab(ctx context.Context, id, match string) (*Tab, error) {
 	}
 	t.bound = true
 	s.join(t)
-	s.current = t
-	h.t = t
+	s.setCurrent(t)
+	ts.h.t = t
 	return t, nil
 }
 
-// UnbindTab releases a tab the session bound ("" = the current tab): the
+// Unbind releases a tab the session bound ("" = the current tab): the
 // debugger is detached and the tab stays as the user had it.
-func (h *Held) UnbindTab(ctx context.Context, id string) (*Tab, error) {
-	s := h.s
+func (ts Tabs) Unbind(ctx context.Context, id string) (*Tab, error) {
+	s := ts.h.s
 	var t *Tab
 	if id == "" {
 		t = s.current
@@ -154,15 +154,8 @@ func (h *Held) UnbindTab(ctx context.Context, id string) (*Tab, error) {
 
 // releaseTab detaches a bound tab and forgets it; the tab stays open.
 func (s *Session) releaseTab(ctx context.Context, t *Tab) error {
-	delete(s.tabs, t.target)
+	s.leave(t)
 	s.unclaim(t.target)
-	if s.current == t {
-		s.current = nil
-		for _, other := range s.tabs {
-			s.current = other
-			break
-		}
-	}
 	if !t.alive() {
 		return nil
 	}

@@ -43,7 +43,7 @@ func TestBindUserTabs(t *testing.T) {
 	if err := call(func(ctx context.Context, h *browser.Held) (err error) {
 		// The browser lists a new tab's URL once it has begun loading.
 		for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if cands, err = h.BindableTabs(ctx); err != nil || countURL(cands, "who=") == 3 {
+			if cands, err = h.Tabs().Bindable(ctx); err != nil || countURL(cands, "who=") == 3 {
 				return err
 			}
 		}
@@ -57,7 +57,7 @@ func TestBindUserTabs(t *testing.T) {
 
 	var bound *browser.Tab
 	err := call(func(ctx context.Context, h *browser.Held) (err error) {
-		bound, err = h.BindTab(ctx, "", "alpha-ONE")
+		bound, err = h.Tabs().Bind(ctx, "", "alpha-ONE")
 		return err
 	})
 	if err != nil {
@@ -85,7 +85,10 @@ func TestBindUserTabs(t *testing.T) {
 		{"beta", browser.CodeAmbiguousTarget, 2},
 		{"/who=gamma/", browser.CodeTabNotFound, 2}, // the unbound user tabs
 	} {
-		err := call(func(ctx context.Context, h *browser.Held) error { _, err := h.BindTab(ctx, "", c.match); return err })
+		err := call(func(ctx context.Context, h *browser.Held) error {
+			_, err := h.Tabs().Bind(ctx, "", c.match)
+			return err
+		})
 		be, ok := browser.AsError(err)
 		if !ok || be.Code != c.code {
 			t.Errorf("bind %q: %v, want %s", c.match, err, c.code)
@@ -105,7 +108,7 @@ func TestBindUserTabs(t *testing.T) {
 	// By id, as list all shows it.
 	betaID := ""
 	_ = call(func(ctx context.Context, h *browser.Held) error {
-		cands, _ = h.BindableTabs(ctx)
+		cands, _ = h.Tabs().Bindable(ctx)
 		return nil
 	})
 	for _, v := range cands {
@@ -115,13 +118,13 @@ func TestBindUserTabs(t *testing.T) {
 	}
 	var beta *browser.Tab
 	if err := call(func(ctx context.Context, h *browser.Held) (err error) {
-		beta, err = h.BindTab(ctx, betaID, "")
+		beta, err = h.Tabs().Bind(ctx, betaID, "")
 		return err
 	}); err != nil {
 		t.Fatalf("bind by id %q: %v", betaID, err)
 	}
 	var list []browser.TabView
-	_ = call(func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
+	_ = call(func(ctx context.Context, h *browser.Held) (err error) { list, err = h.Tabs().List(ctx); return err })
 	if len(list) != 2 || !list[0].Bound || !list[1].Bound || list[1].ID != beta.ID || !list[1].Current {
 		t.Errorf("list %+v: want t1 and %s, both bound, %s current", list, beta.ID, beta.ID)
 	}
@@ -130,7 +133,7 @@ func TestBindUserTabs(t *testing.T) {
 	}
 
 	// unbind: detached, still open, no longer the session's.
-	if err := call(func(ctx context.Context, h *browser.Held) error { _, err := h.UnbindTab(ctx, beta.ID); return err }); err != nil {
+	if err := call(func(ctx context.Context, h *browser.Held) error { _, err := h.Tabs().Unbind(ctx, beta.ID); return err }); err != nil {
 		t.Fatalf("unbind: %v", err)
 	}
 	waitDetached := func(who string) {
@@ -143,11 +146,11 @@ func TestBindUserTabs(t *testing.T) {
 		}
 	}
 	waitDetached("beta-two")
-	_ = call(func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
+	_ = call(func(ctx context.Context, h *browser.Held) (err error) { list, err = h.Tabs().List(ctx); return err })
 	if len(list) != 1 || list[0].ID != "t1" {
 		t.Errorf("list after unbind: %+v, want t1 only", list)
 	}
-	if err := call(func(ctx context.Context, h *browser.Held) error { _, err := h.UnbindTab(ctx, beta.ID); return err }); err == nil {
+	if err := call(func(ctx context.Context, h *browser.Held) error { _, err := h.Tabs().Unbind(ctx, beta.ID); return err }); err == nil {
 		t.Error("unbind of a released tab: no error")
 	}
 
@@ -158,7 +161,7 @@ func TestBindUserTabs(t *testing.T) {
 	}
 	var opened *browser.TabView
 	for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); opened == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		_ = call(func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
+		_ = call(func(ctx context.Context, h *browser.Held) (err error) { list, err = h.Tabs().List(ctx); return err })
 		for i := range list {
 			if strings.Contains(list[i].URL, "/form.html") {
 				opened = &list[i]
@@ -170,12 +173,12 @@ func TestBindUserTabs(t *testing.T) {
 	}
 
 	// browser_close releases the bound tabs and closes nothing.
-	if err := call(func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) }); err != nil {
+	if err := call(func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) }); err != nil {
 		t.Fatalf("close: %v", err)
 	}
 	waitDetached("alpha-one")
 	_ = call(func(ctx context.Context, h *browser.Held) error {
-		cands, _ = h.BindableTabs(ctx)
+		cands, _ = h.Tabs().Bindable(ctx)
 		return nil
 	})
 	if n := countURL(cands, "who="); n != 3 {
@@ -224,7 +227,7 @@ func TestBindLookedAt(t *testing.T) {
 	var cands []browser.TabView
 	_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) {
 		for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if cands, err = h.BindableTabs(ctx); err != nil || countURL(cands, "looked-at") == 1 {
+			if cands, err = h.Tabs().Bindable(ctx); err != nil || countURL(cands, "looked-at") == 1 {
 				return err
 			}
 		}
@@ -240,7 +243,10 @@ func TestBindLookedAt(t *testing.T) {
 		t.Fatalf("bridge: the tab looked at is %+v, want the user tab just opened in its own window (candidates %+v)", looked, cands)
 	}
 	var tab *browser.Tab
-	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { tab, err = h.BindTab(ctx, "", ""); return err })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) {
+		tab, err = h.Tabs().Bind(ctx, "", "")
+		return err
+	})
 	switch {
 	case len(looked) == 1 || len(cands) == 1:
 		if err != nil {
@@ -251,7 +257,7 @@ func TestBindLookedAt(t *testing.T) {
 			want = looked[0].URL
 		}
 		var list []browser.TabView
-		_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
+		_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { list, err = h.Tabs().List(ctx); return err })
 		if len(list) != 1 || list[0].ID != tab.ID || list[0].URL != want || !list[0].Bound {
 			t.Errorf("bound %+v, want the tab at %s", list, want)
 		}
@@ -296,12 +302,12 @@ func TestTabGroupRelease(t *testing.T) {
 	if err != nil || !strings.Contains(open, "/popups") {
 		t.Errorf("the released tab: %s, %v; want it open on /popups", open, err)
 	}
-	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { _, err := h.CurrentTab(ctx); return err })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { _, err := h.Tabs().Current(ctx); return err })
 	if be, ok := browser.AsError(err); !ok || be.Code != browser.CodeBridgeDetached {
 		t.Errorf("the next call: %v, want BRIDGE_DETACHED once", err)
 	}
 	var list []browser.TabView
-	_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { list, err = h.ListTabs(ctx); return err })
+	_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { list, err = h.Tabs().List(ctx); return err })
 	for _, v := range list {
 		if strings.Contains(v.URL, "/popups") {
 			t.Errorf("the released tab is still the session's: %+v", list)
@@ -310,10 +316,10 @@ func TestTabGroupRelease(t *testing.T) {
 	// The tab is the user's: the next call does not take it back, and
 	// closing the session's tabs leaves it open.
 	var cur *browser.Tab
-	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { cur, err = h.CurrentTab(ctx); return err }); err != nil || cur.TargetID() == id {
+	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) (err error) { cur, err = h.Tabs().Current(ctx); return err }); err != nil || cur.TargetID() == id {
 		t.Errorf("the call after: tab %v, %v; want a new tab", cur, err)
 	}
-	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) }); err != nil {
+	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) }); err != nil {
 		t.Fatal(err)
 	}
 	if open, err := backendtest.EvalInExtension(e.ctx, be, `chrome.tabs.get(`+id+`).then((t) => t.url)`); err != nil || !strings.Contains(open, "/popups") {

@@ -101,8 +101,8 @@ func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
 		return nil, nil
 	}
 	frag := func(string) string { return "" }
-	if t.caller != nil && t.caller.Fragment != nil {
-		frag = t.caller.Fragment
+	if f := t.link.caller.Fragment; f != nil {
+		frag = f
 	}
 	mainID, err := t.mainFrameID(ctx)
 	if err != nil {

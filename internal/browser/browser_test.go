@@ -197,7 +197,7 @@ func newEnv(t *testing.T, opts browser.Options) *env {
 	m := browser.NewManager(opts)
 	e := &env{t: t, ctx: backendtest.Context(t, 60*time.Second), m: m, s: m.Session(t.Name()), base: fixtures(t)}
 	t.Cleanup(func() {
-		_ = e.s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		_ = e.s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 	})
 	return e
 }
@@ -205,7 +205,7 @@ func newEnv(t *testing.T, opts browser.Options) *env {
 // do runs fn with the session held, working on its current tab.
 func (e *env) do(fn func(ctx context.Context, h *browser.Held) error) error {
 	return e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}
@@ -454,9 +454,9 @@ func TestParallelSessionsAreIsolated(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			s := shared.m.Session(t.Name() + "/" + name)
-			defer s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			defer s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 			err := s.Do(shared.ctx, func(ctx context.Context, h *browser.Held) error {
-				tab, err := h.CurrentTab(ctx)
+				tab, err := h.Tabs().Current(ctx)
 				if err != nil {
 					return err
 				}
@@ -475,7 +475,7 @@ func TestParallelSessionsAreIsolated(t *testing.T) {
 				// Short ids (t1, …) are per session; the browser's ids tell
 				// the tabs apart.
 				mu.Lock()
-				tabs[name] = h.TabIDs()
+				tabs[name] = h.Tabs().IDs()
 				if len(tabs[name]) == 1 {
 					tabs[name][0] = tab.TargetID()
 				}

@@ -20,7 +20,7 @@ func TestCancelStopsNavigation(t *testing.T) {
 	ctx, cancel := context.WithCancel(e.ctx)
 	slow.CancelWhenStarted(cancel)
 	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}
@@ -39,7 +39,7 @@ func TestCancelStopsNavigation(t *testing.T) {
 	nctx, ncancel := context.WithTimeout(e.ctx, backendtest.Timeout(10*time.Second))
 	defer ncancel()
 	err = e.s.Do(nctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}

@@ -374,7 +374,7 @@ func (e *env) collectWithin(d time.Duration, o browser.CollectOptions) (*browser
 	defer cancel()
 	var res *browser.Collected
 	err := e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}

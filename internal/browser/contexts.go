@@ -18,10 +18,21 @@ import (
 
 var contextName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
 
-// NewTabIn opens a tab of the session in the named browser context (made
-// on first use) and makes it current.
-func (h *Held) NewTabIn(ctx context.Context, name string) (*Tab, error) {
-	s := h.s
+// contextRef names the browser context a tab is in (zero: the
+// browser's own).
+type contextRef struct {
+	name, id string
+}
+
+// browserContexts are a session's named browser contexts, name → id
+// (guarded by the session's hold).
+type browserContexts struct {
+	ids map[string]string
+}
+
+// open opens a tab of session s in the named browser context (made on
+// first use) and makes it current.
+func (c *browserContexts) open(ctx context.Context, s *Session, name string) (*Tab, error) {
 	if !contextName.MatchString(name) {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("context %q is not a name", Echo(name)), Hint: "letters, digits, - and _, at most 40"}
 	}
@@ -30,63 +41,72 @@ func (h *Held) NewTabIn(ctx context.Context, name string) (*Tab, error) {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the %s backend cannot open browser contexts", s.be.Info().Kind),
 			Hint: "through the extension webpilot works in your own Chrome profile, which has one set of cookies; named contexts need the Chromium webpilot launches (--backend launch) or a CDP endpoint"}
 	}
-	if s.contexts == nil {
-		s.contexts = map[string]string{}
+	if c.ids == nil {
+		c.ids = map[string]string{}
 	}
-	id := s.contexts[name]
+	id := c.ids[name]
 	if id == "" {
 		var err error
 		if id, err = cb.NewContext(ctx); err != nil {
 			return nil, backendError("make the browser context", err)
 		}
-		s.contexts[name] = id
+		c.ids[name] = id
 	}
 	info, err := cb.NewTabIn(ctx, id, "about:blank")
 	if err != nil {
-		s.dropContexts(ctx)
+		c.drop(ctx, s)
 		return nil, backendError("open a tab in context "+name, err)
 	}
 	t, err := s.attachTab(ctx, info.ID)
 	if err != nil {
 		_ = s.be.CloseTab(context.WithoutCancel(ctx), info.ID)
-		s.dropContexts(ctx)
+		c.drop(ctx, s)
 		return nil, err
 	}
-	t.contextName, t.contextID = name, id
+	t.bctx = contextRef{name: name, id: id}
 	t.waitInitialLoad(ctx)
 	s.join(t)
-	s.current = t
-	h.t = t
+	s.setCurrent(t)
 	return t, nil
 }
 
-// Contexts are the names of the session's browser contexts, sorted.
-func (h *Held) Contexts() []string {
+// names are the names of the contexts, sorted.
+func (c *browserContexts) names() []string {
 	var out []string
-	for name := range h.s.contexts {
+	for name := range c.ids {
 		out = append(out, name)
 	}
 	slices.Sort(out)
 	return out
 }
 
-// dropContexts closes the session's contexts that no tab of it is in.
-func (s *Session) dropContexts(ctx context.Context) {
+// drop closes the contexts that no tab of session s is in.
+func (c *browserContexts) drop(ctx context.Context, s *Session) {
 	cb, ok := s.be.(backend.Contexts)
-	if !ok || len(s.contexts) == 0 {
+	if !ok || len(c.ids) == 0 {
 		return
 	}
 	used := map[string]bool{}
 	for _, t := range s.tabs {
-		used[t.contextName] = true
+		used[t.bctx.name] = true
 	}
-	for name, id := range s.contexts {
+	for name, id := range c.ids {
 		if used[name] {
 			continue
 		}
 		if err := cb.CloseContext(context.WithoutCancel(ctx), id); err != nil {
 			s.m.log.Debug("close a browser context", "context", name, "err", err)
 		}
-		delete(s.contexts, name)
+		delete(c.ids, name)
 	}
 }
+
+// Contexts are the session's named browser contexts, as a held call sees
+// them (Held.Contexts); a tab opens in one with Tabs.NewIn.
+type Contexts struct{ h *Held }
+
+// Contexts are the session's named browser contexts.
+func (h *Held) Contexts() Contexts { return Contexts{h} }
+
+// Names are the names of the session's browser contexts, sorted.
+func (c Contexts) Names() []string { return c.h.s.contexts.names() }

@@ -21,7 +21,7 @@ func TestContexts(t *testing.T) {
 	e.navigate("/storage/app.html")
 	openIn := func(name string) error {
 		return e.do(func(ctx context.Context, h *browser.Held) error {
-			_, err := h.NewTabIn(ctx, name)
+			_, err := h.Tabs().NewIn(ctx, name)
 			return err
 		})
 	}
@@ -36,7 +36,7 @@ func TestContexts(t *testing.T) {
 		var res *browser.StorageResult
 		if err := e.do(func(ctx context.Context, h *browser.Held) error {
 			var err error
-			res, err = h.Storage(ctx, o)
+			res, err = h.Storage().Run(ctx, o)
 			return err
 		}); err != nil {
 			t.Fatalf("%+v: %v", o, err)
@@ -77,8 +77,8 @@ func TestContexts(t *testing.T) {
 	var names []string
 	if err := e.do(func(ctx context.Context, h *browser.Held) error {
 		var err error
-		tabs, err = h.ListTabs(ctx)
-		names = h.Contexts()
+		tabs, err = h.Tabs().List(ctx)
+		names = h.Contexts().Names()
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -91,7 +91,10 @@ func TestContexts(t *testing.T) {
 		t.Errorf("contexts %q, tabs' contexts %q", names, shown)
 	}
 	// The browser's own context never saw the login.
-	if err := e.do(func(ctx context.Context, h *browser.Held) error { _, err := h.SelectTab(ctx, tabs[0].ID); return err }); err != nil {
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+		_, err := h.Tabs().Select(ctx, tabs[0].ID)
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	e.navigate("/storage/app.html")
@@ -100,10 +103,10 @@ func TestContexts(t *testing.T) {
 	}
 	// bob's only tab closes: bob goes.
 	if err := e.do(func(ctx context.Context, h *browser.Held) error {
-		if err := h.CloseTab(ctx, tabs[2].ID); err != nil {
+		if err := h.Tabs().Close(ctx, tabs[2].ID); err != nil {
 			return err
 		}
-		names = h.Contexts()
+		names = h.Contexts().Names()
 		return nil
 	}); err != nil {
 		t.Fatal(err)

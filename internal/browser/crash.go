@@ -7,7 +7,7 @@ import (
 
 // A page whose renderer crashed (killed, out of memory, Page.crash) answers
 // nothing: the browser reports Inspector.targetCrashed, and from then on
-// every call that needs the page fails at once with PAGE_CRASHED (ReadyTab)
+// every call that needs the page fails at once with PAGE_CRASHED (Tabs.Ready)
 // — a call under way when it happens too (WatchCrash) — until a navigation
 // loads a page in a new renderer (browser_navigate, which a crashed tab
 // does not refuse; the crash is forgotten once the browser took it).

@@ -17,7 +17,7 @@ func TestPageCrash(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/basic.html")
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.ReadyTab(ctx, "")
+		tab, err := h.Tabs().Ready(ctx, "")
 		if err != nil {
 			return err
 		}
@@ -32,7 +32,7 @@ func TestPageCrash(t *testing.T) {
 	})
 	wantCode(t, err, browser.CodePageCrashed)
 	err = e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.ReadyTab(ctx, "")
+		_, err := h.Tabs().Ready(ctx, "")
 		return err
 	})
 	if be := wantCode(t, err, browser.CodePageCrashed); be != nil && !strings.Contains(be.Hint, "browser_navigate") {
@@ -41,7 +41,7 @@ func TestPageCrash(t *testing.T) {
 	// The console is still read (it needs no page), and is not ended by
 	// the crash it would show.
 	err = e.do(func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.TabByID(ctx, "")
+		tab, err := h.Tabs().ByID(ctx, "")
 		if err != nil {
 			return err
 		}

@@ -131,27 +131,6 @@ func (t *Tab) answered(gen int) {
 	}
 }
 
-// ReadyTab is Tab for a call that needs the page: PAGE_CRASHED while its
-// page is crashed, DIALOG_OPEN while a
-// dialog waits for an answer, ORIGIN_BLOCKED (and the page cleared) when
-// the tab shows a document the origin policy refuses.
-func (h *Held) ReadyTab(ctx context.Context, id string) (*Tab, error) {
-	t, err := h.TabByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.CrashError(); err != nil {
-		return nil, err
-	}
-	if err := t.DialogError(); err != nil {
-		return nil, err
-	}
-	if err := t.checkShown(ctx); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
 // untilAnswered runs fn on the page unless a dialog is open, and stops it
 // when one opens (a dialog blocks the page until answered): the call then
 // reports DIALOG_OPEN with the dialog's text.

@@ -45,7 +45,7 @@ type Download struct {
 // the output directory, made when the first of them finishes.
 type dlBatch struct {
 	mark  int    // the call's downloadMark; 0 for a download begun outside a call
-	owner string // the client its files are for (Session.clientID)
+	owner string // the client its files are for (sessionLink.clientID)
 	mu    sync.Mutex
 	dir   string
 }
@@ -191,8 +191,8 @@ func (t *Tab) applyProgress(ev downloadProgress) (int, *Download) {
 		// soon as it passes the directory's whole budget: it could never
 		// be kept, and an endless stream would fill the disk.
 		budget := int64(0)
-		if t.downloadDir != "" && t.outputs != nil {
-			budget = t.outputs.opts.OutputMaxBytes
+		if t.downloadDir != "" && t.link.pol != nil {
+			budget = t.link.pol.opts.OutputMaxBytes
 		}
 		over := budget > 0 && ev.Received > budget && d.Refused == ""
 		if over {
@@ -223,7 +223,7 @@ func (t *Tab) cancelDownload(ctx context.Context, guid string) {
 // own, which closed).
 func (t *Tab) finishDownload(d *Download) {
 	t.mu.Lock()
-	staging, find, m, remote := t.downloadDir, t.findFile, t.outputs, t.downloadsRemote
+	staging, find, m, remote := t.downloadDir, t.findFile, t.link.pol, t.downloadsRemote
 	name, guid := d.Name, d.guid
 	t.mu.Unlock()
 	var (
@@ -483,8 +483,5 @@ func downloadFinder(be backend.Backend, tab string) func(ctx context.Context, gu
 
 // ownerID is the client the tab's output files are for ("": any).
 func (t *Tab) ownerID() string {
-	if t.owner == nil {
-		return ""
-	}
-	return t.owner()
+	return t.link.clientID()
 }

@@ -104,7 +104,7 @@ func TestEmulate(t *testing.T) {
 
 	// A tab that joins the session looks like the others.
 	if err := e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.NewTab(ctx)
+		_, err := h.Tabs().New(ctx)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -57,7 +57,7 @@ func whoami(t *testing.T) string {
 func visit(ctx context.Context, s *browser.Session, url string) (*browser.Snapshot, error) {
 	var snap *browser.Snapshot
 	err := s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func listTabs(ctx context.Context, s *browser.Session) ([]browser.TabView, error
 	var tabs []browser.TabView
 	err := s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
-		tabs, err = h.ListTabs(ctx)
+		tabs, err = h.Tabs().List(ctx)
 		return err
 	})
 	return tabs, err
@@ -148,7 +148,7 @@ func TestFarmSessionsInParallel(t *testing.T) {
 	// Tabs are the session's own: a second tab in one session is listed
 	// there only.
 	s0 := m.Session(names[0])
-	if err := s0.Do(ctx, func(ctx context.Context, h *browser.Held) error { _, err := h.NewTab(ctx); return err }); err != nil {
+	if err := s0.Do(ctx, func(ctx context.Context, h *browser.Held) error { _, err := h.Tabs().New(ctx); return err }); err != nil {
 		t.Fatalf("new tab: %v", err)
 	}
 	if tabs, err := listTabs(ctx, s0); err != nil || len(tabs) != 2 {
@@ -207,7 +207,7 @@ func TestFarmUnreachable(t *testing.T) {
 	ctx := backendtest.Context(t, 30*time.Second)
 	s := m.Session("lonely")
 	err := s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		_, err := h.CurrentTab(ctx)
+		_, err := h.Tabs().Current(ctx)
 		return err
 	})
 	be, ok := browser.AsError(err)

@@ -201,7 +201,7 @@ func (s *Session) download(ctx context.Context, t *Tab, o FetchOptions) (*FetchR
 		f.Via = via
 		if err == nil {
 			if res.Folder == "" {
-				res.Folder, err = s.pol.newOutputFolder(s.clientID(), "download")
+				res.Folder, err = s.pol.newOutputFolder(s.link.clientID(), "download")
 			}
 			if err == nil {
 				f.Path, f.Bytes, err = s.pol.putOutputFile(res.Folder, fetchName(f.URL, mimeType, f.Index), outputFile{data: data})
@@ -260,8 +260,8 @@ func (t *Tab) fetch(ctx context.Context, w frameWorld, raw string) (data []byte,
 	if perr != nil || u.Scheme == "" {
 		return nil, "", "", &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is not a URL", quote(Echo(raw)))}
 	}
-	if t.policy != nil {
-		if e := t.policy(u); e != nil {
+	if origin := t.link.origin; origin != nil {
+		if e := origin(u); e != nil {
 			return nil, "", "", &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s: %s", Echo(raw), e.Message)}
 		}
 	}

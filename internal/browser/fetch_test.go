@@ -214,7 +214,7 @@ func TestRemoteDownloadStaysThere(t *testing.T) {
 		ActionTimeout: backendtest.Timeout(5 * time.Second), NavTimeout: backendtest.Timeout(20 * time.Second)})
 	e.s = e.m.Session(t.Name())
 	t.Cleanup(func() {
-		_ = e.s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		_ = e.s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 	})
 	e.navigate("/links")
 	res, err := e.act(browser.Action{Kind: "click", Target: sel("#dl")})

@@ -91,17 +91,3 @@ func (p *Policy) OutputFolder(owner, kind string) (string, func(n int64) (done f
 		return done, nil
 	}, nil
 }
-
-// LiveTab is the session's tab by id ("" = current) when it is open and
-// attached, else nil: unlike Tab it never opens, revives or forgets a tab.
-func (h *Held) LiveTab(id string) *Tab {
-	s := h.s
-	t := s.current
-	if id != "" {
-		t = s.tabs[s.ids.resolve(id)]
-	}
-	if t == nil || !t.alive() {
-		return nil
-	}
-	return t
-}

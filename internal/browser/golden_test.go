@@ -121,8 +121,8 @@ func snapshotCase(t *testing.T, ar *txtar.Archive, srv, other string) map[string
 	defer cancel()
 	out := make(map[string]string)
 	err := s.Do(ctx, func(ctx context.Context, h *Held) error {
-		defer h.CloseTabs(context.WithoutCancel(ctx))
-		tab, err := h.CurrentTab(ctx)
+		defer h.Tabs().CloseAll(context.WithoutCancel(ctx))
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}

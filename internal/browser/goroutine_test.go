@@ -66,7 +66,7 @@ func TestTabGoroutines(t *testing.T) {
 	var tabs []*browser.Tab
 	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		for range n {
-			tab, err := h.NewTab(ctx)
+			tab, err := h.Tabs().New(ctx)
 			if err != nil {
 				return err
 			}
@@ -84,7 +84,7 @@ func TestTabGoroutines(t *testing.T) {
 	waitGoroutines(t, ids, "4 idle tabs", func(got int) bool { return got == n })
 	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		for _, tab := range tabs {
-			if err := h.CloseTab(ctx, tab.ID); err != nil {
+			if err := h.Tabs().Close(ctx, tab.ID); err != nil {
 				return err
 			}
 		}

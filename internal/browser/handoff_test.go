@@ -229,7 +229,7 @@ func TestHandoffQuickThenClose(t *testing.T) {
 		if be := wantCode(t, err, browser.CodeTimeout); be == nil {
 			return
 		}
-		if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) }); err != nil {
+		if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) }); err != nil {
 			t.Fatalf("round %d: close: %v", i, err)
 		}
 	}

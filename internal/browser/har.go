@@ -98,9 +98,9 @@ type harTimings struct {
 
 // ExportHAR writes the requests q selects (no limit) as HAR 1.2. Call
 // within Do.
-func (h *Held) ExportHAR(q NetworkQuery) (*HARExport, error) {
-	s := h.s
-	keep, err := s.netFilter(q)
+func (nw Network) ExportHAR(q NetworkQuery) (*HARExport, error) {
+	s := nw.h.s
+	keep, err := nw.filter(q)
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +112,11 @@ func (h *Held) ExportHAR(q NetworkQuery) (*HARExport, error) {
 	if !s.pol.opts.NoRedact {
 		har.Log.Comment = "credentials redacted (Authorization, Cookie, Set-Cookie, token-like query parameters); no bodies"
 	}
-	l := s.net
+	l := s.link.net
 	l.mu.Lock()
 	for _, e := range l.entries {
 		if keep(e) {
-			har.Log.Entries = append(har.Log.Entries, s.harEntry(e))
+			har.Log.Entries = append(har.Log.Entries, nw.harEntry(e))
 		}
 	}
 	l.mu.Unlock()
@@ -128,10 +128,10 @@ func (h *Held) ExportHAR(q NetworkQuery) (*HARExport, error) {
 		return nil, fmt.Errorf("encode the HAR: %w", err)
 	}
 	text := buf.String()
-	if m := s.caller.Mask; m != nil {
+	if m := s.link.caller.Mask; m != nil {
 		text = m(text)
 	}
-	path, err := s.pol.saveOutput(s.clientID(), "network", "har", []byte(text))
+	path, err := s.pol.saveOutput(s.link.clientID(), "network", "har", []byte(text))
 	if err != nil {
 		return nil, err
 	}
@@ -140,11 +140,12 @@ func (h *Held) ExportHAR(q NetworkQuery) (*HARExport, error) {
 
 // harEntry is one recorded request as HAR has it (with the buffer's lock
 // held).
-func (s *Session) harEntry(e *netEntry) harEntry {
-	v := s.netView(e)
+func (nw Network) harEntry(e *netEntry) harEntry {
+	s := nw.h.s
+	v := nw.view(e)
 	nv := func(hs []Header) []harNV {
 		out := make([]harNV, 0, len(hs))
-		for _, h := range s.shownHeaders(hs) {
+		for _, h := range nw.shownHeaders(hs) {
 			out = append(out, harNV{Name: h.Name, Value: h.Value})
 		}
 		return out
@@ -186,7 +187,7 @@ func (s *Session) harEntry(e *netEntry) harEntry {
 		out.Request.PostData = &harPostData{MimeType: headerValue(reqH, "Content-Type"), Text: text}
 	}
 	if e.redirectTo != nil {
-		out.Response.RedirectURL = s.shownURL(e.redirectTo.url)
+		out.Response.RedirectURL = nw.shownURL(e.redirectTo.url)
 	}
 	return out
 }

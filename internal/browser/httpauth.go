@@ -77,46 +77,10 @@ func authPatterns(rules []HTTPAuth) []map[string]any {
 	return out
 }
 
-// fetchPatterns are what a tab's (or frame's) session pauses: every
-// request while the session has routes, else the origin policy's
-// documents and the HTTP auth origins' requests; nil when none is set.
-func (t *Tab) fetchPatterns() (patterns []map[string]any, auth bool) {
-	auth = len(t.httpAuth) > 0
-	if t.routes.active() {
-		return allRequests, auth
-	}
-	if t.policy != nil {
-		patterns = append(patterns, documentRequests...)
-	}
-	if auth {
-		patterns = append(patterns, authPatterns(t.httpAuth)...)
-	}
-	return patterns, auth
-}
-
-// setFetch sets the pauses fetchPatterns names in a session: on, changed,
-// or off when none is left.
-func (t *Tab) setFetch(ctx context.Context, call func(ctx context.Context, method string, params, result any) error) error {
-	patterns, auth := t.fetchPatterns()
-	if patterns == nil {
-		return call(ctx, "Fetch.disable", nil, nil)
-	}
-	return call(ctx, "Fetch.enable", map[string]any{"patterns": patterns, "handleAuthRequests": auth}, nil)
-}
-
-// enableFetch turns on the pauses fetchPatterns names in sess.
-func (t *Tab) enableFetch(ctx context.Context, call func(ctx context.Context, method string, params, result any) error) error {
-	patterns, auth := t.fetchPatterns()
-	if patterns == nil {
-		return nil
-	}
-	return call(ctx, "Fetch.enable", map[string]any{"patterns": patterns, "handleAuthRequests": auth}, nil)
-}
-
 // authRequired answers a challenge (Fetch.authRequired): the rule's
 // credentials for its origin, once per request; else CancelAuth.
-func (g *target) authRequired(raw jsonv2.Value) {
-	t := g.tab
+func (f *fetchPauses) authRequired(g *target, raw jsonv2.Value) {
+	t := f.t
 	var ev struct {
 		RequestID     string `json:"requestId"`
 		AuthChallenge struct {
@@ -131,22 +95,23 @@ func (g *target) authRequired(raw jsonv2.Value) {
 	origin, err := NormalizeOrigin(ev.AuthChallenge.Origin)
 	shown := originOrRaw(origin, ev.AuthChallenge.Origin)
 	var rule *HTTPAuth
-	for i := range t.httpAuth {
-		if err == nil && t.httpAuth[i].Origin == origin {
-			rule = &t.httpAuth[i]
+	rules := t.link.httpAuth
+	for i := range rules {
+		if err == nil && rules[i].Origin == origin {
+			rule = &rules[i]
 			break
 		}
 	}
-	t.mu.Lock()
-	answered := t.authAnswered[ev.RequestID]
+	f.mu.Lock()
+	answered := f.answered[ev.RequestID]
 	if rule != nil && !answered {
 		resp = map[string]any{"response": "ProvideCredentials", "username": rule.User, "password": rule.Password}
-		if t.authAnswered == nil || len(t.authAnswered) > 1000 {
-			t.authAnswered = map[string]bool{}
+		if f.answered == nil || len(f.answered) > 1000 {
+			f.answered = map[string]bool{}
 		}
-		t.authAnswered[ev.RequestID] = true
+		f.answered[ev.RequestID] = true
 	}
-	t.mu.Unlock()
+	f.mu.Unlock()
 	switch {
 	case rule == nil:
 		t.addNote(fmt.Sprintf("%s asked for a login and webpilot has none for it, so the page shows what the server sends without one; the user can declare one with --http-auth NAME@%s", shown, shown))

@@ -122,15 +122,16 @@ func (m *Manager) popupGate(opener string) backend.PopupCheck {
 	m.mu.Lock()
 	t := m.claimed[opener]
 	m.mu.Unlock()
-	if t == nil || t.policy == nil {
+	if t == nil || t.link.origin == nil {
 		return nil
 	}
+	origin := t.link.origin
 	return func(raw string, main bool) error {
 		u, err := url.Parse(raw)
 		if err != nil {
 			return err
 		}
-		perr := t.policy(u)
+		perr := origin(u)
 		if perr == nil {
 			return nil
 		}
@@ -218,7 +219,7 @@ func (m *Manager) SessionWith(name, profile string, pol *Policy) *Session {
 		if pol == nil {
 			pol = m.policy
 		}
-		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), net: newNetLog(), routes: &routeTable{}}
+		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), link: newSessionLink(pol)}
 		s.base = s.be
 		if m.opts.SessionBackend != nil {
 			s.be, s.ownBackend = m.opts.SessionBackend(name), true
@@ -372,22 +373,11 @@ type Session struct {
 	closeBe sync.Once
 	lock    chan struct{} // one holder at a time; see Do
 	used    atomic.Int64  // when the session was last taken or let go (unix ns)
-	// caller is what the client holding the session brought for its call
-	// (Held.SetCaller); the zero Caller between holds.
-	caller Caller
-	// client is the client whose files the session's outputs are (the last
-	// Caller.Client it was called with; "" for none): downloads that land
-	// between calls are its too.
-	client atomic.Value // string
-	// hide is what the page-side matchers hide (the last Caller.Hide the
-	// session was called with, as a hider): read by walker calls that run
-	// outside a hold too (a recorder's cleanup), so it is not in caller.
-	hide atomic.Value // hider
-	// windowOpens counts the new windows the pages of the session's tabs
-	// asked for (Page.windowOpen, counted by the tabs' loops);
-	// windowOpensSeen is the count when a read of the tab list for popups
-	// last adopted one (held).
-	windowOpens     atomic.Int64
+	// link is what the session's tabs share of it (sessionLink): the
+	// caller, the network log, the routes, the count of windows asked
+	// for…; windowOpensSeen is that count when a read of the tab list for
+	// popups last adopted one (held).
+	link            *sessionLink
 	windowOpensSeen int64
 
 	// Fields below are guarded by lock (held through Do).
@@ -401,11 +391,10 @@ type Session struct {
 	// refuses: closed, never adopted.
 	refused map[string]bool
 	// ids are the short tab ids (t1, t2, …) given out in this session;
-	// tabs is keyed by backend id.
-	ids tabIDs
-	// net is the requests of the session's tabs (browser_network); it has
-	// its own lock, since the tabs' recorders write to it between calls.
-	net *netLog
+	// tabs is keyed by backend id. recent is the order the tabs were last
+	// used in: the next current tab is the one used last.
+	ids    tabIDs
+	recent useOrder
 
 	// profile selects the browser profile (Options.BrowserProfile). When
 	// it is "", the session pins itself to the profile its first backend
@@ -425,10 +414,8 @@ type Session struct {
 	recorded *Recorded
 	// emulation is what browser_emulate set for the session's tabs.
 	emulation Emulation
-	// routes are browser_route's, read by the tabs' loops (own lock).
-	routes *routeTable
-	// contexts are the session's named browser contexts: name → id.
-	contexts map[string]string
+	// contexts are the session's named browser contexts.
+	contexts browserContexts
 
 	// note is for the session's next call (SetBackend); label names the
 	// client it works for (SetLabel). noteMu guards both.
@@ -513,7 +500,7 @@ func (s *Session) Backend() backend.Backend { return s.be }
 // whose Close closes the tabs with the connection. Call held.
 func (s *Session) release(ctx context.Context) error {
 	if !s.ownBackend {
-		return s.closeTabsLocked(ctx)
+		return s.closeTabs(ctx)
 	}
 	clear(s.tabs)
 	s.current = nil
@@ -550,8 +537,8 @@ func (h *Held) Session() *Session {
 	return h.s
 }
 
-// Tab is the tab the call works on: the one Use, NewTab, SelectTab,
-// SelectTabMatching or BindTab made it, or nil.
+// Tab is the tab the call works on: the one Use, or one of Tabs' New,
+// NewIn, Select, SelectMatching or Bind made it, or nil.
 func (h *Held) Tab() *Tab {
 	if h == nil {
 		return nil
@@ -559,8 +546,14 @@ func (h *Held) Tab() *Tab {
 	return h.t
 }
 
-// Use makes t the tab the call works on.
-func (h *Held) Use(t *Tab) { h.t = t }
+// Use makes t the tab the call works on, and so the session's most
+// recently used.
+func (h *Held) Use(t *Tab) {
+	h.t = t
+	if t != nil {
+		h.s.recent.use(t.target)
+	}
+}
 
 // On is the session as h holds it, working on tab t.
 func (h *Held) On(t *Tab) *Held { return &Held{s: h.s, t: t} }
@@ -583,7 +576,7 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) 
 			return ErrSessionRemoved
 		}
 		s.unpinIfEmpty()
-		defer func() { s.caller = Caller{} }()
+		defer func() { s.link.caller = Caller{} }()
 		err := fn(ctx, &Held{s: s})
 		if be, ok := AsError(err); ok && be.Code == CodeBridgeDetached {
 			// The agent has now been told: the next call re-attaches.
@@ -695,228 +688,6 @@ func (s *Session) Idle() time.Duration {
 		return 0
 	}
 	return time.Since(time.Unix(0, s.used.Load()))
-}
-
-// TabIDs lists the short ids (t1, t2, …) of the tabs the session owns, in
-// the order they joined it.
-func (h *Held) TabIDs() []string { return h.s.tabIDs() }
-
-// tabIDs is TabIDs; the session is held.
-func (s *Session) tabIDs() []string {
-	ids := make([]string, 0, len(s.tabs))
-	for _, t := range s.tabs {
-		ids = append(ids, t.ID)
-	}
-	sortTabIDs(ids)
-	return ids
-}
-
-// join makes an attached tab the session's, giving it its short id.
-func (s *Session) join(t *Tab) {
-	t.ID = s.ids.assign(t.target)
-	s.tabs[t.target] = t
-	s.m.mu.Lock()
-	s.m.claimed[t.target] = t
-	s.m.mu.Unlock()
-}
-
-// unclaim forgets a tab that left the session (closed or released).
-func (s *Session) unclaim(target string) {
-	s.m.mu.Lock()
-	delete(s.m.claimed, target)
-	s.m.mu.Unlock()
-}
-
-// CurrentTab returns the session's current tab, opening one when the session
-// has none (or its tab has gone).
-func (h *Held) CurrentTab(ctx context.Context) (*Tab, error) {
-	s := h.s
-	if s.current != nil && s.current.alive() {
-		return s.current, nil
-	}
-	if t := s.current; t != nil {
-		if nt, err := s.revive(ctx, t); nt != nil || err != nil {
-			return nt, err
-		}
-	}
-	lost := false
-	if t := s.current; t != nil {
-		delete(s.tabs, t.target)
-		s.current = nil
-		// The agent must learn that the user took the tab back, rather
-		// than find itself on a blank new one.
-		if e, ok := t.page.Caller.(interface{ Err() error }); ok {
-			if errors.Is(e.Err(), cdp.ErrDetachedByUser) {
-				return nil, backendError("use the tab", e.Err())
-			}
-			lost = errors.Is(e.Err(), cdp.ErrClosed)
-		}
-	}
-	nt, err := s.openTab(ctx)
-	if err == nil && lost {
-		// Tabs that went with the browser are gone too.
-		for id, t := range s.tabs {
-			if !t.alive() {
-				delete(s.tabs, id)
-			}
-		}
-		nt.addLead(LostNote)
-	}
-	return nt, err
-}
-
-// TabByID returns the session's tab by id ("" = current).
-func (h *Held) TabByID(ctx context.Context, id string) (*Tab, error) {
-	s := h.s
-	if id == "" {
-		return h.CurrentTab(ctx)
-	}
-	key := s.ids.resolve(id)
-	t, ok := s.tabs[key]
-	if ok && !t.alive() {
-		if nt, err := s.revive(ctx, t); nt != nil || err != nil {
-			return nt, err
-		}
-	}
-	if !ok || !t.alive() {
-		delete(s.tabs, key)
-		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", Echo(id), s.shownToAgent()),
-			Hint: "omit tab to use the session's current tab; browser_tabs list shows the session's tabs", Suggestions: h.TabIDs()}
-	}
-	return t, nil
-}
-
-// revive re-attaches the debugger to a tab of the session whose debugging
-// ended while the tab itself lives on in the browser: the bridge's
-// connection dropped (the extension's service worker was stopped, or Chrome
-// restarted), or the user cancelled debugging of one of the agent's own
-// tabs. A cancel is first reported (BRIDGE_DETACHED) once, so the agent
-// learns of it; a tab the user bound (Tab.bound) stays detached. The
-// revived tab keeps its short id and says, in a note, that refs from before
-// are stale. It returns nil, nil when t cannot be revived (it ended for
-// another reason, or is gone): the caller goes on as for a closed tab.
-func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
-	cause := tabErr(t)
-	if errors.Is(cause, cdp.ErrReleasedByUser) {
-		return nil, nil // the user took it: it is theirs now
-	}
-	byUser := errors.Is(cause, cdp.ErrDetachedByUser)
-	dropped := errors.Is(cause, backend.ErrBridgeDisconnected)
-	if !byUser && !dropped {
-		return nil, nil
-	}
-	if byUser && (!t.detachReported || t.bound) {
-		t.detachReported = true
-		err := backendError("use the tab", cause)
-		if be, ok := AsError(err); ok && t.bound {
-			be.Hint = "someone closed Chrome's \"is debugging this browser\" bar for the tab, which you had bound: bind it again to use it"
-		}
-		return nil, err
-	}
-	nt, err := s.attachTab(ctx, t.target)
-	if err != nil {
-		if be, ok := AsError(err); ok && be.Code == CodeTabNotFound {
-			return nil, nil // closed meanwhile
-		}
-		return nil, err
-	}
-	nt.ID = t.ID
-	nt.bound = t.bound
-	t.mu.Lock()
-	notes := t.notes
-	t.mu.Unlock()
-	for _, n := range notes {
-		nt.addNote(n)
-	}
-	why := "the connection to the webpilot extension dropped (its service worker was restarted, or Chrome was)"
-	if byUser {
-		why = "debugging of the tab was cancelled in Chrome"
-	}
-	nt.addNote("webpilot re-attached to this tab after " + why + ": the page may have changed meanwhile and refs from earlier snapshots are stale; take a fresh snapshot")
-	s.tabs[t.target] = nt
-	if s.current == t {
-		s.current = nt
-	}
-	return nt, nil
-}
-
-// revivable says whether a tab that is no longer attached may still be
-// open in the browser (see revive).
-func revivable(t *Tab) bool {
-	err := tabErr(t)
-	if errors.Is(err, cdp.ErrReleasedByUser) {
-		return false // the user's tab now: never closed by webpilot
-	}
-	return errors.Is(err, cdp.ErrDetachedByUser) || errors.Is(err, backend.ErrBridgeDisconnected)
-}
-
-// tabErr is why the tab's CDP session ended (nil while it lives).
-func tabErr(t *Tab) error {
-	if e, ok := t.page.Caller.(interface{ Err() error }); ok {
-		return e.Err()
-	}
-	return nil
-}
-
-func (s *Session) openTab(ctx context.Context) (*Tab, error) {
-	be := s.be
-	info, err := be.NewTab(ctx, "about:blank")
-	if err != nil {
-		return nil, backendError("open a tab", err)
-	}
-	t, err := s.attachTab(ctx, info.ID)
-	if err != nil {
-		_ = be.CloseTab(context.WithoutCancel(ctx), info.ID)
-		return nil, err
-	}
-	// A new tab is still committing its initial about:blank; a navigation
-	// sent before that commit is aborted (net::ERR_ABORTED).
-	t.waitInitialLoad(ctx)
-	s.join(t)
-	s.current = t
-	// A connect that waited in a farm's queue is told of, once.
-	if w, ok := s.own.(backend.Waiter); ok {
-		if note := w.TakeWait(); note != "" {
-			t.addLead(note)
-		}
-	}
-	return t, nil
-}
-
-// CloseTabs closes every tab the session owns.
-func (h *Held) CloseTabs(ctx context.Context) error {
-	s := h.s
-	return s.closeTabsLocked(ctx)
-}
-
-func (s *Session) closeTabsLocked(ctx context.Context) error {
-	var errs []error
-	for id, t := range s.tabs {
-		if !t.alive() {
-			if revivable(t) {
-				// Still open in the user's Chrome: close it if the
-				// extension is connected.
-				_ = s.be.CloseTab(ctx, id)
-			}
-			delete(s.tabs, id) // otherwise gone with its browser: nothing to close
-			continue
-		}
-		if t.bound {
-			// A tab the user opened is only let go.
-			if err := s.releaseTab(ctx, t); err != nil {
-				errs = append(errs, err)
-			}
-			continue
-		}
-		if err := s.be.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
-			errs = append(errs, err)
-		}
-		delete(s.tabs, id)
-		s.unclaim(id)
-	}
-	s.current = nil
-	s.dropContexts(ctx)
-	return errors.Join(errs...)
 }
 
 // nextSnapshotID numbers the session's snapshots: s1, s2, …

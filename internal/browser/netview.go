@@ -31,6 +31,14 @@ const (
 	netMaxBody = 64 << 20
 )
 
+// Network is the session's network log as a held call sees it
+// (Held.Network): the requests of all its tabs (netLog), listed, read in
+// full, cleared and exported as HAR.
+type Network struct{ h *Held }
+
+// Network is the session's network log.
+func (h *Held) Network() Network { return Network{h} }
+
 // NetworkTypes are the resource types a request may have (CDP's, lower
 // case), what browser_network's type filter takes.
 var NetworkTypes = []string{"document", "stylesheet", "image", "media", "font", "script", "texttrack", "xhr", "fetch",
@@ -83,11 +91,11 @@ type NetList struct {
 	Tabs int
 }
 
-// NetworkList lists the session's recorded requests that match q. Call
+// List lists the session's recorded requests that match q. Call
 // within Do.
-func (h *Held) NetworkList(q NetworkQuery) (*NetList, error) {
-	s := h.s
-	keep, err := s.netFilter(q)
+func (nw Network) List(q NetworkQuery) (*NetList, error) {
+	s := nw.h.s
+	keep, err := nw.filter(q)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +103,7 @@ func (h *Held) NetworkList(q NetworkQuery) (*NetList, error) {
 	if limit <= 0 {
 		limit = NetworkListLimit
 	}
-	l := s.net
+	l := s.link.net
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := &NetList{Buffered: len(l.entries), Dropped: l.dropped,
@@ -110,19 +118,19 @@ func (h *Held) NetworkList(q NetworkQuery) (*NetList, error) {
 	hits = hits[max(0, len(hits)-limit):]
 	tabs := map[*Tab]bool{}
 	for _, e := range hits {
-		out.Requests = append(out.Requests, s.netView(e))
+		out.Requests = append(out.Requests, nw.view(e))
 		tabs[e.tab] = true
 	}
 	out.Tabs = len(tabs)
 	return out, nil
 }
 
-// ClearNetwork empties the session's network buffer and returns how many
+// Clear empties the session's network buffer and returns how many
 // requests it held; request numbers go on from where they were. Call
 // within Do.
-func (h *Held) ClearNetwork() int {
-	s := h.s
-	l := s.net
+func (nw Network) Clear() int {
+	s := nw.h.s
+	l := s.link.net
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := len(l.entries)
@@ -132,16 +140,17 @@ func (h *Held) ClearNetwork() int {
 	return n
 }
 
-// netFilter compiles a query (with the session's lock held: it reads the
+// filter compiles a query (with the session's lock held: it reads the
 // tabs) into a test of an entry, refusing bad values with INVALID_ARGUMENT.
-func (s *Session) netFilter(q NetworkQuery) (func(*netEntry) bool, error) {
+func (nw Network) filter(q NetworkQuery) (func(*netEntry) bool, error) {
+	s := nw.h.s
 	var tests []func(*netEntry) bool
 	if q.Filter != "" {
 		ok, err := matcher("filter", q.Filter)
 		if err != nil {
 			return nil, err
 		}
-		tests = append(tests, func(e *netEntry) bool { return ok(s.shownURL(e.url)) })
+		tests = append(tests, func(e *netEntry) bool { return ok(nw.shownURL(e.url)) })
 	}
 	if q.Type != "" {
 		var types []string
@@ -170,11 +179,11 @@ func (s *Session) netFilter(q NetworkQuery) (func(*netEntry) bool, error) {
 	if q.Tab != "" {
 		key := s.ids.resolve(q.Tab)
 		found := s.tabs[key] != nil
-		s.net.mu.Lock()
-		for _, e := range s.net.entries {
+		s.link.net.mu.Lock()
+		for _, e := range s.link.net.entries {
 			found = found || e.tab.ID == q.Tab || e.tab.target == key
 		}
-		s.net.mu.Unlock()
+		s.link.net.mu.Unlock()
 		if !found {
 			return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs and made none of its recorded requests", Echo(q.Tab), s.shownToAgent()),
 				Hint: "omit tab to list the requests of all the session's tabs; browser_tabs list shows the tabs", Suggestions: s.tabIDs()}
@@ -229,16 +238,18 @@ func statusTest(v string) (func(*netEntry) bool, error) {
 
 // shownURL is a URL as network output shows it: redacted unless
 // Options.NoRedact.
-func (s *Session) shownURL(u string) string {
+func (nw Network) shownURL(u string) string {
+	s := nw.h.s
 	if s.pol.opts.NoRedact {
 		return u
 	}
 	return redact.URL(u)
 }
 
-// netView describes an entry (with the buffer's lock held).
-func (s *Session) netView(e *netEntry) NetRequest {
-	v := NetRequest{ID: netID(e.seq), Tab: e.tab.ID, Method: e.method, URL: s.shownURL(e.url), Type: e.typ,
+// view describes an entry (with the buffer's lock held).
+func (nw Network) view(e *netEntry) NetRequest {
+	s := nw.h.s
+	v := NetRequest{ID: netID(e.seq), Tab: e.tab.ID, Method: e.method, URL: nw.shownURL(e.url), Type: e.typ,
 		Status: e.status, StatusText: e.statusText, Failed: e.failed, Canceled: e.canceled, Blocked: e.blocked,
 		Pending: !e.finished, Cache: e.cache, MIME: e.mime, Protocol: e.protocol, Remote: e.remote, Start: e.wall,
 		Encoded: e.encoded, Decoded: e.decoded, Initiator: e.initiator}
@@ -302,14 +313,14 @@ type NetDetail struct {
 	Clamped int
 }
 
-// NetworkRequest describes one recorded request in full, with its response
+// Request describes one recorded request in full, with its response
 // body (from the browser, which keeps it while the page that loaded it
 // stays). An id not in the buffer is INVALID_ARGUMENT with the newest ids
 // as suggestions.
-func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, error) {
-	s := h.s
+func (nw Network) Request(ctx context.Context, g NetworkGet) (*NetDetail, error) {
+	s := nw.h.s
 	id := strings.TrimSpace(g.ID)
-	l := s.net
+	l := s.link.net
 	l.mu.Lock()
 	var e *netEntry
 	for _, x := range l.entries {
@@ -319,11 +330,11 @@ func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, er
 		}
 	}
 	if e == nil {
-		err := s.unknownRequest(id)
+		err := nw.unknown(id)
 		l.mu.Unlock()
 		return nil, err
 	}
-	d := &NetDetail{NetRequest: s.netView(e)}
+	d := &NetDetail{NetRequest: nw.view(e)}
 	d.RequestHeaders, d.RawRequest = e.reqHeaders, false
 	if e.rawReqHeaders != nil {
 		d.RequestHeaders, d.RawRequest = e.rawReqHeaders, true
@@ -332,7 +343,7 @@ func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, er
 	if e.rawRespHeaders != nil {
 		d.ResponseHeaders, d.RawResponse = e.rawRespHeaders, true
 	}
-	d.RequestHeaders, d.ResponseHeaders = s.shownHeaders(d.RequestHeaders), s.shownHeaders(d.ResponseHeaders)
+	d.RequestHeaders, d.ResponseHeaders = nw.shownHeaders(d.RequestHeaders), nw.shownHeaders(d.ResponseHeaders)
 	post, postCut, hasPost := e.postData, e.postDataCut, e.hasPostData
 	sess, reqID, finished, redirected := e.sess, e.reqID, e.finished, e.redirectTo != nil
 	l.mu.Unlock()
@@ -383,7 +394,7 @@ func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, er
 		}
 		return d, nil
 	}
-	data, err := s.responseBody(ctx, sess, reqID)
+	data, err := nw.body(ctx, sess, reqID)
 	if err != nil {
 		if errors.Is(err, errNoBody) {
 			d.NoBody = err.Error()
@@ -399,7 +410,7 @@ func (h *Held) NetworkRequest(ctx context.Context, g NetworkGet) (*NetDetail, er
 	text := textual(d.MIME, data)
 	d.BodyBinary = !text
 	if g.Save {
-		path, err := s.pol.saveOutput(s.clientID(), "network", bodyExt(d.MIME, text), data)
+		path, err := s.pol.saveOutput(s.link.clientID(), "network", bodyExt(d.MIME, text), data)
 		if err != nil {
 			return nil, err
 		}
@@ -471,8 +482,9 @@ func (e noBodyError) Is(target error) bool {
 	return target == errNoBody
 }
 
-// responseBody asks the browser for a response body, decoded to bytes.
-func (s *Session) responseBody(ctx context.Context, sess cdp.Caller, reqID string) ([]byte, error) {
+// body asks the browser for a response body, decoded to bytes.
+func (nw Network) body(ctx context.Context, sess cdp.Caller, reqID string) ([]byte, error) {
+	s := nw.h.s
 	select {
 	case <-sess.Done():
 		return nil, noBodyError("the tab that made the request is closed (or the browser restarted), and its response bodies went with it")
@@ -502,14 +514,15 @@ func (s *Session) responseBody(ctx context.Context, sess cdp.Caller, reqID strin
 	return data, nil
 }
 
-// unknownRequest is the error for an id not in the buffer, with the
+// unknown is the error for an id not in the buffer, with the
 // newest ids (and what they were) as suggestions. Call with the buffer
 // locked.
-func (s *Session) unknownRequest(id string) *Error {
-	l := s.net
+func (nw Network) unknown(id string) *Error {
+	s := nw.h.s
+	l := s.link.net
 	var sugg []string
 	for i := len(l.entries) - 1; i >= 0 && len(sugg) < 5; i-- {
-		v := s.netView(l.entries[i])
+		v := nw.view(l.entries[i])
 		sugg = append(sugg, fmt.Sprintf("%s %s %s", v.ID, v.Method, shorten(v.URL, 120)))
 	}
 	why := "is not in session " + strconv.Quote(s.shownToAgent()) + "'s network buffer"
@@ -524,7 +537,8 @@ func (s *Session) unknownRequest(id string) *Error {
 }
 
 // shownHeaders redacts headers unless Options.NoRedact.
-func (s *Session) shownHeaders(hs []Header) []Header {
+func (nw Network) shownHeaders(hs []Header) []Header {
+	s := nw.h.s
 	if s.pol.opts.NoRedact || len(hs) == 0 {
 		return hs
 	}

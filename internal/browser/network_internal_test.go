@@ -37,7 +37,7 @@ func TestNetworkRedirectEvents(t *testing.T) {
 	fs := cdptest.NewSession()
 	l := newNetLog()
 	tab := newTab("t1", fs, slog.New(slog.DiscardHandler))
-	tab.ID, tab.net = "t1", l
+	tab.ID, tab.link.net = "t1", l
 	tab.page = newTarget(tab, fs, true)
 	send := func(method, params string) { fs.Emit("Network."+method, jsonv2.Value(params)) }
 	send("requestWillBeSentExtraInfo", `{"requestId":"r1","headers":{"Cookie":"a=1"}}`)
@@ -117,19 +117,19 @@ func TestNetworkBufferCap(t *testing.T) {
 		}
 	}
 	m := NewManager(Options{Backend: nopBackend{}})
-	h := &Held{s: &Session{name: "x", m: m, pol: m.DefaultPolicy(), net: l, tabs: map[string]*Tab{}}}
-	list, err := h.NetworkList(NetworkQuery{Limit: 3})
+	h := &Held{s: &Session{name: "x", m: m, pol: m.DefaultPolicy(), link: &sessionLink{net: l}, tabs: map[string]*Tab{}}}
+	list, err := h.Network().List(NetworkQuery{Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if list.Matched != NetworkCap || list.Dropped != 100 || len(list.Requests) != 3 || list.Requests[2].ID != fmt.Sprintf("n%d", NetworkCap+100) {
 		t.Errorf("list: %+v", list)
 	}
-	_, err = h.NetworkRequest(context.Background(), NetworkGet{ID: "n5"})
+	_, err = h.Network().Request(context.Background(), NetworkGet{ID: "n5"})
 	if be, ok := AsError(err); !ok || be.Code != CodeInvalidArgument || !strings.Contains(be.Message, "no longer") || len(be.Suggestions) != 5 {
 		t.Errorf("a dropped id: %v", err)
 	}
-	if n := h.ClearNetwork(); n != NetworkCap || len(l.chains) != 0 {
+	if n := h.Network().Clear(); n != NetworkCap || len(l.chains) != 0 {
 		t.Errorf("clear: %d, %d ids still followed", n, len(l.chains))
 	}
 }

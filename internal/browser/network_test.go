@@ -62,7 +62,7 @@ func (e *env) netList(q browser.NetworkQuery) (*browser.NetList, error) {
 	var l *browser.NetList
 	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
-		l, err = h.NetworkList(q)
+		l, err = h.Network().List(q)
 		return err
 	})
 	return l, err
@@ -81,7 +81,7 @@ func (e *env) netGet(g browser.NetworkGet) (*browser.NetDetail, error) {
 	var d *browser.NetDetail
 	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
-		d, err = h.NetworkRequest(ctx, g)
+		d, err = h.Network().Request(ctx, g)
 		return err
 	})
 	return d, err
@@ -328,7 +328,7 @@ func TestNetworkBodies(t *testing.T) {
 
 func (e *env) clear() int {
 	var n int
-	_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { n = h.ClearNetwork(); return nil })
+	_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { n = h.Network().Clear(); return nil })
 	return n
 }
 

@@ -99,7 +99,7 @@ func (h *Held) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 		return nil, &Error{Code: CodeInternal, Message: "the browser's PDF does not read as one: " + err.Error(), Err: err}
 	}
 	url, title, _ := t.location(ctx)
-	path, err := h.s.pol.saveOutput(h.s.clientID(), "page", "pdf", data)
+	path, err := h.s.pol.saveOutput(h.s.link.clientID(), "page", "pdf", data)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ const printedTextJS = `(() => {
 // the page would show, whole or split across elements (Caller.Fragment);
 // "" when none does or the caller declared none.
 func (t *Tab) printedSecret(ctx context.Context) (string, error) {
-	if t.caller == nil || t.caller.Fragment == nil {
+	if t.link.caller.Fragment == nil {
 		return "", nil
 	}
 	mainID, err := t.mainFrameID(ctx)
@@ -271,5 +271,5 @@ func (t *Tab) printedSecret(ctx context.Context) (string, error) {
 	if _, err := (frameWorld{sess: t.page, frameID: mainID}).eval(ctx, js, &text); err != nil {
 		return "", err
 	}
-	return t.caller.Fragment(text), nil
+	return t.link.caller.Fragment(text), nil
 }

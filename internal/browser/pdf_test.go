@@ -233,7 +233,7 @@ func TestRawCDPKeepsTheRules(t *testing.T) {
 	}
 	e.navigate("/basic.html")
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.Storage(ctx, browser.StorageOptions{Action: "cookies", Op: "set", Name: "a", Value: "b", Domain: "blocked.example"})
+		_, err := h.Storage().Run(ctx, browser.StorageOptions{Action: "cookies", Op: "set", Name: "a", Value: "b", Domain: "blocked.example"})
 		return err
 	})
 	wantCode(t, err, browser.CodeOriginBlocked)

@@ -169,34 +169,18 @@ type HiddenText struct {
 
 // SetCaller tells the session who calls, until the hold ends.
 func (h *Held) SetCaller(c Caller) {
-	h.s.caller = c
-	if c.Client != "" {
-		h.s.client.Store(c.Client)
-	}
-	h.s.hide.Store(hider(c.Hide))
+	h.s.link.setCaller(c)
 }
 
-// hider is a Caller.Hide as Session.hide holds it (nil: no secrets).
+// hider is a Caller.Hide as sessionLink.hide holds it (nil: no secrets).
 type hider func(origin string) []HiddenText
-
-// hider is the session's Session.hide.
-func (s *Session) hider() hider {
-	h, _ := s.hide.Load().(hider)
-	return h
-}
-
-// clientID is the client the session's outputs are written for ("": any).
-func (s *Session) clientID() string {
-	id, _ := s.client.Load().(string)
-	return id
-}
 
 // mask is the calling client's secret masker, or nil.
 func (t *Tab) mask() func(string) string {
-	if t == nil || t.caller == nil {
+	if t == nil {
 		return nil
 	}
-	return t.caller.Mask
+	return t.link.caller.Mask
 }
 
 // Policy is the session's policy (fixed when the session was made).

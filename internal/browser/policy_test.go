@@ -84,7 +84,7 @@ func TestOriginPolicyForPopups(t *testing.T) {
 func (e *env) readEveryTab(t *testing.T, during string) {
 	t.Helper()
 	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-		tabs, err := h.ListTabs(ctx)
+		tabs, err := h.Tabs().List(ctx)
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (e *env) readEveryTab(t *testing.T, during string) {
 			if strings.Contains(tv.Title, "Secret") || strings.Contains(tv.URL, "SECRET") {
 				t.Errorf("after %s: tab list shows the refused page: %+v", during, tv)
 			}
-			tab, err := h.ReadyTab(ctx, tv.ID)
+			tab, err := h.Tabs().Ready(ctx, tv.ID)
 			if err != nil {
 				if be, ok := browser.AsError(err); ok && be.Code == browser.CodeOriginBlocked {
 					continue // refused, and cleared
@@ -162,12 +162,12 @@ func TestPopupsHeldBeforeTheyLoad(t *testing.T) {
 				t.Fatalf("click %s: no note of the refused tab", sel)
 			}
 			err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-				tabs, err := h.ListTabs(ctx)
+				tabs, err := h.Tabs().List(ctx)
 				if err != nil {
 					return err
 				}
 				for _, tv := range tabs {
-					tab, err := h.ReadyTab(ctx, tv.ID)
+					tab, err := h.Tabs().Ready(ctx, tv.ID)
 					if err != nil {
 						continue
 					}

@@ -70,7 +70,7 @@ func TestBridgePopupSessionsAndDisconnect(t *testing.T) {
 	err = s.Do(ctx, func(ctx context.Context, h *browser.Held) (err error) {
 		// The browser lists a new tab's URL once it has begun loading.
 		for deadline := time.Now().Add(backendtest.Timeout(5 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
-			bound, err = h.BindTab(ctx, "", "bound-one")
+			bound, err = h.Tabs().Bind(ctx, "", "bound-one")
 			if err == nil || time.Now().After(deadline) {
 				return err
 			}

@@ -65,13 +65,13 @@ func TestBridgeSeveralProfiles(t *testing.T) {
 	// The session from before stays on its profile: its new tab opens
 	// there, and its list of tabs comes from there.
 	err = early.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		if _, err := h.NewTab(ctx); err != nil {
+		if _, err := h.Tabs().New(ctx); err != nil {
 			return err
 		}
 		if _, err := h.Navigate(ctx, base+"/basic.html?early-again", 0); err != nil {
 			return err
 		}
-		tabs, err := h.ListTabs(ctx)
+		tabs, err := h.Tabs().List(ctx)
 		if err == nil && len(tabs) != 2 {
 			err = fmt.Errorf("tabs %+v, want its 2", tabs)
 		}

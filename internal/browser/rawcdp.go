@@ -169,7 +169,7 @@ func (h *Held) RawCDP(ctx context.Context, method string, params json.RawMessage
 	res.URL, _, _ = t.location(ctx)
 	res.URL = h.s.ShowURL(res.URL)
 	if len(text) > MaxCDPChars {
-		path, err := h.s.pol.saveOutput(h.s.clientID(), "cdp", "json", []byte(text))
+		path, err := h.s.pol.saveOutput(h.s.link.clientID(), "cdp", "json", []byte(text))
 		if err != nil {
 			return nil, err
 		}

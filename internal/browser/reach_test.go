@@ -82,8 +82,8 @@ func TestEveryElementReachable(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(120*time.Second))
 			defer cancel()
 			err := s.Do(ctx, func(ctx context.Context, h *Held) error {
-				defer h.CloseTabs(context.WithoutCancel(ctx))
-				tab, err := h.CurrentTab(ctx)
+				defer h.Tabs().CloseAll(context.WithoutCancel(ctx))
+				tab, err := h.Tabs().Current(ctx)
 				if err != nil {
 					return err
 				}

@@ -643,7 +643,7 @@ func (r *recorder) followPopup(ctx context.Context) {
 					r.note("a new tab the page opened could not be followed (" + Echo(err.Error()) + "): what was done in it is not recorded")
 					continue
 				}
-				s.current = nt
+				s.setCurrent(nt)
 				_ = s.be.Activate(ctx, nt.target)
 			}
 			return nil

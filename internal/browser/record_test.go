@@ -142,7 +142,7 @@ func TestRecordWidgets(t *testing.T) {
 	followed := func() bool {
 		n := 0
 		_ = e.s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-			n = len(h.TabIDs())
+			n = len(h.Tabs().IDs())
 			return nil
 		})
 		return n == 2

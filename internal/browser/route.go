@@ -84,12 +84,17 @@ func (rt *routeTable) active() bool {
 	return len(rt.routes) > 0
 }
 
-// allRequests pauses every request (at the request stage).
-var allRequests = []map[string]any{{"urlPattern": "*", "requestStage": "Request"}}
+// Routes are the session's routes as a held call sees them
+// (Held.Routes): added, removed and listed here, applied by its tabs'
+// loops (fetchPauses.routed).
+type Routes struct{ h *Held }
 
-// AddRoute adds a route to the session and has every tab pause for it.
-func (h *Held) AddRoute(ctx context.Context, r Route, roots []string) (*Route, error) {
-	s := h.s
+// Routes are the session's routes.
+func (h *Held) Routes() Routes { return Routes{h} }
+
+// Add adds a route to the session and has every tab pause for it.
+func (rs Routes) Add(ctx context.Context, r Route, roots []string) (*Route, error) {
+	s := rs.h.s
 	if strings.TrimSpace(r.Pattern) == "" {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "a route needs a pattern", Hint: `a part of the URL ("/api/"), a *glob* matched whole ("*/api/items*") or /regex/`}
 	}
@@ -150,23 +155,22 @@ func (h *Held) AddRoute(ctx context.Context, r Route, roots []string) (*Route, e
 			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the body is over %d MB", maxRouteBody>>20)}
 		}
 	}
-	rt := s.routes
+	rt := s.link.routes
 	rt.mu.Lock()
 	rt.seq++
 	r.ID = "r" + strconv.Itoa(rt.seq)
 	rr := &r
 	rt.routes = append(rt.routes, rr)
 	rt.mu.Unlock()
-	if err := s.refetch(ctx); err != nil {
+	if err := rs.refetch(ctx); err != nil {
 		return nil, err
 	}
 	return rr, nil
 }
 
-// RemoveRoute removes a route by id ("all": every one).
-func (h *Held) RemoveRoute(ctx context.Context, id string) (int, error) {
-	s := h.s
-	rt := s.routes
+// Remove removes a route by id ("all": every one).
+func (rs Routes) Remove(ctx context.Context, id string) (int, error) {
+	rt := rs.h.s.link.routes
 	rt.mu.Lock()
 	before := len(rt.routes)
 	if id == "all" {
@@ -183,12 +187,12 @@ func (h *Held) RemoveRoute(ctx context.Context, id string) (int, error) {
 	if n == 0 {
 		return 0, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("no route %q", Echo(id)), Hint: `browser_route list shows the routes; "all" removes every one`, Suggestions: ids}
 	}
-	return n, s.refetch(ctx)
+	return n, rs.refetch(ctx)
 }
 
-// Routes lists the session's routes.
-func (h *Held) Routes() []Route {
-	rt := h.s.routes
+// List lists the session's routes.
+func (rs Routes) List() []Route {
+	rt := rs.h.s.link.routes
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	out := make([]Route, len(rt.routes))
@@ -199,24 +203,24 @@ func (h *Held) Routes() []Route {
 }
 
 // refetch sets every tab's pauses again after the routes changed.
-func (s *Session) refetch(ctx context.Context) error {
-	for _, t := range s.tabs {
+func (rs Routes) refetch(ctx context.Context) error {
+	for _, t := range rs.h.s.tabs {
 		if !t.alive() {
 			continue
 		}
-		if err := t.setFetch(ctx, t.page.Call); err != nil {
+		if err := t.pauses.set(ctx, t.page.Call); err != nil {
 			return backendError("route the tab's requests", err)
 		}
 		for _, k := range t.kids.list() {
-			_ = t.setFetch(ctx, k.Call)
+			_ = t.pauses.set(ctx, k.Call)
 		}
 	}
 	return nil
 }
 
 // routed answers a paused request with its route; false when none matches.
-func (g *target) routed(p *pausedEvent) bool {
-	r := g.tab.routes.match(p.Request.URL)
+func (f *fetchPauses) routed(g *target, p *pausedEvent) bool {
+	r := f.t.link.routes.match(p.Request.URL)
 	if r == nil {
 		return false
 	}
@@ -269,7 +273,7 @@ func (g *target) routed(p *pausedEvent) bool {
 		if err := g.Call(ctx, method, params, nil); err != nil && method == "Fetch.continueRequest" && ctx.Err() == nil {
 			// Headers the browser refuses must not leave the request (and
 			// the page) paused: it goes on as it was.
-			g.tab.log.Info("route: the browser refused the changed headers; the request goes on unchanged", "err", err)
+			f.t.log.Info("route: the browser refused the changed headers; the request goes on unchanged", "err", err)
 			_ = g.Call(ctx, method, map[string]any{"requestId": params["requestId"]}, nil)
 		}
 	})

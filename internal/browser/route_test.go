@@ -52,7 +52,7 @@ window.load = (path) => { document.getElementById("out").textContent = "wait";
 		var got *browser.Route
 		err := e.do(func(ctx context.Context, h *browser.Held) error {
 			var err error
-			got, err = h.AddRoute(ctx, r, nil)
+			got, err = h.Routes().Add(ctx, r, nil)
 			return err
 		})
 		return got, err
@@ -85,12 +85,12 @@ window.load = (path) => { document.getElementById("out").textContent = "wait";
 		t.Errorf("continued with a header: %q", got)
 	}
 	var routes []browser.Route
-	_ = e.do(func(ctx context.Context, h *browser.Held) error { routes = h.Routes(); return nil })
+	_ = e.do(func(ctx context.Context, h *browser.Held) error { routes = h.Routes().List(); return nil })
 	if len(routes) != 3 || routes[0].Hits != 1 || routes[1].Hits != 1 {
 		t.Errorf("routes: %+v", routes)
 	}
 	// A tab that joins the session is routed too.
-	if err := e.do(func(ctx context.Context, h *browser.Held) error { _, err := h.NewTab(ctx); return err }); err != nil {
+	if err := e.do(func(ctx context.Context, h *browser.Held) error { _, err := h.Tabs().New(ctx); return err }); err != nil {
 		t.Fatal(err)
 	}
 	open()
@@ -98,7 +98,7 @@ window.load = (path) => { document.getElementById("out").textContent = "wait";
 		t.Errorf("a new tab: %q", got)
 	}
 	remove := func(id string) error {
-		return e.do(func(ctx context.Context, h *browser.Held) error { _, err := h.RemoveRoute(ctx, id); return err })
+		return e.do(func(ctx context.Context, h *browser.Held) error { _, err := h.Routes().Remove(ctx, id); return err })
 	}
 	if err := remove("r1"); err != nil {
 		t.Fatal(err)

@@ -201,7 +201,7 @@ func (h *Held) StopScreencast(ctx context.Context) (*Screencast, error) {
 		return nil, &Error{Code: CodeInternal, Message: "encode the screencast: " + err.Error(), Err: err}
 	}
 	out.Width, out.Height, out.Frames, out.Bytes = w, hgt, n, len(data)
-	path, err := h.s.pol.saveOutput(h.s.clientID(), "screencast", "gif", data)
+	path, err := h.s.pol.saveOutput(h.s.link.clientID(), "screencast", "gif", data)
 	if err != nil {
 		return nil, err
 	}

@@ -313,7 +313,7 @@ func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	}
 
 	// Too large to embed: save the original, return a downscaled preview.
-	path, err := s.pol.saveOutput(s.clientID(), "screenshot", o.Format, data)
+	path, err := s.pol.saveOutput(s.link.clientID(), "screenshot", o.Format, data)
 	if err != nil {
 		return nil, err
 	}

@@ -300,7 +300,7 @@ func TestScreenshotHugePage(t *testing.T) {
 
 	// A capture cut short by its caller's deadline.
 	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}

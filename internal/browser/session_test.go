@@ -74,7 +74,7 @@ func TestBackendRecovers(t *testing.T) {
 	ctx := backendtest.Context(t, 120*time.Second)
 	nav := func() error {
 		return s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-			tab, err := h.CurrentTab(ctx)
+			tab, err := h.Tabs().Current(ctx)
 			if err != nil {
 				return err
 			}
@@ -117,7 +117,7 @@ func TestBackendRecovers(t *testing.T) {
 		// The agent is told that it is on a new tab of a new browser.
 		var lead string
 		_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-			tab, err := h.CurrentTab(ctx)
+			tab, err := h.Tabs().Current(ctx)
 			if err == nil {
 				lead = tab.TakeLead()
 			}
@@ -132,7 +132,7 @@ func TestBackendRecovers(t *testing.T) {
 // onTab runs fn on the session's current tab.
 func onTab(ctx context.Context, s *browser.Session, fn func(ctx context.Context, h *browser.Held) error) error {
 	return s.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}
@@ -198,7 +198,7 @@ func TestBridgeCancelledTabReattaches(t *testing.T) {
 	m := browser.NewManager(browser.Options{Backend: be, NavTimeout: backendtest.Timeout(20 * time.Second)})
 	s := m.Session(t.Name())
 	t.Cleanup(func() {
-		_ = s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+		_ = s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 	})
 	base := fixtures(t)
 	ctx := backendtest.Context(t, 90*time.Second)

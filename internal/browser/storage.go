@@ -102,8 +102,16 @@ const (
 // StorageActions are browser_storage's actions.
 var StorageActions = []string{"cookies", "local", "session", "state_save", "state_load", "clear"}
 
-// Storage runs one browser_storage call on the held tab.
-func (h *Held) Storage(ctx context.Context, o StorageOptions) (*StorageResult, error) {
+// Storage is browser_storage as a held call sees it (Held.Storage): the
+// session's cookies, the held tab's page's local and session storage, and
+// storage states saved and loaded.
+type Storage struct{ h *Held }
+
+// Storage is the session's storage, for the held tab.
+func (h *Held) Storage() Storage { return Storage{h} }
+
+// Run runs one browser_storage call on the held tab.
+func (sg Storage) Run(ctx context.Context, o StorageOptions) (*StorageResult, error) {
 	if !slices.Contains(StorageActions, o.Action) {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown storage action %q", o.Action), Hint: "use one of " + strings.Join(StorageActions, ", ")}
 	}
@@ -116,7 +124,7 @@ func (h *Held) Storage(ctx context.Context, o StorageOptions) (*StorageResult, e
 	if (o.Op == "get" || o.Op == "set" || o.Op == "delete") && o.Name == "" && o.Action != "state_save" && o.Action != "state_load" && o.Action != "clear" {
 		return nil, &Error{Code: CodeInvalidArgument, Message: o.Op + " needs a name", Hint: `e.g. {"action": "` + o.Action + `", "op": "` + o.Op + `", "name": "theme"}`}
 	}
-	bridge := h.s.be.Info().Kind == "bridge"
+	bridge := sg.h.s.be.Info().Kind == "bridge"
 	if bridge && !o.Force && (o.Action == "state_save" || o.Action == "state_load" || o.Action == "clear") {
 		what := map[string]string{"state_save": "write every cookie of your Chrome profile to a file", "state_load": "overwrite your Chrome's own cookies with the file's",
 			"clear": "delete your Chrome's cookies and storage for this site (signing you out)"}[o.Action]
@@ -125,20 +133,20 @@ func (h *Held) Storage(ctx context.Context, o StorageOptions) (*StorageResult, e
 	}
 	switch o.Action {
 	case "cookies":
-		return h.cookies(ctx, o)
+		return sg.cookies(ctx, o)
 	case "local", "session":
-		return h.webStorage(ctx, o)
+		return sg.webStorage(ctx, o)
 	case "state_save":
-		return h.saveState(ctx, o)
+		return sg.saveState(ctx, o)
 	case "state_load":
-		return h.loadState(ctx, o)
+		return sg.loadState(ctx, o)
 	}
-	return h.clearStorage(ctx)
+	return sg.clear(ctx)
 }
 
-// pageOrigin is the current page's URL and origin; a page without one
-// (about:blank, data:) is an error.
-func (t *Tab) pageOrigin(ctx context.Context) (*url.URL, string, error) {
+// pageOrigin is the URL and origin of the page t shows now; a page
+// without one (about:blank, data:) is an error.
+func pageOrigin(ctx context.Context, t *Tab) (*url.URL, string, error) {
 	f, err := t.mainFrame(ctx)
 	if err != nil {
 		return nil, "", backendError("read the page", err)
@@ -159,13 +167,13 @@ func cookieMatches(c Cookie, name, domain, path string) bool {
 		(path == "" || strings.HasPrefix(c.Path, path))
 }
 
-func (h *Held) cookies(ctx context.Context, o StorageOptions) (*StorageResult, error) {
-	t := h.t
-	u, _, err := t.pageOrigin(ctx)
+func (sg Storage) cookies(ctx context.Context, o StorageOptions) (*StorageResult, error) {
+	t := sg.h.t
+	u, _, err := pageOrigin(ctx, t)
 	if err != nil && o.Domain == "" {
 		return nil, err
 	}
-	res := &StorageResult{Redacted: !h.s.pol.opts.NoRedact}
+	res := &StorageResult{Redacted: !sg.h.s.pol.opts.NoRedact}
 	switch o.Op {
 	case "set":
 		p := map[string]any{"name": o.Name, "value": o.Value, "httpOnly": o.HTTPOnly, "secure": o.Secure}
@@ -178,7 +186,7 @@ func (h *Held) cookies(ctx context.Context, o StorageOptions) (*StorageResult, e
 			}
 		}
 		target, _ := p["url"].(string)
-		if err := h.s.pol.cookieAllowed(o.Domain, target); err != nil {
+		if err := sg.h.s.pol.cookieAllowed(o.Domain, target); err != nil {
 			return nil, err
 		}
 		if o.Expires > 0 {
@@ -203,7 +211,7 @@ func (h *Held) cookies(ctx context.Context, o StorageOptions) (*StorageResult, e
 		}
 		res.Done = "set"
 	case "delete":
-		all, err := h.cookieList(ctx, u, o.Domain)
+		all, err := sg.cookieList(ctx, u, o.Domain)
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +230,7 @@ func (h *Held) cookies(ctx context.Context, o StorageOptions) (*StorageResult, e
 		}
 		res.Done = fmt.Sprintf("deleted %d", n)
 	default:
-		all, err := h.cookieList(ctx, u, o.Domain)
+		all, err := sg.cookieList(ctx, u, o.Domain)
 		if err != nil {
 			return nil, err
 		}
@@ -247,7 +255,7 @@ func (h *Held) cookies(ctx context.Context, o StorageOptions) (*StorageResult, e
 
 // cookieList is the cookies the page's URLs get, or, with domain, the
 // browser's cookies of that site.
-func (h *Held) cookieList(ctx context.Context, u *url.URL, domain string) ([]Cookie, error) {
+func (sg Storage) cookieList(ctx context.Context, u *url.URL, domain string) ([]Cookie, error) {
 	var out struct {
 		Cookies []Cookie `json:"cookies"`
 	}
@@ -257,7 +265,7 @@ func (h *Held) cookieList(ctx context.Context, u *url.URL, domain string) ([]Coo
 	} else if u != nil {
 		params = map[string]any{"urls": []string{u.String()}}
 	}
-	if err := h.t.page.Call(ctx, method, params, &out); err != nil {
+	if err := sg.h.t.page.Call(ctx, method, params, &out); err != nil {
 		return nil, backendError("read the cookies", err)
 	}
 	if domain != "" {
@@ -278,9 +286,9 @@ const webStorageJS = `((kind, op, name, value, max, cut) => {
   return {n: s.length, items};
 })`
 
-func (h *Held) webStorage(ctx context.Context, o StorageOptions) (*StorageResult, error) {
-	t := h.t
-	_, origin, err := t.pageOrigin(ctx)
+func (sg Storage) webStorage(ctx context.Context, o StorageOptions) (*StorageResult, error) {
+	t := sg.h.t
+	_, origin, err := pageOrigin(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -345,13 +353,13 @@ func stateKey(secret, salt []byte) ([]byte, error) {
 	return hkdf.Key(sha256.New, secret, salt, "webpilot storage state", 32)
 }
 
-func (h *Held) saveState(ctx context.Context, o StorageOptions) (*StorageResult, error) {
-	s := h.s
+func (sg Storage) saveState(ctx context.Context, o StorageOptions) (*StorageResult, error) {
+	s := sg.h.s
 	var st storageState
 	var all struct {
 		Cookies []Cookie `json:"cookies"`
 	}
-	if err := h.t.page.Call(ctx, "Network.getAllCookies", nil, &all); err != nil {
+	if err := sg.h.t.page.Call(ctx, "Network.getAllCookies", nil, &all); err != nil {
 		return nil, backendError("read the cookies", err)
 	}
 	st.Cookies = all.Cookies
@@ -361,7 +369,7 @@ func (h *Held) saveState(ctx context.Context, o StorageOptions) (*StorageResult,
 	st.Origins = []stateOrigin{}
 	seen := map[string]bool{}
 	for _, t := range s.tabs {
-		u, origin, err := t.pageOrigin(ctx)
+		u, origin, err := pageOrigin(ctx, t)
 		if err != nil || seen[origin] || u == nil {
 			continue
 		}
@@ -385,7 +393,7 @@ func (h *Held) saveState(ctx context.Context, o StorageOptions) (*StorageResult,
 	// declared secret is written masked (<secret:NAME>), and said by name.
 	// A sealed one needs the secret to open, and keeps values as they are.
 	var masked []string
-	if mask := h.t.mask(); mask != nil && o.Key == nil {
+	if mask := sg.h.t.mask(); mask != nil && o.Key == nil {
 		for i, c := range st.Cookies {
 			if m := mask(c.Value); m != c.Value {
 				st.Cookies[i].Value = m
@@ -421,7 +429,7 @@ func (h *Held) saveState(ctx context.Context, o StorageOptions) (*StorageResult,
 			return nil, fmt.Errorf("seal the storage state: %w", err)
 		}
 	}
-	path, err := s.pol.saveOutput(s.clientID(), "state", "json", data)
+	path, err := s.pol.saveOutput(s.link.clientID(), "state", "json", data)
 	if err != nil {
 		return nil, err
 	}
@@ -429,11 +437,11 @@ func (h *Held) saveState(ctx context.Context, o StorageOptions) (*StorageResult,
 }
 
 // readState reads and, when sealed, opens a state file.
-func (h *Held) readState(o StorageOptions) (*storageState, bool, error) {
+func (sg Storage) readState(o StorageOptions) (*storageState, bool, error) {
 	if o.File == "" {
 		return nil, false, &Error{Code: CodeInvalidArgument, Message: "state_load needs file", Hint: "the path state_save gave (a name in the output directory is enough)"}
 	}
-	s := h.s
+	s := sg.h.s
 	path := o.File
 	if !filepath.IsAbs(path) && !strings.ContainsRune(path, filepath.Separator) {
 		path = filepath.Join(s.pol.OutputDir(), path)
@@ -478,19 +486,19 @@ func (h *Held) readState(o StorageOptions) (*storageState, bool, error) {
 	return &st, sealedFile, nil
 }
 
-func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult, error) {
-	st, sealed, err := h.readState(o)
+func (sg Storage) loadState(ctx context.Context, o StorageOptions) (*StorageResult, error) {
+	st, sealed, err := sg.readState(o)
 	if err != nil {
 		return nil, err
 	}
-	t := h.t
+	t := sg.h.t
 	res := &StorageResult{Total: len(st.Cookies), Origins: len(st.Origins), Encrypted: sealed}
 	// Cookies for origins the policy refuses are not set (said by name).
 	// A value state_save wrote masked is no value: the live one stays.
 	st.Cookies = slices.DeleteFunc(st.Cookies, func(c Cookie) bool {
 		why := ""
 		switch {
-		case h.s.pol.cookieAllowed(c.Domain, "") != nil:
+		case sg.h.s.pol.cookieAllowed(c.Domain, "") != nil:
 			why = "the origin policy refuses it"
 		case strings.Contains(c.Value, maskedMark):
 			why = "saved masked: it held a declared secret"
@@ -550,8 +558,8 @@ func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult,
 			res.Skipped = append(res.Skipped, so.Origin+" (not a web origin)")
 			continue
 		}
-		if t.policy != nil {
-			if perr := t.policy(u); perr != nil {
+		if origin := t.link.origin; origin != nil {
+			if perr := origin(u); perr != nil {
 				res.Skipped = append(res.Skipped, so.Origin+" (the origin policy refuses it)")
 				continue
 			}
@@ -559,7 +567,7 @@ func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult,
 		origins = append(origins, so)
 	}
 	if len(origins) > 0 {
-		if err := h.s.fillLocalStorage(ctx, t.contextID, origins); err != nil {
+		if err := sg.fillLocalStorage(ctx, t.bctx.id, origins); err != nil {
 			return nil, err
 		}
 	}
@@ -571,7 +579,8 @@ func (h *Held) loadState(ctx context.Context, o StorageOptions) (*StorageResult,
 // the session's browser whose every request is answered with an empty
 // page (Fetch), so that no site runs and none is asked for anything; the
 // tab is closed after.
-func (s *Session) fillLocalStorage(ctx context.Context, contextID string, origins []stateOrigin) error {
+func (sg Storage) fillLocalStorage(ctx context.Context, contextID string, origins []stateOrigin) error {
+	s := sg.h.s
 	var info backend.TabInfo
 	var err error
 	if cb, ok := s.be.(backend.Contexts); ok && contextID != "" {
@@ -641,15 +650,15 @@ func (s *Session) fillLocalStorage(ctx context.Context, contextID string, origin
 	return nil
 }
 
-// clearStorage deletes the cookies, local and session storage (and the
+// clear deletes the cookies, local and session storage (and the
 // other site data) of the current page's origin.
-func (h *Held) clearStorage(ctx context.Context) (*StorageResult, error) {
-	t := h.t
-	u, origin, err := t.pageOrigin(ctx)
+func (sg Storage) clear(ctx context.Context) (*StorageResult, error) {
+	t := sg.h.t
+	u, origin, err := pageOrigin(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	before, err := h.cookieList(ctx, u, "")
+	before, err := sg.cookieList(ctx, u, "")
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func TestStorage(t *testing.T) {
 		var res *browser.StorageResult
 		err := e.do(func(ctx context.Context, h *browser.Held) error {
 			var err error
-			res, err = h.Storage(ctx, o)
+			res, err = h.Storage().Run(ctx, o)
 			return err
 		})
 		return res, err

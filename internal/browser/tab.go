@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -35,7 +33,11 @@ type Tab struct {
 	// detachReported: the session has told the agent (BRIDGE_DETACHED)
 	// that debugging of this tab was cancelled.
 	detachReported bool
-	policy         func(*url.URL) *Error // origin policy; nil allows everything
+	// link is what the tab shares of its session: the origin policy, the
+	// caller, the network log, the routes… (sessionLink).
+	link *sessionLink
+	// pauses is the tab's use of the Fetch domain (fetchPauses).
+	pauses *fetchPauses
 
 	refs     *refTable
 	mainID   string     // the main frame's id, as last read (mainFrameID)
@@ -56,15 +58,9 @@ type Tab struct {
 	// settling is the quiet wait of the action under way (nil between
 	// actions): an input notes there when it was sent (inputSent).
 	settling *quietWatch
-	// httpAuth are the session's login answers (--http-auth); authAnswered
-	// the requests already answered once (guarded by mu).
-	httpAuth     []HTTPAuth
-	authAnswered map[string]bool
-	// routes are the session's (browser_route).
-	routes *routeTable
-	// contextName and contextID are the named browser context the tab is
-	// in ("": the browser's own).
-	contextName, contextID string
+	// bctx is the named browser context the tab is in (zero: the
+	// browser's own).
+	bctx contextRef
 	// cast is the tab's screencast under way (browser_screencast), nil
 	// when none.
 	cast *screencast
@@ -77,8 +73,6 @@ type Tab struct {
 	consoleView *consoleCache
 
 	dialogPolicy string // DialogAsk, DialogAccept or DialogDismiss
-	// net is the session's network buffer, which the tab's requests go to.
-	net *netLog
 
 	mu      sync.Mutex // guards notes, lead, blocked and the dialog, written by the watcher
 	notes   []string
@@ -103,10 +97,9 @@ type Tab struct {
 	downloadDir    string                      // the staging folder the browser saves them in ("" its own folder)
 	downloadEarly  map[string]downloadProgress // progress that came before its download's beginning
 	dlBatch        *dlBatch                    // the running call's downloads (downloadMark), or nil
-	// outputs is the session policy whose output directory keeps the tab's
-	// downloads; findFile finds a finished one in the browser's own folder
-	// (backend.DownloadFinder), or is nil.
-	outputs  *Policy
+	// findFile finds a finished download in the browser's own folder
+	// (backend.DownloadFinder), or is nil; the session's policy
+	// (link.pol) keeps them in its output directory.
 	findFile func(ctx context.Context, guid string) (backend.DownloadFile, error)
 	// downloadsRemote: the browser runs on another machine, which keeps
 	// the files.
@@ -114,23 +107,11 @@ type Tab struct {
 	// maxFetchBytes bounds one file browser_download fetches (0: the
 	// default, DefaultMaxFetchBytes).
 	maxFetchBytes int64
-	// caller is the session's Caller (Session.caller): the client holding
-	// it now.
-	caller *Caller
-	// owner is the client its output files are written for
-	// (Session.clientID); nil in tabs of no session.
-	owner func() string
-	// hider gives what the walker's matchers hide (Session.hider); nil
-	// in tabs of no session.
-	hider func() hider
 	// docStatuses are the HTTP statuses of the latest documents the tab
 	// loaded, by loader id (the loop's, under mu); docSeen is closed when
 	// one is added, and replaced.
 	docStatuses []docStatus
 	docSeen     chan struct{}
-	// windowOpens is the session's count (Session.windowOpens) that the
-	// tab's loop adds to when the page asks for a new window.
-	windowOpens *atomic.Int64
 	// bound: the user opened the tab and the session bound it
 	// (browser_tabs bind); webpilot never closes it, only releases it.
 	bound bool
@@ -191,7 +172,8 @@ type snapCache struct {
 // newTab is the tab of the backend's target id, on CDP session sess; its
 // event loop starts with init.
 func newTab(id string, sess cdp.Caller, log *slog.Logger) *Tab {
-	t := &Tab{target: id, log: log.With("tab", id), refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{}), crash: make(chan struct{})}
+	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{}), crash: make(chan struct{})}
+	t.pauses = &fetchPauses{t: t}
 	t.page = &target{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
 	return t
 }
@@ -242,7 +224,7 @@ func (t *Tab) init(ctx context.Context) error {
 	if err := t.page.autoAttach(ctx); err != nil {
 		t.log.Debug("auto-attach", "err", err)
 	}
-	return t.enableFetch(ctx, t.page.Call)
+	return t.pauses.enable(ctx, t.page.Call)
 }
 
 // URL is the address of the tab's page now.

@@ -45,6 +45,42 @@ func (m *tabIDs) resolve(id string) string {
 	return id
 }
 
+// useOrder is the order in which a session's tabs were last used (made
+// current, or worked on by a call), by backend id: the tab that becomes
+// current when the current one leaves is the one used last, never one
+// picked at random. The zero value is ready to use.
+type useOrder struct {
+	seq  int64
+	last map[string]int64 // backend id → when last used
+}
+
+// use marks the tab used now.
+func (u *useOrder) use(backendID string) {
+	if u.last == nil {
+		u.last = make(map[string]int64)
+	}
+	u.seq++
+	u.last[backendID] = u.seq
+}
+
+// forget drops a tab that left the session.
+func (u *useOrder) forget(backendID string) { delete(u.last, backendID) }
+
+// latest is the tab of tabs (by backend id) used last; among tabs never
+// used (popups adopted, not yet selected), the one that joined last. Nil
+// when tabs is empty.
+func (u *useOrder) latest(tabs map[string]*Tab) *Tab {
+	var best *Tab
+	var bestSeq int64
+	for id, t := range tabs {
+		seq := u.last[id]
+		if best == nil || seq > bestSeq || (seq == bestSeq && tabNumber(t.ID) > tabNumber(best.ID)) {
+			best, bestSeq = t, seq
+		}
+	}
+	return best
+}
+
 // tabNumber orders short ids by their number ("t10" after "t9"); anything
 // else sorts last.
 func tabNumber(id string) int {

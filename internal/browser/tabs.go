@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -25,9 +26,32 @@ type TabView struct {
 	Context string `json:"context,omitempty"`
 }
 
-// ListTabs describes the session's tabs, adopting popups its tabs opened.
-func (h *Held) ListTabs(ctx context.Context) ([]TabView, error) {
-	s := h.s
+// Tabs are the session's tabs as a held call sees them (Held.Tabs): the
+// tabs it owns or bound, the current one, and the user's tabs it may
+// bind (bind.go). A method that picks a tab (New, Select, Bind…) makes it
+// the tab the call works on (Held.Tab) and the session's current tab.
+type Tabs struct{ h *Held }
+
+// Tabs are the session's tabs.
+func (h *Held) Tabs() Tabs { return Tabs{h} }
+
+// IDs lists the short ids (t1, t2, …) of the tabs the session owns, in
+// the order they joined it.
+func (ts Tabs) IDs() []string { return ts.h.s.tabIDs() }
+
+// tabIDs is Tabs.IDs; the session is held.
+func (s *Session) tabIDs() []string {
+	ids := make([]string, 0, len(s.tabs))
+	for _, t := range s.tabs {
+		ids = append(ids, t.ID)
+	}
+	sortTabIDs(ids)
+	return ids
+}
+
+// List describes the session's tabs, adopting popups its tabs opened.
+func (ts Tabs) List(ctx context.Context) ([]TabView, error) {
+	s := ts.h.s
 	if _, err := s.AdoptPopups(ctx); err != nil {
 		return nil, err
 	}
@@ -37,17 +61,375 @@ func (h *Held) ListTabs(ctx context.Context) ([]TabView, error) {
 	}
 	var out []TabView
 	for _, ti := range infos {
-		if _, ok := s.tabs[ti.ID]; !ok {
+		t, ok := s.tabs[ti.ID]
+		if !ok {
 			continue
 		}
 		v := s.view(ti)
 		v.Current = s.current != nil && s.current.target == ti.ID
-		v.Bound = s.tabs[ti.ID].bound
-		v.Context = s.tabs[ti.ID].contextName
+		v.Bound = t.bound
+		v.Context = t.bctx.name
 		out = append(out, v)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return tabNumber(out[i].ID) < tabNumber(out[j].ID) })
 	return out, nil
+}
+
+// Current returns the session's current tab, opening one when the session
+// has none (or its tab has gone).
+func (ts Tabs) Current(ctx context.Context) (*Tab, error) {
+	s := ts.h.s
+	if s.current != nil && s.current.alive() {
+		return s.current, nil
+	}
+	if t := s.current; t != nil {
+		if nt, err := s.revive(ctx, t); nt != nil || err != nil {
+			return nt, err
+		}
+	}
+	lost := false
+	if t := s.current; t != nil {
+		delete(s.tabs, t.target)
+		s.current = nil
+		// The agent must learn that the user took the tab back, rather
+		// than find itself on a blank new one.
+		if e, ok := t.page.Caller.(interface{ Err() error }); ok {
+			if errors.Is(e.Err(), cdp.ErrDetachedByUser) {
+				return nil, backendError("use the tab", e.Err())
+			}
+			lost = errors.Is(e.Err(), cdp.ErrClosed)
+		}
+	}
+	nt, err := s.openTab(ctx)
+	if err == nil && lost {
+		// Tabs that went with the browser are gone too.
+		for id, t := range s.tabs {
+			if !t.alive() {
+				delete(s.tabs, id)
+			}
+		}
+		nt.addLead(LostNote)
+	}
+	return nt, err
+}
+
+// ByID returns the session's tab by id ("" = current).
+func (ts Tabs) ByID(ctx context.Context, id string) (*Tab, error) {
+	s := ts.h.s
+	if id == "" {
+		return ts.Current(ctx)
+	}
+	key := s.ids.resolve(id)
+	t, ok := s.tabs[key]
+	if ok && !t.alive() {
+		if nt, err := s.revive(ctx, t); nt != nil || err != nil {
+			return nt, err
+		}
+	}
+	if !ok || !t.alive() {
+		delete(s.tabs, key)
+		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", Echo(id), s.shownToAgent()),
+			Hint: "omit tab to use the session's current tab; browser_tabs list shows the session's tabs", Suggestions: ts.IDs()}
+	}
+	return t, nil
+}
+
+// Ready is ByID for a call that needs the page: PAGE_CRASHED while its
+// page is crashed, DIALOG_OPEN while a dialog waits for an answer,
+// ORIGIN_BLOCKED (and the page cleared) when the tab shows a document the
+// origin policy refuses.
+func (ts Tabs) Ready(ctx context.Context, id string) (*Tab, error) {
+	t, err := ts.ByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.CrashError(); err != nil {
+		return nil, err
+	}
+	if err := t.DialogError(); err != nil {
+		return nil, err
+	}
+	if err := t.checkShown(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Live is the session's tab by id ("" = current) when it is open and
+// attached, else nil: unlike ByID it never opens, revives or forgets a
+// tab.
+func (ts Tabs) Live(id string) *Tab {
+	s := ts.h.s
+	t := s.current
+	if id != "" {
+		t = s.tabs[s.ids.resolve(id)]
+	}
+	if t == nil || !t.alive() {
+		return nil
+	}
+	return t
+}
+
+// New opens a tab for the session and makes it current.
+func (ts Tabs) New(ctx context.Context) (*Tab, error) {
+	t, err := ts.h.s.openTab(ctx)
+	if err == nil {
+		ts.h.t = t
+	}
+	return t, err
+}
+
+// NewIn opens a tab of the session in the named browser context (made on
+// first use) and makes it current.
+func (ts Tabs) NewIn(ctx context.Context, name string) (*Tab, error) {
+	s := ts.h.s
+	t, err := s.contexts.open(ctx, s, name)
+	if err == nil {
+		ts.h.t = t
+	}
+	return t, err
+}
+
+// Select makes one of the session's tabs current.
+func (ts Tabs) Select(ctx context.Context, id string) (*Tab, error) {
+	s := ts.h.s
+	if _, err := s.AdoptPopups(ctx); err != nil {
+		return nil, err
+	}
+	t, err := ts.ByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.setCurrent(t)
+	_ = s.be.Activate(ctx, t.target)
+	ts.h.t = t
+	return t, nil
+}
+
+// SelectMatching makes current the one tab of the session whose URL or
+// title matches match (valueMatcher: a part, a */glob* matched whole, or
+// /re/flags). None is TAB_NOT_FOUND, several AMBIGUOUS_TARGET, with the
+// tabs as suggestions.
+func (ts Tabs) SelectMatching(ctx context.Context, match string) (*Tab, error) {
+	s := ts.h.s
+	deadline := time.Now().Add(s.pol.opts.ActionTimeout)
+	for {
+		tabs, err := ts.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		v, err := matchTabs(tabs, match)
+		if err == nil {
+			return ts.Select(ctx, v.ID)
+		}
+		// A page of the session asked for a window that no tab answers
+		// yet (a click just opened one, and the browser, or the extension,
+		// lists it a moment later): look again, within the action timeout.
+		be, _ := AsError(err)
+		if be == nil || be.Code != CodeTabNotFound || s.link.windowOpens.Load() == s.windowOpensSeen || time.Now().After(deadline) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// Close closes one of the session's tabs (a bound one is released); a tab
+// the session does not own is refused. When it was the current tab, the
+// tab used most recently before it becomes current.
+func (ts Tabs) Close(ctx context.Context, id string) error {
+	s := ts.h.s
+	if _, err := s.AdoptPopups(ctx); err != nil {
+		return err
+	}
+	key := s.ids.resolve(id)
+	t, ok := s.tabs[key]
+	if !ok {
+		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", Echo(id), s.shownToAgent()),
+			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: ts.IDs()}
+	}
+	if t.bound {
+		return s.releaseTab(ctx, t)
+	}
+	s.leave(t)
+	if !t.alive() {
+		return nil
+	}
+	if err := s.be.CloseTab(ctx, key); err != nil {
+		return backendError("close the tab", err)
+	}
+	s.unclaim(key)
+	s.contexts.drop(ctx, s)
+	return nil
+}
+
+// CloseAll closes every tab the session owns, and releases those it
+// bound.
+func (ts Tabs) CloseAll(ctx context.Context) error { return ts.h.s.closeTabs(ctx) }
+
+// setCurrent makes t the session's current tab, and so its most recently
+// used.
+func (s *Session) setCurrent(t *Tab) {
+	s.current = t
+	s.recent.use(t.target)
+}
+
+// leave forgets a tab that leaves the session (closed or released): when
+// it was the current tab, the session's tab used most recently becomes
+// current (none when no tab is left).
+func (s *Session) leave(t *Tab) {
+	delete(s.tabs, t.target)
+	s.recent.forget(t.target)
+	if s.current == t {
+		s.current = s.recent.latest(s.tabs)
+	}
+}
+
+// join makes an attached tab the session's, giving it its short id.
+func (s *Session) join(t *Tab) {
+	t.ID = s.ids.assign(t.target)
+	s.tabs[t.target] = t
+	s.m.mu.Lock()
+	s.m.claimed[t.target] = t
+	s.m.mu.Unlock()
+}
+
+// unclaim forgets a tab that left the session (closed or released).
+func (s *Session) unclaim(target string) {
+	s.m.mu.Lock()
+	delete(s.m.claimed, target)
+	s.m.mu.Unlock()
+}
+
+// revive re-attaches the debugger to a tab of the session whose debugging
+// ended while the tab itself lives on in the browser: the bridge's
+// connection dropped (the extension's service worker was stopped, or Chrome
+// restarted), or the user cancelled debugging of one of the agent's own
+// tabs. A cancel is first reported (BRIDGE_DETACHED) once, so the agent
+// learns of it; a tab the user bound (Tab.bound) stays detached. The
+// revived tab keeps its short id and says, in a note, that refs from before
+// are stale. It returns nil, nil when t cannot be revived (it ended for
+// another reason, or is gone): the caller goes on as for a closed tab.
+func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
+	cause := tabErr(t)
+	if errors.Is(cause, cdp.ErrReleasedByUser) {
+		return nil, nil // the user took it: it is theirs now
+	}
+	byUser := errors.Is(cause, cdp.ErrDetachedByUser)
+	dropped := errors.Is(cause, backend.ErrBridgeDisconnected)
+	if !byUser && !dropped {
+		return nil, nil
+	}
+	if byUser && (!t.detachReported || t.bound) {
+		t.detachReported = true
+		err := backendError("use the tab", cause)
+		if be, ok := AsError(err); ok && t.bound {
+			be.Hint = "someone closed Chrome's \"is debugging this browser\" bar for the tab, which you had bound: bind it again to use it"
+		}
+		return nil, err
+	}
+	nt, err := s.attachTab(ctx, t.target)
+	if err != nil {
+		if be, ok := AsError(err); ok && be.Code == CodeTabNotFound {
+			return nil, nil // closed meanwhile
+		}
+		return nil, err
+	}
+	nt.ID = t.ID
+	nt.bound = t.bound
+	t.mu.Lock()
+	notes := t.notes
+	t.mu.Unlock()
+	for _, n := range notes {
+		nt.addNote(n)
+	}
+	why := "the connection to the webpilot extension dropped (its service worker was restarted, or Chrome was)"
+	if byUser {
+		why = "debugging of the tab was cancelled in Chrome"
+	}
+	nt.addNote("webpilot re-attached to this tab after " + why + ": the page may have changed meanwhile and refs from earlier snapshots are stale; take a fresh snapshot")
+	s.tabs[t.target] = nt
+	if s.current == t {
+		s.current = nt
+	}
+	return nt, nil
+}
+
+// revivable says whether a tab that is no longer attached may still be
+// open in the browser (see revive).
+func revivable(t *Tab) bool {
+	err := tabErr(t)
+	if errors.Is(err, cdp.ErrReleasedByUser) {
+		return false // the user's tab now: never closed by webpilot
+	}
+	return errors.Is(err, cdp.ErrDetachedByUser) || errors.Is(err, backend.ErrBridgeDisconnected)
+}
+
+// tabErr is why the tab's CDP session ended (nil while it lives).
+func tabErr(t *Tab) error {
+	if e, ok := t.page.Caller.(interface{ Err() error }); ok {
+		return e.Err()
+	}
+	return nil
+}
+
+func (s *Session) openTab(ctx context.Context) (*Tab, error) {
+	be := s.be
+	info, err := be.NewTab(ctx, "about:blank")
+	if err != nil {
+		return nil, backendError("open a tab", err)
+	}
+	t, err := s.attachTab(ctx, info.ID)
+	if err != nil {
+		_ = be.CloseTab(context.WithoutCancel(ctx), info.ID)
+		return nil, err
+	}
+	// A new tab is still committing its initial about:blank; a navigation
+	// sent before that commit is aborted (net::ERR_ABORTED).
+	t.waitInitialLoad(ctx)
+	s.join(t)
+	s.setCurrent(t)
+	// A connect that waited in a farm's queue is told of, once.
+	if w, ok := s.own.(backend.Waiter); ok {
+		if note := w.TakeWait(); note != "" {
+			t.addLead(note)
+		}
+	}
+	return t, nil
+}
+
+// closeTabs is Tabs.CloseAll.
+func (s *Session) closeTabs(ctx context.Context) error {
+	var errs []error
+	for id, t := range s.tabs {
+		if !t.alive() {
+			if revivable(t) {
+				// Still open in the user's Chrome: close it if the
+				// extension is connected.
+				_ = s.be.CloseTab(ctx, id)
+			}
+			delete(s.tabs, id) // otherwise gone with its browser: nothing to close
+			continue
+		}
+		if t.bound {
+			// A tab the user opened is only let go.
+			if err := s.releaseTab(ctx, t); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if err := s.be.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
+			errs = append(errs, err)
+		}
+		delete(s.tabs, id)
+		s.unclaim(id)
+	}
+	s.current = nil
+	s.contexts.drop(ctx, s)
+	return errors.Join(errs...)
 }
 
 // view describes a tab of the session with short ids (its own and its
@@ -68,7 +450,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	if len(s.tabs) == 0 {
 		return nil, nil
 	}
-	opens := s.windowOpens.Load()
+	opens := s.link.windowOpens.Load()
 	infos, err := s.be.Tabs(ctx)
 	if err != nil {
 		return nil, backendError("list tabs", err)
@@ -102,7 +484,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			// A tab a bound (the user's) tab opened is the user's too:
 			// followed, never closed.
 			t.bound = s.tabs[ti.Opener].bound
-			t.contextName, t.contextID = s.tabs[ti.Opener].contextName, s.tabs[ti.Opener].contextID // (a popup is in its opener's context)
+			t.bctx = s.tabs[ti.Opener].bctx // (a popup is in its opener's context)
 			s.join(t)
 			adopted = append(adopted, s.view(ti))
 			changed = true
@@ -127,7 +509,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 // out-of-process frame (whose window.open its page's loop does not see);
 // else it reads nothing. Call within Do.
 func (s *Session) adoptLatePopups(ctx context.Context) ([]TabView, error) {
-	if s.windowOpens.Load() == s.windowOpensSeen && !s.framesOutOfProcess() {
+	if s.link.windowOpens.Load() == s.windowOpensSeen && !s.framesOutOfProcess() {
 		return nil, nil
 	}
 	return s.AdoptPopups(ctx)
@@ -154,7 +536,8 @@ type refusal struct {
 // the browser lists for it and the document its main frame holds once
 // attached (from then on its loads are paused and checked like any other).
 func (s *Session) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) *refusal {
-	if t.policy == nil {
+	origin := t.link.origin
+	if origin == nil {
 		return nil
 	}
 	urls := []string{ti.URL}
@@ -163,7 +546,7 @@ func (s *Session) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) 
 	}
 	for _, raw := range urls {
 		if u, err := url.Parse(raw); err == nil && raw != "" {
-			if perr := t.policy(u); perr != nil {
+			if perr := origin(u); perr != nil {
 				return &refusal{url: raw, err: perr}
 			}
 		}
@@ -184,17 +567,7 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 	}
 	t := newTab(id, target, s.m.log)
 	t.dialogPolicy = s.pol.opts.DialogPolicy
-	t.httpAuth = s.pol.opts.HTTPAuth
-	t.routes = s.routes
-	t.net = s.net
-	if s.pol.policySet() {
-		t.policy = s.pol.originPolicy
-	}
-	t.outputs = s.pol
-	t.windowOpens = &s.windowOpens
-	t.caller = &s.caller
-	t.owner = s.clientID
-	t.hider = s.hider
+	t.link = s.link
 	t.maxFetchBytes = s.m.opts.MaxFetchBytes
 	local := s.be.Info().Local
 	if !local {
@@ -215,96 +588,4 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 		}
 	}
 	return t, nil
-}
-
-// NewTab opens a tab for the session and makes it current.
-func (h *Held) NewTab(ctx context.Context) (*Tab, error) {
-	t, err := h.s.openTab(ctx)
-	if err == nil {
-		h.t = t
-	}
-	return t, err
-}
-
-// SelectTab makes one of the session's tabs current.
-func (h *Held) SelectTab(ctx context.Context, id string) (*Tab, error) {
-	s := h.s
-	if _, err := s.AdoptPopups(ctx); err != nil {
-		return nil, err
-	}
-	t, err := h.TabByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	s.current = t
-	_ = s.be.Activate(ctx, t.target)
-	h.t = t
-	return t, nil
-}
-
-// SelectTabMatching makes current the one tab of the session whose URL or
-// title matches match (valueMatcher: a part, a */glob* matched whole, or
-// /re/flags).
-// None is TAB_NOT_FOUND, several AMBIGUOUS_TARGET, with the tabs as
-// suggestions.
-func (h *Held) SelectTabMatching(ctx context.Context, match string) (*Tab, error) {
-	s := h.s
-	deadline := time.Now().Add(s.pol.opts.ActionTimeout)
-	for {
-		tabs, err := h.ListTabs(ctx)
-		if err != nil {
-			return nil, err
-		}
-		v, err := matchTabs(tabs, match)
-		if err == nil {
-			return h.SelectTab(ctx, v.ID)
-		}
-		// A page of the session asked for a window that no tab answers
-		// yet (a click just opened one, and the browser, or the extension,
-		// lists it a moment later): look again, within the action timeout.
-		be, _ := AsError(err)
-		if be == nil || be.Code != CodeTabNotFound || s.windowOpens.Load() == s.windowOpensSeen || time.Now().After(deadline) {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(pollInterval):
-		}
-	}
-}
-
-// CloseTab closes one of the session's tabs; a tab the session does not own
-// is refused.
-func (h *Held) CloseTab(ctx context.Context, id string) error {
-	s := h.s
-	if _, err := s.AdoptPopups(ctx); err != nil {
-		return err
-	}
-	key := s.ids.resolve(id)
-	t, ok := s.tabs[key]
-	if !ok {
-		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", Echo(id), s.shownToAgent()),
-			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: h.TabIDs()}
-	}
-	if t.bound {
-		return s.releaseTab(ctx, t)
-	}
-	delete(s.tabs, key)
-	if s.current == t {
-		s.current = nil
-		for _, other := range s.tabs {
-			s.current = other
-			break
-		}
-	}
-	if !t.alive() {
-		return nil
-	}
-	if err := s.be.CloseTab(ctx, key); err != nil {
-		return backendError("close the tab", err)
-	}
-	s.unclaim(key)
-	s.dropContexts(ctx)
-	return nil
 }

@@ -58,7 +58,7 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 	var list []browser.TabView
 	err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
-		list, err = h.ListTabs(ctx)
+		list, err = h.Tabs().List(ctx)
 		return err
 	})
 	if err != nil {
@@ -78,7 +78,7 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 	}
 	// Select the target=_blank tab: the session now works there.
 	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.SelectTab(ctx, blank.ID)
+		tab, err := h.Tabs().Select(ctx, blank.ID)
 		if err != nil {
 			return err
 		}
@@ -102,10 +102,10 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 	}
 	// Another session's tab is refused; the popup closes.
 	other := e.m.Session(t.Name() + "/other")
-	defer other.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+	defer other.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 	var otherID string
 	_ = other.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.CurrentTab(ctx)
+		tab, err := h.Tabs().Current(ctx)
 		if err == nil {
 			// Short ids are per session (the other session's t1 is this
 			// one's t1); the browser's id names that tab everywhere.
@@ -113,14 +113,14 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 		}
 		return err
 	})
-	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTab(ctx, otherID) })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().Close(ctx, otherID) })
 	wantCode(t, err, browser.CodeTabNotFound)
-	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTab(ctx, pop.ID) })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().Close(ctx, pop.ID) })
 	if err != nil {
 		t.Fatalf("close the popup: %v", err)
 	}
 	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-		list, err = h.ListTabs(ctx)
+		list, err = h.Tabs().List(ctx)
 		return err
 	})
 	for _, v := range list {
@@ -141,7 +141,7 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 		t.Helper()
 		var id string
 		err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-			tab, err := h.NewTab(ctx)
+			tab, err := h.Tabs().New(ctx)
 			if err != nil {
 				return err
 			}
@@ -162,7 +162,7 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 		var out []browser.TabView
 		if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 			var err error
-			out, err = h.ListTabs(ctx)
+			out, err = h.Tabs().List(ctx)
 			return err
 		}); err != nil {
 			t.Fatalf("list: %v", err)
@@ -179,7 +179,7 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 	selectMatch := func(match string) (string, error) {
 		var id string
 		err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-			tab, err := h.SelectTabMatching(ctx, match)
+			tab, err := h.Tabs().SelectMatching(ctx, match)
 			if err == nil {
 				id = tab.ID
 			}
@@ -209,11 +209,11 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 	}
 	// The browser's own id is still accepted.
 	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-		cur, err := h.CurrentTab(ctx)
+		cur, err := h.Tabs().Current(ctx)
 		if err != nil {
 			return err
 		}
-		tab, err := h.SelectTab(ctx, cur.TargetID())
+		tab, err := h.Tabs().Select(ctx, cur.TargetID())
 		if err == nil && tab.ID != "t2" {
 			t.Errorf("select by the browser's id gave %s", tab.ID)
 		}
@@ -223,15 +223,80 @@ func TestTabsShortIDsAndMatch(t *testing.T) {
 		t.Errorf("select by the browser's id: %v", err)
 	}
 	// A closed tab's number is not given out again.
-	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTab(ctx, "t2") }); err != nil {
+	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().Close(ctx, "t2") }); err != nil {
 		t.Fatalf("close t2: %v", err)
 	}
 	if id := open("/basic.html"); id != "t4" {
 		t.Errorf("the tab opened after closing t2 is %s, want t4", id)
 	}
-	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { _, err := h.SelectTab(ctx, "t2"); return err })
+	err = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error { _, err := h.Tabs().Select(ctx, "t2"); return err })
 	wantCode(t, err, browser.CodeTabNotFound)
 	if be, ok := browser.AsError(err); ok && !slices.Equal(be.Suggestions, []string{"t1", "t3", "t4"}) {
 		t.Errorf("tab-not-found suggestions = %q, want [t1 t3 t4]", be.Suggestions)
+	}
+}
+
+// Closing the current tab makes the tab used most recently before it
+// current (selected, or worked on by a call), never another one; the
+// same holds when the next current tab closes in its turn.
+func TestTabsCloseCurrentPicksMostRecentlyUsed(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	do := func(what string, fn func(ctx context.Context, h *browser.Held) error) {
+		t.Helper()
+		if err := e.s.Do(e.ctx, fn); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	// t1 … t6, each made current as it opens (t6 last).
+	for range 6 {
+		do("open a tab", func(ctx context.Context, h *browser.Held) error {
+			_, err := h.Tabs().New(ctx)
+			return err
+		})
+	}
+	// Used in this order: t3, t1, t5 and t2 selected; then a call works
+	// on t4 without selecting it; then t2 is selected again.
+	for _, id := range []string{"t3", "t1", "t5", "t2"} {
+		do("select "+id, func(ctx context.Context, h *browser.Held) error {
+			_, err := h.Tabs().Select(ctx, id)
+			return err
+		})
+	}
+	do("work on t4", func(ctx context.Context, h *browser.Held) error {
+		tab, err := h.Tabs().Ready(ctx, "t4")
+		if err == nil {
+			h.Use(tab)
+		}
+		return err
+	})
+	do("select t2", func(ctx context.Context, h *browser.Held) error {
+		_, err := h.Tabs().Select(ctx, "t2")
+		return err
+	})
+	current := func() string {
+		t.Helper()
+		id := ""
+		do("read the current tab", func(ctx context.Context, h *browser.Held) error {
+			if tab := h.Tabs().Live(""); tab != nil {
+				id = tab.ID
+			}
+			return nil
+		})
+		return id
+	}
+	if got := current(); got != "t2" {
+		t.Fatalf("current is %s, want t2", got)
+	}
+	// Each close of the current tab goes back one step in the use order:
+	// t2 → t4 (a call worked on it) → t5 → t1 → t3 → t6 (never used since
+	// it opened).
+	for _, want := range []string{"t4", "t5", "t1", "t3", "t6"} {
+		closing := current()
+		do("close "+closing, func(ctx context.Context, h *browser.Held) error {
+			return h.Tabs().Close(ctx, closing)
+		})
+		if got := current(); got != want {
+			t.Fatalf("after closing %s the current tab is %q, want %s, the one used most recently", closing, got, want)
+		}
 	}
 }

@@ -51,8 +51,6 @@ const (
 	evContextDestroyed = "Runtime.executionContextDestroyed"
 	evContextsCleared  = "Runtime.executionContextsCleared"
 	evAttached         = "Target.attachedToTarget"
-	evPaused           = "Fetch.requestPaused"
-	evAuthRequired     = "Fetch.authRequired"
 	evConsole          = "Runtime.consoleAPICalled"
 	evException        = "Runtime.exceptionThrown"
 	evDownloadBegin    = "Page.downloadWillBegin"
@@ -75,9 +73,8 @@ func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
 	if page {
 		methods = append(methods, evConsole, evException, evDownloadBegin, evDownloadProgress, evDialogOpening, evDialogClosed, evWindowOpen, evTargetCrashed)
 	}
-	// (routes may come later: their pauses are followed from the start)
-	methods = append(methods, evPaused, evAuthRequired)
-	if t.policy != nil && page {
+	methods = append(methods, t.pauses.follows()...)
+	if t.link.origin != nil && page {
 		methods = append(methods, evFrameNavigated)
 	}
 	events, cancel := sess.Events(methods...)
@@ -133,10 +130,8 @@ func (g *target) apply(ev cdp.Event) {
 		g.worlds.onCleared()
 	case evAttached:
 		g.attached(ev.Params)
-	case evPaused:
-		g.paused(ev.Params)
-	case evAuthRequired:
-		g.authRequired(ev.Params)
+	case evPaused, evAuthRequired:
+		t.pauses.apply(g, ev)
 	case evConsole:
 		t.onConsole(ev.Params)
 	case evException:
@@ -161,9 +156,7 @@ func (g *target) apply(ev cdp.Event) {
 			t.onCrashed()
 		}
 	case evWindowOpen:
-		if t.windowOpens != nil {
-			t.windowOpens.Add(1)
-		}
+		t.link.windowOpens.Add(1)
 	default:
 		if kind, ok := netKinds[ev.Method]; ok {
 			var ne netEvent
@@ -177,8 +170,8 @@ func (g *target) apply(ev cdp.Event) {
 					t.noteDocStatus(ne.LoaderID, ne.Response.Status)
 				}
 			}
-			if t.net != nil {
-				t.net.apply(t, g, &ne)
+			if l := t.link.net; l != nil {
+				l.apply(t, g, &ne)
 			}
 		}
 	}
@@ -236,10 +229,10 @@ func (g *target) attached(raw jsonv2.Value) {
 // run.
 func (g *target) setUp(ctx context.Context) {
 	t := g.tab
-	if err := t.enableFetch(ctx, g.Call); err != nil {
+	if err := t.pauses.enable(ctx, g.Call); err != nil {
 		t.log.Warn("origin policy or HTTP auth in a frame", "err", err)
 	}
-	if t.net != nil {
+	if t.link.net != nil {
 		// The frame's own requests (its document's came through the
 		// parent) go to the session's network log too.
 		if err := g.Call(ctx, "Network.enable", nil, nil); err != nil {

@@ -362,7 +362,7 @@ func hidden(rel string) bool {
 // of this process (Caller.Client) is refused. It returns the resolved
 // paths.
 func (s *Session) localFiles(files []string, withOut bool, clientRoots []string) ([]string, error) {
-	own := s.caller.UploadRoots
+	own := s.link.caller.UploadRoots
 	if own == nil {
 		own = s.m.opts.UploadRoots
 	}
@@ -378,7 +378,7 @@ func (s *Session) localFiles(files []string, withOut bool, clientRoots []string)
 		if err != nil {
 			return nil, s.pol.outputError(err)
 		}
-		if owner != "" && owner != s.caller.Client {
+		if owner != "" && owner != s.link.caller.Client {
 			return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s was written for another client of this webpilot: it is not given to this one", files[i]),
 				Hint: "use files of your own: those your calls wrote, or files in your project"}
 		}

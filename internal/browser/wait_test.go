@@ -316,7 +316,7 @@ func TestWaitCancelled(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, cancel)
 	var err error
 	_ = e.s.Do(e.ctx, func(_ context.Context, h *browser.Held) error {
-		tab, terr := h.CurrentTab(ctx)
+		tab, terr := h.Tabs().Current(ctx)
 		if terr != nil {
 			err = terr
 			return nil

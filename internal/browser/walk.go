@@ -431,10 +431,10 @@ func (w frameWorld) eval(ctx context.Context, call string, out any) (*runtime.Re
 // call fails rather than compare without it.
 func (w frameWorld) hideList(ctx context.Context, cid runtime.ExecutionContextID) (string, error) {
 	t := w.sess.tab
-	if t == nil || t.hider == nil {
+	if t == nil {
 		return "null", nil
 	}
-	hide := t.hider()
+	hide := t.link.hider()
 	if hide == nil {
 		return "null", nil
 	}

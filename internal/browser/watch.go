@@ -26,14 +26,14 @@ func (g *target) committed(raw jsonv2.Value) {
 			URL      string `json:"url"`
 		} `json:"frame"`
 	}
-	if err := jsonv2.Unmarshal(raw, &ev); err != nil || ev.Frame.ParentID != "" || t.policy == nil {
+	if err := jsonv2.Unmarshal(raw, &ev); err != nil || ev.Frame.ParentID != "" || t.link.origin == nil {
 		return
 	}
 	u, err := url.Parse(ev.Frame.URL)
 	if err != nil {
 		return
 	}
-	if perr := t.policy(u); perr != nil {
+	if perr := t.link.origin(u); perr != nil {
 		g.spawn(func(ctx context.Context) {
 			ctx, cancel := context.WithTimeout(ctx, handleTimeout)
 			defer cancel()
@@ -57,7 +57,8 @@ func (t *Tab) clearRefused(ctx context.Context, raw string, perr *Error, note bo
 // checkShown refuses a call on a tab whose document the origin policy
 // refuses (it is cleared, and the next call finds about:blank).
 func (t *Tab) checkShown(ctx context.Context) error {
-	if t.policy == nil {
+	origin := t.link.origin
+	if origin == nil {
 		return nil
 	}
 	f, err := t.mainFrame(ctx)
@@ -68,7 +69,7 @@ func (t *Tab) checkShown(ctx context.Context) error {
 	if err != nil {
 		return nil
 	}
-	perr := t.policy(u)
+	perr := origin(u)
 	if perr == nil {
 		return nil
 	}
@@ -147,47 +148,6 @@ func (t *Tab) clearDialogLocked() {
 	}
 }
 
-type pausedEvent struct {
-	RequestID string `json:"requestId"`
-	Request   struct {
-		URL     string            `json:"url"`
-		Headers map[string]string `json:"headers"`
-	} `json:"request"`
-	FrameID      string `json:"frameId"`
-	ResourceType string `json:"resourceType"`
-}
-
-// paused lets a document request paused in this session go on (a
-// worker's call), or fails it when the origin policy refuses its URL.
-func (g *target) paused(raw jsonv2.Value) {
-	t := g.tab
-	var p pausedEvent
-	if err := jsonv2.Unmarshal(raw, &p); err != nil {
-		return
-	}
-	method, params := "Fetch.continueRequest", map[string]any{"requestId": p.RequestID}
-	u, err := url.Parse(p.Request.URL)
-	// (the origin policy governs documents; the HTTP auth origins'
-	// other requests are paused only for their challenges)
-	if err == nil && t.policy != nil && (p.ResourceType == "" || p.ResourceType == "Document") {
-		if perr := t.policy(u); perr != nil {
-			t.mu.Lock()
-			t.blocked = p.Request.URL
-			t.mu.Unlock()
-			t.addNote(fmt.Sprintf("%s%s: %s", blockedNote, p.Request.URL, perr.Message))
-			method, params = "Fetch.failRequest", map[string]any{"requestId": p.RequestID, "errorReason": "BlockedByClient"}
-		}
-	}
-	if method == "Fetch.continueRequest" && g.routed(&p) {
-		return
-	}
-	g.spawn(func(ctx context.Context) {
-		ctx, cancel := context.WithTimeout(ctx, handleTimeout)
-		defer cancel()
-		_ = g.Call(ctx, method, params, nil)
-	})
-}
-
 func (t *Tab) addNote(n string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -245,7 +205,3 @@ func (t *Tab) lastBlocked() string {
 
 // blockedNote starts the note of a load the policy refused.
 const blockedNote = "blocked a load of "
-
-// documentRequests is the Fetch pattern of the origin policy: every
-// document request, paused before it is sent.
-var documentRequests = []map[string]any{{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}}

@@ -344,20 +344,20 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 		cleared := ""
 		switch t.Hold {
 		case tools.HoldTab:
-			bt, err = h.ReadyTab(ctx, tab)
+			bt, err = h.Tabs().Ready(ctx, tab)
 		case tools.HoldTabAsIs:
-			bt, err = h.TabByID(ctx, tab)
+			bt, err = h.Tabs().ByID(ctx, tab)
 		case tools.HoldTabToLeave:
-			bt, err = h.ReadyTab(ctx, tab)
+			bt, err = h.Tabs().Ready(ctx, tab)
 			if be, ok := browser.AsError(err); ok && be.Code == browser.CodeOriginBlocked {
 				// The tab showed a refused page and was cleared: going
 				// elsewhere is what the agent asks anyway.
 				cleared = "\nNote: " + be.Message + "; webpilot cleared it."
-				bt, err = h.TabByID(ctx, tab)
+				bt, err = h.Tabs().ByID(ctx, tab)
 			} else if ok && be.Code == browser.CodePageCrashed {
 				// A navigation loads a page in a new renderer.
 				cleared = "\nNote: the tab's page had crashed; this navigation loaded a new one."
-				bt, err = h.TabByID(ctx, tab)
+				bt, err = h.Tabs().ByID(ctx, tab)
 			}
 		}
 		if err != nil {

@@ -64,7 +64,7 @@ func downloadClient(t *testing.T, out string) *mcp.ClientSession {
 		defer cancel()
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	return connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m}}, nil, "")

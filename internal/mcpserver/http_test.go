@@ -677,7 +677,7 @@ func TestHTTPClientsOwnFiles(t *testing.T) {
 	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t), OutputDir: out, UploadRoots: []string{out}})
 	t.Cleanup(func() {
 		for _, name := range m.SessionNames() {
-			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	sel, _ := tools.Select(tools.ProfileFull, "")

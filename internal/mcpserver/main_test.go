@@ -52,7 +52,7 @@ func sharedManager(t *testing.T) *browser.Manager {
 		defer cancel()
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	return m

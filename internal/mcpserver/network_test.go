@@ -46,7 +46,7 @@ func netClient(t *testing.T, opts browser.Options) *mcp.ClientSession {
 		defer cancel()
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	return connectFull(t, &tools.Deps{Manager: m})

@@ -35,7 +35,7 @@ func TestPageLinesCannotPassForNotes(t *testing.T) {
 	t.Cleanup(func() {
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	results := map[string]string{

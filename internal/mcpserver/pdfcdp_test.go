@@ -262,7 +262,7 @@ func TestTabsContextArgument(t *testing.T) {
 	m := browser.NewManager(browser.Options{Backend: backendtest.Shared(t)})
 	t.Cleanup(func() {
 		for _, name := range m.SessionNames() {
-			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	ctx := backendtest.Context(t, 60*time.Second)
@@ -315,7 +315,7 @@ func secretClient(t *testing.T, opts browser.Options, sec *secrets.Set, caps ...
 	m := browser.NewManager(opts)
 	t.Cleanup(func() {
 		for _, name := range m.SessionNames() {
-			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = m.Session(name).Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	sel, _ := tools.Select(tools.ProfileFull, strings.Join(caps, ","))

@@ -162,7 +162,7 @@ func recordClientLog(t *testing.T) (*mcp.ClientSession, *recipes.Store, *browser
 		ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(10*time.Second))
 		defer cancel()
 		for _, name := range m.SessionNames() {
-			_ = m.Session(name).Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = m.Session(name).Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	traceDir := filepath.Join(dir, "traces")

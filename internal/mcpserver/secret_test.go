@@ -110,7 +110,7 @@ func TestSecretsNeverShown(t *testing.T) {
 		// The tabs only: the backend is shared with the other tests.
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 
@@ -291,7 +291,7 @@ func TestSecretsNeverPartlyShown(t *testing.T) {
 	t.Cleanup(func() {
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = s.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	var outs []string

@@ -79,9 +79,9 @@ func (s *Server) glance(ctx context.Context, tool, session, tab string, caller b
 	}
 	_ = bs.Do(ctx, func(ctx context.Context, h *browser.Held) error {
 		h.SetCaller(caller)
-		bt := h.LiveTab(tab)
+		bt := h.Tabs().Live(tab)
 		if bt == nil && tab != "" {
-			bt = h.LiveTab("") // the call closed its tab: the current one
+			bt = h.Tabs().Live("") // the call closed its tab: the current one
 		}
 		if bt == nil {
 			return nil

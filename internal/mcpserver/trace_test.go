@@ -40,7 +40,7 @@ func traceClient(t *testing.T, rec *trace.Recorder) (*mcp.ClientSession, *browse
 		defer cancel()
 		for _, name := range m.SessionNames() {
 			s := m.Session(name)
-			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.CloseTabs(ctx) })
+			_ = s.Do(ctx, func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
 		}
 	})
 	deps := &tools.Deps{Manager: m, Trace: rec, TraceMask: maskMark}
@@ -129,7 +129,7 @@ func TestTraceSession(t *testing.T) {
 	}
 	var dom string
 	err = bs.Do(ctx, func(ctx context.Context, h *browser.Held) error {
-		tab, err := h.TabByID(ctx, "")
+		tab, err := h.Tabs().ByID(ctx, "")
 		if err != nil {
 			return err
 		}

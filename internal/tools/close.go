@@ -20,15 +20,15 @@ var closeTool = Def(Tool{
 	if !h.Exists() {
 		return &Result{Text: fmt.Sprintf("Session %q has no tabs; nothing to close.", h.SessionName())}, nil
 	}
-	n, bound := len(h.TabIDs()), 0
-	if tabs, err := h.ListTabs(ctx); err == nil {
+	n, bound := len(h.Tabs().IDs()), 0
+	if tabs, err := h.Tabs().List(ctx); err == nil {
 		for _, t := range tabs {
 			if t.Bound {
 				bound++
 			}
 		}
 	}
-	if err := h.CloseTabs(ctx); err != nil {
+	if err := h.Tabs().CloseAll(ctx); err != nil {
 		return nil, err
 	}
 	text := fmt.Sprintf("Closed %d tab(s) of session %q.", n-bound, h.SessionName())

@@ -78,7 +78,7 @@ var networkTool = Def(Tool{
 			return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("session %q has recorded no requests: it has not been used", h.SessionName()),
 				Hint: "load a page in the session first (browser_navigate), then browser_network list"}
 		}
-		d, err := h.NetworkRequest(ctx, browser.NetworkGet{ID: in.ID, Save: in.Save, MaxChars: in.MaxChars, Offset: in.Offset})
+		d, err := h.Network().Request(ctx, browser.NetworkGet{ID: in.ID, Save: in.Save, MaxChars: in.MaxChars, Offset: in.Offset})
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +86,7 @@ var networkTool = Def(Tool{
 	case "clear":
 		n := 0
 		if h.Exists() {
-			n = h.ClearNetwork()
+			n = h.Network().Clear()
 		}
 		return &Result{Text: fmt.Sprintf("Cleared the network buffer of session %q (%d requests).", h.SessionName(), n)}, nil
 	}
@@ -94,7 +94,7 @@ var networkTool = Def(Tool{
 		return &Result{Text: fmt.Sprintf("No requests: session %q has not been used yet (requests are recorded from a tab's first use on).", h.SessionName())}, nil
 	}
 	if in.Action == "export" {
-		x, err := h.ExportHAR(browser.NetworkQuery{Filter: in.Filter, Type: in.Type, Status: in.Status, Method: in.Method, Tab: in.Tab})
+		x, err := h.Network().ExportHAR(browser.NetworkQuery{Filter: in.Filter, Type: in.Type, Status: in.Status, Method: in.Method, Tab: in.Tab})
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +104,7 @@ var networkTool = Def(Tool{
 		}
 		return &Result{Text: fmt.Sprintf("Exported %d requests of session %q as HAR 1.2 (%s), %s\nSaved to %s", x.Requests, h.SessionName(), how, kb(x.Bytes), x.Path)}, nil
 	}
-	l, err := h.NetworkList(browser.NetworkQuery{Filter: in.Filter, Type: in.Type, Status: in.Status, Method: in.Method, Tab: in.Tab, Limit: in.Limit})
+	l, err := h.Network().List(browser.NetworkQuery{Filter: in.Filter, Type: in.Type, Status: in.Status, Method: in.Method, Tab: in.Tab, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}

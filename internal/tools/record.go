@@ -138,13 +138,13 @@ func recordStart(ctx context.Context, h *Held, in RecipeRecordIn) (*Result, erro
 	var t *browser.Tab
 	var err error
 	if in.URL != "" {
-		if t, err = h.NewTab(ctx); err != nil {
+		if t, err = h.Tabs().New(ctx); err != nil {
 			return nil, err
 		}
 		if _, err := h.Navigate(ctx, in.URL, 0); err != nil {
 			return nil, err
 		}
-	} else if t, err = h.ReadyTab(ctx, in.Tab); err != nil {
+	} else if t, err = h.Tabs().Ready(ctx, in.Tab); err != nil {
 		return nil, err
 	}
 	h.Use(t)

@@ -66,19 +66,19 @@ var routeTool = Def(Tool{
 				r.Headers = map[string]string{}
 			}
 		}
-		added, err := h.AddRoute(ctx, r, h.Roots(ctx))
+		added, err := h.Routes().Add(ctx, r, h.Roots(ctx))
 		if err != nil {
 			return nil, err
 		}
 		return &Result{Text: fmt.Sprintf("Route %s. While the session has routes, every request of its tabs waits for them (the first that matches decides).", routeLine(*added))}, nil
 	case "remove":
-		n, err := h.RemoveRoute(ctx, in.ID)
+		n, err := h.Routes().Remove(ctx, in.ID)
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Text: fmt.Sprintf("Removed %d route(s); %d left.", n, len(h.Routes()))}, nil
+		return &Result{Text: fmt.Sprintf("Removed %d route(s); %d left.", n, len(h.Routes().List()))}, nil
 	}
-	rs := h.Routes()
+	rs := h.Routes().List()
 	if len(rs) == 0 {
 		return &Result{Text: "No routes: the session's requests go to the network."}, nil
 	}

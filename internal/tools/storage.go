@@ -48,7 +48,7 @@ var storageTool = Def(Tool{
 	if in.Action == "state_load" {
 		o.Roots = h.Roots(ctx)
 	}
-	res, err := h.Storage(ctx, o)
+	res, err := h.Storage().Run(ctx, o)
 	if err != nil {
 		return nil, err
 	}

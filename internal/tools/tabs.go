@@ -58,10 +58,10 @@ var tabsTool = Def(Tool{
 		var err error
 		where := ""
 		if in.Context != "" {
-			t, err = h.NewTabIn(ctx, in.Context)
+			t, err = h.Tabs().NewIn(ctx, in.Context)
 			where = fmt.Sprintf(" in context %q", in.Context)
 		} else {
-			t, err = h.NewTab(ctx)
+			t, err = h.Tabs().New(ctx)
 		}
 		if err != nil {
 			return nil, err
@@ -79,21 +79,21 @@ var tabsTool = Def(Tool{
 		var t *browser.Tab
 		var err error
 		if in.Match != "" {
-			t, err = h.SelectTabMatching(ctx, in.Match)
+			t, err = h.Tabs().SelectMatching(ctx, in.Match)
 		} else {
-			t, err = h.SelectTab(ctx, in.Tab)
+			t, err = h.Tabs().Select(ctx, in.Tab)
 		}
 		if err != nil {
 			return nil, err
 		}
 		return &Result{Text: fmt.Sprintf("Tab %s is current.", t.ID), Tab: t}, nil
 	case "bind":
-		t, err := h.BindTab(ctx, in.Tab, in.Match)
+		t, err := h.Tabs().Bind(ctx, in.Tab, in.Match)
 		if err != nil {
 			return nil, err
 		}
 		url, title := "", ""
-		if tabs, err := h.ListTabs(ctx); err == nil {
+		if tabs, err := h.Tabs().List(ctx); err == nil {
 			for _, v := range tabs {
 				if v.ID == t.ID {
 					url, title = v.URL, v.Title
@@ -103,7 +103,7 @@ var tabsTool = Def(Tool{
 		return &Result{Text: fmt.Sprintf("Bound the user's tab as %s (now current): %s — %q. It stays open when released (close, unbind, browser_close); browser_navigate away from it needs allow_navigation.", t.ID, browser.Echo(url), browser.Echo(title)),
 			Tab: t, Snapshot: browser.ModeCompact}, nil
 	case "unbind":
-		t, err := h.UnbindTab(ctx, in.Tab)
+		t, err := h.Tabs().Unbind(ctx, in.Tab)
 		if err != nil {
 			return nil, err
 		}
@@ -111,19 +111,19 @@ var tabsTool = Def(Tool{
 	case "close":
 		id := in.Tab
 		if id == "" {
-			t, err := h.CurrentTab(ctx)
+			t, err := h.Tabs().Current(ctx)
 			if err != nil {
 				return nil, err
 			}
 			id = t.ID
 		}
 		bound := false
-		if tabs, err := h.ListTabs(ctx); err == nil {
+		if tabs, err := h.Tabs().List(ctx); err == nil {
 			for _, v := range tabs {
 				bound = bound || (v.ID == id && v.Bound)
 			}
 		}
-		if err := h.CloseTab(ctx, id); err != nil {
+		if err := h.Tabs().Close(ctx, id); err != nil {
 			return nil, err
 		}
 		if bound {
@@ -131,7 +131,7 @@ var tabsTool = Def(Tool{
 		}
 		return &Result{Text: fmt.Sprintf("Closed tab %s.", id)}, nil
 	}
-	tabs, err := h.ListTabs(ctx)
+	tabs, err := h.Tabs().List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ var tabsTool = Def(Tool{
 		text += "\nChrome profile: " + name
 	}
 	if in.All {
-		user, err := h.BindableTabs(ctx)
+		user, err := h.Tabs().Bindable(ctx)
 		if err != nil {
 			return nil, err
 		}
