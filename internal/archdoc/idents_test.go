@@ -19,7 +19,7 @@ import (
 // code has, so a rename that forgets the docs fails here.
 //
 // What is checked: an inline code span outside fenced blocks that is a bare
-// or dotted name, `Held`, `Tab.locateRef`, `cdp.Classify`,
+// or dotted name, `Held`, `Tab.TargetID`, `cdp.Classify`,
 // `backend.Info.Profiles`, optionally followed by "()", or a file name
 // ending in .go, .js, .mjs or .sh (`target.go`, `walker.js`).
 //
@@ -412,10 +412,10 @@ func TestDocNamesRule(t *testing.T) {
 		unknown   []string
 	}{
 		{name: "package, type, method, field", doc: "`archdoc.Check` and `Span.Line`, `Spans()`, `File`, `archdoc`"},
-		{name: "names of another package", doc: "`browser.Held`, `Held.TabByID`, `cdp.Classify`, `backend.Info.Profiles`, `Tab.locateRef`"},
+		{name: "names of another package", doc: "`browser.Held`, `Held.Session`, `cdp.Classify`, `backend.Info.Profiles`, `Tab.TargetID`"},
 		{name: "file names", doc: "`archdoc.go` beside `walker.js`; `nosuchfile.go` is not", unknown: []string{"1: `nosuchfile.go`"}},
 		{name: "made-up function", doc: "the loop feeds `requestsOf`", unknown: []string{"1: `requestsOf`"}},
-		{name: "made-up method", doc: "`Session.Frobnicate` and `Held.Describe`", unknown: []string{"1: `Session.Frobnicate`"}},
+		{name: "made-up method", doc: "`Session.Frobnicate` and `Manager.Session`", unknown: []string{"1: `Session.Frobnicate`"}},
 		{name: "made-up package member", doc: "\n`archdoc.NoSuchThing`", unknown: []string{"2: `archdoc.NoSuchThing`"}},
 		{name: "made-up test", doc: "`TestNoSuchTestAnywhere`", unknown: []string{"1: `TestNoSuchTestAnywhere`"}},
 		{name: "not Go names", doc: "`--caps +eval`, `browser_snapshot`, `max_chars`, `SITE_BUSY`, `W.take(n)`, `W.resolve`, " +
