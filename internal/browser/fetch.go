@@ -29,8 +29,8 @@ const DefaultMaxFetchBytes int64 = 50 << 20
 
 // maxFetch is the bound of one file browser_download fetches in the tab.
 func (t *Tab) maxFetch() int64 {
-	if t.maxFetchBytes > 0 {
-		return t.maxFetchBytes
+	if t.downloads.maxFetch > 0 {
+		return t.downloads.maxFetch
 	}
 	return DefaultMaxFetchBytes
 }
@@ -110,13 +110,13 @@ func (o FetchOptions) validate() error {
 	return nil
 }
 
-// Download fetches urls, or the media of a target, with the page's cookies
+// Fetch fetches urls, or the media of a target, with the page's cookies
 // (through the browser's own network stack, so without CORS; the page's
 // fetch when that is refused, and for blob: URLs), into a fresh folder of the
-// output directory. A file that fails is reported in its place; when every
-// file fails, the first failure is the error.
-func (h *Held) Download(ctx context.Context, o FetchOptions) (*FetchResult, error) {
-	s, t := h.s, h.t
+// output directory (browser_download). A file that fails is reported in its
+// place; when every file fails, the first failure is the error.
+func (d Downloads) Fetch(ctx context.Context, o FetchOptions) (*FetchResult, error) {
+	s, t := d.h.s, d.h.t
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
