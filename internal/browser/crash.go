@@ -24,14 +24,15 @@ var errPageCrashed = errors.New("the page crashed")
 type crashWatch struct {
 	log *slog.Logger
 	mu  sync.Mutex
-	// crash is closed when the page crashes (crashed set), and replaced
-	// when a navigation starts a new page.
-	crash   chan struct{}
+	// crashed is set when the page crashes, which ends the calls
+	// watching (WatchCrash), and cleared when a navigation starts a new
+	// page.
 	crashed bool
+	calls   callWatch
 }
 
 func newCrashWatch(log *slog.Logger) *crashWatch {
-	return &crashWatch{log: log, crash: make(chan struct{})}
+	return &crashWatch{log: log}
 }
 
 // evTargetCrashed is the event the crash watch follows.
@@ -47,7 +48,7 @@ func (c *crashWatch) apply(*target, cdp.Event) {
 		return
 	}
 	c.crashed = true
-	close(c.crash)
+	c.calls.end(errPageCrashed)
 	c.log.Info("the page crashed")
 }
 
@@ -56,10 +57,7 @@ func (c *crashWatch) apply(*target, cdp.Event) {
 func (c *crashWatch) reloaded() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.crashed {
-		c.crashed = false
-		c.crash = make(chan struct{})
-	}
+	c.crashed = false
 }
 
 // err is PAGE_CRASHED while the tab's page is crashed, else nil.
@@ -84,24 +82,18 @@ func crashError() *Error {
 func (t *Tab) WatchCrash(ctx context.Context) (context.Context, func(err error) error) {
 	c := t.crash
 	c.mu.Lock()
-	crash, crashed := c.crash, c.crashed
-	c.mu.Unlock()
-	if crashed {
+	defer c.mu.Unlock()
+	if c.crashed {
 		// A call that may run on a crashed page (the console, a dialog, a
 		// navigate that loads a new one) is not ended for it.
 		return ctx, func(err error) error { return err }
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	stop := make(chan struct{})
-	go func() {
-		select {
-		case <-crash:
-			cancel(errPageCrashed)
-		case <-stop:
-		}
-	}()
+	stop := c.calls.add(cancel)
 	return ctx, func(err error) error {
-		close(stop)
+		c.mu.Lock()
+		stop()
+		c.mu.Unlock()
 		crashed := errors.Is(context.Cause(ctx), errPageCrashed)
 		cancel(nil)
 		if crashed && err != nil {

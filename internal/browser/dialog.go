@@ -45,16 +45,16 @@ type dialogState struct {
 
 	mu sync.Mutex
 	// cur is the dialog open in the page, and gen counts the dialogs
-	// opened; opened is closed when one opens (signalled), and replaced
-	// when it closes.
+	// opened; signalled says the calls under way were ended for it
+	// (until), until it closes.
 	cur       *dialogEvent
 	gen       int
-	opened    chan struct{}
 	signalled bool
+	waiting   callWatch
 }
 
 func newDialogState() *dialogState {
-	return &dialogState{policy: DialogAsk, opened: make(chan struct{})}
+	return &dialogState{policy: DialogAsk}
 }
 
 // The events the dialogs follow.
@@ -97,7 +97,7 @@ func (d *dialogState) onOpening(g *target, raw jsonv2.Value) {
 		d.gen++
 		if !d.signalled {
 			d.signalled = true
-			close(d.opened)
+			d.waiting.end(errDialogOpened)
 		}
 		d.mu.Unlock()
 		return
@@ -135,10 +135,7 @@ func (d *dialogState) onClosed() {
 // clearLocked forgets the open dialog; d.mu is held.
 func (d *dialogState) clearLocked() {
 	d.cur = nil
-	if d.signalled {
-		d.signalled = false
-		d.opened = make(chan struct{})
-	}
+	d.signalled = false
 }
 
 // open returns the dialog open in the tab, if any.
@@ -180,18 +177,44 @@ func dialogHint(d *DialogView) string {
 // dialog opens in the tab: input that opens one does not return until it
 // is answered, and the call must not wait for that.
 func (d *dialogState) until(ctx context.Context) (context.Context, context.CancelFunc) {
-	d.mu.Lock()
-	opened := d.opened
-	d.mu.Unlock()
 	ctx, cancel := context.WithCancelCause(ctx)
-	go func() {
-		select {
-		case <-opened:
-			cancel(errDialogOpened)
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(nil) }
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.signalled {
+		cancel(errDialogOpened)
+		return ctx, func() { cancel(nil) }
+	}
+	stop := d.waiting.add(cancel)
+	return ctx, func() {
+		d.mu.Lock()
+		stop()
+		d.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// callWatch are the calls under way that an event the loop takes ends (a
+// dialog opening, the page crashing), each by its context's cancel:
+// watching takes no goroutine. Its owner's mutex guards it.
+type callWatch map[*context.CancelCauseFunc]bool
+
+// add watches for the call whose context cancel ends; the function
+// returned stops watching.
+func (w *callWatch) add(cancel context.CancelCauseFunc) func() {
+	if *w == nil {
+		*w = callWatch{}
+	}
+	key := &cancel
+	(*w)[key] = true
+	return func() { delete(*w, key) }
+}
+
+// end ends the calls watched, with cause, and forgets them.
+func (w *callWatch) end(cause error) {
+	for cancel := range *w {
+		(*cancel)(cause)
+	}
+	*w = nil
 }
 
 // Dialogs are the held tab's JavaScript dialogs (browser_dialog).
