@@ -45,7 +45,7 @@ type Download struct {
 // dlBatch is the downloads of one call: they land in one fresh folder of
 // the output directory, made when the first of them finishes.
 type dlBatch struct {
-	mark  int    // the call's downloadMark; 0 for a download begun outside a call
+	mark  int    // the call's downloadList.mark; 0 for a download begun outside a call
 	owner string // the client its files are for (Session.clientID)
 	mu    sync.Mutex
 	dir   string

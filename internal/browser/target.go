@@ -15,16 +15,16 @@ import (
 // out-of-process frames', with the one goroutine that reads its events
 // (run) and the state those events keep: the walker's worlds, the requests
 // in flight, and (the page's) the tab's features, which take the events
-// they asked for (feature). The loop answers what the browser asks of the tab while nobody else is
-// listening (JavaScript dialogs under an accept or dismiss policy, document
-// requests paused for the origin policy); calls to the browser and other
-// slow work go to workers (spawn), which the loop joins when it ends.
+// they asked for (feature). The loop answers what the browser asks of the
+// tab while nobody else is listening (JavaScript dialogs under an accept or
+// dismiss policy, document requests paused for the origin policy); calls
+// to the browser and other slow work go to workers (spawn), which the loop
+// joins when it ends.
 //
 // Everything the loop writes is read by the session's calls under a mutex
 // (worldCache.mu, requestTable.mu, Tab.mu, netLog.mu, each feature's own);
-// only the loop
-// writes it, except where a call repairs what it found stale (a world that
-// failed, dropped from the cache).
+// only the loop writes it, except where a call repairs what it found stale
+// (a world that failed, dropped from the cache).
 type target struct {
 	cdp.Caller
 	tab *Tab
