@@ -423,9 +423,15 @@ func (r *recording) cleanup(ctx context.Context) {
 	for _, rt := range tabs {
 		r.flush(ctx, rt)
 	}
+	// The tabs' loops stop handing events over, and no new tab is
+	// adopted; one being adopted now is let go once its worker is done.
 	r.mu.Lock()
 	r.stopped = true
+	tabs = append(tabs[:0], r.tabs...)
 	r.mu.Unlock()
+	for _, rt := range tabs {
+		rt.t.rec.set(nil, rt)
+	}
 	r.stop()
 	r.wg.Wait()
 	// Every tab followed, a new tab adopted meanwhile too.
