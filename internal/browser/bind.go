@@ -162,7 +162,7 @@ func (s *Session) releaseTab(ctx context.Context, t *Tab) error {
 	if !s.emulation.Empty() {
 		// (the user's tab goes back as it was: what the session emulated
 		// is reset before its debugger lets go)
-		_ = t.applyEmulation(ctx, Emulation{})
+		_ = Emulation{}.applyTo(ctx, t)
 	}
 	b, err := s.binder()
 	if err != nil {

@@ -246,18 +246,18 @@ func (h *Held) Collect(ctx context.Context, o CollectOptions) (*Collected, error
 	if o.MaxChars <= 0 || o.MaxChars > MaxSnapshotChars {
 		o.MaxChars = MaxSnapshotChars
 	}
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
 	key := collectKey(o)
 	defer t.releaseObjects(ctx)
-	dctx, stop := t.untilDialog(ctx)
+	dctx, stop := t.dialogs.until(ctx)
 	defer stop()
 	ictx, cancel := innerContext(dctx)
 	defer cancel()
 	c, err := s.collect(ictx, t, o, key, fields, excl)
-	if dctx.Err() != nil && t.OpenDialog() != nil {
-		return nil, t.DialogError()
+	if dctx.Err() != nil && t.dialogs.open() != nil {
+		return nil, t.dialogs.err()
 	}
 	if err != nil {
 		return nil, err

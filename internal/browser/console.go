@@ -7,9 +7,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 	"github.com/webpilot-mcp/webpilot/internal/redact"
 	"github.com/webpilot-mcp/webpilot/internal/snapshot"
 	"github.com/webpilot-mcp/webpilot/internal/text"
@@ -71,34 +74,63 @@ type StackFrame struct {
 	Column   int    `json:"column"` // 1-based
 }
 
-// recordConsole keeps an entry in the tab's ring of console entries.
-func (t *Tab) recordConsole(e ConsoleEntry) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.consoleSeq++
-	e.Seq = t.consoleSeq
-	t.console = append(t.console, e)
-	if n := len(t.console) - consoleCap; n > 0 {
-		t.consoleDropped += n
-		t.console = slices.Delete(t.console, 0, n)
+// consoleLog is a tab's console feature: the ring of the page's console
+// messages and uncaught exceptions, which its loop fills.
+type consoleLog struct {
+	mu      sync.Mutex
+	entries []ConsoleEntry // the newest consoleCap entries
+	seq     int
+	dropped int // entries pushed out of the ring since it was last cleared
+	// view is the last browser_console listing, for offset pages (the
+	// calls', which hold the tab).
+	view *consoleCache
+}
+
+// The events the console follows.
+const (
+	evConsole   = "Runtime.consoleAPICalled"
+	evException = "Runtime.exceptionThrown"
+)
+
+func (c *consoleLog) events() []string { return []string{evConsole, evException} }
+
+func (c *consoleLog) apply(_ *target, ev cdp.Event) {
+	switch ev.Method {
+	case evConsole:
+		c.onConsole(ev.Params)
+	case evException:
+		c.onException(ev.Params)
 	}
 }
 
-// consoleMark is the sequence number of the newest console entry.
-func (t *Tab) consoleMark() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.consoleSeq
+// record keeps an entry in the ring.
+func (c *consoleLog) record(e ConsoleEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	e.Seq = c.seq
+	c.entries = append(c.entries, e)
+	if n := len(c.entries) - consoleCap; n > 0 {
+		c.dropped += n
+		c.entries = slices.Delete(c.entries, 0, n)
+	}
+}
+
+// mark is the sequence number of the newest console entry.
+func (c *consoleLog) mark() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seq
 }
 
 // errorsSince returns up to max errors and exceptions newer than mark, and
 // how many there were.
-func (t *Tab) errorsSince(mark, max int) ([]ConsoleEntry, int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (c *consoleLog) errorsSince(mark, max int) ([]ConsoleEntry, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var out []ConsoleEntry
 	n := 0
-	for _, e := range t.console {
+	for _, e := range c.entries {
 		if e.Seq <= mark || (e.Level != LevelError && e.Level != LevelException) {
 			continue
 		}
@@ -151,7 +183,7 @@ type consoleAPIEvent struct {
 }
 
 // onConsole records a Runtime.consoleAPICalled event.
-func (t *Tab) onConsole(raw jsonv2.Value) {
+func (c *consoleLog) onConsole(raw jsonv2.Value) {
 	var ev consoleAPIEvent
 	if jsonv2.Unmarshal(raw, &ev) != nil {
 		return
@@ -200,11 +232,11 @@ func (t *Tab) onConsole(raw jsonv2.Value) {
 			e.Stack, e.MoreFrames = ev.StackTrace.frames()
 		}
 	}
-	t.recordConsole(e)
+	c.record(e)
 }
 
 // onException records a Runtime.exceptionThrown event.
-func (t *Tab) onException(raw jsonv2.Value) {
+func (c *consoleLog) onException(raw jsonv2.Value) {
 	var ev struct {
 		Details struct {
 			Text         string       `json:"text"`
@@ -219,7 +251,7 @@ func (t *Tab) onException(raw jsonv2.Value) {
 		return
 	}
 	d := ev.Details
-	t.recordConsole(exceptionEntry(d.Text, d.URL, d.LineNumber, d.ColumnNumber, d.StackTrace, d.Exception))
+	c.record(exceptionEntry(d.Text, d.URL, d.LineNumber, d.ColumnNumber, d.StackTrace, d.Exception))
 }
 
 // thrownValue is the value an uncaught exception threw (a CDP
@@ -348,12 +380,20 @@ func (o ConsoleOptions) key() string {
 	return strings.Join(o.Levels, ",") + "|" + strconv.Itoa(o.Limit)
 }
 
-// Console lists the tab's console messages and uncaught exceptions, oldest
+// Console is the held tab's console (browser_console): what the page
+// logged and threw.
+type Console struct{ h *Held }
+
+// Console is the held tab's console.
+func (h *Held) Console() Console { return Console{h} }
+
+// List lists the tab's console messages and uncaught exceptions, oldest
 // first (newest last), as page data labelled with the page's URL. It does
 // not touch the page's scripts, so it works while a dialog is open. Call
 // within Do.
-func (h *Held) Console(ctx context.Context, o ConsoleOptions) (*ConsoleResult, error) {
-	s, t := h.s, h.t
+func (c Console) List(ctx context.Context, o ConsoleOptions) (*ConsoleResult, error) {
+	s, t := c.h.s, c.h.t
+	cl := t.console
 	if o.Limit <= 0 {
 		o.Limit = ConsoleDefaultLimit
 	}
@@ -367,20 +407,20 @@ func (h *Held) Console(ctx context.Context, o ConsoleOptions) (*ConsoleResult, e
 			o.MaxChars = ConsoleMaxChars
 		}
 	}
-	var c *consoleCache
-	if prev := t.consoleView; o.Offset > 0 && prev != nil && prev.key == o.key() {
-		c = prev // later pages come from the same listing
+	var v *consoleCache
+	if prev := cl.view; o.Offset > 0 && prev != nil && prev.key == o.key() {
+		v = prev // later pages come from the same listing
 	} else {
-		c = t.renderConsole(o, s.ShowURL(t.consolePage(ctx)))
-		t.consoleView = c
+		v = cl.render(o, s.ShowURL(consolePage(ctx, t)))
+		cl.view = v
 	}
-	res := c.res
+	res := v.res
 	if o.Clear {
-		res.Cleared = t.clearConsole()
+		res.Cleared = cl.clear()
 	}
-	part, tail := c.body, ""
+	part, tail := v.body, ""
 	if o.Offset > 0 || res.TotalChars > o.MaxChars {
-		part, res.NextOffset = text.Window(c.body, o.Offset, o.MaxChars)
+		part, res.NextOffset = text.Window(v.body, o.Offset, o.MaxChars)
 		end := res.NextOffset
 		if end == 0 {
 			end = res.TotalChars
@@ -395,7 +435,7 @@ func (h *Held) Console(ctx context.Context, o ConsoleOptions) (*ConsoleResult, e
 		}
 	}
 	var b strings.Builder
-	b.WriteString(consoleHeader(c.url, res, o))
+	b.WriteString(consoleHeader(v.url, res, o))
 	if clamped > 0 {
 		fmt.Fprintf(&b, "\n(max_chars %s lowered to %s, the most one call returns; offset continues)", commas(clamped), commas(ConsoleMaxChars))
 	}
@@ -413,8 +453,8 @@ func (h *Held) Console(ctx context.Context, o ConsoleOptions) (*ConsoleResult, e
 // consolePage is the URL of the tab's page for the listing's header ("" if
 // it cannot be read). While a dialog is open the page answers nothing, so
 // the dialog's URL stands for it.
-func (t *Tab) consolePage(ctx context.Context) string {
-	if d := t.OpenDialog(); d != nil {
+func consolePage(ctx context.Context, t *Tab) string {
+	if d := t.dialogs.open(); d != nil {
 		return d.URL
 	}
 	ctx, cancel := context.WithTimeout(ctx, consolePageTimeout)
@@ -455,13 +495,13 @@ func consoleHeader(page string, r ConsoleResult, o ConsoleOptions) string {
 	return h
 }
 
-// renderConsole writes the listing of the tab's entries that match o,
-// oldest first; a run of identical entries is written once with its count.
-func (t *Tab) renderConsole(o ConsoleOptions, page string) *consoleCache {
-	t.mu.Lock()
-	all := slices.Clone(t.console)
-	dropped := t.consoleDropped
-	t.mu.Unlock()
+// render writes the listing of the entries that match o, oldest first; a
+// run of identical entries is written once with its count.
+func (c *consoleLog) render(o ConsoleOptions, page string) *consoleCache {
+	c.mu.Lock()
+	all := slices.Clone(c.entries)
+	dropped := c.dropped
+	c.mu.Unlock()
 	var matched []ConsoleEntry
 	for _, e := range all {
 		if levelMatches(o.Levels, e.Level) {
@@ -532,14 +572,13 @@ func renderEntry(e ConsoleEntry, n int, base *url.URL) []string {
 	return out
 }
 
-// clearConsole empties the tab's buffer (the sequence goes on, so an
-// action's count of new errors is not disturbed) and says how many entries
-// it held.
-func (t *Tab) clearConsole() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := len(t.console)
-	t.console = nil
-	t.consoleDropped = 0
+// clear empties the ring (the sequence goes on, so an action's count of
+// new errors is not disturbed) and says how many entries it held.
+func (c *consoleLog) clear() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(c.entries)
+	c.entries = nil
+	c.dropped = 0
 	return n
 }

@@ -17,7 +17,7 @@ func (e *env) console(o browser.ConsoleOptions) *browser.ConsoleResult {
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
 
 		var err error
-		res, err = h.Console(ctx, o)
+		res, err = h.Console().List(ctx, o)
 		return err
 	})
 	if err != nil {

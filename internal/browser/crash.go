@@ -3,6 +3,10 @@ package browser
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // A page whose renderer crashed (killed, out of memory, Page.crash) answers
@@ -15,35 +19,52 @@ import (
 // errPageCrashed is the cause of a call's context ended by a crash.
 var errPageCrashed = errors.New("the page crashed")
 
-// onCrashed notes the crash and ends the calls that watch for it. Only the
-// tab's event loop calls it.
-func (t *Tab) onCrashed() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.crashed {
+// crashWatch is a tab's crash feature: whether its page's renderer is
+// gone.
+type crashWatch struct {
+	log *slog.Logger
+	mu  sync.Mutex
+	// crashed is set when the page crashes, which ends the calls
+	// watching (WatchCrash), and cleared when a navigation starts a new
+	// page.
+	crashed bool
+	calls   callWatch
+}
+
+func newCrashWatch(log *slog.Logger) *crashWatch {
+	return &crashWatch{log: log}
+}
+
+// evTargetCrashed is the event the crash watch follows.
+const evTargetCrashed = "Inspector.targetCrashed"
+
+func (c *crashWatch) events() []string { return []string{evTargetCrashed} }
+
+// apply notes the crash and ends the calls that watch for it.
+func (c *crashWatch) apply(*target, cdp.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.crashed {
 		return
 	}
-	t.crashed = true
-	close(t.crash)
-	t.log.Info("the page crashed")
+	c.crashed = true
+	c.calls.end(errPageCrashed)
+	c.log.Info("the page crashed")
 }
 
 // reloaded forgets a crash: a navigation loaded a new page in the tab (the
 // next crash is watched for afresh).
-func (t *Tab) reloaded() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.crashed {
-		t.crashed = false
-		t.crash = make(chan struct{})
-	}
+func (c *crashWatch) reloaded() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.crashed = false
 }
 
-// CrashError is PAGE_CRASHED while the tab's page is crashed, else nil.
-func (t *Tab) CrashError() error {
-	t.mu.Lock()
-	crashed := t.crashed
-	t.mu.Unlock()
+// err is PAGE_CRASHED while the tab's page is crashed, else nil.
+func (c *crashWatch) err() error {
+	c.mu.Lock()
+	crashed := c.crashed
+	c.mu.Unlock()
 	if !crashed {
 		return nil
 	}
@@ -59,25 +80,20 @@ func crashError() *Error {
 // a function that ends the watch and says whether the crash ended it
 // (then PAGE_CRASHED replaces the call's error).
 func (t *Tab) WatchCrash(ctx context.Context) (context.Context, func(err error) error) {
-	t.mu.Lock()
-	crash, crashed := t.crash, t.crashed
-	t.mu.Unlock()
-	if crashed {
+	c := t.crash
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.crashed {
 		// A call that may run on a crashed page (the console, a dialog, a
 		// navigate that loads a new one) is not ended for it.
 		return ctx, func(err error) error { return err }
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	stop := make(chan struct{})
-	go func() {
-		select {
-		case <-crash:
-			cancel(errPageCrashed)
-		case <-stop:
-		}
-	}()
+	stop := c.calls.add(cancel)
 	return ctx, func(err error) error {
-		close(stop)
+		c.mu.Lock()
+		stop()
+		c.mu.Unlock()
 		crashed := errors.Is(context.Cause(ctx), errPageCrashed)
 		cancel(nil)
 		if crashed && err != nil {

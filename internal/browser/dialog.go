@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
@@ -35,27 +38,127 @@ type DialogView struct {
 // errDialogOpened cancels a call whose page opened a dialog.
 var errDialogOpened = errors.New("a JavaScript dialog opened")
 
-// OpenDialog returns the dialog open in the tab, if any.
-func (t *Tab) OpenDialog() *DialogView {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.dialog == nil {
-		return nil
-	}
-	d := t.dialog
-	return &DialogView{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt, URL: d.URL}
+// dialogState is a tab's dialogs feature: the JavaScript dialog open in
+// the page (policy ask), which its loop notes or answers by the policy.
+type dialogState struct {
+	policy string // DialogAsk, DialogAccept or DialogDismiss (set before the loop starts)
+
+	mu sync.Mutex
+	// cur is the dialog open in the page, and gen counts the dialogs
+	// opened; signalled says the calls under way were ended for it
+	// (until), until it closes.
+	cur       *dialogEvent
+	gen       int
+	signalled bool
+	waiting   callWatch
 }
 
-// DialogError is the DIALOG_OPEN error for a call made while a dialog is
-// open in the tab, or nil when none is.
-func (t *Tab) DialogError() error {
-	d := t.OpenDialog()
-	if d == nil {
+func newDialogState() *dialogState {
+	return &dialogState{policy: DialogAsk}
+}
+
+// The events the dialogs follow.
+const (
+	evDialogOpening = "Page.javascriptDialogOpening"
+	evDialogClosed  = "Page.javascriptDialogClosed"
+)
+
+func (d *dialogState) events() []string { return []string{evDialogOpening, evDialogClosed} }
+
+func (d *dialogState) apply(g *target, ev cdp.Event) {
+	switch ev.Method {
+	case evDialogOpening:
+		d.onOpening(g, ev.Params)
+	case evDialogClosed:
+		d.onClosed()
+	}
+}
+
+type dialogEvent struct {
+	URL           string `json:"url"`
+	Message       string `json:"message"`
+	Type          string `json:"type"`
+	DefaultPrompt string `json:"defaultPrompt"`
+}
+
+// onOpening handles a dialog that opened, by the tab's dialog policy:
+// accept or dismiss it at once (a worker) and note that for the next
+// result, or (ask) keep it open for browser_dialog and wake the call
+// waiting on the page.
+func (d *dialogState) onOpening(g *target, raw jsonv2.Value) {
+	var ev dialogEvent
+	if err := jsonv2.Unmarshal(raw, &ev); err != nil {
+		return
+	}
+	ev.Message = shorten(clean(ev.Message), 500)
+	if d.policy == DialogAsk {
+		d.mu.Lock()
+		d.cur = &ev
+		d.gen++
+		if !d.signalled {
+			d.signalled = true
+			d.waiting.end(errDialogOpened)
+		}
+		d.mu.Unlock()
+		return
+	}
+	accept := d.policy == DialogAccept || ev.Type == "alert"
+	p := map[string]any{"accept": accept}
+	if accept && ev.Type == "prompt" {
+		p["promptText"] = ev.DefaultPrompt
+	}
+	policy := d.policy
+	g.spawn(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, handleTimeout)
+		defer cancel()
+		err := g.Call(ctx, "Page.handleJavaScriptDialog", p, nil)
+		verb := "dismissed"
+		if accept {
+			verb = "accepted"
+		}
+		note := fmt.Sprintf("a %s dialog said %s; webpilot %s it (--dialog-policy %s)", ev.Type, quote(shorten(ev.Message, 200)), verb, policy)
+		if err != nil {
+			note = fmt.Sprintf("a %s dialog said %s and could not be answered: %v", ev.Type, quote(shorten(ev.Message, 200)), err)
+		}
+		g.tab.addNote(note)
+	})
+}
+
+// onClosed clears the open dialog when it was answered some other way
+// (by the user, or by the page going away).
+func (d *dialogState) onClosed() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.clearLocked()
+}
+
+// clearLocked forgets the open dialog; d.mu is held.
+func (d *dialogState) clearLocked() {
+	d.cur = nil
+	d.signalled = false
+}
+
+// open returns the dialog open in the tab, if any.
+func (d *dialogState) open() *DialogView {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cur == nil {
 		return nil
 	}
-	return &Error{Code: CodeDialogOpen, Message: fmt.Sprintf("a %s dialog is open: %s", d.Type, quote(d.Message)),
-		Hint:      dialogHint(d),
-		Diagnosis: map[string]any{"dialog": d}}
+	c := d.cur
+	return &DialogView{Type: c.Type, Message: c.Message, DefaultPrompt: c.DefaultPrompt, URL: c.URL}
+}
+
+// err is the DIALOG_OPEN error for a call made while a dialog is open in
+// the tab, or nil when none is.
+func (d *dialogState) err() error {
+	v := d.open()
+	if v == nil {
+		return nil
+	}
+	return &Error{Code: CodeDialogOpen, Message: fmt.Sprintf("a %s dialog is open: %s", v.Type, quote(v.Message)),
+		Hint:      dialogHint(v),
+		Diagnosis: map[string]any{"dialog": v}}
 }
 
 func dialogHint(d *DialogView) string {
@@ -70,32 +173,67 @@ func dialogHint(d *DialogView) string {
 	return `close it with browser_dialog {"action":"accept"}`
 }
 
-// untilDialog returns a context that ends (with cause errDialogOpened) when
-// a dialog opens in the tab: input that opens one does not return until it
+// until returns a context that ends (with cause errDialogOpened) when a
+// dialog opens in the tab: input that opens one does not return until it
 // is answered, and the call must not wait for that.
-func (t *Tab) untilDialog(ctx context.Context) (context.Context, context.CancelFunc) {
-	t.mu.Lock()
-	opened := t.dialogOpened
-	t.mu.Unlock()
+func (d *dialogState) until(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	go func() {
-		select {
-		case <-opened:
-			cancel(errDialogOpened)
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(nil) }
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.signalled {
+		cancel(errDialogOpened)
+		return ctx, func() { cancel(nil) }
+	}
+	stop := d.waiting.add(cancel)
+	return ctx, func() {
+		d.mu.Lock()
+		stop()
+		d.mu.Unlock()
+		cancel(nil)
+	}
 }
 
-// AnswerDialog accepts (with text for a prompt) or dismisses the dialog
-// open in the tab.
-func (h *Held) AnswerDialog(ctx context.Context, accept bool, text *string) (*DialogView, error) {
-	t := h.t
-	t.mu.Lock()
-	gen := t.dialogGen
-	t.mu.Unlock()
-	d := t.OpenDialog()
+// callWatch are the calls under way that an event the loop takes ends (a
+// dialog opening, the page crashing), each by its context's cancel:
+// watching takes no goroutine. Its owner's mutex guards it.
+type callWatch map[*context.CancelCauseFunc]bool
+
+// add watches for the call whose context cancel ends; the function
+// returned stops watching.
+func (w *callWatch) add(cancel context.CancelCauseFunc) func() {
+	if *w == nil {
+		*w = callWatch{}
+	}
+	key := &cancel
+	(*w)[key] = true
+	return func() { delete(*w, key) }
+}
+
+// end ends the calls watched, with cause, and forgets them.
+func (w *callWatch) end(cause error) {
+	for cancel := range *w {
+		(*cancel)(cause)
+	}
+	*w = nil
+}
+
+// Dialogs are the held tab's JavaScript dialogs (browser_dialog).
+type Dialogs struct{ h *Held }
+
+// Dialogs are the held tab's dialogs.
+func (h *Held) Dialogs() Dialogs { return Dialogs{h} }
+
+// Open returns the dialog open in the tab, if any.
+func (ds Dialogs) Open() *DialogView { return ds.h.t.dialogs.open() }
+
+// Answer accepts (with text for a prompt) or dismisses the dialog open in
+// the tab.
+func (ds Dialogs) Answer(ctx context.Context, accept bool, text *string) (*DialogView, error) {
+	t := ds.h.t
+	t.dialogs.mu.Lock()
+	gen := t.dialogs.gen
+	t.dialogs.mu.Unlock()
+	d := t.dialogs.open()
 	if d == nil {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "no dialog is open in this tab",
 			Hint: "a dialog already answered (or closed by the page) needs nothing more; take a browser_snapshot"}
@@ -112,22 +250,22 @@ func (h *Held) AnswerDialog(ctx context.Context, accept bool, text *string) (*Di
 	}
 	if err := t.page.Call(ctx, "Page.handleJavaScriptDialog", p, nil); err != nil {
 		if cdp.Classify(err) == cdp.FaultNoDialog {
-			t.answered(gen) // closed meanwhile (by the user or the page)
+			t.dialogs.answered(gen) // closed meanwhile (by the user or the page)
 			return nil, &Error{Code: CodeInvalidArgument, Message: "the dialog closed before it was answered", Hint: "take a browser_snapshot to see the page"}
 		}
 		return nil, backendError("answer the dialog", err)
 	}
-	t.answered(gen)
+	t.dialogs.answered(gen)
 	return d, nil
 }
 
 // answered forgets the dialog of generation gen, unless the page opened
-// another since (whose opening the watcher has recorded already).
-func (t *Tab) answered(gen int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.dialogGen == gen {
-		t.clearDialogLocked()
+// another since (whose opening the loop has recorded already).
+func (d *dialogState) answered(gen int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.gen == gen {
+		d.clearLocked()
 	}
 }
 
@@ -136,14 +274,14 @@ func (t *Tab) answered(gen int) {
 // reports DIALOG_OPEN with the dialog's text.
 func untilAnswered[T any](ctx context.Context, t *Tab, fn func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return zero, err
 	}
-	dctx, stop := t.untilDialog(ctx)
+	dctx, stop := t.dialogs.until(ctx)
 	defer stop()
 	res, err := fn(dctx)
 	if errors.Is(context.Cause(dctx), errDialogOpened) {
-		if derr := t.DialogError(); derr != nil {
+		if derr := t.dialogs.err(); derr != nil {
 			return zero, derr
 		}
 	}

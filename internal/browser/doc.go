@@ -23,12 +23,16 @@
 // keeps what events tell: the walker's execution contexts (worldCache), the
 // requests in flight (requestTable, which network_idle and the quiet wait
 // after an action read), the session's network log, and for the page the
-// tab's console, downloads and dialogs. It answers what the browser asks
+// tab's features (the console, dialogs, downloads, the crash watch, the
+// screencast, the recording), each of which names the events it follows
+// and owns what they tell (feature). It answers what the browser asks
 // while no call is listening (a dialog under an accept or dismiss policy,
 // a document request paused for the origin policy) by handing the call to
 // a worker; workers are joined when the loop ends, which is when the
 // session ends. An idle tab has one goroutine (plus one per out-of-process
-// frame); they carry the pprof label webpilot.tab with the tab's target id.
+// frame), and a recording or a screencast adds none; every goroutine a
+// tab starts carries the pprof label webpilot.tab with the tab's target
+// id.
 //
 // The state a loop keeps is read by the session's calls under its mutex;
 // a call that needs events of its own for a while (a navigation's lifecycle

@@ -15,6 +15,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // Download is a file a tab downloaded, or is downloading.
@@ -44,7 +45,7 @@ type Download struct {
 // dlBatch is the downloads of one call: they land in one fresh folder of
 // the output directory, made when the first of them finishes.
 type dlBatch struct {
-	mark  int    // the call's downloadMark; 0 for a download begun outside a call
+	mark  int    // the call's downloadList.mark; 0 for a download begun outside a call
 	owner string // the client its files are for (sessionLink.clientID)
 	mu    sync.Mutex
 	dir   string
@@ -74,29 +75,93 @@ const downloadCap = 50
 // to finish before reporting it in progress.
 const downloadWait = 3 * time.Second
 
+// Downloads are the held tab's downloads: the files its page downloads
+// (each action reports those it started) and the files browser_download
+// fetches (Fetch).
+type Downloads struct{ h *Held }
+
+// Downloads are the held tab's downloads.
+func (h *Held) Downloads() Downloads { return Downloads{h} }
+
 // findWait bounds how long a finished download is looked for in the
 // browser's own folder (the bridge).
 const findWait = 15 * time.Second
 
-// saveDownloads makes the browser save the tab's downloads into the
-// output directory's staging folder (named by id; moved into the call's
-// folder when done), when the browser runs on this machine and lets
-// webpilot choose (launch, an endpoint on loopback).
-func (t *Tab) saveDownloads(ctx context.Context, m *Policy) {
-	dir := m.downloadStaging()
-	err := t.page.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true}, nil)
-	if err != nil {
-		t.log.Debug("downloads stay in the browser's folder", "err", err)
-		return
-	}
-	t.mu.Lock()
-	t.downloadDir = dir
-	t.mu.Unlock()
+// downloadList is a tab's downloads feature: the files its page
+// downloads, which its loop follows and its workers put in the output
+// directory, and the settings of browser_download's fetches.
+type downloadList struct {
+	t *Tab
+	// Set before the loop starts (the session's policy, t.link.pol, keeps
+	// the downloads in its output directory): find finds a finished one in
+	// the browser's own folder (backend.DownloadFinder), or is nil;
+	// remote: the browser runs on another machine, which keeps the files;
+	// maxFetch bounds one file browser_download fetches (0: the default,
+	// DefaultMaxFetchBytes).
+	find     func(ctx context.Context, guid string) (backend.DownloadFile, error)
+	remote   bool
+	maxFetch int64
+
+	mu    sync.Mutex
+	list  []*Download // the newest downloadCap downloads
+	seq   int
+	dir   string                      // the staging folder the browser saves them in ("" its own folder)
+	early map[string]downloadProgress // progress that came before its download's beginning
+	batch *dlBatch                    // the running call's downloads (mark), or nil
 }
 
-// onDownloadBegin records a Page.downloadWillBegin event; ok: progress of
-// it came before it, p, to apply now.
-func (t *Tab) onDownloadBegin(raw jsonv2.Value) (p downloadProgress, ok bool) {
+// The events the downloads follow.
+const (
+	evDownloadBegin    = "Page.downloadWillBegin"
+	evDownloadProgress = "Page.downloadProgress"
+)
+
+func (l *downloadList) events() []string { return []string{evDownloadBegin, evDownloadProgress} }
+
+func (l *downloadList) apply(g *target, ev cdp.Event) {
+	switch ev.Method {
+	case evDownloadBegin:
+		if p, ok := l.onBegin(ev.Params); ok {
+			l.progress(g, p)
+		}
+	case evDownloadProgress:
+		var p downloadProgress
+		if jsonv2.Unmarshal(ev.Params, &p) == nil && p.GUID != "" {
+			l.progress(g, p)
+		}
+	}
+}
+
+// progress applies a download's progress; what takes long (copying a
+// finished file, cancelling one past the budget) goes to a worker.
+func (l *downloadList) progress(g *target, p downloadProgress) {
+	switch todo, d := l.applyProgress(p); todo {
+	case downloadFinish:
+		g.spawn(func(context.Context) { l.finish(d) })
+	case downloadCancel:
+		g.spawn(func(ctx context.Context) { l.cancel(ctx, d.guid) })
+	}
+}
+
+// save makes the browser save the tab's downloads into the output
+// directory's staging folder (named by id; moved into the call's folder
+// when done), when the browser runs on this machine and lets webpilot
+// choose (launch, an endpoint on loopback).
+func (l *downloadList) save(ctx context.Context, m *Policy) {
+	dir := m.downloadStaging()
+	err := l.t.page.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allowAndName", "downloadPath": dir, "eventsEnabled": true}, nil)
+	if err != nil {
+		l.t.log.Debug("downloads stay in the browser's folder", "err", err)
+		return
+	}
+	l.mu.Lock()
+	l.dir = dir
+	l.mu.Unlock()
+}
+
+// onBegin records a Page.downloadWillBegin event; ok: progress of it came
+// before it, p, to apply now.
+func (l *downloadList) onBegin(raw jsonv2.Value) (p downloadProgress, ok bool) {
 	var ev struct {
 		GUID string `json:"guid"`
 		URL  string `json:"url"`
@@ -105,28 +170,28 @@ func (t *Tab) onDownloadBegin(raw jsonv2.Value) (p downloadProgress, ok bool) {
 	if jsonv2.Unmarshal(raw, &ev) != nil || ev.GUID == "" {
 		return p, false
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.findDownload(ev.GUID) != nil {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.findLocked(ev.GUID) != nil {
 		return p, false
 	}
-	t.downloadSeq++
-	batch := t.dlBatch
+	l.seq++
+	batch := l.batch
 	if batch == nil {
-		batch = &dlBatch{owner: t.ownerID()} // begun outside a call: a folder of its own
+		batch = &dlBatch{owner: l.ownerID()} // begun outside a call: a folder of its own
 	}
-	d := &Download{seq: t.downloadSeq, guid: ev.GUID, batch: batch, Name: ev.Name, URL: shorten(ev.URL, 300), State: "in_progress", finished: make(chan struct{})}
+	d := &Download{seq: l.seq, guid: ev.GUID, batch: batch, Name: ev.Name, URL: shorten(ev.URL, 300), State: "in_progress", finished: make(chan struct{})}
 	if len(ev.URL) <= maxHintURL {
 		d.fullURL = ev.URL
 	}
-	t.downloads = append(t.downloads, d)
-	if len(t.downloads) > downloadCap {
-		t.downloads = t.downloads[len(t.downloads)-downloadCap:]
+	l.list = append(l.list, d)
+	if len(l.list) > downloadCap {
+		l.list = l.list[len(l.list)-downloadCap:]
 	}
 	// Progress may come before the beginning (the browser sends them from
 	// different places): apply what came.
-	p, ok = t.downloadEarly[ev.GUID]
-	delete(t.downloadEarly, ev.GUID)
+	p, ok = l.early[ev.GUID]
+	delete(l.early, ev.GUID)
 	return p, ok
 }
 
@@ -141,28 +206,28 @@ type downloadProgress struct {
 // What applyProgress leaves to a worker.
 const (
 	downloadNothing = iota
-	downloadFinish  // finishDownload: find, move or copy the file
-	downloadCancel  // cancelDownload: it passed the output directory's budget
+	downloadFinish  // finish: find, move or copy the file
+	downloadCancel  // cancel: it passed the output directory's budget
 )
 
 // applyProgress records a download's progress and says what is left to do
 // off the loop.
-func (t *Tab) applyProgress(ev downloadProgress) (int, *Download) {
-	t.mu.Lock()
-	d := t.findDownload(ev.GUID)
+func (l *downloadList) applyProgress(ev downloadProgress) (int, *Download) {
+	l.mu.Lock()
+	d := l.findLocked(ev.GUID)
 	if d == nil {
 		// Its beginning has not come yet: keep the latest state for it.
-		if t.downloadEarly == nil {
-			t.downloadEarly = make(map[string]downloadProgress)
+		if l.early == nil {
+			l.early = make(map[string]downloadProgress)
 		}
-		if _, ok := t.downloadEarly[ev.GUID]; ok || len(t.downloadEarly) < downloadCap {
-			t.downloadEarly[ev.GUID] = ev // events of one download come in order
+		if _, ok := l.early[ev.GUID]; ok || len(l.early) < downloadCap {
+			l.early[ev.GUID] = ev // events of one download come in order
 		}
-		t.mu.Unlock()
+		l.mu.Unlock()
 		return downloadNothing, nil
 	}
 	if d.State != "in_progress" || d.finishing {
-		t.mu.Unlock()
+		l.mu.Unlock()
 		return downloadNothing, nil
 	}
 	if ev.State != "canceled" || ev.Received > 0 {
@@ -171,12 +236,12 @@ func (t *Tab) applyProgress(ev downloadProgress) (int, *Download) {
 	switch ev.State {
 	case "completed":
 		d.finishing = true
-		t.mu.Unlock()
+		l.mu.Unlock()
 		// Off the loop: finding and copying the file must not hold up the
 		// tab's events.
 		return downloadFinish, d
 	case "canceled":
-		if staging := t.downloadDir; staging != "" {
+		if staging := l.dir; staging != "" {
 			// What the browser wrote before it stopped goes too (before
 			// the download reads as cancelled).
 			_ = os.Remove(filepath.Join(staging, d.guid))
@@ -184,21 +249,21 @@ func (t *Tab) applyProgress(ev downloadProgress) (int, *Download) {
 		}
 		d.State = "canceled"
 		close(d.finished)
-		t.mu.Unlock()
+		l.mu.Unlock()
 		return downloadNothing, nil
 	default:
 		// A download into the output directory's staging folder stops as
 		// soon as it passes the directory's whole budget: it could never
 		// be kept, and an endless stream would fill the disk.
 		budget := int64(0)
-		if t.downloadDir != "" && t.link.pol != nil {
-			budget = t.link.pol.opts.OutputMaxBytes
+		if l.dir != "" && l.t.link.pol != nil {
+			budget = l.t.link.pol.opts.OutputMaxBytes
 		}
 		over := budget > 0 && ev.Received > budget && d.Refused == ""
 		if over {
 			d.Refused = fmt.Sprintf("it passed the output directory's budget of %s while downloading, and webpilot cancelled it (raise --output-max-mb)", byteSize(budget))
 		}
-		t.mu.Unlock()
+		l.mu.Unlock()
 		if over {
 			return downloadCancel, d
 		}
@@ -206,26 +271,26 @@ func (t *Tab) applyProgress(ev downloadProgress) (int, *Download) {
 	}
 }
 
-// cancelDownload asks the browser to stop a download.
-func (t *Tab) cancelDownload(ctx context.Context, guid string) {
+// cancel asks the browser to stop a download.
+func (l *downloadList) cancel(ctx context.Context, guid string) {
 	ctx, cancel := context.WithTimeout(ctx, handleTimeout)
 	defer cancel()
-	if err := t.page.Call(ctx, "Browser.cancelDownload", map[string]any{"guid": guid}, nil); err != nil {
-		t.log.Warn("could not cancel a download past the budget", "guid", guid, "err", err)
+	if err := l.t.page.Call(ctx, "Browser.cancelDownload", map[string]any{"guid": guid}, nil); err != nil {
+		l.t.log.Warn("could not cancel a download past the budget", "guid", guid, "err", err)
 	}
 }
 
-// finishDownload puts a completed download into its call's folder of the
+// finish puts a completed download into its call's folder of the
 // output directory: moved from the staging folder when the browser saved it
 // there, copied from the browser's own folder on this machine (the
 // bridge), or else described where it is. The file is looked for even
 // when the tab closes meanwhile (a download link that opened a tab of its
 // own, which closed).
-func (t *Tab) finishDownload(d *Download) {
-	t.mu.Lock()
-	staging, find, m, remote := t.downloadDir, t.findFile, t.link.pol, t.downloadsRemote
+func (l *downloadList) finish(d *Download) {
+	l.mu.Lock()
+	staging, find, m, remote := l.dir, l.find, l.t.link.pol, l.remote
 	name, guid := d.Name, d.guid
-	t.mu.Unlock()
+	l.mu.Unlock()
 	var (
 		path, mimeType, refused, elsewhere string
 		size                               int64 = -1
@@ -277,8 +342,8 @@ func (t *Tab) finishDownload(d *Download) {
 	case remote:
 		elsewhere = "on the browser's machine, in its download folder, not here"
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	d.State, d.Path, d.MIMEType, d.Refused, d.Elsewhere = "completed", path, mimeType, refused, elsewhere
 	if size >= 0 {
 		d.Bytes = size
@@ -311,9 +376,9 @@ func FileMIME(path string) string {
 	return http.DetectContentType(head[:n])
 }
 
-// findDownload is the download with that id; t.mu is held.
-func (t *Tab) findDownload(guid string) *Download {
-	for _, d := range t.downloads {
+// findLocked is the download with that id; l.mu is held.
+func (l *downloadList) findLocked(guid string) *Download {
+	for _, d := range l.list {
 		if d.guid == guid {
 			return d
 		}
@@ -354,37 +419,49 @@ func safeName(name string) string {
 // maxNameBytes is the longest name safeName gives, in bytes.
 const maxNameBytes = 200
 
-// downloadMark is the sequence number of the newest download. It opens a
-// batch for the call that asks: the downloads begun until endDownloads
-// share one folder.
-func (t *Tab) downloadMark() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.dlBatch = &dlBatch{mark: t.downloadSeq, owner: t.ownerID()}
-	return t.downloadSeq
+// mark is the sequence number of the newest download. It opens a batch
+// for the call that asks: the downloads begun until end share one folder.
+func (l *downloadList) mark() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.batch = &dlBatch{mark: l.seq, owner: l.ownerID()}
+	return l.seq
 }
 
-// endDownloads closes the batch downloadMark opened: later downloads get
-// folders of their own.
-func (t *Tab) endDownloads(mark int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.dlBatch != nil && t.dlBatch.mark == mark {
-		t.dlBatch = nil
+// end closes the batch mark opened: later downloads get folders of their
+// own.
+func (l *downloadList) end(mark int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.batch != nil && l.batch.mark == mark {
+		l.batch = nil
 	}
 }
 
-// downloadsSince waits (bounded by downloadWait and ctx) for the downloads
-// newer than mark to finish, and returns them as they are then.
-func (t *Tab) downloadsSince(ctx context.Context, mark int) []Download {
-	t.mu.Lock()
+// now are the downloads newer than mark, as they are now.
+func (l *downloadList) now(mark int) []Download {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Download
+	for _, d := range l.list {
+		if d.seq > mark {
+			out = append(out, *d)
+		}
+	}
+	return out
+}
+
+// since waits (bounded by downloadWait and ctx) for the downloads newer
+// than mark to finish, and returns them as they are then.
+func (l *downloadList) since(ctx context.Context, mark int) []Download {
+	l.mu.Lock()
 	var fresh []*Download
-	for _, d := range t.downloads {
+	for _, d := range l.list {
 		if d.seq > mark {
 			fresh = append(fresh, d)
 		}
 	}
-	t.mu.Unlock()
+	l.mu.Unlock()
 	if len(fresh) == 0 {
 		return nil
 	}
@@ -400,8 +477,8 @@ wait:
 			break wait
 		}
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	out := make([]Download, 0, len(fresh))
 	for _, d := range fresh {
 		out = append(out, *d)
@@ -409,20 +486,20 @@ wait:
 	return out
 }
 
-// awaitDownloads waits (within downloadWait) until the tab's loop has
-// recorded each download of guids.
-func (t *Tab) awaitDownloads(ctx context.Context, guids []string) {
+// await waits (within downloadWait) until the tab's loop has recorded
+// each download of guids.
+func (l *downloadList) await(ctx context.Context, guids []string) {
 	if len(guids) == 0 {
 		return
 	}
 	deadline := time.Now().Add(downloadWait)
 	for {
-		t.mu.Lock()
+		l.mu.Lock()
 		all := true
 		for _, g := range guids {
-			all = all && t.findDownload(g) != nil
+			all = all && l.findLocked(g) != nil
 		}
-		t.mu.Unlock()
+		l.mu.Unlock()
 		if all || time.Now().After(deadline) || ctx.Err() != nil {
 			return
 		}
@@ -482,6 +559,6 @@ func downloadFinder(be backend.Backend, tab string) func(ctx context.Context, gu
 }
 
 // ownerID is the client the tab's output files are for ("": any).
-func (t *Tab) ownerID() string {
-	return t.link.clientID()
+func (l *downloadList) ownerID() string {
+	return l.t.link.clientID()
 }

@@ -239,9 +239,10 @@ func (e Emulation) rate() (NetworkRate, bool) {
 	return r, ok
 }
 
-// applyEmulation sets e on the tab; what e leaves unset is reset to the browser's
-// own (the whole state is sent each time, so a cleared setting goes).
-func (t *Tab) applyEmulation(ctx context.Context, e Emulation) error {
+// applyTo sets e on the tab; what e leaves unset is reset to the
+// browser's own (the whole state is sent each time, so a cleared setting
+// goes).
+func (e Emulation) applyTo(ctx context.Context, t *Tab) error {
 	call := func(method string, params any) error {
 		if err := t.page.Call(ctx, method, params, nil); err != nil {
 			return fmt.Errorf("%s: %w", method, err)
@@ -331,10 +332,17 @@ func (t *Tab) applyEmulation(ctx context.Context, e Emulation) error {
 	return call("Network.emulateNetworkConditions", net)
 }
 
-// Emulate lays o over what the session emulates (or, with clear, starts
-// from nothing) and applies the result to each of the session's tabs. The
-// note says what could not be done as asked.
-func (h *Held) Emulate(ctx context.Context, o Emulation, clear bool) (Emulation, string, error) {
+// Emulator is what the held session emulates (browser_emulate).
+type Emulator struct{ h *Held }
+
+// Emulator is what the held session emulates.
+func (h *Held) Emulator() Emulator { return Emulator{h} }
+
+// Set lays o over what the session emulates (or, with clear, starts from
+// nothing) and applies the result to each of the session's tabs. The note
+// says what could not be done as asked.
+func (em Emulator) Set(ctx context.Context, o Emulation, clear bool) (Emulation, string, error) {
+	h := em.h
 	s := h.s
 	base := s.emulation
 	if clear {
@@ -355,7 +363,7 @@ func (h *Held) Emulate(ctx context.Context, o Emulation, clear bool) (Emulation,
 		}
 	}
 	for _, t := range s.tabs {
-		if err := t.applyEmulation(ctx, e); err != nil {
+		if err := e.applyTo(ctx, t); err != nil {
 			return s.emulation, "", backendError("emulate on tab "+t.ID, err)
 		}
 	}
@@ -366,5 +374,5 @@ func (h *Held) Emulate(ctx context.Context, o Emulation, clear bool) (Emulation,
 	return e, note, nil
 }
 
-// Emulation is what the session emulates now.
-func (h *Held) Emulation() Emulation { return h.s.emulation }
+// Settings are what the session emulates now.
+func (em Emulator) Settings() Emulation { return em.h.s.emulation }

@@ -43,7 +43,7 @@ func TestEmulate(t *testing.T) {
 		var note string
 		err := e.do(func(ctx context.Context, h *browser.Held) error {
 			var err error
-			got, note, err = h.Emulate(ctx, o, clear)
+			got, note, err = h.Emulator().Set(ctx, o, clear)
 			return err
 		})
 		return got, note, err

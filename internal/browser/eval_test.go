@@ -164,7 +164,7 @@ func TestEvalDialogAndNavigation(t *testing.T) {
 	}
 	if err := e.do(func(ctx context.Context, h *browser.Held) error {
 
-		_, err := h.AnswerDialog(ctx, true, nil)
+		_, err := h.Dialogs().Answer(ctx, true, nil)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ func EvalWalkerWorld(ctx context.Context, t *Tab, call string) error {
 }
 
 // DownloadsNow are the tab's downloads as they are now.
-func DownloadsNow(t *Tab) []Download { return t.downloadsNow(0) }
+func DownloadsNow(t *Tab) []Download { return t.downloads.now(0) }
 
 // RefElement is a ref of the last snapshot, as the snapshot gave it, with
 // the DOM node it stands for.
@@ -112,7 +112,7 @@ func LastReused(t *Tab) int { return t.reused }
 // CastFrames is how many frames the tab's screencast under way kept, and
 // when it kept the last.
 func CastFrames(t *Tab) (int, time.Time) {
-	c := t.cast
+	c := t.cast.running()
 	if c == nil {
 		return 0, time.Time{}
 	}

@@ -27,10 +27,11 @@ var mediaJS string
 // result says so.
 const DefaultMaxFetchBytes int64 = 50 << 20
 
-// maxFetch is the bound of one file browser_download fetches in the tab.
-func (t *Tab) maxFetch() int64 {
-	if t.maxFetchBytes > 0 {
-		return t.maxFetchBytes
+// fetchLimit is the bound of one file browser_download fetches in the
+// tab.
+func (l *downloadList) fetchLimit() int64 {
+	if l.maxFetch > 0 {
+		return l.maxFetch
 	}
 	return DefaultMaxFetchBytes
 }
@@ -110,13 +111,13 @@ func (o FetchOptions) validate() error {
 	return nil
 }
 
-// Download fetches urls, or the media of a target, with the page's cookies
+// Fetch fetches urls, or the media of a target, with the page's cookies
 // (through the browser's own network stack, so without CORS; the page's
 // fetch when that is refused, and for blob: URLs), into a fresh folder of the
-// output directory. A file that fails is reported in its place; when every
-// file fails, the first failure is the error.
-func (h *Held) Download(ctx context.Context, o FetchOptions) (*FetchResult, error) {
-	s, t := h.s, h.t
+// output directory (browser_download). A file that fails is reported in its
+// place; when every file fails, the first failure is the error.
+func (d Downloads) Fetch(ctx context.Context, o FetchOptions) (*FetchResult, error) {
+	s, t := d.h.s, d.h.t
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -197,7 +198,7 @@ func (s *Session) download(ctx context.Context, t *Tab, o FetchOptions) (*FetchR
 			f.Failed, f.Code = "not fetched: the call ran out of time", CodeTimeout
 			continue
 		}
-		data, mimeType, via, err := t.fetch(ctx, w, f.URL)
+		data, mimeType, via, err := t.downloads.fetch(ctx, w, f.URL)
 		f.Via = via
 		if err == nil {
 			if res.Folder == "" {
@@ -255,12 +256,12 @@ func fetchFailure(res *FetchResult) *Error {
 // data: URL in Go, http(s) through the browser's network stack for frame
 // w, blob: URLs (and http(s) when the browser refuses that) through the
 // page's fetch.
-func (t *Tab) fetch(ctx context.Context, w frameWorld, raw string) (data []byte, mimeType, via string, err error) {
+func (l *downloadList) fetch(ctx context.Context, w frameWorld, raw string) (data []byte, mimeType, via string, err error) {
 	u, perr := url.Parse(raw)
 	if perr != nil || u.Scheme == "" {
 		return nil, "", "", &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s is not a URL", quote(Echo(raw)))}
 	}
-	if origin := t.link.origin; origin != nil {
+	if origin := l.t.link.origin; origin != nil {
 		if e := origin(u); e != nil {
 			return nil, "", "", &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("%s: %s", Echo(raw), e.Message)}
 		}
@@ -271,19 +272,19 @@ func (t *Tab) fetch(ctx context.Context, w frameWorld, raw string) (data []byte,
 		if err != nil {
 			return nil, "", "data", &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: %v", Echo(raw), err)}
 		}
-		if int64(len(data)) > t.maxFetch() {
-			return nil, "", "data", t.tooBig(raw, int64(len(data)))
+		if int64(len(data)) > l.fetchLimit() {
+			return nil, "", "data", l.tooBig(raw, int64(len(data)))
 		}
 		return data, mimeType, "data", nil
 	case "http", "https":
-		data, mimeType, err = t.fetchByBrowser(ctx, w, raw)
+		data, mimeType, err = l.fetchByBrowser(ctx, w, raw)
 		if !errors.Is(err, errNoNetworkLoad) {
 			return data, mimeType, "browser", err
 		}
-		t.log.Debug("download: the browser's network load is refused; fetching in the page", "err", err)
+		l.t.log.Debug("download: the browser's network load is refused; fetching in the page", "err", err)
 		fallthrough
 	case "blob":
-		data, mimeType, err = t.fetchInPage(ctx, w, raw)
+		data, mimeType, err = l.fetchInPage(ctx, w, raw)
 		return data, mimeType, "page", err
 	}
 	return nil, "", "", &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: only http, https, data and blob URLs can be downloaded", Echo(raw))}
@@ -292,18 +293,18 @@ func (t *Tab) fetch(ctx context.Context, w frameWorld, raw string) (data []byte,
 // errNoNetworkLoad marks a browser that refused Network.loadNetworkResource.
 var errNoNetworkLoad = errors.New("Network.loadNetworkResource refused")
 
-func (t *Tab) tooBig(raw string, n int64) *Error {
-	size := "more than " + byteSize(t.maxFetch())
+func (l *downloadList) tooBig(raw string, n int64) *Error {
+	size := "more than " + byteSize(l.fetchLimit())
 	if n > 0 {
 		size = byteSize(n)
 	}
-	return &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("%s is %s, over the %s per-file cap: refused", Echo(raw), size, byteSize(t.maxFetch()))}
+	return &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf("%s is %s, over the %s per-file cap: refused", Echo(raw), size, byteSize(l.fetchLimit()))}
 }
 
 // fetchByBrowser loads raw through the browser's network stack for frame
 // w (Network.loadNetworkResource: the frame's cookies, no CORS) and reads
 // the stream it opens.
-func (t *Tab) fetchByBrowser(ctx context.Context, w frameWorld, raw string) ([]byte, string, error) {
+func (l *downloadList) fetchByBrowser(ctx context.Context, w frameWorld, raw string) ([]byte, string, error) {
 	var res struct {
 		Resource struct {
 			Success        bool              `json:"success"`
@@ -326,7 +327,7 @@ func (t *Tab) fetchByBrowser(ctx context.Context, w frameWorld, raw string) ([]b
 	}
 	r := res.Resource
 	if r.Stream != "" {
-		defer t.closeStream(ctx, w, r.Stream)
+		defer l.closeStream(ctx, w, r.Stream)
 	}
 	header := func(name string) string {
 		for k, v := range r.Headers {
@@ -343,8 +344,8 @@ func (t *Tab) fetchByBrowser(ctx context.Context, w frameWorld, raw string) ([]b
 		}
 		return nil, "", &Error{Code: CodeNavigationFailed, Message: msg}
 	}
-	if n, err := strconv.ParseInt(header("Content-Length"), 10, 64); err == nil && n > t.maxFetch() {
-		return nil, "", t.tooBig(raw, n)
+	if n, err := strconv.ParseInt(header("Content-Length"), 10, 64); err == nil && n > l.fetchLimit() {
+		return nil, "", l.tooBig(raw, n)
 	}
 	var data []byte
 	for {
@@ -365,8 +366,8 @@ func (t *Tab) fetchByBrowser(ctx context.Context, w frameWorld, raw string) ([]b
 		} else {
 			data = append(data, chunk.Data...)
 		}
-		if int64(len(data)) > t.maxFetch() {
-			return nil, "", t.tooBig(raw, 0)
+		if int64(len(data)) > l.fetchLimit() {
+			return nil, "", l.tooBig(raw, 0)
 		}
 		if chunk.EOF {
 			break
@@ -376,7 +377,7 @@ func (t *Tab) fetchByBrowser(ctx context.Context, w frameWorld, raw string) ([]b
 }
 
 // closeStream closes an IO stream, even when the call's context has ended.
-func (t *Tab) closeStream(ctx context.Context, w frameWorld, handle string) {
+func (l *downloadList) closeStream(ctx context.Context, w frameWorld, handle string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	_ = w.sess.Call(ctx, "IO.close", map[string]any{"handle": handle}, nil)
@@ -419,7 +420,7 @@ const (
 // fetchInPage fetches raw with the page's own fetch (credentials included;
 // subject to CORS) in the walker's world of frame w, and reads the bytes in
 // base64 chunks.
-func (t *Tab) fetchInPage(ctx context.Context, w frameWorld, raw string) ([]byte, string, error) {
+func (l *downloadList) fetchInPage(ctx context.Context, w frameWorld, raw string) ([]byte, string, error) {
 	key := fmt.Sprintf("f%d", time.Now().UnixNano())
 	var ans struct {
 		Error      string `json:"error"`
@@ -429,7 +430,7 @@ func (t *Tab) fetchInPage(ctx context.Context, w frameWorld, raw string) ([]byte
 		TooBig     int64  `json:"tooBig"`
 		Size       int64  `json:"size"`
 	}
-	call := fetchJS + "(" + mustJSON(raw) + ", " + strconv.FormatInt(t.maxFetch(), 10) + ", " + mustJSON(key) + ")"
+	call := fetchJS + "(" + mustJSON(raw) + ", " + strconv.FormatInt(l.fetchLimit(), 10) + ", " + mustJSON(key) + ")"
 	if _, err := w.eval(ctx, call, &ans); err != nil {
 		return nil, "", backendError("download "+Echo(raw), err)
 	}
@@ -439,7 +440,7 @@ func (t *Tab) fetchInPage(ctx context.Context, w frameWorld, raw string) ([]byte
 	case ans.Status >= 400 || ans.Status == 0:
 		return nil, "", &Error{Code: CodeNavigationFailed, Message: fmt.Sprintf("GET %s answered HTTP %d %s", Echo(raw), ans.Status, http.StatusText(ans.Status))}
 	case ans.TooBig != 0:
-		return nil, "", t.tooBig(raw, max(ans.TooBig, 0))
+		return nil, "", l.tooBig(raw, max(ans.TooBig, 0))
 	}
 	data := make([]byte, 0, ans.Size)
 	for off := int64(0); off < ans.Size || off == 0; off += fetchChunk {

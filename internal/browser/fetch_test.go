@@ -84,7 +84,7 @@ func (e *env) download(o browser.FetchOptions) (*browser.FetchResult, error) {
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
 
 		var err error
-		res, err = h.Download(ctx, o)
+		res, err = h.Downloads().Fetch(ctx, o)
 		return err
 	})
 	return res, err

@@ -45,7 +45,7 @@ const DefaultFindLimit = 20
 // snapshot lines with refs, each with its nearest landmark and heading.
 func (h *Held) Find(ctx context.Context, o FindOptions) (string, error) {
 	t := h.t
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return "", err
 	}
 	if o.Text == "" && o.Role == "" && o.Name == "" {

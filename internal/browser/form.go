@@ -108,16 +108,16 @@ func (h *Held) FillForm(ctx context.Context, f FormFill) (*FormResult, error) {
 			return nil, err
 		}
 	}
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
-	dctx, stop := t.untilDialog(ctx)
+	dctx, stop := t.dialogs.until(ctx)
 	defer stop()
 	res, err := s.fillForm(dctx, t, f)
 	if errors.Is(context.Cause(dctx), errDialogOpened) {
-		if d := t.OpenDialog(); d != nil {
+		if d := t.dialogs.open(); d != nil {
 			if res == nil {
-				return nil, t.DialogError()
+				return nil, t.dialogs.err()
 			}
 			res.Dialog = d
 			return res, nil

@@ -24,7 +24,7 @@ func (h *Held) Glance(ctx context.Context, width, quality int) (Glance, error) {
 	ctx, cancel := context.WithTimeout(ctx, glanceTimeout)
 	defer cancel()
 	var g Glance
-	if t.DialogError() != nil {
+	if t.dialogs.err() != nil {
 		u, err := t.URL(ctx)
 		g.URL = u
 		return g, err

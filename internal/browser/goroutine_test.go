@@ -104,3 +104,38 @@ func TestTabGoroutines(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A recording adds no goroutine of its own: the recorded tab's loop takes
+// the recorder's events, and the extension's notice (the bridge) is
+// waited for by one worker of that loop, labelled with the tab like every
+// goroutine a tab starts. Stopping the recording leaves the tab idle.
+func TestRecordingGoroutines(t *testing.T) {
+	e := newEnv(t, browser.Options{RecordHeadless: true})
+	e.navigate("/")
+	var id string
+	_ = e.do(func(ctx context.Context, h *browser.Held) error { id = h.Tab().TargetID(); return nil })
+	ids := map[string]bool{id: true}
+	waitGoroutines(t, ids, "an idle tab", func(got int) bool { return got == 1 })
+	before := runtime.NumGoroutine()
+	e.startRecording(browser.RecordOptions{Name: "goroutines"})
+	want := 1
+	if backendtest.Kind() == "bridge" {
+		want++ // the worker waiting for the notice's Stop
+	}
+	waitGoroutines(t, ids, "a recorded tab", func(got int) bool { return got == want })
+	if backendtest.Kind() == "launch" {
+		// (the bridge's notice is the extension's: its connection may
+		// add goroutines of the backend's own)
+		deadline := time.Now().Add(backendtest.Timeout(10 * time.Second))
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				var buf bytes.Buffer
+				_ = pprof.Lookup("goroutine").WriteTo(&buf, 1)
+				t.Fatalf("%d goroutines while recording, %d before:\n%s", runtime.NumGoroutine(), before, buf.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	e.stopRecording()
+	waitGoroutines(t, ids, "after the recording", func(got int) bool { return got == 1 })
+}

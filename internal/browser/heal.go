@@ -117,7 +117,7 @@ const (
 // or remove it).
 func (h *Held) Describe(ctx context.Context, target Locator) (*Candidates, error) {
 	t := h.t
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
 	defer t.releaseObjects(ctx)
@@ -199,7 +199,7 @@ type relocAnswer struct {
 // child frames not).
 func (h *Held) Relocate(ctx context.Context, primary Locator, c *Candidates) (*Relocation, error) {
 	t := h.t
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
 	if c == nil || c.Fingerprint.Tag == "" {

@@ -101,18 +101,18 @@ const settleWindow = 60 * time.Millisecond
 func (h *Held) Act(ctx context.Context, a Action) (*ActionResult, error) {
 	s, t := h.s, h.t
 	defer t.stopIfCancelled(ctx)
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
-	dctx, stop := t.untilDialog(ctx)
+	dctx, stop := t.dialogs.until(ctx)
 	defer stop()
 	res, err := s.act(dctx, t, a)
 	if errors.Is(context.Cause(dctx), errDialogOpened) {
-		if d := t.OpenDialog(); d != nil {
+		if d := t.dialogs.open(); d != nil {
 			if res == nil {
 				// It opened before the action's input was sent (the page
 				// opened it on its own): the action did not run.
-				return nil, t.DialogError()
+				return nil, t.dialogs.err()
 			}
 			res.Dialog, res.Outcome = d, "dispatched"
 			return res, nil
@@ -216,8 +216,8 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	// so that a form a script submits and then resets (emptying a required
 	// field) is not taken for one.
 	blockedBefore := a.Kind == "click" && el != nil && a.InputMode != InputDOM && len(t.blockedSubmit(callCtx, el)) > 0
-	mark, dmark := t.consoleMark(), t.downloadMark()
-	defer t.endDownloads(dmark)
+	mark, dmark := t.console.mark(), t.downloads.mark()
+	defer t.downloads.end(dmark)
 	w := t.watchNavigation()
 	defer w.stop()
 	q := t.watchQuiet(callCtx, before.ID)
@@ -274,9 +274,9 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	if a.Expect != nil {
 		s.expect(callCtx, t, a, res)
 	}
-	res.ConsoleErrors, res.ConsoleErrorCount = t.errorsSince(mark, 5)
-	t.awaitDownloads(callCtx, w.downloadsBegun())
-	res.Downloads = t.downloadsSince(callCtx, dmark)
+	res.ConsoleErrors, res.ConsoleErrorCount = t.console.errorsSince(mark, 5)
+	t.downloads.await(callCtx, w.downloadsBegun())
+	res.Downloads = t.downloads.since(callCtx, dmark)
 	// (the action's objects are released while new tabs are looked for)
 	released := make(chan struct{})
 	go func() {

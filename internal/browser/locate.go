@@ -97,7 +97,7 @@ func (el *element) maybe(tags ...string) bool {
 const objectGroup = "webpilot-action"
 
 func (t *Tab) releaseObjects(ctx context.Context) {
-	if t.OpenDialog() != nil {
+	if t.dialogs.open() != nil {
 		return // the page answers nothing until then; the next action releases them
 	}
 	// Near the call's deadline the release is left to the next call (it

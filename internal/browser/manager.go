@@ -409,7 +409,7 @@ type Session struct {
 	lastFlow *FlowRecord
 	// rec is the session's recording of the user (recipe_record), from
 	// its start until a call collects it.
-	rec *recorder
+	rec *recording
 	// recorded is the last recording stopped (recipe_record save).
 	recorded *Recorded
 	// emulation is what browser_emulate set for the session's tabs.

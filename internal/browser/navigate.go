@@ -200,7 +200,7 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 		}
 		return NavResult{}, navError(u, res.ErrorText)
 	}
-	t.reloaded() // (a crashed page's tab has a new one now)
+	t.crash.reloaded() // (a crashed page's tab has a new one now)
 	loaderID := string(res.LoaderID)
 	if loaderID != "" {
 		loaderID, err = w.waitLoad(ctx, string(res.FrameID), loaderID)
@@ -370,7 +370,7 @@ func (t *Tab) watchNavigation() *navWatch {
 // downloadsBegun are the downloads (guids) the watch saw begin, read
 // without waiting. The tab's loop records them too, but on its own
 // goroutine: a navigation that ended as a download can be seen ending
-// here before the loop has recorded the download (awaitDownloads).
+// here before the loop has recorded the download (downloadList.await).
 func (w *navWatch) downloadsBegun() []string {
 	for drained := false; !drained; {
 		select {
@@ -534,7 +534,7 @@ func (w *navWatch) awaitStatus(ctx context.Context, loaderID string, grace time.
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	for {
-		st, ok, seen := w.t.docStatus(loaderID)
+		st, ok, seen := w.t.docs.status(loaderID)
 		if ok || loaderID == "" {
 			return st
 		}

@@ -56,7 +56,7 @@ var pageRanges = regexp.MustCompile(`^\s*\d+\s*(-\s*\d*\s*)?(,\s*\d+\s*(-\s*\d*\
 // over (a password field, printed as dots, does not count).
 func (h *Held) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 	t := h.t
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
 	params, paper, err := o.params()

@@ -105,17 +105,23 @@ type Recorded struct {
 	Notes []string
 }
 
-// recorder is a session's recording. Its fields below mu are written by
-// the tabs' event goroutines and read by the calls.
-type recorder struct {
+// recording is a session's recording. It follows each recorded tab
+// through the tab's recorder feature (recHook), on the tab's loop; its
+// fields below mu are written there and read by the calls.
+type recording struct {
 	s       *Session
 	opts    RecordOptions
 	started time.Time
 	tab     string // short id
 	notice  string
-	stop    context.CancelFunc // ends the event goroutines
-	wg      sync.WaitGroup
-	ended   chan struct{} // closed when it ends
+	// run ends when the recording stops following its tabs (stop); the
+	// workers that adopt a new tab (followPopup) end with it, and wg
+	// counts them.
+	run   context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+	timer *time.Timer   // ends it at its timeout
+	ended chan struct{} // closed when it ends
 	// finished is closed once the pages' pending steps are in and the
 	// recorder is taken out of the pages.
 	finished chan struct{}
@@ -131,30 +137,83 @@ type recorder struct {
 	endedBy string
 	tabs    []*recTab
 	marks   map[string]chan struct{}
+	stopped bool // stop was called: no worker is added to wg
 }
 
 // recTab is a tab the recording follows.
 type recTab struct {
+	r      *recording
 	t      *Tab
 	id     string // its short id
 	first  bool   // the tab the recording started in: closing it ends the recording
-	acted  bool   // a step of the user's came from it (read by its goroutine only)
+	acted  bool   // a step of the user's came from it (read by the tab's loop only)
 	script string // the new-document script's identifier
-	// mainID is the main frame's id (guarded by the recorder's mu: the
-	// tab's event goroutine follows it, cleanup reads it).
+	// mainID is the main frame's id (guarded by the recording's mu: the
+	// tab's loop follows it, cleanup reads it).
 	mainID string
-	asked  time.Time // when the page last asked for the main frame's navigation, since it last committed
+	asked  time.Time // when the page last asked for the main frame's navigation, since it last committed (the loop's)
 }
 
-// StartRecording starts recording what the user does in the held tab:
-// the tab comes to the front, the user is shown that it is recording
-// (the extension's badge, popup and notification, each with Stop; without
-// the extension a banner in the page, which is not recorded), and every
+// evBindingCalled is the event through which the page's recorder tells
+// its steps.
+const evBindingCalled = "Runtime.bindingCalled"
+
+// recHook is a tab's recorder feature: while the session's recording
+// follows the tab, the tab's loop hands it the events it needs.
+type recHook struct {
+	mu sync.Mutex
+	rt *recTab // nil while the tab is not recorded
+}
+
+func (k *recHook) events() []string {
+	return []string{evBindingCalled, navCommitted, navRequested, evWindowOpen}
+}
+
+func (k *recHook) apply(g *target, ev cdp.Event) {
+	if rt := k.get(); rt != nil {
+		rt.r.apply(g, rt, ev)
+	}
+}
+
+// loopEnded is a recorded tab closing.
+func (k *recHook) loopEnded(g *target) {
+	if rt := k.get(); rt != nil {
+		rt.r.tabGone(g, rt)
+	}
+}
+
+func (k *recHook) get() *recTab {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.rt
+}
+
+// set makes the tab followed by rt, or (nil) by none; old, when not nil,
+// is let go only if it is the one following.
+func (k *recHook) set(rt, old *recTab) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if old == nil || k.rt == old {
+		k.rt = rt
+	}
+}
+
+// Recorder is the held session's recording of what the user does
+// (recipe_record).
+type Recorder struct{ h *Held }
+
+// Recorder is the held session's recording.
+func (h *Held) Recorder() Recorder { return Recorder{h} }
+
+// Start starts recording what the user does in the held tab: the tab
+// comes to the front, the user is shown that it is recording (the
+// extension's badge, popup and notification, each with Stop; without the
+// extension a banner in the page, which is not recorded), and every
 // trusted click, typed text, choice, key and navigation becomes a step
-// until StopRecording, the user's Stop, or the timeout. A headless
-// launched browser refuses: nobody could show anything.
-func (h *Held) StartRecording(ctx context.Context, o RecordOptions) (*RecordStatus, error) {
-	s, t := h.s, h.t
+// until Stop, the user's Stop, or the timeout. A headless launched browser
+// refuses: nobody could show anything.
+func (rc Recorder) Start(ctx context.Context, o RecordOptions) (*RecordStatus, error) {
+	s, t := rc.h.s, rc.h.t
 	if r := s.rec; r != nil {
 		st := r.status()
 		if st.EndedBy == "" {
@@ -182,11 +241,11 @@ func (h *Held) StartRecording(ctx context.Context, o RecordOptions) (*RecordStat
 		return nil, &Error{Code: CodeInvalidArgument, Message: "the browser is headless: nobody can show anything in it, and nobody would see that it records",
 			Hint: "record in a browser the user sees: your own Chrome through the extension (webpilot pair), or webpilot started with --headed"}
 	}
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
-	ctxRun, stop := context.WithCancel(context.WithoutCancel(ctx))
-	r := &recorder{s: s, opts: o, started: time.Now(), tab: s.ids.shortOf(t.target), stop: stop, noticeBe: nb, id: rand.Text()[:12],
+	run, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r := &recording{s: s, opts: o, started: time.Now(), tab: s.ids.shortOf(t.target), run: run, stop: stop, noticeBe: nb, id: rand.Text()[:12],
 		ended: make(chan struct{}), finished: make(chan struct{}), marks: map[string]chan struct{}{}}
 	if nb != nil {
 		r.notice = "the extension shows it (badge, popup, notification) with Stop"
@@ -202,38 +261,37 @@ func (h *Held) StartRecording(ctx context.Context, o RecordOptions) (*RecordStat
 		return nil, backendError("read the tab's address", err)
 	}
 	r.steps = append(r.steps, RecordedStep{Kind: "navigate", URL: u, At: r.started, Tab: r.tab, Page: u})
-	if err := r.follow(ctx, ctxRun, t, nb == nil); err != nil {
+	if err := r.follow(ctx, t, nb == nil); err != nil {
 		stop()
 		return nil, err
 	}
+	// What ends the recording on its own is waited for by workers of the
+	// first tab's loop (with the tab's label); a tab that closes ends the
+	// recording anyway.
+	g := t.page
 	if nb != nil {
 		done, err := nb.StartRecordingNotice(ctx, t.target, recordNoticeText(o))
 		if err != nil {
 			r.discard(ctx)
 			return nil, backendError("show the recording", err)
 		}
-		go func() {
+		g.spawn(func(ctx context.Context) {
 			select {
 			case <-done:
 				r.endAndFinish("user")
-			case <-ctxRun.Done():
+			case <-run.Done():
+			case <-ctx.Done():
 			}
-		}()
+		})
 	} else {
 		if err := s.be.Activate(ctx, t.target); err != nil {
 			t.log.Debug("record: activate", "err", err)
 		}
 		_ = t.page.Call(ctx, "Page.bringToFront", nil, nil)
 	}
-	go func() {
-		timer := time.NewTimer(o.Timeout)
-		defer timer.Stop()
-		select {
-		case <-timer.C:
-			r.endAndFinish("timeout")
-		case <-ctxRun.Done():
-		}
-	}()
+	r.mu.Lock()
+	r.timer = time.AfterFunc(o.Timeout, func() { r.endLater(g, "timeout") })
+	r.mu.Unlock()
 	// Whatever the user does, the snapshot cache and diff baseline are of
 	// the page before.
 	t.cache, t.lastSnap = nil, nil
@@ -253,20 +311,20 @@ func recordNoticeText(o RecordOptions) string {
 	return "Do the task, then press Stop"
 }
 
-// RecordingStatus is the session's recording, or nil when there is none.
-func (h *Held) RecordingStatus() *RecordStatus {
-	if h.s.rec == nil {
+// Status is the session's recording, or nil when there is none.
+func (rc Recorder) Status() *RecordStatus {
+	if rc.h.s.rec == nil {
 		return nil
 	}
-	st := h.s.rec.status()
+	st := rc.h.s.rec.status()
 	return &st
 }
 
-// StopRecording ends the session's recording (if the user, the timeout or
-// the tab did not end it already) and returns what was recorded; the
-// session then has no recording.
-func (h *Held) StopRecording(ctx context.Context) (*Recorded, error) {
-	s := h.s
+// Stop ends the session's recording (if the user, the timeout or the tab
+// did not end it already) and returns what was recorded; the session then
+// has no recording.
+func (rc Recorder) Stop(ctx context.Context) (*Recorded, error) {
+	s := rc.h.s
 	r := s.rec
 	if r == nil {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("session %q is not recording", s.shownToAgent()),
@@ -288,24 +346,24 @@ func (h *Held) StopRecording(ctx context.Context) (*Recorded, error) {
 	return out, nil
 }
 
-// LastRecording is the session's last recording that was stopped, kept
-// until another starts (recipe_record save), or nil.
-func (h *Held) LastRecording() *Recorded { return h.s.recorded }
+// Last is the session's last recording that was stopped, kept until
+// another starts (recipe_record save), or nil.
+func (rc Recorder) Last() *Recorded { return rc.h.s.recorded }
 
 // status is the recording's state now.
-func (r *recorder) status() RecordStatus {
+func (r *recording) status() RecordStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.statusLocked()
 }
 
-func (r *recorder) statusLocked() RecordStatus {
+func (r *recording) statusLocked() RecordStatus {
 	return RecordStatus{Name: r.opts.Name, Tab: r.tab, Started: r.started, Steps: len(r.steps), EndedBy: r.endedBy, Notice: r.notice}
 }
 
 // end marks the recording ended by who; it reports whether this call
 // ended it (the caller then cleans up).
-func (r *recorder) end(by string) bool {
+func (r *recording) end(by string) bool {
 	ended := false
 	r.endOnce.Do(func() {
 		r.mu.Lock()
@@ -317,10 +375,10 @@ func (r *recorder) end(by string) bool {
 	return ended
 }
 
-// endAndFinish ends the recording from one of its own goroutines (the
-// user's Stop, the timeout, the tab gone): the pages are flushed and let
-// go at once, so that nothing the user does later is taken.
-func (r *recorder) endAndFinish(by string) {
+// endAndFinish ends the recording from a worker (the user's Stop, the
+// timeout, the tab gone, the step limit): the pages are flushed and let go
+// at once, so that nothing the user does later is taken.
+func (r *recording) endAndFinish(by string) {
 	if !r.end(by) {
 		return
 	}
@@ -329,13 +387,21 @@ func (r *recorder) endAndFinish(by string) {
 	r.cleanup(ctx)
 }
 
+// endLater ends the recording (endAndFinish) on a worker of g's loop: the
+// loop itself must go on taking the pages' events, which the flush waits
+// for. A loop that has ended spawns nothing: the recording it followed
+// ended with it.
+func (r *recording) endLater(g *target, by string) {
+	g.spawn(func(context.Context) { r.endAndFinish(by) })
+}
+
 // discard lets go of a recording that ended and was never collected.
-func (r *recorder) discard(ctx context.Context) {
+func (r *recording) discard(ctx context.Context) {
 	if r.end("agent") {
 		r.cleanup(ctx)
 		return
 	}
-	// Ended by its own goroutine: its cleanup must be done before anything
+	// Ended by a worker: its cleanup must be done before anything
 	// new goes into the page (or the notice of the tab).
 	select {
 	case <-r.finished:
@@ -344,15 +410,27 @@ func (r *recorder) discard(ctx context.Context) {
 }
 
 // cleanup takes what each page had pending (a field still being typed
-// in), then takes the recorder out of the pages and the notice away, and
-// stops the event goroutines. Called once, by whoever ended it.
-func (r *recorder) cleanup(ctx context.Context) {
+// in), then stops following the tabs, takes the recorder out of the pages
+// and the notice away. Called once, by whoever ended it.
+func (r *recording) cleanup(ctx context.Context) {
 	defer close(r.finished)
 	r.mu.Lock()
 	tabs := append([]*recTab(nil), r.tabs...)
+	if r.timer != nil {
+		r.timer.Stop()
+	}
 	r.mu.Unlock()
 	for _, rt := range tabs {
 		r.flush(ctx, rt)
+	}
+	// The tabs' loops stop handing events over, and no new tab is
+	// adopted; one being adopted now is let go once its worker is done.
+	r.mu.Lock()
+	r.stopped = true
+	tabs = append(tabs[:0], r.tabs...)
+	r.mu.Unlock()
+	for _, rt := range tabs {
+		rt.t.rec.set(nil, rt)
 	}
 	r.stop()
 	r.wg.Wait()
@@ -360,6 +438,9 @@ func (r *recorder) cleanup(ctx context.Context) {
 	r.mu.Lock()
 	tabs = append(tabs[:0], r.tabs...)
 	r.mu.Unlock()
+	for _, rt := range tabs {
+		rt.t.rec.set(nil, rt)
+	}
 	for _, rt := range tabs {
 		t := rt.t
 		select {
@@ -392,7 +473,7 @@ func (r *recorder) cleanup(ctx context.Context) {
 
 // flush asks a page for what it has pending and waits, briefly, until
 // its steps are in.
-func (r *recorder) flush(ctx context.Context, rt *recTab) {
+func (r *recording) flush(ctx context.Context, rt *recTab) {
 	t := rt.t
 	select {
 	case <-t.page.Done():
@@ -424,16 +505,24 @@ func (r *recorder) flush(ctx context.Context, rt *recTab) {
 }
 
 // follow puts the recorder into the tab: the binding, the script for
-// every new document and the one showing now, and the goroutine that
-// reads what they tell.
-func (r *recorder) follow(ctx, run context.Context, t *Tab, banner bool) error {
+// every new document and the one showing now; the tab's loop hands what
+// they tell to the recording (recHook).
+func (r *recording) follow(ctx context.Context, t *Tab, banner bool) error {
 	opts, _ := json.Marshal(map[string]any{"id": r.id, "secret": r.opts.Secret, "banner": banner, "message": recordNoticeText(r.opts)})
 	src := strings.NewReplacer("__OPTS__", string(opts), "__HEAL__", strings.TrimSpace(healJS), "__BINDING__", recordBinding).Replace(recordJS)
 	src = strings.TrimSuffix(strings.TrimSpace(src), ";")
-	// Subscribe before anything can happen, so that no step is missed.
-	events, cancel := t.page.Events("Runtime.bindingCalled", navCommitted, navRequested, "Page.windowOpen")
+	id, err := t.mainFrameID(ctx)
+	if err != nil {
+		return backendError("record the tab", err)
+	}
+	rt := &recTab{r: r, t: t, id: r.s.ids.shortOf(t.target), mainID: id}
+	r.mu.Lock()
+	rt.first = len(r.tabs) == 0
+	r.mu.Unlock()
+	// Followed before anything can happen, so that no step is missed.
+	t.rec.set(rt, nil)
 	fail := func(doing string, err error) error {
-		cancel()
+		t.rec.set(nil, rt)
 		return backendError(doing, err)
 	}
 	if err := t.page.Call(ctx, "Runtime.addBinding", map[string]any{"name": recordBinding, "executionContextName": worldName}, nil); err != nil {
@@ -446,19 +535,11 @@ func (r *recorder) follow(ctx, run context.Context, t *Tab, banner bool) error {
 		return fail("record the tab", err)
 	}
 	fail = func(doing string, err error) error {
-		cancel()
+		t.rec.set(nil, rt)
 		_ = t.page.Call(ctx, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": added.Identifier}, nil)
 		return backendError(doing, err)
 	}
-	rt := &recTab{t: t, script: added.Identifier, id: r.s.ids.shortOf(t.target)}
-	r.mu.Lock()
-	rt.first = len(r.tabs) == 0
-	r.mu.Unlock()
-	id, err := t.mainFrameID(ctx)
-	if err != nil {
-		return fail("record the tab", err)
-	}
-	rt.mainID = id
+	rt.script = added.Identifier
 	w := frameWorld{sess: t.page, frameID: id}
 	var v any
 	if _, err := w.eval(ctx, "("+src+", 1)", &v); err != nil {
@@ -467,12 +548,6 @@ func (r *recorder) follow(ctx, run context.Context, t *Tab, banner bool) error {
 	r.mu.Lock()
 	r.tabs = append(r.tabs, rt)
 	r.mu.Unlock()
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		defer cancel()
-		r.read(run, rt, events)
-	}()
 	return nil
 }
 
@@ -492,39 +567,20 @@ type recEvent struct {
 	Mark      string      `json:"mark"`
 }
 
-// read takes the tab's events until the recording stops or the tab goes.
-func (r *recorder) read(ctx context.Context, rt *recTab, events <-chan cdp.Event) {
-	t := rt.t
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.page.Done():
-			r.tabGone(rt)
-			return
-		case ev, ok := <-events:
-			if !ok {
-				r.tabGone(rt)
-				return
-			}
-			r.apply(ctx, rt, ev)
-		}
-	}
-}
-
-// tabGone is a recorded tab closing: the one the recording started in
-// ends it; another (a popup that closed itself) is just no longer
-// followed.
-func (r *recorder) tabGone(rt *recTab) {
+// tabGone is a recorded tab closing (its loop ending): the one the
+// recording started in ends it; another (a popup that closed itself) is
+// just no longer followed.
+func (r *recording) tabGone(g *target, rt *recTab) {
 	if rt.first {
-		go r.endAndFinish("tab closed")
+		r.endLater(g, "tab closed")
 	}
 }
 
-// apply takes one event of a recorded tab.
-func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
+// apply takes one event of a recorded tab, on the tab's loop: what waits
+// goes to a worker.
+func (r *recording) apply(g *target, rt *recTab, ev cdp.Event) {
 	switch ev.Method {
-	case "Runtime.bindingCalled":
+	case evBindingCalled:
 		var b struct {
 			Name    string `json:"name"`
 			Payload string `json:"payload"`
@@ -543,7 +599,7 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 			r.mu.Unlock()
 			return
 		case "stop":
-			go r.endAndFinish("user")
+			r.endLater(g, "user")
 			return
 		case "frame":
 			r.note(fmt.Sprintf("the user worked inside a frame (%s): what they did there is not recorded; check the steps around it", Echo(shorten(e.Text, 80))))
@@ -561,7 +617,7 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 			r.note(fmt.Sprintf("a %s whose element could not be described was left out", e.K))
 			return
 		}
-		r.add(st)
+		r.add(g, st)
 	case navRequested:
 		var e struct {
 			FrameID string `json:"frameId"`
@@ -604,26 +660,41 @@ func (r *recorder) apply(ctx context.Context, rt *recTab, ev cdp.Event) {
 		if u == "about:blank" {
 			return
 		}
-		r.add(RecordedStep{Kind: "navigate", URL: u, At: time.Now(), Tab: rt.id, Page: u})
-	case "Page.windowOpen":
+		r.add(g, RecordedStep{Kind: "navigate", URL: u, At: time.Now(), Tab: rt.id, Page: u})
+	case evWindowOpen:
 		var e struct {
 			URL string `json:"url"`
 		}
 		if json.Unmarshal(ev.Params, &e) != nil {
 			return
 		}
-		r.wg.Add(1)
-		go func() {
+		r.mu.Lock()
+		following := !r.stopped
+		if following {
+			r.wg.Add(1)
+		}
+		r.mu.Unlock()
+		if !following {
+			return
+		}
+		started := g.spawn(func(ctx context.Context) {
 			defer r.wg.Done()
+			// (it ends with the loop or with the recording)
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(r.run, cancel)()
 			r.followPopup(ctx)
-		}()
+		})
+		if !started {
+			r.wg.Done()
+		}
 	}
 }
 
 // followPopup adopts the tab a recorded page opened into the session and
 // records in it too; it becomes the session's current tab, as the recipe's
 // step that selects it will make it.
-func (r *recorder) followPopup(ctx context.Context) {
+func (r *recording) followPopup(ctx context.Context) {
 	s := r.s
 	var lastErr error
 	for try := 0; try < 20 && ctx.Err() == nil; try++ {
@@ -639,7 +710,7 @@ func (r *recorder) followPopup(ctx context.Context) {
 					continue
 				}
 				found = true
-				if err := r.follow(ctx, ctx, nt, r.noticeBe == nil); err != nil {
+				if err := r.follow(ctx, nt, r.noticeBe == nil); err != nil {
 					r.note("a new tab the page opened could not be followed (" + Echo(err.Error()) + "): what was done in it is not recorded")
 					continue
 				}
@@ -666,18 +737,19 @@ func (r *recorder) followPopup(ctx context.Context) {
 }
 
 // mainOf is the tab's main frame id.
-func (r *recorder) mainOf(rt *recTab) string {
+func (r *recording) mainOf(rt *recTab) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return rt.mainID
 }
 
-// add keeps a step; past RecordMaxSteps the recording ends.
-func (r *recorder) add(st RecordedStep) {
+// add keeps a step (on g's loop); past RecordMaxSteps the recording
+// ends.
+func (r *recording) add(g *target, st RecordedStep) {
 	r.mu.Lock()
 	if len(r.steps) >= RecordMaxSteps {
 		r.mu.Unlock()
-		go r.endAndFinish("limit")
+		r.endLater(g, "limit")
 		return
 	}
 	r.steps = append(r.steps, st)
@@ -685,7 +757,7 @@ func (r *recorder) add(st RecordedStep) {
 }
 
 // note keeps a line about what was not recorded.
-func (r *recorder) note(s string) {
+func (r *recording) note(s string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, n := range r.notes {

@@ -31,7 +31,7 @@ func TestRecordLatency(t *testing.T) {
 	steps := func() int {
 		n := 0
 		_ = e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
-			if st := h.RecordingStatus(); st != nil {
+			if st := h.Recorder().Status(); st != nil {
 				n = st.Steps
 			}
 			return nil
@@ -43,7 +43,7 @@ func TestRecordLatency(t *testing.T) {
 	for range runs {
 		t0 := time.Now()
 		if err := e.do(func(ctx context.Context, h *browser.Held) error {
-			_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "bench"})
+			_, err := h.Recorder().Start(ctx, browser.RecordOptions{Name: "bench"})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -62,7 +62,7 @@ func TestRecordLatency(t *testing.T) {
 		clicks = append(clicks, ms(time.Since(t1)))
 		t2 := time.Now()
 		if err := e.do(func(ctx context.Context, h *browser.Held) error {
-			_, err := h.StopRecording(ctx)
+			_, err := h.Recorder().Stop(ctx)
 			return err
 		}); err != nil {
 			t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 func (e *env) startRecording(o browser.RecordOptions) {
 	e.t.Helper()
 	if err := e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.StartRecording(ctx, o)
+		_, err := h.Recorder().Start(ctx, o)
 		return err
 	}); err != nil {
 		e.t.Fatal(err)
@@ -29,7 +29,7 @@ func (e *env) stopRecording() *browser.Recorded {
 	var rec *browser.Recorded
 	if err := e.s.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
 		var err error
-		rec, err = h.StopRecording(ctx)
+		rec, err = h.Recorder().Stop(ctx)
 		return err
 	}); err != nil {
 		e.t.Fatal(err)
@@ -357,9 +357,9 @@ func TestRecordRefusedHeadless(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/record/login.html")
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
-		_, err := h.StartRecording(ctx, browser.RecordOptions{Name: "headless"})
+		_, err := h.Recorder().Start(ctx, browser.RecordOptions{Name: "headless"})
 		if err == nil {
-			_, _ = h.StopRecording(ctx)
+			_, _ = h.Recorder().Stop(ctx)
 		}
 		return err
 	})

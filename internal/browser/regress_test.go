@@ -13,7 +13,7 @@ func (e *env) answer(accept bool) {
 	e.t.Helper()
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
 
-		_, err := h.AnswerDialog(ctx, accept, nil)
+		_, err := h.Dialogs().Answer(ctx, accept, nil)
 		return err
 	})
 	if err != nil {
@@ -24,8 +24,7 @@ func (e *env) answer(accept bool) {
 func (e *env) openDialog() *browser.DialogView {
 	var d *browser.DialogView
 	_ = e.do(func(ctx context.Context, h *browser.Held) error {
-		tab := h.Tab()
-		d = tab.OpenDialog()
+		d = h.Dialogs().Open()
 		return nil
 	})
 	return d

@@ -62,7 +62,7 @@ func TestDialogAsk(t *testing.T) {
 		t.Helper()
 		err := e.do(func(ctx context.Context, h *browser.Held) error {
 
-			_, err := h.AnswerDialog(ctx, accept, text)
+			_, err := h.Dialogs().Answer(ctx, accept, text)
 			return err
 		})
 		if err != nil {
@@ -104,7 +104,7 @@ func TestDialogAsk(t *testing.T) {
 	}
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
 
-		_, err := h.AnswerDialog(ctx, true, nil)
+		_, err := h.Dialogs().Answer(ctx, true, nil)
 		return err
 	})
 	wantCode(t, err, browser.CodeInvalidArgument)

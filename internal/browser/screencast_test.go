@@ -26,10 +26,10 @@ func TestScreencast(t *testing.T) {
 		return n, last
 	}
 	const fps = 10
-	if err := e.do(func(ctx context.Context, h *browser.Held) error { return h.StartScreencast(ctx, fps, 20) }); err != nil {
+	if err := e.do(func(ctx context.Context, h *browser.Held) error { return h.Screencaster().Start(ctx, fps, 20) }); err != nil {
 		t.Fatal(err)
 	}
-	err := e.do(func(ctx context.Context, h *browser.Held) error { return h.StartScreencast(ctx, 0, 0) })
+	err := e.do(func(ctx context.Context, h *browser.Held) error { return h.Screencaster().Start(ctx, 0, 0) })
 	if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, "already") {
 		t.Errorf("a second start: %v", be)
 	}
@@ -62,7 +62,7 @@ func TestScreencast(t *testing.T) {
 	var cast *browser.Screencast
 	if err := e.do(func(ctx context.Context, h *browser.Held) error {
 		var err error
-		cast, err = h.StopScreencast(ctx)
+		cast, err = h.Screencaster().Stop(ctx)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -83,11 +83,11 @@ func TestScreencast(t *testing.T) {
 		t.Errorf("the GIF holds %d frames of %d×%d; reported %d of %d×%d", len(g.Image), g.Config.Width, g.Config.Height, cast.Frames, cast.Width, cast.Height)
 	}
 	// Stopped: a second stop has nothing to stop; bad bounds are refused.
-	err = e.do(func(ctx context.Context, h *browser.Held) error { _, err := h.StopScreencast(ctx); return err })
+	err = e.do(func(ctx context.Context, h *browser.Held) error { _, err := h.Screencaster().Stop(ctx); return err })
 	if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, "not being recorded") {
 		t.Errorf("a second stop: %v", be)
 	}
-	err = e.do(func(ctx context.Context, h *browser.Held) error { return h.StartScreencast(ctx, 50, 0) })
+	err = e.do(func(ctx context.Context, h *browser.Held) error { return h.Screencaster().Start(ctx, 50, 0) })
 	if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, "out of range") {
 		t.Errorf("fps 50: %v", be)
 	}

@@ -138,7 +138,7 @@ type clip struct {
 // Screenshot captures the viewport, the full page or one element of the tab.
 func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	s, t := h.s, h.t
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
 	hasTarget := o.Target.Ref != "" || o.Target.Selector != ""

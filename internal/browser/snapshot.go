@@ -64,7 +64,7 @@ type diffHead struct {
 // Snapshot renders the tab's page.
 func (h *Held) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
 	s, t := h.s, h.t
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
 	if o.Mode == "" {

@@ -246,7 +246,7 @@ func TestSnapshotRedactsURLs(t *testing.T) {
 				return err
 			}
 			read += "\n" + r.Text
-			c, err := h.Console(ctx, browser.ConsoleOptions{})
+			c, err := h.Console().List(ctx, browser.ConsoleOptions{})
 			if err != nil {
 				return err
 			}

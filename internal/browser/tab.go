@@ -14,7 +14,6 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 
-	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
@@ -61,60 +60,43 @@ type Tab struct {
 	// bctx is the named browser context the tab is in (zero: the
 	// browser's own).
 	bctx contextRef
-	// cast is the tab's screencast under way (browser_screencast), nil
-	// when none.
-	cast *screencast
+	// cast is the tab's screencast (browser_screencast).
+	cast *caster
 	// buttons are the mouse buttons browser_mouse's down holds pressed
 	// (input's bit mask: 1 left, 2 right, 4 middle).
 	buttons int64
 	// collected is the last browser_collect result, for offset pages.
 	collected *collectEntry
-	// consoleView is the last browser_console listing, for offset pages.
-	consoleView *consoleCache
+	// console keeps the page's console messages and exceptions.
+	console *consoleLog
+	// dialogs keeps the JavaScript dialog open in the page.
+	dialogs *dialogState
+	// downloads are the files the tab downloads (and fetches:
+	// browser_download).
+	downloads *downloadList
+	// crash watches for the page's renderer crashing.
+	crash *crashWatch
+	// rec is the session's recording when it follows the tab.
+	rec *recHook
 
-	dialogPolicy string // DialogAsk, DialogAccept or DialogDismiss
-
-	mu      sync.Mutex // guards notes, lead, blocked and the dialog, written by the watcher
+	mu      sync.Mutex // guards notes, lead and blocked, written by the loop
 	notes   []string
 	lead    string // read first in the next result (addLead)
 	blocked string
-	// dialog is the JavaScript dialog open in the page (policy ask), and
-	// dialogGen counts the dialogs opened; dialogOpened is closed when one
-	// opens (dialogSignalled), and replaced when it closes.
-	dialog          *dialogEvent
-	dialogGen       int
-	dialogOpened    chan struct{}
-	dialogSignalled bool
-	// crash is closed when the page crashes (Inspector.targetCrashed;
-	// crashed set), and replaced when a navigation starts a new page.
-	crash          chan struct{}
-	crashed        bool
-	console        []ConsoleEntry // the newest consoleCap entries
-	consoleSeq     int
-	consoleDropped int         // entries pushed out of the ring since it was last cleared
-	downloads      []*Download // the newest downloadCap downloads
-	downloadSeq    int
-	downloadDir    string                      // the staging folder the browser saves them in ("" its own folder)
-	downloadEarly  map[string]downloadProgress // progress that came before its download's beginning
-	dlBatch        *dlBatch                    // the running call's downloads (downloadMark), or nil
-	// findFile finds a finished download in the browser's own folder
-	// (backend.DownloadFinder), or is nil; the session's policy
-	// (link.pol) keeps them in its output directory.
-	findFile func(ctx context.Context, guid string) (backend.DownloadFile, error)
-	// downloadsRemote: the browser runs on another machine, which keeps
-	// the files.
-	downloadsRemote bool
-	// maxFetchBytes bounds one file browser_download fetches (0: the
-	// default, DefaultMaxFetchBytes).
-	maxFetchBytes int64
-	// docStatuses are the HTTP statuses of the latest documents the tab
-	// loaded, by loader id (the loop's, under mu); docSeen is closed when
-	// one is added, and replaced.
-	docStatuses []docStatus
-	docSeen     chan struct{}
+	// docs are the HTTP statuses of the latest documents the tab loaded.
+	docs *docLog
 	// bound: the user opened the tab and the session bound it
 	// (browser_tabs bind); webpilot never closes it, only releases it.
 	bound bool
+}
+
+// docLog keeps the HTTP statuses of the latest documents a tab loaded, by
+// loader id: the loop notes them, navigations read them.
+type docLog struct {
+	mu       sync.Mutex
+	statuses []docStatus
+	// seen is closed when a status is added, and replaced.
+	seen chan struct{}
 }
 
 // docStatus is a document's HTTP status.
@@ -126,34 +108,34 @@ type docStatus struct {
 // docStatusesKept bounds the statuses a tab remembers.
 const docStatusesKept = 16
 
-// noteDocStatus records a document's status (the loop).
-func (t *Tab) noteDocStatus(loader string, status int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.docStatuses = append(t.docStatuses, docStatus{loader, status})
-	if len(t.docStatuses) > docStatusesKept {
-		t.docStatuses = t.docStatuses[len(t.docStatuses)-docStatusesKept:]
+// note records a document's status (the loop).
+func (l *docLog) note(loader string, status int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.statuses = append(l.statuses, docStatus{loader, status})
+	if len(l.statuses) > docStatusesKept {
+		l.statuses = l.statuses[len(l.statuses)-docStatusesKept:]
 	}
-	if t.docSeen != nil {
-		close(t.docSeen)
+	if l.seen != nil {
+		close(l.seen)
 	}
-	t.docSeen = make(chan struct{})
+	l.seen = make(chan struct{})
 }
 
-// docStatus is the HTTP status of the loader's document if known; seen is
+// status is the HTTP status of the loader's document if known; seen is
 // closed when another status is recorded.
-func (t *Tab) docStatus(loader string) (status int, ok bool, seen <-chan struct{}) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i := len(t.docStatuses) - 1; i >= 0; i-- {
-		if d := t.docStatuses[i]; d.loader == loader {
+func (l *docLog) status(loader string) (status int, ok bool, seen <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.statuses) - 1; i >= 0; i-- {
+		if d := l.statuses[i]; d.loader == loader {
 			return d.status, true, nil
 		}
 	}
-	if t.docSeen == nil {
-		t.docSeen = make(chan struct{})
+	if l.seen == nil {
+		l.seen = make(chan struct{})
 	}
-	return 0, false, t.docSeen
+	return 0, false, l.seen
 }
 
 // Bound reports whether the tab is one the user opened and the session
@@ -172,10 +154,20 @@ type snapCache struct {
 // newTab is the tab of the backend's target id, on CDP session sess; its
 // event loop starts with init.
 func newTab(id string, sess cdp.Caller, log *slog.Logger) *Tab {
-	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable(), dialogPolicy: DialogAsk, dialogOpened: make(chan struct{}), crash: make(chan struct{})}
+	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable(), docs: &docLog{}}
 	t.pauses = &fetchPauses{t: t}
+	t.console, t.dialogs, t.downloads, t.crash, t.cast, t.rec = &consoleLog{}, newDialogState(), &downloadList{t: t}, newCrashWatch(t.log), &caster{}, &recHook{}
 	t.page = &target{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
 	return t
+}
+
+// features are the tab's features (feature), whose events its page's
+// loop follows.
+func (t *Tab) features() []feature {
+	if t.console == nil {
+		return nil // a bare tab (tests)
+	}
+	return []feature{t.console, t.dialogs, t.downloads, t.crash, t.cast, t.rec}
 }
 
 // TargetID is the backend's id of the tab (browser_tabs shows the short ID).

@@ -143,10 +143,10 @@ func (ts Tabs) Ready(ctx context.Context, id string) (*Tab, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.CrashError(); err != nil {
+	if err := t.crash.err(); err != nil {
 		return nil, err
 	}
-	if err := t.DialogError(); err != nil {
+	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
 	if err := t.checkShown(ctx); err != nil {
@@ -566,24 +566,24 @@ func (s *Session) prepareTab(ctx context.Context, id string, attach func(context
 		return nil, backendError("attach to the tab", err)
 	}
 	t := newTab(id, target, s.m.log)
-	t.dialogPolicy = s.pol.opts.DialogPolicy
+	t.dialogs.policy = s.pol.opts.DialogPolicy
 	t.link = s.link
-	t.maxFetchBytes = s.m.opts.MaxFetchBytes
+	t.downloads.maxFetch = s.m.opts.MaxFetchBytes
 	local := s.be.Info().Local
 	if !local {
-		t.findFile = downloadFinder(s.be, id)
-		t.downloadsRemote = t.findFile == nil
+		t.downloads.find = downloadFinder(s.be, id)
+		t.downloads.remote = t.downloads.find == nil
 	}
 	if err := t.init(ctx); err != nil {
 		t.page.stop()
 		return nil, backendError("prepare the tab", err)
 	}
 	if local {
-		t.saveDownloads(ctx, s.pol)
+		t.downloads.save(ctx, s.pol)
 	}
 	if !s.emulation.Empty() {
 		// (a tab that joins the session looks like the others to its page)
-		if err := t.applyEmulation(ctx, s.emulation); err != nil {
+		if err := s.emulation.applyTo(ctx, t); err != nil {
 			t.log.Debug("emulate on a new tab", "err", err)
 		}
 	}

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"runtime/pprof"
+	"slices"
 	"sync"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -13,16 +14,17 @@ import (
 // target is one CDP session of a tab, its page's or one of its
 // out-of-process frames', with the one goroutine that reads its events
 // (run) and the state those events keep: the walker's worlds, the requests
-// in flight, and (the page's) the tab's console, downloads and dialogs. The
-// loop answers what the browser asks of the tab while nobody else is
-// listening (JavaScript dialogs under an accept or dismiss policy, document
-// requests paused for the origin policy); calls to the browser and other
-// slow work go to workers (spawn), which the loop joins when it ends.
+// in flight, and (the page's) the tab's features, which take the events
+// they asked for (feature). The loop answers what the browser asks of the
+// tab while nobody else is listening (JavaScript dialogs under an accept or
+// dismiss policy, document requests paused for the origin policy); calls
+// to the browser and other slow work go to workers (spawn), which the loop
+// joins when it ends.
 //
 // Everything the loop writes is read by the session's calls under a mutex
-// (worldCache.mu, requestTable.mu, Tab.mu, netLog.mu); only the loop
-// writes it, except where a call repairs what it found stale (a world that
-// failed, dropped from the cache).
+// (worldCache.mu, requestTable.mu, Tab.mu, netLog.mu, each feature's own);
+// only the loop writes it, except where a call repairs what it found stale
+// (a world that failed, dropped from the cache).
 type target struct {
 	cdp.Caller
 	tab *Tab
@@ -34,8 +36,15 @@ type target struct {
 	// make their calls with it.
 	ctx  context.Context
 	stop context.CancelFunc
-	// workers are the running workers; only the loop adds to it.
+	// workers are the running workers (spawn); once closed (the loop is
+	// ending) no worker starts. spawnMu guards closed and the workers'
+	// start.
 	workers sync.WaitGroup
+	spawnMu sync.Mutex
+	closed  bool
+	// features are the page's features by the event methods they follow
+	// (none for a frame's target).
+	features map[string][]feature
 	// ended is closed once the loop has returned and its workers (and, for
 	// the page, its frames' loops) have ended.
 	ended chan struct{}
@@ -51,16 +60,28 @@ const (
 	evContextDestroyed = "Runtime.executionContextDestroyed"
 	evContextsCleared  = "Runtime.executionContextsCleared"
 	evAttached         = "Target.attachedToTarget"
-	evConsole          = "Runtime.consoleAPICalled"
-	evException        = "Runtime.exceptionThrown"
-	evDownloadBegin    = "Page.downloadWillBegin"
-	evDownloadProgress = "Page.downloadProgress"
-	evDialogOpening    = "Page.javascriptDialogOpening"
-	evDialogClosed     = "Page.javascriptDialogClosed"
 	evFrameNavigated   = "Page.frameNavigated"
 	evWindowOpen       = "Page.windowOpen"
-	evTargetCrashed    = "Inspector.targetCrashed"
 )
+
+// A feature is a part of a tab that keeps what some of its page's events
+// tell (the console, dialogs, downloads, the crash, the screencast, the
+// recorder): the page's loop follows the events it names from the start
+// and hands each to apply, in the order the browser sent them, beside the
+// core's own. apply runs on the loop: it must not wait, and what is slow
+// goes to a worker (target.spawn). A feature owns its state and its
+// mutex.
+type feature interface {
+	events() []string
+	apply(g *target, ev cdp.Event)
+}
+
+// A loopEnder is a feature told when its page's loop ends (the tab closed
+// or its session ended), before the loop's workers are joined: it may
+// still spawn one.
+type loopEnder interface {
+	loopEnded(g *target)
+}
 
 // newTarget wraps sess, a session of tab t (page: its own), and starts its
 // loop. The loop follows the session's events from here on, so call it
@@ -71,11 +92,22 @@ func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
 	methods := []string{evContextCreated, evContextDestroyed, evContextsCleared, evAttached}
 	methods = append(methods, netMethods[:]...)
 	if page {
-		methods = append(methods, evConsole, evException, evDownloadBegin, evDownloadProgress, evDialogOpening, evDialogClosed, evWindowOpen, evTargetCrashed)
+		methods = append(methods, evWindowOpen)
 	}
 	methods = append(methods, t.pauses.follows()...)
 	if t.link.origin != nil && page {
 		methods = append(methods, evFrameNavigated)
+	}
+	if page {
+		g.features = map[string][]feature{}
+		for _, f := range t.features() {
+			for _, m := range f.events() {
+				if !slices.Contains(methods, m) {
+					methods = append(methods, m)
+				}
+				g.features[m] = append(g.features[m], f)
+			}
+		}
 	}
 	events, cancel := sess.Events(methods...)
 	go g.run(events, cancel)
@@ -85,11 +117,21 @@ func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
 // run is the loop: it applies the session's events in the order the
 // browser sent them until the session ends or stop is called.
 func (g *target) run(events <-chan cdp.Event, cancel func()) {
-	// The label names the tab in goroutine profiles; workers inherit it.
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(tabLabel, g.tab.target)))
+	// The label names the tab in goroutine profiles; workers carry it too.
+	pprof.SetGoroutineLabels(g.labels())
 	defer func() {
 		cancel()
 		g.stop()
+		if g.page {
+			for _, f := range g.tab.features() {
+				if e, ok := f.(loopEnder); ok {
+					e.loopEnded(g)
+				}
+			}
+		}
+		g.spawnMu.Lock()
+		g.closed = true
+		g.spawnMu.Unlock()
 		g.workers.Wait()
 		if g.page {
 			// Frames attached from now on are stopped as they come; those
@@ -118,9 +160,12 @@ func (g *target) run(events <-chan cdp.Event, cancel func()) {
 	}
 }
 
-// apply takes one event.
+// apply takes one event: the features that follow it, then the core.
 func (g *target) apply(ev cdp.Event) {
 	t := g.tab
+	for _, f := range g.features[ev.Method] {
+		f.apply(g, ev)
+	}
 	switch ev.Method {
 	case evContextCreated:
 		g.worlds.onCreated(ev.Params)
@@ -132,28 +177,9 @@ func (g *target) apply(ev cdp.Event) {
 		g.attached(ev.Params)
 	case evPaused, evAuthRequired:
 		t.pauses.apply(g, ev)
-	case evConsole:
-		t.onConsole(ev.Params)
-	case evException:
-		t.onException(ev.Params)
-	case evDownloadBegin:
-		if p, ok := t.onDownloadBegin(ev.Params); ok {
-			g.progress(p)
-		}
-	case evDownloadProgress:
-		var p downloadProgress
-		if jsonv2.Unmarshal(ev.Params, &p) == nil && p.GUID != "" {
-			g.progress(p)
-		}
-	case evDialogOpening:
-		g.dialogOpened(ev.Params)
-	case evDialogClosed:
-		t.dialogClosed()
 	case evFrameNavigated:
-		g.committed(ev.Params)
-	case evTargetCrashed:
-		if g.page {
-			t.onCrashed()
+		if t.link.origin != nil {
+			g.committed(ev.Params)
 		}
 	case evWindowOpen:
 		t.link.windowOpens.Add(1)
@@ -167,7 +193,7 @@ func (g *target) apply(ev cdp.Event) {
 			if g.page {
 				g.reqs.apply(&ne)
 				if kind == evResponse && ne.Type == "Document" && ne.Response != nil {
-					t.noteDocStatus(ne.LoaderID, ne.Response.Status)
+					t.docs.note(ne.LoaderID, ne.Response.Status)
 				}
 			}
 			if l := t.link.net; l != nil {
@@ -177,25 +203,28 @@ func (g *target) apply(ev cdp.Event) {
 	}
 }
 
-// spawn runs fn on a worker, with the loop's context. Only the loop calls
-// it.
-func (g *target) spawn(fn func(ctx context.Context)) {
+// spawn runs fn on a worker, with the loop's context, labelled with the
+// tab (tabLabel). The loop calls it, and so may anything of the tab's
+// while the loop runs: once the loop is ending, fn is not run and spawn
+// reports false.
+func (g *target) spawn(fn func(ctx context.Context)) bool {
+	g.spawnMu.Lock()
+	defer g.spawnMu.Unlock()
+	if g.closed {
+		return false
+	}
 	g.workers.Add(1)
 	go func() {
 		defer g.workers.Done()
+		pprof.SetGoroutineLabels(g.labels())
 		fn(g.ctx)
 	}()
+	return true
 }
 
-// progress applies a download's progress; what takes long (copying a
-// finished file, cancelling one past the budget) goes to a worker.
-func (g *target) progress(p downloadProgress) {
-	switch todo, d := g.tab.applyProgress(p); todo {
-	case downloadFinish:
-		g.spawn(func(context.Context) { g.tab.finishDownload(d) })
-	case downloadCancel:
-		g.spawn(func(ctx context.Context) { g.tab.cancelDownload(ctx, d.guid) })
-	}
+// labels is a context carrying the tab's pprof label.
+func (g *target) labels() context.Context {
+	return pprof.WithLabels(context.Background(), pprof.Labels(tabLabel, g.tab.target))
 }
 
 // attached takes an out-of-process iframe attached under this session: it

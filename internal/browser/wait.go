@@ -341,8 +341,8 @@ func (h *Held) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 
 func (s *Session) wait(ctx context.Context, t *Tab, conds []*waitCond, o WaitOptions) (*WaitResult, error) {
 	defer t.releaseObjects(ctx)
-	w := &waiter{t: t, conds: conds, start: time.Now(), dlMark: t.downloadMark(), frames: map[string]frameWorld{}, kids: map[string]frameWorld{}}
-	defer t.endDownloads(w.dlMark)
+	w := &waiter{t: t, conds: conds, start: time.Now(), dlMark: t.downloads.mark(), frames: map[string]frameWorld{}, kids: map[string]frameWorld{}}
+	defer t.downloads.end(w.dlMark)
 	var pats []string
 	for _, c := range conds {
 		switch c.kind {
@@ -378,7 +378,7 @@ func (s *Session) wait(ctx context.Context, t *Tab, conds []*waitCond, o WaitOpt
 		}
 		if err == nil {
 			if res := w.decide(states, o.All); res != nil {
-				res.Downloads = t.downloadsNow(w.dlMark)
+				res.Downloads = t.downloads.now(w.dlMark)
 				return res, nil
 			}
 		}
@@ -422,19 +422,6 @@ func (w *waiter) decide(states []condState, all bool) *WaitResult {
 	}
 	res.Index, res.Tier, res.What = best, w.conds[best].Tier, w.conds[best].Describe()
 	return res
-}
-
-// downloadsNow are the downloads newer than mark, as they are now.
-func (t *Tab) downloadsNow(mark int) []Download {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []Download
-	for _, d := range t.downloads {
-		if d.seq > mark {
-			out = append(out, *d)
-		}
-	}
-	return out
 }
 
 // check reads every condition once. diag asks for what the diagnosis
@@ -494,7 +481,7 @@ func (w *waiter) check(ctx context.Context, diag bool) ([]condState, error) {
 }
 
 func (w *waiter) downloadState() condState {
-	ds := w.t.downloadsNow(w.dlMark)
+	ds := w.t.downloads.now(w.dlMark)
 	if len(ds) == 0 {
 		return condState{seen: "no download began after the wait started",
 			try: "start the download first (browser_action click on its link or button), then wait; a download begun before the wait does not count"}

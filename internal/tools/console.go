@@ -34,7 +34,7 @@ var consoleTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.Console(ctx, browser.ConsoleOptions{Levels: levels, Clear: in.Clear, Limit: in.Limit, MaxChars: in.MaxChars, Offset: in.Offset})
+	res, err := h.Console().List(ctx, browser.ConsoleOptions{Levels: levels, Clear: in.Clear, Limit: in.Limit, MaxChars: in.MaxChars, Offset: in.Offset})
 	if err != nil {
 		return nil, err
 	}

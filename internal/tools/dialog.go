@@ -20,7 +20,7 @@ var dialogTool = Def(Tool{
 	Group:       GroupDialogs,
 	Hold:        HoldTabAsIs,
 }, func(ctx context.Context, h *Held, in DialogIn) (*Result, error) {
-	d, err := h.AnswerDialog(ctx, in.Action == "accept", in.Text)
+	d, err := h.Dialogs().Answer(ctx, in.Action == "accept", in.Text)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ var downloadTool = Def(Tool{
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in DownloadIn) (*Result, error) {
 	o := browser.FetchOptions{URLs: in.URLs, Target: in.target()}
-	res, err := h.Download(ctx, o)
+	res, err := h.Downloads().Fetch(ctx, o)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ var emulateTool = Def(Tool{
 	Group:       GroupEmulate,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in EmulateIn) (*Result, error) {
-	e, note, err := h.Emulate(ctx, browser.Emulation{Device: in.Device, Viewport: in.Viewport, UserAgent: in.UserAgent, Locale: in.Locale, Timezone: in.Timezone,
+	e, note, err := h.Emulator().Set(ctx, browser.Emulation{Device: in.Device, Viewport: in.Viewport, UserAgent: in.UserAgent, Locale: in.Locale, Timezone: in.Timezone,
 		Geolocation: in.Geolocation, ColorScheme: in.ColorScheme, ReducedMotion: in.ReducedMotion, Media: in.Media, CPUThrottle: in.CPUThrottle,
 		Network: in.Network, Custom: in.Custom}, in.Clear)
 	if err != nil {

@@ -77,13 +77,13 @@ var recipeRecordTool = Def(Tool{
 	case "start":
 		return recordStart(ctx, h, in)
 	case "status":
-		st := h.RecordingStatus()
+		st := h.Recorder().Status()
 		if st == nil {
 			return &Result{Text: fmt.Sprintf("Session %q is not recording.", h.SessionName())}, nil
 		}
 		return &Result{Text: recordStatusLine(st)}, nil
 	case "stop":
-		rec, err := h.StopRecording(ctx)
+		rec, err := h.Recorder().Stop(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +110,7 @@ var recipeRecordTool = Def(Tool{
 		return &Result{Text: b.String()}, nil
 	}
 	// save
-	rec := h.LastRecording()
+	rec := h.Recorder().Last()
 	if rec == nil {
 		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("session %q has no stopped recording to save", h.SessionName()),
 			Hint: `record one: recipe_record {"action":"start","name":"…"}, the user does the task, then {"action":"stop"}`}
@@ -148,7 +148,7 @@ func recordStart(ctx context.Context, h *Held, in RecipeRecordIn) (*Result, erro
 		return nil, err
 	}
 	h.Use(t)
-	st, err := h.StartRecording(ctx, browser.RecordOptions{Name: in.Name, Message: in.Message, Secret: in.SecretFields, Timeout: time.Duration(in.TimeoutMs) * time.Millisecond})
+	st, err := h.Recorder().Start(ctx, browser.RecordOptions{Name: in.Name, Message: in.Message, Secret: in.SecretFields, Timeout: time.Duration(in.TimeoutMs) * time.Millisecond})
 	if err != nil {
 		return nil, err
 	}

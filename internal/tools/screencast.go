@@ -24,7 +24,7 @@ var screencastTool = Def(Tool{
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in ScreencastIn) (*Result, error) {
 	if in.Action == "start" {
-		if err := h.StartScreencast(ctx, in.FPS, in.MaxS); err != nil {
+		if err := h.Screencaster().Start(ctx, in.FPS, in.MaxS); err != nil {
 			return nil, err
 		}
 		fps, maxS := in.FPS, in.MaxS
@@ -39,7 +39,7 @@ var screencastTool = Def(Tool{
 	if in.FPS != 0 || in.MaxS != 0 {
 		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: "fps and max_s are for start", Hint: `stop takes no more: {"action": "stop"}`}
 	}
-	c, err := h.StopScreencast(ctx)
+	c, err := h.Screencaster().Stop(ctx)
 	if err != nil {
 		return nil, err
 	}
