@@ -9,6 +9,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/targets"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 )
 
 // ErrPerSession is what a Farm answers to a tab operation: with a
@@ -46,7 +47,7 @@ func NewFarm(opts Options) *Farm {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	opts.Header = opts.Header.Clone()
-	return &Farm{opts: opts, display: Redact(opts.URL), live: make(map[*Backend]string)}
+	return &Farm{opts: opts, display: redact.Endpoint(opts.URL), live: make(map[*Backend]string)}
 }
 
 // NewBackend returns a Backend with a connection of its own to the farm,
