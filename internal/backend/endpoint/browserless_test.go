@@ -157,10 +157,10 @@ func TestBrowserlessFull(t *testing.T) {
 	if _, err := b.NewTab(ctx, ""); err != nil {
 		t.Fatalf("b once a browser was free: %v", err)
 	}
-	if note := b.TakeWait(); !strings.Contains(note, "waited") || !strings.Contains(note, "queue") {
+	if note := b.(backend.Waiter).TakeWait(); !strings.Contains(note, "waited") || !strings.Contains(note, "queue") {
 		t.Errorf("b's wait note = %q", note)
 	}
-	if note := b.TakeWait(); note != "" {
+	if note := b.(backend.Waiter).TakeWait(); note != "" {
 		t.Errorf("a second TakeWait = %q, want it once", note)
 	}
 	if err := f.Close(); err != nil {
