@@ -14,9 +14,10 @@ import (
 	"strings"
 )
 
-// Redacted is what network output shows in place of a credential: the value
-// of an Authorization, Cookie or Set-Cookie header, or of a token-like query
-// parameter.
+// Redacted is what webpilot shows in place of a credential, the one
+// placeholder: the value of an Authorization, Cookie or Set-Cookie header,
+// of a token-like query parameter, or of a browser endpoint's password and
+// query (Endpoint).
 const Redacted = "<redacted>"
 
 // secretParam reports whether a query (or form) parameter's name looks like
