@@ -139,7 +139,7 @@ func TestPairCommand(t *testing.T) {
 	}
 	// With a pairing, auto picks the bridge; launch stays launch.
 	cfg := &Config{Backend: "auto", BridgePort: freePort(t)}
-	be, kind, err := chooseBackend(cfg, discardLogger())
+	be, _, kind, err := chooseBackend(cfg, discardLogger())
 	if err != nil || !strings.HasPrefix(kind, "bridge") {
 		t.Fatalf("auto after pairing = %q, %v", kind, err)
 	}
@@ -148,14 +148,14 @@ func TestPairCommand(t *testing.T) {
 		t.Errorf("bridge info = %+v", info)
 	}
 	be.Close()
-	if _, kind, _ := chooseBackend(&Config{Backend: "launch"}, discardLogger()); kind != "launch" {
+	if _, _, kind, _ := chooseBackend(&Config{Backend: "launch"}, discardLogger()); kind != "launch" {
 		t.Errorf("--backend launch chose %q", kind)
 	}
 }
 
 func TestAutoWithoutPairingIsLaunch(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	be, kind, err := chooseBackend(&Config{Backend: "auto", BridgePort: freePort(t)}, discardLogger())
+	be, _, kind, err := chooseBackend(&Config{Backend: "auto", BridgePort: freePort(t)}, discardLogger())
 	if err != nil || be != nil || !strings.HasPrefix(kind, "launch") {
 		t.Errorf("auto, never paired = %v %q %v", be, kind, err)
 	}
@@ -199,7 +199,7 @@ func TestAutoOwnProfileIsLaunch(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseConfig: %v (%s)", err, errb.String())
 			}
-			be, kind, err := chooseBackend(cfg, discardLogger())
+			be, _, kind, err := chooseBackend(cfg, discardLogger())
 			if be != nil {
 				defer be.Close()
 			}

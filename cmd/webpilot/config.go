@@ -20,6 +20,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/opencli"
 	"github.com/webpilot-mcp/webpilot/internal/recipes"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
 
@@ -664,5 +665,5 @@ func redactURL(u string) string {
 	if u == "" {
 		return ""
 	}
-	return endpoint.Redact(u)
+	return redact.Endpoint(u)
 }

@@ -33,7 +33,7 @@ func TestCDPEndpointConfig(t *testing.T) {
 	if _, err := load(t, nil, nil, `{"cdp_endpoint": "ws://evil.example/"}`); err == nil || !strings.Contains(err.Error(), "flag or environment") {
 		t.Errorf("endpoint from .webpilot.json: %v", err)
 	}
-	if _, _, err := chooseBackend(&Config{Backend: "endpoint"}, discardLogger()); err == nil {
+	if _, _, _, err := chooseBackend(&Config{Backend: "endpoint"}, discardLogger()); err == nil {
 		t.Error("--backend endpoint without --cdp-endpoint was accepted")
 	}
 }

@@ -51,13 +51,15 @@ func TestEndpointPerSessionConfig(t *testing.T) {
 					t.Fatalf("refused: %v", err)
 				}
 				if cfg.EndpointPerSession && cfg.CDPEndpoint != "" {
-					be, kind, err := chooseBackend(cfg, discardLogger())
+					be, farm, kind, err := chooseBackend(cfg, discardLogger())
 					if err != nil {
 						t.Fatal(err)
 					}
-					defer be.Close()
-					if _, ok := be.(*endpoint.Farm); !ok || !strings.Contains(kind, "per session") {
-						t.Errorf("backend = %T (%s), want an endpoint.Farm", be, kind)
+					if farm != nil {
+						defer farm.Close()
+					}
+					if be != nil || farm == nil || !strings.Contains(kind, "per session") {
+						t.Errorf("backend = %T, farm %v (%s), want an endpoint.Farm alone", be, farm != nil, kind)
 					}
 				}
 				return
@@ -513,7 +515,7 @@ func TestFarmDaemon(t *testing.T) {
 // without closing its MCP session after FarmSessionTimeout; other
 // backends keep the server's defaults.
 func TestFarmHTTPBounds(t *testing.T) {
-	farm := &app{backend: endpoint.NewFarm(endpoint.Options{URL: "ws://farm.example/"})}
+	farm := &app{farm: endpoint.NewFarm(endpoint.Options{URL: "ws://farm.example/"})}
 	got := farm.httpBounds(mcpserver.HTTPOptions{Addr: "x"})
 	if got.DepartedGrace != mcpserver.FarmDepartedGrace || got.SessionTimeout != mcpserver.FarmSessionTimeout || got.SessionIdle != mcpserver.FarmSessionTimeout || got.Addr != "x" {
 		t.Errorf("farm: %+v", got)

@@ -36,7 +36,8 @@ import (
 type app struct {
 	cfg     *Config
 	log     *slog.Logger
-	backend backend.Backend
+	backend backend.Backend // the browser every session shares; nil with farm
+	farm    *endpoint.Farm  // a backend of its own per session (--endpoint-per-session)
 	// mu guards kind and bridgeSrv, which a pairing through the daemon
 	// changes.
 	mu        sync.Mutex
@@ -138,30 +139,30 @@ func newApp(cfg *Config, stderr io.Writer) (*app, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
-	be, kind, err := chooseBackend(cfg, a.log)
+	be, farm, kind, err := chooseBackend(cfg, a.log)
 	if err != nil {
 		return nil, err
 	}
 	if bb, ok := be.(*bridge.Backend); ok {
 		a.bridgeSrv = bb.Server()
 	}
-	if be == nil {
+	if be == nil && farm == nil {
 		opts := launchOptions(cfg)
 		opts.UserDataDir, opts.Logger = profile, a.log.With("component", "launch")
 		be = launch.New(opts)
 	}
-	a.backend, a.kind = be, kind
-	var sessionBackend func(string) backend.Backend
-	if farm, ok := be.(*endpoint.Farm); ok {
+	a.backend, a.farm, a.kind = be, farm, kind
+	var sessionFarm browser.Farm
+	if farm != nil {
 		// Each session connects on its first call; prewarm has nothing
-		// to start (Farm has no Start): a connection made ahead would
-		// take a farm browser no session may ever use.
-		sessionBackend = func(name string) backend.Backend { return farm.NewBackend(name) }
+		// to start (the manager has no backend of its own): a connection
+		// made ahead would take a farm browser no session may ever use.
+		sessionFarm = farm
 	}
 	a.manager = browser.NewManager(browser.Options{
 		Backend:        a.backend,
 		BrowserProfile: cfg.BrowserProfile,
-		SessionBackend: sessionBackend,
+		Farm:           sessionFarm,
 		Logger:         a.log.With("component", "browser"),
 		// The same as the own client's (clientParts), which warns about
 		// roots that cannot be used.
@@ -459,16 +460,17 @@ func headless(mode string, getenv func(string) string) bool {
 }
 
 // chooseBackend picks the backend per --backend: the bridge once paired
-// (auto), or when asked; nil means launch. A paired bridge that is not
+// (auto), or when asked; an endpoint, or with --endpoint-per-session a farm
+// of them (then the backend is nil); neither means launch. A paired bridge that is not
 // connected fails calls with BRIDGE_DISCONNECTED rather than silently
 // falling back to a logged-out browser.
-func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, error) {
+func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, *endpoint.Farm, string, error) {
 	if cfg.Backend == "launch" {
-		return nil, "launch", nil
+		return nil, nil, "launch", nil
 	}
 	if cfg.Backend == "endpoint" || (cfg.Backend == "auto" && cfg.CDPEndpoint != "") {
 		if cfg.CDPEndpoint == "" {
-			return nil, "", fmt.Errorf("%w: --backend endpoint needs --cdp-endpoint ws://… or http://host:port", errUsage)
+			return nil, nil, "", fmt.Errorf("%w: --backend endpoint needs --cdp-endpoint ws://… or http://host:port", errUsage)
 		}
 		h := http.Header{}
 		for _, line := range cfg.CDPHeaders {
@@ -477,35 +479,35 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, string, erro
 		}
 		opts := endpoint.Options{URL: cfg.CDPEndpoint, Header: h, Logger: log.With("component", "endpoint"), Wait: cfg.EndpointWait}
 		if cfg.EndpointPerSession {
-			return endpoint.NewFarm(opts), "endpoint (a connection per session)", nil
+			return nil, endpoint.NewFarm(opts), "endpoint (a connection per session)", nil
 		}
-		return endpoint.New(opts), "endpoint", nil
+		return endpoint.New(opts), nil, "endpoint", nil
 	}
 	if err := backendProblem(cfg); err != nil {
-		return nil, "", fmt.Errorf("%w: %w", errUsage, err)
+		return nil, nil, "", fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if own := ownBrowserSetting(cfg); own != "" {
 		// A profile of its own is a browser webpilot launches: never
 		// the user's Chrome in its place.
-		return nil, "launch (auto: " + own + " asks for a browser of its own)", nil
+		return nil, nil, "launch (auto: " + own + " asks for a browser of its own)", nil
 	}
 	secret, err := readSecret()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	if cfg.Backend == "auto" && secret == nil {
-		return nil, "launch (auto: no extension paired)", nil
+		return nil, nil, "launch (auto: no extension paired)", nil
 	}
 	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", cfg.BridgePort), ExtensionID: extension.ID,
 		Secret: secret, ServerVersion: version, Logger: log.With("component", "bridge")})
 	if err != nil {
-		return nil, "", fmt.Errorf("bridge: %w; another webpilot may hold the port (use --bridge-port, or --backend launch)", err)
+		return nil, nil, "", fmt.Errorf("bridge: %w; another webpilot may hold the port (use --bridge-port, or --backend launch)", err)
 	}
 	kind := "bridge"
 	if cfg.Backend == "auto" {
 		kind = "bridge (auto: an extension is paired)"
 	}
-	return bridge.New(srv, bridge.BackendOptions{CloseServer: true, Logger: log.With("component", "bridge")}), kind, nil
+	return bridge.New(srv, bridge.BackendOptions{CloseServer: true, Logger: log.With("component", "bridge")}), nil, kind, nil
 }
 
 // backendProblem is the error of settings that ask for two browsers at
@@ -600,7 +602,7 @@ func (a *app) backendKind() string {
 // FarmSessionTimeout without a call from a client that left without
 // closing its MCP session.
 func (a *app) httpBounds(o mcpserver.HTTPOptions) mcpserver.HTTPOptions {
-	if _, ok := a.backend.(*endpoint.Farm); ok {
+	if a.farm != nil {
 		o.DepartedGrace = mcpserver.FarmDepartedGrace
 		o.SessionTimeout = mcpserver.FarmSessionTimeout
 		o.SessionIdle = mcpserver.FarmSessionTimeout

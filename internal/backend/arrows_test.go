@@ -100,7 +100,7 @@ type depRule struct {
 var depRules = map[string]depRule{
 	"cmd/webpilot": {ours: []string{"extension", "internal/backend", "internal/backend/bridge", "internal/backend/endpoint", "internal/backend/launch",
 		"internal/browser", "internal/cdp", "internal/daemon", "internal/filelock", "internal/logfile", "internal/mcpproxy", "internal/mcpserver",
-		"internal/opencli", "internal/recipes", "internal/secrets", "internal/text", "internal/tools", "internal/trace", "skills"}, mcp: true,
+		"internal/opencli", "internal/recipes", "internal/redact", "internal/secrets", "internal/text", "internal/tools", "internal/trace", "skills"}, mcp: true,
 		why: "the binary wires everything; the only place that picks a concrete backend (cdp: the bench's command count)"},
 	"extension":                          {why: "the embedded extension's files; no logic in Go"},
 	"skills":                             {why: "the embedded agent skill; no logic in Go"},
@@ -111,7 +111,7 @@ var depRules = map[string]depRule{
 	"internal/backend":                   {ours: []string{"internal/cdp"}, why: "the Backend interface depends on nothing concrete"},
 	"internal/backend/targets":           {ours: []string{"internal/backend", "internal/cdp"}, cdproto: true, why: "the Target domain as tabs, shared by launch and endpoint"},
 	"internal/backend/launch":            {ours: []string{"internal/backend", "internal/backend/targets", "internal/cdp", "internal/filelock"}, cdproto: true, why: "a backend only manages tabs and produces CDP sessions"},
-	"internal/backend/endpoint":          {ours: []string{"internal/backend", "internal/backend/targets", "internal/cdp"}, cdproto: true, why: "a backend only manages tabs and produces CDP sessions"},
+	"internal/backend/endpoint":          {ours: []string{"internal/backend", "internal/backend/targets", "internal/cdp", "internal/redact"}, cdproto: true, why: "a backend only manages tabs and produces CDP sessions"},
 	"internal/backend/bridge":            {ours: []string{"internal/backend", "internal/cdp"}, why: "a backend only manages tabs and produces CDP sessions; the extension speaks for it"},
 	"internal/backend/backendtest":       {ours: []string{"extension", "internal/backend", "internal/backend/bridge", "internal/backend/endpoint", "internal/backend/launch", "internal/cdp", "internal/cdp/cdptest"}, cdproto: true, testSupport: true, why: "the Backend contract suite and the real backends for browser tests"},
 	"internal/backend/endpoint/farmtest": {ours: []string{"internal/backend/backendtest", "internal/backend/launch"}, testSupport: true, why: "the real browserless on loopback, for the farm tests"},

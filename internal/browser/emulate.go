@@ -144,16 +144,16 @@ func (e Emulation) merge(o Emulation) (Emulation, error) {
 		return "", &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown %s %q", name, v), Hint: "use " + strings.Join(ok, ", ")}
 	}
 	var err error
-	if o.ColorScheme, err = pick(o.ColorScheme, "color_scheme", "light", "dark", "no-preference"); err != nil {
+	if o.ColorScheme, err = pick(o.ColorScheme, "color_scheme", ColorSchemes()...); err != nil {
 		return e, err
 	}
-	if o.ReducedMotion, err = pick(o.ReducedMotion, "reduced_motion", "reduce", "no-preference"); err != nil {
+	if o.ReducedMotion, err = pick(o.ReducedMotion, "reduced_motion", ReducedMotions()...); err != nil {
 		return e, err
 	}
-	if o.Media, err = pick(o.Media, "media", "screen", "print"); err != nil {
+	if o.Media, err = pick(o.Media, "media", MediaTypes()...); err != nil {
 		return e, err
 	}
-	if o.Network, err = pick(o.Network, "network", "offline", "slow-3g", "fast-3g", "custom", "online"); err != nil {
+	if o.Network, err = pick(o.Network, "network", NetworkConditions()...); err != nil {
 		return e, err
 	}
 	if o.ColorScheme != "" {

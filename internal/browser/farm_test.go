@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint/farmtest"
@@ -24,10 +23,9 @@ func farmManager(t *testing.T, url string) (*browser.Manager, *endpoint.Farm) {
 	t.Helper()
 	ef := endpoint.NewFarm(endpoint.Options{URL: url})
 	m := browser.NewManager(browser.Options{
-		Backend:        ef,
-		SessionBackend: func(name string) backend.Backend { return ef.NewBackend(name) },
-		ActionTimeout:  backendtest.Timeout(10 * time.Second),
-		NavTimeout:     backendtest.Timeout(60 * time.Second),
+		Farm:          ef,
+		ActionTimeout: backendtest.Timeout(10 * time.Second),
+		NavTimeout:    backendtest.Timeout(60 * time.Second),
 	})
 	t.Cleanup(func() { _ = m.Close(context.Background()) })
 	return m, ef
@@ -129,7 +127,7 @@ func TestFarmSessionsInParallel(t *testing.T) {
 	if l, err := farm.Pressure(ctx); err != nil || l.Running != n || l.Queued != 0 || farm.Browsers() != n || ef.Connections() != n {
 		t.Fatalf("farm load %+v (%v), %d browsers, endpoint connections = %d; want %d each", l, err, farm.Browsers(), ef.Connections(), n)
 	}
-	if info := m.Backend().Info(); info.Kind != "endpoint" || !info.Running || !strings.Contains(info.Version, "Chrome/") {
+	if info := m.Info(); info.Kind != "endpoint" || !info.Running || !strings.Contains(info.Version, "Chrome/") {
 		t.Errorf("Backend().Info() = %+v, want a running endpoint", info)
 	}
 

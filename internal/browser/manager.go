@@ -19,16 +19,13 @@ import (
 
 // Options configure a Manager. Zero durations take the DESIGN.md defaults.
 type Options struct {
-	// Backend is the browser every session shares; with SessionBackend it
-	// opens no tab, and only describes the backend (Backend().Info, for
-	// browser_status and /health) and is closed with the manager.
+	// Backend is the browser every session shares; nil with a Farm.
 	Backend backend.Backend
-	// SessionBackend, when set, gives each session a backend of its own,
-	// made with the session (it connects on first use) and closed when the
-	// session is removed or the manager closes: a browser farm that hands
-	// out a fresh browser per connection (--endpoint-per-session). The
-	// session's name is for the backend's log.
-	SessionBackend func(session string) backend.Backend
+	// Farm, when set, gives each session a backend of its own, made with
+	// the session (it connects on first use) and closed when the session
+	// is removed or the manager closes: a browser farm that hands out a
+	// fresh browser per connection (--endpoint-per-session).
+	Farm           Farm
 	Logger         *slog.Logger
 	ActionTimeout  time.Duration // default 10s
 	NavTimeout     time.Duration // default 30s
@@ -63,8 +60,22 @@ type Options struct {
 	RecordHeadless bool
 }
 
+// Farm is a factory of backends: each agent session gets one of its own
+// (Options.Farm), as a browser farm hands out a fresh browser per
+// connection.
+type Farm interface {
+	// NewBackend returns a backend for the session named label (for its
+	// log); it connects on first use. After Close it comes closed.
+	NewBackend(label string) backend.Backend
+	// Info describes the farm (for browser_status and /health): running
+	// while any backend it handed out is connected.
+	Info() backend.Info
+	// Close closes every backend it handed out.
+	Close() error
+}
+
 // Manager holds the agent sessions on one backend, or each on its own
-// (Options.SessionBackend).
+// (Options.Farm).
 type Manager struct {
 	opts Options
 	log  *slog.Logger
@@ -88,9 +99,10 @@ type Manager struct {
 	claimed map[string]*Tab
 }
 
-// NewManager makes a Manager. It panics on a nil backend (a wiring bug).
+// NewManager makes a Manager. It panics with neither a backend nor a farm
+// (a wiring bug).
 func NewManager(opts Options) *Manager {
-	if opts.Backend == nil {
+	if opts.Backend == nil && opts.Farm == nil {
 		panic("browser.NewManager: nil backend")
 	}
 	po := opts.PolicyOptions().withDefaults()
@@ -157,12 +169,23 @@ func (o Options) PolicyOptions() PolicyOptions {
 }
 
 // Backend returns the backend the manager drives (Options.Backend, or the
-// one SetBackend put in its place; with SessionBackend the one that
-// describes the sessions' backends).
+// one SetBackend put in its place); nil with a farm and no such backend.
 func (m *Manager) Backend() backend.Backend {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.opts.Backend
+}
+
+// Info describes the browser the manager drives: its backend's Info, or
+// the farm's (Options.Farm) when it has no backend of its own.
+func (m *Manager) Info() backend.Info {
+	m.mu.Lock()
+	be, farm := m.opts.Backend, m.opts.Farm
+	m.mu.Unlock()
+	if be == nil {
+		return farm.Info()
+	}
+	return be.Info()
 }
 
 // SetBackend makes be the backend of the sessions made from now on (a
@@ -176,7 +199,9 @@ func (m *Manager) SetBackend(be backend.Backend, note string) {
 	if be == old {
 		return
 	}
-	m.retired = append(m.retired, old)
+	if old != nil {
+		m.retired = append(m.retired, old)
+	}
 	m.opts.Backend = be
 	m.guard(be)
 	for _, s := range m.sessions {
@@ -221,8 +246,8 @@ func (m *Manager) SessionWith(name, profile string, pol *Policy) *Session {
 		}
 		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), link: newSessionLink(pol)}
 		s.base = s.be
-		if m.opts.SessionBackend != nil {
-			s.be, s.ownBackend = m.opts.SessionBackend(name), true
+		if m.opts.Farm != nil {
+			s.be, s.ownBackend = m.opts.Farm.NewBackend(name), true
 			m.guard(s.be)
 		}
 		s.own = s.be
@@ -273,7 +298,7 @@ func (m *Manager) SessionNames() []string {
 const removeCloseTimeout = 10 * time.Second
 
 // Remove closes the tabs the named session owns (never another tab), and
-// the session's own backend if it has one (Options.SessionBackend), and
+// the session's own backend if it has one (Options.Farm), and
 // deletes the session; a later call with the name makes a fresh one. A
 // call holding the session finishes first: Remove waits for it as long as
 // ctx allows. It reports whether the session existed and was removed.
@@ -324,7 +349,8 @@ func (m *Manager) remove(ctx context.Context, name string, ok func(*Session) boo
 	return removed, nil
 }
 
-// Close closes every session's tabs (and own backend) and then the backend.
+// Close closes every session's tabs (and own backend) and then the backend
+// (or the farm).
 func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Lock()
 	sessions := make([]*Session, 0, len(m.sessions))
@@ -334,7 +360,7 @@ func (m *Manager) Close(ctx context.Context) error {
 	m.sessions = make(map[string]*Session)
 	retired := m.retired
 	m.retired = nil
-	be := m.opts.Backend
+	be, farm := m.opts.Backend, m.opts.Farm
 	m.mu.Unlock()
 	var errs []error
 	for _, s := range sessions {
@@ -348,7 +374,12 @@ func (m *Manager) Close(ctx context.Context) error {
 	for _, r := range retired {
 		errs = append(errs, r.Close())
 	}
-	errs = append(errs, be.Close())
+	if be != nil {
+		errs = append(errs, be.Close())
+	}
+	if farm != nil {
+		errs = append(errs, farm.Close())
+	}
 	return errors.Join(errs...)
 }
 
@@ -361,7 +392,7 @@ type Session struct {
 	name string
 	m    *Manager
 	// be is the backend the session's tabs live on: the manager's, or the
-	// session's own (ownBackend, from Options.SessionBackend).
+	// session's own (ownBackend, from Options.Farm).
 	be         backend.Backend
 	ownBackend bool
 	// base is the manager's backend the session was made on, and own the
@@ -493,7 +524,7 @@ func (s *Session) TakeNote() string {
 func (s *Session) Name() string { return s.name }
 
 // Backend is the backend the session's tabs live on: the manager's, or the
-// session's own (Options.SessionBackend).
+// session's own (Options.Farm).
 func (s *Session) Backend() backend.Backend { return s.be }
 
 // release closes what the session holds: its tabs, or its own backend,

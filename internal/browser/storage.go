@@ -118,7 +118,7 @@ func (sg Storage) Run(ctx context.Context, o StorageOptions) (*StorageResult, er
 	if o.Op == "" {
 		o.Op = "list"
 	}
-	if (o.Action == "cookies" || o.Action == "local" || o.Action == "session") && !slices.Contains([]string{"list", "get", "set", "delete"}, o.Op) {
+	if (o.Action == "cookies" || o.Action == "local" || o.Action == "session") && !slices.Contains(StorageOps(), o.Op) {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown op %q", o.Op), Hint: "use list, get, set or delete"}
 	}
 	if (o.Op == "get" || o.Op == "set" || o.Op == "delete") && o.Name == "" && o.Action != "state_save" && o.Action != "state_load" && o.Action != "clear" {

@@ -472,8 +472,8 @@ func (f *front) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	browserState, kind := "down", ""
-	if m := f.s.deps.Manager; m != nil && m.Backend() != nil {
-		info := m.Backend().Info()
+	if m := f.s.deps.Manager; m != nil {
+		info := m.Info()
 		kind = info.Kind
 		if info.Running {
 			browserState = "up"
@@ -585,12 +585,10 @@ func (f *front) status() daemon.Status {
 	st := daemon.Status{Version: f.s.version, Started: f.s.started.UTC(), Addr: f.o.Addr, Browser: "down", Clients: f.s.Clients(), Sessions: []string{}}
 	if m := f.s.deps.Manager; m != nil {
 		st.Sessions = m.SessionNames()
-		if be := m.Backend(); be != nil {
-			info := be.Info()
-			st.Backend, st.BrowserVersion = info.Kind, info.Version
-			if info.Running {
-				st.Browser = "up"
-			}
+		info := m.Info()
+		st.Backend, st.BrowserVersion = info.Kind, info.Version
+		if info.Running {
+			st.Browser = "up"
 		}
 	}
 	if f.o.IdleExit > 0 {

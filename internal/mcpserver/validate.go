@@ -34,11 +34,7 @@ func argError(root *jsonschema.Schema, args map[string]any, verr error) *browser
 			e.Hint = "this tool takes no arguments; pass {}"
 		}
 		last := f.path[strings.LastIndexAny(f.path, ".]")+1:]
-		for _, n := range names {
-			if near(last, n) {
-				e.Suggestions = append(e.Suggestions, n)
-			}
-		}
+		e.Suggestions = append(e.Suggestions, text.Nearest(last, names, 0)...)
 	case "missing":
 		e.Message = fmt.Sprintf("missing required argument %s: %s", f.path, describe(f.want))
 		e.Hint = fmt.Sprintf("pass %s", f.path)
@@ -70,31 +66,20 @@ func argError(root *jsonschema.Schema, args map[string]any, verr error) *browser
 	return e
 }
 
-// nearValues are the enum values near got (see near), nearest first: a
-// value containing got or contained in it, then by edit distance.
-func nearValues(got any, values []any) []any {
+// nearValues are the string enum values near got, nearest first, by
+// text.Nearest.
+func nearValues(got any, values []any) []string {
 	g, ok := got.(string)
 	if !ok {
 		return nil
 	}
-	type scored struct {
-		v any
-		d int
-	}
-	var out []scored
+	var names []string
 	for _, v := range values {
-		s, ok := v.(string)
-		if !ok || !near(g, s) {
-			continue
+		if s, ok := v.(string); ok {
+			names = append(names, s)
 		}
-		out = append(out, scored{v, text.Distance(strings.ToLower(g), strings.ToLower(s))})
 	}
-	slices.SortStableFunc(out, func(a, b scored) int { return a.d - b.d })
-	vs := make([]any, len(out))
-	for i, x := range out {
-		vs[i] = x.v
-	}
-	return vs
+	return text.Nearest(g, names, 0)
 }
 
 // fault is where arguments depart from a schema.
@@ -318,19 +303,6 @@ func propNames(p *jsonschema.Schema) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// near reports whether a mistyped name is close to a real one: one contains
-// the other, or they differ in at most two edits.
-func near(a, b string) bool {
-	a, b = strings.ToLower(a), strings.ToLower(b)
-	if a == "" {
-		return false
-	}
-	if strings.Contains(a, b) || strings.Contains(b, a) {
-		return true
-	}
-	return text.Distance(a, b) <= 2
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

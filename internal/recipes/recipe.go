@@ -749,26 +749,23 @@ func laterSave(r *Recipe, name string, n int) int {
 	return 0
 }
 
-// suggest is ", did you mean $x?" for the known name closest to name.
+// suggest is " (did you mean $x?)" for the known name (a parameter or a
+// save_as) nearest to name, by text.Nearest; "" when none is near.
 func suggest(name string, r *Recipe) string {
-	best, bestD := "", 3
-	try := func(c string) {
-		if d := text.Distance(name, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
+	var names []string
 	for p := range r.Params {
-		try(p)
+		names = append(names, p)
 	}
 	for _, s := range r.Steps {
 		if n := s.SaveAs(); n != "" {
-			try(n)
+			names = append(names, n)
 		}
 	}
-	if best == "" {
+	best := text.Nearest(name, names, 1)
+	if len(best) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (did you mean $%s?)", best)
+	return fmt.Sprintf(" (did you mean $%s?)", best[0])
 }
 
 // checkFlow checks the flow's own fields of each step (kinds, save_as,

@@ -1,7 +1,9 @@
 // Package redact hides credentials in what webpilot shows an agent: the
 // password and token-like parameters of URLs, credential headers and
 // token-like keys of JSON bodies, keeping everything else exactly as it
-// was written. It is pure text work: no browser, no I/O.
+// was written; and those of a browser endpoint's URL in logs, errors and
+// status. It is the one place that does, with one placeholder (Redacted).
+// It is pure text work: no browser, no I/O.
 package redact
 
 import (
@@ -12,9 +14,10 @@ import (
 	"strings"
 )
 
-// Redacted is what network output shows in place of a credential: the value
-// of an Authorization, Cookie or Set-Cookie header, or of a token-like query
-// parameter.
+// Redacted is what webpilot shows in place of a credential, the one
+// placeholder: the value of an Authorization, Cookie or Set-Cookie header,
+// of a token-like query parameter, or of a browser endpoint's password and
+// query (Endpoint).
 const Redacted = "<redacted>"
 
 // secretParam reports whether a query (or form) parameter's name looks like
@@ -70,7 +73,58 @@ var oauthCode = regexp.MustCompile(`([?&#]code=)[^&#]*`)
 // #access_token=…). The rest of the URL is left exactly as it was, in its
 // order and encoding; a URL that does not parse is searched for
 // name=value pairs all the same.
-func URL(raw string) string {
+func URL(raw string) string { return hideURL(raw, false) }
+
+// Endpoint hides the credentials of a browser endpoint's URL (a farm's
+// or a CDP endpoint's, as the user configured it) for logs, errors and
+// status: the password of its user info and every query value, whatever
+// its name (farms take their tokens as ?token=…, and such a query is
+// configuration, not a page's address), besides what URL hides. A URL that
+// does not parse is hidden whole but for its scheme.
+func Endpoint(raw string) string {
+	if _, err := url.Parse(raw); err != nil {
+		if i := strings.Index(raw, "://"); i > 0 {
+			return raw[:i+3] + Redacted
+		}
+		return Redacted
+	}
+	return hideURL(raw, true)
+}
+
+// EndpointIn hides the credentials of the endpoint URL raw wherever they
+// occur in s (an error's text): the whole URL as given, its password and
+// its query values (those of 4 characters or more, shorter ones being too
+// likely to stand for something else).
+func EndpointIn(s, raw string) string {
+	if raw == "" {
+		return s
+	}
+	s = strings.ReplaceAll(s, raw, Endpoint(raw))
+	u, err := url.Parse(raw)
+	if err != nil {
+		return s
+	}
+	var secrets []string
+	if u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			secrets = append(secrets, p, url.QueryEscape(p), url.PathEscape(p))
+		}
+	}
+	for _, vs := range u.Query() {
+		for _, v := range vs {
+			secrets = append(secrets, v, url.QueryEscape(v))
+		}
+	}
+	for _, sec := range secrets {
+		if len(sec) >= 4 && !strings.Contains(Redacted, sec) {
+			s = strings.ReplaceAll(s, sec, Redacted)
+		}
+	}
+	return s
+}
+
+// hideURL is URL, and Endpoint when every query value is hidden (all).
+func hideURL(raw string, all bool) string {
 	base, frag, hasFrag := strings.Cut(raw, "#")
 	path, query, hasQuery := strings.Cut(base, "?")
 	if i := strings.Index(path, "://"); i > 0 {
@@ -88,7 +142,7 @@ func URL(raw string) string {
 	}
 	out := path
 	if hasQuery {
-		out += "?" + Pairs(query)
+		out += "?" + pairs(query, all)
 	}
 	if hasFrag {
 		if strings.Contains(frag, "=") {
@@ -102,7 +156,10 @@ func URL(raw string) string {
 // Pairs hides the values of token-like names in a&b=c pairs
 // (a query, a fragment, a urlencoded form), keeping everything else as it
 // was written.
-func Pairs(s string) string {
+func Pairs(s string) string { return pairs(s, false) }
+
+// pairs is Pairs, hiding every value when all is set.
+func pairs(s string, all bool) string {
 	parts := strings.Split(s, "&")
 	changed := false
 	names := make([]string, len(parts))
@@ -122,7 +179,7 @@ func Pairs(s string) string {
 		if !strings.Contains(p, "=") {
 			continue
 		}
-		if secretParam(names[i]) || oauth && names[i] == "code" {
+		if all || secretParam(names[i]) || oauth && names[i] == "code" {
 			parts[i] = p[:strings.Index(p, "=")+1] + Redacted
 			changed = true
 		}

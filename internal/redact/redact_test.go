@@ -141,3 +141,27 @@ func TestRedactCodesAndBodies(t *testing.T) {
 		t.Errorf("no boundary: changed")
 	}
 }
+
+// A browser endpoint's URL (a farm's) hides every query value, whatever
+// its name, besides the password; one that does not parse is hidden but
+// for its scheme. The placeholder is URL's.
+func TestRedactEndpoint(t *testing.T) {
+	for in, want := range map[string]string{
+		"ws://127.0.0.1:9222/devtools/browser/abc": "ws://127.0.0.1:9222/devtools/browser/abc",
+		"wss://u:p@farm.example/?token=t&x=1":      "wss://u:<redacted>@farm.example/?token=<redacted>&x=<redacted>",
+		"http://farm.example:3000?token=secret":    "http://farm.example:3000?token=<redacted>",
+		"http://user@farm.example":                 "http://user@farm.example",
+		"ws://%zz":                                 "ws://<redacted>",
+	} {
+		if got := Endpoint(in); got != want {
+			t.Errorf("Endpoint(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// In an error's text: the URL as given, and its secrets alone.
+	raw := "wss://u:pass1234@farm.example/?token=tok-5678&launch=x"
+	msg := "dial " + raw + ": 401 (token tok-5678, password pass1234, launch x)"
+	want := "dial wss://u:<redacted>@farm.example/?token=<redacted>&launch=<redacted>: 401 (token <redacted>, password <redacted>, launch x)"
+	if got := EndpointIn(msg, raw); got != want {
+		t.Errorf("EndpointIn = %q, want %q", got, want)
+	}
+}

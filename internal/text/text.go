@@ -2,6 +2,7 @@ package text
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -46,7 +47,7 @@ func Clip(s string, n int) string {
 
 // Distance is the Levenshtein distance between a and b, counted in bytes:
 // the insertions, deletions and substitutions that turn one into the
-// other. Suggestions ("did you mean") rank candidates by it.
+// other. Nearest ranks "did you mean" suggestions by it.
 func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
@@ -65,6 +66,50 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Nearest ranks the names a mistyped s may have meant, for "did you
+// mean" suggestions: nearest first, at most n of them (all when n <= 0).
+// Letter case aside, a name that holds s or is held by it counts as one
+// edit away (max_char for max_chars); any other counts its Distance from s
+// and is kept when at most max(2, len(s)/3) edits away. Ties go by name,
+// so that the answer does not depend on the order names come in. An empty
+// s is near nothing.
+func Nearest(s string, names []string, n int) []string {
+	if s == "" {
+		return nil
+	}
+	type cand struct {
+		name string
+		d    int
+	}
+	ls := strings.ToLower(s)
+	limit := max(2, len(s)/3)
+	var cs []cand
+	for _, name := range names {
+		ln := strings.ToLower(name)
+		d := Distance(ls, ln)
+		if ln != "" && (strings.Contains(ln, ls) || strings.Contains(ls, ln)) {
+			d = min(d, 1)
+		}
+		if d <= limit {
+			cs = append(cs, cand{name, d})
+		}
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	if n > 0 && len(cs) > n {
+		cs = cs[:n]
+	}
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.name
+	}
+	return out
 }
 
 // Clean collapses whitespace runs to one space.

@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestHead(t *testing.T) {
 	for _, c := range []struct {
@@ -95,5 +98,35 @@ func TestWindow(t *testing.T) {
 	part, next = Window("日本語のテキスト", 0, 3)
 	if part != "日本語" || next != 3 {
 		t.Errorf("window in runes = %q, %d", part, next)
+	}
+}
+
+// Nearest is the one "did you mean" ranker: names holding s (or held by
+// it) and names a few edits away, letter case aside, nearest first, ties
+// by name, at most n.
+func TestNearest(t *testing.T) {
+	for _, c := range []struct {
+		s     string
+		names []string
+		n     int
+		want  []string
+	}{
+		{"clik", []string{"click", "dblclick", "hover", "fill"}, 0, []string{"click"}},
+		{"interactiv", []string{"full", "compact", "interactive"}, 0, []string{"interactive"}},
+		{"max_char", []string{"max_chars", "mode", "offset"}, 0, []string{"max_chars"}},
+		{"txt", []string{"text", "url", "selector", "title"}, 0, []string{"text"}},
+		{"Selectr", []string{"selector", "select"}, 0, []string{"select", "selector"}}, // both one away: by name
+		{"qurey", []string{"query", "quota", "details"}, 0, []string{"query"}},
+		{"zhihu", []string{"zhihu-daily", "bilibili", "zhihu"}, 0, []string{"zhihu", "zhihu-daily"}},
+		{"hakernews", []string{"hackernews", "reddit"}, 0, []string{"hackernews"}},
+		{"a", []string{"ab", "b", "cde"}, 1, []string{"ab"}},
+		{"zzzz", []string{"click", "fill"}, 0, []string{}},
+		{"", []string{"click"}, 0, nil},
+		{"internationalisation", []string{"internationalization", "international"}, 2, []string{"international", "internationalization"}},
+	} {
+		got := Nearest(c.s, c.names, c.n)
+		if len(got) != len(c.want) || (len(got) > 0 && !slices.Equal(got, c.want)) {
+			t.Errorf("Nearest(%q, %q, %d) = %q, want %q", c.s, c.names, c.n, got, c.want)
+		}
 	}
 }

@@ -114,7 +114,7 @@ func (h *Held) BackendInfo() backend.Info {
 	if h.Held != nil {
 		return h.Session().Backend().Info() // the one this session's tabs live on
 	}
-	return h.env.Manager.Backend().Info()
+	return h.env.Manager.Info()
 }
 
 // SessionNames are the agent sessions that exist.

@@ -228,38 +228,9 @@ func openCLINoMatch(catalog []opencli.Adapter, site, query string) error {
 	e := &browser.Error{Code: browser.CodeTargetNotFound, Message: "no OpenCLI command matches " + what,
 		Hint: "opencli_adapter_list without arguments lists every site; query searches commands and descriptions"}
 	if site != "" {
-		e.Suggestions = nearest(site, sites, 3)
+		e.Suggestions = text.Nearest(site, sites, 3)
 	}
 	return e
-}
-
-// nearest are up to n of names closest to s (by edit distance, then name).
-func nearest(s string, names []string, n int) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
-	for _, name := range names {
-		d := text.Distance(strings.ToLower(s), strings.ToLower(name))
-		if strings.Contains(name, s) || strings.Contains(s, name) {
-			d = min(d, 1)
-		}
-		if d <= max(2, len(s)/3) {
-			cs = append(cs, cand{name, d})
-		}
-	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].d != cs[j].d {
-			return cs[i].d < cs[j].d
-		}
-		return cs[i].name < cs[j].name
-	})
-	var out []string
-	for _, c := range cs[:min(n, len(cs))] {
-		out = append(out, c.name)
-	}
-	return out
 }
 
 // OpenCLIRunIn is opencli_run's input.
@@ -533,7 +504,7 @@ func openCLIUnknown(catalog []opencli.Adapter, site, command string) error {
 	return &browser.Error{Code: browser.CodeTargetNotFound,
 		Message:     fmt.Sprintf("OpenCLI's %s has no command %s; nothing was run (only the adapters opencli_adapter_list shows are run)", site, text.Quote(command)),
 		Hint:        fmt.Sprintf("opencli_adapter_list {site: %q} lists its commands with their arguments", site),
-		Suggestions: nearest(command, names, 3)}
+		Suggestions: text.Nearest(command, names, 3)}
 }
 
 // openCLIFailure is the error of a run that failed: the code of cause, or

@@ -274,26 +274,33 @@ type formCandidates struct {
 }
 
 // replaceRef writes a step that targeted a ref with the locator that
-// outlives the page: the best CSS candidate, else role and name, else text.
+// outlives the page, chosen by recipes.Locate (as recipe_record chooses
+// it); a frame the step names stays. A step the policy finds nothing for
+// keeps its ref, which the caller refuses.
 func replaceRef(fields map[string]any, c *browser.Candidates) {
-	ref, _ := fields["ref"].(string)
-	if ref == "" {
+	if ref, _ := fields["ref"].(string); ref == "" {
+		return
+	}
+	loc := recipes.Locate(recordedElement(c))
+	if len(loc) == 0 {
 		return
 	}
 	delete(fields, "ref")
-	switch {
-	case len(c.CSS) > 0:
-		fields["selector"] = c.CSS[0].Selector
-	case c.Fingerprint.Role != "" && c.Fingerprint.Name != "":
-		fields["role"], fields["name"], fields["exact"] = c.Fingerprint.Role, c.Fingerprint.Name, true
-	case c.Text != "":
-		fields["text"] = c.Text
-	default:
-		fields["ref"] = ref // nothing better: refused by the caller
+	if fields["frame"] != nil {
+		delete(loc, "frame")
 	}
-	if c.Frame != "" && fields["frame"] == nil {
-		fields["frame"] = c.Frame
+	maps.Copy(fields, loc)
+}
+
+// recordedElement is what recipes.Locate chooses a locator from: the
+// naming part of the element's candidates.
+func recordedElement(c *browser.Candidates) recipes.Element {
+	e := recipes.Element{Tag: c.Fingerprint.Tag, Role: c.Fingerprint.Role, Name: c.Fingerprint.Name, Similar: c.Fingerprint.Similar,
+		Text: c.Text, Frame: c.Frame, ByPlace: c.ByPlace}
+	for _, s := range c.CSS {
+		e.CSS = append(e.CSS, recipes.Selector{Kind: s.Kind, CSS: s.Selector})
 	}
+	return e
 }
 
 // firstHost is the host of the first URL a step navigates to.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -499,34 +500,10 @@ func paramInURL(raw, value, name string) string {
 	return out
 }
 
-// setLocator writes the step's locator from the element's candidates: a
-// selector by id or attribute, else role and name, else its text, else its
-// structural path (the rest are kept for healing).
+// setLocator writes the step's locator from the element's candidates, by
+// recipes.Locate (the rest of the candidates are kept for healing).
 func setLocator(fields map[string]any, c *browser.Candidates) {
-	fp := c.Fingerprint
-	if c.Frame != "" {
-		fields["frame"] = c.Frame
-	}
-	if c.ByPlace {
-		fields["selector"] = structuralOf(c)
-		return
-	}
-	for _, k := range c.CSS {
-		if k.Kind == "id" || k.Kind == "attr" {
-			fields["selector"] = k.Selector
-			return
-		}
-	}
-	switch {
-	case fp.Role != "" && fp.Name != "" && fp.Similar == 0 && fp.Role != "generic":
-		fields["role"], fields["name"], fields["exact"] = fp.Role, fp.Name, true
-	case c.Text != "":
-		fields["text"], fields["exact"] = c.Text, true
-	case len(c.CSS) > 0:
-		fields["selector"] = c.CSS[0].Selector
-	default:
-		fields["selector"] = fp.Tag
-	}
+	maps.Copy(fields, recipes.Locate(recordedElement(c)))
 }
 
 // secretPrefix is what a recorded secret's name starts with: the

@@ -22,6 +22,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint/farmtest"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 )
 
 // scriptLog keeps a process's output for a failing test's report.
@@ -156,7 +157,7 @@ read:
 	}
 	url, token := m[1], m[3]
 	if m[2] != strconv.Itoa(port) {
-		t.Errorf("endpoint %s is not on --port %d", endpoint.Redact(url), port)
+		t.Errorf("endpoint %s is not on --port %d", redact.Endpoint(url), port)
 	}
 	for _, want := range []string{
 		"  webpilot mcp --cdp-endpoint '" + url + "' --endpoint-per-session\n",
@@ -203,7 +204,7 @@ read:
 	b := f.NewBackend("agent")
 	tab, err := b.NewTab(ctx, "data:text/html,<title>farm page</title><p id=p>hi from the farm</p>")
 	if err != nil {
-		t.Fatalf("NewTab through %s: %v", endpoint.Redact(url), err)
+		t.Fatalf("NewTab through %s: %v", redact.Endpoint(url), err)
 	}
 	c, err := b.Attach(ctx, tab.ID)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint"
 	"github.com/webpilot-mcp/webpilot/internal/backend/endpoint/farmtest"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 )
 
 // endpointErr returns err's *backend.EndpointError, failing t when it has
@@ -46,7 +47,7 @@ func TestBrowserlessBackends(t *testing.T) {
 		a, b := f.NewBackend("a"), f.NewBackend("b")
 		ta, err := a.NewTab(ctx, "about:blank")
 		if err != nil {
-			t.Fatalf("%s: a.NewTab: %v", endpoint.Redact(url), err)
+			t.Fatalf("%s: a.NewTab: %v", redact.Endpoint(url), err)
 		}
 		tabs, err := b.Tabs(ctx)
 		if err != nil {
@@ -156,10 +157,10 @@ func TestBrowserlessFull(t *testing.T) {
 	if _, err := b.NewTab(ctx, ""); err != nil {
 		t.Fatalf("b once a browser was free: %v", err)
 	}
-	if note := b.TakeWait(); !strings.Contains(note, "waited") || !strings.Contains(note, "queue") {
+	if note := b.(backend.Waiter).TakeWait(); !strings.Contains(note, "waited") || !strings.Contains(note, "queue") {
 		t.Errorf("b's wait note = %q", note)
 	}
-	if note := b.TakeWait(); note != "" {
+	if note := b.(backend.Waiter).TakeWait(); note != "" {
 		t.Errorf("a second TakeWait = %q, want it once", note)
 	}
 	if err := f.Close(); err != nil {
@@ -222,7 +223,7 @@ func TestEndpointFailuresToldApart(t *testing.T) {
 		_, err := b.Tabs(ctx)
 		ee := endpointErr(t, err, bad)
 		if ee.Reason != backend.EndpointAuth || ee.Status != 401 {
-			t.Errorf("%s: %+v, want auth 401", endpoint.Redact(url), ee)
+			t.Errorf("%s: %+v, want auth 401", redact.Endpoint(url), ee)
 		}
 		_ = b.Close()
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 )
 
 const (
@@ -556,18 +557,18 @@ var discoveryClient = &http.Client{CheckRedirect: noRedirect}
 // redactText hides the endpoint's credentials in s: those of its URL and
 // the values of its headers.
 func (b *Backend) redactText(s string) string {
-	s = redactIn(s, b.opts.URL)
+	s = redact.EndpointIn(s, b.opts.URL)
 	for k, vs := range b.opts.Header {
 		if strings.EqualFold(k, "Host") {
 			continue
 		}
 		for _, v := range vs {
 			if len(v) >= 4 {
-				s = strings.ReplaceAll(s, v, redacted)
+				s = strings.ReplaceAll(s, v, redact.Redacted)
 			}
 			// "Bearer TOKEN": the token alone too.
 			if _, tok, ok := strings.Cut(v, " "); ok && len(tok) >= 4 {
-				s = strings.ReplaceAll(s, tok, redacted)
+				s = strings.ReplaceAll(s, tok, redact.Redacted)
 			}
 		}
 	}

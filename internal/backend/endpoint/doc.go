@@ -18,9 +18,10 @@
 //
 // A [Farm] is an endpoint that hands out a fresh browser per connection
 // (browserless; a Selenium Grid per session): with --endpoint-per-session
-// each agent session gets a Backend of its own from [Farm.NewBackend], so
-// N agents drive N remote browsers. Package farmtest runs the real
-// browserless on loopback for the tests.
+// each agent session gets a Backend of its own from [Farm.NewBackend] (a
+// farm is a factory of backends, not a backend itself), so N agents drive
+// N remote browsers. Package farmtest runs the real browserless on
+// loopback for the tests.
 //
 // A farm at capacity holds a connection's WebSocket handshake in its queue
 // (browserless) or turns it away (HTTP 429, 503). A Backend has at most one

@@ -21,6 +21,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/targets"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 )
 
 const (
@@ -123,7 +124,7 @@ func New(opts Options) *Backend {
 	}
 	opts.Header = opts.Header.Clone()
 	ctx, cancel := context.WithCancel(context.Background())
-	display := Redact(opts.URL)
+	display := redact.Endpoint(opts.URL)
 	b := &Backend{
 		opts:    opts,
 		display: display,

@@ -371,20 +371,6 @@ func TestReconnect(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"ws://127.0.0.1:9222/devtools/browser/abc": "ws://127.0.0.1:9222/devtools/browser/abc",
-		"wss://u:p@farm.example/?token=t&x=1":      "wss://u:xxxxx@farm.example/?token=xxxxx&x=xxxxx",
-		"http://farm.example:3000?token=secret":    "http://farm.example:3000?token=xxxxx",
-		"http://user@farm.example":                 "http://user@farm.example",
-		"ws://%zz":                                 "ws://xxxxx",
-	} {
-		if got := endpoint.Redact(in); got != want {
-			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func hasTab(tabs []backend.TabInfo, id string) bool {
 	for _, t := range tabs {
 		if t.ID == id {

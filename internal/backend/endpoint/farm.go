@@ -2,32 +2,26 @@ package endpoint
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/backend/targets"
-	"github.com/webpilot-mcp/webpilot/internal/cdp"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 )
-
-// ErrPerSession is what a Farm answers to a tab operation: with a
-// connection per session, tabs are opened, closed and attached through the
-// session's own Backend ([Farm.NewBackend]).
-var ErrPerSession = errors.New("endpoint: with a connection per session, tabs belong to a session's own connection")
 
 // Farm is an endpoint that hands out a fresh, isolated browser per
 // WebSocket connection, as browserless does (a Selenium Grid gives one per
-// session): each agent session gets a Backend of its own from
-// [Farm.NewBackend], hence its own connection and its own remote browser,
-// so N agents drive N browsers while webpilot stays small
-// (--endpoint-per-session).
+// session): a factory of backends, not a backend. Each agent session gets
+// a Backend of its own from [Farm.NewBackend], hence its own connection and
+// its own remote browser, so N agents drive N browsers while webpilot
+// stays small (--endpoint-per-session).
 //
-// Farm itself opens no connection and no tab. It implements
-// [backend.Backend] to describe the farm ([Farm.Info]: running while any
-// connection is up), to list the tabs of every connected Backend
-// ([Farm.Tabs]), and to close every Backend it handed out ([Farm.Close]);
-// NewTab, CloseTab, Activate and Attach are [ErrPerSession].
+// Farm itself opens no connection and no tab. It describes the farm
+// ([Farm.Info]: running while any connection is up), lists the tabs of
+// every connected Backend ([Farm.Tabs]), and closes every Backend it
+// handed out ([Farm.Close]). It is safe for concurrent use.
 type Farm struct {
 	opts    Options
 	display string
@@ -37,8 +31,6 @@ type Farm struct {
 	live   map[*Backend]string // handed out, not yet closed → label
 }
 
-var _ backend.Backend = (*Farm)(nil)
-
 // NewFarm returns a Farm for the endpoint in opts (as for [New]). It
 // connects to nothing.
 func NewFarm(opts Options) *Farm {
@@ -46,7 +38,7 @@ func NewFarm(opts Options) *Farm {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	opts.Header = opts.Header.Clone()
-	return &Farm{opts: opts, display: Redact(opts.URL), live: make(map[*Backend]string)}
+	return &Farm{opts: opts, display: redact.Endpoint(opts.URL), live: make(map[*Backend]string)}
 }
 
 // NewBackend returns a Backend with a connection of its own to the farm,
@@ -54,7 +46,7 @@ func NewFarm(opts Options) *Farm {
 // name, say). Closing the Backend ends its connection, and so, on a farm,
 // its browser. After the Farm is closed, the Backend returned is closed
 // too: its calls fail with [backend.ErrClosed].
-func (f *Farm) NewBackend(label string) *Backend {
+func (f *Farm) NewBackend(label string) backend.Backend {
 	opts := f.opts
 	opts.Logger = f.opts.Logger.With("connection", label)
 	b := New(opts)
@@ -96,13 +88,13 @@ func (f *Farm) backends() []*Backend {
 }
 
 // Tabs lists the page tabs of every Backend connected now; it connects
-// none.
+// none. After Close it fails with backend.ErrClosed.
 func (f *Farm) Tabs(ctx context.Context) ([]backend.TabInfo, error) {
 	f.mu.Lock()
 	closed := f.closed
 	f.mu.Unlock()
 	if closed {
-		return nil, errors.Join(ErrPerSession, backend.ErrClosed)
+		return nil, fmt.Errorf("endpoint: the farm's tabs: %w", backend.ErrClosed)
 	}
 	var all []backend.TabInfo
 	for _, b := range f.backends() {
@@ -118,20 +110,6 @@ func (f *Farm) Tabs(ctx context.Context) ([]backend.TabInfo, error) {
 	}
 	return all, nil
 }
-
-// NewTab is refused: tabs open through a session's Backend.
-func (f *Farm) NewTab(context.Context, string) (backend.TabInfo, error) {
-	return backend.TabInfo{}, ErrPerSession
-}
-
-// CloseTab is refused: tabs close through a session's Backend.
-func (f *Farm) CloseTab(context.Context, string) error { return ErrPerSession }
-
-// Activate is refused: tabs are brought forward through a session's Backend.
-func (f *Farm) Activate(context.Context, string) error { return ErrPerSession }
-
-// Attach is refused: tabs are attached through a session's Backend.
-func (f *Farm) Attach(context.Context, string) (cdp.Caller, error) { return nil, ErrPerSession }
 
 // Info describes the farm: Kind endpoint, the URL redacted in BrowserPath,
 // Running while any connection is up (Version is one of theirs).
