@@ -68,9 +68,8 @@ type Tab struct {
 	// cast is the tab's screencast under way (browser_screencast), nil
 	// when none.
 	cast *screencast
-	// buttons are the mouse buttons browser_mouse's down holds pressed
-	// (input's bit mask: 1 left, 2 right, 4 middle).
-	buttons int64
+	// pointer is the mouse's state between calls (the buttons held).
+	pointer pointerState
 	// collected is the last browser_collect result, for offset pages.
 	collected *collectEntry
 	// consoleView is the last browser_console listing, for offset pages.
