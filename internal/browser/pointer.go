@@ -80,7 +80,7 @@ type aimFor struct {
 func (t *Tab) pointerInput(ctx context.Context, el *element, tg Locator, g gesture, submit bool) (aimed, error) {
 	var watch *pressWatch
 	if g.count > 0 {
-		watch = t.armPress(ctx, el)
+		watch = t.watchPress(ctx, el)
 		defer watch.stop()
 	}
 	at, err := t.aim(ctx, el, tg, aimFor{watch: watch, submit: submit})
@@ -262,10 +262,10 @@ type pressWatch struct {
 	cancel func()
 }
 
-// armPress readies a look at the press a click is about to send to el (the
+// watchPress readies a look at the press a click is about to send to el (the
 // page side is armed by the aim's call); nil, a look that finds nothing,
 // when the binding it answers through cannot be added.
-func (t *Tab) armPress(ctx context.Context, el *element) *pressWatch {
+func (t *Tab) watchPress(ctx context.Context, el *element) *pressWatch {
 	sess := el.world.sess
 	wc := sess.worlds
 	if !wc.pressBound.Load() {
