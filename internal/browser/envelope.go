@@ -17,7 +17,7 @@ import (
 // (navWindow), else for the page's own work to settle (the quiet wait,
 // which walks the page for a snapshot that follows: the diff's prewalk),
 // then reports a submit the browser's validation stopped, the expect, the
-// console errors, the downloads and the new tabs (report, adoptNewTabs).
+// console errors, the downloads and the new tabs (report, adoptPopups).
 // A JavaScript dialog the input opens ends the envelope at once (Act).
 
 // Act runs an action in the tab, waiting (up to the action timeout) for the
@@ -52,6 +52,9 @@ func (h *Held) Act(ctx context.Context, a Action) (*ActionResult, error) {
 	return res, nil
 }
 
+// act is one action: its input (input) inside the envelope (envelop,
+// settle, report), once the action is checked (normalize) and its target
+// found (prepare).
 func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
 	ctx = withCallDeadline(ctx)
 	// Finding the page and the element is not waiting: only the

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/runtime"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 )
@@ -93,54 +92,6 @@ const pollInterval = 50 * time.Millisecond
 // start and still be waited for. Clicks on links and form submits start
 // theirs while the input is handled, well inside it.
 const settleWindow = 60 * time.Millisecond
-
-// pointerAction runs a pointer action with trusted input; in auto mode an
-// element the pointer cannot reach because it is not visible gets DOM
-// events instead, and the result says so.
-func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
-	if a.InputMode == InputDOM {
-		return s.domAction(ctx, t, el, a, res)
-	}
-	if a.Kind == "click" {
-		// A checkbox or radio drawn over by its label: a user clicks the
-		// label, unless the label holds a link or another control, whose
-		// click would do something else.
-		lbl, busy, lerr := t.visibleLabel(ctx, el)
-		switch {
-		case lerr != nil:
-		case lbl != nil:
-			if _, err := t.pointerInput(ctx, lbl, a.Target, gestureOf(a.Kind), true); err != nil {
-				return err
-			}
-			res.Note = "the control is drawn over by its label; clicked the label"
-			return nil
-		case busy && a.InputMode == InputAuto:
-			if err := s.domAction(ctx, t, el, a, res); err != nil {
-				return err
-			}
-			res.Note = "the control is drawn over by a label that holds a link or control, so a DOM click was sent to the control"
-			return nil
-		case busy:
-			return &Error{Code: CodeNotActionable, Message: fmt.Sprintf("%s is drawn over by a label that holds a link or control", a.Target.Describe()),
-				Hint: "use input_mode dom (or auto) to click the control itself", Diagnosis: map[string]any{"failed_check": "visible"}}
-		}
-	}
-	// (a click on a submit button says whether the browser's validation
-	// would stop its form: act notes where, should nothing load)
-	at, err := t.pointerInput(ctx, el, a.Target, gestureOf(a.Kind), a.Kind == "click")
-	res.submitBlocked = at.blocked
-	if a.InputMode == InputAuto && failedCheck(err) == "visible" {
-		// The wait used the action's time: the DOM events get their own.
-		cctx, cancel := checkContext(ctx)
-		defer cancel()
-		if err := s.domAction(cctx, t, el, a, res); err != nil {
-			return err
-		}
-		res.Note = "the element is not visible to the pointer, so DOM events were sent instead of trusted input"
-		return nil
-	}
-	return err
-}
 
 // failedCheck is the actionability check an error names, if any.
 func failedCheck(err error) string {
@@ -436,42 +387,4 @@ func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) erro
 		}
 	}
 	return pressKey(ctx, t, a.Key)
-}
-
-// visibleLabel is, for a checkbox or radio input with no box of its own
-// (drawn over by its label), its first visible label; busy when that
-// label holds a link or another control (its centre may be one); nothing
-// for other elements.
-func (t *Tab) visibleLabel(ctx context.Context, el *element) (label *element, busy bool, err error) {
-	if !el.maybe("input") {
-		return nil, false, nil
-	}
-	el.world.sess.holdsObjects()
-	res, err := cdproto.Call(ctx, el.world.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: `function(){
-  if (this.tagName !== "INPUT" || (this.type !== "checkbox" && this.type !== "radio")) return null;
-  const own = this.getBoundingClientRect(), st = getComputedStyle(this);
-  if (own.width > 1 && own.height > 1 && st.opacity !== "0" && st.visibility !== "hidden") return null;
-  for (const l of this.labels || []) {
-    const r = l.getBoundingClientRect();
-    if (r.width <= 1 || r.height <= 1) continue;
-    const other = Array.from(l.querySelectorAll("a[href],button,input,select,textarea,[onclick],[role=link],[role=button]")).some(e => e !== this);
-    return other ? "busy" : l;
-  }
-  return null; }`,
-		ObjectID: el.objectID, ObjectGroup: objectGroup,
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	if res.ExceptionDetails != nil || res.Result == nil {
-		return nil, false, nil
-	}
-	if res.Result.Type == "string" {
-		return nil, true, nil
-	}
-	if res.Result.Subtype != "node" {
-		return nil, false, nil
-	}
-	return &element{world: el.world, frame: el.frame, objectID: res.Result.ObjectID}, false, nil
 }
