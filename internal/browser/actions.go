@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +9,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/input"
-
-	cdproto "github.com/chromedp/cdproto/cdp"
 
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
@@ -28,97 +25,6 @@ func needsTarget(kind string) bool {
 		return false
 	}
 	return true
-}
-
-// pointAt waits until the element takes pointer input and returns the
-// point to send it to, in the tab's viewport.
-func (t *Tab) pointAt(ctx context.Context, el *element, tg Locator) (x, y float64, err error) {
-	pt, err := t.waitActionable(ctx, el, tg)
-	if err != nil {
-		return 0, 0, err
-	}
-	ox, oy, err := t.frameOffset(ctx, el.frame)
-	if err != nil {
-		return 0, 0, backendError("place "+tg.Describe(), err)
-	}
-	return pt.X + ox, pt.Y + oy, nil
-}
-
-// finishing is a context for the step that completes an input already
-// begun (a release after a press): ctx while it lasts (a message sent goes
-// to the browser even if ctx ends while it is answered); once ctx has
-// ended, a context that outlives it, bounded by handleTimeout, so that a
-// cancelled call still releases what it pressed. Not when a dialog ended
-// ctx: input waits behind an open dialog, and the call must return with it.
-func finishing(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx.Err() == nil || errors.Is(context.Cause(ctx), errDialogOpened) {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(context.WithoutCancel(ctx), handleTimeout)
-}
-
-// mouse sends one mouse gesture at (x, y): a move, then count presses and
-// releases of button ("" moves only).
-func mouse(ctx context.Context, t *Tab, x, y float64, button input.MouseButton, count int64) error {
-	if _, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y}); err != nil {
-		return dispatchError("move the mouse", err)
-	}
-	buttons := int64(1)
-	if button == input.MouseButtonRight {
-		buttons = 2
-	}
-	for i := int64(1); i <= count; i++ {
-		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
-			p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, ClickCount: i}
-			cctx, cancel := ctx, func() {}
-			if typ == input.DispatchMouseEventTypeMousePressed {
-				p.Buttons = buttons
-			} else {
-				// A pressed button is always released, even when the call
-				// was cancelled in between.
-				cctx, cancel = finishing(ctx)
-			}
-			_, err := cdproto.Call(cctx, t.page, input.DispatchMouseEvent, p)
-			cancel()
-			if err != nil {
-				if typ == input.DispatchMouseEventTypeMousePressed {
-					// The press may have reached the page (its answer was
-					// cut off): release it.
-					fctx, fcancel := finishing(ctx)
-					_, _ = cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: button, ClickCount: i})
-					fcancel()
-				}
-				return dispatchError("click", err)
-			}
-		}
-	}
-	return nil
-}
-
-func (s *Session) pointer(ctx context.Context, t *Tab, el *element, a Action) error {
-	x, y, err := t.pointAt(ctx, el, a.Target)
-	if err != nil {
-		return err
-	}
-	if a.Kind == "hover" {
-		return mouse(ctx, t, x, y, "", 0)
-	}
-	button, count := input.MouseButtonLeft, int64(1)
-	switch a.Kind {
-	case "dblclick":
-		count = 2
-	case "right_click":
-		button = input.MouseButtonRight
-	}
-	landed := t.watchPress(ctx, el)
-	if err := mouse(ctx, t, x, y, button, count); err != nil {
-		// The look is dropped (a done context: no wait).
-		done, cancel := context.WithCancel(ctx)
-		cancel()
-		_ = landed(done, a.Target)
-		return err
-	}
-	return landed(ctx, a.Target)
 }
 
 // focusJS focuses the element and says whether it holds the focus now.
@@ -241,7 +147,7 @@ func (s *Session) selectOptions(ctx context.Context, t *Tab, el *element, a Acti
 	if len(vals) == 0 {
 		return &Error{Code: CodeInvalidArgument, Message: "select needs values (or value)", Hint: `e.g. {"action":"select","ref":"e4","values":["Paris"]}: option values or visible labels`}
 	}
-	if _, err := t.waitActionable(ctx, el, a.Target); err != nil {
+	if _, err := t.waitActionable(ctx, el, a.Target, aimFor{}); err != nil {
 		return err
 	}
 	var r struct {
@@ -505,13 +411,13 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 		}
 		return err
 	}
-	x0, y0, err := t.pointAt(ctx, el, a.Target)
+	from, err := t.aim(ctx, el, a.Target, aimFor{})
 	if err != nil {
 		return err
 	}
 	// The drop target is placed only once the press went out: pressing
 	// may have moved things.
-	err = s.dragPoints(ctx, t, x0, y0, func() (float64, float64, error) { return t.dropPoint(ctx, to, a.To) }, input.MouseButtonLeft, 1)
+	err = t.mouseDrag(ctx, from.x, from.y, func() (float64, float64, error) { return t.dropPoint(ctx, to, a.To) }, input.MouseButtonLeft)
 	if _, ok := AsError(err); err != nil && !ok {
 		return dispatchError("drag", err)
 	} else if err != nil {
@@ -547,91 +453,4 @@ func (t *Tab) dropPoint(ctx context.Context, el *element, tg Locator) (x, y floa
 func pageGone(err error) bool {
 	f := cdp.Classify(err)
 	return f == cdp.FaultContextGone || f == cdp.FaultObjectGone || f == cdp.FaultTargetGone
-}
-
-// pressWatchJS arms a one-time look at the next pointerdown (in webpilot's
-// world, capture phase on the window: before the page's own listeners on
-// the way down): whether the element it was aimed at is on its path, and
-// what it hit, told at once through the press binding — a call into the
-// page after the click would wait behind a navigation it started.
-const pressWatchJS = `function(key, binding){
-  const el=this, tell=globalThis[binding];
-  const on=(e)=>{ removeEventListener("pointerdown", on, true);
-    const p=e.composedPath(), h=p[0];
-    let hit=""; if(h&&h.tagName) hit=h.tagName.toLowerCase()+(h.id?"#"+h.id:"")+(typeof h.className==="string"&&h.className.trim()?"."+h.className.trim().split(/\s+/).join("."):"");
-    tell(JSON.stringify({key:key, inside:p.includes(el), hit:hit})); };
-  addEventListener("pointerdown", on, true);
-  setTimeout(()=>removeEventListener("pointerdown", on, true), 30000);
-}`
-
-// pressBinding is the binding (Runtime.addBinding, in webpilot's world
-// only) through which pressWatchJS tells where a press landed.
-var pressBinding = "__webpilot_press_" + rand.Text()[:10]
-
-// pressWait bounds the wait, after a click's input was answered, for the
-// word of where its press landed (it is normally in already).
-const pressWait = 250 * time.Millisecond
-
-// watchPress arms a look at the press a click is about to send to el, and
-// returns the check to run once it was sent (always run: it ends the look;
-// with ctx done it returns at once): NOT_ACTIONABLE when the press
-// landed on another element (the target moved, or something covered it,
-// between the check and the press), so that a click that hit nothing is
-// never reported done. A press not seen (the page stopped the event before
-// webpilot's look) is not held against the click.
-func (t *Tab) watchPress(ctx context.Context, el *element) func(context.Context, Locator) error {
-	none := func(context.Context, Locator) error { return nil }
-	sess := el.world.sess
-	wc := sess.worlds
-	if !wc.pressBound.Load() {
-		if err := sess.Call(ctx, "Runtime.addBinding", map[string]any{"name": pressBinding, "executionContextName": worldName}, nil); err != nil {
-			return none
-		}
-		wc.pressBound.Store(true)
-	}
-	called, cancel := sess.Subscribe("Runtime.bindingCalled")
-	key := rand.Text()[:10]
-	if err := t.callEl(ctx, el, pressWatchJS, nil, key, pressBinding); err != nil {
-		cancel()
-		return none
-	}
-	return func(ctx context.Context, tg Locator) error {
-		defer cancel()
-		if ctx.Err() != nil {
-			return nil
-		}
-		wait := time.NewTimer(pressWait)
-		defer wait.Stop()
-		for {
-			select {
-			case raw, ok := <-called:
-				if !ok {
-					return nil
-				}
-				var ev struct {
-					Name    string `json:"name"`
-					Payload string `json:"payload"`
-				}
-				var rec struct {
-					Key    string `json:"key"`
-					Inside bool   `json:"inside"`
-					Hit    string `json:"hit"`
-				}
-				if json.Unmarshal(raw, &ev) != nil || ev.Name != pressBinding || json.Unmarshal([]byte(ev.Payload), &rec) != nil || rec.Key != key {
-					continue
-				}
-				if rec.Inside {
-					return nil
-				}
-				return &Error{Code: CodeNotActionable,
-					Message:   fmt.Sprintf("the click meant for %s landed on %s: the element moved, or something covered it, at the moment of the click", tg.Describe(), rec.Hit),
-					Hint:      "take a browser_snapshot (that click may have changed the page), then retry once the page has settled",
-					Diagnosis: map[string]any{"failed_check": "receives events", "landed_on": rec.Hit}}
-			case <-wait.C:
-				return nil
-			case <-ctx.Done():
-				return nil
-			}
-		}
-	}
 }

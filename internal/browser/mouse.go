@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 )
 
@@ -138,79 +137,25 @@ func (s *Session) mouseAction(ctx context.Context, t *Tab, m *MouseInput, res *A
 	if button == "" {
 		button = input.MouseButtonLeft
 	}
-	buttons := map[input.MouseButton]int64{input.MouseButtonLeft: 1, input.MouseButtonRight: 2, input.MouseButtonMiddle: 4}[button]
-	send := func(ctx context.Context, p input.DispatchMouseEventParams) error {
-		_, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, p)
-		return err
-	}
 	switch m.Action {
 	case "move":
-		err = send(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: m.X, Y: m.Y, Buttons: t.buttons})
+		err = t.mouseMove(ctx, m.X, m.Y)
 	case "click":
-		err = mouse(ctx, t, m.X, m.Y, button, 1)
+		err = t.mouseClick(ctx, m.X, m.Y, button, 1)
 	case "dblclick":
-		err = mouse(ctx, t, m.X, m.Y, button, 2)
+		err = t.mouseClick(ctx, m.X, m.Y, button, 2)
 	case "down":
-		if err = send(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: m.X, Y: m.Y, Buttons: t.buttons}); err == nil {
-			err = send(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: m.X, Y: m.Y, Button: button, Buttons: t.buttons | buttons, ClickCount: 1})
-			if err == nil {
-				t.buttons |= buttons
-			}
-		}
+		err = t.mouseDown(ctx, m.X, m.Y, button)
 	case "up":
-		if err = send(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: m.X, Y: m.Y, Buttons: t.buttons}); err == nil {
-			fctx, cancel := finishing(ctx)
-			err = send(fctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: m.X, Y: m.Y, Button: button, Buttons: t.buttons &^ buttons, ClickCount: 1})
-			cancel()
-			t.buttons &^= buttons
-		}
+		err = t.mouseUp(ctx, m.X, m.Y, button)
 	case "drag":
-		err = s.dragPoints(ctx, t, m.X, m.Y, func() (float64, float64, error) { return *m.ToX, *m.ToY, nil }, button, buttons)
+		err = t.mouseDrag(ctx, m.X, m.Y, func() (float64, float64, error) { return *m.ToX, *m.ToY, nil }, button)
 	case "wheel":
-		// (both deltas go out, zero or not: the browser wants them)
-		err = t.page.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseWheel", "x": m.X, "y": m.Y, "deltaX": m.DeltaX, "deltaY": m.DeltaY}, nil)
+		err = t.mouseWheel(ctx, m.X, m.Y, m.DeltaX, m.DeltaY)
 		res.Scrolled = err == nil
 	}
 	if err != nil {
 		return dispatchError("send the mouse "+m.Action, err)
 	}
 	return nil
-}
-
-// dragPoints presses button at (x0, y0), moves in steps to the point end
-// gives (asked once the press went out) and releases it there; a press that
-// went out is always released, even when the call ends or end fails.
-func (s *Session) dragPoints(ctx context.Context, t *Tab, x0, y0 float64, end func() (float64, float64, error), button input.MouseButton, buttons int64) error {
-	release := func(x, y float64) error {
-		fctx, cancel := finishing(ctx)
-		defer cancel()
-		_, err := cdproto.Call(fctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: button, ClickCount: 1})
-		return err
-	}
-	for _, p := range []input.DispatchMouseEventParams{
-		{Type: input.DispatchMouseEventTypeMouseMoved, X: x0, Y: y0},
-		{Type: input.DispatchMouseEventTypeMousePressed, X: x0, Y: y0, Button: button, Buttons: buttons, ClickCount: 1},
-	} {
-		if _, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, p); err != nil {
-			if p.Type == input.DispatchMouseEventTypeMousePressed {
-				_ = release(x0, y0) // (the press may have reached the page)
-			}
-			return err
-		}
-	}
-	x1, y1, err := end()
-	if err != nil {
-		_ = release(x0, y0)
-		return err
-	}
-	const n = 12
-	x, y := x0, y0
-	for i := 1; i <= n && err == nil; i++ {
-		x, y = x0+(x1-x0)*float64(i)/n, y0+(y1-y0)*float64(i)/n
-		_, err = cdproto.Call(ctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y, Button: button, Buttons: buttons})
-	}
-	if rerr := release(x, y); err == nil {
-		err = rerr
-	}
-	return err
 }

@@ -62,9 +62,8 @@ type Tab struct {
 	bctx contextRef
 	// cast is the tab's screencast (browser_screencast).
 	cast *caster
-	// buttons are the mouse buttons browser_mouse's down holds pressed
-	// (input's bit mask: 1 left, 2 right, 4 middle).
-	buttons int64
+	// pointer is the mouse's state between calls (the buttons held).
+	pointer pointerState
 	// collected is the last browser_collect result, for offset pages.
 	collected *collectEntry
 	// console keeps the page's console messages and exceptions.

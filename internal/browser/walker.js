@@ -1705,10 +1705,18 @@
   // find is query with its patterns tested in a worker, within ms.
   const find = (q, root, ms) => withPatterns([q.text, q.name], ms, () => Q(q, root));
 
+  // onPress hands each pointerdown to f until the function it returns is
+  // called, from a listener added when the walker came in (at the start of
+  // the document, before the page's own listeners, which may stop the
+  // event): where a click's press landed (pressWatchJS in pointer.go).
+  const pressers = new Set();
+  addEventListener("pointerdown", (e) => { for (const f of Array.from(pressers)) f(e); }, true);
+  const onPress = (f) => { pressers.add(f); return () => pressers.delete(f); };
+
   globalThis.__webpilot = {
     snapshot: S, prewalk, walkUnless, get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
     query: Q, find, idOf, hit: entry(hit, false), at: entry(at, false), quiet, sinceMutation, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
-    hide, unsecret,
+    hide, unsecret, onPress,
   };
   return globalThis.__webpilot;
 })()
