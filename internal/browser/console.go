@@ -384,9 +384,6 @@ func (o ConsoleOptions) key() string {
 // logged and threw.
 type Console struct{ h *Held }
 
-// Console is the held tab's console.
-func (h *Held) Console() Console { return Console{h} }
-
 // List lists the tab's console messages and uncaught exceptions, oldest
 // first (newest last), as page data labelled with the page's URL. It does
 // not touch the page's scripts, so it works while a dialog is open. Call

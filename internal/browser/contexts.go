@@ -101,12 +101,6 @@ func (c *browserContexts) drop(ctx context.Context, s *Session) {
 	}
 }
 
-// Contexts are the session's named browser contexts, as a held call sees
-// them (Held.Contexts); a tab opens in one with Tabs.NewIn.
-type Contexts struct{ h *Held }
-
-// Contexts are the session's named browser contexts.
-func (h *Held) Contexts() Contexts { return Contexts{h} }
-
-// Names are the names of the session's browser contexts, sorted.
-func (c Contexts) Names() []string { return c.h.s.contexts.names() }
+// ContextNames are the names of the session's browser contexts, sorted; a
+// tab opens in one with NewIn.
+func (ts Tabs) ContextNames() []string { return ts.h.s.contexts.names() }

@@ -78,7 +78,7 @@ func TestContexts(t *testing.T) {
 	if err := e.do(func(ctx context.Context, h *browser.Held) error {
 		var err error
 		tabs, err = h.Tabs().List(ctx)
-		names = h.Contexts().Names()
+		names = h.Tabs().ContextNames()
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestContexts(t *testing.T) {
 		if err := h.Tabs().Close(ctx, tabs[2].ID); err != nil {
 			return err
 		}
-		names = h.Contexts().Names()
+		names = h.Tabs().ContextNames()
 		return nil
 	}); err != nil {
 		t.Fatal(err)

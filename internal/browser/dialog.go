@@ -220,9 +220,6 @@ func (w *callWatch) end(cause error) {
 // Dialogs are the held tab's JavaScript dialogs (browser_dialog).
 type Dialogs struct{ h *Held }
 
-// Dialogs are the held tab's dialogs.
-func (h *Held) Dialogs() Dialogs { return Dialogs{h} }
-
 // Open returns the dialog open in the tab, if any.
 func (ds Dialogs) Open() *DialogView { return ds.h.t.dialogs.open() }
 

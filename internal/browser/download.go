@@ -80,9 +80,6 @@ const downloadWait = 3 * time.Second
 // fetches (Fetch).
 type Downloads struct{ h *Held }
 
-// Downloads are the held tab's downloads.
-func (h *Held) Downloads() Downloads { return Downloads{h} }
-
 // findWait bounds how long a finished download is looked for in the
 // browser's own folder (the bridge).
 const findWait = 15 * time.Second

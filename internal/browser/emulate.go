@@ -335,9 +335,6 @@ func (e Emulation) applyTo(ctx context.Context, t *Tab) error {
 // Emulator is what the held session emulates (browser_emulate).
 type Emulator struct{ h *Held }
 
-// Emulator is what the held session emulates.
-func (h *Held) Emulator() Emulator { return Emulator{h} }
-
 // Set lays o over what the session emulates (or, with clear, starts from
 // nothing) and applies the result to each of the session's tabs. The note
 // says what could not be done as asked.

@@ -41,7 +41,7 @@ func HistoryMoves() []string { return []string{"back", "forward", "reload"} }
 // SnapshotModes are the modes Held.Snapshot takes.
 func SnapshotModes() []string { return []string{ModeCompact, ModeFull, ModeInteractive, ModeDiff} }
 
-// ScreenshotFormats are the image formats Held.Screenshot takes.
+// ScreenshotFormats are the image formats Capture.Screenshot takes.
 func ScreenshotFormats() []string { return []string{FormatJPEG, FormatPNG} }
 
 // ColorSchemes are the color schemes Emulate takes.

@@ -19,7 +19,8 @@ const glanceTimeout = 5 * time.Second
 // viewport scaled to width CSS pixels as a JPEG of quality (cheap: the
 // browser scales). Under an open dialog only the URL is read. Best effort:
 // what could be read is returned with the first error.
-func (h *Held) Glance(ctx context.Context, width, quality int) (Glance, error) {
+func (x Capture) Glance(ctx context.Context, width, quality int) (Glance, error) {
+	h := x.h
 	t := h.t
 	ctx, cancel := context.WithTimeout(ctx, glanceTimeout)
 	defer cancel()

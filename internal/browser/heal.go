@@ -17,6 +17,13 @@ import (
 //go:embed heal.js
 var healJS string
 
+// Heal is what replaying a saved step needs of the held session
+// (browser_flow, recipe_save, recipe_run): an element described so that it
+// can be found again (Describe), found again on a page whose markup
+// changed (Relocate), and the last flow that ran to its end (LastFlow),
+// which recipe_save turns into a recipe.
+type Heal struct{ h *Held }
+
 // Candidates describe an element so that it can be found again later, on
 // a page whose markup may have changed (a recipe's step replayed): taken
 // by Describe when the step ran, used by Relocate.
@@ -115,7 +122,8 @@ const (
 // Describe returns the candidates of the element the locator resolves to
 // now, before acting on the element (an action may change
 // or remove it).
-func (h *Held) Describe(ctx context.Context, target Locator) (*Candidates, error) {
+func (x Heal) Describe(ctx context.Context, target Locator) (*Candidates, error) {
+	h := x.h
 	t := h.t
 	if err := t.dialogs.err(); err != nil {
 		return nil, err
@@ -197,7 +205,8 @@ type relocAnswer struct {
 // moment. The element is looked for in the main frame, or in the frame
 // the primary locator or candidates name (open shadow roots included,
 // child frames not).
-func (h *Held) Relocate(ctx context.Context, primary Locator, c *Candidates) (*Relocation, error) {
+func (x Heal) Relocate(ctx context.Context, primary Locator, c *Candidates) (*Relocation, error) {
+	h := x.h
 	t := h.t
 	if err := t.dialogs.err(); err != nil {
 		return nil, err
@@ -609,14 +618,16 @@ type FlowRecord struct {
 
 // SetLastFlow keeps r as the session's last flow that ran to its end. Call
 // within Do.
-func (h *Held) SetLastFlow(r *FlowRecord) {
+func (x Heal) SetLastFlow(r *FlowRecord) {
+	h := x.h
 	s := h.s
 	s.lastFlow = r
 }
 
 // LastFlow is the session's last flow that ran to its end, or nil. Call
 // within Do.
-func (h *Held) LastFlow() *FlowRecord {
+func (x Heal) LastFlow() *FlowRecord {
+	h := x.h
 	s := h.s
 	return s.lastFlow
 }

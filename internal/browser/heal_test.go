@@ -16,7 +16,7 @@ func (e *env) describe(target browser.Locator) *browser.Candidates {
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
 
 		var err error
-		c, err = h.Describe(ctx, target)
+		c, err = h.Heal().Describe(ctx, target)
 		return err
 	})
 	if err != nil {
@@ -30,7 +30,7 @@ func (e *env) relocate(primary browser.Locator, c *browser.Candidates) (*browser
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
 
 		var err error
-		rel, err = h.Relocate(ctx, primary, c)
+		rel, err = h.Heal().Relocate(ctx, primary, c)
 		return err
 	})
 	return rel, err

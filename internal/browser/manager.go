@@ -552,43 +552,6 @@ func (s *Session) closeBackend() error {
 	return err
 }
 
-// Held is a Session as one call holds it, inside Do, and the tab the call
-// works on (Tab): the session's operations that may only run while it is
-// held are Held's methods. A Held is valid until Do's fn returns.
-type Held struct {
-	s *Session
-	t *Tab
-}
-
-// Session is the session held.
-func (h *Held) Session() *Session {
-	if h == nil {
-		return nil
-	}
-	return h.s
-}
-
-// Tab is the tab the call works on: the one Use, or one of Tabs' New,
-// NewIn, Select, SelectMatching or Bind made it, or nil.
-func (h *Held) Tab() *Tab {
-	if h == nil {
-		return nil
-	}
-	return h.t
-}
-
-// Use makes t the tab the call works on, and so the session's most
-// recently used.
-func (h *Held) Use(t *Tab) {
-	h.t = t
-	if t != nil {
-		h.s.recent.use(t.target)
-	}
-}
-
-// On is the session as h holds it, working on tab t.
-func (h *Held) On(t *Tab) *Held { return &Held{s: h.s, t: t} }
-
 // ErrSessionRemoved is what Do returns for a session the manager removed
 // while the caller waited for it: take the session again from the manager
 // (Manager.Session makes a fresh one).

@@ -34,7 +34,7 @@ func TestMouseAtPoints(t *testing.T) {
 	var shot *browser.Shot
 	if err := e.do(func(ctx context.Context, h *browser.Held) error {
 		var err error
-		shot, err = h.Screenshot(ctx, browser.ShotOptions{Annotate: true, Format: browser.FormatPNG})
+		shot, err = h.Capture().Screenshot(ctx, browser.ShotOptions{Annotate: true, Format: browser.FormatPNG})
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -36,9 +36,6 @@ const (
 // full, cleared and exported as HAR.
 type Network struct{ h *Held }
 
-// Network is the session's network log.
-func (h *Held) Network() Network { return Network{h} }
-
 // NetworkTypes are the resource types a request may have (CDP's, lower
 // case), what browser_network's type filter takes.
 var NetworkTypes = []string{"document", "stylesheet", "image", "media", "font", "script", "texttrack", "xhr", "fetch",

@@ -54,7 +54,8 @@ var pageRanges = regexp.MustCompile(`^\s*\d+\s*(-\s*\d*\s*)?(,\s*\d+\s*(-\s*\d*\
 // the output directory. A page that shows a declared secret in a field or
 // its text is not printed: a PDF, unlike a screenshot, cannot be painted
 // over (a password field, printed as dots, does not count).
-func (h *Held) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
+func (x Capture) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
+	h := x.h
 	t := h.t
 	if err := t.dialogs.err(); err != nil {
 		return nil, err

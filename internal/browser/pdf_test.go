@@ -24,7 +24,7 @@ func TestPrintPDF(t *testing.T) {
 		var pdf *browser.PDF
 		err := e.do(func(ctx context.Context, h *browser.Held) error {
 			var err error
-			pdf, err = h.PrintPDF(ctx, o)
+			pdf, err = h.Capture().PrintPDF(ctx, o)
 			return err
 		})
 		return pdf, err

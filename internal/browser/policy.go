@@ -167,11 +167,6 @@ type HiddenText struct {
 	Parts bool `json:"p,omitempty"`
 }
 
-// SetCaller tells the session who calls, until the hold ends.
-func (h *Held) SetCaller(c Caller) {
-	h.s.link.setCaller(c)
-}
-
 // hider is a Caller.Hide as sessionLink.hide holds it (nil: no secrets).
 type hider func(origin string) []HiddenText
 

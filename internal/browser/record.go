@@ -202,9 +202,6 @@ func (k *recHook) set(rt, old *recTab) {
 // (recipe_record).
 type Recorder struct{ h *Held }
 
-// Recorder is the held session's recording.
-func (h *Held) Recorder() Recorder { return Recorder{h} }
-
 // Start starts recording what the user does in the held tab: the tab
 // comes to the front, the user is shown that it is recording (the
 // extension's badge, popup and notification, each with Stop; without the

@@ -89,9 +89,6 @@ func (rt *routeTable) active() bool {
 // loops (fetchPauses.routed).
 type Routes struct{ h *Held }
 
-// Routes are the session's routes.
-func (h *Held) Routes() Routes { return Routes{h} }
-
 // Add adds a route to the session and has every tab pause for it.
 func (rs Routes) Add(ctx context.Context, r Route, roots []string) (*Route, error) {
 	s := rs.h.s

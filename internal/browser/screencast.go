@@ -180,9 +180,6 @@ type Screencast struct {
 // (browser_screencast).
 type Screencaster struct{ h *Held }
 
-// Screencaster records the held tab.
-func (h *Held) Screencaster() Screencaster { return Screencaster{h} }
-
 // Start starts recording the tab, for at most maxS seconds, at most fps
 // frames a second (0: the defaults).
 func (sc Screencaster) Start(ctx context.Context, fps, maxS int) error {

@@ -135,8 +135,14 @@ type clip struct {
 	Scale  float64 `json:"scale"`
 }
 
+// Capture is the held tab's page as a picture or a document: a screenshot
+// (browser_screenshot), a cheap glance (the trace's pictures) and a PDF
+// (browser_pdf).
+type Capture struct{ h *Held }
+
 // Screenshot captures the viewport, the full page or one element of the tab.
-func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
+func (x Capture) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
+	h := x.h
 	s, t := h.s, h.t
 	if err := t.dialogs.err(); err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ func (e *env) shot(o browser.ShotOptions) (*browser.Shot, error) {
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
 
 		var err error
-		shot, err = h.Screenshot(ctx, o)
+		shot, err = h.Capture().Screenshot(ctx, o)
 		return err
 	})
 	return shot, err
@@ -306,7 +306,7 @@ func TestScreenshotHugePage(t *testing.T) {
 		}
 		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
-		_, err = h.On(tab).Screenshot(short, browser.ShotOptions{FullPage: true, Format: browser.FormatPNG})
+		_, err = h.On(tab).Capture().Screenshot(short, browser.ShotOptions{FullPage: true, Format: browser.FormatPNG})
 		return err
 	})
 	if be, ok := browser.AsError(err); err != nil && (!ok || be.Code != browser.CodeTimeout) {

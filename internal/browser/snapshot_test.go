@@ -267,7 +267,7 @@ func TestSnapshotRedactsURLs(t *testing.T) {
 			if find, err = h.Find(ctx, browser.FindOptions{Text: "Account"}); err != nil {
 				return err
 			}
-			p, err := h.PrintPDF(ctx, browser.PDFOptions{})
+			p, err := h.Capture().PrintPDF(ctx, browser.PDFOptions{})
 			if err != nil {
 				return err
 			}

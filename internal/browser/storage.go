@@ -107,9 +107,6 @@ var StorageActions = []string{"cookies", "local", "session", "state_save", "stat
 // storage states saved and loaded.
 type Storage struct{ h *Held }
 
-// Storage is the session's storage, for the held tab.
-func (h *Held) Storage() Storage { return Storage{h} }
-
 // Run runs one browser_storage call on the held tab.
 func (sg Storage) Run(ctx context.Context, o StorageOptions) (*StorageResult, error) {
 	if !slices.Contains(StorageActions, o.Action) {

@@ -32,9 +32,6 @@ type TabView struct {
 // the tab the call works on (Held.Tab) and the session's current tab.
 type Tabs struct{ h *Held }
 
-// Tabs are the session's tabs.
-func (h *Held) Tabs() Tabs { return Tabs{h} }
-
 // IDs lists the short ids (t1, t2, …) of the tabs the session owns, in
 // the order they joined it.
 func (ts Tabs) IDs() []string { return ts.h.s.tabIDs() }

@@ -87,7 +87,7 @@ func (s *Server) glance(ctx context.Context, tool, session, tab string, caller b
 			return nil
 		}
 		h.Use(bt)
-		g, _ := h.Glance(ctx, width, trace.ShotQuality)
+		g, _ := h.Capture().Glance(ctx, width, trace.ShotQuality)
 		url, title, jpeg = g.URL, g.Title, g.JPEG
 		return nil
 	})

@@ -91,7 +91,7 @@ var flowTool = Def(Tool{
 	if tr.Err != nil {
 		return nil, x.trace.told(tr.Err)
 	}
-	h.SetLastFlow(&browser.FlowRecord{Steps: in.Steps, Candidates: x.record, Fields: x.recordFields, BudgetMs: in.BudgetMs, At: time.Now()})
+	h.Heal().SetLastFlow(&browser.FlowRecord{Steps: in.Steps, Candidates: x.record, Fields: x.recordFields, BudgetMs: in.BudgetMs, At: time.Now()})
 	res := flowResult(p, tr)
 	res.Text = x.trace.note(res.Text)
 	if gateNote != "" {
@@ -321,7 +321,7 @@ func (x *stepExec) Run(ctx context.Context, step int, tool string, args map[stri
 	// with the tool's own error.
 	if tg, ok := in.(targeted); ok && x.record != nil {
 		if loc := tg.target(); !loc.Empty() {
-			if c, err := x.h.Describe(ctx, loc); err == nil {
+			if c, err := x.h.Heal().Describe(ctx, loc); err == nil {
 				c.ByPlace = browser.Positional(loc.Selector)
 				x.record[step] = c
 			}
@@ -331,7 +331,7 @@ func (x *stepExec) Run(ctx context.Context, step int, tool string, args map[stri
 		cs := make([]*browser.Candidates, len(form.Fields))
 		for i, f := range form.Fields {
 			if loc := f.target(); !loc.Empty() {
-				if c, err := x.h.Describe(ctx, loc); err == nil {
+				if c, err := x.h.Heal().Describe(ctx, loc); err == nil {
 					c.ByPlace = browser.Positional(loc.Selector)
 					cs[i] = c
 				}

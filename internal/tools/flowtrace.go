@@ -65,7 +65,7 @@ func (ft *flowTrace) step(ctx context.Context, h *Held, tool string, args map[st
 		if trace.Shoots(tool) {
 			width = trace.ShotWidth
 		}
-		g, _ := h.Glance(context.WithoutCancel(ctx), width, trace.ShotQuality)
+		g, _ := h.Capture().Glance(context.WithoutCancel(ctx), width, trace.ShotQuality)
 		s.URL, s.Title, s.Image = g.URL, g.Title, g.JPEG
 	}
 	if werr := ft.file.Add(s); werr != nil && ft.err == nil {

@@ -26,7 +26,7 @@ var pdfTool = Def(Tool{
 	Group:       GroupPDF,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in PDFIn) (*Result, error) {
-	pdf, err := h.PrintPDF(ctx, browser.PDFOptions{Landscape: in.Landscape, Paper: in.Paper, Margins: in.Margins, Scale: in.Scale, Pages: in.Pages, Background: in.Background})
+	pdf, err := h.Capture().PrintPDF(ctx, browser.PDFOptions{Landscape: in.Landscape, Paper: in.Paper, Margins: in.Margins, Scale: in.Scale, Pages: in.Pages, Background: in.Background})
 	if err != nil {
 		return nil, err
 	}

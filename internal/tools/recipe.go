@@ -74,8 +74,8 @@ var recipeSaveTool = Def(Tool{
 	switch {
 	case len(in.Steps) > 0:
 		steps = in.Steps
-	case h.Exists() && h.LastFlow() != nil:
-		last := h.LastFlow()
+	case h.Exists() && h.Heal().LastFlow() != nil:
+		last := h.Heal().LastFlow()
 		steps, cands, fieldCands, budget = last.Steps, last.Candidates, last.Fields, last.BudgetMs
 	default:
 		return nil, &browser.Error{Code: browser.CodeInvalidArgument, Message: fmt.Sprintf("session %q has no browser_flow that ran to its end, and no steps were given", h.SessionName()),
@@ -570,13 +570,13 @@ var recipeRunTool = Def(Tool{
 	}
 	heals := map[int]*stepHeal{}
 	relocate := func(ctx context.Context, loc browser.Locator, c *browser.Candidates) (*browser.Relocation, *browser.Candidates, error) {
-		rel, err := h.Relocate(ctx, loc, c)
+		rel, err := h.Heal().Relocate(ctx, loc, c)
 		if err != nil {
 			return nil, nil, err
 		}
 		var nc *browser.Candidates
 		if rel.Level == browser.LevelHealed || rel.Level == browser.LevelReidentified {
-			if nc, _ = h.Describe(ctx, rel.Locator); nc != nil {
+			if nc, _ = h.Heal().Describe(ctx, rel.Locator); nc != nil {
 				nc.ByPlace = c.ByPlace
 			}
 		}

@@ -27,7 +27,7 @@ var screenshotTool = Def(Tool{
 	Group:       GroupScreenshot,
 	Hold:        HoldTab,
 }, func(ctx context.Context, h *Held, in ScreenshotIn) (*Result, error) {
-	shot, err := h.Screenshot(ctx, browser.ShotOptions{FullPage: in.FullPage,
+	shot, err := h.Capture().Screenshot(ctx, browser.ShotOptions{FullPage: in.FullPage,
 		Target: browser.Locator{Ref: in.Ref, Selector: in.Selector}, Format: in.Format, Quality: in.Quality, Annotate: in.Annotate})
 	if err != nil {
 		return nil, err
