@@ -372,6 +372,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintln(stdout)
 	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "action (act/kinds.html)\tms\tCDP commands\t")
+	refClick := -1.0 // the CDP commands of a click by ref
 	for _, a := range actions {
 		var times, cmds []float64
 		for i := range *runs {
@@ -391,8 +392,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cmds = append(cmds, float64(n1-n0))
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t\n", a.name, median(times), median(cmds))
+		if a.name == "click (ref)" {
+			refClick = median(cmds)
+		}
 	}
 	tw.Flush()
+	fmt.Fprintf(stdout, "CDP commands per click by ref (MCP): %.0f (goal: at most 9)\n", refClick)
 	fmt.Fprintln(stdout, "(peers on such pages on this machine kind: 300–1,700 ms per click, 90–600 ms per type call)")
 
 	fmt.Fprintln(stdout)

@@ -216,7 +216,9 @@ type envelope struct {
 func (s *Session) envelop(ctx context.Context, t *Tab, a Action, before frame) *envelope {
 	e := &envelope{s: s, t: t, a: a, before: before, console: t.console.mark(), downloads: t.downloads.mark()}
 	e.nav = t.watchNavigation()
-	e.quiet = t.watchQuiet(ctx, before.ID)
+	if e.quiet = t.newQuietWatch(before.ID); !aimsFirst(a) {
+		e.quiet.markNow(ctx) // (a pointer input's aim marks it)
+	}
 	e.quiet.walk = a.SnapshotNext
 	t.settling = e.quiet
 	return e

@@ -67,10 +67,14 @@ type aimed struct {
 
 // aimFor says what the page call that checks an element (aimJS) does
 // besides: arm a look at the press (watch), tell whether the element is a
-// submit the browser's validation would stop (submit).
+// submit the browser's validation would stop (submit), mark the start of
+// the quiet wait (quiet).
 type aimFor struct {
 	watch  *pressWatch
 	submit bool
+	// quiet: the call marks the start of the action's quiet wait too
+	// (quietWatch.aimMark), right before the input.
+	quiet *quietWatch
 }
 
 // pointerInput is the one skeleton of pointer input on an element: it waits
@@ -84,14 +88,26 @@ func (t *Tab) pointerInput(ctx context.Context, el *element, tg Locator, g gestu
 		watch = t.watchPress(ctx, el)
 		defer watch.stop()
 	}
-	at, err := t.aim(ctx, el, tg, aimFor{watch: watch, submit: submit})
+	at, err := t.aim(ctx, el, tg, aimFor{watch: watch, submit: submit, quiet: t.settling})
 	if err != nil {
 		return at, err
 	}
+	t.settling.markNow(ctx) // (when the aim did not)
 	if err := t.mouseClick(ctx, at.x, at.y, g.button, g.count); err != nil {
 		return at, err
 	}
 	return at, watch.landed(ctx, tg)
+}
+
+// aimsFirst says whether an action's input is aimed before anything is
+// sent (pointerAction): its aim marks the start of the quiet wait in the
+// same page call, and the envelope leaves the mark to it.
+func aimsFirst(a Action) bool {
+	switch a.Kind {
+	case "click", "dblclick", "right_click", "hover":
+		return a.InputMode != InputDOM
+	}
+	return false
 }
 
 // pointerAction runs a pointer action with trusted input; in auto mode an
@@ -115,6 +131,7 @@ func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Acti
 			res.Note = "the control is drawn over by its label; clicked the label"
 			return nil
 		case busy && a.InputMode == InputAuto:
+			t.settling.markNow(ctx)
 			if err := s.domAction(ctx, t, el, a, res); err != nil {
 				return err
 			}
@@ -133,6 +150,7 @@ func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Acti
 		// The wait used the action's time: the DOM events get their own.
 		cctx, cancel := checkContext(ctx)
 		defer cancel()
+		t.settling.markNow(cctx)
 		if err := s.domAction(cctx, t, el, a, res); err != nil {
 			return err
 		}
@@ -239,17 +257,20 @@ const actionableJS = `async function(afterFrame){
 // found it actionable at the same point (a stable box), and then it arms
 // the look at the press (pressWatchJS, when o.key is given). With o.submit
 // it says too whether the element is a submit button of a form the
-// browser's validation would stop (blockedSubmitJS): blocked.
+// browser's validation would stop (blockedSubmitJS): blocked. With o.quiet
+// (the probe), it marks the action's start for the quiet wait last
+// (W.quiet(true)): q.
 const aimJS = `async function(o){
   const look = ` + actionableJS + `;
+  const W = globalThis.__webpilot, mark = () => o.quiet && W ? W.quiet(true, o.quiet) : null;
   let blocked = false;
   if (o.submit) { try { blocked = (` + blockedSubmitJS + `).call(this).length > 0; } catch (e) {} }
   const a = await look.call(this, false);
-  if (a.err) return {a, blocked};
+  if (a.err) return {a, blocked, q: mark()};
   const b = await look.call(this, true);
   const ok = !b.err && b.x === a.x && b.y === a.y;
   if (ok && o.key) (` + pressWatchJS + `).call(this, o.key, o.binding);
-  return {a, b, ok, blocked};
+  return {a, b, ok, blocked, q: mark()};
 }`
 
 // actionability is one look of actionableJS: the point, or the check that
@@ -270,6 +291,9 @@ func (t *Tab) waitActionable(ctx context.Context, el *element, tg Locator, o aim
 	if o.watch != nil {
 		arg["key"], arg["binding"] = o.watch.key, pressBinding
 	}
+	if p := o.quiet.aimMark(el.world); p != "" {
+		arg["quiet"] = p
+	}
 	var last actionability
 	for {
 		// Each check runs to its end even when the wait is over, so that a
@@ -280,9 +304,13 @@ func (t *Tab) waitActionable(ctx context.Context, el *element, tg Locator, o aim
 			B       *actionability `json:"b"`
 			OK      bool           `json:"ok"`
 			Blocked bool           `json:"blocked"`
+			Q       []any          `json:"q"`
 		}
 		err := t.callEl(cctx, el, aimJS, &looks, arg)
 		cancel()
+		if err == nil && looks.Q != nil && arg["quiet"] != nil {
+			o.quiet.marked(quietFrom(looks.Q), true)
+		}
 		a := looks.A
 		a.Blocked = looks.Blocked
 		if err == nil && looks.OK && looks.B != nil {

@@ -36,7 +36,10 @@ type quietWatch struct {
 	t    *Tab
 	w    frameWorld
 	mut0 int // the document's mutation count before the action
-	mark int // the request table's quiet mark before the action
+	// unmarked: the action's start is not marked in the page yet (mut0
+	// is not read); the aim of a pointer input marks it (newQuietWatch).
+	unmarked bool
+	mark     int // the request table's quiet mark before the action
 	// inflight are the requests in flight that the wait waits for
 	// (id → URL), as last read (drain).
 	inflight map[string]string
@@ -322,14 +325,48 @@ func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(ti
 // watchQuiet starts following requests, DOM changes and animations in the
 // tab's main frame; call before the action's input.
 func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
-	t.prewalk = nil
-	q := &quietWatch{t: t, w: frameWorld{sess: t.page, frameID: main}, mark: t.page.reqs.quietMark(), inflight: make(map[string]string), letGo: make(map[string]bool), keepalive: make(map[string]int), last: -1}
-	if st, err := q.read(ctx, true, false); err == nil {
-		q.mut0 = st.mutations
-	} else {
-		q.mut0 = -1 // no observer: DOM changes and animations are not waited for
-	}
+	q := t.newQuietWatch(main)
+	q.markNow(ctx)
 	return q
+}
+
+// newQuietWatch is watchQuiet with the action's start not marked in the
+// page yet: the aim of a pointer input marks it in its own page call,
+// right before the input (aimJS, marked), else markNow does.
+func (t *Tab) newQuietWatch(main string) *quietWatch {
+	t.prewalk = nil
+	return &quietWatch{t: t, w: frameWorld{sess: t.page, frameID: main}, mark: t.page.reqs.quietMark(), inflight: make(map[string]string), letGo: make(map[string]bool), keepalive: make(map[string]int), last: -1, unmarked: true}
+}
+
+// markNow marks the action's start in the page (W.quiet(true)), unless it
+// was marked; call before the input (nil: no wait under way).
+func (q *quietWatch) markNow(ctx context.Context) {
+	if q == nil || !q.unmarked {
+		return
+	}
+	st, err := q.read(ctx, true, false)
+	q.marked(st, err == nil)
+}
+
+// marked takes the page's state at the action's start, as a W.quiet(true)
+// read it (ok false: it could not be read, no observer: DOM changes and
+// animations are not waited for).
+func (q *quietWatch) marked(st quietState, ok bool) {
+	q.unmarked = false
+	q.mut0 = st.mutations
+	if !ok {
+		q.mut0 = -1
+	}
+}
+
+// aimMark is the probe an aim's page call in world w marks the action's
+// start with (aimJS's quiet), when the mark is still to be taken and w is
+// the world the wait watches; "" otherwise.
+func (q *quietWatch) aimMark(w frameWorld) string {
+	if q == nil || !q.unmarked || w != q.w {
+		return ""
+	}
+	return probeName
 }
 
 // drain reads the requests started since the mark that are still in
