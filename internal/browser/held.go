@@ -22,7 +22,7 @@ package browser
 //	Snapshot               the page's accessibility snapshot   snapshot.go
 //	Read                   text, markdown, HTML, an attribute  read.go
 //	                       or a value of the page or a target
-//	Find                   matches on the live page, with refs find.go
+//	Find                   matches on the live page, as refs   find.go
 //	Collect                a page's repeated items             collect.go
 //	Frames                 the page's frames                   frames.go
 //	Eval                   run the agent's JavaScript          eval.go
@@ -42,7 +42,7 @@ package browser
 //	Console       the held tab's console messages            console.go
 //	Dialogs       the held tab's JavaScript dialogs          dialog.go
 //	Downloads     the held tab's downloads, and files        download.go,
-//	              fetched in its cookies                     fetch.go
+//	              fetched with its cookies                   fetch.go
 //	Emulator      what the session emulates                  emulate.go
 //	Screencaster  the held tab recorded as an animated GIF   screencast.go
 //	Recorder      the recording of what the user does        record.go
