@@ -99,9 +99,12 @@ type depRule struct {
 // secrets below browser.
 var depRules = map[string]depRule{
 	"cmd/webpilot": {ours: []string{"extension", "internal/backend", "internal/backend/bridge", "internal/backend/endpoint", "internal/backend/launch",
-		"internal/browser", "internal/cdp", "internal/daemon", "internal/filelock", "internal/logfile", "internal/mcpproxy", "internal/mcpserver",
+		"internal/browser", "internal/cdp", "internal/daemon", "internal/filelock", "internal/logfile", "internal/mcpclient", "internal/mcpproxy", "internal/mcpserver",
 		"internal/opencli", "internal/recipes", "internal/redact", "internal/secrets", "internal/text", "internal/tools", "internal/trace", "skills"}, mcp: true,
-		why: "the binary wires everything; the only place that picks a concrete backend (cdp: the bench's command count)"},
+		why: "the binary wires everything; the only place that picks a concrete backend (cdp: the command count browser_status reports)"},
+	"cmd/webpilot-bench": {ours: []string{"internal/backend/launch", "internal/mcpclient", "internal/opencli"}, mcp: true,
+		why: "the benchmark measures a built webpilot binary as an MCP client does (launch: the bare browser's floor); not part of the product binary"},
+	"internal/mcpclient":                 {mcp: true, why: "a leaf: what an MCP client reads of a tool result, shared by the CLI and the benchmark"},
 	"extension":                          {why: "the embedded extension's files; no logic in Go"},
 	"skills":                             {why: "the embedded agent skill; no logic in Go"},
 	"scripts/fixtureserver":              {why: "serves testdata/pages for the conformance script"},
