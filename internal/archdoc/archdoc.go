@@ -1,4 +1,4 @@
-// Package archdoc keeps the numbers of ARCHITECTURE.md that the code knows
+// Package archdoc keeps the numbers of ARCHITECTURE.md and docs/*.md that the code knows
 // true. Such a number is written inside a marked span,
 //
 //	<!-- gen:tools.core.count -->16<!-- /gen -->
@@ -71,18 +71,41 @@ func Path() (string, error) {
 	}
 }
 
-// Check compares the spans of the document at path whose keys start with
-// owner+"." with got, the values the code computes (keys in full). A span
-// with another value, or with a key of the owner that got lacks, is an
-// error; with update the differing spans are rewritten instead (and only an
-// unknown key is an error). Keys of got with no span are fine: the document
-// need not print every number.
+// Check compares the spans of the document at path, and of the pages in
+// the docs folder beside it (docs/*.md), whose keys start with owner+"."
+// with got, the values the code computes (keys in full). A span with
+// another value, or with a key of the owner that got lacks, is an error;
+// with update the differing spans are rewritten instead (and only an
+// unknown key is an error). Keys of got with no span are fine: the
+// documents need not print every number.
 func Check(path, owner string, got map[string]string, update bool) error {
+	pages, err := filepath.Glob(filepath.Join(filepath.Dir(path), "docs", "*.md"))
+	if err != nil {
+		return err
+	}
+	var probs []string
+	for _, p := range append([]string{path}, pages...) {
+		if err := checkFile(p, owner, got, update); err != nil {
+			probs = append(probs, err.Error())
+		}
+	}
+	if len(probs) > 0 {
+		return errors.New(strings.Join(probs, "\n"))
+	}
+	return nil
+}
+
+// checkFile is Check for one document.
+func checkFile(path, owner string, got map[string]string, update bool) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	doc := string(b)
+	name := File
+	if filepath.Base(path) != File {
+		name = filepath.Join("docs", filepath.Base(path))
+	}
 	cmd := Owners[owner]
 	var probs []string
 	for _, s := range Spans(doc) {
@@ -92,9 +115,9 @@ func Check(path, owner string, got map[string]string, update bool) error {
 		want, ok := got[s.Key]
 		switch {
 		case !ok:
-			probs = append(probs, fmt.Sprintf("%s:%d: gen:%s is no number the code computes (known: %s)", File, s.Line, s.Key, strings.Join(keys(got), ", ")))
+			probs = append(probs, fmt.Sprintf("%s:%d: gen:%s is no number the code computes (known: %s)", name, s.Line, s.Key, strings.Join(keys(got), ", ")))
 		case s.Text != want && !update:
-			probs = append(probs, fmt.Sprintf("%s:%d: %s says %q for %s, the code has %q; run %s", File, s.Line, File, s.Text, s.Key, want, cmd))
+			probs = append(probs, fmt.Sprintf("%s:%d: %s says %q for %s, the code has %q; run %s", name, s.Line, name, s.Text, s.Key, want, cmd))
 		}
 	}
 	if len(probs) > 0 {

@@ -81,3 +81,34 @@ func TestInt(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckReadsDocsPages: a span in a page of docs/ beside the document is
+// checked and rewritten like one in the document.
+func TestCheckReadsDocsPages(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, File)
+	page := filepath.Join(dir, "docs", "page.md")
+	if err := os.MkdirAll(filepath.Dir(page), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("n = <!-- gen:tools.n -->3<!-- /gen -->\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, []byte("intro\nn = <!-- gen:tools.n -->2<!-- /gen -->\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{"tools.n": "3"}
+	err := Check(path, "tools", got, false)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join("docs", "page.md")+":2:") {
+		t.Fatalf("Check = %v, want the docs page's stale span named", err)
+	}
+	if err := Check(path, "tools", got, true); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(page); !strings.Contains(string(b), "-->3<!--") {
+		t.Errorf("the page was not rewritten: %s", b)
+	}
+	if err := Check(path, "tools", got, false); err != nil {
+		t.Errorf("after the rewrite: %v", err)
+	}
+}
