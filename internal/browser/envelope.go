@@ -415,8 +415,8 @@ func (s *Session) settled(ctx context.Context, t *Tab, w *navWatch, before frame
 		nctx, cancel := context.WithTimeout(ctx, s.pol.opts.NavTimeout)
 		_, err := w.waitSettled(nctx, before.ID, before.LoaderID)
 		cancel()
-		if blocked := t.lastBlocked(); blocked != "" {
-			return t.blockedError(blocked)
+		if blocked := t.notes.lastBlocked(); blocked != "" {
+			return blockedError(blocked)
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return &Error{Code: CodeOutcomeUnknown, Message: fmt.Sprintf("the %s was sent and started a navigation that did not finish loading within %v", res.Action, s.pol.opts.NavTimeout),

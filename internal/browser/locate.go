@@ -656,10 +656,6 @@ func (t *Tab) callEl(ctx context.Context, el *element, fn string, out any, args 
 
 // callOn calls a JavaScript function with this bound to the object and
 // decodes its value into out (may be nil).
-func (t *Tab) callOn(ctx context.Context, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
-	return callOn(ctx, t.page, obj, fn, out, args...)
-}
-
 func callOn(ctx context.Context, sess cdp.Caller, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
 	var cargs []*runtime.CallArgument
 	for _, a := range args {

@@ -195,8 +195,8 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 		return NavResult{}, backendError("navigate", err)
 	}
 	if res.ErrorText != "" {
-		if blocked := t.lastBlocked(); blocked != "" {
-			return NavResult{}, t.blockedError(blocked)
+		if blocked := t.notes.lastBlocked(); blocked != "" {
+			return NavResult{}, blockedError(blocked)
 		}
 		return NavResult{}, navError(u, res.ErrorText)
 	}
@@ -205,8 +205,8 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 	if loaderID != "" {
 		loaderID, err = w.waitLoad(ctx, string(res.FrameID), loaderID)
 		if err != nil {
-			if blocked := t.lastBlocked(); blocked != "" {
-				return NavResult{}, t.blockedError(blocked)
+			if blocked := t.notes.lastBlocked(); blocked != "" {
+				return NavResult{}, blockedError(blocked)
 			}
 			return NavResult{}, loadWaitError(u, err)
 		}
@@ -215,7 +215,7 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 }
 
 // blockedError reports a load the origin policy refused.
-func (t *Tab) blockedError(blocked string) *Error {
+func blockedError(blocked string) *Error {
 	return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("the page tried to load %s, which the origin policy refuses", blocked),
 		Hint: "this configuration does not allow that origin (--allowed-origins / --blocked-origins)"}
 }
@@ -264,8 +264,8 @@ func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.
 	}
 	loaderID, err := w.waitMainLoad(ctx, before.ID, before.LoaderID)
 	if err != nil {
-		if blocked := t.lastBlocked(); blocked != "" {
-			return NavResult{}, t.blockedError(blocked)
+		if blocked := t.notes.lastBlocked(); blocked != "" {
+			return NavResult{}, blockedError(blocked)
 		}
 		return NavResult{}, loadWaitError(dir, err)
 	}

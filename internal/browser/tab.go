@@ -29,9 +29,6 @@ type Tab struct {
 	// page is the tab's own CDP session, with its event loop.
 	page *target
 	log  *slog.Logger
-	// detachReported: the session has told the agent (BRIDGE_DETACHED)
-	// that debugging of this tab was cancelled.
-	detachReported bool
 	// link is what the tab shares of its session: the origin policy, the
 	// caller, the network log, the routes… (sessionLink).
 	link *sessionLink
@@ -78,15 +75,12 @@ type Tab struct {
 	// rec is the session's recording when it follows the tab.
 	rec *recHook
 
-	mu      sync.Mutex // guards notes, lead and blocked, written by the loop
-	notes   []string
-	lead    string // read first in the next result (addLead)
-	blocked string
+	// notes are what the tab has to tell the agent in the next result.
+	notes noteBox
 	// docs are the HTTP statuses of the latest documents the tab loaded.
 	docs *docLog
-	// bound: the user opened the tab and the session bound it
-	// (browser_tabs bind); webpilot never closes it, only releases it.
-	bound bool
+	// bind is the tab's tie to the user (bound, detach reported).
+	bind bindState
 }
 
 // docLog keeps the HTTP statuses of the latest documents a tab loaded, by
@@ -139,7 +133,7 @@ func (l *docLog) status(loader string) (status int, ok bool, seen <-chan struct{
 
 // Bound reports whether the tab is one the user opened and the session
 // bound (browser_tabs bind).
-func (t *Tab) Bound() bool { return t.bound }
+func (t *Tab) Bound() bool { return t.bind.bound }
 
 // snapCache keeps a rendered snapshot so that its later pages come from the
 // same render.

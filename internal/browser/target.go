@@ -22,7 +22,7 @@ import (
 // joins when it ends.
 //
 // Everything the loop writes is read by the session's calls under a mutex
-// (worldCache.mu, requestTable.mu, Tab.mu, netLog.mu, each feature's own);
+// (worldCache.mu, requestTable.mu, noteBox.mu, netLog.mu, each feature's own);
 // only the loop writes it, except where a call repairs what it found stale
 // (a world that failed, dropped from the cache).
 type target struct {
