@@ -379,7 +379,7 @@ func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResul
 // evalInPage evaluates call (with W, the walker) in the main frame's walker
 // world, where agent patterns among pats run within patternBudget.
 func (t *Tab) evalInPage(ctx context.Context, call string, pats []string, out any) error {
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ func (t *Tab) measureFrame(ctx context.Context, f *frameRefs) (*measured, error)
 // yet, a walk like a compact snapshot's issues them first (snapped), without
 // moving the diff baseline or the snapshot kept for offset pages.
 func (t *Tab) refBoxes(ctx context.Context) (boxes []refBox, snapped bool, err error) {
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, false, backendError("read the page", err)
 	}

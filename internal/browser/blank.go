@@ -104,7 +104,7 @@ func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
 	if f := t.link.caller.Fragment; f != nil {
 		frag = f
 	}
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	// The main frame is read while the element is found.
 	framed := make(chan frameRead, 1)
 	go func() {
-		f, err := t.readMainFrame(callCtx)
+		f, err := t.page.readMainFrame(callCtx)
 		framed <- frameRead{f, err}
 	}()
 	// Popups that opened late (after the previous call) join now, and the
@@ -155,7 +155,7 @@ func (s *Session) prepare(ctx context.Context, t *Tab, a Action, res *ActionResu
 	if fr.err != nil {
 		return nil, frame{}, backendError("read the page", fr.err)
 	}
-	t.mainID = fr.f.ID
+	t.page.mainID = fr.f.ID
 	res.URLBefore = fr.f.URL
 	if a.Guard != nil {
 		if err := t.guard(ctx, el, fr.f.URL, a.Guard); err != nil {

@@ -111,7 +111,7 @@ func (s *Session) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult,
 	}
 	var w frameWorld
 	if o.Frame == "" {
-		mainID, err := t.mainFrameID(ctx)
+		mainID, err := t.page.mainFrameID(ctx)
 		if err != nil {
 			return nil, backendError("read the page", err)
 		}

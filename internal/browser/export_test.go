@@ -12,7 +12,7 @@ import (
 // walker world, the way snapshots and queries do: when ctx ends first, the
 // script is stopped in the page.
 func EvalWalkerWorld(ctx context.Context, t *Tab, call string) error {
-	fr, err := t.mainFrame(ctx)
+	fr, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return err
 	}

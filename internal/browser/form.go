@@ -135,7 +135,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	defer cancel()
 	defer t.releaseObjects(ctx)
 	t.cache = nil
-	before, err := t.mainFrame(callCtx)
+	before, err := t.page.mainFrame(callCtx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}

@@ -69,7 +69,7 @@ func (h *Held) Frames(ctx context.Context) ([]FrameInfo, error) {
 	t := h.t
 	return untilAnswered(ctx, t, func(ctx context.Context) ([]FrameInfo, error) {
 		defer t.releaseObjects(ctx)
-		mainID, err := t.mainFrameID(ctx)
+		mainID, err := t.page.mainFrameID(ctx)
 		if err != nil {
 			return nil, backendError("read the page", err)
 		}

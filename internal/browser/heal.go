@@ -269,7 +269,7 @@ func (h *Held) Relocate(ctx context.Context, primary Locator, c *Candidates) (*R
 		if derr != nil {
 			return nil, derr
 		}
-		mainID, err := t.mainFrameID(ctx)
+		mainID, err := t.page.mainFrameID(ctx)
 		if err != nil {
 			return nil, backendError("read the page", err)
 		}

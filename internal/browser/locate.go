@@ -201,7 +201,7 @@ func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
 	// A trial on the page's text as it is now: a pattern that hangs is
 	// refused before an action is sent. (A page too slow to read in time
 	// is no reason to refuse: the real use is bounded too.)
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return backendError("read the page", err)
 	}
@@ -252,7 +252,7 @@ func (t *Tab) locateOnce(ctx context.Context, tg Locator) (*element, error) {
 // targetWorld is the walker world a target is looked for in: the main
 // frame's, or that of the iframe element frame names.
 func (t *Tab) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *frameRefs, error) {
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return frameWorld{}, nil, backendError("read the page", err)
 	}
@@ -388,7 +388,7 @@ func (t *Tab) query(ctx context.Context, w frameWorld, tg Locator, root runtime.
 	}
 	f := t.refs.frames[w.frameID]
 	if f == nil || f.doc != r.Doc {
-		mainID, err := t.mainFrameID(ctx)
+		mainID, err := t.page.mainFrameID(ctx)
 		if err != nil {
 			return frameQuery{}, backendError("read the page", err)
 		}
@@ -413,7 +413,7 @@ func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Locator, root ru
 // and name as it is in the main document, and a match in two frames is
 // ambiguous.
 func (t *Tab) locateEverywhere(ctx context.Context, tg Locator) (*element, error) {
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -634,7 +634,7 @@ func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, 
 	if f == nil || f.doc != h.Doc {
 		main := f != nil && f.key == ""
 		if f == nil {
-			mainID, err := t.mainFrameID(ctx)
+			mainID, err := t.page.mainFrameID(ctx)
 			if err != nil {
 				return nil, backendError("read the page", err)
 			}

@@ -85,7 +85,7 @@ func (m *MouseInput) check() error {
 // at reads what is at (x, y) of the main frame's viewport; outside it, an
 // error that gives the viewport's size.
 func (t *Tab) at(ctx context.Context, x, y float64) (*PointHit, error) {
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}

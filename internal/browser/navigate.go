@@ -232,7 +232,7 @@ func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
 	t.cache = nil
-	before, err := t.mainFrame(ctx)
+	before, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return NavResult{}, backendError("read the page", err)
 	}
@@ -282,7 +282,7 @@ func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID s
 		// The status is the shown document's: a navigation Chrome restarted
 		// (from an error page, say) commits under another loader than the
 		// one it started with.
-		if fr, err := t.mainFrame(ctx); err == nil && fr.LoaderID != "" {
+		if fr, err := t.page.mainFrame(ctx); err == nil && fr.LoaderID != "" {
 			loaderID = fr.LoaderID
 		}
 		r.Status = w.awaitStatus(ctx, loaderID, statusGrace)
@@ -534,7 +534,7 @@ func (w *navWatch) awaitStatus(ctx context.Context, loaderID string, grace time.
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	for {
-		st, ok, seen := w.t.docs.status(loaderID)
+		st, ok, seen := w.t.page.docs.status(loaderID)
 		if ok || loaderID == "" {
 			return st
 		}

@@ -262,7 +262,7 @@ func (t *Tab) printedSecret(ctx context.Context) (string, error) {
 	if t.link.caller.Fragment == nil {
 		return "", nil
 	}
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return "", err
 	}

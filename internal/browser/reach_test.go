@@ -127,7 +127,7 @@ func TestEveryElementReachable(t *testing.T) {
 				if strings.Contains(page, "frames") && len(tab.refs.frames) < 3 {
 					t.Errorf("frames: %d frames walked, want the page and two iframes", len(tab.refs.frames))
 				}
-				if strings.Contains(page, "frames") && tab.kids.count() == 0 {
+				if strings.Contains(page, "frames") && tab.page.kids.count() == 0 {
 					t.Errorf("frames: no out-of-process iframe target was attached")
 				}
 				// A trusted click by every ref reaches its element.

@@ -310,7 +310,7 @@ func (t *Tab) scrollWorld(ctx context.Context, tg Locator, el *element) (frameWo
 // set off (requests, DOM changes; bounded). It returns where it scrolled,
 // for the result; the page stays scrolled.
 func (t *Tab) scrollForLazy(ctx context.Context, w frameWorld) (string, error) {
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return "", backendError("read the page", err)
 	}

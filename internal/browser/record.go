@@ -511,7 +511,7 @@ func (r *recording) follow(ctx context.Context, t *Tab, banner bool) error {
 	opts, _ := json.Marshal(map[string]any{"id": r.id, "secret": r.opts.Secret, "banner": banner, "message": recordNoticeText(r.opts)})
 	src := strings.NewReplacer("__OPTS__", string(opts), "__HEAL__", strings.TrimSpace(healJS), "__BINDING__", recordBinding).Replace(recordJS)
 	src = strings.TrimSuffix(strings.TrimSpace(src), ";")
-	id, err := t.mainFrameID(ctx)
+	id, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return backendError("record the tab", err)
 	}

@@ -178,7 +178,7 @@ type pageTree struct {
 
 // collect walks the tab's page (or the scope's subtree) and its frames.
 func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -280,7 +280,7 @@ func (t *Tab) walkFrame(ctx context.Context, w frameWorld, iframeID int) (frameW
 	}
 	res, err := cw.walk(ctx, walkScope{}, walkBudget(ctx))
 	for i := 0; err != nil && cw.sess == w.sess && i < 20 && ctx.Err() == nil; i++ {
-		if s := t.kids.get(cw.frameID); s != nil {
+		if s := t.page.kids.get(cw.frameID); s != nil {
 			cw.sess = s
 			res, err = cw.walk(ctx, walkScope{}, walkBudget(ctx))
 			break

@@ -36,8 +36,6 @@ type Tab struct {
 	pauses *fetchPauses
 
 	refs     *refTable
-	mainID   string     // the main frame's id, as last read (mainFrameID)
-	kids     children   // out-of-process iframes, attached automatically
 	lastSnap []string   // compact lines of the last snapshot: the diff baseline
 	lastDoc  string     // the main document (walker token) lastSnap is of
 	lastHead [2]string  // the title and URL lastSnap is of
@@ -77,8 +75,6 @@ type Tab struct {
 
 	// notes are what the tab has to tell the agent in the next result.
 	notes noteBox
-	// docs are the HTTP statuses of the latest documents the tab loaded.
-	docs *docLog
 	// bind is the tab's tie to the user (bound, detach reported).
 	bind bindState
 }
@@ -147,7 +143,7 @@ type snapCache struct {
 // newTab is the tab of the backend's target id, on CDP session sess; its
 // event loop starts with init.
 func newTab(id string, sess cdp.Caller, log *slog.Logger) *Tab {
-	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable(), docs: &docLog{}}
+	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable()}
 	t.pauses = &fetchPauses{t: t}
 	t.console, t.dialogs, t.downloads, t.crash, t.cast, t.rec = &consoleLog{}, newDialogState(), &downloadList{t: t}, newCrashWatch(t.log), &caster{}, &recHook{}
 	t.page = &target{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
@@ -214,7 +210,7 @@ func (t *Tab) init(ctx context.Context) error {
 
 // URL is the address of the tab's page now.
 func (t *Tab) URL(ctx context.Context) (string, error) {
-	f, err := t.mainFrame(ctx)
+	f, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return "", backendError("read the tab's address", err)
 	}
@@ -228,10 +224,11 @@ type frame struct {
 	URL      string
 }
 
-func (t *Tab) mainFrame(ctx context.Context) (frame, error) {
-	f, err := t.readMainFrame(ctx)
+// mainFrame reads the page's main frame, and notes its id (mainID).
+func (g *target) mainFrame(ctx context.Context) (frame, error) {
+	f, err := g.readMainFrame(ctx)
 	if err == nil {
-		t.mainID = f.ID
+		g.mainID = f.ID
 	}
 	return f, err
 }
@@ -244,7 +241,7 @@ type frameRead struct {
 
 // readMainFrame is mainFrame without noting its id: safe beside other
 // work on the tab.
-func (t *Tab) readMainFrame(ctx context.Context) (frame, error) {
+func (g *target) readMainFrame(ctx context.Context) (frame, error) {
 	var res struct {
 		FrameTree struct {
 			Frame struct {
@@ -255,22 +252,22 @@ func (t *Tab) readMainFrame(ctx context.Context) (frame, error) {
 			} `json:"frame"`
 		} `json:"frameTree"`
 	}
-	if err := t.page.Call(ctx, "Page.getFrameTree", nil, &res); err != nil {
+	if err := g.Call(ctx, "Page.getFrameTree", nil, &res); err != nil {
 		return frame{}, err
 	}
 	f := res.FrameTree.Frame
 	return frame{ID: f.ID, LoaderID: f.LoaderID, URL: f.URL + f.Fragment}, nil
 }
 
-// mainFrameID is the id of the tab's main frame. It is read once and then
+// mainFrameID is the id of the page's main frame. It is read once and then
 // taken from memory while the walker's world cache knows a context in that
 // frame (the frame is there: a frame that went has its contexts destroyed),
 // which saves Page.getFrameTree on every snapshot and action.
-func (t *Tab) mainFrameID(ctx context.Context) (string, error) {
-	if t.mainID != "" && t.page.worlds.has(t.mainID) {
-		return t.mainID, nil
+func (g *target) mainFrameID(ctx context.Context) (string, error) {
+	if g.mainID != "" && g.worlds.has(g.mainID) {
+		return g.mainID, nil
 	}
-	f, err := t.mainFrame(ctx)
+	f, err := g.mainFrame(ctx)
 	return f.ID, err
 }
 

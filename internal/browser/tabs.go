@@ -517,7 +517,7 @@ func (s *Session) adoptLatePopups(ctx context.Context) ([]TabView, error) {
 // out-of-process frame.
 func (s *Session) framesOutOfProcess() bool {
 	for _, t := range s.tabs {
-		if t.kids.count() > 0 {
+		if t.page.kids.count() > 0 {
 			return true
 		}
 	}
@@ -539,7 +539,7 @@ func (s *Session) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) 
 		return nil
 	}
 	urls := []string{ti.URL}
-	if f, err := t.mainFrame(ctx); err == nil {
+	if f, err := t.page.mainFrame(ctx); err == nil {
 		urls = append(urls, f.URL)
 	}
 	for _, raw := range urls {

@@ -589,7 +589,7 @@ func (w *waiter) targets(ctx context.Context, diag bool) (map[int]targetTally, e
 	if !any {
 		return tallies, nil
 	}
-	id, err := w.t.mainFrameID(ctx)
+	id, err := w.t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -735,7 +735,7 @@ func (w *waiter) visitFrames(ctx context.Context, parent frameWorld, ids []int, 
 			if err != nil || cw.frameID == "" {
 				continue
 			}
-			if s := w.t.kids.get(cw.frameID); s != nil {
+			if s := w.t.page.kids.get(cw.frameID); s != nil {
 				cw.sess = s
 			}
 			w.kids[key] = cw
@@ -762,7 +762,7 @@ func (w *waiter) frameWorld(ctx context.Context, spec string) (frameWorld, error
 	if err != nil {
 		return frameWorld{}, err
 	}
-	if s := w.t.kids.get(fw.frameID); s != nil {
+	if s := w.t.page.kids.get(fw.frameID); s != nil {
 		fw.sess = s
 	}
 	w.frames[spec] = fw

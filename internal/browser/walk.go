@@ -648,7 +648,7 @@ func (t *Tab) frameOf(ctx context.Context, parent frameWorld, iframeID int) (fra
 	if fid == "" {
 		return frameWorld{}, nil
 	}
-	if s := t.kids.get(fid); s != nil {
+	if s := t.page.kids.get(fid); s != nil {
 		return frameWorld{sess: s, frameID: fid}, nil
 	}
 	return frameWorld{sess: parent.sess, frameID: fid}, nil

@@ -63,7 +63,7 @@ func (t *Tab) checkShown(ctx context.Context) error {
 	if origin == nil {
 		return nil
 	}
-	f, err := t.mainFrame(ctx)
+	f, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return nil // the call itself reports a tab that cannot be read
 	}
