@@ -212,7 +212,7 @@ func (s *Session) scroll(ctx context.Context, t *Tab, el *element, a Action, res
 	}
 	if el == nil {
 		var err error
-		el, err = t.documentElement(ctx)
+		el, err = t.finder().documentElement(ctx)
 		if err != nil {
 			return err
 		}
@@ -248,12 +248,12 @@ func (s *Session) scroll(ctx context.Context, t *Tab, el *element, a Action, res
 
 // documentElement is the main frame's <html> element, for page-wide
 // actions.
-func (t *Tab) documentElement(ctx context.Context) (*element, error) {
-	w, f, err := t.targetWorld(ctx, "")
+func (find finder) documentElement(ctx context.Context) (*element, error) {
+	w, f, err := find.targetWorld(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	el, err := t.locateSelectorIn(ctx, w, f, ":root", "")
+	el, err := find.locateSelectorIn(ctx, w, f, ":root", "")
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +403,7 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 	if a.To.Empty() {
 		return &Error{Code: CodeInvalidArgument, Message: "drag needs a drop target: to_ref or to_selector", Hint: `e.g. {"action":"drag","ref":"e3","to_ref":"e9"}`}
 	}
-	to, err := t.locate(ctx, a.To)
+	to, err := t.finder().locate(ctx, a.To)
 	if err != nil {
 		var we *Error
 		if errors.As(err, &we) {

@@ -269,7 +269,7 @@ func (h *Held) Collect(ctx context.Context, o CollectOptions) (*Collected, error
 }
 
 func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, key string, fields []CollectField, excl map[string]*regexp.Regexp) (*Collected, error) {
-	w, root, err := t.collectRoot(ctx, o.Within, o.Frame)
+	w, root, err := t.finder().collectRoot(ctx, o.Within, o.Frame)
 	if err != nil {
 		return nil, err
 	}
@@ -525,12 +525,12 @@ func (t *Tab) noMatch(ctx context.Context, o CollectOptions, url string, run fun
 
 // collectRoot is the world the items are read in (the main frame's, or
 // frame's) and the within element, if any.
-func (t *Tab) collectRoot(ctx context.Context, within, frame string) (frameWorld, runtime.RemoteObjectID, error) {
-	w, f, err := t.targetWorld(ctx, frame)
+func (find finder) collectRoot(ctx context.Context, within, frame string) (frameWorld, runtime.RemoteObjectID, error) {
+	w, f, err := find.targetWorld(ctx, frame)
 	if err != nil || within == "" {
 		return w, "", err
 	}
-	el, err := t.locateIn(ctx, w, f, within, "", "within")
+	el, err := find.locateIn(ctx, w, f, within, "", "within")
 	if err != nil {
 		return frameWorld{}, "", err
 	}

@@ -139,14 +139,14 @@ func (a *Action) normalize() error {
 // and the guard asked.
 func (s *Session) prepare(ctx context.Context, t *Tab, a Action, res *ActionResult, framed <-chan frameRead) (*element, frame, error) {
 	if a.Expect != nil {
-		if err := t.checkPatterns(ctx, a.Expect.Text, a.Expect.URL, a.Expect.Title); err != nil {
+		if err := t.finder().checkPatterns(ctx, a.Expect.Text, a.Expect.URL, a.Expect.Title); err != nil {
 			return nil, frame{}, err
 		}
 	}
 	var el *element
 	if a.Kind != MouseKind && (needsTarget(a.Kind) || !a.Target.Empty()) {
 		var err error
-		if el, err = t.locate(ctx, a.Target); err != nil {
+		if el, err = t.finder().locate(ctx, a.Target); err != nil {
 			return nil, frame{}, err
 		}
 		res.Ref, res.MatchLevel = el.ref, el.matchLevel

@@ -117,7 +117,7 @@ func (s *Session) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult,
 		}
 		w = frameWorld{sess: t.page, frameID: mainID}
 	} else {
-		cw, cf, err := t.targetWorld(ctx, strings.TrimSpace(o.Frame))
+		cw, cf, err := t.finder().targetWorld(ctx, strings.TrimSpace(o.Frame))
 		t.releaseObjects(ctx)
 		if err != nil {
 			return nil, err

@@ -45,7 +45,7 @@ func RefElements(ctx context.Context, t *Tab, refs []string) ([]RefElement, erro
 		if e.frame.key != "" {
 			continue
 		}
-		el, err := t.locateRef(ctx, ref)
+		el, err := t.finder().locateRef(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +85,7 @@ func MarkRefs(ctx context.Context, t *Tab, attr string, refs []string) error {
 		if e.frame.key != "" {
 			continue
 		}
-		el, err := t.locateRef(ctx, ref)
+		el, err := t.finder().locateRef(ctx, ref)
 		if err != nil {
 			return err
 		}

@@ -121,7 +121,7 @@ func (h *Held) Describe(ctx context.Context, target Locator) (*Candidates, error
 		return nil, err
 	}
 	defer t.releaseObjects(ctx)
-	el, err := t.locate(ctx, target)
+	el, err := t.finder().locate(ctx, target)
 	if err != nil {
 		return nil, err
 	}
@@ -212,11 +212,11 @@ func (h *Held) Relocate(ctx context.Context, primary Locator, c *Candidates) (*R
 	if IsRef(frame) || IsRef(primary.Within) {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "relocate takes CSS selectors for frame and within, not refs", Hint: "refs do not outlive their page: give the iframe's or the container's CSS selector"}
 	}
-	if err := t.checkPatterns(ctx, primary.Text, primary.Name); err != nil {
+	if err := t.finder().checkPatterns(ctx, primary.Text, primary.Name); err != nil {
 		return nil, err
 	}
 	defer t.releaseObjects(ctx)
-	w, _, err := t.targetWorld(ctx, frame)
+	w, _, err := t.finder().targetWorld(ctx, frame)
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,8 @@ func (m *MouseInput) check() error {
 
 // at reads what is at (x, y) of the main frame's viewport; outside it, an
 // error that gives the viewport's size.
-func (t *Tab) at(ctx context.Context, x, y float64) (*PointHit, error) {
+func (find finder) at(ctx context.Context, x, y float64) (*PointHit, error) {
+	t := find.t
 	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
@@ -120,12 +121,12 @@ func (s *Session) mouseAction(ctx context.Context, t *Tab, m *MouseInput, res *A
 	x, y := m.X, m.Y
 	if m.Action == "drag" {
 		// both ends must be on screen
-		if _, err := t.at(ctx, x, y); err != nil {
+		if _, err := t.finder().at(ctx, x, y); err != nil {
 			return err
 		}
 		x, y = *m.ToX, *m.ToY
 	}
-	hit, err := t.at(ctx, x, y)
+	hit, err := t.finder().at(ctx, x, y)
 	if err != nil {
 		return err
 	}

@@ -147,7 +147,7 @@ func TestEveryElementReachable(t *testing.T) {
 							}
 						}
 						// The click of an action, without its settling.
-						el, err := tab.locate(ctx, Locator{Ref: ref})
+						el, err := tab.finder().locate(ctx, Locator{Ref: ref})
 						if err != nil {
 							t.Errorf("locate %s: %v", ref, err)
 							continue

@@ -190,7 +190,7 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 	}
 	res := &ReadResult{What: o.What}
 	if o.ScrollRetry && (missing || empty) {
-		w, werr := t.scrollWorld(ctx, o.Target, el)
+		w, werr := t.finder().scrollWorld(ctx, o.Target, el)
 		if werr != nil {
 			return nil, werr
 		}
@@ -267,7 +267,7 @@ func (t *Tab) readOnce(ctx context.Context, o ReadOptions) (*readAnswer, *elemen
 	opts := map[string]any{"what": o.What, "attribute": o.Attribute}
 	var ans readAnswer
 	if o.Target.Empty() {
-		w, _, err := t.targetWorld(ctx, o.Target.Frame)
+		w, _, err := t.finder().targetWorld(ctx, o.Target.Frame)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -276,7 +276,7 @@ func (t *Tab) readOnce(ctx context.Context, o ReadOptions) (*readAnswer, *elemen
 		}
 		return &ans, nil, nil
 	}
-	el, err := t.locate(ctx, o.Target)
+	el, err := t.finder().locate(ctx, o.Target)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -292,16 +292,16 @@ func (t *Tab) readOnce(ctx context.Context, o ReadOptions) (*readAnswer, *elemen
 
 // scrollWorld is the frame the scroll retry scrolls: the found element's,
 // else that of the frame the target is in, else the main frame.
-func (t *Tab) scrollWorld(ctx context.Context, tg Locator, el *element) (frameWorld, error) {
+func (find finder) scrollWorld(ctx context.Context, tg Locator, el *element) (frameWorld, error) {
 	if el != nil {
 		return el.world, nil
 	}
 	if tg.Frame != "" {
-		if w, _, err := t.targetWorld(ctx, tg.Frame); err == nil {
+		if w, _, err := find.targetWorld(ctx, tg.Frame); err == nil {
 			return w, nil
 		}
 	}
-	w, _, err := t.targetWorld(ctx, "")
+	w, _, err := find.targetWorld(ctx, "")
 	return w, err
 }
 

@@ -177,7 +177,7 @@ func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	switch {
 	case hasTarget:
 		defer t.releaseObjects(ctx)
-		el, err := t.locate(ctx, o.Target)
+		el, err := t.finder().locate(ctx, o.Target)
 		if err != nil {
 			return nil, err
 		}

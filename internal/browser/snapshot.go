@@ -186,7 +186,7 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 	f := (*frameRefs)(nil)
 	var sc walkScope
 	if !scope.Empty() {
-		el, err := t.locate(ctx, scope)
+		el, err := t.finder().locate(ctx, scope)
 		if err != nil {
 			return nil, err
 		}
@@ -274,7 +274,7 @@ func walkError(ctx context.Context, err error) error {
 // out-of-process frame is attached a moment after it starts loading: a
 // frame the parent's session cannot reach is waited for briefly.
 func (t *Tab) walkFrame(ctx context.Context, w frameWorld, iframeID int) (frameWorld, *walkResult, error) {
-	cw, err := t.frameOf(ctx, w, iframeID)
+	cw, err := t.finder().frameOf(ctx, w, iframeID)
 	if err != nil || cw.frameID == "" {
 		return cw, nil, err
 	}

@@ -352,7 +352,7 @@ func (s *Session) wait(ctx context.Context, t *Tab, conds []*waitCond, o WaitOpt
 			pats = append(pats, c.Target.Text, c.Target.Name)
 		}
 	}
-	if err := t.checkPatterns(ctx, pats...); err != nil {
+	if err := t.finder().checkPatterns(ctx, pats...); err != nil {
 		return nil, err
 	}
 	// The wait ends at its timeout, or early enough before the call's
@@ -731,7 +731,7 @@ func (w *waiter) visitFrames(ctx context.Context, parent frameWorld, ids []int, 
 		cw, ok := w.kids[key]
 		if !ok {
 			var err error
-			cw, err = w.t.frameOf(ctx, parent, id)
+			cw, err = w.t.finder().frameOf(ctx, parent, id)
 			if err != nil || cw.frameID == "" {
 				continue
 			}
@@ -758,7 +758,7 @@ func (w *waiter) frameWorld(ctx context.Context, spec string) (frameWorld, error
 	if fw, ok := w.frames[spec]; ok {
 		return fw, nil
 	}
-	fw, _, err := w.t.targetWorld(ctx, spec)
+	fw, _, err := w.t.finder().targetWorld(ctx, spec)
 	if err != nil {
 		return frameWorld{}, err
 	}

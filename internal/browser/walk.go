@@ -635,7 +635,8 @@ func (w frameWorld) element(ctx context.Context, id int) (runtime.RemoteObjectID
 
 // frameOf finds the frame an iframe element shows: its id, and the session
 // its document lives in (the parent's, or an out-of-process child's).
-func (t *Tab) frameOf(ctx context.Context, parent frameWorld, iframeID int) (frameWorld, error) {
+func (find finder) frameOf(ctx context.Context, parent frameWorld, iframeID int) (frameWorld, error) {
+	t := find.t
 	obj, err := parent.element(ctx, iframeID)
 	if err != nil || obj == "" {
 		return frameWorld{}, err
