@@ -147,7 +147,7 @@ func (s *Session) selectOptions(ctx context.Context, t *Tab, el *element, a Acti
 	if len(vals) == 0 {
 		return &Error{Code: CodeInvalidArgument, Message: "select needs values (or value)", Hint: `e.g. {"action":"select","ref":"e4","values":["Paris"]}: option values or visible labels`}
 	}
-	if _, err := t.waitActionable(ctx, el, a.Target, aimFor{}); err != nil {
+	if _, err := t.pointer.waitActionable(ctx, el, a.Target, aimFor{}); err != nil {
 		return err
 	}
 	var r struct {
@@ -411,13 +411,13 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 		}
 		return err
 	}
-	from, err := t.aim(ctx, el, a.Target, aimFor{})
+	from, err := t.pointer.aim(ctx, el, a.Target, aimFor{})
 	if err != nil {
 		return err
 	}
 	// The drop target is placed only once the press went out: pressing
 	// may have moved things.
-	err = t.mouseDrag(ctx, from.x, from.y, func() (float64, float64, error) { return t.dropPoint(ctx, to, a.To) }, input.MouseButtonLeft)
+	err = t.pointer.mouseDrag(ctx, from.x, from.y, func() (float64, float64, error) { return t.pointer.dropPoint(ctx, to, a.To) }, input.MouseButtonLeft)
 	if _, ok := AsError(err); err != nil && !ok {
 		return dispatchError("drag", err)
 	} else if err != nil {
@@ -433,7 +433,8 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 // dropPoint is the centre of the drop target in the tab's viewport, without
 // scrolling (the drag has started) and without the hit test (the dragged
 // element may cover it).
-func (t *Tab) dropPoint(ctx context.Context, el *element, tg Locator) (x, y float64, err error) {
+func (p *pointerState) dropPoint(ctx context.Context, el *element, tg Locator) (x, y float64, err error) {
+	t := p.t
 	var pt []float64
 	if err := t.callEl(ctx, el, `function(){ if(!this.isConnected) return null; const r=this.getBoundingClientRect(); if(!r.width||!r.height) return null; return [r.left+r.width/2, r.top+r.height/2] }`, &pt); err != nil {
 		return 0, 0, backendError("place "+tg.Describe(), err)

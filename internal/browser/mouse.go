@@ -140,19 +140,19 @@ func (s *Session) mouseAction(ctx context.Context, t *Tab, m *MouseInput, res *A
 	}
 	switch m.Action {
 	case "move":
-		err = t.mouseMove(ctx, m.X, m.Y)
+		err = t.pointer.mouseMove(ctx, m.X, m.Y)
 	case "click":
-		err = t.mouseClick(ctx, m.X, m.Y, button, 1)
+		err = t.pointer.mouseClick(ctx, m.X, m.Y, button, 1)
 	case "dblclick":
-		err = t.mouseClick(ctx, m.X, m.Y, button, 2)
+		err = t.pointer.mouseClick(ctx, m.X, m.Y, button, 2)
 	case "down":
-		err = t.mouseDown(ctx, m.X, m.Y, button)
+		err = t.pointer.mouseDown(ctx, m.X, m.Y, button)
 	case "up":
-		err = t.mouseUp(ctx, m.X, m.Y, button)
+		err = t.pointer.mouseUp(ctx, m.X, m.Y, button)
 	case "drag":
-		err = t.mouseDrag(ctx, m.X, m.Y, func() (float64, float64, error) { return *m.ToX, *m.ToY, nil }, button)
+		err = t.pointer.mouseDrag(ctx, m.X, m.Y, func() (float64, float64, error) { return *m.ToX, *m.ToY, nil }, button)
 	case "wheel":
-		err = t.mouseWheel(ctx, m.X, m.Y, m.DeltaX, m.DeltaY)
+		err = t.pointer.mouseWheel(ctx, m.X, m.Y, m.DeltaX, m.DeltaY)
 		res.Scrolled = err == nil
 	}
 	if err != nil {

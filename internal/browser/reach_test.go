@@ -152,7 +152,7 @@ func TestEveryElementReachable(t *testing.T) {
 							t.Errorf("locate %s: %v", ref, err)
 							continue
 						}
-						if _, err := tab.pointerInput(ctx, el, Locator{Ref: ref}, gestureOf("click"), false); err != nil {
+						if _, err := tab.pointer.pointerInput(ctx, el, Locator{Ref: ref}, gestureOf("click"), false); err != nil {
 							t.Errorf("click %s (%s): %v", ref, strings.TrimSpace(l), err)
 							continue
 						}

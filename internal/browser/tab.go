@@ -57,7 +57,7 @@ type Tab struct {
 	bctx contextRef
 	// cast is the tab's screencast (browser_screencast).
 	cast *caster
-	// pointer is the mouse's state between calls (the buttons held).
+	// pointer sends the tab's pointer input and keeps the buttons held.
 	pointer pointerState
 	// collected is the last browser_collect result, for offset pages.
 	collected *collectEntry
@@ -144,7 +144,7 @@ type snapCache struct {
 // event loop starts with init.
 func newTab(id string, sess cdp.Caller, log *slog.Logger) *Tab {
 	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable()}
-	t.pauses = &fetchPauses{t: t}
+	t.pauses, t.pointer.t = &fetchPauses{t: t}, t
 	t.console, t.dialogs, t.downloads, t.crash, t.cast, t.rec = &consoleLog{}, newDialogState(), &downloadList{t: t}, newCrashWatch(t.log), &caster{}, &recHook{}
 	t.page = &target{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
 	return t
