@@ -95,7 +95,8 @@ const shownValuesJS = `(() => {
 // one (Caller.Fragment), split text, generated content; and, while any
 // box shows one (a password field too), every canvas, where a page may
 // draw what it holds without it being found.
-func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
+func (v *pageView) secretBoxes(ctx context.Context) ([]secretBox, error) {
+	t := v.t
 	mask := t.mask()
 	if mask == nil {
 		return nil, nil

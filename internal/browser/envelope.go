@@ -64,7 +64,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	ctx, cancel := context.WithTimeout(ctx, or(a.Timeout, s.pol.opts.ActionTimeout))
 	defer cancel()
 	defer t.releaseObjects(ctx)
-	t.cache = nil
+	t.view.cache = nil
 	res := &ActionResult{Action: a.Kind, InputMode: "cdp", Outcome: "dispatched"}
 	// The main frame is read while the element is found.
 	framed := make(chan frameRead, 1)
@@ -248,7 +248,7 @@ func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 		return err
 	}
 	qr := q.wait(ctx)
-	t.prewalk = q.walkedAfter()
+	t.view.prewalk = q.walkedAfter()
 	if drawn != nil && w.navigationStarted(ctx, before.ID, 0, nil) {
 		// The window ended at the page's next frame; a navigation a
 		// script started later, while the wait ran, is waited for too.

@@ -103,11 +103,11 @@ func Update() bool { return *update }
 
 // Prewalked says the tab holds a walk its last action took while the page
 // settled, for the snapshot after it.
-func Prewalked(t *Tab) bool { return t.prewalk != nil }
+func Prewalked(t *Tab) bool { return t.view.prewalk != nil }
 
 // LastReused is how many elements (subtrees counted once) the tab's last
 // walk of its main document took over from the walk before.
-func LastReused(t *Tab) int { return t.reused }
+func LastReused(t *Tab) int { return t.view.reused }
 
 // CastFrames is how many frames the tab's screencast under way kept, and
 // when it kept the last.

@@ -134,7 +134,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	ctx, cancel := context.WithTimeout(ctx, s.pol.opts.ActionTimeout*2)
 	defer cancel()
 	defer t.releaseObjects(ctx)
-	t.cache = nil
+	t.view.cache = nil
 	before, err := t.page.mainFrame(callCtx)
 	if err != nil {
 		return nil, backendError("read the page", err)

@@ -175,7 +175,7 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 	}
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
-	t.cache = nil
+	t.view.cache = nil
 
 	w := t.watchNavigation()
 	defer w.stop()
@@ -231,7 +231,7 @@ func (h *Held) History(ctx context.Context, dir string, timeout time.Duration) (
 func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
-	t.cache = nil
+	t.view.cache = nil
 	before, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return NavResult{}, backendError("read the page", err)

@@ -63,7 +63,7 @@ func (h *Held) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 	if err != nil {
 		return nil, err
 	}
-	boxes, err := t.secretBoxes(ctx)
+	boxes, err := t.view.secretBoxes(ctx)
 	if err != nil {
 		return nil, backendError("look for shown secrets", err)
 	}

@@ -182,7 +182,7 @@ func retries(what string) bool {
 }
 
 func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult, error) {
-	ans, el, err := t.readOnce(ctx, o)
+	ans, el, err := t.view.readOnce(ctx, o)
 	missing := err != nil && isNotFound(err)
 	empty := err == nil && ans.text() == "" && retries(o.What)
 	if err != nil && !missing {
@@ -194,11 +194,11 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 		if werr != nil {
 			return nil, werr
 		}
-		where, serr := t.scrollForLazy(ctx, w)
+		where, serr := t.view.scrollForLazy(ctx, w)
 		if serr != nil {
 			return nil, serr
 		}
-		ans2, el2, err2 := t.readOnce(ctx, o)
+		ans2, el2, err2 := t.view.readOnce(ctx, o)
 		switch {
 		case err2 != nil && isNotFound(err2):
 			we, _ := AsError(err2)
@@ -263,7 +263,8 @@ func isNotFound(err error) bool {
 
 // readOnce reads once: locates the target (when there is one) and runs
 // read.js on it, or on the document of the frame.
-func (t *Tab) readOnce(ctx context.Context, o ReadOptions) (*readAnswer, *element, error) {
+func (v *pageView) readOnce(ctx context.Context, o ReadOptions) (*readAnswer, *element, error) {
+	t := v.t
 	opts := map[string]any{"what": o.What, "attribute": o.Attribute}
 	var ans readAnswer
 	if o.Target.Empty() {
@@ -309,7 +310,8 @@ func (find finder) scrollWorld(ctx context.Context, tg Locator, el *element) (fr
 // scrollSteps screens) so that lazy content loads, then waits for what that
 // set off (requests, DOM changes; bounded). It returns where it scrolled,
 // for the result; the page stays scrolled.
-func (t *Tab) scrollForLazy(ctx context.Context, w frameWorld) (string, error) {
+func (v *pageView) scrollForLazy(ctx context.Context, w frameWorld) (string, error) {
+	t := v.t
 	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return "", backendError("read the page", err)

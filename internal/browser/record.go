@@ -294,7 +294,7 @@ func (rc Recorder) Start(ctx context.Context, o RecordOptions) (*RecordStatus, e
 	r.mu.Unlock()
 	// Whatever the user does, the snapshot cache and diff baseline are of
 	// the page before.
-	t.cache, t.lastSnap = nil, nil
+	t.view.cache, t.view.lastSnap = nil, nil
 	s.rec = r
 	st := r.status()
 	return &st, nil

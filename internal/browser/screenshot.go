@@ -247,7 +247,7 @@ func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	var ann *annotation
 	if o.Annotate {
 		shot.Annotated = true
-		boxes, snapped, err := t.refBoxes(ctx)
+		boxes, snapped, err := t.view.refBoxes(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -266,7 +266,7 @@ func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 			ann = a
 		}
 	}
-	hide, err := t.secretBoxes(ctx)
+	hide, err := t.view.secretBoxes(ctx)
 	if err != nil {
 		// Never a capture that might show a secret.
 		return nil, backendError("look for secrets the page shows", err)
@@ -288,9 +288,9 @@ func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	}
 	shoot := func(format string, quality int, area *clip) ([]byte, error) {
 		if ann == nil {
-			return t.capture(ctx, format, quality, area, beyond)
+			return t.view.capture(ctx, format, quality, area, beyond)
 		}
-		data, labels, left, err := t.annotated(ctx, format, quality, area, beyond, ann)
+		data, labels, left, err := t.view.annotated(ctx, format, quality, area, beyond, ann)
 		if o.Annotate {
 			shot.Labels, shot.Unlabelled = labels, left
 		}
@@ -352,7 +352,8 @@ func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 }
 
 // capture runs Page.captureScreenshot.
-func (t *Tab) capture(ctx context.Context, format string, quality int, area *clip, beyond bool) ([]byte, error) {
+func (v *pageView) capture(ctx context.Context, format string, quality int, area *clip, beyond bool) ([]byte, error) {
+	t := v.t
 	params := map[string]any{"format": format, "fromSurface": true}
 	if format == FormatJPEG {
 		params["quality"] = quality

@@ -35,20 +35,10 @@ type Tab struct {
 	// pauses is the tab's use of the Fetch domain (fetchPauses).
 	pauses *fetchPauses
 
-	refs     *refTable
-	lastSnap []string   // compact lines of the last snapshot: the diff baseline
-	lastDoc  string     // the main document (walker token) lastSnap is of
-	lastHead [2]string  // the title and URL lastSnap is of
-	cache    *snapCache // the last rendered snapshot, for offset pages
-	// prewalk is the walk the last action took while the page settled,
-	// for the snapshot that follows it (collect).
-	prewalk *prewalked
-	// reused is how many elements (subtrees counted once) the last walk of
-	// the main document took over from the walk before.
-	reused int
-	// noPrewalk is the walker token of a document whose walk did not fit
-	// prewalkBudget: actions on it leave the walk to the snapshot.
-	noPrewalk string
+	refs *refTable
+	// view walks, reads and pictures the page, and keeps what the next
+	// snapshot, diff and page of a collection start from.
+	view pageView
 	// settling is the quiet wait of the action under way (nil between
 	// actions): an input notes there when it was sent (inputSent).
 	settling *quietWatch
@@ -59,8 +49,6 @@ type Tab struct {
 	cast *caster
 	// pointer sends the tab's pointer input and keeps the buttons held.
 	pointer pointerState
-	// collected is the last browser_collect result, for offset pages.
-	collected *collectEntry
 	// console keeps the page's console messages and exceptions.
 	console *consoleLog
 	// dialogs keeps the JavaScript dialog open in the page.
@@ -131,20 +119,11 @@ func (l *docLog) status(loader string) (status int, ok bool, seen <-chan struct{
 // bound (browser_tabs bind).
 func (t *Tab) Bound() bool { return t.bind.bound }
 
-// snapCache keeps a rendered snapshot so that its later pages come from the
-// same render.
-type snapCache struct {
-	mode  string
-	scope Locator
-	body  string
-	snap  Snapshot
-}
-
 // newTab is the tab of the backend's target id, on CDP session sess; its
 // event loop starts with init.
 func newTab(id string, sess cdp.Caller, log *slog.Logger) *Tab {
 	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable()}
-	t.pauses, t.pointer.t = &fetchPauses{t: t}, t
+	t.pauses, t.pointer.t, t.view.t = &fetchPauses{t: t}, t, t
 	t.console, t.dialogs, t.downloads, t.crash, t.cast, t.rec = &consoleLog{}, newDialogState(), &downloadList{t: t}, newCrashWatch(t.log), &caster{}, &recHook{}
 	t.page = &target{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
 	return t

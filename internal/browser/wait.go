@@ -847,7 +847,7 @@ func (w *waiter) timeout(ctx context.Context, o WaitOptions) error {
 	} else if w.located {
 		diag["url"], diag["title"] = w.url, w.title
 	}
-	if snap := w.t.diagSnapshot(dctx); snap != "" {
+	if snap := w.t.view.diagSnapshot(dctx); snap != "" {
 		diag["snapshot"] = snap
 	}
 	held := 0
@@ -870,8 +870,8 @@ func (w *waiter) timeout(ctx context.Context, o WaitOptions) error {
 
 // diagSnapshot is a compact snapshot of the page cut to diagSnapshotChars,
 // for a diagnosis; it does not move the diff baseline.
-func (t *Tab) diagSnapshot(ctx context.Context) string {
-	pt, err := t.collect(ctx, Locator{})
+func (v *pageView) diagSnapshot(ctx context.Context) string {
+	pt, err := v.collect(ctx, Locator{})
 	if err != nil {
 		return ""
 	}
