@@ -442,7 +442,7 @@ func (p *pointerState) dropPoint(ctx context.Context, el *element, tg Locator) (
 	if len(pt) != 2 {
 		return 0, 0, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("the drop target %s is not visible", tg.Describe()), Diagnosis: map[string]any{"failed_check": "visible"}}
 	}
-	ox, oy, err := t.frameOffset(ctx, el.frame)
+	ox, oy, err := t.finder().frameOffset(ctx, el.frame)
 	if err != nil {
 		return 0, 0, backendError("place "+tg.Describe(), err)
 	}

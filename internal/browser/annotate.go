@@ -184,7 +184,7 @@ func (v *pageView) refBoxes(ctx context.Context) (boxes []refBox, snapped bool, 
 			if m, err = v.measureFrame(ctx, f); err != nil || m.Doc != f.doc {
 				continue
 			}
-			if ox, oy, err = t.frameOffset(ctx, f); err != nil {
+			if ox, oy, err = t.finder().frameOffset(ctx, f); err != nil {
 				continue
 			}
 		}

@@ -267,7 +267,7 @@ func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 // and the downloads.
 func (e *envelope) report(ctx context.Context, el *element, res *ActionResult) {
 	if res.submitBlocked && !res.Navigated {
-		e.t.noteBlockedSubmit(ctx, el, res)
+		e.noteBlockedSubmit(ctx, el, res)
 	}
 	if e.a.Expect != nil {
 		e.s.expect(ctx, e.t, e.a, res)
@@ -327,7 +327,8 @@ type invalidField struct {
 
 // blockedSubmit lists the fields that stop el's submit (blockedSubmitJS);
 // none when el is no submit button of a validated form, or the check fails.
-func (t *Tab) blockedSubmit(ctx context.Context, el *element) []invalidField {
+func (e *envelope) blockedSubmit(ctx context.Context, el *element) []invalidField {
+	t := e.t
 	if !el.maybe("button", "input") {
 		return nil
 	}
@@ -343,8 +344,8 @@ func (t *Tab) blockedSubmit(ctx context.Context, el *element) []invalidField {
 // noteBlockedSubmit says, after a click on a submit button that changed
 // no page, that the browser's own validation stopped the submit, and
 // where.
-func (t *Tab) noteBlockedSubmit(ctx context.Context, el *element, res *ActionResult) {
-	bad := t.blockedSubmit(ctx, el)
+func (e *envelope) noteBlockedSubmit(ctx context.Context, el *element, res *ActionResult) {
+	bad := e.blockedSubmit(ctx, el)
 	if len(bad) == 0 {
 		return
 	}

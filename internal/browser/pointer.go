@@ -193,7 +193,7 @@ func (p *pointerState) aim(ctx context.Context, el *element, tg Locator, o aimFo
 	if err != nil {
 		return at, err
 	}
-	ox, oy, err := t.frameOffset(ctx, el.frame)
+	ox, oy, err := t.finder().frameOffset(ctx, el.frame)
 	if err != nil {
 		return at, backendError("place "+tg.Describe(), err)
 	}

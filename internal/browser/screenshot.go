@@ -199,7 +199,7 @@ func (h *Held) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 			return nil, backendError("measure "+o.Target.Describe(), err)
 		}
 		// The box is in its frame's viewport: place it in the page.
-		ox, oy, err := t.frameOffset(ctx, el.frame)
+		ox, oy, err := t.finder().frameOffset(ctx, el.frame)
 		if err != nil {
 			return nil, backendError("measure "+o.Target.Describe(), err)
 		}

@@ -662,7 +662,7 @@ func isContextGone(err error) bool {
 
 // frameOffset is where the viewport of frame f starts in the tab's viewport
 // (0, 0 for the main frame): input coordinates of its elements add it.
-func (t *Tab) frameOffset(ctx context.Context, f *frameRefs) (x, y float64, err error) {
+func (find finder) frameOffset(ctx context.Context, f *frameRefs) (x, y float64, err error) {
 	for ; f != nil && f.parent != nil; f = f.parent {
 		pw := frameWorld{sess: f.parent.sess, frameID: f.parent.frameID}
 		var box []float64
