@@ -19,6 +19,13 @@ import (
 
 // Tab is one attached tab of a Session. Its fields are used only while the
 // owning Session is held.
+//
+// A tab is a small core (its page's target and event loop, its refs, its
+// notes) with parts that each own their state: the finder (locating, a
+// view with no state: finder), the page view (walks, snapshots, reads,
+// pictures: pageView), the pointer (pointerState), and the features whose
+// events the page's loop hands them (console, dialogs, downloads, crash,
+// screencast, recorder: features).
 type Tab struct {
 	// ID is the tab's short id in its session (t1, t2, …: see tabIDs),
 	// what the agent sees and sends; "" until the tab joins the session.
@@ -26,7 +33,9 @@ type Tab struct {
 	// target is the backend's id of the tab (a CDP target id, or the
 	// bridge's tab-<n>).
 	target string
-	// page is the tab's own CDP session, with its event loop.
+	// page is the tab's own CDP session, with its event loop and what the
+	// loop keeps (the main frame, the frames attached, the worlds, the
+	// requests).
 	page *target
 	log  *slog.Logger
 	// link is what the tab shares of its session: the origin policy, the
@@ -34,21 +43,24 @@ type Tab struct {
 	link *sessionLink
 	// pauses is the tab's use of the Fetch domain (fetchPauses).
 	pauses *fetchPauses
-
-	refs *refTable
-	// view walks, reads and pictures the page, and keeps what the next
-	// snapshot, diff and page of a collection start from.
-	view pageView
-	// settling is the quiet wait of the action under way (nil between
-	// actions): an input notes there when it was sent (inputSent).
-	settling *quietWatch
 	// bctx is the named browser context the tab is in (zero: the
 	// browser's own).
 	bctx contextRef
-	// cast is the tab's screencast (browser_screencast).
-	cast *caster
+	// bind is the tab's tie to the user (bound, detach reported).
+	bind bindState
+
+	refs *refTable
+	// notes are what the tab has to tell the agent in the next result.
+	notes noteBox
+	// view walks, reads and pictures the page, and keeps what the next
+	// snapshot, diff and page of a collection start from.
+	view pageView
 	// pointer sends the tab's pointer input and keeps the buttons held.
 	pointer pointerState
+	// settling is the quiet wait of the action under way (nil between
+	// actions): an input notes there when it was sent (inputSent).
+	settling *quietWatch
+
 	// console keeps the page's console messages and exceptions.
 	console *consoleLog
 	// dialogs keeps the JavaScript dialog open in the page.
@@ -58,13 +70,10 @@ type Tab struct {
 	downloads *downloadList
 	// crash watches for the page's renderer crashing.
 	crash *crashWatch
+	// cast is the tab's screencast (browser_screencast).
+	cast *caster
 	// rec is the session's recording when it follows the tab.
 	rec *recHook
-
-	// notes are what the tab has to tell the agent in the next result.
-	notes noteBox
-	// bind is the tab's tie to the user (bound, detach reported).
-	bind bindState
 }
 
 // docLog keeps the HTTP statuses of the latest documents a tab loaded, by
