@@ -147,7 +147,7 @@ func (s *Session) selectOptions(ctx context.Context, t *Tab, el *element, a Acti
 	if len(vals) == 0 {
 		return &Error{Code: CodeInvalidArgument, Message: "select needs values (or value)", Hint: `e.g. {"action":"select","ref":"e4","values":["Paris"]}: option values or visible labels`}
 	}
-	if _, err := t.waitActionable(ctx, el, a.Target, aimFor{}); err != nil {
+	if _, err := t.pointer.waitActionable(ctx, el, a.Target, aimFor{}); err != nil {
 		return err
 	}
 	var r struct {
@@ -212,7 +212,7 @@ func (s *Session) scroll(ctx context.Context, t *Tab, el *element, a Action, res
 	}
 	if el == nil {
 		var err error
-		el, err = t.documentElement(ctx)
+		el, err = t.finder().documentElement(ctx)
 		if err != nil {
 			return err
 		}
@@ -248,12 +248,12 @@ func (s *Session) scroll(ctx context.Context, t *Tab, el *element, a Action, res
 
 // documentElement is the main frame's <html> element, for page-wide
 // actions.
-func (t *Tab) documentElement(ctx context.Context) (*element, error) {
-	w, f, err := t.targetWorld(ctx, "")
+func (find finder) documentElement(ctx context.Context) (*element, error) {
+	w, f, err := find.targetWorld(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	el, err := t.locateSelectorIn(ctx, w, f, ":root", "")
+	el, err := find.locateSelectorIn(ctx, w, f, ":root", "")
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +379,7 @@ func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResul
 // evalInPage evaluates call (with W, the walker) in the main frame's walker
 // world, where agent patterns among pats run within patternBudget.
 func (t *Tab) evalInPage(ctx context.Context, call string, pats []string, out any) error {
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return err
 	}
@@ -403,7 +403,7 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 	if a.To.Empty() {
 		return &Error{Code: CodeInvalidArgument, Message: "drag needs a drop target: to_ref or to_selector", Hint: `e.g. {"action":"drag","ref":"e3","to_ref":"e9"}`}
 	}
-	to, err := t.locate(ctx, a.To)
+	to, err := t.finder().locate(ctx, a.To)
 	if err != nil {
 		var we *Error
 		if errors.As(err, &we) {
@@ -411,13 +411,13 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 		}
 		return err
 	}
-	from, err := t.aim(ctx, el, a.Target, aimFor{})
+	from, err := t.pointer.aim(ctx, el, a.Target, aimFor{})
 	if err != nil {
 		return err
 	}
 	// The drop target is placed only once the press went out: pressing
 	// may have moved things.
-	err = t.mouseDrag(ctx, from.x, from.y, func() (float64, float64, error) { return t.dropPoint(ctx, to, a.To) }, input.MouseButtonLeft)
+	err = t.pointer.mouseDrag(ctx, from.x, from.y, func() (float64, float64, error) { return t.pointer.dropPoint(ctx, to, a.To) }, input.MouseButtonLeft)
 	if _, ok := AsError(err); err != nil && !ok {
 		return dispatchError("drag", err)
 	} else if err != nil {
@@ -433,7 +433,8 @@ func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *
 // dropPoint is the centre of the drop target in the tab's viewport, without
 // scrolling (the drag has started) and without the hit test (the dragged
 // element may cover it).
-func (t *Tab) dropPoint(ctx context.Context, el *element, tg Locator) (x, y float64, err error) {
+func (p *pointerState) dropPoint(ctx context.Context, el *element, tg Locator) (x, y float64, err error) {
+	t := p.t
 	var pt []float64
 	if err := t.callEl(ctx, el, `function(){ if(!this.isConnected) return null; const r=this.getBoundingClientRect(); if(!r.width||!r.height) return null; return [r.left+r.width/2, r.top+r.height/2] }`, &pt); err != nil {
 		return 0, 0, backendError("place "+tg.Describe(), err)
@@ -441,7 +442,7 @@ func (t *Tab) dropPoint(ctx context.Context, el *element, tg Locator) (x, y floa
 	if len(pt) != 2 {
 		return 0, 0, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("the drop target %s is not visible", tg.Describe()), Diagnosis: map[string]any{"failed_check": "visible"}}
 	}
-	ox, oy, err := t.frameOffset(ctx, el.frame)
+	ox, oy, err := t.finder().frameOffset(ctx, el.frame)
 	if err != nil {
 		return 0, 0, backendError("place "+tg.Describe(), err)
 	}

@@ -127,7 +127,7 @@ type measured struct {
 }
 
 // measureFrame measures the elements of frame f that have refs.
-func (t *Tab) measureFrame(ctx context.Context, f *frameRefs) (*measured, error) {
+func (v *pageView) measureFrame(ctx context.Context, f *frameRefs) (*measured, error) {
 	ids := make([]string, 0, len(f.byWid))
 	for wid := range f.byWid {
 		ids = append(ids, strconv.Itoa(wid))
@@ -144,27 +144,28 @@ func (t *Tab) measureFrame(ctx context.Context, f *frameRefs) (*measured, error)
 // the frames show now), in page CSS pixels. When the main document has none
 // yet, a walk like a compact snapshot's issues them first (snapped), without
 // moving the diff baseline or the snapshot kept for offset pages.
-func (t *Tab) refBoxes(ctx context.Context) (boxes []refBox, snapped bool, err error) {
-	mainID, err := t.mainFrameID(ctx)
+func (v *pageView) refBoxes(ctx context.Context) (boxes []refBox, snapped bool, err error) {
+	t := v.t
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, false, backendError("read the page", err)
 	}
 	main := t.refs.frames[mainID]
 	var mm *measured
 	if main != nil && len(main.byWid) > 0 {
-		if mm, err = t.measureFrame(ctx, main); err != nil {
+		if mm, err = v.measureFrame(ctx, main); err != nil {
 			return nil, false, backendError("measure the refs", err)
 		}
 	}
 	if mm == nil || mm.Doc != main.doc {
-		if _, err := t.collect(ctx, Locator{}); err != nil {
+		if _, err := v.collect(ctx, Locator{}); err != nil {
 			return nil, false, err
 		}
 		snapped = true
 		if main = t.refs.frames[mainID]; main == nil {
 			return nil, true, nil
 		}
-		if mm, err = t.measureFrame(ctx, main); err != nil {
+		if mm, err = v.measureFrame(ctx, main); err != nil {
 			return nil, true, backendError("measure the refs", err)
 		}
 	}
@@ -180,10 +181,10 @@ func (t *Tab) refBoxes(ctx context.Context) (boxes []refBox, snapped bool, err e
 		if f != main {
 			// A frame gone or on another document is left out: its refs
 			// are stale.
-			if m, err = t.measureFrame(ctx, f); err != nil || m.Doc != f.doc {
+			if m, err = v.measureFrame(ctx, f); err != nil || m.Doc != f.doc {
 				continue
 			}
-			if ox, oy, err = t.frameOffset(ctx, f); err != nil {
+			if ox, oy, err = t.finder().frameOffset(ctx, f); err != nil {
 				continue
 			}
 		}
@@ -226,8 +227,8 @@ func refOrder(ref string) int {
 // annotated captures area (nil: the viewport, whose place in the page is
 // a.area) as PNG, draws a's labels on it and encodes it in format. It
 // returns the labels drawn and how many refs in the area were left out.
-func (t *Tab) annotated(ctx context.Context, format string, quality int, area *clip, beyond bool, a *annotation) ([]byte, []ShotLabel, int, error) {
-	data, err := t.capture(ctx, FormatPNG, 0, area, beyond)
+func (v *pageView) annotated(ctx context.Context, format string, quality int, area *clip, beyond bool, a *annotation) ([]byte, []ShotLabel, int, error) {
+	data, err := v.capture(ctx, FormatPNG, 0, area, beyond)
 	if err != nil {
 		return nil, nil, 0, err
 	}

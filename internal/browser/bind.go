@@ -117,7 +117,7 @@ func (ts Tabs) Bind(ctx context.Context, id, match string) (*Tab, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.bound = true
+	t.bind.bound = true
 	s.join(t)
 	s.setCurrent(t)
 	ts.h.t = t
@@ -134,10 +134,10 @@ func (ts Tabs) Unbind(ctx context.Context, id string) (*Tab, error) {
 	} else {
 		t = s.tabs[s.ids.resolve(id)]
 	}
-	if t == nil || !t.bound {
+	if t == nil || !t.bind.bound {
 		var bound []string
 		for _, o := range s.tabs {
-			if o.bound {
+			if o.bind.bound {
 				bound = append(bound, o.ID)
 			}
 		}
@@ -172,4 +172,15 @@ func (s *Session) releaseTab(ctx context.Context, t *Tab) error {
 		return backendError("release the tab", err)
 	}
 	return nil
+}
+
+// bindState is a tab's tie to the user, written by the session's calls
+// while it is held.
+type bindState struct {
+	// bound: the user opened the tab and the session bound it
+	// (browser_tabs bind); webpilot never closes it, only releases it.
+	bound bool
+	// detachReported: the session has told the agent (BRIDGE_DETACHED)
+	// that debugging of this tab was cancelled.
+	detachReported bool
 }

@@ -95,7 +95,8 @@ const shownValuesJS = `(() => {
 // one (Caller.Fragment), split text, generated content; and, while any
 // box shows one (a password field too), every canvas, where a page may
 // draw what it holds without it being found.
-func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
+func (v *pageView) secretBoxes(ctx context.Context) ([]secretBox, error) {
+	t := v.t
 	mask := t.mask()
 	if mask == nil {
 		return nil, nil
@@ -104,7 +105,7 @@ func (t *Tab) secretBoxes(ctx context.Context) ([]secretBox, error) {
 	if f := t.link.caller.Fragment; f != nil {
 		frag = f
 	}
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, err
 	}

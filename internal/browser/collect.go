@@ -263,25 +263,25 @@ func (h *Held) Collect(ctx context.Context, o CollectOptions) (*Collected, error
 		return nil, err
 	}
 	c.shown = s.ShowURL(c.URL)
-	t.collected = &collectEntry{key: key, c: *c}
+	t.view.collected = &collectEntry{key: key, c: *c}
 	c.page(o)
 	return c, nil
 }
 
 func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, key string, fields []CollectField, excl map[string]*regexp.Regexp) (*Collected, error) {
-	w, root, err := t.collectRoot(ctx, o.Within, o.Frame)
+	w, root, err := t.finder().collectRoot(ctx, o.Within, o.Frame)
 	if err != nil {
 		return nil, err
 	}
 	// offset pages on the last result when it was read with the same
 	// arguments from the document that is there now.
-	if e := t.collected; o.Offset > 0 && e != nil && e.key == key {
+	if e := t.view.collected; o.Offset > 0 && e != nil && e.key == key {
 		if p, err := w.collectCall(ctx, root, map[string]any{"op": "doc"}); err == nil && p.Doc != "" && p.Doc == e.c.doc {
 			c := e.c
 			return &c, nil
 		}
 	}
-	t.collected = nil
+	t.view.collected = nil
 	run := func(ctx context.Context, args map[string]any) (*collectPage, error) {
 		args["budget"] = walkBudget(ctx).Milliseconds()
 		p, err := w.collectCall(ctx, root, args)
@@ -356,7 +356,7 @@ func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, key str
 		}
 	}
 	if p.Count == 0 {
-		return nil, t.noMatch(ctx, o, p.URL, run)
+		return nil, t.view.noMatch(ctx, o, p.URL, run)
 	}
 	c.URL, c.doc = p.URL, p.Doc
 	if err := fill(); err != nil {
@@ -495,7 +495,7 @@ func (c *Collected) excludedTotal() int {
 
 // noMatch is the error of a selector that matches nothing: selectors near
 // it and discover's best proposals as suggestions.
-func (t *Tab) noMatch(ctx context.Context, o CollectOptions, url string, run func(context.Context, map[string]any) (*collectPage, error)) error {
+func (v *pageView) noMatch(ctx context.Context, o CollectOptions, url string, run func(context.Context, map[string]any) (*collectPage, error)) error {
 	where := ""
 	if o.Within != "" {
 		where += " within " + Echo(o.Within)
@@ -525,12 +525,12 @@ func (t *Tab) noMatch(ctx context.Context, o CollectOptions, url string, run fun
 
 // collectRoot is the world the items are read in (the main frame's, or
 // frame's) and the within element, if any.
-func (t *Tab) collectRoot(ctx context.Context, within, frame string) (frameWorld, runtime.RemoteObjectID, error) {
-	w, f, err := t.targetWorld(ctx, frame)
+func (find finder) collectRoot(ctx context.Context, within, frame string) (frameWorld, runtime.RemoteObjectID, error) {
+	w, f, err := find.targetWorld(ctx, frame)
 	if err != nil || within == "" {
 		return w, "", err
 	}
-	el, err := t.locateIn(ctx, w, f, within, "", "within")
+	el, err := find.locateIn(ctx, w, f, within, "", "within")
 	if err != nil {
 		return frameWorld{}, "", err
 	}
@@ -720,7 +720,7 @@ func (c *Collected) page(o CollectOptions) {
 	}
 }
 
-// collectEntry is a tab's last collection (Tab.collected), so that offset
+// collectEntry is a tab's last collection (pageView.collected), so that offset
 // pages through the same result while the tab shows the same document.
 type collectEntry struct {
 	key string // the arguments but offset and max_chars (collectKey)

@@ -456,7 +456,7 @@ func consolePage(ctx context.Context, t *Tab) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, consolePageTimeout)
 	defer cancel()
-	f, err := t.mainFrame(ctx)
+	f, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return ""
 	}

@@ -120,7 +120,7 @@ func (d *dialogState) onOpening(g *target, raw jsonv2.Value) {
 		if err != nil {
 			note = fmt.Sprintf("a %s dialog said %s and could not be answered: %v", ev.Type, quote(shorten(ev.Message, 200)), err)
 		}
-		g.tab.addNote(note)
+		g.tab.notes.add(note)
 	})
 }
 

@@ -108,7 +108,7 @@ func (s *Session) domAction(ctx context.Context, t *Tab, el *element, a Action, 
 		}
 	case "press":
 		if el == nil {
-			el, err = t.documentElement(ctx)
+			el, err = t.finder().documentElement(ctx)
 			if err != nil {
 				return err
 			}
@@ -120,7 +120,7 @@ func (s *Session) domAction(ctx context.Context, t *Tab, el *element, a Action, 
 		if a.To.Empty() {
 			return &Error{Code: CodeInvalidArgument, Message: "drag needs a drop target: to_ref or to_selector"}
 		}
-		to, lerr := t.locate(ctx, a.To)
+		to, lerr := t.finder().locate(ctx, a.To)
 		if lerr != nil {
 			return lerr
 		}

@@ -64,12 +64,12 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	ctx, cancel := context.WithTimeout(ctx, or(a.Timeout, s.pol.opts.ActionTimeout))
 	defer cancel()
 	defer t.releaseObjects(ctx)
-	t.cache = nil
+	t.view.cache = nil
 	res := &ActionResult{Action: a.Kind, InputMode: "cdp", Outcome: "dispatched"}
 	// The main frame is read while the element is found.
 	framed := make(chan frameRead, 1)
 	go func() {
-		f, err := t.readMainFrame(callCtx)
+		f, err := t.page.readMainFrame(callCtx)
 		framed <- frameRead{f, err}
 	}()
 	// Popups that opened late (after the previous call) join now, and the
@@ -139,14 +139,14 @@ func (a *Action) normalize() error {
 // and the guard asked.
 func (s *Session) prepare(ctx context.Context, t *Tab, a Action, res *ActionResult, framed <-chan frameRead) (*element, frame, error) {
 	if a.Expect != nil {
-		if err := t.checkPatterns(ctx, a.Expect.Text, a.Expect.URL, a.Expect.Title); err != nil {
+		if err := t.finder().checkPatterns(ctx, a.Expect.Text, a.Expect.URL, a.Expect.Title); err != nil {
 			return nil, frame{}, err
 		}
 	}
 	var el *element
 	if a.Kind != MouseKind && (needsTarget(a.Kind) || !a.Target.Empty()) {
 		var err error
-		if el, err = t.locate(ctx, a.Target); err != nil {
+		if el, err = t.finder().locate(ctx, a.Target); err != nil {
 			return nil, frame{}, err
 		}
 		res.Ref, res.MatchLevel = el.ref, el.matchLevel
@@ -155,7 +155,7 @@ func (s *Session) prepare(ctx context.Context, t *Tab, a Action, res *ActionResu
 	if fr.err != nil {
 		return nil, frame{}, backendError("read the page", fr.err)
 	}
-	t.mainID = fr.f.ID
+	t.page.mainID = fr.f.ID
 	res.URLBefore = fr.f.URL
 	if a.Guard != nil {
 		if err := t.guard(ctx, el, fr.f.URL, a.Guard); err != nil {
@@ -250,7 +250,7 @@ func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 		return err
 	}
 	qr := q.wait(ctx)
-	t.prewalk = q.walkedAfter()
+	t.view.prewalk = q.walkedAfter()
 	if drawn != nil && w.navigationStarted(ctx, before.ID, 0, nil) {
 		// The window ended at the page's next frame; a navigation a
 		// script started later, while the wait ran, is waited for too.
@@ -269,7 +269,7 @@ func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 // and the downloads.
 func (e *envelope) report(ctx context.Context, el *element, res *ActionResult) {
 	if res.submitBlocked && !res.Navigated {
-		e.t.noteBlockedSubmit(ctx, el, res)
+		e.noteBlockedSubmit(ctx, el, res)
 	}
 	if e.a.Expect != nil {
 		e.s.expect(ctx, e.t, e.a, res)
@@ -329,7 +329,8 @@ type invalidField struct {
 
 // blockedSubmit lists the fields that stop el's submit (blockedSubmitJS);
 // none when el is no submit button of a validated form, or the check fails.
-func (t *Tab) blockedSubmit(ctx context.Context, el *element) []invalidField {
+func (e *envelope) blockedSubmit(ctx context.Context, el *element) []invalidField {
+	t := e.t
 	if !el.maybe("button", "input") {
 		return nil
 	}
@@ -345,8 +346,8 @@ func (t *Tab) blockedSubmit(ctx context.Context, el *element) []invalidField {
 // noteBlockedSubmit says, after a click on a submit button that changed
 // no page, that the browser's own validation stopped the submit, and
 // where.
-func (t *Tab) noteBlockedSubmit(ctx context.Context, el *element, res *ActionResult) {
-	bad := t.blockedSubmit(ctx, el)
+func (e *envelope) noteBlockedSubmit(ctx context.Context, el *element, res *ActionResult) {
+	bad := e.blockedSubmit(ctx, el)
 	if len(bad) == 0 {
 		return
 	}
@@ -417,8 +418,8 @@ func (s *Session) settled(ctx context.Context, t *Tab, w *navWatch, before frame
 		nctx, cancel := context.WithTimeout(ctx, s.pol.opts.NavTimeout)
 		_, err := w.waitSettled(nctx, before.ID, before.LoaderID)
 		cancel()
-		if blocked := t.lastBlocked(); blocked != "" {
-			return t.blockedError(blocked)
+		if blocked := t.notes.lastBlocked(); blocked != "" {
+			return blockedError(blocked)
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return &Error{Code: CodeOutcomeUnknown, Message: fmt.Sprintf("the %s was sent and started a navigation that did not finish loading within %v", res.Action, s.pol.opts.NavTimeout),

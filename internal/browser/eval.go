@@ -111,13 +111,13 @@ func (s *Session) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult,
 	}
 	var w frameWorld
 	if o.Frame == "" {
-		mainID, err := t.mainFrameID(ctx)
+		mainID, err := t.page.mainFrameID(ctx)
 		if err != nil {
 			return nil, backendError("read the page", err)
 		}
 		w = frameWorld{sess: t.page, frameID: mainID}
 	} else {
-		cw, cf, err := t.targetWorld(ctx, strings.TrimSpace(o.Frame))
+		cw, cf, err := t.finder().targetWorld(ctx, strings.TrimSpace(o.Frame))
 		t.releaseObjects(ctx)
 		if err != nil {
 			return nil, err

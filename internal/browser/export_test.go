@@ -12,7 +12,7 @@ import (
 // walker world, the way snapshots and queries do: when ctx ends first, the
 // script is stopped in the page.
 func EvalWalkerWorld(ctx context.Context, t *Tab, call string) error {
-	fr, err := t.mainFrame(ctx)
+	fr, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func RefElements(ctx context.Context, t *Tab, refs []string) ([]RefElement, erro
 		if e.frame.key != "" {
 			continue
 		}
-		el, err := t.locateRef(ctx, ref)
+		el, err := t.finder().locateRef(ctx, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +85,7 @@ func MarkRefs(ctx context.Context, t *Tab, attr string, refs []string) error {
 		if e.frame.key != "" {
 			continue
 		}
-		el, err := t.locateRef(ctx, ref)
+		el, err := t.finder().locateRef(ctx, ref)
 		if err != nil {
 			return err
 		}
@@ -103,11 +103,11 @@ func Update() bool { return *update }
 
 // Prewalked says the tab holds a walk its last action took while the page
 // settled, for the snapshot after it.
-func Prewalked(t *Tab) bool { return t.prewalk != nil }
+func Prewalked(t *Tab) bool { return t.view.prewalk != nil }
 
 // LastReused is how many elements (subtrees counted once) the tab's last
 // walk of its main document took over from the walk before.
-func LastReused(t *Tab) int { return t.reused }
+func LastReused(t *Tab) int { return t.view.reused }
 
 // CastFrames is how many frames the tab's screencast under way kept, and
 // when it kept the last.

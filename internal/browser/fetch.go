@@ -147,7 +147,7 @@ func (s *Session) download(ctx context.Context, t *Tab, o FetchOptions) (*FetchR
 	res := &FetchResult{}
 	var w frameWorld
 	if len(o.URLs) > 0 {
-		fw, _, err := t.targetWorld(ctx, o.Target.Frame)
+		fw, _, err := t.finder().targetWorld(ctx, o.Target.Frame)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +164,7 @@ func (s *Session) download(ctx context.Context, t *Tab, o FetchOptions) (*FetchR
 			res.Files = append(res.Files, FetchedFile{Index: i + 1, URL: u})
 		}
 	} else {
-		el, err := t.locate(ctx, o.Target)
+		el, err := t.finder().locate(ctx, o.Target)
 		if err != nil {
 			return nil, err
 		}

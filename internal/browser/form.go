@@ -134,8 +134,8 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	ctx, cancel := context.WithTimeout(ctx, s.pol.opts.ActionTimeout*2)
 	defer cancel()
 	defer t.releaseObjects(ctx)
-	t.cache = nil
-	before, err := t.mainFrame(callCtx)
+	t.view.cache = nil
+	before, err := t.page.mainFrame(callCtx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -198,7 +198,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 // fillField sets one field and reads it back.
 func (s *Session) fillField(ctx context.Context, t *Tab, fd FormField, roots func() []string) (FieldDone, *element, string, error) {
 	done := FieldDone{Field: fd.Target.Describe()}
-	el, err := t.locate(ctx, fd.Target)
+	el, err := t.finder().locate(ctx, fd.Target)
 	if err != nil {
 		return done, nil, "", err
 	}
@@ -335,7 +335,7 @@ func (s *Session) submit(ctx context.Context, t *Tab, f FormFill, last *element,
 				return &Error{Code: CodeInvalidArgument, Message: "submit event presses Enter in a one-line text field, and no field is one", Hint: `use submit "form"`}
 			}
 		} else {
-			el, err := t.locate(ctx, f.Fields[lastText].Target)
+			el, err := t.finder().locate(ctx, f.Fields[lastText].Target)
 			if err != nil {
 				return err
 			}

@@ -69,7 +69,7 @@ func (h *Held) Frames(ctx context.Context) ([]FrameInfo, error) {
 	t := h.t
 	return untilAnswered(ctx, t, func(ctx context.Context) ([]FrameInfo, error) {
 		defer t.releaseObjects(ctx)
-		mainID, err := t.mainFrameID(ctx)
+		mainID, err := t.page.mainFrameID(ctx)
 		if err != nil {
 			return nil, backendError("read the page", err)
 		}
@@ -89,7 +89,7 @@ func (h *Held) Frames(ctx context.Context) ([]FrameInfo, error) {
 				fi := FrameInfo{Frame: t.refs.refFor(f, h.ID, h.P), Parent: f.key, Depth: depth, Name: h.Name, Hidden: !h.Shown, Unreachable: true}
 				out = append(out, fi)
 				at := len(out) - 1
-				cw, err := t.frameOf(ctx, w, h.ID)
+				cw, err := t.finder().frameOf(ctx, w, h.ID)
 				if err != nil || cw.frameID == "" {
 					continue
 				}

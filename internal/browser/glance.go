@@ -47,7 +47,7 @@ func (x Capture) Glance(ctx context.Context, width, quality int) (Glance, error)
 	_ = t.page.Call(bctx, "Page.bringToFront", nil, nil)
 	bcancel()
 	scale := min(1, float64(width)/vp.W)
-	data, err := t.capture(ctx, FormatJPEG, quality, &clip{X: vp.X, Y: vp.Y, Width: vp.W, Height: vp.H, Scale: scale}, false)
+	data, err := t.view.capture(ctx, FormatJPEG, quality, &clip{X: vp.X, Y: vp.Y, Width: vp.W, Height: vp.H, Scale: scale}, false)
 	if err != nil {
 		return g, err
 	}

@@ -139,7 +139,7 @@ func (h *Held) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, e
 	}
 	// Whatever the user does, the snapshot cache and diff baseline are of
 	// the page before.
-	t.cache, t.lastSnap = nil, nil
+	t.view.cache, t.view.lastSnap = nil, nil
 
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

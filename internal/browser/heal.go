@@ -129,7 +129,7 @@ func (x Heal) Describe(ctx context.Context, target Locator) (*Candidates, error)
 		return nil, err
 	}
 	defer t.releaseObjects(ctx)
-	el, err := t.locate(ctx, target)
+	el, err := t.finder().locate(ctx, target)
 	if err != nil {
 		return nil, err
 	}
@@ -221,11 +221,11 @@ func (x Heal) Relocate(ctx context.Context, primary Locator, c *Candidates) (*Re
 	if IsRef(frame) || IsRef(primary.Within) {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "relocate takes CSS selectors for frame and within, not refs", Hint: "refs do not outlive their page: give the iframe's or the container's CSS selector"}
 	}
-	if err := t.checkPatterns(ctx, primary.Text, primary.Name); err != nil {
+	if err := t.finder().checkPatterns(ctx, primary.Text, primary.Name); err != nil {
 		return nil, err
 	}
 	defer t.releaseObjects(ctx)
-	w, _, err := t.targetWorld(ctx, frame)
+	w, _, err := t.finder().targetWorld(ctx, frame)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (x Heal) Relocate(ctx context.Context, primary Locator, c *Candidates) (*Re
 		if derr != nil {
 			return nil, derr
 		}
-		mainID, err := t.mainFrameID(ctx)
+		mainID, err := t.page.mainFrameID(ctx)
 		if err != nil {
 			return nil, backendError("read the page", err)
 		}

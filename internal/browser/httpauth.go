@@ -114,9 +114,9 @@ func (f *fetchPauses) authRequired(g *target, raw jsonv2.Value) {
 	f.mu.Unlock()
 	switch {
 	case rule == nil:
-		t.addNote(fmt.Sprintf("%s asked for a login and webpilot has none for it, so the page shows what the server sends without one; the user can declare one with --http-auth NAME@%s", shown, shown))
+		t.notes.add(fmt.Sprintf("%s asked for a login and webpilot has none for it, so the page shows what the server sends without one; the user can declare one with --http-auth NAME@%s", shown, shown))
 	case answered:
-		t.addNote(fmt.Sprintf("%s refused the login of the secret %s (--http-auth): the page shows what the server sends without one", shown, rule.Secret))
+		t.notes.add(fmt.Sprintf("%s refused the login of the secret %s (--http-auth): the page shows what the server sends without one", shown, rule.Secret))
 	}
 	g.spawn(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, handleTimeout)

@@ -93,6 +93,18 @@ func (el *element) maybe(tags ...string) bool {
 	return el.tag == "" || slices.Contains(tags, el.tag)
 }
 
+// finder finds what a tab's calls name: the element of a Locator (by ref
+// in the tab's ref table, or by selector, text or role in the page and its
+// frames), the world of a frame, what is at a point. It keeps no state of
+// its own: it is a view of its tab (Tab.finder), and what it finds it
+// writes to the tab's ref table (the refs of matches, the frames' tables)
+// and the page's target (the main frame's id), as the session's calls do,
+// while the session is held.
+type finder struct{ t *Tab }
+
+// finder is the tab's finder.
+func (t *Tab) finder() finder { return finder{t} }
+
 // objectGroup holds the remote objects of one action; it is released after.
 const objectGroup = "webpilot-action"
 
@@ -120,19 +132,19 @@ func (t *Tab) releaseObjects(ctx context.Context) {
 // locate finds the target's element in the tab. A selector, text or role
 // must match exactly one element; one that matches none yet is looked for
 // again for a moment (the page may still be rendering it).
-func (t *Tab) locate(ctx context.Context, tg Locator) (*element, error) {
+func (find finder) locate(ctx context.Context, tg Locator) (*element, error) {
 	if err := tg.validate(); err != nil {
 		return nil, err
 	}
 	if tg.Ref != "" {
-		return t.locateRef(ctx, tg.Ref)
+		return find.locateRef(ctx, tg.Ref)
 	}
-	if err := t.checkPatterns(ctx, tg.Text, tg.Name); err != nil {
+	if err := find.checkPatterns(ctx, tg.Text, tg.Name); err != nil {
 		return nil, err
 	}
 	deadline := time.Now().Add(notFoundWait)
 	for {
-		el, err := t.locateOnce(ctx, tg)
+		el, err := find.locateOnce(ctx, tg)
 		var we *Error
 		if err == nil || !errors.As(err, &we) || we.Code != CodeTargetNotFound || time.Now().After(deadline) {
 			return el, err
@@ -180,7 +192,8 @@ var patternRe = regexp.MustCompile(`(?s)^/(.*)/([dimsuv]*)$`)
 // JavaScript cannot compile (the page runs them), or that do not finish
 // within patternBudget on the page's text (catastrophic backtracking),
 // before anything is done.
-func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
+func (find finder) checkPatterns(ctx context.Context, pats ...string) error {
+	t := find.t
 	var res []string
 	for _, p := range pats {
 		if patternRe.MatchString(p) {
@@ -201,7 +214,7 @@ func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
 	// A trial on the page's text as it is now: a pattern that hangs is
 	// refused before an action is sent. (A page too slow to read in time
 	// is no reason to refuse: the real use is bounded too.)
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return backendError("read the page", err)
 	}
@@ -227,32 +240,33 @@ func (t *Tab) checkPatterns(ctx context.Context, pats ...string) error {
 }
 
 // locateOnce looks for a selector, text or role target once.
-func (t *Tab) locateOnce(ctx context.Context, tg Locator) (*element, error) {
+func (find finder) locateOnce(ctx context.Context, tg Locator) (*element, error) {
 	if tg.Selector == "" && tg.Frame == "" && tg.Within == "" {
-		return t.locateEverywhere(ctx, tg)
+		return find.locateEverywhere(ctx, tg)
 	}
-	w, f, err := t.targetWorld(ctx, tg.Frame)
+	w, f, err := find.targetWorld(ctx, tg.Frame)
 	if err != nil {
 		return nil, err
 	}
 	var root runtime.RemoteObjectID
 	if tg.Within != "" {
-		in, err := t.locateIn(ctx, w, f, tg.Within, "", "within")
+		in, err := find.locateIn(ctx, w, f, tg.Within, "", "within")
 		if err != nil {
 			return nil, err
 		}
 		root = in.objectID
 	}
 	if tg.Selector != "" {
-		return t.locateSelectorIn(ctx, w, f, tg.Selector, root)
+		return find.locateSelectorIn(ctx, w, f, tg.Selector, root)
 	}
-	return t.locateQuery(ctx, w, tg, root)
+	return find.locateQuery(ctx, w, tg, root)
 }
 
 // targetWorld is the walker world a target is looked for in: the main
 // frame's, or that of the iframe element frame names.
-func (t *Tab) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *frameRefs, error) {
-	mainID, err := t.mainFrameID(ctx)
+func (find finder) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *frameRefs, error) {
+	t := find.t
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return frameWorld{}, nil, backendError("read the page", err)
 	}
@@ -263,9 +277,9 @@ func (t *Tab) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *f
 	}
 	var el *element
 	if IsRef(frameSpec) {
-		el, err = t.locateRef(ctx, frameSpec)
+		el, err = find.locateRef(ctx, frameSpec)
 	} else {
-		el, err = t.locateIn(ctx, w, f, frameSpec, "", "frame")
+		el, err = find.locateIn(ctx, w, f, frameSpec, "", "frame")
 	}
 	if err != nil {
 		return frameWorld{}, nil, err
@@ -278,10 +292,10 @@ func (t *Tab) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *f
 		return frameWorld{}, nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("frame %s is not an iframe element", frameSpec),
 			Hint: "frame takes the ref or CSS selector of an <iframe>, e.g. iframe[title=Checkout]"}
 	}
-	cw, err := t.frameOf(ctx, el.world, id)
+	cw, err := find.frameOf(ctx, el.world, id)
 	var cf *frameRefs
 	if err == nil && cw.frameID != "" {
-		cf, err = t.frameRefsOf(ctx, cw, false)
+		cf, err = find.frameRefsOf(ctx, cw, false)
 	}
 	if err != nil || cf == nil {
 		return frameWorld{}, nil, &Error{Code: CodeTargetNotFound, Message: fmt.Sprintf("frame %s has no document that can be reached", frameSpec),
@@ -290,7 +304,7 @@ func (t *Tab) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *f
 	if cf.parent == nil {
 		pf := el.frame
 		if pf == nil {
-			if pf, err = t.frameRefsOf(ctx, el.world, true); err != nil {
+			if pf, err = find.frameRefsOf(ctx, el.world, true); err != nil {
 				return frameWorld{}, nil, backendError("read the page", err)
 			}
 		}
@@ -300,7 +314,8 @@ func (t *Tab) targetWorld(ctx context.Context, frameSpec string) (frameWorld, *f
 }
 
 // frameRefsOf is the ref table of the document now in world w.
-func (t *Tab) frameRefsOf(ctx context.Context, w frameWorld, main bool) (*frameRefs, error) {
+func (find finder) frameRefsOf(ctx context.Context, w frameWorld, main bool) (*frameRefs, error) {
+	t := find.t
 	var doc string
 	if _, err := w.eval(ctx, "W.doc", &doc); err != nil {
 		return nil, err
@@ -310,16 +325,16 @@ func (t *Tab) frameRefsOf(ctx context.Context, w frameWorld, main bool) (*frameR
 
 // locateIn finds the one element spec (a ref or a CSS selector) names in
 // world w, for an argument (within, frame) of a target.
-func (t *Tab) locateIn(ctx context.Context, w frameWorld, f *frameRefs, spec string, _ runtime.RemoteObjectID, arg string) (*element, error) {
+func (find finder) locateIn(ctx context.Context, w frameWorld, f *frameRefs, spec string, _ runtime.RemoteObjectID, arg string) (*element, error) {
 	if m := withinRole.FindStringSubmatch(spec); m != nil && arg == "within" {
-		el, err := t.locateQuery(ctx, w, Locator{Role: m[1], contains: m[2]}, "")
+		el, err := find.locateQuery(ctx, w, Locator{Role: m[1], contains: m[2]}, "")
 		if we, ok := AsError(err); ok {
 			we.Message = arg + ": " + we.Message
 		}
 		return el, err
 	}
 	if IsRef(spec) {
-		el, err := t.locateRef(ctx, spec)
+		el, err := find.locateRef(ctx, spec)
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +344,7 @@ func (t *Tab) locateIn(ctx context.Context, w frameWorld, f *frameRefs, spec str
 		}
 		return el, nil
 	}
-	el, err := t.locateSelectorIn(ctx, w, f, spec, "")
+	el, err := find.locateSelectorIn(ctx, w, f, spec, "")
 	if err != nil {
 		var we *Error
 		if errors.As(err, &we) {
@@ -367,7 +382,8 @@ type frameQuery struct {
 
 // query runs a text or role query in world w (under root when given),
 // listing the frame's iframes too when frames is set.
-func (t *Tab) query(ctx context.Context, w frameWorld, tg Locator, root runtime.RemoteObjectID, frames bool) (frameQuery, error) {
+func (find finder) query(ctx context.Context, w frameWorld, tg Locator, root runtime.RemoteObjectID, frames bool) (frameQuery, error) {
+	t := find.t
 	q := map[string]any{"text": tg.Text, "role": strings.TrimSpace(tg.Role), "name": tg.Name, "exact": tg.Exact, "frames": frames, "contains": tg.contains}
 	var r queryResult
 	err := w.evalPatterns(ctx, true, []string{tg.Text, tg.Name, tg.contains}, func(ctx context.Context) error {
@@ -388,7 +404,7 @@ func (t *Tab) query(ctx context.Context, w frameWorld, tg Locator, root runtime.
 	}
 	f := t.refs.frames[w.frameID]
 	if f == nil || f.doc != r.Doc {
-		mainID, err := t.mainFrameID(ctx)
+		mainID, err := t.page.mainFrameID(ctx)
 		if err != nil {
 			return frameQuery{}, backendError("read the page", err)
 		}
@@ -399,12 +415,12 @@ func (t *Tab) query(ctx context.Context, w frameWorld, tg Locator, root runtime.
 
 // locateQuery finds the one element a text or role target matches in
 // world w.
-func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Locator, root runtime.RemoteObjectID) (*element, error) {
-	fq, err := t.query(ctx, w, tg, root, false)
+func (find finder) locateQuery(ctx context.Context, w frameWorld, tg Locator, root runtime.RemoteObjectID) (*element, error) {
+	fq, err := find.query(ctx, w, tg, root, false)
 	if err != nil {
 		return nil, err
 	}
-	return t.pick(ctx, tg, []frameQuery{fq})
+	return find.pick(ctx, tg, []frameQuery{fq})
 }
 
 // locateEverywhere finds the one element a text or role target matches in
@@ -412,15 +428,16 @@ func (t *Tab) locateQuery(ctx context.Context, w frameWorld, tg Locator, root ru
 // snapshots inline them): a button inside an iframe is found by its role
 // and name as it is in the main document, and a match in two frames is
 // ambiguous.
-func (t *Tab) locateEverywhere(ctx context.Context, tg Locator) (*element, error) {
-	mainID, err := t.mainFrameID(ctx)
+func (find finder) locateEverywhere(ctx context.Context, tg Locator) (*element, error) {
+	t := find.t
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
 	var all []frameQuery
 	var visit func(w frameWorld, parent *frameRefs, owner, depth int) error
 	visit = func(w frameWorld, parent *frameRefs, owner, depth int) error {
-		fq, err := t.query(ctx, w, tg, "", depth < maxFrameDepth)
+		fq, err := find.query(ctx, w, tg, "", depth < maxFrameDepth)
 		if err != nil {
 			if parent != nil {
 				if _, agent := AsError(err); !agent {
@@ -437,7 +454,7 @@ func (t *Tab) locateEverywhere(ctx context.Context, tg Locator) (*element, error
 		}
 		all = append(all, fq)
 		for _, id := range fq.r.Frames {
-			cw, err := t.frameOf(ctx, w, id)
+			cw, err := find.frameOf(ctx, w, id)
 			if err != nil || cw.frameID == "" {
 				continue
 			}
@@ -450,13 +467,14 @@ func (t *Tab) locateEverywhere(ctx context.Context, tg Locator) (*element, error
 	if err := visit(frameWorld{sess: t.page, frameID: mainID}, nil, 0, 0); err != nil {
 		return nil, err
 	}
-	return t.pick(ctx, tg, all)
+	return find.pick(ctx, tg, all)
 }
 
 // pick decides on the answers of one or more frames: exactly one match is
 // the element; none is TARGET_NOT_FOUND with the nearest candidates, more
 // than one AMBIGUOUS_TARGET with the matches (refs of their frames).
-func (t *Tab) pick(ctx context.Context, tg Locator, qs []frameQuery) (*element, error) {
+func (find finder) pick(ctx context.Context, tg Locator, qs []frameQuery) (*element, error) {
+	t := find.t
 	line := func(f *frameRefs, h queryHit) string {
 		s := h.R + " " + t.refs.refFor(f, h.ID, h.P)
 		if h.N != "" {
@@ -512,7 +530,8 @@ func (t *Tab) pick(ctx context.Context, tg Locator, qs []frameQuery) (*element, 
 	return &element{world: one.w, frame: one.f, objectID: obj, ref: ref, matchLevel: "exact"}, nil
 }
 
-func (t *Tab) locateRef(ctx context.Context, ref string) (*element, error) {
+func (find finder) locateRef(ctx context.Context, ref string) (*element, error) {
+	t := find.t
 	e, err := t.refs.lookup(ref)
 	if err != nil {
 		return nil, err
@@ -532,7 +551,7 @@ func (t *Tab) locateRef(ctx context.Context, ref string) (*element, error) {
 	res, err := w.eval(ctx, fmt.Sprintf(`W.doc === %s ? W.take(%d, %s) : '{"level":"gone"}'`, doc, e.wid, fp), nil)
 	if err != nil {
 		if isContextGone(err) || errors.Is(err, cdp.ErrDetached) {
-			return nil, t.staleRef(e, "its frame is gone", nil)
+			return nil, find.staleRef(e, "its frame is gone", nil)
 		}
 		return nil, backendError("find "+ref, err)
 	}
@@ -541,7 +560,7 @@ func (t *Tab) locateRef(ctx context.Context, ref string) (*element, error) {
 	}
 	var text string
 	if res == nil || res.Type != "string" || json.Unmarshal(res.Value, &text) != nil || json.Unmarshal([]byte(text), &r) != nil {
-		return nil, t.staleRef(e, "it was removed", nil)
+		return nil, find.staleRef(e, "it was removed", nil)
 	}
 	switch r.Level {
 	case "gone":
@@ -552,7 +571,7 @@ func (t *Tab) locateRef(ctx context.Context, ref string) (*element, error) {
 		if r.Count > 1 {
 			why = fmt.Sprintf("it was removed and %d elements match it", r.Count)
 		}
-		return nil, t.staleRef(e, why, r.Near)
+		return nil, find.staleRef(e, why, r.Near)
 	case "reidentified":
 		t.refs.rebind(e, r.ID)
 	}
@@ -561,12 +580,12 @@ func (t *Tab) locateRef(ctx context.Context, ref string) (*element, error) {
 		return nil, backendError("find "+ref, err)
 	}
 	if obj == "" {
-		return nil, t.staleRef(e, "it was removed", nil)
+		return nil, find.staleRef(e, "it was removed", nil)
 	}
 	return &element{world: w, frame: f, objectID: obj, ref: e.ref, matchLevel: r.Level}, nil
 }
 
-func (t *Tab) staleRef(e *refEntry, why string, near []string) *Error {
+func (find finder) staleRef(e *refEntry, why string, near []string) *Error {
 	return &Error{Code: CodeStaleRef, Message: fmt.Sprintf("ref %s (%s %s) is no longer in the page: %s", e.ref, e.role(), quote(e.name()), why),
 		Hint: "the page changed since the snapshot; take a new browser_snapshot (or browser_find) and use its refs", Suggestions: near}
 }
@@ -578,7 +597,8 @@ func isNodeGone(err error) bool {
 
 // locateSelectorIn finds exactly one element matching a CSS selector in
 // world w (under root when given; open shadow roots are not pierced).
-func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, sel string, root runtime.RemoteObjectID) (*element, error) {
+func (find finder) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, sel string, root runtime.RemoteObjectID) (*element, error) {
+	t := find.t
 	fn := `function(s){const all=(this&&this.querySelectorAll?this:document).querySelectorAll(s);if(all.length===1)return all[0];` +
 		`return {count:all.length,sample:Array.from(all).slice(0,10).map(e=>{const t=String(e.innerText||e.value||e.getAttribute("aria-label")||"").trim().replace(/\s+/g," ").slice(0,40);return e.tagName.toLowerCase()+(e.id?"#"+e.id:"")+(t?" \""+t+"\"":"")})}}`
 	var res runtime.CallFunctionOnResult
@@ -634,7 +654,7 @@ func (t *Tab) locateSelectorIn(ctx context.Context, w frameWorld, f *frameRefs, 
 	if f == nil || f.doc != h.Doc {
 		main := f != nil && f.key == ""
 		if f == nil {
-			mainID, err := t.mainFrameID(ctx)
+			mainID, err := t.page.mainFrameID(ctx)
 			if err != nil {
 				return nil, backendError("read the page", err)
 			}
@@ -656,10 +676,6 @@ func (t *Tab) callEl(ctx context.Context, el *element, fn string, out any, args 
 
 // callOn calls a JavaScript function with this bound to the object and
 // decodes its value into out (may be nil).
-func (t *Tab) callOn(ctx context.Context, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
-	return callOn(ctx, t.page, obj, fn, out, args...)
-}
-
 func callOn(ctx context.Context, sess cdp.Caller, obj runtime.RemoteObjectID, fn string, out any, args ...any) error {
 	var cargs []*runtime.CallArgument
 	for _, a := range args {

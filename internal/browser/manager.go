@@ -148,7 +148,7 @@ func (m *Manager) popupGate(opener string) backend.PopupCheck {
 			return nil
 		}
 		if main {
-			t.addNote(fmt.Sprintf("closed a new tab on %s that the page opened, before it loaded: %s", shorten(raw, 200), perr.Message))
+			t.notes.add(fmt.Sprintf("closed a new tab on %s that the page opened, before it loaded: %s", shorten(raw, 200), perr.Message))
 		}
 		return perr
 	}
@@ -576,7 +576,7 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) 
 			// The agent has now been told: the next call re-attaches.
 			for _, t := range s.tabs {
 				if !t.alive() && errors.Is(tabErr(t), cdp.ErrDetachedByUser) {
-					t.detachReported = true
+					t.bind.detachReported = true
 				}
 			}
 		}

@@ -84,8 +84,9 @@ func (m *MouseInput) check() error {
 
 // at reads what is at (x, y) of the main frame's viewport; outside it, an
 // error that gives the viewport's size.
-func (t *Tab) at(ctx context.Context, x, y float64) (*PointHit, error) {
-	mainID, err := t.mainFrameID(ctx)
+func (find finder) at(ctx context.Context, x, y float64) (*PointHit, error) {
+	t := find.t
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -120,12 +121,12 @@ func (s *Session) mouseAction(ctx context.Context, t *Tab, m *MouseInput, res *A
 	x, y := m.X, m.Y
 	if m.Action == "drag" {
 		// both ends must be on screen
-		if _, err := t.at(ctx, x, y); err != nil {
+		if _, err := t.finder().at(ctx, x, y); err != nil {
 			return err
 		}
 		x, y = *m.ToX, *m.ToY
 	}
-	hit, err := t.at(ctx, x, y)
+	hit, err := t.finder().at(ctx, x, y)
 	if err != nil {
 		return err
 	}
@@ -139,19 +140,19 @@ func (s *Session) mouseAction(ctx context.Context, t *Tab, m *MouseInput, res *A
 	}
 	switch m.Action {
 	case "move":
-		err = t.mouseMove(ctx, m.X, m.Y)
+		err = t.pointer.mouseMove(ctx, m.X, m.Y)
 	case "click":
-		err = t.mouseClick(ctx, m.X, m.Y, button, 1)
+		err = t.pointer.mouseClick(ctx, m.X, m.Y, button, 1)
 	case "dblclick":
-		err = t.mouseClick(ctx, m.X, m.Y, button, 2)
+		err = t.pointer.mouseClick(ctx, m.X, m.Y, button, 2)
 	case "down":
-		err = t.mouseDown(ctx, m.X, m.Y, button)
+		err = t.pointer.mouseDown(ctx, m.X, m.Y, button)
 	case "up":
-		err = t.mouseUp(ctx, m.X, m.Y, button)
+		err = t.pointer.mouseUp(ctx, m.X, m.Y, button)
 	case "drag":
-		err = t.mouseDrag(ctx, m.X, m.Y, func() (float64, float64, error) { return *m.ToX, *m.ToY, nil }, button)
+		err = t.pointer.mouseDrag(ctx, m.X, m.Y, func() (float64, float64, error) { return *m.ToX, *m.ToY, nil }, button)
 	case "wheel":
-		err = t.mouseWheel(ctx, m.X, m.Y, m.DeltaX, m.DeltaY)
+		err = t.pointer.mouseWheel(ctx, m.X, m.Y, m.DeltaX, m.DeltaY)
 		res.Scrolled = err == nil
 	}
 	if err != nil {

@@ -175,7 +175,7 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 	}
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
-	t.cache = nil
+	t.view.cache = nil
 
 	w := t.watchNavigation()
 	defer w.stop()
@@ -195,8 +195,8 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 		return NavResult{}, backendError("navigate", err)
 	}
 	if res.ErrorText != "" {
-		if blocked := t.lastBlocked(); blocked != "" {
-			return NavResult{}, t.blockedError(blocked)
+		if blocked := t.notes.lastBlocked(); blocked != "" {
+			return NavResult{}, blockedError(blocked)
 		}
 		return NavResult{}, navError(u, res.ErrorText)
 	}
@@ -205,8 +205,8 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 	if loaderID != "" {
 		loaderID, err = w.waitLoad(ctx, string(res.FrameID), loaderID)
 		if err != nil {
-			if blocked := t.lastBlocked(); blocked != "" {
-				return NavResult{}, t.blockedError(blocked)
+			if blocked := t.notes.lastBlocked(); blocked != "" {
+				return NavResult{}, blockedError(blocked)
 			}
 			return NavResult{}, loadWaitError(u, err)
 		}
@@ -215,7 +215,7 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 }
 
 // blockedError reports a load the origin policy refused.
-func (t *Tab) blockedError(blocked string) *Error {
+func blockedError(blocked string) *Error {
 	return &Error{Code: CodeOriginBlocked, Message: fmt.Sprintf("the page tried to load %s, which the origin policy refuses", blocked),
 		Hint: "this configuration does not allow that origin (--allowed-origins / --blocked-origins)"}
 }
@@ -231,8 +231,8 @@ func (h *Held) History(ctx context.Context, dir string, timeout time.Duration) (
 func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
-	t.cache = nil
-	before, err := t.mainFrame(ctx)
+	t.view.cache = nil
+	before, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return NavResult{}, backendError("read the page", err)
 	}
@@ -264,8 +264,8 @@ func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.
 	}
 	loaderID, err := w.waitMainLoad(ctx, before.ID, before.LoaderID)
 	if err != nil {
-		if blocked := t.lastBlocked(); blocked != "" {
-			return NavResult{}, t.blockedError(blocked)
+		if blocked := t.notes.lastBlocked(); blocked != "" {
+			return NavResult{}, blockedError(blocked)
 		}
 		return NavResult{}, loadWaitError(dir, err)
 	}
@@ -282,7 +282,7 @@ func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID s
 		// The status is the shown document's: a navigation Chrome restarted
 		// (from an error page, say) commits under another loader than the
 		// one it started with.
-		if fr, err := t.mainFrame(ctx); err == nil && fr.LoaderID != "" {
+		if fr, err := t.page.mainFrame(ctx); err == nil && fr.LoaderID != "" {
 			loaderID = fr.LoaderID
 		}
 		r.Status = w.awaitStatus(ctx, loaderID, statusGrace)
@@ -534,7 +534,7 @@ func (w *navWatch) awaitStatus(ctx context.Context, loaderID string, grace time.
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	for {
-		st, ok, seen := w.t.docs.status(loaderID)
+		st, ok, seen := w.t.page.docs.status(loaderID)
 		if ok || loaderID == "" {
 			return st
 		}

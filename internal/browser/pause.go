@@ -117,10 +117,7 @@ func (f *fetchPauses) paused(g *target, raw jsonv2.Value) {
 	// other requests are paused only for their challenges)
 	if origin := t.link.origin; err == nil && origin != nil && (p.ResourceType == "" || p.ResourceType == "Document") {
 		if perr := origin(u); perr != nil {
-			t.mu.Lock()
-			t.blocked = p.Request.URL
-			t.mu.Unlock()
-			t.addNote(fmt.Sprintf("%s%s: %s", blockedNote, p.Request.URL, perr.Message))
+			t.notes.block(p.Request.URL, fmt.Sprintf("%s%s: %s", blockedNote, p.Request.URL, perr.Message))
 			method, params = "Fetch.failRequest", map[string]any{"requestId": p.RequestID, "errorReason": "BlockedByClient"}
 		}
 	}

@@ -64,7 +64,7 @@ func (x Capture) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 	if err != nil {
 		return nil, err
 	}
-	boxes, err := t.secretBoxes(ctx)
+	boxes, err := t.view.secretBoxes(ctx)
 	if err != nil {
 		return nil, backendError("look for shown secrets", err)
 	}
@@ -75,7 +75,7 @@ func (x Capture) PrintPDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the page shows a declared secret in %d place(s); a PDF of it would hold the secret", len(boxes)),
 			Hint: "clear or leave the field that holds it first; browser_screenshot captures the page with secrets painted over"}
 	}
-	if name, err := t.printedSecret(ctx); err != nil {
+	if name, err := t.view.printedSecret(ctx); err != nil {
 		return nil, backendError("look for shown secrets", err)
 	} else if name != "" {
 		return nil, &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("the page shows part of the declared secret %s (in its text, a field, generated content or a frame); a PDF of it would hold it", name),
@@ -259,11 +259,12 @@ const printedTextJS = `(() => {
 // printedSecret names a declared secret of the caller's that a print of
 // the page would show, whole or split across elements (Caller.Fragment);
 // "" when none does or the caller declared none.
-func (t *Tab) printedSecret(ctx context.Context) (string, error) {
+func (v *pageView) printedSecret(ctx context.Context) (string, error) {
+	t := v.t
 	if t.link.caller.Fragment == nil {
 		return "", nil
 	}
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return "", err
 	}

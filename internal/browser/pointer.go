@@ -24,10 +24,14 @@ import (
 // released whatever happens, a cancelled call included. The mouse events
 // (Input.dispatchMouseEvent) are sent from this file only.
 
-// pointerState is the tab's pointer between calls: the mouse buttons
-// browser_mouse's down holds pressed (input's bit mask: 1 left, 2 right, 4
-// middle).
+// pointerState is the tab's pointer: the one skeleton of pointer input
+// (pointerInput) and the mouse events it sends, and, between calls, the
+// mouse buttons browser_mouse's down holds pressed. The session's calls
+// use and write it while the session is held.
 type pointerState struct {
+	t *Tab
+	// buttons are the buttons held (input's bit mask: 1 left, 2 right, 4
+	// middle).
 	buttons int64
 }
 
@@ -82,18 +86,18 @@ type aimFor struct {
 // press in the same page call), sends g there, and verifies that the press
 // landed on el. The aim is returned even with an error (its blocked holds
 // for the DOM fallback).
-func (t *Tab) pointerInput(ctx context.Context, el *element, tg Locator, g gesture, submit bool) (aimed, error) {
+func (p *pointerState) pointerInput(ctx context.Context, el *element, tg Locator, g gesture, submit bool) (aimed, error) {
 	var watch *pressWatch
 	if g.count > 0 {
-		watch = t.watchPress(ctx, el)
+		watch = p.watchPress(ctx, el)
 		defer watch.stop()
 	}
-	at, err := t.aim(ctx, el, tg, aimFor{watch: watch, submit: submit, quiet: t.settling})
+	at, err := p.aim(ctx, el, tg, aimFor{watch: watch, submit: submit, quiet: p.t.settling})
 	if err != nil {
 		return at, err
 	}
-	t.settling.markNow(ctx) // (when the aim did not)
-	if err := t.mouseClick(ctx, at.x, at.y, g.button, g.count); err != nil {
+	p.t.settling.markNow(ctx) // (when the aim did not)
+	if err := p.mouseClick(ctx, at.x, at.y, g.button, g.count); err != nil {
 		return at, err
 	}
 	return at, watch.landed(ctx, tg)
@@ -121,11 +125,11 @@ func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Acti
 		// A checkbox or radio drawn over by its label: a user clicks the
 		// label, unless the label holds a link or another control, whose
 		// click would do something else.
-		lbl, busy, lerr := t.visibleLabel(ctx, el)
+		lbl, busy, lerr := t.pointer.visibleLabel(ctx, el)
 		switch {
 		case lerr != nil:
 		case lbl != nil:
-			if _, err := t.pointerInput(ctx, lbl, a.Target, gestureOf(a.Kind), true); err != nil {
+			if _, err := t.pointer.pointerInput(ctx, lbl, a.Target, gestureOf(a.Kind), true); err != nil {
 				return err
 			}
 			res.Note = "the control is drawn over by its label; clicked the label"
@@ -144,7 +148,7 @@ func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Acti
 	}
 	// (a click on a submit button says whether the browser's validation
 	// would stop its form: act notes where, should nothing load)
-	at, err := t.pointerInput(ctx, el, a.Target, gestureOf(a.Kind), a.Kind == "click")
+	at, err := t.pointer.pointerInput(ctx, el, a.Target, gestureOf(a.Kind), a.Kind == "click")
 	res.submitBlocked = at.blocked
 	if a.InputMode == InputAuto && failedCheck(err) == "visible" {
 		// The wait used the action's time: the DOM events get their own.
@@ -164,7 +168,7 @@ func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Acti
 // (drawn over by its label), its first visible label; busy when that
 // label holds a link or another control (its centre may be one); nothing
 // for other elements.
-func (t *Tab) visibleLabel(ctx context.Context, el *element) (label *element, busy bool, err error) {
+func (p *pointerState) visibleLabel(ctx context.Context, el *element) (label *element, busy bool, err error) {
 	if !el.maybe("input") {
 		return nil, false, nil
 	}
@@ -200,13 +204,14 @@ func (t *Tab) visibleLabel(ctx context.Context, el *element) (label *element, bu
 
 // aim waits until el takes pointer input and returns the point to send it
 // to, in the tab's viewport.
-func (t *Tab) aim(ctx context.Context, el *element, tg Locator, o aimFor) (aimed, error) {
-	pt, err := t.waitActionable(ctx, el, tg, o)
+func (p *pointerState) aim(ctx context.Context, el *element, tg Locator, o aimFor) (aimed, error) {
+	t := p.t
+	pt, err := p.waitActionable(ctx, el, tg, o)
 	at := aimed{blocked: pt.Blocked}
 	if err != nil {
 		return at, err
 	}
-	ox, oy, err := t.frameOffset(ctx, el.frame)
+	ox, oy, err := t.finder().frameOffset(ctx, el.frame)
 	if err != nil {
 		return at, backendError("place "+tg.Describe(), err)
 	}
@@ -286,7 +291,8 @@ type actionability struct {
 
 // waitActionable polls the element until it can take pointer input (aimJS,
 // which does what o asks besides).
-func (t *Tab) waitActionable(ctx context.Context, el *element, tg Locator, o aimFor) (actionability, error) {
+func (p *pointerState) waitActionable(ctx context.Context, el *element, tg Locator, o aimFor) (actionability, error) {
+	t := p.t
 	arg := map[string]any{"submit": o.submit}
 	if o.watch != nil {
 		arg["key"], arg["binding"] = o.watch.key, pressBinding
@@ -380,7 +386,7 @@ type pressWatch struct {
 // watchPress readies a look at the press a click is about to send to el (the
 // page side is armed by the aim's call); nil, a look that finds nothing,
 // when the binding it answers through cannot be added.
-func (t *Tab) watchPress(ctx context.Context, el *element) *pressWatch {
+func (p *pointerState) watchPress(ctx context.Context, el *element) *pressWatch {
 	sess := el.world.sess
 	wc := sess.worlds
 	if !wc.pressBound.Load() {
@@ -459,34 +465,35 @@ func finishing(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // dispatchMouse sends one mouse event to the tab's page.
-func (t *Tab) dispatchMouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, button input.MouseButton, buttons, count int64) error {
+func (p *pointerState) dispatchMouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, button input.MouseButton, buttons, count int64) error {
+	t := p.t
 	_, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, Buttons: buttons, ClickCount: count})
 	return err
 }
 
 // release lets button go at (x, y), even once ctx has ended (finishing).
-func (t *Tab) release(ctx context.Context, x, y float64, button input.MouseButton, buttons, count int64) error {
+func (p *pointerState) release(ctx context.Context, x, y float64, button input.MouseButton, buttons, count int64) error {
 	fctx, cancel := finishing(ctx)
 	defer cancel()
-	return t.dispatchMouse(fctx, input.DispatchMouseEventTypeMouseReleased, x, y, button, buttons, count)
+	return p.dispatchMouse(fctx, input.DispatchMouseEventTypeMouseReleased, x, y, button, buttons, count)
 }
 
 // mouseMove moves the pointer to (x, y) with the buttons held.
-func (t *Tab) mouseMove(ctx context.Context, x, y float64) error {
-	return t.dispatchMouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, "", t.pointer.buttons, 0)
+func (p *pointerState) mouseMove(ctx context.Context, x, y float64) error {
+	return p.dispatchMouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, "", p.buttons, 0)
 }
 
 // mouseClick sends one mouse gesture at (x, y): a move, then count presses
 // and releases of button (none: it moves only). A button pressed is always
 // released, even when the call is cancelled in between or the press's
 // answer was cut off (it may have reached the page).
-func (t *Tab) mouseClick(ctx context.Context, x, y float64, button input.MouseButton, count int64) error {
-	if err := t.dispatchMouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, "", 0, 0); err != nil {
+func (p *pointerState) mouseClick(ctx context.Context, x, y float64, button input.MouseButton, count int64) error {
+	if err := p.dispatchMouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, "", 0, 0); err != nil {
 		return dispatchError("move the mouse", err)
 	}
 	for i := int64(1); i <= count; i++ {
-		err := t.dispatchMouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, button, buttonBit(button), i)
-		if rerr := t.release(ctx, x, y, button, 0, i); err == nil {
+		err := p.dispatchMouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, button, buttonBit(button), i)
+		if rerr := p.release(ctx, x, y, button, 0, i); err == nil {
 			err = rerr
 		}
 		if err != nil {
@@ -498,31 +505,32 @@ func (t *Tab) mouseClick(ctx context.Context, x, y float64, button input.MouseBu
 
 // mouseDown moves to (x, y) and presses button there, which stays held
 // (pointerState) until mouseUp.
-func (t *Tab) mouseDown(ctx context.Context, x, y float64, button input.MouseButton) error {
-	if err := t.mouseMove(ctx, x, y); err != nil {
+func (p *pointerState) mouseDown(ctx context.Context, x, y float64, button input.MouseButton) error {
+	if err := p.mouseMove(ctx, x, y); err != nil {
 		return err
 	}
-	held := t.pointer.buttons | buttonBit(button)
-	if err := t.dispatchMouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, button, held, 1); err != nil {
+	held := p.buttons | buttonBit(button)
+	if err := p.dispatchMouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, button, held, 1); err != nil {
 		return err
 	}
-	t.pointer.buttons = held
+	p.buttons = held
 	return nil
 }
 
 // mouseUp moves to (x, y) and lets button go there, even once ctx has
 // ended.
-func (t *Tab) mouseUp(ctx context.Context, x, y float64, button input.MouseButton) error {
-	if err := t.mouseMove(ctx, x, y); err != nil {
+func (p *pointerState) mouseUp(ctx context.Context, x, y float64, button input.MouseButton) error {
+	if err := p.mouseMove(ctx, x, y); err != nil {
 		return err
 	}
-	err := t.release(ctx, x, y, button, t.pointer.buttons&^buttonBit(button), 1)
-	t.pointer.buttons &^= buttonBit(button)
+	err := p.release(ctx, x, y, button, p.buttons&^buttonBit(button), 1)
+	p.buttons &^= buttonBit(button)
 	return err
 }
 
 // mouseWheel turns the wheel at (x, y) by the deltas, in CSS pixels.
-func (t *Tab) mouseWheel(ctx context.Context, x, y, dx, dy float64) error {
+func (p *pointerState) mouseWheel(ctx context.Context, x, y, dx, dy float64) error {
+	t := p.t
 	// (both deltas go out, zero or not: the browser wants them)
 	return t.page.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}, nil)
 }
@@ -531,27 +539,27 @@ func (t *Tab) mouseWheel(ctx context.Context, x, y, dx, dy float64) error {
 // gives (asked once the press went out: pressing may move things) and
 // releases it there; a press that went out is always released, even when
 // the call ends or end fails.
-func (t *Tab) mouseDrag(ctx context.Context, x0, y0 float64, end func() (float64, float64, error), button input.MouseButton) error {
+func (p *pointerState) mouseDrag(ctx context.Context, x0, y0 float64, end func() (float64, float64, error), button input.MouseButton) error {
 	bit := buttonBit(button)
-	if err := t.dispatchMouse(ctx, input.DispatchMouseEventTypeMouseMoved, x0, y0, "", 0, 0); err != nil {
+	if err := p.dispatchMouse(ctx, input.DispatchMouseEventTypeMouseMoved, x0, y0, "", 0, 0); err != nil {
 		return err
 	}
-	if err := t.dispatchMouse(ctx, input.DispatchMouseEventTypeMousePressed, x0, y0, button, bit, 1); err != nil {
-		_ = t.release(ctx, x0, y0, button, 0, 1) // (the press may have reached the page)
+	if err := p.dispatchMouse(ctx, input.DispatchMouseEventTypeMousePressed, x0, y0, button, bit, 1); err != nil {
+		_ = p.release(ctx, x0, y0, button, 0, 1) // (the press may have reached the page)
 		return err
 	}
 	x1, y1, err := end()
 	if err != nil {
-		_ = t.release(ctx, x0, y0, button, 0, 1)
+		_ = p.release(ctx, x0, y0, button, 0, 1)
 		return err
 	}
 	const n = 12
 	x, y := x0, y0
 	for i := 1; i <= n && err == nil; i++ {
 		x, y = x0+(x1-x0)*float64(i)/n, y0+(y1-y0)*float64(i)/n
-		err = t.dispatchMouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, button, bit, 0)
+		err = p.dispatchMouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, button, bit, 0)
 	}
-	if rerr := t.release(ctx, x, y, button, 0, 1); err == nil {
+	if rerr := p.release(ctx, x, y, button, 0, 1); err == nil {
 		err = rerr
 	}
 	return err

@@ -84,7 +84,7 @@ const maxPrewalks = 2
 const prewalkFresh = 2 * time.Second
 
 // prewalkBudget bounds a walk taken during an action's wait: a document
-// whose walk does not fit is not walked that way again (Tab.noPrewalk).
+// whose walk does not fit is not walked that way again (pageView.noPrewalk).
 const prewalkBudget = 150 * time.Millisecond
 
 // prewalked is a walk of a frame's document taken during an action's wait
@@ -106,7 +106,7 @@ type prewalked struct {
 // right after the walk, which stands for the wait's next check.
 func (q *quietWatch) prewalk(ctx context.Context) (quietState, bool) {
 	var out prewalkOut
-	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(q.prewalkBudget(ctx)), q.t.noPrewalk)
+	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(q.prewalkBudget(ctx)), q.t.view.noPrewalk)
 	reqs := q.drained // (when the requests were last seen over)
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, false
@@ -143,7 +143,7 @@ func (q *quietWatch) took(out prewalkOut, reqs int) {
 	case out.W == nil: // a document too big for it
 		q.walks = maxPrewalks
 	case out.W.Stopped > 0:
-		q.t.noPrewalk, q.walks = out.W.Doc, maxPrewalks
+		q.t.view.noPrewalk, q.walks = out.W.Doc, maxPrewalks
 	case out.W.Error == "" && out.W.Doc != "":
 		q.walked = &prewalked{frameID: q.w.frameID, mutations: out.M, res: *out.W, reqs: reqs}
 	}
@@ -253,7 +253,7 @@ func (q *quietWatch) read(ctx context.Context, mark, frame bool) (quietState, er
 func (q *quietWatch) readWalking(ctx context.Context, reqs int) (quietState, error) {
 	var out prewalkOut
 	call := fmt.Sprintf("W.quietAfterFrame(%q, %d, %d, {opts: %s, skip: %q}, %d)", probeName, quietStart.Milliseconds(), q.least().Milliseconds(),
-		walkOpts(q.prewalkBudget(ctx)), q.t.noPrewalk, q.afterFrame().Milliseconds())
+		walkOpts(q.prewalkBudget(ctx)), q.t.view.noPrewalk, q.afterFrame().Milliseconds())
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, err
 	}
@@ -334,7 +334,7 @@ func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
 // page yet: the aim of a pointer input marks it in its own page call,
 // right before the input (aimJS, marked), else markNow does.
 func (t *Tab) newQuietWatch(main string) *quietWatch {
-	t.prewalk = nil
+	t.view.prewalk = nil
 	return &quietWatch{t: t, w: frameWorld{sess: t.page, frameID: main}, mark: t.page.reqs.quietMark(), inflight: make(map[string]string), letGo: make(map[string]bool), keepalive: make(map[string]int), last: -1, unmarked: true}
 }
 

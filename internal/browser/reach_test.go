@@ -127,7 +127,7 @@ func TestEveryElementReachable(t *testing.T) {
 				if strings.Contains(page, "frames") && len(tab.refs.frames) < 3 {
 					t.Errorf("frames: %d frames walked, want the page and two iframes", len(tab.refs.frames))
 				}
-				if strings.Contains(page, "frames") && tab.kids.count() == 0 {
+				if strings.Contains(page, "frames") && tab.page.kids.count() == 0 {
 					t.Errorf("frames: no out-of-process iframe target was attached")
 				}
 				// A trusted click by every ref reaches its element.
@@ -147,12 +147,12 @@ func TestEveryElementReachable(t *testing.T) {
 							}
 						}
 						// The click of an action, without its settling.
-						el, err := tab.locate(ctx, Locator{Ref: ref})
+						el, err := tab.finder().locate(ctx, Locator{Ref: ref})
 						if err != nil {
 							t.Errorf("locate %s: %v", ref, err)
 							continue
 						}
-						if _, err := tab.pointerInput(ctx, el, Locator{Ref: ref}, gestureOf("click"), false); err != nil {
+						if _, err := tab.pointer.pointerInput(ctx, el, Locator{Ref: ref}, gestureOf("click"), false); err != nil {
 							t.Errorf("click %s (%s): %v", ref, strings.TrimSpace(l), err)
 							continue
 						}

@@ -182,7 +182,7 @@ func retries(what string) bool {
 }
 
 func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult, error) {
-	ans, el, err := t.readOnce(ctx, o)
+	ans, el, err := t.view.readOnce(ctx, o)
 	missing := err != nil && isNotFound(err)
 	empty := err == nil && ans.text() == "" && retries(o.What)
 	if err != nil && !missing {
@@ -190,15 +190,15 @@ func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult,
 	}
 	res := &ReadResult{What: o.What}
 	if o.ScrollRetry && (missing || empty) {
-		w, werr := t.scrollWorld(ctx, o.Target, el)
+		w, werr := t.finder().scrollWorld(ctx, o.Target, el)
 		if werr != nil {
 			return nil, werr
 		}
-		where, serr := t.scrollForLazy(ctx, w)
+		where, serr := t.view.scrollForLazy(ctx, w)
 		if serr != nil {
 			return nil, serr
 		}
-		ans2, el2, err2 := t.readOnce(ctx, o)
+		ans2, el2, err2 := t.view.readOnce(ctx, o)
 		switch {
 		case err2 != nil && isNotFound(err2):
 			we, _ := AsError(err2)
@@ -263,11 +263,12 @@ func isNotFound(err error) bool {
 
 // readOnce reads once: locates the target (when there is one) and runs
 // read.js on it, or on the document of the frame.
-func (t *Tab) readOnce(ctx context.Context, o ReadOptions) (*readAnswer, *element, error) {
+func (v *pageView) readOnce(ctx context.Context, o ReadOptions) (*readAnswer, *element, error) {
+	t := v.t
 	opts := map[string]any{"what": o.What, "attribute": o.Attribute}
 	var ans readAnswer
 	if o.Target.Empty() {
-		w, _, err := t.targetWorld(ctx, o.Target.Frame)
+		w, _, err := t.finder().targetWorld(ctx, o.Target.Frame)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -276,7 +277,7 @@ func (t *Tab) readOnce(ctx context.Context, o ReadOptions) (*readAnswer, *elemen
 		}
 		return &ans, nil, nil
 	}
-	el, err := t.locate(ctx, o.Target)
+	el, err := t.finder().locate(ctx, o.Target)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -292,16 +293,16 @@ func (t *Tab) readOnce(ctx context.Context, o ReadOptions) (*readAnswer, *elemen
 
 // scrollWorld is the frame the scroll retry scrolls: the found element's,
 // else that of the frame the target is in, else the main frame.
-func (t *Tab) scrollWorld(ctx context.Context, tg Locator, el *element) (frameWorld, error) {
+func (find finder) scrollWorld(ctx context.Context, tg Locator, el *element) (frameWorld, error) {
 	if el != nil {
 		return el.world, nil
 	}
 	if tg.Frame != "" {
-		if w, _, err := t.targetWorld(ctx, tg.Frame); err == nil {
+		if w, _, err := find.targetWorld(ctx, tg.Frame); err == nil {
 			return w, nil
 		}
 	}
-	w, _, err := t.targetWorld(ctx, "")
+	w, _, err := find.targetWorld(ctx, "")
 	return w, err
 }
 
@@ -309,8 +310,9 @@ func (t *Tab) scrollWorld(ctx context.Context, tg Locator, el *element) (frameWo
 // scrollSteps screens) so that lazy content loads, then waits for what that
 // set off (requests, DOM changes; bounded). It returns where it scrolled,
 // for the result; the page stays scrolled.
-func (t *Tab) scrollForLazy(ctx context.Context, w frameWorld) (string, error) {
-	mainID, err := t.mainFrameID(ctx)
+func (v *pageView) scrollForLazy(ctx context.Context, w frameWorld) (string, error) {
+	t := v.t
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return "", backendError("read the page", err)
 	}

@@ -291,7 +291,7 @@ func (rc Recorder) Start(ctx context.Context, o RecordOptions) (*RecordStatus, e
 	r.mu.Unlock()
 	// Whatever the user does, the snapshot cache and diff baseline are of
 	// the page before.
-	t.cache, t.lastSnap = nil, nil
+	t.view.cache, t.view.lastSnap = nil, nil
 	s.rec = r
 	st := r.status()
 	return &st, nil
@@ -508,7 +508,7 @@ func (r *recording) follow(ctx context.Context, t *Tab, banner bool) error {
 	opts, _ := json.Marshal(map[string]any{"id": r.id, "secret": r.opts.Secret, "banner": banner, "message": recordNoticeText(r.opts)})
 	src := strings.NewReplacer("__OPTS__", string(opts), "__HEAL__", strings.TrimSpace(healJS), "__BINDING__", recordBinding).Replace(recordJS)
 	src = strings.TrimSuffix(strings.TrimSpace(src), ";")
-	id, err := t.mainFrameID(ctx)
+	id, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return backendError("record the tab", err)
 	}

@@ -208,7 +208,7 @@ func (rs Routes) refetch(ctx context.Context) error {
 		if err := t.pauses.set(ctx, t.page.Call); err != nil {
 			return backendError("route the tab's requests", err)
 		}
-		for _, k := range t.kids.list() {
+		for _, k := range t.page.kids.list() {
 			_ = t.pauses.set(ctx, k.Call)
 		}
 	}

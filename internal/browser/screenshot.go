@@ -183,7 +183,7 @@ func (x Capture) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	switch {
 	case hasTarget:
 		defer t.releaseObjects(ctx)
-		el, err := t.locate(ctx, o.Target)
+		el, err := t.finder().locate(ctx, o.Target)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +205,7 @@ func (x Capture) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 			return nil, backendError("measure "+o.Target.Describe(), err)
 		}
 		// The box is in its frame's viewport: place it in the page.
-		ox, oy, err := t.frameOffset(ctx, el.frame)
+		ox, oy, err := t.finder().frameOffset(ctx, el.frame)
 		if err != nil {
 			return nil, backendError("measure "+o.Target.Describe(), err)
 		}
@@ -253,7 +253,7 @@ func (x Capture) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	var ann *annotation
 	if o.Annotate {
 		shot.Annotated = true
-		boxes, snapped, err := t.refBoxes(ctx)
+		boxes, snapped, err := t.view.refBoxes(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +272,7 @@ func (x Capture) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 			ann = a
 		}
 	}
-	hide, err := t.secretBoxes(ctx)
+	hide, err := t.view.secretBoxes(ctx)
 	if err != nil {
 		// Never a capture that might show a secret.
 		return nil, backendError("look for secrets the page shows", err)
@@ -294,9 +294,9 @@ func (x Capture) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	}
 	shoot := func(format string, quality int, area *clip) ([]byte, error) {
 		if ann == nil {
-			return t.capture(ctx, format, quality, area, beyond)
+			return t.view.capture(ctx, format, quality, area, beyond)
 		}
-		data, labels, left, err := t.annotated(ctx, format, quality, area, beyond, ann)
+		data, labels, left, err := t.view.annotated(ctx, format, quality, area, beyond, ann)
 		if o.Annotate {
 			shot.Labels, shot.Unlabelled = labels, left
 		}
@@ -358,7 +358,8 @@ func (x Capture) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 }
 
 // capture runs Page.captureScreenshot.
-func (t *Tab) capture(ctx context.Context, format string, quality int, area *clip, beyond bool) ([]byte, error) {
+func (v *pageView) capture(ctx context.Context, format string, quality int, area *clip, beyond bool) ([]byte, error) {
+	t := v.t
 	params := map[string]any{"format": format, "fromSurface": true}
 	if format == FormatJPEG {
 		params["quality"] = quality

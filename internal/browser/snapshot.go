@@ -84,7 +84,7 @@ func (h *Held) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, erro
 	}
 	// Later pages of a cut snapshot come from the same render, so that the
 	// parts join up (and a diff is not taken against itself).
-	if c := t.cache; o.Offset > 0 && c != nil && c.mode == o.Mode && c.scope == o.Scope {
+	if c := t.view.cache; o.Offset > 0 && c != nil && c.mode == o.Mode && c.scope == o.Scope {
 		snap := c.snap
 		snap.Clamped = clamped
 		snap.Text = s.page(&snap, c.body, o)
@@ -97,7 +97,7 @@ func (h *Held) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, erro
 	if err != nil {
 		return nil, err
 	}
-	t.cache = &snapCache{mode: o.Mode, scope: o.Scope, body: body, snap: *snap}
+	t.view.cache = &snapCache{mode: o.Mode, scope: o.Scope, body: body, snap: *snap}
 	snap.Clamped = clamped
 	snap.Text = s.page(snap, body, o)
 	return snap, nil
@@ -106,7 +106,7 @@ func (h *Held) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, erro
 // render builds the snapshot body of the tab in the mode, and keeps the
 // compact rendering of the whole page as the baseline of the next diff.
 func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string, *Snapshot, error) {
-	pt, err := t.collect(ctx, o.Scope)
+	pt, err := t.view.collect(ctx, o.Scope)
 	if err != nil {
 		return "", nil, err
 	}
@@ -130,8 +130,8 @@ func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string
 		compact = append(append([]string{}, pre...), fr.Lines(pt.items)...)
 	}
 	if o.Scope.Empty() {
-		prev, prevDoc, prevHead := t.lastSnap, t.lastDoc, t.lastHead
-		t.lastSnap, t.lastDoc, t.lastHead = baseline, pt.doc, [2]string{pt.title, pt.url}
+		prev, prevDoc, prevHead := t.view.lastSnap, t.view.lastDoc, t.view.lastHead
+		t.view.lastSnap, t.view.lastDoc, t.view.lastHead = baseline, pt.doc, [2]string{pt.title, pt.url}
 		if o.Mode == ModeDiff {
 			if prev != nil && prevDoc != pt.doc {
 				// Lines of another document say nothing about this one.
@@ -165,6 +165,41 @@ func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string
 	return strings.Join(out, "\n"), snap, nil
 }
 
+// pageView is the tab's view of its page: it walks the page (and its
+// frames) for snapshots, reads, measures and pictures it, and keeps what
+// the next call starts from: the last snapshot (the diff's baseline, and
+// its rendering for later pages), the walk the last action took while the
+// page settled, and the last collection. The session's calls write it
+// while the session is held; an action's quiet wait (quietWatch) notes the
+// documents too big to walk during the wait.
+type pageView struct {
+	t        *Tab
+	lastSnap []string   // compact lines of the last snapshot: the diff baseline
+	lastDoc  string     // the main document (walker token) lastSnap is of
+	lastHead [2]string  // the title and URL lastSnap is of
+	cache    *snapCache // the last rendered snapshot, for offset pages
+	// prewalk is the walk the last action took while the page settled,
+	// for the snapshot that follows it (collect).
+	prewalk *prewalked
+	// reused is how many elements (subtrees counted once) the last walk of
+	// the main document took over from the walk before.
+	reused int
+	// noPrewalk is the walker token of a document whose walk did not fit
+	// prewalkBudget: actions on it leave the walk to the snapshot.
+	noPrewalk string
+	// collected is the last browser_collect result, for offset pages.
+	collected *collectEntry
+}
+
+// snapCache keeps a rendered snapshot so that its later pages come from the
+// same render.
+type snapCache struct {
+	mode  string
+	scope Locator
+	body  string
+	snap  Snapshot
+}
+
 // pageTree is the walker output of a page, child frames inlined, refs issued.
 type pageTree struct {
 	title, url    string
@@ -177,8 +212,9 @@ type pageTree struct {
 }
 
 // collect walks the tab's page (or the scope's subtree) and its frames.
-func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
-	mainID, err := t.mainFrameID(ctx)
+func (v *pageView) collect(ctx context.Context, scope Locator) (*pageTree, error) {
+	t := v.t
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -186,14 +222,14 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 	f := (*frameRefs)(nil)
 	var sc walkScope
 	if !scope.Empty() {
-		el, err := t.locate(ctx, scope)
+		el, err := t.finder().locate(ctx, scope)
 		if err != nil {
 			return nil, err
 		}
 		w, sc.obj = el.world, el.objectID
 	}
-	pre := t.prewalk
-	t.prewalk = nil
+	pre := v.prewalk
+	v.prewalk = nil
 	var res *walkResult
 	// (a request seen since the walk may have changed what no mutation
 	// reports: its event can come after the action's wait ended)
@@ -205,7 +241,7 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 	if err != nil {
 		return nil, walkError(ctx, err)
 	}
-	t.reused = res.Reused
+	v.reused = res.Reused
 	if !scope.Empty() && w.frameID != mainID {
 		f = t.refs.frames[w.frameID]
 	}
@@ -213,13 +249,14 @@ func (t *Tab) collect(ctx context.Context, scope Locator) (*pageTree, error) {
 		f = t.refs.frame(w.frameID, w.frameID == mainID, w.sess, res.Doc)
 	}
 	pt := &pageTree{title: res.Title, url: res.URL, doc: res.Doc, hidden: res.Hidden, inert: res.Inert, modal: res.Modal, items: res.C, stopped: res.Stopped}
-	t.inline(ctx, w, f, pt.items, 0, pt)
+	v.inline(ctx, w, f, pt.items, 0, pt)
 	return pt, nil
 }
 
 // inline issues the refs of nodes (of frame f) and walks the frames of
 // their iframes into place.
-func (t *Tab) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes []*snapshot.Node, depth int, pt *pageTree) {
+func (v *pageView) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes []*snapshot.Node, depth int, pt *pageTree) {
+	t := v.t
 	for _, n := range nodes {
 		if n.I != 0 {
 			n.Ref = t.refs.refFor(f, n.I, n.P)
@@ -230,7 +267,7 @@ func (t *Tab) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes []*s
 				n.N += " (nested too deep: not shown)"
 				continue
 			}
-			cw, res, err := t.walkFrame(ctx, w, n.F)
+			cw, res, err := v.walkFrame(ctx, w, n.F)
 			if err != nil || res == nil {
 				why := "not loaded"
 				if err != nil {
@@ -248,10 +285,10 @@ func (t *Tab) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes []*s
 			}
 			pt.hidden += res.Hidden
 			pt.frames++
-			t.inline(ctx, cw, cf, n.C, depth+1, pt)
+			v.inline(ctx, cw, cf, n.C, depth+1, pt)
 			continue
 		}
-		t.inline(ctx, w, f, n.C, depth, pt)
+		v.inline(ctx, w, f, n.C, depth, pt)
 	}
 }
 
@@ -273,14 +310,15 @@ func walkError(ctx context.Context, err error) error {
 // walkFrame walks the document of the iframe element iframeID of w. An
 // out-of-process frame is attached a moment after it starts loading: a
 // frame the parent's session cannot reach is waited for briefly.
-func (t *Tab) walkFrame(ctx context.Context, w frameWorld, iframeID int) (frameWorld, *walkResult, error) {
-	cw, err := t.frameOf(ctx, w, iframeID)
+func (v *pageView) walkFrame(ctx context.Context, w frameWorld, iframeID int) (frameWorld, *walkResult, error) {
+	t := v.t
+	cw, err := t.finder().frameOf(ctx, w, iframeID)
 	if err != nil || cw.frameID == "" {
 		return cw, nil, err
 	}
 	res, err := cw.walk(ctx, walkScope{}, walkBudget(ctx))
 	for i := 0; err != nil && cw.sess == w.sess && i < 20 && ctx.Err() == nil; i++ {
-		if s := t.kids.get(cw.frameID); s != nil {
+		if s := t.page.kids.get(cw.frameID); s != nil {
 			cw.sess = s
 			res, err = cw.walk(ctx, walkScope{}, walkBudget(ctx))
 			break

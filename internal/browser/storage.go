@@ -144,7 +144,7 @@ func (sg Storage) Run(ctx context.Context, o StorageOptions) (*StorageResult, er
 // pageOrigin is the URL and origin of the page t shows now; a page
 // without one (about:blank, data:) is an error.
 func pageOrigin(ctx context.Context, t *Tab) (*url.URL, string, error) {
-	f, err := t.mainFrame(ctx)
+	f, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return nil, "", backendError("read the page", err)
 	}
@@ -289,7 +289,7 @@ func (sg Storage) webStorage(ctx context.Context, o StorageOptions) (*StorageRes
 	if err != nil {
 		return nil, err
 	}
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -371,7 +371,7 @@ func (sg Storage) saveState(ctx context.Context, o StorageOptions) (*StorageResu
 			continue
 		}
 		seen[origin] = true
-		mainID, err := t.mainFrameID(ctx)
+		mainID, err := t.page.mainFrameID(ctx)
 		if err != nil {
 			continue
 		}
@@ -667,7 +667,7 @@ func (sg Storage) clear(ctx context.Context) (*StorageResult, error) {
 	if err := t.page.Call(ctx, "Storage.clearDataForOrigin", map[string]any{"origin": origin, "storageTypes": "local_storage,indexeddb,cache_storage,service_workers,websql,file_systems"}, nil); err != nil {
 		return nil, backendError("clear the site's data", err)
 	}
-	mainID, err := t.mainFrameID(ctx)
+	mainID, err := t.page.mainFrameID(ctx)
 	if err == nil {
 		_, _ = (frameWorld{sess: t.page, frameID: mainID}).eval(ctx, `(sessionStorage.clear(), localStorage.clear(), 0)`, nil)
 	}

@@ -19,6 +19,13 @@ import (
 
 // Tab is one attached tab of a Session. Its fields are used only while the
 // owning Session is held.
+//
+// A tab is a small core (its page's target and event loop, its refs, its
+// notes) with parts that each own their state: the finder (locating, a
+// view with no state: finder), the page view (walks, snapshots, reads,
+// pictures: pageView), the pointer (pointerState), and the features whose
+// events the page's loop hands them (console, dialogs, downloads, crash,
+// screencast, recorder: features).
 type Tab struct {
 	// ID is the tab's short id in its session (t1, t2, …: see tabIDs),
 	// what the agent sees and sends; "" until the tab joins the session.
@@ -26,46 +33,34 @@ type Tab struct {
 	// target is the backend's id of the tab (a CDP target id, or the
 	// bridge's tab-<n>).
 	target string
-	// page is the tab's own CDP session, with its event loop.
+	// page is the tab's own CDP session, with its event loop and what the
+	// loop keeps (the main frame, the frames attached, the worlds, the
+	// requests).
 	page *target
 	log  *slog.Logger
-	// detachReported: the session has told the agent (BRIDGE_DETACHED)
-	// that debugging of this tab was cancelled.
-	detachReported bool
 	// link is what the tab shares of its session: the origin policy, the
 	// caller, the network log, the routes… (sessionLink).
 	link *sessionLink
 	// pauses is the tab's use of the Fetch domain (fetchPauses).
 	pauses *fetchPauses
-
-	refs     *refTable
-	mainID   string     // the main frame's id, as last read (mainFrameID)
-	kids     children   // out-of-process iframes, attached automatically
-	lastSnap []string   // compact lines of the last snapshot: the diff baseline
-	lastDoc  string     // the main document (walker token) lastSnap is of
-	lastHead [2]string  // the title and URL lastSnap is of
-	cache    *snapCache // the last rendered snapshot, for offset pages
-	// prewalk is the walk the last action took while the page settled,
-	// for the snapshot that follows it (collect).
-	prewalk *prewalked
-	// reused is how many elements (subtrees counted once) the last walk of
-	// the main document took over from the walk before.
-	reused int
-	// noPrewalk is the walker token of a document whose walk did not fit
-	// prewalkBudget: actions on it leave the walk to the snapshot.
-	noPrewalk string
-	// settling is the quiet wait of the action under way (nil between
-	// actions): an input notes there when it was sent (inputSent).
-	settling *quietWatch
 	// bctx is the named browser context the tab is in (zero: the
 	// browser's own).
 	bctx contextRef
-	// cast is the tab's screencast (browser_screencast).
-	cast *caster
-	// pointer is the mouse's state between calls (the buttons held).
+	// bind is the tab's tie to the user (bound, detach reported).
+	bind bindState
+
+	refs *refTable
+	// notes are what the tab has to tell the agent in the next result.
+	notes noteBox
+	// view walks, reads and pictures the page, and keeps what the next
+	// snapshot, diff and page of a collection start from.
+	view pageView
+	// pointer sends the tab's pointer input and keeps the buttons held.
 	pointer pointerState
-	// collected is the last browser_collect result, for offset pages.
-	collected *collectEntry
+	// settling is the quiet wait of the action under way (nil between
+	// actions): an input notes there when it was sent (inputSent).
+	settling *quietWatch
+
 	// console keeps the page's console messages and exceptions.
 	console *consoleLog
 	// dialogs keeps the JavaScript dialog open in the page.
@@ -75,18 +70,10 @@ type Tab struct {
 	downloads *downloadList
 	// crash watches for the page's renderer crashing.
 	crash *crashWatch
+	// cast is the tab's screencast (browser_screencast).
+	cast *caster
 	// rec is the session's recording when it follows the tab.
 	rec *recHook
-
-	mu      sync.Mutex // guards notes, lead and blocked, written by the loop
-	notes   []string
-	lead    string // read first in the next result (addLead)
-	blocked string
-	// docs are the HTTP statuses of the latest documents the tab loaded.
-	docs *docLog
-	// bound: the user opened the tab and the session bound it
-	// (browser_tabs bind); webpilot never closes it, only releases it.
-	bound bool
 }
 
 // docLog keeps the HTTP statuses of the latest documents a tab loaded, by
@@ -139,22 +126,13 @@ func (l *docLog) status(loader string) (status int, ok bool, seen <-chan struct{
 
 // Bound reports whether the tab is one the user opened and the session
 // bound (browser_tabs bind).
-func (t *Tab) Bound() bool { return t.bound }
-
-// snapCache keeps a rendered snapshot so that its later pages come from the
-// same render.
-type snapCache struct {
-	mode  string
-	scope Locator
-	body  string
-	snap  Snapshot
-}
+func (t *Tab) Bound() bool { return t.bind.bound }
 
 // newTab is the tab of the backend's target id, on CDP session sess; its
 // event loop starts with init.
 func newTab(id string, sess cdp.Caller, log *slog.Logger) *Tab {
-	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable(), docs: &docLog{}}
-	t.pauses = &fetchPauses{t: t}
+	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable()}
+	t.pauses, t.pointer.t, t.view.t = &fetchPauses{t: t}, t, t
 	t.console, t.dialogs, t.downloads, t.crash, t.cast, t.rec = &consoleLog{}, newDialogState(), &downloadList{t: t}, newCrashWatch(t.log), &caster{}, &recHook{}
 	t.page = &target{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
 	return t
@@ -220,7 +198,7 @@ func (t *Tab) init(ctx context.Context) error {
 
 // URL is the address of the tab's page now.
 func (t *Tab) URL(ctx context.Context) (string, error) {
-	f, err := t.mainFrame(ctx)
+	f, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return "", backendError("read the tab's address", err)
 	}
@@ -234,10 +212,11 @@ type frame struct {
 	URL      string
 }
 
-func (t *Tab) mainFrame(ctx context.Context) (frame, error) {
-	f, err := t.readMainFrame(ctx)
+// mainFrame reads the page's main frame, and notes its id (mainID).
+func (g *target) mainFrame(ctx context.Context) (frame, error) {
+	f, err := g.readMainFrame(ctx)
 	if err == nil {
-		t.mainID = f.ID
+		g.mainID = f.ID
 	}
 	return f, err
 }
@@ -250,7 +229,7 @@ type frameRead struct {
 
 // readMainFrame is mainFrame without noting its id: safe beside other
 // work on the tab.
-func (t *Tab) readMainFrame(ctx context.Context) (frame, error) {
+func (g *target) readMainFrame(ctx context.Context) (frame, error) {
 	var res struct {
 		FrameTree struct {
 			Frame struct {
@@ -261,22 +240,22 @@ func (t *Tab) readMainFrame(ctx context.Context) (frame, error) {
 			} `json:"frame"`
 		} `json:"frameTree"`
 	}
-	if err := t.page.Call(ctx, "Page.getFrameTree", nil, &res); err != nil {
+	if err := g.Call(ctx, "Page.getFrameTree", nil, &res); err != nil {
 		return frame{}, err
 	}
 	f := res.FrameTree.Frame
 	return frame{ID: f.ID, LoaderID: f.LoaderID, URL: f.URL + f.Fragment}, nil
 }
 
-// mainFrameID is the id of the tab's main frame. It is read once and then
+// mainFrameID is the id of the page's main frame. It is read once and then
 // taken from memory while the walker's world cache knows a context in that
 // frame (the frame is there: a frame that went has its contexts destroyed),
 // which saves Page.getFrameTree on every snapshot and action.
-func (t *Tab) mainFrameID(ctx context.Context) (string, error) {
-	if t.mainID != "" && t.page.worlds.has(t.mainID) {
-		return t.mainID, nil
+func (g *target) mainFrameID(ctx context.Context) (string, error) {
+	if g.mainID != "" && g.worlds.has(g.mainID) {
+		return g.mainID, nil
 	}
-	f, err := t.mainFrame(ctx)
+	f, err := g.mainFrame(ctx)
 	return f.ID, err
 }
 

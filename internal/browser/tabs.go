@@ -64,7 +64,7 @@ func (ts Tabs) List(ctx context.Context) ([]TabView, error) {
 		}
 		v := s.view(ti)
 		v.Current = s.current != nil && s.current.target == ti.ID
-		v.Bound = t.bound
+		v.Bound = t.bind.bound
 		v.Context = t.bctx.name
 		out = append(out, v)
 	}
@@ -105,7 +105,7 @@ func (ts Tabs) Current(ctx context.Context) (*Tab, error) {
 				delete(s.tabs, id)
 			}
 		}
-		nt.addLead(LostNote)
+		nt.notes.setLead(LostNote)
 	}
 	return nt, err
 }
@@ -248,7 +248,7 @@ func (ts Tabs) Close(ctx context.Context, id string) error {
 		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", Echo(id), s.shownToAgent()),
 			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: ts.IDs()}
 	}
-	if t.bound {
+	if t.bind.bound {
 		return s.releaseTab(ctx, t)
 	}
 	s.leave(t)
@@ -306,7 +306,7 @@ func (s *Session) unclaim(target string) {
 // connection dropped (the extension's service worker was stopped, or Chrome
 // restarted), or the user cancelled debugging of one of the agent's own
 // tabs. A cancel is first reported (BRIDGE_DETACHED) once, so the agent
-// learns of it; a tab the user bound (Tab.bound) stays detached. The
+// learns of it; a tab the user bound (bindState.bound) stays detached. The
 // revived tab keeps its short id and says, in a note, that refs from before
 // are stale. It returns nil, nil when t cannot be revived (it ended for
 // another reason, or is gone): the caller goes on as for a closed tab.
@@ -320,10 +320,10 @@ func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
 	if !byUser && !dropped {
 		return nil, nil
 	}
-	if byUser && (!t.detachReported || t.bound) {
-		t.detachReported = true
+	if byUser && (!t.bind.detachReported || t.bind.bound) {
+		t.bind.detachReported = true
 		err := backendError("use the tab", cause)
-		if be, ok := AsError(err); ok && t.bound {
+		if be, ok := AsError(err); ok && t.bind.bound {
 			be.Hint = "someone closed Chrome's \"is debugging this browser\" bar for the tab, which you had bound: bind it again to use it"
 		}
 		return nil, err
@@ -336,18 +336,16 @@ func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
 		return nil, err
 	}
 	nt.ID = t.ID
-	nt.bound = t.bound
-	t.mu.Lock()
-	notes := t.notes
-	t.mu.Unlock()
+	nt.bind.bound = t.bind.bound
+	notes := t.notes.kept()
 	for _, n := range notes {
-		nt.addNote(n)
+		nt.notes.add(n)
 	}
 	why := "the connection to the webpilot extension dropped (its service worker was restarted, or Chrome was)"
 	if byUser {
 		why = "debugging of the tab was cancelled in Chrome"
 	}
-	nt.addNote("webpilot re-attached to this tab after " + why + ": the page may have changed meanwhile and refs from earlier snapshots are stale; take a fresh snapshot")
+	nt.notes.add("webpilot re-attached to this tab after " + why + ": the page may have changed meanwhile and refs from earlier snapshots are stale; take a fresh snapshot")
 	s.tabs[t.target] = nt
 	if s.current == t {
 		s.current = nt
@@ -392,7 +390,7 @@ func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	// A connect that waited in a farm's queue is told of, once.
 	if w, ok := s.own.(backend.Waiter); ok {
 		if note := w.TakeWait(); note != "" {
-			t.addLead(note)
+			t.notes.setLead(note)
 		}
 	}
 	return t, nil
@@ -411,7 +409,7 @@ func (s *Session) closeTabs(ctx context.Context) error {
 			delete(s.tabs, id) // otherwise gone with its browser: nothing to close
 			continue
 		}
-		if t.bound {
+		if t.bind.bound {
 			// A tab the user opened is only let go.
 			if err := s.releaseTab(ctx, t); err != nil {
 				errs = append(errs, err)
@@ -472,7 +470,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 				// never joins the session, so no call can read it.
 				_ = s.be.CloseTab(ctx, ti.ID)
 				if opener := s.tabs[ti.Opener]; opener != nil {
-					opener.addNote(fmt.Sprintf("closed a new tab on %s that the page opened: %s", shorten(perr.url, 200), perr.err.Message))
+					opener.notes.add(fmt.Sprintf("closed a new tab on %s that the page opened: %s", shorten(perr.url, 200), perr.err.Message))
 				}
 				s.refused[ti.ID] = true
 				changed = true
@@ -480,7 +478,7 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			}
 			// A tab a bound (the user's) tab opened is the user's too:
 			// followed, never closed.
-			t.bound = s.tabs[ti.Opener].bound
+			t.bind.bound = s.tabs[ti.Opener].bind.bound
 			t.bctx = s.tabs[ti.Opener].bctx // (a popup is in its opener's context)
 			s.join(t)
 			adopted = append(adopted, s.view(ti))
@@ -516,7 +514,7 @@ func (s *Session) adoptLatePopups(ctx context.Context) ([]TabView, error) {
 // out-of-process frame.
 func (s *Session) framesOutOfProcess() bool {
 	for _, t := range s.tabs {
-		if t.kids.count() > 0 {
+		if t.page.kids.count() > 0 {
 			return true
 		}
 	}
@@ -538,7 +536,7 @@ func (s *Session) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) 
 		return nil
 	}
 	urls := []string{ti.URL}
-	if f, err := t.mainFrame(ctx); err == nil {
+	if f, err := t.page.mainFrame(ctx); err == nil {
 		urls = append(urls, f.URL)
 	}
 	for _, raw := range urls {

@@ -14,7 +14,8 @@ import (
 // target is one CDP session of a tab, its page's or one of its
 // out-of-process frames', with the one goroutine that reads its events
 // (run) and the state those events keep: the walker's worlds, the requests
-// in flight, and (the page's) the tab's features, which take the events
+// in flight, and (the page's) the documents' statuses, the frames attached
+// and the tab's features, which take the events
 // they asked for (feature). The loop answers what the browser asks of the
 // tab while nobody else is listening (JavaScript dialogs under an accept or
 // dismiss policy, document requests paused for the origin policy); calls
@@ -22,7 +23,7 @@ import (
 // joins when it ends.
 //
 // Everything the loop writes is read by the session's calls under a mutex
-// (worldCache.mu, requestTable.mu, Tab.mu, netLog.mu, each feature's own);
+// (worldCache.mu, requestTable.mu, noteBox.mu, netLog.mu, each feature's own);
 // only the loop writes it, except where a call repairs what it found stale
 // (a world that failed, dropped from the cache).
 type target struct {
@@ -32,6 +33,16 @@ type target struct {
 	page   bool
 	worlds *worldCache
 	reqs   *requestTable
+	// docs are the HTTP statuses of the latest documents the page loaded
+	// (the page's target only).
+	docs docLog
+	// kids are the tab's out-of-process iframes, attached automatically
+	// (on the page's target, whichever target's loop attached them).
+	kids children
+	// mainID is the main frame's id as a call last read it (mainFrameID;
+	// the page's target only). Only the session's calls, while it is held,
+	// write it.
+	mainID string
 	// ctx ends when the loop ends (the session ended, or stop); workers
 	// make their calls with it.
 	ctx  context.Context
@@ -136,7 +147,7 @@ func (g *target) run(events <-chan cdp.Event, cancel func()) {
 		if g.page {
 			// Frames attached from now on are stopped as they come; those
 			// attached before are stopped here, until none is left.
-			for ks := g.tab.kids.close(); len(ks) > 0; ks = g.tab.kids.close() {
+			for ks := g.kids.close(); len(ks) > 0; ks = g.kids.close() {
 				for _, k := range ks {
 					k.stop()
 					<-k.ended
@@ -193,7 +204,7 @@ func (g *target) apply(ev cdp.Event) {
 			if g.page {
 				g.reqs.apply(&ne)
 				if kind == evResponse && ne.Type == "Document" && ne.Response != nil {
-					t.docs.note(ne.LoaderID, ne.Response.Status)
+					g.docs.note(ne.LoaderID, ne.Response.Status)
 				}
 			}
 			if l := t.link.net; l != nil {
@@ -244,7 +255,7 @@ func (g *target) attached(raw jsonv2.Value) {
 	}
 	t := g.tab
 	child := newTarget(t, op.Child(ev.SessionID), false)
-	t.kids.add(ev.TargetInfo.TargetID, child)
+	t.page.kids.add(ev.TargetInfo.TargetID, child)
 	g.spawn(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, handleTimeout)
 		defer cancel()

@@ -302,7 +302,7 @@ func (s *Session) chooseFiles(ctx context.Context, t *Tab, el *element, a Action
 		defer ccancel()
 		_ = sess.Call(cctx, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
 	}()
-	if _, err := t.pointerInput(ctx, el, a.Target, gestureOf("click"), false); err != nil {
+	if _, err := t.pointer.pointerInput(ctx, el, a.Target, gestureOf("click"), false); err != nil {
 		return nil, err
 	}
 	var ev struct {

@@ -352,7 +352,7 @@ func (s *Session) wait(ctx context.Context, t *Tab, conds []*waitCond, o WaitOpt
 			pats = append(pats, c.Target.Text, c.Target.Name)
 		}
 	}
-	if err := t.checkPatterns(ctx, pats...); err != nil {
+	if err := t.finder().checkPatterns(ctx, pats...); err != nil {
 		return nil, err
 	}
 	// The wait ends at its timeout, or early enough before the call's
@@ -589,7 +589,7 @@ func (w *waiter) targets(ctx context.Context, diag bool) (map[int]targetTally, e
 	if !any {
 		return tallies, nil
 	}
-	id, err := w.t.mainFrameID(ctx)
+	id, err := w.t.page.mainFrameID(ctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
@@ -731,11 +731,11 @@ func (w *waiter) visitFrames(ctx context.Context, parent frameWorld, ids []int, 
 		cw, ok := w.kids[key]
 		if !ok {
 			var err error
-			cw, err = w.t.frameOf(ctx, parent, id)
+			cw, err = w.t.finder().frameOf(ctx, parent, id)
 			if err != nil || cw.frameID == "" {
 				continue
 			}
-			if s := w.t.kids.get(cw.frameID); s != nil {
+			if s := w.t.page.kids.get(cw.frameID); s != nil {
 				cw.sess = s
 			}
 			w.kids[key] = cw
@@ -758,11 +758,11 @@ func (w *waiter) frameWorld(ctx context.Context, spec string) (frameWorld, error
 	if fw, ok := w.frames[spec]; ok {
 		return fw, nil
 	}
-	fw, _, err := w.t.targetWorld(ctx, spec)
+	fw, _, err := w.t.finder().targetWorld(ctx, spec)
 	if err != nil {
 		return frameWorld{}, err
 	}
-	if s := w.t.kids.get(fw.frameID); s != nil {
+	if s := w.t.page.kids.get(fw.frameID); s != nil {
 		fw.sess = s
 	}
 	w.frames[spec] = fw
@@ -847,7 +847,7 @@ func (w *waiter) timeout(ctx context.Context, o WaitOptions) error {
 	} else if w.located {
 		diag["url"], diag["title"] = w.url, w.title
 	}
-	if snap := w.t.diagSnapshot(dctx); snap != "" {
+	if snap := w.t.view.diagSnapshot(dctx); snap != "" {
 		diag["snapshot"] = snap
 	}
 	held := 0
@@ -870,8 +870,8 @@ func (w *waiter) timeout(ctx context.Context, o WaitOptions) error {
 
 // diagSnapshot is a compact snapshot of the page cut to diagSnapshotChars,
 // for a diagnosis; it does not move the diff baseline.
-func (t *Tab) diagSnapshot(ctx context.Context) string {
-	pt, err := t.collect(ctx, Locator{})
+func (v *pageView) diagSnapshot(ctx context.Context) string {
+	pt, err := v.collect(ctx, Locator{})
 	if err != nil {
 		return ""
 	}

@@ -635,7 +635,8 @@ func (w frameWorld) element(ctx context.Context, id int) (runtime.RemoteObjectID
 
 // frameOf finds the frame an iframe element shows: its id, and the session
 // its document lives in (the parent's, or an out-of-process child's).
-func (t *Tab) frameOf(ctx context.Context, parent frameWorld, iframeID int) (frameWorld, error) {
+func (find finder) frameOf(ctx context.Context, parent frameWorld, iframeID int) (frameWorld, error) {
+	t := find.t
 	obj, err := parent.element(ctx, iframeID)
 	if err != nil || obj == "" {
 		return frameWorld{}, err
@@ -648,7 +649,7 @@ func (t *Tab) frameOf(ctx context.Context, parent frameWorld, iframeID int) (fra
 	if fid == "" {
 		return frameWorld{}, nil
 	}
-	if s := t.kids.get(fid); s != nil {
+	if s := t.page.kids.get(fid); s != nil {
 		return frameWorld{sess: s, frameID: fid}, nil
 	}
 	return frameWorld{sess: parent.sess, frameID: fid}, nil
@@ -661,7 +662,7 @@ func isContextGone(err error) bool {
 
 // frameOffset is where the viewport of frame f starts in the tab's viewport
 // (0, 0 for the main frame): input coordinates of its elements add it.
-func (t *Tab) frameOffset(ctx context.Context, f *frameRefs) (x, y float64, err error) {
+func (find finder) frameOffset(ctx context.Context, f *frameRefs) (x, y float64, err error) {
 	for ; f != nil && f.parent != nil; f = f.parent {
 		pw := frameWorld{sess: f.parent.sess, frameID: f.parent.frameID}
 		var box []float64

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -45,13 +47,13 @@ func (g *target) committed(raw jsonv2.Value) {
 // clearRefused replaces a refused document with about:blank and, when
 // note, says so in the next result.
 func (t *Tab) clearRefused(ctx context.Context, raw string, perr *Error, note bool) {
-	// t.blocked stays as it is: it names a load a call of the agent's
+	// t.notes.blocked stays as it is: it names a load a call of the agent's
 	// started, and this one was not (a later call would report it wrongly).
 	_ = t.page.Call(ctx, "Page.navigate", map[string]any{"url": "about:blank"}, nil)
 	if !note {
 		return
 	}
-	t.addNote(fmt.Sprintf("the tab showed %s, which the origin policy refuses (%s); webpilot replaced it with about:blank", shorten(raw, 200), perr.Message))
+	t.notes.add(fmt.Sprintf("the tab showed %s, which the origin policy refuses (%s); webpilot replaced it with about:blank", shorten(raw, 200), perr.Message))
 }
 
 // checkShown refuses a call on a tab whose document the origin policy
@@ -61,7 +63,7 @@ func (t *Tab) checkShown(ctx context.Context) error {
 	if origin == nil {
 		return nil
 	}
-	f, err := t.mainFrame(ctx)
+	f, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return nil // the call itself reports a tab that cannot be read
 	}
@@ -80,60 +82,96 @@ func (t *Tab) checkShown(ctx context.Context) error {
 		Hint: "webpilot replaced it with about:blank; navigate to an allowed origin", Suggestions: perr.Suggestions}
 }
 
-func (t *Tab) addNote(n string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.notes) < 20 {
-		t.notes = append(t.notes, n)
+// noteBox is what a tab has to tell the agent in the next result: notes
+// of what happened in the tab on its own (dialogs answered, loads the
+// origin policy refused, popups closed), a lead read before anything else,
+// and the URL of the last load the policy refused. The loop and its
+// workers write it (dialogs, paused requests), and so do the session's
+// calls; the next call's result takes it.
+type noteBox struct {
+	mu      sync.Mutex // guards the fields below
+	list    []string
+	lead    string // read first in the next result (setLead)
+	blocked string // the URL of the last load the policy refused
+}
+
+// add keeps a note for the next result (at most 20).
+func (b *noteBox) add(n string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.list) < 20 {
+		b.list = append(b.list, n)
 	}
 }
 
-// addLead sets the tab's lead: what the agent must read before anything
+// setLead sets the tab's lead: what the agent must read before anything
 // else of the next result (the session's tabs were lost with the browser).
-func (t *Tab) addLead(n string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.lead = n
+func (b *noteBox) setLead(n string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lead = n
 }
 
-// TakeLead returns and clears the tab's lead (addLead), or "".
-func (t *Tab) TakeLead() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := t.lead
-	t.lead = ""
+// takeLead returns and clears the lead (setLead), or "".
+func (b *noteBox) takeLead() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.lead
+	b.lead = ""
 	return n
 }
 
-// TakeNotes returns and clears what happened in the tab on its own since
-// the last call (dialogs answered, loads blocked).
-func (t *Tab) TakeNotes() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := t.notes
-	t.notes = nil
+// take returns and clears the notes.
+func (b *noteBox) take() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.list
+	b.list = nil
 	return n
+}
+
+// kept returns the notes without clearing them.
+func (b *noteBox) kept() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.list)
+}
+
+// block records a load the policy refused: its URL, for lastBlocked, and
+// its note.
+func (b *noteBox) block(url, note string) {
+	b.mu.Lock()
+	b.blocked = url
+	b.mu.Unlock()
+	b.add(note)
 }
 
 // lastBlocked returns and clears the URL of the last load the policy
 // refused. The caller reports it as its error, so the note of that load is
 // dropped too: it must not turn up in a later call's result.
-func (t *Tab) lastBlocked() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.blocked
-	t.blocked = ""
-	if b != "" {
-		kept := t.notes[:0]
-		for _, n := range t.notes {
-			if !strings.HasPrefix(n, blockedNote+b+":") {
+func (b *noteBox) lastBlocked() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	u := b.blocked
+	b.blocked = ""
+	if u != "" {
+		kept := b.list[:0]
+		for _, n := range b.list {
+			if !strings.HasPrefix(n, blockedNote+u+":") {
 				kept = append(kept, n)
 			}
 		}
-		t.notes = kept
+		b.list = kept
 	}
-	return b
+	return u
 }
+
+// TakeLead returns and clears the tab's lead (noteBox.setLead), or "".
+func (t *Tab) TakeLead() string { return t.notes.takeLead() }
+
+// TakeNotes returns and clears what happened in the tab on its own since
+// the last call (dialogs answered, loads blocked).
+func (t *Tab) TakeNotes() []string { return t.notes.take() }
 
 // blockedNote starts the note of a load the policy refused.
 const blockedNote = "blocked a load of "
