@@ -281,7 +281,7 @@ func (e *envelope) report(ctx context.Context, el *element, res *ActionResult) {
 // joined the session (adoptLatePopups: the tab list is read only when a
 // page asked for a window).
 func (s *Session) adoptPopups(ctx context.Context, res *ActionResult) {
-	if adopted, err := s.adoptLatePopups(ctx); err == nil {
+	if adopted, err := s.tabs.adoptLatePopups(ctx); err == nil {
 		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 }

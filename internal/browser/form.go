@@ -189,7 +189,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	if res.Navigated {
 		res.SubmitVerified = res.Submitted || res.SubmitVerified
 	}
-	if adopted, err := s.AdoptPopups(callCtx); err == nil {
+	if adopted, err := s.tabs.AdoptPopups(callCtx); err == nil {
 		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 	return res, nil
