@@ -409,6 +409,8 @@ func tabErr(t *Tab) error {
 	return nil
 }
 
+// openTab opens a blank tab for the session, attached and prepared, and
+// makes it current.
 func (set *tabSet) openTab(ctx context.Context) (*Tab, error) {
 	s := set.s
 	be := s.be
