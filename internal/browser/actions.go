@@ -34,7 +34,7 @@ const focusJS = `function(){
   return a===this;
 }`
 
-func (s *Session) focus(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) focus(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	var ok bool
 	if err := t.callEl(ctx, el, focusJS, &ok); err != nil {
 		return backendError("focus "+a.Target.Describe(), err)
@@ -65,7 +65,7 @@ type checkState struct {
 
 // check sets a checkbox, radio or switch to the wanted state by clicking
 // it (only when it is not in that state yet) and reads the state back.
-func (s *Session) check(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) check(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	want := a.Kind == "check"
 	read := func() (checkState, error) {
 		var st checkState
@@ -92,7 +92,7 @@ func (s *Session) check(ctx context.Context, t *Tab, el *element, a Action, res 
 	}
 	click := a
 	click.Kind = "click"
-	if err := s.pointerAction(ctx, t, el, click, res); err != nil {
+	if err := ac.pointerAction(ctx, t, el, click, res); err != nil {
 		return err
 	}
 	for i := 0; i < 10; i++ {
@@ -139,7 +139,7 @@ const selectOptionsJS = `function(vals){
   return {values:Array.from(this.selectedOptions,o=>o.value), labels:Array.from(this.selectedOptions,o=>norm(o.label))};
 }`
 
-func (s *Session) selectOptions(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) selectOptions(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	vals := a.Values
 	if len(vals) == 0 && a.Value != "" {
 		vals = []string{a.Value}
@@ -202,7 +202,7 @@ const scrollJS = `function(dir){
 // scrollDirections are the directions scroll takes.
 var scrollDirections = map[string]bool{"up": true, "down": true, "left": true, "right": true, "top": true, "bottom": true}
 
-func (s *Session) scroll(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) scroll(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	if a.Direction != "" && !scrollDirections[a.Direction] {
 		return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("unknown direction %q", a.Direction), Hint: "use up, down, left, right, top or bottom"}
 	}
@@ -299,7 +299,8 @@ const expectWait = 5 * time.Second
 // expect waits (bounded by the action timeout and expectWait) for the
 // action's expect to hold: met makes the outcome verified; else it stays
 // dispatched and the result says what did not hold.
-func (s *Session) expect(ctx context.Context, t *Tab, a Action, res *ActionResult) {
+func (ac actor) expect(ctx context.Context, t *Tab, a Action, res *ActionResult) {
+	s := ac.s
 	ctx, cancel := context.WithTimeout(ctx, min(or(a.Timeout, s.pol.opts.ActionTimeout), expectWait))
 	defer cancel()
 	inPage := *a.Expect
@@ -399,7 +400,7 @@ func mustJSON(v any) string {
 // drag presses the mouse on the target, moves it in steps to the drop
 // target and releases it there: trusted pointer events, which drive both
 // pointer-based drag libraries and the browser's own HTML5 drag and drop.
-func (s *Session) drag(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) drag(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	if a.To.Empty() {
 		return &Error{Code: CodeInvalidArgument, Message: "drag needs a drop target: to_ref or to_selector", Hint: `e.g. {"action":"drag","ref":"e3","to_ref":"e9"}`}
 	}

@@ -10,7 +10,8 @@ import (
 
 // binder is the session's backend as a backend.Binder, or an error saying
 // that this backend cannot bind tabs.
-func (s *Session) binder() (backend.Binder, error) {
+func (set *tabSet) binder() (backend.Binder, error) {
+	s := set.s
 	b, ok := s.be.(backend.Binder)
 	if !ok {
 		return nil, &Error{Code: CodeInvalidArgument, Message: "this browser backend cannot bind the user's tabs",
@@ -25,7 +26,7 @@ func (s *Session) binder() (backend.Binder, error) {
 // backend knows it.
 func (ts Tabs) Bindable(ctx context.Context) ([]TabView, error) {
 	s := ts.h.s
-	b, err := s.binder()
+	b, err := s.tabs.binder()
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,7 @@ func (ts Tabs) Bindable(ctx context.Context) ([]TabView, error) {
 // suggestions.
 func (ts Tabs) Bind(ctx context.Context, id, match string) (*Tab, error) {
 	s := ts.h.s
-	b, err := s.binder()
+	b, err := s.tabs.binder()
 	if err != nil {
 		return nil, err
 	}
@@ -113,13 +114,13 @@ func (ts Tabs) Bind(ctx context.Context, id, match string) (*Tab, error) {
 				Hint: "bind one of the candidates by tab, or by match (part of its URL or title)", Suggestions: list}
 		}
 	}
-	t, err := s.prepareTab(ctx, pick.ID, b.Bind) // the popup lists it under the session (the backend's scope)
+	t, err := s.tabs.prepareTab(ctx, pick.ID, b.Bind) // the popup lists it under the session (the backend's scope)
 	if err != nil {
 		return nil, err
 	}
 	t.bind.bound = true
-	s.join(t)
-	s.setCurrent(t)
+	s.tabs.join(t)
+	s.tabs.setCurrent(t)
 	ts.h.t = t
 	return t, nil
 }
@@ -130,13 +131,13 @@ func (ts Tabs) Unbind(ctx context.Context, id string) (*Tab, error) {
 	s := ts.h.s
 	var t *Tab
 	if id == "" {
-		t = s.current
+		t = s.tabs.current
 	} else {
-		t = s.tabs[s.ids.resolve(id)]
+		t = s.tabs.all[s.tabs.ids.resolve(id)]
 	}
 	if t == nil || !t.bind.bound {
 		var bound []string
-		for _, o := range s.tabs {
+		for _, o := range s.tabs.all {
 			if o.bind.bound {
 				bound = append(bound, o.ID)
 			}
@@ -149,13 +150,14 @@ func (ts Tabs) Unbind(ctx context.Context, id string) (*Tab, error) {
 		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("%s is not a tab session %q bound", what, s.shownToAgent()),
 			Hint: "unbind releases tabs bound with browser_tabs bind (the suggestions); close closes the session's own", Suggestions: bound}
 	}
-	return t, s.releaseTab(ctx, t)
+	return t, s.tabs.releaseTab(ctx, t)
 }
 
 // releaseTab detaches a bound tab and forgets it; the tab stays open.
-func (s *Session) releaseTab(ctx context.Context, t *Tab) error {
-	s.leave(t)
-	s.unclaim(t.target)
+func (set *tabSet) releaseTab(ctx context.Context, t *Tab) error {
+	s := set.s
+	set.leave(t)
+	set.unclaim(t.target)
 	if !t.alive() {
 		return nil
 	}
@@ -164,7 +166,7 @@ func (s *Session) releaseTab(ctx context.Context, t *Tab) error {
 		// is reset before its debugger lets go)
 		_ = Emulation{}.applyTo(ctx, t)
 	}
-	b, err := s.binder()
+	b, err := set.binder()
 	if err != nil {
 		return err
 	}

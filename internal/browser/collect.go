@@ -255,7 +255,7 @@ func (h *Held) Collect(ctx context.Context, o CollectOptions) (*Collected, error
 	defer stop()
 	ictx, cancel := innerContext(dctx)
 	defer cancel()
-	c, err := s.collect(ictx, t, o, key, fields, excl)
+	c, err := reader{s}.collect(ictx, t, o, key, fields, excl)
 	if dctx.Err() != nil && t.dialogs.open() != nil {
 		return nil, t.dialogs.err()
 	}
@@ -268,7 +268,7 @@ func (h *Held) Collect(ctx context.Context, o CollectOptions) (*Collected, error
 	return c, nil
 }
 
-func (s *Session) collect(ctx context.Context, t *Tab, o CollectOptions, key string, fields []CollectField, excl map[string]*regexp.Regexp) (*Collected, error) {
+func (rd reader) collect(ctx context.Context, t *Tab, o CollectOptions, key string, fields []CollectField, excl map[string]*regexp.Regexp) (*Collected, error) {
 	w, root, err := t.finder().collectRoot(ctx, o.Within, o.Frame)
 	if err != nil {
 		return nil, err

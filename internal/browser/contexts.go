@@ -57,7 +57,7 @@ func (c *browserContexts) open(ctx context.Context, s *Session, name string) (*T
 		c.drop(ctx, s)
 		return nil, backendError("open a tab in context "+name, err)
 	}
-	t, err := s.attachTab(ctx, info.ID)
+	t, err := s.tabs.attachTab(ctx, info.ID)
 	if err != nil {
 		_ = s.be.CloseTab(context.WithoutCancel(ctx), info.ID)
 		c.drop(ctx, s)
@@ -65,8 +65,8 @@ func (c *browserContexts) open(ctx context.Context, s *Session, name string) (*T
 	}
 	t.bctx = contextRef{name: name, id: id}
 	t.waitInitialLoad(ctx)
-	s.join(t)
-	s.setCurrent(t)
+	s.tabs.join(t)
+	s.tabs.setCurrent(t)
 	return t, nil
 }
 
@@ -87,7 +87,7 @@ func (c *browserContexts) drop(ctx context.Context, s *Session) {
 		return
 	}
 	used := map[string]bool{}
-	for _, t := range s.tabs {
+	for _, t := range s.tabs.all {
 		used[t.bctx.name] = true
 	}
 	for name, id := range c.ids {

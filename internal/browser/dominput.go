@@ -83,7 +83,7 @@ type domResult struct {
 }
 
 // domAction runs a.Kind as DOM events on el.
-func (s *Session) domAction(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) domAction(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	res.InputMode = InputDOM
 	var r domResult
 	var err error
@@ -91,7 +91,7 @@ func (s *Session) domAction(ctx context.Context, t *Tab, el *element, a Action, 
 	case "click", "dblclick", "right_click", "hover":
 		err = t.callEl(ctx, el, domEventJS, &r, a.Kind)
 	case "check", "uncheck":
-		return s.check(ctx, t, el, a, res) // clicks through s.click, which honours the mode
+		return ac.check(ctx, t, el, a, res) // clicks through s.click, which honours the mode
 	case "fill", "clear", "type":
 		if el == nil {
 			return &Error{Code: CodeInvalidArgument, Message: "type with input_mode dom needs a target", Hint: "name the field, or use input_mode cdp to type at the focus"}

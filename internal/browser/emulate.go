@@ -359,7 +359,7 @@ func (em Emulator) Set(ctx context.Context, o Emulation, clear bool) (Emulation,
 			note = "the browser did not let webpilot grant pages the location permission: a page that asks for the position makes the browser ask the user"
 		}
 	}
-	for _, t := range s.tabs {
+	for _, t := range s.tabs.all {
 		if err := e.applyTo(ctx, t); err != nil {
 			return s.emulation, "", backendError("emulate on tab "+t.ID, err)
 		}

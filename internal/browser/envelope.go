@@ -20,6 +20,13 @@ import (
 // console errors, the downloads and the new tabs (report, adoptPopups).
 // A JavaScript dialog the input opens ends the envelope at once (Act).
 
+// actor is a call's input on a tab of a held session: an action (act) is
+// its input of one kind (focus, fill, pointerAction, upload…) inside the
+// envelope, and a form fill (fillForm) is fills and a submit. It owns no
+// state: what an input watches is the envelope's, what it changes the
+// tab's; the session gives it its policy and its tabs (for popups).
+type actor struct{ s *Session }
+
 // Act runs an action in the tab, waiting (up to the action timeout) for the
 // target to be actionable, then settles.
 //
@@ -34,7 +41,7 @@ func (h *Held) Act(ctx context.Context, a Action) (*ActionResult, error) {
 	}
 	dctx, stop := t.dialogs.until(ctx)
 	defer stop()
-	res, err := s.act(dctx, t, a)
+	res, err := actor{s}.act(dctx, t, a)
 	if errors.Is(context.Cause(dctx), errDialogOpened) {
 		if d := t.dialogs.open(); d != nil {
 			if res == nil {
@@ -55,7 +62,8 @@ func (h *Held) Act(ctx context.Context, a Action) (*ActionResult, error) {
 // act is one action: its input (input) inside the envelope (envelop,
 // settle, report), once the action is checked (normalize) and its target
 // found (prepare).
-func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
+func (ac actor) act(ctx context.Context, t *Tab, a Action) (*ActionResult, error) {
+	s := ac.s
 	ctx = withCallDeadline(ctx)
 	// Finding the page and the element is not waiting: only the
 	// actionability wait is bounded by the action timeout (ctx); the rest
@@ -74,17 +82,17 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 	}()
 	// Popups that opened late (after the previous call) join now, and the
 	// current tab is brought back to the front before input goes to it.
-	s.adoptPopups(callCtx, res)
+	ac.adoptPopups(callCtx, res)
 	if err := a.normalize(); err != nil {
 		return nil, err
 	}
-	el, before, err := s.prepare(callCtx, t, a, res, framed)
+	el, before, err := ac.prepare(callCtx, t, a, res, framed)
 	if err != nil {
 		return nil, err
 	}
-	env := s.envelop(callCtx, t, a, before)
+	env := ac.envelop(callCtx, t, a, before)
 	defer env.close()
-	if err := s.input(ctx, t, el, a, res); err != nil {
+	if err := ac.input(ctx, t, el, a, res); err != nil {
 		return res, err
 	}
 	if err := env.settle(callCtx, res); err != nil {
@@ -97,7 +105,7 @@ func (s *Session) act(ctx context.Context, t *Tab, a Action) (*ActionResult, err
 		defer close(released)
 		t.releaseObjects(ctx)
 	}()
-	s.adoptPopups(callCtx, res)
+	ac.adoptPopups(callCtx, res)
 	<-released
 	return res, nil
 }
@@ -137,7 +145,7 @@ func (a *Action) normalize() error {
 // checked, the target's element found (nil for the page or a point), the
 // page as it is before the input (framed: the main frame, read meanwhile),
 // and the guard asked.
-func (s *Session) prepare(ctx context.Context, t *Tab, a Action, res *ActionResult, framed <-chan frameRead) (*element, frame, error) {
+func (ac actor) prepare(ctx context.Context, t *Tab, a Action, res *ActionResult, framed <-chan frameRead) (*element, frame, error) {
 	if a.Expect != nil {
 		if err := t.finder().checkPatterns(ctx, a.Expect.Text, a.Expect.URL, a.Expect.Title); err != nil {
 			return nil, frame{}, err
@@ -166,34 +174,34 @@ func (s *Session) prepare(ctx context.Context, t *Tab, a Action, res *ActionResu
 }
 
 // input sends an action's input: the part of act inside the envelope.
-func (s *Session) input(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) input(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	switch {
 	case a.Kind == MouseKind:
-		return s.mouseAction(ctx, t, a.Mouse, res)
+		return ac.mouseAction(ctx, t, a.Mouse, res)
 	case a.InputMode == InputDOM && a.Kind != "check" && a.Kind != "uncheck":
-		return s.domAction(ctx, t, el, a, res)
+		return ac.domAction(ctx, t, el, a, res)
 	}
 	switch a.Kind {
 	case "click", "dblclick", "right_click", "hover":
-		return s.pointerAction(ctx, t, el, a, res)
+		return ac.pointerAction(ctx, t, el, a, res)
 	case "focus":
-		return s.focus(ctx, t, el, a, res)
+		return ac.focus(ctx, t, el, a, res)
 	case "check", "uncheck":
-		return s.check(ctx, t, el, a, res)
+		return ac.check(ctx, t, el, a, res)
 	case "fill", "clear":
-		return s.fill(ctx, t, el, a, res)
+		return ac.fill(ctx, t, el, a, res)
 	case "select":
-		return s.selectOptions(ctx, t, el, a, res)
+		return ac.selectOptions(ctx, t, el, a, res)
 	case "type":
-		return s.typeText(ctx, t, el, a, res)
+		return ac.typeText(ctx, t, el, a, res)
 	case "press":
-		return s.press(ctx, t, el, a)
+		return ac.press(ctx, t, el, a)
 	case "scroll":
-		return s.scroll(ctx, t, el, a, res)
+		return ac.scroll(ctx, t, el, a, res)
 	case "upload":
-		return s.upload(ctx, t, el, a, res)
+		return ac.upload(ctx, t, el, a, res)
 	case "drag":
-		return s.drag(ctx, t, el, a, res)
+		return ac.drag(ctx, t, el, a, res)
 	}
 	return nil
 }
@@ -213,7 +221,8 @@ type envelope struct {
 
 // envelop starts watching what an action's input is about to set off.
 // Close it when the action ends.
-func (s *Session) envelop(ctx context.Context, t *Tab, a Action, before frame) *envelope {
+func (ac actor) envelop(ctx context.Context, t *Tab, a Action, before frame) *envelope {
+	s := ac.s
 	e := &envelope{s: s, t: t, a: a, before: before, console: t.console.mark(), downloads: t.downloads.mark()}
 	e.nav = t.watchNavigation()
 	if e.quiet = t.newQuietWatch(before.ID); !aimsFirst(a) {
@@ -246,7 +255,7 @@ func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 		// frame, runs now: it can end the navigation window early.
 		drawn = q.readAhead(ctx, false)
 	}
-	if err := s.settle(ctx, t, w, before, res, window, true, drawn); err != nil || res.Navigated {
+	if err := (actor{s}).settle(ctx, t, w, before, res, window, true, drawn); err != nil || res.Navigated {
 		return err
 	}
 	qr := q.wait(ctx)
@@ -254,7 +263,7 @@ func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 	if drawn != nil && w.navigationStarted(ctx, before.ID, 0, nil) {
 		// The window ended at the page's next frame; a navigation a
 		// script started later, while the wait ran, is waited for too.
-		return s.settled(ctx, t, w, before, res, true, false)
+		return actor{s}.settled(ctx, t, w, before, res, true, false)
 	}
 	res.addBusy(qr.busy)
 	if url, title, err := t.locationAfter(ctx, qr); err == nil {
@@ -272,7 +281,7 @@ func (e *envelope) report(ctx context.Context, el *element, res *ActionResult) {
 		e.noteBlockedSubmit(ctx, el, res)
 	}
 	if e.a.Expect != nil {
-		e.s.expect(ctx, e.t, e.a, res)
+		actor{e.s}.expect(ctx, e.t, e.a, res)
 	}
 	res.ConsoleErrors, res.ConsoleErrorCount = e.t.console.errorsSince(e.console, 5)
 	e.t.downloads.await(ctx, e.nav.downloadsBegun())
@@ -282,8 +291,9 @@ func (e *envelope) report(ctx context.Context, el *element, res *ActionResult) {
 // adoptPopups adds to the result the tabs the session's pages opened that
 // joined the session (adoptLatePopups: the tab list is read only when a
 // page asked for a window).
-func (s *Session) adoptPopups(ctx context.Context, res *ActionResult) {
-	if adopted, err := s.adoptLatePopups(ctx); err == nil {
+func (ac actor) adoptPopups(ctx context.Context, res *ActionResult) {
+	s := ac.s
+	if adopted, err := s.tabs.adoptLatePopups(ctx); err == nil {
 		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 }
@@ -408,12 +418,13 @@ func navWindow(a Action, res *ActionResult) time.Duration {
 // then reads it only after a navigation.
 //
 // drawn, when not nil, ends the window early (navWatch.navigationStarted).
-func (s *Session) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, window time.Duration, quietNext bool, drawn <-chan bool) error {
-	return s.settled(ctx, t, w, before, res, w.navigationStarted(ctx, before.ID, window, drawn), quietNext)
+func (ac actor) settle(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, window time.Duration, quietNext bool, drawn <-chan bool) error {
+	return ac.settled(ctx, t, w, before, res, w.navigationStarted(ctx, before.ID, window, drawn), quietNext)
 }
 
 // settled is settle once it is known whether a navigation started.
-func (s *Session) settled(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, started, quietNext bool) error {
+func (ac actor) settled(ctx context.Context, t *Tab, w *navWatch, before frame, res *ActionResult, started, quietNext bool) error {
+	s := ac.s
 	if started {
 		nctx, cancel := context.WithTimeout(ctx, s.pol.opts.NavTimeout)
 		_, err := w.waitSettled(nctx, before.ID, before.LoaderID)

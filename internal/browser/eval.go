@@ -80,7 +80,7 @@ func (h *Held) Eval(ctx context.Context, o EvalOptions) (*EvalResult, error) {
 		return nil, err
 	}
 	return untilAnswered(ctx, t, func(ctx context.Context) (*EvalResult, error) {
-		return s.eval(ctx, t, o)
+		return reader{s}.eval(ctx, t, o)
 	})
 }
 
@@ -101,7 +101,8 @@ func (o EvalOptions) Check() error {
 	return nil
 }
 
-func (s *Session) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult, error) {
+func (rd reader) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult, error) {
+	s := rd.s
 	res := &EvalResult{Frame: "main frame", MaxChars: o.MaxChars}
 	if res.MaxChars == 0 {
 		res.MaxChars = EvalMaxChars
@@ -141,7 +142,7 @@ func (s *Session) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult,
 		if err != nil {
 			return nil, err
 		}
-		err = s.evalIn(ctx, w, pc, code, o.Function != "", timeout, res)
+		err = rd.evalIn(ctx, w, pc, code, o.Function != "", timeout, res)
 		if attempt == 0 && isContextGone(err) {
 			// The frame's document changed under the cached context.
 			w.sess.worlds.dropMain(w.frameID, pc)
@@ -152,7 +153,7 @@ func (s *Session) eval(ctx context.Context, t *Tab, o EvalOptions) (*EvalResult,
 }
 
 // evalIn runs code in the page context pc of frame w and fills res.
-func (s *Session) evalIn(ctx context.Context, w frameWorld, pc pageContext, code string, fn bool, timeout time.Duration, res *EvalResult) error {
+func (rd reader) evalIn(ctx context.Context, w frameWorld, pc pageContext, code string, fn bool, timeout time.Duration, res *EvalResult) error {
 	// The page's thread stops a running script at the timeout and
 	// answers; rctx, a moment later, is for what it cannot stop (a
 	// promise that never settles, or code after an await).

@@ -130,3 +130,9 @@ func CrashPage(ctx context.Context, t *Tab) {
 	defer cancel()
 	_ = t.page.Call(cctx, "Page.crash", nil, nil)
 }
+
+// AdoptPopups adopts the popups the session's tabs opened (tabSet's
+// AdoptPopups); call it within Do.
+func AdoptPopups(ctx context.Context, s *Session) ([]TabView, error) {
+	return s.tabs.AdoptPopups(ctx)
+}

@@ -130,7 +130,7 @@ func (d Downloads) Fetch(ctx context.Context, o FetchOptions) (*FetchResult, err
 	}
 	return untilAnswered(ctx, t, func(ctx context.Context) (*FetchResult, error) {
 		defer t.releaseObjects(ctx)
-		return s.download(ctx, t, o)
+		return reader{s}.download(ctx, t, o)
 	})
 }
 
@@ -143,7 +143,8 @@ type mediaList struct {
 	} `json:"media"`
 }
 
-func (s *Session) download(ctx context.Context, t *Tab, o FetchOptions) (*FetchResult, error) {
+func (rd reader) download(ctx context.Context, t *Tab, o FetchOptions) (*FetchResult, error) {
+	s := rd.s
 	res := &FetchResult{}
 	var w frameWorld
 	if len(o.URLs) > 0 {

@@ -113,7 +113,7 @@ func (h *Held) FillForm(ctx context.Context, f FormFill) (*FormResult, error) {
 	}
 	dctx, stop := t.dialogs.until(ctx)
 	defer stop()
-	res, err := s.fillForm(dctx, t, f)
+	res, err := actor{s}.fillForm(dctx, t, f)
 	if errors.Is(context.Cause(dctx), errDialogOpened) {
 		if d := t.dialogs.open(); d != nil {
 			if res == nil {
@@ -129,7 +129,8 @@ func (h *Held) FillForm(ctx context.Context, f FormFill) (*FormResult, error) {
 	return res, nil
 }
 
-func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult, error) {
+func (ac actor) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult, error) {
+	s := ac.s
 	callCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.pol.opts.ActionTimeout*2)
 	defer cancel()
@@ -143,7 +144,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	var last *element
 	lastText := -1
 	for i, fd := range f.Fields {
-		done, el, kind, err := s.fillField(ctx, t, fd, f.Roots)
+		done, el, kind, err := ac.fillField(ctx, t, fd, f.Roots)
 		if err != nil {
 			if errors.Is(context.Cause(ctx), errDialogOpened) {
 				res.Stopped = fd.Target.Describe()
@@ -164,7 +165,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	defer w.stop()
 	q := t.watchQuiet(callCtx, before.ID)
 	if f.Submit != SubmitNone {
-		if err := s.submit(ctx, t, f, last, lastText, res); err != nil {
+		if err := ac.submit(ctx, t, f, last, lastText, res); err != nil {
 			return res, err
 		}
 	}
@@ -175,7 +176,7 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 		window = 0
 	}
 	quietNext := f.Submit != SubmitNone
-	if err := s.settle(callCtx, t, w, before, ar, window, quietNext, nil); err != nil {
+	if err := ac.settle(callCtx, t, w, before, ar, window, quietNext, nil); err != nil {
 		return res, err
 	}
 	if !ar.Navigated && quietNext {
@@ -189,14 +190,14 @@ func (s *Session) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult
 	if res.Navigated {
 		res.SubmitVerified = res.Submitted || res.SubmitVerified
 	}
-	if adopted, err := s.AdoptPopups(callCtx); err == nil {
+	if adopted, err := s.tabs.AdoptPopups(callCtx); err == nil {
 		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 	return res, nil
 }
 
 // fillField sets one field and reads it back.
-func (s *Session) fillField(ctx context.Context, t *Tab, fd FormField, roots func() []string) (FieldDone, *element, string, error) {
+func (ac actor) fillField(ctx context.Context, t *Tab, fd FormField, roots func() []string) (FieldDone, *element, string, error) {
 	done := FieldDone{Field: fd.Target.Describe()}
 	el, err := t.finder().locate(ctx, fd.Target)
 	if err != nil {
@@ -227,11 +228,11 @@ func (s *Session) fillField(ctx context.Context, t *Tab, fd FormField, roots fun
 		if on {
 			a.Kind = "check"
 		}
-		err = s.check(ctx, t, el, a, r)
+		err = ac.check(ctx, t, el, a, r)
 		done.Value = map[bool]string{true: "checked", false: "unchecked"}[on]
 	case "select":
 		a.Kind = "select"
-		err = s.selectOptions(ctx, t, el, a, r)
+		err = ac.selectOptions(ctx, t, el, a, r)
 		done.Value = r.Value
 	case "file":
 		a.Kind, a.Files = "upload", fd.Values
@@ -241,11 +242,11 @@ func (s *Session) fillField(ctx context.Context, t *Tab, fd FormField, roots fun
 		if len(a.Files) == 0 && fd.Value != "" {
 			a.Files = []string{fd.Value}
 		}
-		err = s.upload(ctx, t, el, a, r)
+		err = ac.upload(ctx, t, el, a, r)
 		done.Value = r.Value
 	default:
 		a.Kind = "fill"
-		err = s.fill(ctx, t, el, a, r)
+		err = ac.fill(ctx, t, el, a, r)
 		done.Value = r.Value
 		if kind != "multiline" {
 			kind = "text"
@@ -315,7 +316,7 @@ const listenSubmitJS = `function(){
   if(!W.submitListener){ W.submitListener=true; document.addEventListener("submit",()=>{ globalThis.__webpilot.submitted=true; },true); }
 }`
 
-func (s *Session) submit(ctx context.Context, t *Tab, f FormFill, last *element, lastText int, res *FormResult) error {
+func (ac actor) submit(ctx context.Context, t *Tab, f FormFill, last *element, lastText int, res *FormResult) error {
 	_ = t.callEl(ctx, last, listenSubmitJS, nil)
 	submitted := func() bool {
 		var ok bool

@@ -168,7 +168,7 @@ func (h *Held) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, e
 	}
 	res := &HandoffResult{}
 	if conds != nil {
-		wr, err := s.wait(wctx, t, conds, WaitOptions{Conditions: []WaitCondition{*o.Until}, Timeout: o.Timeout})
+		wr, err := reader{s}.wait(wctx, t, conds, WaitOptions{Conditions: []WaitCondition{*o.Until}, Timeout: o.Timeout})
 		switch cause := context.Cause(wctx); {
 		case ctx.Err() != nil:
 			return nil, backendError("wait for the user", context.Cause(ctx))

@@ -78,7 +78,7 @@ func (h *Held) Tab() *Tab {
 func (h *Held) Use(t *Tab) {
 	h.t = t
 	if t != nil {
-		h.s.recent.use(t.target)
+		h.s.tabs.recent.use(t.target)
 	}
 }
 

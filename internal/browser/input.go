@@ -238,7 +238,7 @@ func (t *Tab) prepareEdit(ctx context.Context, el *element, kind string, tg Loca
 	}
 }
 
-func (s *Session) fill(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) fill(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	st, err := t.prepareEdit(ctx, el, a.Kind, a.Target)
 	if err != nil {
 		return err
@@ -319,7 +319,7 @@ func (t *Tab) inputSent(ctx context.Context) {
 
 // typeText types text as key presses at the focus (or into the target,
 // focused first, caret at the end). Characters without a key go in as text.
-func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) typeText(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	keysOnly := false // the keys go to a focusable element that is no text field
 	var st editState
 	if el != nil {
@@ -371,7 +371,7 @@ func (s *Session) typeText(ctx context.Context, t *Tab, el *element, a Action, r
 	return nil
 }
 
-func (s *Session) press(ctx context.Context, t *Tab, el *element, a Action) error {
+func (ac actor) press(ctx context.Context, t *Tab, el *element, a Action) error {
 	if strings.TrimSpace(a.Key) == "" {
 		return &Error{Code: CodeInvalidArgument, Message: "key is empty", Hint: `pass a key such as "Enter", "Tab", "ArrowDown" or "Control+A"`}
 	}

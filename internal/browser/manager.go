@@ -244,7 +244,8 @@ func (m *Manager) SessionWith(name, profile string, pol *Policy) *Session {
 		if pol == nil {
 			pol = m.policy
 		}
-		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), tabs: make(map[string]*Tab), refused: make(map[string]bool), link: newSessionLink(pol)}
+		s = &Session{name: name, m: m, be: m.opts.Backend, pol: pol, profile: profile, lock: make(chan struct{}, 1), link: newSessionLink(pol)}
+		s.tabs = newTabSet(s)
 		s.base = s.be
 		if m.opts.Farm != nil {
 			s.be, s.ownBackend = m.opts.Farm.NewBackend(name), true
@@ -406,26 +407,17 @@ type Session struct {
 	used    atomic.Int64  // when the session was last taken or let go (unix ns)
 	// link is what the session's tabs share of it (sessionLink): the
 	// caller, the network log, the routes, the count of windows asked
-	// for…; windowOpensSeen is that count when a read of the tab list for
-	// popups last adopted one (held).
-	link            *sessionLink
-	windowOpensSeen int64
+	// for…
+	link *sessionLink
 
 	// Fields below are guarded by lock (held through Do).
 	// removed: the manager removed the session (Manager.Remove); Do
 	// refuses it from then on with ErrSessionRemoved.
 	removed bool
-	tabs    map[string]*Tab
-	current *Tab
+	// tabs are the session's tabs (tabSet): those it owns or bound, the
+	// current one, their short ids.
+	tabs    tabSet
 	snapSeq int
-	// refused are tabs the session's pages opened on origins the policy
-	// refuses: closed, never adopted.
-	refused map[string]bool
-	// ids are the short tab ids (t1, t2, …) given out in this session;
-	// tabs is keyed by backend id. recent is the order the tabs were last
-	// used in: the next current tab is the one used last.
-	ids    tabIDs
-	recent useOrder
 
 	// profile selects the browser profile (Options.BrowserProfile). When
 	// it is "", the session pins itself to the profile its first backend
@@ -531,10 +523,10 @@ func (s *Session) Backend() backend.Backend { return s.be }
 // whose Close closes the tabs with the connection. Call held.
 func (s *Session) release(ctx context.Context) error {
 	if !s.ownBackend {
-		return s.closeTabs(ctx)
+		return s.tabs.closeTabs(ctx)
 	}
-	clear(s.tabs)
-	s.current = nil
+	clear(s.tabs.all)
+	s.tabs.current = nil
 	return s.closeBackend()
 }
 
@@ -574,7 +566,7 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) 
 		err := fn(ctx, &Held{s: s})
 		if be, ok := AsError(err); ok && be.Code == CodeBridgeDetached {
 			// The agent has now been told: the next call re-attaches.
-			for _, t := range s.tabs {
+			for _, t := range s.tabs.all {
 				if !t.alive() && errors.Is(tabErr(t), cdp.ErrDetachedByUser) {
 					t.bind.detachReported = true
 				}
@@ -590,7 +582,7 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) 
 func (s *Session) unpinIfEmpty() {
 	s.pinMu.Lock()
 	defer s.pinMu.Unlock()
-	if len(s.tabs) == 0 {
+	if len(s.tabs.all) == 0 {
 		s.pinned = ""
 	}
 }

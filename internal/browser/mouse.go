@@ -117,7 +117,7 @@ func (find finder) at(ctx context.Context, x, y float64) (*PointHit, error) {
 
 // mouseAction sends m; res.Point says what was at its point (at the end
 // of a drag, what it was dropped on).
-func (s *Session) mouseAction(ctx context.Context, t *Tab, m *MouseInput, res *ActionResult) error {
+func (ac actor) mouseAction(ctx context.Context, t *Tab, m *MouseInput, res *ActionResult) error {
 	x, y := m.X, m.Y
 	if m.Action == "drag" {
 		// both ends must be on screen

@@ -145,13 +145,20 @@ func (p *Policy) originPolicy(u *url.URL) *Error {
 	return &Error{Code: CodeOriginBlocked, Message: msg, Hint: hint, Suggestions: p.opts.AllowedOrigins}
 }
 
+// navigator is a call's navigation of a tab of a held session: to a URL
+// (navigate) or in its history (history), waited for until the new
+// document loads and checked against the origin policy (finishNav). It
+// owns no state: the navigation watch is the tab's; the session gives it
+// its policy.
+type navigator struct{ s *Session }
+
 // Navigate opens url in the tab and waits for its load event, up to timeout
 // (0: the navigation timeout). A client-side redirect during the load is
 // followed to the document that finally loads.
 func (h *Held) Navigate(ctx context.Context, rawURL string, timeout time.Duration) (NavResult, error) {
 	s, t := h.s, h.t
 	defer t.stopIfCancelled(ctx)
-	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return s.navigate(ctx, t, rawURL, timeout) })
+	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return navigator{s}.navigate(ctx, t, rawURL, timeout) })
 }
 
 // stopIfCancelled stops the tab's loading when the call was cancelled (the
@@ -168,7 +175,8 @@ func (t *Tab) stopIfCancelled(ctx context.Context) {
 	}
 }
 
-func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout time.Duration) (NavResult, error) {
+func (nv navigator) navigate(ctx context.Context, t *Tab, rawURL string, timeout time.Duration) (NavResult, error) {
+	s := nv.s
 	u, err := s.pol.NormalizeURL(rawURL)
 	if err != nil {
 		return NavResult{}, err
@@ -211,7 +219,7 @@ func (s *Session) navigate(ctx context.Context, t *Tab, rawURL string, timeout t
 			return NavResult{}, loadWaitError(u, err)
 		}
 	}
-	return s.finishNav(ctx, t, w, loaderID)
+	return nv.finishNav(ctx, t, w, loaderID)
 }
 
 // blockedError reports a load the origin policy refused.
@@ -225,10 +233,11 @@ func blockedError(blocked string) *Error {
 func (h *Held) History(ctx context.Context, dir string, timeout time.Duration) (NavResult, error) {
 	s, t := h.s, h.t
 	defer t.stopIfCancelled(ctx)
-	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return s.history(ctx, t, dir, timeout) })
+	return untilAnswered(ctx, t, func(ctx context.Context) (NavResult, error) { return navigator{s}.history(ctx, t, dir, timeout) })
 }
 
-func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
+func (nv navigator) history(ctx context.Context, t *Tab, dir string, timeout time.Duration) (NavResult, error) {
+	s := nv.s
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
 	t.view.cache = nil
@@ -269,10 +278,11 @@ func (s *Session) history(ctx context.Context, t *Tab, dir string, timeout time.
 		}
 		return NavResult{}, loadWaitError(dir, err)
 	}
-	return s.finishNav(ctx, t, w, loaderID)
+	return nv.finishNav(ctx, t, w, loaderID)
 }
 
-func (s *Session) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID string) (NavResult, error) {
+func (nv navigator) finishNav(ctx context.Context, t *Tab, w *navWatch, loaderID string) (NavResult, error) {
+	s := nv.s
 	href, title, err := t.location(ctx)
 	if err != nil {
 		return NavResult{}, backendError("read the page location", err)

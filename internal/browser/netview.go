@@ -174,8 +174,8 @@ func (nw Network) filter(q NetworkQuery) (func(*netEntry) bool, error) {
 		tests = append(tests, func(e *netEntry) bool { return strings.EqualFold(e.method, m) })
 	}
 	if q.Tab != "" {
-		key := s.ids.resolve(q.Tab)
-		found := s.tabs[key] != nil
+		key := s.tabs.ids.resolve(q.Tab)
+		found := s.tabs.all[key] != nil
 		s.link.net.mu.Lock()
 		for _, e := range s.link.net.entries {
 			found = found || e.tab.ID == q.Tab || e.tab.target == key
@@ -183,7 +183,7 @@ func (nw Network) filter(q NetworkQuery) (func(*netEntry) bool, error) {
 		s.link.net.mu.Unlock()
 		if !found {
 			return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs and made none of its recorded requests", Echo(q.Tab), s.shownToAgent()),
-				Hint: "omit tab to list the requests of all the session's tabs; browser_tabs list shows the tabs", Suggestions: s.tabIDs()}
+				Hint: "omit tab to list the requests of all the session's tabs; browser_tabs list shows the tabs", Suggestions: s.tabs.tabIDs()}
 		}
 		tests = append(tests, func(e *netEntry) bool { return e.tab.ID == q.Tab || e.tab.target == key })
 	}

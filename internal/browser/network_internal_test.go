@@ -117,7 +117,9 @@ func TestNetworkBufferCap(t *testing.T) {
 		}
 	}
 	m := NewManager(Options{Backend: nopBackend{}})
-	h := &Held{s: &Session{name: "x", m: m, pol: m.DefaultPolicy(), link: &sessionLink{net: l}, tabs: map[string]*Tab{}}}
+	s := &Session{name: "x", m: m, pol: m.DefaultPolicy(), link: &sessionLink{net: l}}
+	s.tabs = newTabSet(s)
+	h := &Held{s: s}
 	list, err := h.Network().List(NetworkQuery{Limit: 3})
 	if err != nil {
 		t.Fatal(err)

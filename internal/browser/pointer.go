@@ -117,9 +117,9 @@ func aimsFirst(a Action) bool {
 // pointerAction runs a pointer action with trusted input; in auto mode an
 // element the pointer cannot reach because it is not visible gets DOM
 // events instead, and the result says so.
-func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) pointerAction(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
 	if a.InputMode == InputDOM {
-		return s.domAction(ctx, t, el, a, res)
+		return ac.domAction(ctx, t, el, a, res)
 	}
 	if a.Kind == "click" {
 		// A checkbox or radio drawn over by its label: a user clicks the
@@ -136,7 +136,7 @@ func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Acti
 			return nil
 		case busy && a.InputMode == InputAuto:
 			t.settling.markNow(ctx)
-			if err := s.domAction(ctx, t, el, a, res); err != nil {
+			if err := ac.domAction(ctx, t, el, a, res); err != nil {
 				return err
 			}
 			res.Note = "the control is drawn over by a label that holds a link or control, so a DOM click was sent to the control"
@@ -155,7 +155,7 @@ func (s *Session) pointerAction(ctx context.Context, t *Tab, el *element, a Acti
 		cctx, cancel := checkContext(ctx)
 		defer cancel()
 		t.settling.markNow(cctx)
-		if err := s.domAction(cctx, t, el, a, res); err != nil {
+		if err := ac.domAction(cctx, t, el, a, res); err != nil {
 			return err
 		}
 		res.Note = "the element is not visible to the pointer, so DOM events were sent instead of trusted input"

@@ -154,6 +154,13 @@ func (o *ReadOptions) validate() error {
 	return nil
 }
 
+// reader is a call's reading of a tab of a held session: a snapshot
+// (render, page), a read, a collect, a script's evaluation, a wait for
+// conditions and a fetch of the page's files (download). It owns no
+// state: what a read caches is the tab's; the session gives it its policy
+// (redaction, limits) and snapshot ids.
+type reader struct{ s *Session }
+
 // Read returns the text, markdown, main content, HTML, an attribute or a
 // value of the target (or of the page), or the page's title or URL, in
 // pages of MaxChars. A target that is missing, or an empty result, is
@@ -167,7 +174,7 @@ func (h *Held) Read(ctx context.Context, o ReadOptions) (*ReadResult, error) {
 		defer t.releaseObjects(ctx)
 		ictx, cancel := innerContext(ctx)
 		defer cancel()
-		return s.read(ictx, t, o)
+		return reader{s}.read(ictx, t, o)
 	})
 }
 
@@ -181,7 +188,8 @@ func retries(what string) bool {
 	return false
 }
 
-func (s *Session) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult, error) {
+func (rd reader) read(ctx context.Context, t *Tab, o ReadOptions) (*ReadResult, error) {
+	s := rd.s
 	ans, el, err := t.view.readOnce(ctx, o)
 	missing := err != nil && isNotFound(err)
 	empty := err == nil && ans.text() == "" && retries(o.What)

@@ -242,7 +242,7 @@ func (rc Recorder) Start(ctx context.Context, o RecordOptions) (*RecordStatus, e
 		return nil, err
 	}
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))
-	r := &recording{s: s, opts: o, started: time.Now(), tab: s.ids.shortOf(t.target), run: run, stop: stop, noticeBe: nb, id: rand.Text()[:12],
+	r := &recording{s: s, opts: o, started: time.Now(), tab: s.tabs.ids.shortOf(t.target), run: run, stop: stop, noticeBe: nb, id: rand.Text()[:12],
 		ended: make(chan struct{}), finished: make(chan struct{}), marks: map[string]chan struct{}{}}
 	if nb != nil {
 		r.notice = "the extension shows it (badge, popup, notification) with Stop"
@@ -512,7 +512,7 @@ func (r *recording) follow(ctx context.Context, t *Tab, banner bool) error {
 	if err != nil {
 		return backendError("record the tab", err)
 	}
-	rt := &recTab{r: r, t: t, id: r.s.ids.shortOf(t.target), mainID: id}
+	rt := &recTab{r: r, t: t, id: r.s.tabs.ids.shortOf(t.target), mainID: id}
 	r.mu.Lock()
 	rt.first = len(r.tabs) == 0
 	r.mu.Unlock()
@@ -697,12 +697,12 @@ func (r *recording) followPopup(ctx context.Context) {
 	for try := 0; try < 20 && ctx.Err() == nil; try++ {
 		var found bool
 		err := s.Do(ctx, func(ctx context.Context, h *Held) error {
-			adopted, err := s.AdoptPopups(ctx)
+			adopted, err := s.tabs.AdoptPopups(ctx)
 			if err != nil {
 				return err
 			}
 			for _, v := range adopted {
-				nt := s.tabs[s.ids.long[v.ID]]
+				nt := s.tabs.all[s.tabs.ids.long[v.ID]]
 				if nt == nil {
 					continue
 				}
@@ -711,7 +711,7 @@ func (r *recording) followPopup(ctx context.Context) {
 					r.note("a new tab the page opened could not be followed (" + Echo(err.Error()) + "): what was done in it is not recorded")
 					continue
 				}
-				s.setCurrent(nt)
+				s.tabs.setCurrent(nt)
 				_ = s.be.Activate(ctx, nt.target)
 			}
 			return nil

@@ -201,7 +201,7 @@ func (rs Routes) List() []Route {
 
 // refetch sets every tab's pauses again after the routes changed.
 func (rs Routes) refetch(ctx context.Context) error {
-	for _, t := range rs.h.s.tabs {
+	for _, t := range rs.h.s.tabs.all {
 		if !t.alive() {
 			continue
 		}

@@ -87,25 +87,26 @@ func (h *Held) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, erro
 	if c := t.view.cache; o.Offset > 0 && c != nil && c.mode == o.Mode && c.scope == o.Scope {
 		snap := c.snap
 		snap.Clamped = clamped
-		snap.Text = s.page(&snap, c.body, o)
+		snap.Text = reader{s}.page(&snap, c.body, o)
 		return &snap, nil
 	}
 	defer t.releaseObjects(ctx)
 	ictx, cancel := innerContext(ctx)
 	defer cancel()
-	body, snap, err := s.render(ictx, t, o)
+	body, snap, err := reader{s}.render(ictx, t, o)
 	if err != nil {
 		return nil, err
 	}
 	t.view.cache = &snapCache{mode: o.Mode, scope: o.Scope, body: body, snap: *snap}
 	snap.Clamped = clamped
-	snap.Text = s.page(snap, body, o)
+	snap.Text = reader{s}.page(snap, body, o)
 	return snap, nil
 }
 
 // render builds the snapshot body of the tab in the mode, and keeps the
 // compact rendering of the whole page as the baseline of the next diff.
-func (s *Session) render(ctx context.Context, t *Tab, o SnapshotOptions) (string, *Snapshot, error) {
+func (rd reader) render(ctx context.Context, t *Tab, o SnapshotOptions) (string, *Snapshot, error) {
+	s := rd.s
 	pt, err := t.view.collect(ctx, o.Scope)
 	if err != nil {
 		return "", nil, err
@@ -329,7 +330,8 @@ func (v *pageView) walkFrame(ctx context.Context, w frameWorld, iframeID int) (f
 }
 
 // page adds the header and cuts the body to the requested window.
-func (s *Session) page(snap *Snapshot, body string, o SnapshotOptions) string {
+func (rd reader) page(snap *Snapshot, body string, o SnapshotOptions) string {
+	s := rd.s
 	snap.TotalChars = utf8.RuneCountInString(body)
 	part := body
 	var tail string

@@ -365,7 +365,7 @@ func (sg Storage) saveState(ctx context.Context, o StorageOptions) (*StorageResu
 	}
 	st.Origins = []stateOrigin{}
 	seen := map[string]bool{}
-	for _, t := range s.tabs {
+	for _, t := range s.tabs.all {
 		u, origin, err := pageOrigin(ctx, t)
 		if err != nil || seen[origin] || u == nil {
 			continue

@@ -26,6 +26,37 @@ type TabView struct {
 	Context string `json:"context,omitempty"`
 }
 
+// tabSet is a session's tabs, and what it knows of them: the tabs it owns
+// or bound (keyed by backend id), the current one, the short ids it gave
+// out, the order the tabs were last used in, the popups it refused and the
+// windows its pages asked for that it adopted. It opens, attaches, adopts,
+// revives, closes and releases them. The session is held (Do) whenever
+// one of its methods runs.
+type tabSet struct {
+	s *Session // the session the tabs are of: its backend, policy, link…
+	// all are the session's tabs, keyed by backend id; current is the one
+	// a call works on unless it names another.
+	all     map[string]*Tab
+	current *Tab
+	// refused are tabs the session's pages opened on origins the policy
+	// refuses: closed, never adopted.
+	refused map[string]bool
+	// ids are the short tab ids (t1, t2, …) given out in this session.
+	// recent is the order the tabs were last used in: the next current tab
+	// is the one used last.
+	ids    tabIDs
+	recent useOrder
+	// windowOpensSeen is the count of windows the session's pages asked
+	// for (sessionLink.windowOpens) when a read of the tab list for popups
+	// last adopted one.
+	windowOpensSeen int64
+}
+
+// newTabSet is the tab set of a new session s, with no tab yet.
+func newTabSet(s *Session) tabSet {
+	return tabSet{s: s, all: make(map[string]*Tab), refused: make(map[string]bool)}
+}
+
 // Tabs are the session's tabs as a held call sees them (Held.Tabs): the
 // tabs it owns or bound, the current one, and the user's tabs it may
 // bind (bind.go). A method that picks a tab (New, Select, Bind…) makes it
@@ -34,12 +65,12 @@ type Tabs struct{ h *Held }
 
 // IDs lists the short ids (t1, t2, …) of the tabs the session owns, in
 // the order they joined it.
-func (ts Tabs) IDs() []string { return ts.h.s.tabIDs() }
+func (ts Tabs) IDs() []string { return ts.h.s.tabs.tabIDs() }
 
 // tabIDs is Tabs.IDs; the session is held.
-func (s *Session) tabIDs() []string {
-	ids := make([]string, 0, len(s.tabs))
-	for _, t := range s.tabs {
+func (set *tabSet) tabIDs() []string {
+	ids := make([]string, 0, len(set.all))
+	for _, t := range set.all {
 		ids = append(ids, t.ID)
 	}
 	sortTabIDs(ids)
@@ -49,7 +80,7 @@ func (s *Session) tabIDs() []string {
 // List describes the session's tabs, adopting popups its tabs opened.
 func (ts Tabs) List(ctx context.Context) ([]TabView, error) {
 	s := ts.h.s
-	if _, err := s.AdoptPopups(ctx); err != nil {
+	if _, err := s.tabs.AdoptPopups(ctx); err != nil {
 		return nil, err
 	}
 	infos, err := s.be.Tabs(ctx)
@@ -58,12 +89,12 @@ func (ts Tabs) List(ctx context.Context) ([]TabView, error) {
 	}
 	var out []TabView
 	for _, ti := range infos {
-		t, ok := s.tabs[ti.ID]
+		t, ok := s.tabs.all[ti.ID]
 		if !ok {
 			continue
 		}
-		v := s.view(ti)
-		v.Current = s.current != nil && s.current.target == ti.ID
+		v := s.tabs.view(ti)
+		v.Current = s.tabs.current != nil && s.tabs.current.target == ti.ID
 		v.Bound = t.bind.bound
 		v.Context = t.bctx.name
 		out = append(out, v)
@@ -76,18 +107,18 @@ func (ts Tabs) List(ctx context.Context) ([]TabView, error) {
 // has none (or its tab has gone).
 func (ts Tabs) Current(ctx context.Context) (*Tab, error) {
 	s := ts.h.s
-	if s.current != nil && s.current.alive() {
-		return s.current, nil
+	if s.tabs.current != nil && s.tabs.current.alive() {
+		return s.tabs.current, nil
 	}
-	if t := s.current; t != nil {
-		if nt, err := s.revive(ctx, t); nt != nil || err != nil {
+	if t := s.tabs.current; t != nil {
+		if nt, err := s.tabs.revive(ctx, t); nt != nil || err != nil {
 			return nt, err
 		}
 	}
 	lost := false
-	if t := s.current; t != nil {
-		delete(s.tabs, t.target)
-		s.current = nil
+	if t := s.tabs.current; t != nil {
+		delete(s.tabs.all, t.target)
+		s.tabs.current = nil
 		// The agent must learn that the user took the tab back, rather
 		// than find itself on a blank new one.
 		if e, ok := t.page.Caller.(interface{ Err() error }); ok {
@@ -97,12 +128,12 @@ func (ts Tabs) Current(ctx context.Context) (*Tab, error) {
 			lost = errors.Is(e.Err(), cdp.ErrClosed)
 		}
 	}
-	nt, err := s.openTab(ctx)
+	nt, err := s.tabs.openTab(ctx)
 	if err == nil && lost {
 		// Tabs that went with the browser are gone too.
-		for id, t := range s.tabs {
+		for id, t := range s.tabs.all {
 			if !t.alive() {
-				delete(s.tabs, id)
+				delete(s.tabs.all, id)
 			}
 		}
 		nt.notes.setLead(LostNote)
@@ -116,15 +147,15 @@ func (ts Tabs) ByID(ctx context.Context, id string) (*Tab, error) {
 	if id == "" {
 		return ts.Current(ctx)
 	}
-	key := s.ids.resolve(id)
-	t, ok := s.tabs[key]
+	key := s.tabs.ids.resolve(id)
+	t, ok := s.tabs.all[key]
 	if ok && !t.alive() {
-		if nt, err := s.revive(ctx, t); nt != nil || err != nil {
+		if nt, err := s.tabs.revive(ctx, t); nt != nil || err != nil {
 			return nt, err
 		}
 	}
 	if !ok || !t.alive() {
-		delete(s.tabs, key)
+		delete(s.tabs.all, key)
 		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", Echo(id), s.shownToAgent()),
 			Hint: "omit tab to use the session's current tab; browser_tabs list shows the session's tabs", Suggestions: ts.IDs()}
 	}
@@ -157,9 +188,9 @@ func (ts Tabs) Ready(ctx context.Context, id string) (*Tab, error) {
 // tab.
 func (ts Tabs) Live(id string) *Tab {
 	s := ts.h.s
-	t := s.current
+	t := s.tabs.current
 	if id != "" {
-		t = s.tabs[s.ids.resolve(id)]
+		t = s.tabs.all[s.tabs.ids.resolve(id)]
 	}
 	if t == nil || !t.alive() {
 		return nil
@@ -169,7 +200,7 @@ func (ts Tabs) Live(id string) *Tab {
 
 // New opens a tab for the session and makes it current.
 func (ts Tabs) New(ctx context.Context) (*Tab, error) {
-	t, err := ts.h.s.openTab(ctx)
+	t, err := ts.h.s.tabs.openTab(ctx)
 	if err == nil {
 		ts.h.t = t
 	}
@@ -190,14 +221,14 @@ func (ts Tabs) NewIn(ctx context.Context, name string) (*Tab, error) {
 // Select makes one of the session's tabs current.
 func (ts Tabs) Select(ctx context.Context, id string) (*Tab, error) {
 	s := ts.h.s
-	if _, err := s.AdoptPopups(ctx); err != nil {
+	if _, err := s.tabs.AdoptPopups(ctx); err != nil {
 		return nil, err
 	}
 	t, err := ts.ByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	s.setCurrent(t)
+	s.tabs.setCurrent(t)
 	_ = s.be.Activate(ctx, t.target)
 	ts.h.t = t
 	return t, nil
@@ -223,7 +254,7 @@ func (ts Tabs) SelectMatching(ctx context.Context, match string) (*Tab, error) {
 		// yet (a click just opened one, and the browser, or the extension,
 		// lists it a moment later): look again, within the action timeout.
 		be, _ := AsError(err)
-		if be == nil || be.Code != CodeTabNotFound || s.link.windowOpens.Load() == s.windowOpensSeen || time.Now().After(deadline) {
+		if be == nil || be.Code != CodeTabNotFound || s.link.windowOpens.Load() == s.tabs.windowOpensSeen || time.Now().After(deadline) {
 			return nil, err
 		}
 		select {
@@ -239,63 +270,65 @@ func (ts Tabs) SelectMatching(ctx context.Context, match string) (*Tab, error) {
 // tab used most recently before it becomes current.
 func (ts Tabs) Close(ctx context.Context, id string) error {
 	s := ts.h.s
-	if _, err := s.AdoptPopups(ctx); err != nil {
+	if _, err := s.tabs.AdoptPopups(ctx); err != nil {
 		return err
 	}
-	key := s.ids.resolve(id)
-	t, ok := s.tabs[key]
+	key := s.tabs.ids.resolve(id)
+	t, ok := s.tabs.all[key]
 	if !ok {
 		return &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not one of session %q's tabs", Echo(id), s.shownToAgent()),
 			Hint: "a session closes only the tabs it opened (and their popups); browser_tabs list shows them", Suggestions: ts.IDs()}
 	}
 	if t.bind.bound {
-		return s.releaseTab(ctx, t)
+		return s.tabs.releaseTab(ctx, t)
 	}
-	s.leave(t)
+	s.tabs.leave(t)
 	if !t.alive() {
 		return nil
 	}
 	if err := s.be.CloseTab(ctx, key); err != nil {
 		return backendError("close the tab", err)
 	}
-	s.unclaim(key)
+	s.tabs.unclaim(key)
 	s.contexts.drop(ctx, s)
 	return nil
 }
 
 // CloseAll closes every tab the session owns, and releases those it
 // bound.
-func (ts Tabs) CloseAll(ctx context.Context) error { return ts.h.s.closeTabs(ctx) }
+func (ts Tabs) CloseAll(ctx context.Context) error { return ts.h.s.tabs.closeTabs(ctx) }
 
 // setCurrent makes t the session's current tab, and so its most recently
 // used.
-func (s *Session) setCurrent(t *Tab) {
-	s.current = t
-	s.recent.use(t.target)
+func (set *tabSet) setCurrent(t *Tab) {
+	set.current = t
+	set.recent.use(t.target)
 }
 
 // leave forgets a tab that leaves the session (closed or released): when
 // it was the current tab, the session's tab used most recently becomes
 // current (none when no tab is left).
-func (s *Session) leave(t *Tab) {
-	delete(s.tabs, t.target)
-	s.recent.forget(t.target)
-	if s.current == t {
-		s.current = s.recent.latest(s.tabs)
+func (set *tabSet) leave(t *Tab) {
+	delete(set.all, t.target)
+	set.recent.forget(t.target)
+	if set.current == t {
+		set.current = set.recent.latest(set.all)
 	}
 }
 
 // join makes an attached tab the session's, giving it its short id.
-func (s *Session) join(t *Tab) {
-	t.ID = s.ids.assign(t.target)
-	s.tabs[t.target] = t
+func (set *tabSet) join(t *Tab) {
+	s := set.s
+	t.ID = set.ids.assign(t.target)
+	set.all[t.target] = t
 	s.m.mu.Lock()
 	s.m.claimed[t.target] = t
 	s.m.mu.Unlock()
 }
 
 // unclaim forgets a tab that left the session (closed or released).
-func (s *Session) unclaim(target string) {
+func (set *tabSet) unclaim(target string) {
+	s := set.s
 	s.m.mu.Lock()
 	delete(s.m.claimed, target)
 	s.m.mu.Unlock()
@@ -310,7 +343,7 @@ func (s *Session) unclaim(target string) {
 // revived tab keeps its short id and says, in a note, that refs from before
 // are stale. It returns nil, nil when t cannot be revived (it ended for
 // another reason, or is gone): the caller goes on as for a closed tab.
-func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
+func (set *tabSet) revive(ctx context.Context, t *Tab) (*Tab, error) {
 	cause := tabErr(t)
 	if errors.Is(cause, cdp.ErrReleasedByUser) {
 		return nil, nil // the user took it: it is theirs now
@@ -328,7 +361,7 @@ func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
 		}
 		return nil, err
 	}
-	nt, err := s.attachTab(ctx, t.target)
+	nt, err := set.attachTab(ctx, t.target)
 	if err != nil {
 		if be, ok := AsError(err); ok && be.Code == CodeTabNotFound {
 			return nil, nil // closed meanwhile
@@ -346,9 +379,9 @@ func (s *Session) revive(ctx context.Context, t *Tab) (*Tab, error) {
 		why = "debugging of the tab was cancelled in Chrome"
 	}
 	nt.notes.add("webpilot re-attached to this tab after " + why + ": the page may have changed meanwhile and refs from earlier snapshots are stale; take a fresh snapshot")
-	s.tabs[t.target] = nt
-	if s.current == t {
-		s.current = nt
+	set.all[t.target] = nt
+	if set.current == t {
+		set.current = nt
 	}
 	return nt, nil
 }
@@ -371,13 +404,16 @@ func tabErr(t *Tab) error {
 	return nil
 }
 
-func (s *Session) openTab(ctx context.Context) (*Tab, error) {
+// openTab opens a blank tab for the session, attached and prepared, and
+// makes it current.
+func (set *tabSet) openTab(ctx context.Context) (*Tab, error) {
+	s := set.s
 	be := s.be
 	info, err := be.NewTab(ctx, "about:blank")
 	if err != nil {
 		return nil, backendError("open a tab", err)
 	}
-	t, err := s.attachTab(ctx, info.ID)
+	t, err := set.attachTab(ctx, info.ID)
 	if err != nil {
 		_ = be.CloseTab(context.WithoutCancel(ctx), info.ID)
 		return nil, err
@@ -385,8 +421,8 @@ func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 	// A new tab is still committing its initial about:blank; a navigation
 	// sent before that commit is aborted (net::ERR_ABORTED).
 	t.waitInitialLoad(ctx)
-	s.join(t)
-	s.setCurrent(t)
+	set.join(t)
+	set.setCurrent(t)
 	// A connect that waited in a farm's queue is told of, once.
 	if w, ok := s.own.(backend.Waiter); ok {
 		if note := w.TakeWait(); note != "" {
@@ -397,21 +433,22 @@ func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 }
 
 // closeTabs is Tabs.CloseAll.
-func (s *Session) closeTabs(ctx context.Context) error {
+func (set *tabSet) closeTabs(ctx context.Context) error {
+	s := set.s
 	var errs []error
-	for id, t := range s.tabs {
+	for id, t := range set.all {
 		if !t.alive() {
 			if revivable(t) {
 				// Still open in the user's Chrome: close it if the
 				// extension is connected.
 				_ = s.be.CloseTab(ctx, id)
 			}
-			delete(s.tabs, id) // otherwise gone with its browser: nothing to close
+			delete(set.all, id) // otherwise gone with its browser: nothing to close
 			continue
 		}
 		if t.bind.bound {
 			// A tab the user opened is only let go.
-			if err := s.releaseTab(ctx, t); err != nil {
+			if err := set.releaseTab(ctx, t); err != nil {
 				errs = append(errs, err)
 			}
 			continue
@@ -419,20 +456,21 @@ func (s *Session) closeTabs(ctx context.Context) error {
 		if err := s.be.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
 			errs = append(errs, err)
 		}
-		delete(s.tabs, id)
-		s.unclaim(id)
+		delete(set.all, id)
+		set.unclaim(id)
 	}
-	s.current = nil
+	set.current = nil
 	s.contexts.drop(ctx, s)
 	return errors.Join(errs...)
 }
 
 // view describes a tab of the session with short ids (its own and its
 // opener's).
-func (s *Session) view(ti backend.TabInfo) TabView {
-	v := TabView{ID: s.ids.shortOf(ti.ID), Title: ti.Title, URL: s.ShowURL(ti.URL)}
+func (set *tabSet) view(ti backend.TabInfo) TabView {
+	s := set.s
+	v := TabView{ID: set.ids.shortOf(ti.ID), Title: ti.Title, URL: s.ShowURL(ti.URL)}
 	if ti.Opener != "" {
-		v.Opener = s.ids.shortOf(ti.Opener)
+		v.Opener = set.ids.shortOf(ti.Opener)
 	}
 	return v
 }
@@ -441,8 +479,9 @@ func (s *Session) view(ti backend.TabInfo) TabView {
 // target=_blank links) and makes them the session's; it returns them, with
 // their new short ids. Those a bound tab opened are bound too. Call within
 // Do.
-func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
-	if len(s.tabs) == 0 {
+func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
+	s := set.s
+	if len(set.all) == 0 {
 		return nil, nil
 	}
 	opens := s.link.windowOpens.Load()
@@ -455,45 +494,45 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	for changed := true; changed; {
 		changed = false
 		for _, ti := range infos {
-			if _, mine := s.tabs[ti.ID]; mine || ti.Opener == "" || s.refused[ti.ID] {
+			if _, mine := set.all[ti.ID]; mine || ti.Opener == "" || set.refused[ti.ID] {
 				continue
 			}
-			if _, parent := s.tabs[ti.Opener]; !parent {
+			if _, parent := set.all[ti.Opener]; !parent {
 				continue
 			}
-			t, err := s.attachTab(ctx, ti.ID)
+			t, err := set.attachTab(ctx, ti.ID)
 			if err != nil {
 				continue // it may have closed already
 			}
-			if perr := s.refusedPopup(ctx, t, ti); perr != nil {
+			if perr := set.refusedPopup(ctx, t, ti); perr != nil {
 				// Its first load ran before webpilot could pause it: the tab
 				// never joins the session, so no call can read it.
 				_ = s.be.CloseTab(ctx, ti.ID)
-				if opener := s.tabs[ti.Opener]; opener != nil {
+				if opener := set.all[ti.Opener]; opener != nil {
 					opener.notes.add(fmt.Sprintf("closed a new tab on %s that the page opened: %s", shorten(perr.url, 200), perr.err.Message))
 				}
-				s.refused[ti.ID] = true
+				set.refused[ti.ID] = true
 				changed = true
 				continue
 			}
 			// A tab a bound (the user's) tab opened is the user's too:
 			// followed, never closed.
-			t.bind.bound = s.tabs[ti.Opener].bind.bound
-			t.bctx = s.tabs[ti.Opener].bctx // (a popup is in its opener's context)
-			s.join(t)
-			adopted = append(adopted, s.view(ti))
+			t.bind.bound = set.all[ti.Opener].bind.bound
+			t.bctx = set.all[ti.Opener].bctx // (a popup is in its opener's context)
+			set.join(t)
+			adopted = append(adopted, set.view(ti))
 			changed = true
 		}
 	}
 	// The windows asked for are taken as adopted one popup each; one asked
 	// for but not listed yet (or that opened no tab of the session's) keeps
 	// the next action reading the list.
-	s.windowOpensSeen = min(opens, s.windowOpensSeen+int64(len(adopted)))
-	if len(adopted) > 0 && s.current != nil {
+	set.windowOpensSeen = min(opens, set.windowOpensSeen+int64(len(adopted)))
+	if len(adopted) > 0 && set.current != nil {
 		// A new tab in the same window hides the current one, and a hidden
 		// tab is not rendered: input to it would wait for a frame that never
 		// comes. The agent stays on its tab until it selects another.
-		_ = s.be.Activate(ctx, s.current.target)
+		_ = s.be.Activate(ctx, set.current.target)
 	}
 	return adopted, nil
 }
@@ -503,17 +542,18 @@ func (s *Session) AdoptPopups(ctx context.Context) ([]TabView, error) {
 // for a window that no popup adopted yet answers, or a tab holds an
 // out-of-process frame (whose window.open its page's loop does not see);
 // else it reads nothing. Call within Do.
-func (s *Session) adoptLatePopups(ctx context.Context) ([]TabView, error) {
-	if s.link.windowOpens.Load() == s.windowOpensSeen && !s.framesOutOfProcess() {
+func (set *tabSet) adoptLatePopups(ctx context.Context) ([]TabView, error) {
+	s := set.s
+	if s.link.windowOpens.Load() == set.windowOpensSeen && !set.framesOutOfProcess() {
 		return nil, nil
 	}
-	return s.AdoptPopups(ctx)
+	return set.AdoptPopups(ctx)
 }
 
 // framesOutOfProcess says a tab of the session has attached an
 // out-of-process frame.
-func (s *Session) framesOutOfProcess() bool {
-	for _, t := range s.tabs {
+func (set *tabSet) framesOutOfProcess() bool {
+	for _, t := range set.all {
 		if t.page.kids.count() > 0 {
 			return true
 		}
@@ -530,7 +570,7 @@ type refusal struct {
 // refusedPopup applies the origin policy to a tab a page opened: the URL
 // the browser lists for it and the document its main frame holds once
 // attached (from then on its loads are paused and checked like any other).
-func (s *Session) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) *refusal {
+func (set *tabSet) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) *refusal {
 	origin := t.link.origin
 	if origin == nil {
 		return nil
@@ -550,12 +590,14 @@ func (s *Session) refusedPopup(ctx context.Context, t *Tab, ti backend.TabInfo) 
 }
 
 // attachTab attaches to an existing tab and prepares it.
-func (s *Session) attachTab(ctx context.Context, id string) (*Tab, error) {
-	return s.prepareTab(ctx, id, s.be.Attach)
+func (set *tabSet) attachTab(ctx context.Context, id string) (*Tab, error) {
+	s := set.s
+	return set.prepareTab(ctx, id, s.be.Attach)
 }
 
 // prepareTab attaches to a tab with attach and prepares it.
-func (s *Session) prepareTab(ctx context.Context, id string, attach func(context.Context, string) (cdp.Caller, error)) (*Tab, error) {
+func (set *tabSet) prepareTab(ctx context.Context, id string, attach func(context.Context, string) (cdp.Caller, error)) (*Tab, error) {
+	s := set.s
 	target, err := attach(ctx, id)
 	if err != nil {
 		return nil, backendError("attach to the tab", err)

@@ -36,7 +36,7 @@ func TestTabsLifecycleAndPopups(t *testing.T) {
 			// A slow popup joins on the next call at the latest.
 			_ = e.do(func(ctx context.Context, h *browser.Held) error {
 
-				tabs, err := e.s.AdoptPopups(ctx)
+				tabs, err := browser.AdoptPopups(ctx, e.s)
 				for _, ti := range tabs {
 					got = append(got, browser.TabView{ID: ti.ID, URL: ti.URL, Opener: ti.Opener})
 				}

@@ -240,7 +240,8 @@ const chooserWait = 3 * time.Second
 // upload sets files on a file input, or on the input of the file chooser
 // that clicking the target opens (the chooser is intercepted, never shown),
 // and reads the names back.
-func (s *Session) upload(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+func (ac actor) upload(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+	s := ac.s
 	files, err := s.localFiles(a.Files, false, a.Roots)
 	if err != nil {
 		return err
@@ -273,7 +274,7 @@ func (s *Session) upload(ctx context.Context, t *Tab, el *element, a Action, res
 			return backendError("read the files back", err)
 		}
 	} else {
-		names, err := s.chooseFiles(ctx, t, el, a, files)
+		names, err := ac.chooseFiles(ctx, t, el, a, files)
 		if err != nil {
 			return err
 		}
@@ -290,7 +291,7 @@ func (s *Session) upload(ctx context.Context, t *Tab, el *element, a Action, res
 
 // chooseFiles clicks an element that opens a file chooser, intercepts the
 // chooser and sets the files on its input.
-func (s *Session) chooseFiles(ctx context.Context, t *Tab, el *element, a Action, files []string) ([]string, error) {
+func (ac actor) chooseFiles(ctx context.Context, t *Tab, el *element, a Action, files []string) ([]string, error) {
 	sess := el.world.sess
 	opened, cancel := sess.Subscribe("Page.fileChooserOpened")
 	defer cancel()

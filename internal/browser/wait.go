@@ -335,11 +335,11 @@ func (h *Held) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 		o.Timeout = s.pol.opts.ActionTimeout
 	}
 	return untilAnswered(ctx, t, func(ctx context.Context) (*WaitResult, error) {
-		return s.wait(ctx, t, conds, o)
+		return reader{s}.wait(ctx, t, conds, o)
 	})
 }
 
-func (s *Session) wait(ctx context.Context, t *Tab, conds []*waitCond, o WaitOptions) (*WaitResult, error) {
+func (rd reader) wait(ctx context.Context, t *Tab, conds []*waitCond, o WaitOptions) (*WaitResult, error) {
 	defer t.releaseObjects(ctx)
 	w := &waiter{t: t, conds: conds, start: time.Now(), dlMark: t.downloads.mark(), frames: map[string]frameWorld{}, kids: map[string]frameWorld{}}
 	defer t.downloads.end(w.dlMark)
