@@ -94,7 +94,7 @@ const (
 
 func (c *consoleLog) events() []string { return []string{evConsole, evException} }
 
-func (c *consoleLog) apply(_ *target, ev cdp.Event) {
+func (c *consoleLog) apply(_ *loop, ev cdp.Event) {
 	switch ev.Method {
 	case evConsole:
 		c.onConsole(ev.Params)

@@ -41,7 +41,7 @@ const evTargetCrashed = "Inspector.targetCrashed"
 func (c *crashWatch) events() []string { return []string{evTargetCrashed} }
 
 // apply notes the crash and ends the calls that watch for it.
-func (c *crashWatch) apply(*target, cdp.Event) {
+func (c *crashWatch) apply(*loop, cdp.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.crashed {

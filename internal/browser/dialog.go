@@ -65,7 +65,7 @@ const (
 
 func (d *dialogState) events() []string { return []string{evDialogOpening, evDialogClosed} }
 
-func (d *dialogState) apply(g *target, ev cdp.Event) {
+func (d *dialogState) apply(g *loop, ev cdp.Event) {
 	switch ev.Method {
 	case evDialogOpening:
 		d.onOpening(g, ev.Params)
@@ -85,7 +85,7 @@ type dialogEvent struct {
 // accept or dismiss it at once (a worker) and note that for the next
 // result, or (ask) keep it open for browser_dialog and wake the call
 // waiting on the page.
-func (d *dialogState) onOpening(g *target, raw jsonv2.Value) {
+func (d *dialogState) onOpening(g *loop, raw jsonv2.Value) {
 	var ev dialogEvent
 	if err := jsonv2.Unmarshal(raw, &ev); err != nil {
 		return

@@ -115,7 +115,7 @@ const (
 
 func (l *downloadList) events() []string { return []string{evDownloadBegin, evDownloadProgress} }
 
-func (l *downloadList) apply(g *target, ev cdp.Event) {
+func (l *downloadList) apply(g *loop, ev cdp.Event) {
 	switch ev.Method {
 	case evDownloadBegin:
 		if p, ok := l.onBegin(ev.Params); ok {
@@ -131,7 +131,7 @@ func (l *downloadList) apply(g *target, ev cdp.Event) {
 
 // progress applies a download's progress; what takes long (copying a
 // finished file, cancelling one past the budget) goes to a worker.
-func (l *downloadList) progress(g *target, p downloadProgress) {
+func (l *downloadList) progress(g *loop, p downloadProgress) {
 	switch todo, d := l.applyProgress(p); todo {
 	case downloadFinish:
 		g.spawn(func(context.Context) { l.finish(d) })

@@ -79,7 +79,7 @@ func authPatterns(rules []HTTPAuth) []map[string]any {
 
 // authRequired answers a challenge (Fetch.authRequired): the rule's
 // credentials for its origin, once per request; else CancelAuth.
-func (f *fetchPauses) authRequired(g *target, raw jsonv2.Value) {
+func (f *fetchPauses) authRequired(g *loop, raw jsonv2.Value) {
 	t := f.t
 	var ev struct {
 		RequestID     string `json:"requestId"`

@@ -174,7 +174,7 @@ func TestDispatchShiftedKey(t *testing.T) {
 		t.Helper()
 		fs := cdptest.NewSession()
 		fs.Reply("Input.dispatchKeyEvent", `{}`)
-		tab := &Tab{page: &target{Caller: fs}}
+		tab := &Tab{page: &loop{Caller: fs}}
 		for _, r := range text {
 			k, ok := charKey(r)
 			if !ok {

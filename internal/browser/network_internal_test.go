@@ -38,7 +38,7 @@ func TestNetworkRedirectEvents(t *testing.T) {
 	l := newNetLog()
 	tab := newTab("t1", fs, slog.New(slog.DiscardHandler))
 	tab.ID, tab.link.net = "t1", l
-	tab.page = newTarget(tab, fs, true)
+	tab.page = newLoop(tab, fs, true)
 	send := func(method, params string) { fs.Emit("Network."+method, jsonv2.Value(params)) }
 	send("requestWillBeSentExtraInfo", `{"requestId":"r1","headers":{"Cookie":"a=1"}}`)
 	send("requestWillBeSent", `{"requestId":"r1","timestamp":10.0,"wallTime":1700000000.5,"type":"Fetch","request":{"url":"http://a.test/a?token=x","method":"GET","headers":{"X":"1"}},"initiator":{"type":"script","stack":{"callFrames":[{"url":"","lineNumber":1},{"url":"http://a.test/","lineNumber":4}]}}}`)

@@ -38,7 +38,7 @@ func (f *fetchPauses) follows() []string { return []string{evPaused, evAuthRequi
 
 // apply takes one event the loop of g (a session of the tab) followed for
 // it.
-func (f *fetchPauses) apply(g *target, ev cdp.Event) {
+func (f *fetchPauses) apply(g *loop, ev cdp.Event) {
 	switch ev.Method {
 	case evPaused:
 		f.paused(g, ev.Params)
@@ -105,7 +105,7 @@ type pausedEvent struct {
 // paused lets a request paused in g's session go on (a worker's call):
 // failed when the origin policy refuses its document, answered by the
 // first route that matches it, else continued.
-func (f *fetchPauses) paused(g *target, raw jsonv2.Value) {
+func (f *fetchPauses) paused(g *loop, raw jsonv2.Value) {
 	t := f.t
 	var p pausedEvent
 	if err := jsonv2.Unmarshal(raw, &p); err != nil {

@@ -169,14 +169,14 @@ func (k *recHook) events() []string {
 	return []string{evBindingCalled, navCommitted, navRequested, evWindowOpen}
 }
 
-func (k *recHook) apply(g *target, ev cdp.Event) {
+func (k *recHook) apply(g *loop, ev cdp.Event) {
 	if rt := k.get(); rt != nil {
 		rt.r.apply(g, rt, ev)
 	}
 }
 
 // loopEnded is a recorded tab closing.
-func (k *recHook) loopEnded(g *target) {
+func (k *recHook) loopEnded(g *loop) {
 	if rt := k.get(); rt != nil {
 		rt.r.tabGone(g, rt)
 	}
@@ -388,7 +388,7 @@ func (r *recording) endAndFinish(by string) {
 // loop itself must go on taking the pages' events, which the flush waits
 // for. A loop that has ended spawns nothing: the recording it followed
 // ended with it.
-func (r *recording) endLater(g *target, by string) {
+func (r *recording) endLater(g *loop, by string) {
 	g.spawn(func(context.Context) { r.endAndFinish(by) })
 }
 
@@ -567,7 +567,7 @@ type recEvent struct {
 // tabGone is a recorded tab closing (its loop ending): the one the
 // recording started in ends it; another (a popup that closed itself) is
 // just no longer followed.
-func (r *recording) tabGone(g *target, rt *recTab) {
+func (r *recording) tabGone(g *loop, rt *recTab) {
 	if rt.first {
 		r.endLater(g, "tab closed")
 	}
@@ -575,7 +575,7 @@ func (r *recording) tabGone(g *target, rt *recTab) {
 
 // apply takes one event of a recorded tab, on the tab's loop: what waits
 // goes to a worker.
-func (r *recording) apply(g *target, rt *recTab, ev cdp.Event) {
+func (r *recording) apply(g *loop, rt *recTab, ev cdp.Event) {
 	switch ev.Method {
 	case evBindingCalled:
 		var b struct {
@@ -742,7 +742,7 @@ func (r *recording) mainOf(rt *recTab) string {
 
 // add keeps a step (on g's loop); past RecordMaxSteps the recording
 // ends.
-func (r *recording) add(g *target, st RecordedStep) {
+func (r *recording) add(g *loop, st RecordedStep) {
 	r.mu.Lock()
 	if len(r.steps) >= RecordMaxSteps {
 		r.mu.Unlock()

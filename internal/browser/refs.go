@@ -31,7 +31,7 @@ func fpField(fp []string, i int) string {
 type frameRefs struct {
 	key     string // "" for the main frame, else "f1", "f2", …
 	frameID string
-	sess    *target // the session the frame's document lives in
+	sess    *loop // the session the frame's document lives in
 	doc     string  // the walker's document token; a new one drops the refs
 	next    int     // the next ref number; refs below it were issued
 	byWid   map[int]*refEntry
@@ -57,7 +57,7 @@ func newRefTable() *refTable {
 
 // frame returns the refs of the frame, switching them to the document doc.
 // main says the frame is the tab's main frame.
-func (rt *refTable) frame(frameID string, main bool, sess *target, doc string) *frameRefs {
+func (rt *refTable) frame(frameID string, main bool, sess *loop, doc string) *frameRefs {
 	f := rt.frames[frameID]
 	if f == nil {
 		f = &frameRefs{frameID: frameID, next: 1, byWid: make(map[int]*refEntry)}

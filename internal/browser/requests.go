@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// requestTable is what a target's loop knows of the requests in flight in
+// requestTable is what a loop knows of the requests in flight in
 // its session, for the waits: browser_wait's network_idle (idle) and the
 // quiet wait after an action (quietMark, quietSince). The loop applies the
 // Network events in the order the browser sent them; the session's calls

@@ -216,7 +216,7 @@ func (rs Routes) refetch(ctx context.Context) error {
 }
 
 // routed answers a paused request with its route; false when none matches.
-func (f *fetchPauses) routed(g *target, p *pausedEvent) bool {
+func (f *fetchPauses) routed(g *loop, p *pausedEvent) bool {
 	r := f.t.link.routes.match(p.Request.URL)
 	if r == nil {
 		return false

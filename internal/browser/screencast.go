@@ -53,14 +53,14 @@ type caster struct {
 
 func (c *caster) events() []string { return []string{evScreencastFrame} }
 
-func (c *caster) apply(g *target, ev cdp.Event) {
+func (c *caster) apply(g *loop, ev cdp.Event) {
 	if sc := c.running(); sc != nil {
 		sc.frame(g, ev.Params)
 	}
 }
 
 // loopEnded ends the recording of a tab that closed.
-func (c *caster) loopEnded(*target) {
+func (c *caster) loopEnded(*loop) {
 	if sc := c.running(); sc != nil {
 		sc.mu.Lock()
 		if sc.ended == "" {
@@ -102,7 +102,7 @@ type screencast struct {
 
 // frame keeps a frame the browser sent (on the loop) and acknowledges it
 // (a worker) so that the browser sends the next.
-func (c *screencast) frame(g *target, raw jsonv2.Value) {
+func (c *screencast) frame(g *loop, raw jsonv2.Value) {
 	var f struct {
 		Data      string `json:"data"`
 		SessionID int64  `json:"sessionId"`
@@ -147,7 +147,7 @@ func (c *screencast) frame(g *target, raw jsonv2.Value) {
 }
 
 // stopOnOwn stops the recording before the stop call, saying why.
-func (c *screencast) stopOnOwn(g *target, why string) {
+func (c *screencast) stopOnOwn(g *loop, why string) {
 	c.mu.Lock()
 	first := c.ended == "" && !c.taken
 	if first {

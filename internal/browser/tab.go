@@ -36,7 +36,7 @@ type Tab struct {
 	// page is the tab's own CDP session, with its event loop and what the
 	// loop keeps (the main frame, the frames attached, the worlds, the
 	// requests).
-	page *target
+	page *loop
 	log  *slog.Logger
 	// link is what the tab shares of its session: the origin policy, the
 	// caller, the network log, the routes… (sessionLink).
@@ -134,7 +134,7 @@ func newTab(id string, sess cdp.Caller, log *slog.Logger) *Tab {
 	t := &Tab{target: id, log: log.With("tab", id), link: &sessionLink{}, refs: newRefTable()}
 	t.pauses, t.pointer.t, t.view.t = &fetchPauses{t: t}, t, t
 	t.console, t.dialogs, t.downloads, t.crash, t.cast, t.rec = &consoleLog{}, newDialogState(), &downloadList{t: t}, newCrashWatch(t.log), &caster{}, &recHook{}
-	t.page = &target{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
+	t.page = &loop{Caller: sess, tab: t, page: true, worlds: newWorldCache(), reqs: newRequestTable(), stop: func() {}}
 	return t
 }
 
@@ -168,7 +168,7 @@ func (t *Tab) alive() bool {
 // (the walker's world cache), the click hook, out-of-process iframes and,
 // under an origin policy, the pause of document requests.
 func (t *Tab) init(ctx context.Context) error {
-	t.page = newTarget(t, t.page.Caller, true)
+	t.page = newLoop(t, t.page.Caller, true)
 	if _, err := cdproto.Call(ctx, t.page, page.Enable, page.EnableParams{}); err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ type frame struct {
 }
 
 // mainFrame reads the page's main frame, and notes its id (mainID).
-func (g *target) mainFrame(ctx context.Context) (frame, error) {
+func (g *loop) mainFrame(ctx context.Context) (frame, error) {
 	f, err := g.readMainFrame(ctx)
 	if err == nil {
 		g.mainID = f.ID
@@ -229,7 +229,7 @@ type frameRead struct {
 
 // readMainFrame is mainFrame without noting its id: safe beside other
 // work on the tab.
-func (g *target) readMainFrame(ctx context.Context) (frame, error) {
+func (g *loop) readMainFrame(ctx context.Context) (frame, error) {
 	var res struct {
 		FrameTree struct {
 			Frame struct {
@@ -251,7 +251,7 @@ func (g *target) readMainFrame(ctx context.Context) (frame, error) {
 // taken from memory while the walker's world cache knows a context in that
 // frame (the frame is there: a frame that went has its contexts destroyed),
 // which saves Page.getFrameTree on every snapshot and action.
-func (g *target) mainFrameID(ctx context.Context) (string, error) {
+func (g *loop) mainFrameID(ctx context.Context) (string, error) {
 	if g.mainID != "" && g.worlds.has(g.mainID) {
 		return g.mainID, nil
 	}

@@ -121,7 +121,7 @@ func (r *walkResult) expand() {
 
 // frameWorld is a frame the walker runs in.
 type frameWorld struct {
-	sess    *target
+	sess    *loop
 	frameID string
 }
 
@@ -163,7 +163,7 @@ type worldCache struct {
 
 // holdsObjects notes that a call on the target may have left remote
 // objects in the action's object group.
-func (g *target) holdsObjects() { g.worlds.objects.Store(true) }
+func (g *loop) holdsObjects() { g.worlds.objects.Store(true) }
 
 func newWorldCache() *worldCache {
 	return &worldCache{ctxs: make(map[string]runtime.ExecutionContextID), mains: make(map[string]pageContext), origins: make(map[runtime.ExecutionContextID]string)}

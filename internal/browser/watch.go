@@ -20,7 +20,7 @@ const handleTimeout = 5 * time.Second
 // committed on an origin the policy refuses (a load that started before
 // webpilot attached, as a popup's first one can) is replaced at once by
 // about:blank.
-func (g *target) committed(raw jsonv2.Value) {
+func (g *loop) committed(raw jsonv2.Value) {
 	t := g.tab
 	var ev struct {
 		Frame struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
-// target is one CDP session of a tab, its page's or one of its
+// loop is one CDP session of a tab, its page's or one of its
 // out-of-process frames', with the one goroutine that reads its events
 // (run) and the state those events keep: the walker's worlds, the requests
 // in flight, and (the page's) the documents' statuses, the frames attached
@@ -26,7 +26,7 @@ import (
 // (worldCache.mu, requestTable.mu, noteBox.mu, netLog.mu, each feature's own);
 // only the loop writes it, except where a call repairs what it found stale
 // (a world that failed, dropped from the cache).
-type target struct {
+type loop struct {
 	cdp.Caller
 	tab *Tab
 	// page: the tab's own session; else an out-of-process frame's.
@@ -34,13 +34,13 @@ type target struct {
 	worlds *worldCache
 	reqs   *requestTable
 	// docs are the HTTP statuses of the latest documents the page loaded
-	// (the page's target only).
+	// (the page's loop only).
 	docs docLog
 	// kids are the tab's out-of-process iframes, attached automatically
-	// (on the page's target, whichever target's loop attached them).
+	// (on the page's loop, whichever loop attached them).
 	kids children
 	// mainID is the main frame's id as a call last read it (mainFrameID;
-	// the page's target only). Only the session's calls, while it is held,
+	// the page's loop only). Only the session's calls, while it is held,
 	// write it.
 	mainID string
 	// ctx ends when the loop ends (the session ended, or stop); workers
@@ -54,7 +54,7 @@ type target struct {
 	spawnMu sync.Mutex
 	closed  bool
 	// features are the page's features by the event methods they follow
-	// (none for a frame's target).
+	// (none for a frame's loop).
 	features map[string][]feature
 	// ended is closed once the loop has returned and its workers (and, for
 	// the page, its frames' loops) have ended.
@@ -65,7 +65,7 @@ type target struct {
 // target id.
 const tabLabel = "webpilot.tab"
 
-// The events a target's loop follows.
+// The events a loop follows.
 const (
 	evContextCreated   = "Runtime.executionContextCreated"
 	evContextDestroyed = "Runtime.executionContextDestroyed"
@@ -84,21 +84,21 @@ const (
 // mutex.
 type feature interface {
 	events() []string
-	apply(g *target, ev cdp.Event)
+	apply(g *loop, ev cdp.Event)
 }
 
 // A loopEnder is a feature told when its page's loop ends (the tab closed
 // or its session ended), before the loop's workers are joined: it may
 // still spawn one.
 type loopEnder interface {
-	loopEnded(g *target)
+	loopEnded(g *loop)
 }
 
-// newTarget wraps sess, a session of tab t (page: its own), and starts its
+// newLoop wraps sess, a session of tab t (page: its own), and starts its
 // loop. The loop follows the session's events from here on, so call it
 // before enabling the domains whose events it keeps.
-func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
-	g := &target{Caller: sess, tab: t, page: page, worlds: newWorldCache(), reqs: newRequestTable(), ended: make(chan struct{})}
+func newLoop(t *Tab, sess cdp.Caller, page bool) *loop {
+	g := &loop{Caller: sess, tab: t, page: page, worlds: newWorldCache(), reqs: newRequestTable(), ended: make(chan struct{})}
 	g.ctx, g.stop = context.WithCancel(context.Background())
 	methods := []string{evContextCreated, evContextDestroyed, evContextsCleared, evAttached}
 	methods = append(methods, netMethods[:]...)
@@ -127,7 +127,7 @@ func newTarget(t *Tab, sess cdp.Caller, page bool) *target {
 
 // run is the loop: it applies the session's events in the order the
 // browser sent them until the session ends or stop is called.
-func (g *target) run(events <-chan cdp.Event, cancel func()) {
+func (g *loop) run(events <-chan cdp.Event, cancel func()) {
 	// The label names the tab in goroutine profiles; workers carry it too.
 	pprof.SetGoroutineLabels(g.labels())
 	defer func() {
@@ -172,7 +172,7 @@ func (g *target) run(events <-chan cdp.Event, cancel func()) {
 }
 
 // apply takes one event: the features that follow it, then the core.
-func (g *target) apply(ev cdp.Event) {
+func (g *loop) apply(ev cdp.Event) {
 	t := g.tab
 	for _, f := range g.features[ev.Method] {
 		f.apply(g, ev)
@@ -218,7 +218,7 @@ func (g *target) apply(ev cdp.Event) {
 // tab (tabLabel). The loop calls it, and so may anything of the tab's
 // while the loop runs: once the loop is ending, fn is not run and spawn
 // reports false.
-func (g *target) spawn(fn func(ctx context.Context)) bool {
+func (g *loop) spawn(fn func(ctx context.Context)) bool {
 	g.spawnMu.Lock()
 	defer g.spawnMu.Unlock()
 	if g.closed {
@@ -234,14 +234,14 @@ func (g *target) spawn(fn func(ctx context.Context)) bool {
 }
 
 // labels is a context carrying the tab's pprof label.
-func (g *target) labels() context.Context {
+func (g *loop) labels() context.Context {
 	return pprof.WithLabels(context.Background(), pprof.Labels(tabLabel, g.tab.target))
 }
 
 // attached takes an out-of-process iframe attached under this session: it
 // gets a target (and loop) of its own at once, so that none of its events
 // is missed, and a worker sets it up.
-func (g *target) attached(raw jsonv2.Value) {
+func (g *loop) attached(raw jsonv2.Value) {
 	var ev struct {
 		SessionID  string `json:"sessionId"`
 		TargetInfo struct {
@@ -254,7 +254,7 @@ func (g *target) attached(raw jsonv2.Value) {
 		return
 	}
 	t := g.tab
-	child := newTarget(t, op.Child(ev.SessionID), false)
+	child := newLoop(t, op.Child(ev.SessionID), false)
 	t.page.kids.add(ev.TargetInfo.TargetID, child)
 	g.spawn(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, handleTimeout)
@@ -267,7 +267,7 @@ func (g *target) attached(raw jsonv2.Value) {
 // policy's pause of document requests, the network log, the click hook,
 // and the attaching of its own out-of-process frames; then lets the frame
 // run.
-func (g *target) setUp(ctx context.Context) {
+func (g *loop) setUp(ctx context.Context) {
 	t := g.tab
 	if err := t.pauses.enable(ctx, g.Call); err != nil {
 		t.log.Warn("origin policy or HTTP auth in a frame", "err", err)
@@ -292,7 +292,7 @@ func (g *target) setUp(ctx context.Context) {
 
 // autoAttach makes the browser attach the session's out-of-process iframes
 // (the loop takes them: attached).
-func (g *target) autoAttach(ctx context.Context) error {
+func (g *loop) autoAttach(ctx context.Context) error {
 	if _, ok := g.Caller.(childOpener); !ok {
 		return nil // a fake session: no frames
 	}
@@ -312,18 +312,18 @@ type childOpener interface {
 // their targets by frame (= target) id.
 type children struct {
 	mu   sync.Mutex
-	byID map[string]*target
+	byID map[string]*loop
 	// closed: the page's loop ended; a frame attached now is stopped at
 	// once. joined are the targets close handed out already.
 	closed bool
-	joined map[*target]bool
+	joined map[*loop]bool
 }
 
-func (c *children) add(frameID string, g *target) {
+func (c *children) add(frameID string, g *loop) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byID == nil {
-		c.byID = make(map[string]*target)
+		c.byID = make(map[string]*loop)
 	}
 	c.byID[frameID] = g
 	if c.closed {
@@ -333,14 +333,14 @@ func (c *children) add(frameID string, g *target) {
 
 // close marks the tab's frames closed and returns those not handed out
 // before (the page loop stops and joins them).
-func (c *children) close() []*target {
+func (c *children) close() []*loop {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true
 	if c.joined == nil {
-		c.joined = make(map[*target]bool)
+		c.joined = make(map[*loop]bool)
 	}
-	var out []*target
+	var out []*loop
 	for _, g := range c.byID {
 		if !c.joined[g] {
 			c.joined[g] = true
@@ -351,7 +351,7 @@ func (c *children) close() []*target {
 }
 
 // get is the frame's target while its session lasts, or nil.
-func (c *children) get(frameID string) *target {
+func (c *children) get(frameID string) *loop {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g := c.byID[frameID]
@@ -367,10 +367,10 @@ func (c *children) get(frameID string) *target {
 }
 
 // list is the frames' targets now.
-func (c *children) list() []*target {
+func (c *children) list() []*loop {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]*target, 0, len(c.byID))
+	out := make([]*loop, 0, len(c.byID))
 	for _, g := range c.byID {
 		out = append(out, g)
 	}
