@@ -31,9 +31,9 @@ func fpField(fp []string, i int) string {
 type frameRefs struct {
 	key     string // "" for the main frame, else "f1", "f2", …
 	frameID string
-	sess    *loop // the session the frame's document lives in
-	doc     string  // the walker's document token; a new one drops the refs
-	next    int     // the next ref number; refs below it were issued
+	sess    *loop  // the session the frame's document lives in
+	doc     string // the walker's document token; a new one drops the refs
+	next    int    // the next ref number; refs below it were issued
 	byWid   map[int]*refEntry
 	// parent and owner place a child frame: the iframe element (walker
 	// number owner) in the parent frame's document.
