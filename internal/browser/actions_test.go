@@ -623,6 +623,36 @@ func TestActionReportsDownload(t *testing.T) {
 	}
 }
 
+// A form fill reports, like an action, the console errors its fills and
+// its submit caused and the file its submit downloaded.
+func TestFillFormReportsConsoleErrorsAndDownload(t *testing.T) {
+	e := newEnv(t, browser.Options{OutputDir: t.TempDir()})
+	e.navigate("/formdownload")
+	var res *browser.FormResult
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		var err error
+		res, err = h.FillForm(ctx, browser.FormFill{Submit: browser.SubmitForm, Fields: []browser.FormField{{Target: sel("#q"), Value: "report"}}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range res.ConsoleErrors {
+		got = append(got, c.String())
+	}
+	joined := strings.Join(got, "\n")
+	if res.ConsoleErrorCount != 2 || !strings.Contains(joined, "field said no") || !strings.Contains(joined, "form went wrong") {
+		t.Errorf("console errors = %d %q", res.ConsoleErrorCount, got)
+	}
+	if len(res.Downloads) != 1 || res.Downloads[0].Name != "x.bin" || res.Downloads[0].State != "completed" {
+		t.Errorf("downloads = %+v", res.Downloads)
+	}
+	if !res.Submitted || len(res.Completed) != 1 {
+		t.Errorf("fill and submit: %+v", res)
+	}
+}
+
 // An action's result (and the diff after it) includes what the requests it
 // started brought in; a page that never stops changing still returns.
 func TestActionWaitsForWhatItStarted(t *testing.T) {

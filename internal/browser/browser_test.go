@@ -56,6 +56,9 @@ func fixtures(t *testing.T) string {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		fmt.Fprint(w, "data")
 	})
+	// A form whose field and submit log errors, and whose submit downloads.
+	page("/formdownload", `<title>FDL</title><form action="/download"><input id="q" name="q" aria-label="Q" oninput="console.error('field said no')">
+		<button>Get</button></form><script>document.forms[0].onsubmit = () => console.error("form went wrong")</script>`)
 	mux.HandleFunc("/nocontent", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	// A download that never ends (until its client goes): 64 KB at a time.
 	mux.HandleFunc("/endless", func(w http.ResponseWriter, r *http.Request) {

@@ -19,6 +19,8 @@ import (
 // then reports a submit the browser's validation stopped, the expect, the
 // console errors, the downloads and the new tabs (report, adoptPopups).
 // A JavaScript dialog the input opens ends the envelope at once (Act).
+// A form fill (fillForm) is in one envelope too: opened (open) before its
+// fields are filled, its watches started (watch) at its submit.
 
 // actor is a call's input on a tab of a held session: an action (act) is
 // its input of one kind (focus, fill, pointerAction, upload…) inside the
@@ -206,9 +208,10 @@ func (ac actor) input(ctx context.Context, t *Tab, el *element, a Action, res *A
 	return nil
 }
 
-// envelope is what watches one action's input (act): the page before it,
-// the console's and the downloads' marks, the navigation watch and the
-// quiet wait (the tab's settling while the action runs).
+// envelope is what watches one action's input (act), or a form's fills
+// and submit (fillForm): the page before it, the console's and the
+// downloads' marks, the navigation watch and the quiet wait (the tab's
+// settling while the input runs).
 type envelope struct {
 	s                  *Session
 	t                  *Tab
@@ -216,28 +219,53 @@ type envelope struct {
 	before             frame
 	console, downloads int
 	nav                *navWatch
-	quiet              *quietWatch
+	quiet              *quietWatch // nil: nothing is waited for (watch)
 }
 
-// envelop starts watching what an action's input is about to set off.
-// Close it when the action ends.
+// envelop starts watching what an action's input is about to set off
+// (open, then watch with the quiet wait). Close it when the action ends.
 func (ac actor) envelop(ctx context.Context, t *Tab, a Action, before frame) *envelope {
-	s := ac.s
-	e := &envelope{s: s, t: t, a: a, before: before, console: t.console.mark(), downloads: t.downloads.mark()}
+	e := ac.open(t, a, before)
+	e.watch(ctx, true)
+	return e
+}
+
+// open starts an envelope at the console's and the downloads' marks: what
+// the page logs and downloads from here on is reported (report). Its
+// watches start with watch, right before the input they follow. Close it
+// when the call ends. A walk taken before (quietWatch.walk) no longer
+// stands for the page: what the input changes (a field's value) may not
+// show as a mutation.
+func (ac actor) open(t *Tab, a Action, before frame) *envelope {
+	t.view.prewalk = nil
+	return &envelope{s: ac.s, t: t, a: a, before: before, console: t.console.mark(), downloads: t.downloads.mark()}
+}
+
+// watch starts watching for a navigation and, with quiet, for the page to
+// go quiet after the input (the wait settle runs). Without quiet, settle
+// only reads where the page is: no navigation window, no quiet wait.
+func (e *envelope) watch(ctx context.Context, quiet bool) {
+	t, a := e.t, e.a
 	e.nav = t.watchNavigation()
-	if e.quiet = t.newQuietWatch(before.ID); !aimsFirst(a) {
+	if !quiet {
+		return
+	}
+	if e.quiet = t.newQuietWatch(e.before.ID); !aimsFirst(a) {
 		e.quiet.markNow(ctx) // (a pointer input's aim marks it)
 	}
 	e.quiet.walk = a.SnapshotNext
 	t.settling = e.quiet
-	return e
 }
 
 // close stops the envelope's watches.
 func (e *envelope) close() {
 	e.t.settling = nil
-	e.quiet.join()
-	e.nav.stop()
+	if e.quiet != nil {
+		e.quiet.join()
+	}
+	if e.nav != nil {
+		e.nav.stop()
+	}
 	e.t.downloads.end(e.downloads)
 }
 
@@ -245,8 +273,15 @@ func (e *envelope) close() {
 // within its window (settle), else for the page's own work (requests, DOM
 // changes, animations) to settle, whose last check says where the page is
 // (it may have moved by pushState, or retitled itself).
+//
+// An envelope that waits for nothing (watch without quiet: a form filled
+// and not submitted) only reads where the page is, once a navigation
+// already under way has loaded.
 func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 	s, t, q, w, before := e.s, e.t, e.quiet, e.nav, e.before
+	if q == nil {
+		return actor{s}.settle(ctx, t, w, before, res, 0, false, nil)
+	}
 	q.inputDone()
 	window := navWindow(e.a, res)
 	var drawn <-chan bool

@@ -53,8 +53,15 @@ type FormResult struct {
 	Title          string      `json:"title"`
 	Navigated      bool        `json:"navigated,omitempty"`
 	Note           string      `json:"note,omitempty"`
-	NewTabs        []TabView   `json:"new_tabs,omitempty"`
-	Dialog         *DialogView `json:"dialog,omitempty"`
+	// Downloads are the files the fills or the submit started
+	// downloading, as they were when the call returned.
+	Downloads []Download `json:"downloads,omitempty"`
+	// ConsoleErrors are errors and uncaught exceptions the page logged
+	// during the call (up to 5; ConsoleErrorCount says how many).
+	ConsoleErrors     []ConsoleEntry `json:"console_errors,omitempty"`
+	ConsoleErrorCount int            `json:"console_error_count,omitempty"`
+	NewTabs           []TabView      `json:"new_tabs,omitempty"`
+	Dialog            *DialogView    `json:"dialog,omitempty"`
 	// Stopped is the field being filled when a dialog opened, and Skipped
 	// the fields after it, left alone.
 	Stopped string   `json:"stopped,omitempty"`
@@ -129,6 +136,16 @@ func (h *Held) FillForm(ctx context.Context, f FormFill) (*FormResult, error) {
 	return res, nil
 }
 
+// fillForm fills the form's fields and submits it as asked, inside one
+// envelope (envelope.go), as an action's input is.
+//
+// The envelope opens before the fields are filled: a field's fill may
+// itself log errors or start a download (a handler of its input or change
+// events), and the call reports those with the submit's. Its watches, the
+// navigation window and the quiet wait, start at the submit: each field's
+// fill already waited for what it set off (fill, check, selectOptions,
+// upload read the field back), and a form not submitted waits for nothing
+// more (no navigation window, no quiet wait), as before.
 func (ac actor) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult, error) {
 	s := ac.s
 	callCtx := ctx
@@ -136,11 +153,19 @@ func (ac actor) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult, 
 	defer cancel()
 	defer t.releaseObjects(ctx)
 	t.view.cache = nil
+	// What the envelope reports (ActionResult) goes into the form's result.
+	ar := &ActionResult{Action: "submit"}
+	// Popups that opened late (after the previous call) join now, and the
+	// current tab is brought back to the front before input goes to it.
+	ac.adoptPopups(callCtx, ar)
 	before, err := t.page.mainFrame(callCtx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
-	res := &FormResult{Submit: f.Submit, URLBefore: before.URL}
+	ar.URLBefore = before.URL
+	res := &FormResult{Submit: f.Submit, URLBefore: before.URL, NewTabs: ar.NewTabs}
+	env := ac.open(t, Action{Kind: "submit"}, before)
+	defer env.close()
 	var last *element
 	lastText := -1
 	for i, fd := range f.Fields {
@@ -161,37 +186,21 @@ func (ac actor) fillForm(ctx context.Context, t *Tab, f FormFill) (*FormResult, 
 			lastText = i
 		}
 	}
-	w := t.watchNavigation()
-	defer w.stop()
-	q := t.watchQuiet(callCtx, before.ID)
+	env.watch(callCtx, f.Submit != SubmitNone)
 	if f.Submit != SubmitNone {
 		if err := ac.submit(ctx, t, f, last, lastText, res); err != nil {
 			return res, err
 		}
 	}
-	q.inputDone()
-	ar := &ActionResult{Action: "submit", URLBefore: before.URL}
-	window := settleWindow
-	if f.Submit == SubmitNone {
-		window = 0
-	}
-	quietNext := f.Submit != SubmitNone
-	if err := ac.settle(callCtx, t, w, before, ar, window, quietNext, nil); err != nil {
+	if err := env.settle(callCtx, ar); err != nil {
 		return res, err
 	}
-	if !ar.Navigated && quietNext {
-		qr := q.wait(callCtx)
-		ar.addBusy(qr.busy)
-		if url, title, err := t.locationAfter(callCtx, qr); err == nil {
-			ar.URL, ar.Title, ar.Navigated = url, title, url != before.URL
-		}
-	}
+	env.report(callCtx, nil, ar)
+	ac.adoptPopups(callCtx, ar)
 	res.URLAfter, res.Title, res.Navigated, res.Note = ar.URL, ar.Title, ar.Navigated, ar.Note
+	res.ConsoleErrors, res.ConsoleErrorCount, res.Downloads, res.NewTabs = ar.ConsoleErrors, ar.ConsoleErrorCount, ar.Downloads, ar.NewTabs
 	if res.Navigated {
 		res.SubmitVerified = res.Submitted || res.SubmitVerified
-	}
-	if adopted, err := s.tabs.AdoptPopups(callCtx); err == nil {
-		res.NewTabs = append(res.NewTabs, adopted...)
 	}
 	return res, nil
 }

@@ -169,14 +169,25 @@ func actionNotes(b *resultText, res *browser.ActionResult) {
 	if res.Navigated {
 		b.note("Navigated to %s — %q", res.URL, res.Title)
 	}
-	for _, d := range res.Downloads {
+	inputNotes(b, res.Downloads, res.ConsoleErrors, res.ConsoleErrorCount, res.Note)
+	newTabNotes(b, res.NewTabs)
+}
+
+// inputNotes are the notes of what an input set off beside its page (an
+// action's, a form fill's): downloads, console errors, the note.
+func inputNotes(b *resultText, downloads []browser.Download, errs []browser.ConsoleEntry, n int, note string) {
+	for _, d := range downloads {
 		b.note("Download: %s", d.String())
 	}
-	consoleText(b, res.ConsoleErrors, res.ConsoleErrorCount)
-	if res.Note != "" {
-		b.note("Note: %s", res.Note)
+	consoleText(b, errs, n)
+	if note != "" {
+		b.note("Note: %s", note)
 	}
-	for _, t := range res.NewTabs {
+}
+
+// newTabNotes are the notes of the tabs an input opened.
+func newTabNotes(b *resultText, tabs []browser.TabView) {
+	for _, t := range tabs {
 		b.note("Opened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
 	}
 }

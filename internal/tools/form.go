@@ -70,6 +70,8 @@ var fillFormTool = Def(Tool{
 	return &Result{Text: text.String(), Notes: text.notes, Dialog: res.Dialog, Snapshot: inlineMode(in.Snapshot)}, nil
 })
 
+// describeForm is the text of a form fill's result: the fields as they
+// read back, the submit, and what it set off (as an action's: inputNotes).
 func describeForm(res *browser.FormResult) *resultText {
 	b := &resultText{}
 	b.printf("Filled %d field(s), each read back:", len(res.Completed))
@@ -90,11 +92,7 @@ func describeForm(res *browser.FormResult) *resultText {
 	if res.Navigated {
 		b.note("Navigated: %s → %s — %q", res.URLBefore, res.URLAfter, res.Title)
 	}
-	if res.Note != "" {
-		b.note("Note: %s", res.Note)
-	}
-	for _, t := range res.NewTabs {
-		b.note("Opened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
-	}
+	inputNotes(b, res.Downloads, res.ConsoleErrors, res.ConsoleErrorCount, res.Note)
+	newTabNotes(b, res.NewTabs)
 	return b
 }
