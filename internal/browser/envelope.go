@@ -38,20 +38,31 @@ type actor struct{ s *Session }
 func (h *Held) Act(ctx context.Context, a Action) (*ActionResult, error) {
 	s, t := h.s, h.t
 	defer t.stopIfCancelled(ctx)
+	return untilDialog(ctx, t, func(ctx context.Context) (*ActionResult, error) {
+		return actor{s}.act(ctx, t, a)
+	}, func(res *ActionResult, d *DialogView) {
+		res.Dialog, res.Outcome = d, "dispatched"
+	})
+}
+
+// untilDialog runs an input (run) under a context that ends when a
+// JavaScript dialog opens: a dialog open before it refuses the call
+// (DIALOG_OPEN); one the input opened ends it and comes back in its result
+// (opened), or, when it opened before the input was sent (the page opened
+// it on its own: the input did not run), refuses the call too.
+func untilDialog[R any](ctx context.Context, t *Tab, run func(ctx context.Context) (*R, error), opened func(*R, *DialogView)) (*R, error) {
 	if err := t.dialogs.err(); err != nil {
 		return nil, err
 	}
 	dctx, stop := t.dialogs.until(ctx)
 	defer stop()
-	res, err := actor{s}.act(dctx, t, a)
+	res, err := run(dctx)
 	if errors.Is(context.Cause(dctx), errDialogOpened) {
 		if d := t.dialogs.open(); d != nil {
 			if res == nil {
-				// It opened before the action's input was sent (the page
-				// opened it on its own): the action did not run.
 				return nil, t.dialogs.err()
 			}
-			res.Dialog, res.Outcome = d, "dispatched"
+			opened(res, d)
 			return res, nil
 		}
 	}

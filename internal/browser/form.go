@@ -115,25 +115,9 @@ func (h *Held) FillForm(ctx context.Context, f FormFill) (*FormResult, error) {
 			return nil, err
 		}
 	}
-	if err := t.dialogs.err(); err != nil {
-		return nil, err
-	}
-	dctx, stop := t.dialogs.until(ctx)
-	defer stop()
-	res, err := actor{s}.fillForm(dctx, t, f)
-	if errors.Is(context.Cause(dctx), errDialogOpened) {
-		if d := t.dialogs.open(); d != nil {
-			if res == nil {
-				return nil, t.dialogs.err()
-			}
-			res.Dialog = d
-			return res, nil
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return untilDialog(ctx, t, func(ctx context.Context) (*FormResult, error) {
+		return actor{s}.fillForm(ctx, t, f)
+	}, func(res *FormResult, d *DialogView) { res.Dialog = d })
 }
 
 // fillForm fills the form's fields and submits it as asked, inside one
