@@ -80,7 +80,7 @@ const (
 // recorder): the page's loop follows the events it names from the start
 // and hands each to apply, in the order the browser sent them, beside the
 // core's own. apply runs on the loop: it must not wait, and what is slow
-// goes to a worker (target.spawn). A feature owns its state and its
+// goes to a worker (loop.spawn). A feature owns its state and its
 // mutex.
 type feature interface {
 	events() []string

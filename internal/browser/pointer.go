@@ -264,18 +264,20 @@ const actionableJS = `async function(afterFrame){
 // it says too whether the element is a submit button of a form the
 // browser's validation would stop (blockedSubmitJS): blocked. With o.quiet
 // (the probe), it marks the action's start for the quiet wait last
-// (W.quiet(true)): q.
+// (W.quiet(true)): q, only when ok (the press follows at once): a look that
+// failed marks nothing, so a fallback after it (the DOM events) takes its
+// own mark (quietWatch.markNow).
 const aimJS = `async function(o){
   const look = ` + actionableJS + `;
   const W = globalThis.__webpilot, mark = () => o.quiet && W ? W.quiet(true, o.quiet) : null;
   let blocked = false;
   if (o.submit) { try { blocked = (` + blockedSubmitJS + `).call(this).length > 0; } catch (e) {} }
   const a = await look.call(this, false);
-  if (a.err) return {a, blocked, q: mark()};
+  if (a.err) return {a, blocked, q: null};
   const b = await look.call(this, true);
   const ok = !b.err && b.x === a.x && b.y === a.y;
   if (ok && o.key) (` + pressWatchJS + `).call(this, o.key, o.binding);
-  return {a, b, ok, blocked, q: mark()};
+  return {a, b, ok, blocked, q: ok ? mark() : null};
 }`
 
 // actionability is one look of actionableJS: the point, or the check that

@@ -117,7 +117,7 @@ func (ts Tabs) Current(ctx context.Context) (*Tab, error) {
 	}
 	lost := false
 	if t := s.tabs.current; t != nil {
-		delete(s.tabs.all, t.target)
+		s.tabs.drop(t.target)
 		s.tabs.current = nil
 		// The agent must learn that the user took the tab back, rather
 		// than find itself on a blank new one.
@@ -133,7 +133,7 @@ func (ts Tabs) Current(ctx context.Context) (*Tab, error) {
 		// Tabs that went with the browser are gone too.
 		for id, t := range s.tabs.all {
 			if !t.alive() {
-				delete(s.tabs.all, id)
+				s.tabs.drop(id)
 			}
 		}
 		nt.notes.setLead(LostNote)
@@ -155,7 +155,7 @@ func (ts Tabs) ByID(ctx context.Context, id string) (*Tab, error) {
 		}
 	}
 	if !ok || !t.alive() {
-		delete(s.tabs.all, key)
+		s.tabs.drop(key)
 		return nil, &Error{Code: CodeTabNotFound, Message: fmt.Sprintf("tab %q is not open in session %q", Echo(id), s.shownToAgent()),
 			Hint: "omit tab to use the session's current tab; browser_tabs list shows the session's tabs", Suggestions: ts.IDs()}
 	}
@@ -309,11 +309,17 @@ func (set *tabSet) setCurrent(t *Tab) {
 // it was the current tab, the session's tab used most recently becomes
 // current (none when no tab is left).
 func (set *tabSet) leave(t *Tab) {
-	delete(set.all, t.target)
-	set.recent.forget(t.target)
+	set.drop(t.target)
 	if set.current == t {
 		set.current = set.recent.latest(set.all)
 	}
+}
+
+// drop forgets the tab of backend id target: no longer the session's, nor
+// in its use order. It leaves the current tab alone (leave picks the next).
+func (set *tabSet) drop(target string) {
+	delete(set.all, target)
+	set.recent.forget(target)
 }
 
 // join makes an attached tab the session's, giving it its short id.
@@ -443,7 +449,7 @@ func (set *tabSet) closeTabs(ctx context.Context) error {
 				// extension is connected.
 				_ = s.be.CloseTab(ctx, id)
 			}
-			delete(set.all, id) // otherwise gone with its browser: nothing to close
+			set.drop(id) // otherwise gone with its browser: nothing to close
 			continue
 		}
 		if t.bind.bound {
@@ -456,7 +462,7 @@ func (set *tabSet) closeTabs(ctx context.Context) error {
 		if err := s.be.CloseTab(ctx, id); err != nil && !errors.Is(err, backend.ErrTabNotFound) && !errors.Is(err, cdp.ErrClosed) {
 			errs = append(errs, err)
 		}
-		delete(set.all, id)
+		set.drop(id)
 		set.unclaim(id)
 	}
 	set.current = nil

@@ -116,7 +116,7 @@ func EndpointIn(s, raw string) string {
 		}
 	}
 	for _, sec := range secrets {
-		if len(sec) >= 4 && !strings.Contains(Redacted, sec) {
+		if len(sec) >= 4 && sec != Redacted {
 			s = strings.ReplaceAll(s, sec, Redacted)
 		}
 	}

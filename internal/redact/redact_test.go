@@ -165,3 +165,12 @@ func TestRedactEndpoint(t *testing.T) {
 		t.Errorf("EndpointIn = %q, want %q", got, want)
 	}
 }
+
+// TestEndpointInHidesAPieceOfThePlaceholder: a credential that happens to
+// be a piece of the placeholder ("dact" of "<redacted>") is still hidden.
+func TestEndpointInHidesAPieceOfThePlaceholder(t *testing.T) {
+	got := EndpointIn("dial failed: token dact refused", "wss://farm.example/?token=dact")
+	if strings.Contains(strings.ReplaceAll(got, Redacted, ""), "dact") {
+		t.Errorf("EndpointIn = %q, the token shows", got)
+	}
+}
