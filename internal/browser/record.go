@@ -688,9 +688,10 @@ func (r *recording) apply(g *loop, rt *recTab, ev cdp.Event) {
 	}
 }
 
-// followPopup adopts the tab a recorded page opened into the session and
-// records in it too; it becomes the session's current tab, as the recipe's
-// step that selects it will make it.
+// followPopup adopts the tab a recorded page opened into the session
+// (AdoptPopups, which has the recording follow it: followAdopted), trying
+// for a while, since the tab may be listed a moment after the page asked
+// for it. A call that adopted it first had it followed the same way.
 func (r *recording) followPopup(ctx context.Context) {
 	s := r.s
 	var lastErr error
@@ -698,23 +699,8 @@ func (r *recording) followPopup(ctx context.Context) {
 		var found bool
 		err := s.Do(ctx, func(ctx context.Context, h *Held) error {
 			adopted, err := s.tabs.AdoptPopups(ctx)
-			if err != nil {
-				return err
-			}
-			for _, v := range adopted {
-				nt := s.tabs.all[s.tabs.ids.long[v.ID]]
-				if nt == nil {
-					continue
-				}
-				found = true
-				if err := r.follow(ctx, nt, r.noticeBe == nil); err != nil {
-					r.note("a new tab the page opened could not be followed (" + Echo(err.Error()) + "): what was done in it is not recorded")
-					continue
-				}
-				s.tabs.setCurrent(nt)
-				_ = s.be.Activate(ctx, nt.target)
-			}
-			return nil
+			found = len(adopted) > 0
+			return err
 		})
 		if found || ctx.Err() != nil {
 			return
@@ -726,11 +712,31 @@ func (r *recording) followPopup(ctx context.Context) {
 			return
 		}
 	}
-	// Nothing new to adopt and no error: the tab closed at once, or the
-	// follower of another window.open adopted it.
+	// Nothing new to adopt and no error: the tab closed at once, or a
+	// call adopted it first (and the recording follows it).
 	if lastErr != nil && ctx.Err() == nil {
 		r.note("a new tab the page opened could not be followed (" + Echo(lastErr.Error()) + "): what was done in it is not recorded")
 	}
+}
+
+// followAdopted records in nt, a tab a recorded page opened that just
+// joined the session, and makes it the session's current tab, as the
+// recipe's step that selects it will; the session is held. A recording
+// that ended follows nothing.
+func (r *recording) followAdopted(ctx context.Context, nt *Tab) {
+	r.mu.Lock()
+	stopped := r.stopped
+	r.mu.Unlock()
+	if stopped {
+		return
+	}
+	s := r.s
+	if err := r.follow(ctx, nt, r.noticeBe == nil); err != nil {
+		r.note("a new tab the page opened could not be followed (" + Echo(err.Error()) + "): what was done in it is not recorded")
+		return
+	}
+	s.tabs.setCurrent(nt)
+	_ = s.be.Activate(ctx, nt.target)
 }
 
 // mainOf is the tab's main frame id.

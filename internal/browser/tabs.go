@@ -528,6 +528,11 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			set.join(t)
 			adopted = append(adopted, set.view(ti))
 			changed = true
+			if rt := set.all[ti.Opener].rec.get(); rt != nil {
+				// A tab a recorded page opened is recorded too, whoever
+				// adopts it first (the recorder's follower, or any call).
+				rt.r.followAdopted(ctx, t)
+			}
 		}
 	}
 	// The windows asked for are taken as adopted one popup each; one asked
