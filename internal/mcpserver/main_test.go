@@ -18,6 +18,7 @@ import (
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/backend/launch"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
 )
@@ -163,15 +164,8 @@ func mustCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tool str
 	return out
 }
 
-func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
+// text is a result's text (mcpclient.ResultText).
+func text(res *mcp.CallToolResult) string { return mcpclient.ResultText(res) }
 
 // structuredJSON is a result's structuredContent as JSON.
 func structuredJSON(t *testing.T, res *mcp.CallToolResult) string {
