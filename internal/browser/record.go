@@ -724,12 +724,18 @@ func (r *recording) followPopup(ctx context.Context) {
 // recipe's step that selects it will; the session is held. A recording
 // that ended follows nothing.
 func (r *recording) followAdopted(ctx context.Context, nt *Tab) {
+	// (counted in wg, as the follower is: a cleanup under way waits for
+	// it and then lets the tab go too)
 	r.mu.Lock()
 	stopped := r.stopped
+	if !stopped {
+		r.wg.Add(1)
+	}
 	r.mu.Unlock()
 	if stopped {
 		return
 	}
+	defer r.wg.Done()
 	s := r.s
 	if err := r.follow(ctx, nt, r.noticeBe == nil); err != nil {
 		r.note("a new tab the page opened could not be followed (" + Echo(err.Error()) + "): what was done in it is not recorded")
