@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -307,6 +308,65 @@ func TestClickOpensPopup(t *testing.T) {
 	}
 	if len(res.NewTabs) != 1 || !strings.Contains(res.NewTabs[0].URL, "kinds.html") {
 		t.Errorf("new tabs = %+v", res.NewTabs)
+	}
+}
+
+// A popup whose first page is slow to answer does not hold the click up
+// beyond the action timeout: the result lists it as loading, on the URL it
+// loads, and selecting it waits for its page, then works on it.
+func TestPopupStillLoading(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	held := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			w.Write([]byte(`<title>Opener</title><button id="open" onclick="window.open('/held?q=1')">Open</button>`))
+			return
+		}
+		if r.URL.Path != "/held" {
+			http.NotFound(w, r)
+			return
+		}
+		select { // the popup's page answers only once the test has its result
+		case <-r.Context().Done():
+		case <-release:
+		}
+		w.Write([]byte(`<title>Held</title><p>loaded at last</p>`))
+	}))
+	defer held.Close()
+	defer free()
+	e := newEnv(t, browser.Options{ActionTimeout: 2 * time.Second})
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+		_, err := h.Navigate(ctx, held.URL+"/", 0)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.act(browser.Action{Kind: "click", Target: sel("#open")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.NewTabs) != 1 || res.NewTabs[0].URL != held.URL+"/held?q=1" || !res.NewTabs[0].Loading {
+		t.Fatalf("new tabs = %+v, want the popup on %s/held?q=1, loading", res.NewTabs, held.URL)
+	}
+	id := res.NewTabs[0].ID
+	free()
+	err = e.do(func(ctx context.Context, h *browser.Held) error {
+		if _, err := h.Tabs().Select(ctx, id); err != nil {
+			return err
+		}
+		snap, err := h.Snapshot(ctx, browser.SnapshotOptions{})
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(snap.Text, "loaded at last") {
+			t.Errorf("the selected popup's snapshot:\n%s", snap.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("select %s: %v", id, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"net/url"
+	"sync"
 	"sync/atomic"
 )
 
@@ -14,8 +15,8 @@ import (
 // What guards what: pol, origin and httpAuth are fixed when the session is
 // made; caller is written and read only while the session is held;
 // client, hide and windowOpens are atomic (the tabs' loops and a
-// recorder's cleanup read or add to them between calls); net and routes
-// have their own locks (the tabs' loops write and read them between
+// recorder's cleanup read or add to them between calls); asked, net and
+// routes have their own locks (the tabs' loops write and read them between
 // calls).
 type sessionLink struct {
 	// pol is the session's policy: its output directory keeps the tabs'
@@ -39,6 +40,10 @@ type sessionLink struct {
 	// windowOpens counts the new windows the pages of the session's tabs
 	// asked for (Page.windowOpen, counted by the tabs' loops).
 	windowOpens atomic.Int64
+	// asked is the URLs of the windows asked for that no popup has
+	// answered yet, oldest first (a few): a popup listed before its first
+	// load committed shows the URL it is loading.
+	asked openURLs
 	// net is the requests of the session's tabs (browser_network); nil in
 	// a tab of no session.
 	net *netLog
@@ -78,4 +83,47 @@ func (l *sessionLink) hider() hider {
 func (l *sessionLink) clientID() string {
 	id, _ := l.client.Load().(string)
 	return id
+}
+
+// openURLs is the URLs of the latest windows a session's pages asked for
+// (Page.windowOpen), oldest first; the tabs' loops add, the session's
+// holder takes.
+type openURLs struct {
+	mu   sync.Mutex
+	urls []string
+}
+
+// maxOpenURLs bounds the windows remembered: a page that opens many keeps
+// only the latest.
+const maxOpenURLs = 16
+
+// add remembers that a page asked for a window on raw.
+func (o *openURLs) add(raw string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.urls = append(o.urls, raw)
+	if n := len(o.urls); n > maxOpenURLs {
+		o.urls = o.urls[n-maxOpenURLs:]
+	}
+}
+
+// take answers one window asked for with a popup the browser lists on
+// listed, and returns the URL to show for the popup. A popup listed on a
+// URL answers the window asked on it, if one was; one listed blank (its
+// first load not committed yet) answers the oldest, and shows the URL
+// asked for.
+func (o *openURLs) take(listed string) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	blank := listed == "" || listed == "about:blank"
+	for i, u := range o.urls {
+		if blank || u == listed {
+			o.urls = append(o.urls[:i:i], o.urls[i+1:]...)
+			if blank && u != "" {
+				return u
+			}
+			return listed
+		}
+	}
+	return listed
 }

@@ -193,6 +193,11 @@ func (g *loop) apply(ev cdp.Event) {
 			g.committed(ev.Params)
 		}
 	case evWindowOpen:
+		var p struct {
+			URL string `json:"url"`
+		}
+		_ = jsonv2.Unmarshal(ev.Params, &p)
+		t.link.asked.add(p.URL)
 		t.link.windowOpens.Add(1)
 	default:
 		if kind, ok := netKinds[ev.Method]; ok {

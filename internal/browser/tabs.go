@@ -24,6 +24,9 @@ type TabView struct {
 	// Context is the named browser context the tab is in ("": the
 	// browser's own).
 	Context string `json:"context,omitempty"`
+	// Loading: a tab a page opened whose first document is not in yet; it
+	// joins the session (and answers calls) once it is.
+	Loading bool `json:"loading,omitempty"`
 }
 
 // tabSet is a session's tabs, and what it knows of them: the tabs it owns
@@ -50,11 +53,24 @@ type tabSet struct {
 	// for (sessionLink.windowOpens) when a read of the tab list for popups
 	// last adopted one.
 	windowOpensSeen int64
+	// preparing are popups attached and being prepared outside the hold,
+	// keyed by backend id: a tab whose first document is not in yet
+	// answers nothing until it is, and a call does not wait out a slow
+	// site for it (AdoptPopups).
+	preparing map[string]*popupPrep
 }
 
 // newTabSet is the tab set of a new session s, with no tab yet.
 func newTabSet(s *Session) tabSet {
-	return tabSet{s: s, all: make(map[string]*Tab), refused: make(map[string]bool)}
+	return tabSet{s: s, all: make(map[string]*Tab), refused: make(map[string]bool), preparing: make(map[string]*popupPrep)}
+}
+
+// popupPrep is a popup being attached and prepared by a goroutine of its
+// own, which writes t or err and then closes done.
+type popupPrep struct {
+	done chan struct{}
+	t    *Tab
+	err  error
 }
 
 // Tabs are the session's tabs as a held call sees them (Held.Tabs): the
@@ -80,7 +96,8 @@ func (set *tabSet) tabIDs() []string {
 // List describes the session's tabs, adopting popups its tabs opened.
 func (ts Tabs) List(ctx context.Context) ([]TabView, error) {
 	s := ts.h.s
-	if _, err := s.tabs.AdoptPopups(ctx); err != nil {
+	found, err := s.tabs.AdoptPopups(ctx)
+	if err != nil {
 		return nil, err
 	}
 	infos, err := s.be.Tabs(ctx)
@@ -88,6 +105,11 @@ func (ts Tabs) List(ctx context.Context) ([]TabView, error) {
 		return nil, backendError("list tabs", err)
 	}
 	var out []TabView
+	for _, v := range found {
+		if v.Loading {
+			out = append(out, v) // (not the session's until its page is in)
+		}
+	}
 	for _, ti := range infos {
 		t, ok := s.tabs.all[ti.ID]
 		if !ok {
@@ -221,6 +243,16 @@ func (ts Tabs) NewIn(ctx context.Context, name string) (*Tab, error) {
 // Select makes one of the session's tabs current.
 func (ts Tabs) Select(ctx context.Context, id string) (*Tab, error) {
 	s := ts.h.s
+	if p := s.tabs.preparing[s.tabs.ids.resolve(id)]; p != nil {
+		// A popup still loading its first page: selecting it waits for
+		// that page, as a navigation would.
+		wait, cancel := context.WithTimeout(ctx, s.pol.opts.NavTimeout)
+		select {
+		case <-p.done:
+		case <-wait.Done():
+		}
+		cancel()
+	}
 	if _, err := s.tabs.AdoptPopups(ctx); err != nil {
 		return nil, err
 	}
@@ -495,7 +527,14 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	if err != nil {
 		return nil, backendError("list tabs", err)
 	}
-	var adopted []TabView
+	set.forgetGonePreparing(infos)
+	// A popup whose first document is not in yet is waited for within
+	// the action timeout; after that the call goes on, and the popup joins
+	// at the next call that reads the tab list once it is ready.
+	wait := time.NewTimer(s.pol.opts.ActionTimeout)
+	defer wait.Stop()
+	waiting := true
+	var adopted, loading []TabView
 	// Popups of popups join too: repeat until nothing new.
 	for changed := true; changed; {
 		changed = false
@@ -503,32 +542,56 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			if _, mine := set.all[ti.ID]; mine || ti.Opener == "" || set.refused[ti.ID] {
 				continue
 			}
-			if _, parent := set.all[ti.Opener]; !parent {
+			opener := set.all[ti.Opener]
+			if opener == nil {
 				continue
 			}
-			t, err := set.attachTab(ctx, ti.ID)
-			if err != nil {
+			p := set.preparing[ti.ID]
+			if p == nil {
+				ti.URL = s.link.asked.take(ti.URL)
+				p = set.prepareInBackground(ti.ID)
+				set.preparing[ti.ID] = p
+			}
+			if waiting {
+				select {
+				case <-p.done:
+				case <-wait.C:
+					waiting = false
+				case <-ctx.Done():
+					waiting = false
+				}
+			}
+			select {
+			case <-p.done:
+			default:
+				set.ids.assign(ti.ID) // (the id it keeps when it joins)
+				loading = append(loading, set.view(ti))
+				continue
+			}
+			delete(set.preparing, ti.ID)
+			if p.err != nil {
 				continue // it may have closed already
 			}
+			t := p.t
+			set.finishPrepare(ctx, t)
 			if perr := set.refusedPopup(ctx, t, ti); perr != nil {
 				// Its first load ran before webpilot could pause it: the tab
 				// never joins the session, so no call can read it.
+				t.page.stop()
 				_ = s.be.CloseTab(ctx, ti.ID)
-				if opener := set.all[ti.Opener]; opener != nil {
-					opener.notes.add(fmt.Sprintf("closed a new tab on %s that the page opened: %s", shorten(perr.url, 200), perr.err.Message))
-				}
+				opener.notes.add(fmt.Sprintf("closed a new tab on %s that the page opened: %s", shorten(perr.url, 200), perr.err.Message))
 				set.refused[ti.ID] = true
 				changed = true
 				continue
 			}
 			// A tab a bound (the user's) tab opened is the user's too:
 			// followed, never closed.
-			t.bind.bound = set.all[ti.Opener].bind.bound
-			t.bctx = set.all[ti.Opener].bctx // (a popup is in its opener's context)
+			t.bind.bound = opener.bind.bound
+			t.bctx = opener.bctx // (a popup is in its opener's context)
 			set.join(t)
 			adopted = append(adopted, set.view(ti))
 			changed = true
-			if rt := set.all[ti.Opener].rec.get(); rt != nil {
+			if rt := opener.rec.get(); rt != nil {
 				// A tab a recorded page opened is recorded too, whoever
 				// adopts it first (the recorder's follower, or any call).
 				rt.r.followAdopted(ctx, t)
@@ -545,7 +608,51 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 		// comes. The agent stays on its tab until it selects another.
 		_ = s.be.Activate(ctx, set.current.target)
 	}
+	for _, v := range loading {
+		v.Loading = true
+		adopted = append(adopted, v)
+	}
 	return adopted, nil
+}
+
+// prepareInBackground attaches to the popup id and prepares it (Tab.init)
+// in a goroutine of its own, bounded by the navigation timeout: what it
+// does touches only the new tab, never the session.
+func (set *tabSet) prepareInBackground(id string) *popupPrep {
+	s := set.s
+	p := &popupPrep{done: make(chan struct{})}
+	tab := newTabFor(s, id)
+	go func() {
+		defer close(p.done)
+		ctx, cancel := context.WithTimeout(context.Background(), s.pol.opts.NavTimeout)
+		defer cancel()
+		p.t, p.err = tab.attach(ctx, s.be.Attach)
+	}()
+	return p
+}
+
+// forgetGonePreparing drops the popups being prepared that the browser no
+// longer lists (closed before they were ready).
+func (set *tabSet) forgetGonePreparing(infos []backend.TabInfo) {
+	listed := make(map[string]bool, len(infos))
+	for _, ti := range infos {
+		listed[ti.ID] = true
+	}
+	for id, p := range set.preparing {
+		if !listed[id] {
+			delete(set.preparing, id)
+			go stopPrepared(p)
+		}
+	}
+}
+
+// stopPrepared stops the loop of a popup prepared for nothing, once its
+// preparation ends.
+func stopPrepared(p *popupPrep) {
+	<-p.done
+	if p.t != nil {
+		p.t.page.stop()
+	}
 }
 
 // adoptLatePopups adopts the popups that opened since the tab list was
@@ -555,7 +662,7 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 // else it reads nothing. Call within Do.
 func (set *tabSet) adoptLatePopups(ctx context.Context) ([]TabView, error) {
 	s := set.s
-	if s.link.windowOpens.Load() == set.windowOpensSeen && !set.framesOutOfProcess() {
+	if s.link.windowOpens.Load() == set.windowOpensSeen && len(set.preparing) == 0 && !set.framesOutOfProcess() {
 		return nil, nil
 	}
 	return set.AdoptPopups(ctx)
@@ -608,25 +715,48 @@ func (set *tabSet) attachTab(ctx context.Context, id string) (*Tab, error) {
 
 // prepareTab attaches to a tab with attach and prepares it.
 func (set *tabSet) prepareTab(ctx context.Context, id string, attach func(context.Context, string) (cdp.Caller, error)) (*Tab, error) {
-	s := set.s
-	target, err := attach(ctx, id)
+	t, err := newTabFor(set.s, id).attach(ctx, attach)
 	if err != nil {
-		return nil, backendError("attach to the tab", err)
+		return nil, err
 	}
-	t := newTab(id, target, s.m.log)
+	set.finishPrepare(ctx, t)
+	return t, nil
+}
+
+// newTabFor is a tab of session s for the backend's tab id, not attached
+// yet: it reads only what the session fixes when it is made.
+func newTabFor(s *Session, id string) *Tab {
+	t := newTab(id, nil, s.m.log)
 	t.dialogs.policy = s.pol.opts.DialogPolicy
 	t.link = s.link
 	t.downloads.maxFetch = s.m.opts.MaxFetchBytes
-	local := s.be.Info().Local
-	if !local {
+	if !s.be.Info().Local {
 		t.downloads.find = downloadFinder(s.be, id)
 		t.downloads.remote = t.downloads.find == nil
 	}
+	return t
+}
+
+// attach attaches t with attach and starts its loop (Tab.init); it touches
+// only t, so it may run outside the session's hold.
+func (t *Tab) attach(ctx context.Context, attach func(context.Context, string) (cdp.Caller, error)) (*Tab, error) {
+	c, err := attach(ctx, t.target)
+	if err != nil {
+		return nil, backendError("attach to the tab", err)
+	}
+	t.page.Caller = c
 	if err := t.init(ctx); err != nil {
 		t.page.stop()
 		return nil, backendError("prepare the tab", err)
 	}
-	if local {
+	return t, nil
+}
+
+// finishPrepare gives a tab that joins the session what the session has
+// set: where downloads go, and its emulation. Call within Do.
+func (set *tabSet) finishPrepare(ctx context.Context, t *Tab) {
+	s := set.s
+	if s.be.Info().Local {
 		t.downloads.save(ctx, s.pol)
 	}
 	if !s.emulation.Empty() {
@@ -635,5 +765,4 @@ func (set *tabSet) prepareTab(ctx context.Context, id string, attach func(contex
 			t.log.Debug("emulate on a new tab", "err", err)
 		}
 	}
-	return t, nil
 }

@@ -188,6 +188,10 @@ func inputNotes(b *resultText, downloads []browser.Download, errs []browser.Cons
 // newTabNotes are the notes of the tabs an input opened.
 func newTabNotes(b *resultText, tabs []browser.TabView) {
 	for _, t := range tabs {
+		if t.Loading {
+			b.note("Opened tab %s: %s — still loading its first page; it joins the session once that is in (browser_tabs select %s waits for it)", t.ID, t.URL, t.ID)
+			continue
+		}
 		b.note("Opened tab %s: %s — %q (joined the session; browser_tabs select to switch)", t.ID, t.URL, t.Title)
 	}
 }

@@ -186,6 +186,9 @@ func renderTabs(session string, tabs []browser.TabView) string {
 		if t.Opener != "" {
 			fmt.Fprintf(&b, " (opened by %s)", t.Opener)
 		}
+		if t.Loading {
+			b.WriteString(" (loading its first page)")
+		}
 	}
 	return b.String()
 }
