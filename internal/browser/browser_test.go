@@ -95,6 +95,12 @@ func fixtures(t *testing.T) string {
 	page("/alertstorm", `<title>S</title><button id="b" onclick="for(let i=0;i<12;i++) alert('a'+i); document.title='done'">go</button>`)
 	page("/asyncconfirm", `<title>AC</title><label><input type="checkbox" id="cb" onclick="event.preventDefault(); setTimeout(()=>{ if(confirm('sure?')) this.checked=true },30)"> Subscribe</label>`)
 	page("/labellink", `<title>LL</title><label style="display:inline-block;width:400px"><input type="checkbox" id="cb" style="opacity:0;position:absolute;width:0;height:0"><span>[ ]</span> I agree to the <a href="/basic.html" id="terms">Terms of Service and Privacy Policy</a></label>`)
+	// A styled checkbox under its own label (TodoMVC's "Mark all as
+	// complete"), and one under another field's label.
+	page("/labelcover", `<title>LC</title><style>input.box{position:absolute;width:20px;height:20px;margin:0;left:10px;top:10px} input.hid{opacity:0} label.cover{position:absolute;left:0;top:0;width:45px;height:45px;background:#eee;z-index:1}</style>
+		<div style="position:relative;height:60px"><input class="box hid" type="checkbox" id="all" onchange="window.__changes=(window.__changes||0)+1"><label class="cover" for="all">Mark all as complete</label></div>
+		<div style="position:relative;height:60px"><input class="box" type="checkbox" id="keep"><label class="cover" for="keep">Keep me signed in</label></div>
+		<div style="position:relative;height:60px"><input class="box" type="checkbox" id="other" aria-label="Other"><input id="name" aria-label="Name" style="position:absolute;left:200px"><label class="cover" for="name">Name</label></div>`)
 	page("/formdialog", `<title>FD</title><form><input id="a" aria-label="A"><select id="s" aria-label="S" onchange="alert('changed')"><option>x</option><option>y</option></select><input id="c" aria-label="C"></form>`)
 	page("/focuspress", `<title>FP</title><script>window.__log=[]</script><button id="del" onclick="__log.push('delete')">Delete</button><div id="plain">plain div</div>`)
 	page("/lazy", `<title>Lazy</title><button id="more" onclick="fetch('/slowjson').then(r => r.json()).then(j => { const p = document.createElement('p'); p.textContent = 'loaded: ' + j.n; document.body.append(p) })">Load more</button>`)

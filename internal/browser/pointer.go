@@ -219,6 +219,18 @@ func (p *pointerState) aim(ctx context.Context, el *element, tg Locator, o aimFo
 	return at, nil
 }
 
+// viaLabelJS says whether a click on hit reaches el through a label: hit
+// is in a label whose control is el, with no other interactive element
+// between them (a link inside a label takes the click itself), as the
+// browser's label activation decides.
+const viaLabelJS = `(hit,el)=>{
+  for(let n=hit;n&&n.nodeType===1;n=n.parentElement){
+    if(n.tagName==="LABEL") return n.control===el;
+    if(n!==el&&n.matches("a[href],button,input,select,textarea,summary,[contenteditable=''],[contenteditable=true]")) return false;
+  }
+  return false;
+}`
+
 // actionableJS is the page-side check before pointer input: the element is
 // attached, visible, enabled, and receives events at its centre.
 const actionableJS = `async function(afterFrame){
@@ -243,8 +255,10 @@ const actionableJS = `async function(afterFrame){
   const deep=(x,y)=>{let hit=document.elementFromPoint(x,y); while(hit&&hit.shadowRoot){const inner=hit.shadowRoot.elementFromPoint(x,y); if(!inner||inner===hit) break; hit=inner;} return hit;};
   // The hit is this element, inside it (across slots and shadow roots), or
   // the host of the shadow tree it lives in (slotted text hits the host).
+  // A hit on the element's own label counts too: the browser gives the
+  // label's click to its control (a styled checkbox under its label).
   const reaches=(hit)=>{ if(!hit) return true; if(hit.shadowRoot&&hit.shadowRoot.contains(this)) return true;
-    for(let n=hit;n;n=n.assignedSlot||n.parentNode||n.host||null){ if(n===this) return true; } return false; };
+    for(let n=hit;n;n=n.assignedSlot||n.parentNode||n.host||null){ if(n===this) return true; } return (` + viaLabelJS + `)(hit,this); };
   // An inline element broken over lines is tried line by line.
   let cover=null;
   for(const q of rects.length>1?rects:[box]){
@@ -362,7 +376,7 @@ const pressWatchJS = `function(key, binding){
   const on=(e)=>{ off();
     const p=e.composedPath(), h=p[0];
     let hit=""; if(h&&h.tagName) hit=h.tagName.toLowerCase()+(h.id?"#"+h.id:"")+(typeof h.className==="string"&&h.className.trim()?"."+h.className.trim().split(/\s+/).join("."):"");
-    tell(JSON.stringify({key:key, inside:p.includes(el), hit:hit})); };
+    tell(JSON.stringify({key:key, inside:p.includes(el)||(` + viaLabelJS + `)(h,el), hit:hit})); };
   if(W&&W.onPress) off=W.onPress(on);
   else { addEventListener("pointerdown", on, true); off=()=>removeEventListener("pointerdown", on, true); }
   setTimeout(off, 30000);

@@ -124,6 +124,38 @@ func TestLabelWithLink(t *testing.T) {
 	wantCode(t, err, browser.CodeNotActionable)
 }
 
+// A checkbox under its own label is checked and clicked through the
+// label, as a person does and as the browser forwards it (at once, not
+// after the action timeout); one under another field's label is still
+// covered.
+func TestCheckboxUnderItsLabel(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/labelcover")
+	all := browser.Locator{Role: "checkbox", Name: "Mark all as complete"}
+	for _, c := range []struct {
+		kind, want string
+	}{{"check", "true 1"}, {"uncheck", "false 2"}} {
+		res, err := e.act(browser.Action{Kind: c.kind, Target: all, Timeout: 3 * time.Second})
+		if err != nil || res.Outcome != "verified" {
+			t.Fatalf("%s: %+v %v", c.kind, res, err)
+		}
+		if got := e.eval(`document.getElementById("all").checked + " " + window.__changes`); got != c.want {
+			t.Errorf("after %s: checked, changes = %q, want %q", c.kind, got, c.want)
+		}
+	}
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "checkbox", Name: "Keep me signed in"}, Timeout: 3 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.eval(`String(document.getElementById("keep").checked)`); got != "true" {
+		t.Errorf("a click on a checkbox under its label: checked = %s", got)
+	}
+	_, err := e.act(browser.Action{Kind: "click", Target: sel("#other"), Timeout: time.Second})
+	wantCode(t, err, browser.CodeNotActionable)
+	if got := e.eval(`document.getElementById("other").checked + " " + document.activeElement.id`); got != "false keep" {
+		t.Errorf("the covered checkbox, the focus: %q (nothing was to be clicked)", got)
+	}
+}
+
 // press on an element that cannot take the focus sends no key anywhere.
 func TestPressNeedsFocus(t *testing.T) {
 	e := newEnv(t, browser.Options{})
