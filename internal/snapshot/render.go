@@ -793,6 +793,20 @@ func lcsScript(ops []byte, a, b []string) []byte {
 type edit struct {
 	op   byte
 	text string
+	was  string // a changed text line's earlier text ('~' without a ref)
+}
+
+// maxWasRunes bounds the earlier text a changed text line quotes: enough
+// to tell which line it replaces, at a cost of a few tokens.
+const maxWasRunes = 40
+
+// wasText is how a changed text line names the line it replaces: its
+// earlier text, cut to maxWasRunes.
+func wasText(old string) string {
+	if r := []rune(old); len(r) > maxWasRunes {
+		return string(r[:maxWasRunes-1]) + "…"
+	}
+	return old
 }
 
 // appendHunk appends a run of changed lines to out, each change of a line
@@ -830,10 +844,17 @@ func appendHunk(out []string, h []edit) []string {
 	if len(oldText) == len(newText) {
 		for n, d := range oldText {
 			h[d].op, h[newText[n]].op = 0, '~'
+			h[newText[n]].was = h[d].text
 		}
 	}
 	for _, e := range h {
-		if e.op != 0 {
+		switch {
+		case e.op == 0:
+		case e.was != "":
+			// A text line has no ref to say which line it was: it says
+			// the text it replaces.
+			out = append(out, "~ "+e.text+" (was: "+wasText(e.was)+")")
+		default:
 			out = append(out, string(e.op)+" "+e.text)
 		}
 	}

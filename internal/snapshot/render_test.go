@@ -15,7 +15,10 @@ func TestDiff(t *testing.T) {
 	}{
 		{"first", nil, []string{"a"}, "(no earlier snapshot of this tab: full snapshot follows)\na", true},
 		{"same", []string{"a", "b"}, []string{"a", "b"}, "(no changes)", false},
-		{"text changed", []string{"a", "  b", "c"}, []string{"a", "  B", "c"}, "~ B", false},
+		{"text changed", []string{"a", "  b", "c"}, []string{"a", "  B", "c"}, "~ B (was: b)", false},
+		{"long text changed", []string{"a", "Showing 1 to 10 of 57 entries, sorted by date, newest first", "c"},
+			[]string{"a", "Showing 11 to 20 of 57 entries, sorted by date, newest first", "c"},
+			"~ Showing 11 to 20 of 57 entries, sorted by date, newest first (was: Showing 1 to 10 of 57 entries, sorted b…)", false},
 		{"added", []string{"a", "c"}, []string{"a", "b", "c"}, "+ b", false},
 		{"removed", []string{"a", "b", "c"}, []string{"a", "c"}, "- b", false},
 		{"moved", []string{"x", "a", "b", "y"}, []string{"x", "b", "a", "y"}, "- a\n+ a", false},
@@ -25,7 +28,7 @@ func TestDiff(t *testing.T) {
 		{"control replaced", []string{`button e1 "Add"`, "z"}, []string{`button e2 "Remove"`, "z"}, "- button e1 \"Add\"\n+ button e2 \"Remove\"", false},
 		{"uneven text run", []string{"a", "b", "c", "z"}, []string{"d", "z"}, "- a\n- b\n- c\n+ d", false},
 		{"mixed run", []string{`button e1 "Add"`, "0 items", "z"}, []string{`button e1 "In cart"`, "1 item", "z"},
-			"~ button e1 \"In cart\"\n~ 1 item", false},
+			"~ button e1 \"In cart\"\n~ 1 item (was: 0 items)", false},
 		{"mostly changed", []string{"a", "b", "c"}, []string{"x", "y"}, "(more of the page changed than stayed: full snapshot follows)\nx\ny", true},
 		{"control moved", []string{`button e1 "A"`, "m", `button e2 "B"`}, []string{`button e2 "B"`, "m", `button e1 "A"`},
 			"- button e1 \"A\"\n- m\n+ m\n+ button e1 \"A\"", false},
@@ -145,7 +148,7 @@ func TestDiffRefiltered(t *testing.T) {
 func TestDiffRepeatedLines(t *testing.T) {
 	prev := []string{"# Shop", "Add", "x", "Add", "y", "end", "a", "b", "c", "d"}
 	cur := []string{"# Shop", "Add", "x", "Added", "y", "end", "a", "b", "c", "d"}
-	if got, full := Diff(prev, cur); full || got != "~ Added" {
-		t.Errorf("Diff = %q (full %v), want \"~ Added\"", got, full)
+	if got, full := Diff(prev, cur); full || got != "~ Added (was: Add)" {
+		t.Errorf("Diff = %q (full %v), want \"~ Added (was: Add)\"", got, full)
 	}
 }
