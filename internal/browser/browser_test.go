@@ -101,6 +101,13 @@ func fixtures(t *testing.T) string {
 		<div style="position:relative;height:60px"><input class="box hid" type="checkbox" id="all" onchange="window.__changes=(window.__changes||0)+1"><label class="cover" for="all">Mark all as complete</label></div>
 		<div style="position:relative;height:60px"><input class="box" type="checkbox" id="keep"><label class="cover" for="keep">Keep me signed in</label></div>
 		<div style="position:relative;height:60px"><input class="box" type="checkbox" id="other" aria-label="Other"><input id="name" aria-label="Name" style="position:absolute;left:200px"><label class="cover" for="name">Name</label></div>`)
+	// A native range input, and an ARIA slider that moves by 5 with the
+	// arrow keys (as a library's thumb does).
+	page("/sliders", `<title>SL</title><label>Volume <input type="range" id="vol" min="0" max="10" value="3" oninput="window.__vol=this.value"></label>
+		<div id="lbl">Price</div><div id="price" role="slider" tabindex="0" aria-labelledby="lbl" aria-valuemin="0" aria-valuemax="200" aria-valuenow="50" aria-valuetext="$50" style="width:30px;height:30px;background:#08f"></div>
+		<script>const p=document.getElementById("price"); p.addEventListener("keydown", e => { let v=+p.getAttribute("aria-valuenow");
+		if (e.key==="ArrowRight") v=Math.min(200,v+5); else if (e.key==="ArrowLeft") v=Math.max(0,v-5); else return;
+		e.preventDefault(); p.setAttribute("aria-valuenow", v); p.setAttribute("aria-valuetext", "$"+v); window.__price=v; })</script>`)
 	page("/formdialog", `<title>FD</title><form><input id="a" aria-label="A"><select id="s" aria-label="S" onchange="alert('changed')"><option>x</option><option>y</option></select><input id="c" aria-label="C"></form>`)
 	page("/focuspress", `<title>FP</title><script>window.__log=[]</script><button id="del" onclick="__log.push('delete')">Delete</button><div id="plain">plain div</div>`)
 	page("/lazy", `<title>Lazy</title><button id="more" onclick="fetch('/slowjson').then(r => r.json()).then(j => { const p = document.createElement('p'); p.textContent = 'loaded: ' + j.n; document.body.append(p) })">Load more</button>`)

@@ -132,6 +132,12 @@ func dispatchError(what string, err error) error {
 const editableJS = `function(){
   if(!this.isConnected) return {err:"detached", why:"the element was removed from the page"};
   const tag=this.tagName.toLowerCase();
+  const role=(this.getAttribute("role")||"").trim().split(/\s+/)[0];
+  if((tag==="input"&&this.type==="range")||role==="slider"){
+    // (a library's slider may hide its native input behind a drawn thumb)
+    if(this.disabled||this.getAttribute("aria-disabled")==="true") return {err:"enabled", why:"the slider is disabled"};
+    return {kind:"slider"};
+  }
   const textInput=tag==="textarea"||(tag==="input"&&!/^(checkbox|radio|button|submit|reset|file|image|range|color|hidden|date|time|datetime-local|month|week)$/.test(this.type));
   const valueInput=tag==="input"&&/^(date|time|datetime-local|month|week|color)$/.test(this.type);
   if(!textInput&&!valueInput&&!this.isContentEditable&&tag!=="select") return {err:"editable", why:"it is a "+tag+(this.type?" type="+this.type:"")+", not a text field"};
@@ -242,6 +248,9 @@ func (ac actor) fill(ctx context.Context, t *Tab, el *element, a Action, res *Ac
 	st, err := t.prepareEdit(ctx, el, a.Kind, a.Target)
 	if err != nil {
 		return err
+	}
+	if st.Kind == "slider" {
+		return ac.setSlider(ctx, t, el, a, res)
 	}
 	if st.Kind == "value" || st.Kind == "select" {
 		res.changed = true // a change event: a jump menu may navigate

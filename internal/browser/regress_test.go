@@ -156,6 +156,37 @@ func TestCheckboxUnderItsLabel(t *testing.T) {
 	}
 }
 
+// A slider is filled with a number: a native range input takes it as a
+// drag leaves it, an ARIA slider by its arrow keys; a value off its steps
+// or out of its range is an error that says so.
+func TestFillSlider(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/sliders")
+	vol, price := browser.Locator{Role: "slider", Name: "Volume"}, browser.Locator{Role: "slider", Name: "Price"}
+	res, err := e.act(browser.Action{Kind: "fill", Target: vol, Value: "7"})
+	if err != nil || res.Outcome != "verified" || res.Value != "7" {
+		t.Fatalf("fill the range input: %+v %v", res, err)
+	}
+	if got := e.eval(`window.__vol`); got != "7" {
+		t.Errorf("the page's input event saw %q", got)
+	}
+	for _, v := range []string{"120", "35", "200"} {
+		res, err = e.act(browser.Action{Kind: "fill", Target: price, Value: v})
+		if err != nil || res.Outcome != "verified" || res.Value != v+" ($"+v+")" {
+			t.Fatalf("fill the ARIA slider with %s: %+v %v", v, res, err)
+		}
+		if got := e.eval(`String(window.__price)`); got != v {
+			t.Errorf("the page's slider is at %s, want %s", got, v)
+		}
+	}
+	_, err = e.act(browser.Action{Kind: "fill", Target: price, Value: "33"})
+	wantCode(t, err, browser.CodeNotActionable)
+	_, err = e.act(browser.Action{Kind: "fill", Target: price, Value: "250"})
+	wantCode(t, err, browser.CodeInvalidArgument)
+	_, err = e.act(browser.Action{Kind: "fill", Target: vol, Value: "loud"})
+	wantCode(t, err, browser.CodeInvalidArgument)
+}
+
 // press on an element that cannot take the focus sends no key anywhere.
 func TestPressNeedsFocus(t *testing.T) {
 	e := newEnv(t, browser.Options{})
