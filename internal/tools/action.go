@@ -29,7 +29,7 @@ func (tg LocatorIn) target() browser.Locator {
 type ActionIn struct {
 	Action string `json:"action" jsonschema:"what to do" enum:"click,dblclick,right_click,hover,focus,check,uncheck,type,fill,clear,select,press,scroll,upload,drag"`
 	LocatorIn
-	Value      string          `json:"value,omitempty" jsonschema:"fill/type text (a slider: a number)"`
+	Value      string          `json:"value,omitempty" jsonschema:"fill/type text"`
 	Secret     string          `json:"secret,omitempty" jsonschema:"secret name, not value"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: option values or labels"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or combo, e.g. Control+A"`
