@@ -110,8 +110,20 @@ export const treeInitial = {
   permissionsExpanded: ['company', 'engineering'],
 };
 
+// parents holds the values of the nodes that have children: Mantine's expanded state also flips
+// for a leaf that is clicked, which a person does not see.
+const parents = new Set();
+(function walk(nodes) {
+  nodes.forEach((n) => {
+    if (n.children && n.children.length) {
+      parents.add(n.value);
+      walk(n.children);
+    }
+  });
+})([...files, ...permissions]);
+
 function expandedList(state) {
-  return Object.keys(state).filter((k) => state[k]);
+  return Object.keys(state).filter((k) => state[k] && parents.has(k));
 }
 
 export function TreePage() {
