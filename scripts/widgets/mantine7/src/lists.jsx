@@ -79,7 +79,7 @@ function RenderList({ title, options, onTransfer, type }) {
           </Group>
         </Combobox.EventsTarget>
         <div style={{ border: '1px solid var(--mantine-color-gray-3)', borderTop: 0, padding: 4, minHeight: 200 }}>
-          <Combobox.Options>
+          <Combobox.Options aria-label={title}>
             {items.length > 0 ? items : <Combobox.Empty>Nothing found....</Combobox.Empty>}
           </Combobox.Options>
         </div>
