@@ -352,6 +352,82 @@
     return s;
   }
 
+  // namesControl says a label element names a control: its own (for, or
+  // nested), or one whose aria-labelledby points at it.
+  function namesControl(el) {
+    if (el.control) return true;
+    if (!el.id) return false;
+    try { return !!el.getRootNode().querySelector('[aria-labelledby~="' + CSS.escape(el.id) + '"]'); } catch (e) { return false; }
+  }
+
+  // FIELD_INPUTS are the text inputs of a library's select, combobox or
+  // tags field; NOT_VALUE is what in such a field is no part of the choice
+  // it shows (controls of their own, labels, icons, what is hidden from
+  // assistive technology).
+  const FIELD_INPUTS = 'input[role="combobox"],input[aria-haspopup]:not([aria-haspopup="false"]),input[aria-autocomplete]';
+  const NOT_VALUE = 'button,a[href],select,textarea,input,label,[role="button"],[role="link"],[role="img"],[aria-hidden="true"],svg';
+
+  // shownValues finds, for each such input left empty, the choice its
+  // field shows beside it (Ant Design's selected item, Mantine's pills):
+  // that is the input's value as a person reads it (out.shownVal), and the
+  // elements that show it are not walked again (out.shown). It looks in
+  // the input's box and up to two boxes around it, never as far as one
+  // that holds the input's label.
+  function shownValues(scope, out) {
+    let list;
+    try { list = scope.querySelectorAll(FIELD_INPUTS); } catch (e) { return; }
+    for (const el of list) {
+      if (el.value !== "" || el.type === "hidden") continue;
+      const labels = el.labels ? Array.from(el.labels) : [];
+      for (const id of (el.getAttribute("aria-labelledby") || "").split(/\s+/)) {
+        const l = id && el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : null;
+        if (l) labels.push(l);
+      }
+      // (a placeholder drawn as text, as a native one would be, is not
+      // shown when the field has a name)
+      const named = labels.length > 0 || !!norm(el.getAttribute("aria-label"));
+      const hide = (e) => { out.shown.add(e); if (out.inc) out.inc.mark(e); };
+      let box = el.parentElement;
+      for (let up = 0; box && up < 3 && box !== document.body; up++, box = box.parentElement) {
+        if (labels.some((l) => box.contains(l))) break;
+        const parts = [], els = [], ph = [];
+        shownParts(box, el, parts, els, ph);
+        if (named) ph.forEach(hide);
+        if (!parts.length) continue;
+        out.shownVal.set(el, parts.join(", "));
+        els.forEach(hide);
+        break;
+      }
+    }
+  }
+
+  // shownParts adds the visible texts of box, but input and what is no
+  // part of a choice, to parts (one per child that shows one), the
+  // children that show them to els, and the placeholders drawn as text
+  // to ph.
+  function shownParts(box, input, parts, els, ph) {
+    for (let c = box.firstElementChild; c && parts.length < 50; c = c.nextElementSibling) {
+      if (c === input || c.matches(NOT_VALUE)) continue;
+      if (/placeholder/i.test(typeof c.className === "string" ? c.className : "")) { ph.push(c); continue; }
+      const st = getComputedStyle(c);
+      if (st.display === "none" || st.visibility === "hidden" || st.opacity === "0") continue;
+      if (c.contains(input)) { shownParts(c, input, parts, els, ph); continue; }
+      const t = norm(choiceText(c));
+      if (t) { parts.push(cut(t, 200)); els.push(c); }
+    }
+  }
+
+  // choiceText is the text of a part of a field's shown choice, without
+  // what is no part of it.
+  function choiceText(el) {
+    let s = "";
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) s += c.data;
+      else if (c.nodeType === 1 && !c.matches(NOT_VALUE) && !SKIP.has(c.tagName.toUpperCase())) s += " " + choiceText(c) + " ";
+    }
+    return s;
+  }
+
   function valueOf(el, tag, role) {
     if (tag === "INPUT") {
       const t = (el.type || "").toLowerCase();
@@ -557,6 +633,7 @@
     const tag = el.tagName.toUpperCase();
     if (SKIP.has(tag)) return null;
     if (el.getAttribute("aria-hidden") === "true") { out.hidden++; return null; }
+    if (out.shown.has(el)) return null; // (a field's shown choice: its input's value)
     if (ctx.modal && !ctx.inModal && el !== ctx.modal && !el.contains(ctx.modal) && !(el.shadowRoot && el.shadowRoot.contains(ctx.modal))) {
       out.inert++;
       return null;
@@ -601,7 +678,9 @@
     if (role === "gridcell" || role === "scrollbar") interactive = interactive && el.tabIndex >= 0;
     let extra = "";
     if (!interactive && visible) {
-      const listens = out.clickers.has(el) && tag !== "BODY" && tag !== "HTML";
+      // (a label that names a control is that control's: a click on it goes
+      // there, whatever listens to it)
+      const listens = out.clickers.has(el) && tag !== "BODY" && tag !== "HTML" && !(tag === "LABEL" && namesControl(el));
       if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) extra = "editable";
       else if (listens && delegates(el, tag, role, out)) { /* its items get the refs */ }
       else if (el.hasAttribute("onclick") || (listens && fewDescendants(el, 50)) || out.items.has(el)) extra = "clickable";
@@ -631,7 +710,7 @@
       if (!role || !visible) return null;
       const node = { r: role, n: labelName(el, tag, role) || fallbackName(el) };
       if (interactive) node.i = idOf(el);
-      const v = valueOf(el, tag, role);
+      const v = out.shownVal.get(el) || valueOf(el, tag, role);
       if (v !== null && v !== undefined) node.v = cut(v, 4000);
       if (tag === "SELECT") {
         const opts = [];
@@ -727,10 +806,21 @@
     if (v !== null && v !== undefined) node.v = cut(v, 4000);
     const s = states(el, tag, role, st, out);
     if (s.length) node.s = s;
+    // A combobox that is no text field (MUI's Select: a div that shows its
+    // choice, one text or one per chip) has that text as its value, and a
+    // name without it (its aria-labelledby names itself too).
+    let choice = false;
+    if (role === "combobox" && tag !== "INPUT" && node.v === undefined && items.length && items.every((x) => x.t !== undefined)) {
+      const own = norm(items.map((x) => x.t).join(" "));
+      node.v = cut(items.map((x) => x.t).join(", "), 4000);
+      if (node.n.endsWith(" " + own)) node.n = node.n.slice(0, -own.length - 1);
+      else if (node.n === own) node.n = "";
+      choice = true;
+    }
     // A name-from-content node drops content that only spells its name.
     const keep = items.some((x) => x.t === undefined);
     if (ariaBox) node.v = cut(norm(items.map((x) => (x.t !== undefined ? x.t : x.n || "")).join(" ")), 4000);
-    if (role === "editable" || ariaBox) { /* its text is its value */ }
+    if (role === "editable" || ariaBox || choice) { /* its text is its value */ }
     else if (!FROM_CONTENT.has(role) || keep || (weak && !fromContent)) { if (items.length) node.c = items; }
     // A target found by a sign with nothing to show is no use to an agent,
     // unless it is big enough to be meant for a click (a slider's handle,
@@ -1096,7 +1186,7 @@
   function snapshot(root, opts) {
     const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new Set(), droppers: new Set(), items: new WeakSet(),
       seen: 0, stopped: false, strs: [], strIx: new Map(), until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity,
-      inc: null, fl: 0, minR: Infinity, minB: Infinity, box: null, reused: 0, pend: [] };
+      inc: null, fl: 0, minR: Infinity, minB: Infinity, box: null, reused: 0, pend: [], shown: new WeakSet(), shownVal: new Map() };
     if (opts && opts.probe) {
       // The main world's hook knows the elements with click listeners: it
       // answers the probe event by firing the reply event at each of them.
@@ -1114,6 +1204,7 @@
     const ctx = { visible: true, modal: root ? null : modal, inModal: false };
     let items;
     if (root) {
+      shownValues(root, out);
       const r = visit(root, out, ctx);
       items = r === null ? [] : r.block || r.inline !== undefined ? (r.items || (r.text ? [{ t: norm(r.text) }] : [])) : [r];
     } else {
@@ -1130,6 +1221,7 @@
         }
       }
       out.inc = inc;
+      if (document.body) shownValues(document.body, out);
       // (the walk starts below the body: a restyle of it or of the root
       // element reaches everything)
       ctx.freshAt = 0;
