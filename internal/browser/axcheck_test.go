@@ -433,7 +433,7 @@ func TestWidgetTasks(t *testing.T) {
 		e.waitEval(out, "menu Books")
 		// the selectmenu: its button, then an option of its list
 		snap = e.snapshot(browser.ModeCompact)
-		ref := regexp.MustCompile(`combobox (e\d+) = "Medium" \[collapsed\]`).FindStringSubmatch(snap)[1]
+		ref := regexp.MustCompile(`combobox (e\d+) \[collapsed\]: Medium`).FindStringSubmatch(snap)[1]
 		if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: ref}}); err != nil {
 			t.Fatal(err)
 		}

@@ -219,14 +219,27 @@ func (p *pointerState) aim(ctx context.Context, el *element, tg Locator, o aimFo
 	return at, nil
 }
 
-// viaLabelJS says whether a click on hit reaches el through a label: hit
-// is in a label whose control is el, with no other interactive element
-// between them (a link inside a label takes the click itself), as the
-// browser's label activation decides.
-const viaLabelJS = `(hit,el)=>{
+// forwardsJS says whether a click on hit, which is not el nor in it,
+// still reaches el as a person's click would: hit is in a label whose
+// control is el, with no other interactive element between them (a link
+// inside a label takes the click itself), as the browser's label
+// activation decides; or el is the text input of a library's select or
+// combobox field and hit is the field's own drawn part around it (the
+// choice it shows, its box), whose press the field's handler takes — never
+// a button or an option of its own, and never as far as the field's label.
+const forwardsJS = `(hit,el)=>{
+  const CTL="a[href],button,input,select,textarea,summary,[contenteditable=''],[contenteditable=true]";
   for(let n=hit;n&&n.nodeType===1;n=n.parentElement){
     if(n.tagName==="LABEL") return n.control===el;
-    if(n!==el&&n.matches("a[href],button,input,select,textarea,summary,[contenteditable=''],[contenteditable=true]")) return false;
+    if(n!==el&&n.matches(CTL)) break;
+  }
+  if(el.tagName!=="INPUT"||!el.matches('[role="combobox"],[aria-haspopup]:not([aria-haspopup="false"]),[aria-autocomplete]')) return false;
+  if(hit.closest(CTL+',[role=button],[role=option],[role=listbox],[role=menu],[role=dialog]')) return false;
+  const labels=el.labels?Array.from(el.labels):[];
+  let b=el.parentElement;
+  for(let i=0;b&&i<3&&b!==document.body;i++,b=b.parentElement){
+    if(labels.some(l=>b.contains(l))) return false;
+    if(b.contains(hit)) return true;
   }
   return false;
 }`
@@ -255,10 +268,10 @@ const actionableJS = `async function(afterFrame){
   const deep=(x,y)=>{let hit=document.elementFromPoint(x,y); while(hit&&hit.shadowRoot){const inner=hit.shadowRoot.elementFromPoint(x,y); if(!inner||inner===hit) break; hit=inner;} return hit;};
   // The hit is this element, inside it (across slots and shadow roots), or
   // the host of the shadow tree it lives in (slotted text hits the host).
-  // A hit on the element's own label counts too: the browser gives the
-  // label's click to its control (a styled checkbox under its label).
+  // A hit on the element's own label, or on a field's drawn part around
+  // its input, counts too (forwardsJS).
   const reaches=(hit)=>{ if(!hit) return true; if(hit.shadowRoot&&hit.shadowRoot.contains(this)) return true;
-    for(let n=hit;n;n=n.assignedSlot||n.parentNode||n.host||null){ if(n===this) return true; } return (` + viaLabelJS + `)(hit,this); };
+    for(let n=hit;n;n=n.assignedSlot||n.parentNode||n.host||null){ if(n===this) return true; } return (` + forwardsJS + `)(hit,this); };
   // An inline element broken over lines is tried line by line.
   let cover=null;
   for(const q of rects.length>1?rects:[box]){
@@ -376,7 +389,7 @@ const pressWatchJS = `function(key, binding){
   const on=(e)=>{ off();
     const p=e.composedPath(), h=p[0];
     let hit=""; if(h&&h.tagName) hit=h.tagName.toLowerCase()+(h.id?"#"+h.id:"")+(typeof h.className==="string"&&h.className.trim()?"."+h.className.trim().split(/\s+/).join("."):"");
-    tell(JSON.stringify({key:key, inside:p.includes(el)||(` + viaLabelJS + `)(h,el), hit:hit})); };
+    tell(JSON.stringify({key:key, inside:p.includes(el)||(h&&h.nodeType===1&&(` + forwardsJS + `)(h,el)), hit:hit})); };
   if(W&&W.onPress) off=W.onPress(on);
   else { addEventListener("pointerdown", on, true); off=()=>removeEventListener("pointerdown", on, true); }
   setTimeout(off, 30000);

@@ -363,9 +363,11 @@
   // FIELD_INPUTS are the text inputs of a library's select, combobox or
   // tags field; NOT_VALUE is what in such a field is no part of the choice
   // it shows (controls of their own, labels, icons, what is hidden from
-  // assistive technology).
+  // assistive technology, lists of choices: a dropdown beside a search
+  // field).
   const FIELD_INPUTS = 'input[role="combobox"],input[aria-haspopup]:not([aria-haspopup="false"]),input[aria-autocomplete]';
-  const NOT_VALUE = 'button,a[href],select,textarea,input,label,[role="button"],[role="link"],[role="img"],[aria-hidden="true"],svg';
+  const NOT_VALUE = 'button,a[href],select,textarea,input,label,[role="button"],[role="link"],[role="img"],[aria-hidden="true"],svg,' +
+    'ul,ol,table,[role="listbox"],[role="option"],[role="menu"],[role="menuitem"],[role="tree"],[role="treeitem"],[role="grid"],[role="dialog"],[role="tooltip"]';
 
   // shownValues finds, for each such input left empty, the choice its
   // field shows beside it (Ant Design's selected item, Mantine's pills):
@@ -806,16 +808,18 @@
     if (v !== null && v !== undefined) node.v = cut(v, 4000);
     const s = states(el, tag, role, st, out);
     if (s.length) node.s = s;
-    // A combobox that is no text field (MUI's Select: a div that shows its
-    // choice, one text or one per chip) has that text as its value, and a
-    // name without it (its aria-labelledby names itself too).
+    // A combobox that is no text field, named by a label and by its own
+    // text (MUI's Select: a div whose aria-labelledby names its label and
+    // itself), shows its choice, one text or one per chip: that is its
+    // value, and its name is the label's part.
     let choice = false;
     if (role === "combobox" && tag !== "INPUT" && node.v === undefined && items.length && items.every((x) => x.t !== undefined)) {
       const own = norm(items.map((x) => x.t).join(" "));
-      node.v = cut(items.map((x) => x.t).join(", "), 4000);
-      if (node.n.endsWith(" " + own)) node.n = node.n.slice(0, -own.length - 1);
-      else if (node.n === own) node.n = "";
-      choice = true;
+      if (own && node.n.length > own.length + 1 && node.n.endsWith(" " + own)) {
+        node.n = node.n.slice(0, -own.length - 1);
+        node.v = cut(items.map((x) => x.t).join(", "), 4000);
+        choice = true;
+      }
     }
     // A name-from-content node drops content that only spells its name.
     const keep = items.some((x) => x.t === undefined);
@@ -1600,7 +1604,8 @@
   // quiet(true) marked the action's start: their count, the ms left of the
   // longest, and what it is. Infinite ones (spinners) are left out, and so
   // are transitions of paint-only properties (a button's hover colour, a
-  // focus ring): they change nothing a snapshot or the next input meets.
+  // focus ring) and a click's ornaments (decorative): they change nothing
+  // a snapshot or the next input meets.
   let mutations = 0, lastMutation = 0, observer = null, animsBefore = new WeakSet();
   function animations() {
     const out = [], docs = [document];
@@ -1613,6 +1618,13 @@
     return out;
   }
   const PAINT_ONLY = /(color|shadow|^outline|^fill|^stroke)/;
+  // decorative says an animated element is a click's ornament (Ant
+  // Design's wave, MUI's ripple): it takes no pointer input and holds no
+  // content, so nothing a snapshot or the next input meets waits on it.
+  function decorative(el) {
+    if (!el || el.nodeType !== 1 || el.textContent.trim() || el.querySelector("img,svg,video,canvas,input,button,a,select,textarea")) return false;
+    try { return getComputedStyle(el).pointerEvents === "none"; } catch (e) { return false; }
+  }
   function animName(a) {
     const el = a.effect && a.effect.target;
     const what = a.transitionProperty ? a.transitionProperty + " transition" : a.animationName ? "animation " + a.animationName : "animation";
@@ -1647,6 +1659,7 @@
     for (const a of anims) {
       if (animsBefore.has(a) || a.playState !== "running" || !a.effect) continue;
       if (a.transitionProperty && PAINT_ONLY.test(a.transitionProperty)) continue;
+      if (decorative(a.effect.target)) continue;
       const t = a.effect.getComputedTiming();
       if (!isFinite(t.endTime)) continue;
       const rest = (t.endTime - (t.localTime || 0)) / Math.abs(a.playbackRate || 1);

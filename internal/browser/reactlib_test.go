@@ -1,0 +1,105 @@
+package browser_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// The widgets of the big React libraries (Ant Design 5, MUI 6 with MUI X,
+// Mantine 7: testdata/pages/widgets), each driven the way an agent does:
+// snapshot, refs by role and name, act, read the value back; what the
+// agent sees and what the library's own state says are both checked
+// (window.__state, set from the widgets' own callbacks).
+
+// openLib navigates to a library page and waits for its first render.
+func openLib(e *env, page string) {
+	e.t.Helper()
+	e.navigate("/widgets/" + page + ".html")
+	e.waitEval(`String(window.__ready === true)`, "true")
+}
+
+// libState is the JSON of the page's state key.
+func libState(key string) string { return `JSON.stringify(window.__state.` + key + `)` }
+
+// refLike finds the ref of the line matching pattern (a regexp whose first
+// group is the ref) in snap.
+func refLike(t *testing.T, snap, pattern string) string {
+	t.Helper()
+	m := regexp.MustCompile(pattern).FindStringSubmatch(snap)
+	if m == nil {
+		t.Fatalf("no line like %s in the snapshot:\n%s", pattern, snap)
+	}
+	return m[1]
+}
+
+// A field's shown choice is its value, on all three libraries; a select is
+// opened by a click on its combobox (which its own shown choice covers) and
+// a pick is read back from the field and from the library.
+func TestReactLibrarySelects(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	for _, c := range []struct {
+		page  string
+		lines []string
+	}{
+		{"antd5/select", []string{`combobox e\d+ "Department" = "Engineering"`, `combobox e\d+ "Office locations" = "Berlin, Tokyo"`}},
+		{"mui6/select", []string{`combobox e\d+ "Department" = "Engineering"`, `combobox e\d+ "Skills" = "React, Go"`}},
+		{"mantine7/select", []string{`textbox e\d+ "Department" = "Engineering"`, `textbox e\d+ "Team members" = "Alice Johnson, David Chen"`}},
+	} {
+		t.Run(c.page, func(t *testing.T) {
+			e.t = t
+			openLib(e, c.page)
+			snap := e.snapshot(browser.ModeCompact)
+			for _, l := range c.lines {
+				if !regexp.MustCompile(l).MatchString(snap) {
+					t.Errorf("no line like %s:\n%s", l, snap)
+				}
+			}
+			if strings.Contains(snap, "\nEngineering") || strings.Contains(snap, " Engineering\n") {
+				t.Errorf("the shown choice is repeated as text:\n%s", snap)
+			}
+		})
+	}
+	t.Run("pick", func(t *testing.T) {
+		for _, c := range []struct{ page, field string }{
+			{"antd5/select", `combobox (e\d+) "Department"`},
+			{"mui6/select", `combobox (e\d+) "Department"`},
+			{"mantine7/select", `textbox (e\d+) "Department"`},
+		} {
+			e.t = t
+			openLib(e, c.page)
+			field := refLike(t, e.snapshot(browser.ModeCompact), c.field)
+			if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: field}, Timeout: 3 * time.Second}); err != nil {
+				t.Fatalf("%s: open the select: %v", c.page, err)
+			}
+			snap := e.waitSnap(`"Marketing"`)
+			opt := refLike(t, snap, `(?:option|clickable) (e\d+) "Marketing"`)
+			if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: opt}}); err != nil {
+				t.Fatalf("%s: pick Marketing: %v", c.page, err)
+			}
+			e.waitEval(libState("department"), `"Marketing"`)
+			e.waitSnap(`"Department" = "Marketing"`)
+		}
+	})
+}
+
+// A click on an Ant Design button sets off its wave (an empty element
+// that takes no pointer input, fading out for about a second): the action
+// does not wait for it, and says nothing of it.
+func TestAntdWaveIsNoWait(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	openLib(e, "antd5/nav")
+	snap := e.snapshot(browser.ModeCompact)
+	next := refLike(t, snap, `button (e\d+) "Next"`)
+	res, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: next}, SnapshotNext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Busy != "" || strings.Contains(res.Note, "ant-wave") {
+		t.Errorf("the click waited on the wave: busy %q, note %q", res.Busy, res.Note)
+	}
+	e.waitEval(libState("step"), "1")
+}
