@@ -108,6 +108,7 @@ func fixtures(t *testing.T) string {
 		<script>const p=document.getElementById("price"); p.addEventListener("keydown", e => { let v=+p.getAttribute("aria-valuenow");
 		if (e.key==="ArrowRight") v=Math.min(200,v+5); else if (e.key==="ArrowLeft") v=Math.max(0,v-5); else return;
 		e.preventDefault(); p.setAttribute("aria-valuenow", v); p.setAttribute("aria-valuetext", "$"+v); window.__price=v; })</script>`)
+	page("/timefield", `<title>TF</title><label>Meeting <input type="time" id="t" oninput="window.__t=this.value"></label>`)
 	page("/formdialog", `<title>FD</title><form><input id="a" aria-label="A"><select id="s" aria-label="S" onchange="alert('changed')"><option>x</option><option>y</option></select><input id="c" aria-label="C"></form>`)
 	page("/focuspress", `<title>FP</title><script>window.__log=[]</script><button id="del" onclick="__log.push('delete')">Delete</button><div id="plain">plain div</div>`)
 	page("/lazy", `<title>Lazy</title><button id="more" onclick="fetch('/slowjson').then(r => r.json()).then(j => { const p = document.createElement('p'); p.textContent = 'loaded: ' + j.n; document.body.append(p) })">Load more</button>`)

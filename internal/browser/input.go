@@ -153,6 +153,15 @@ const editableJS = `function(){
   return {kind:tag==="textarea"?"textarea":textInput?"input":"editable", pw:tag==="input"&&this.type==="password"};
 }`
 
+// caretToEndJS puts the caret at the end of a field's text; a date, time
+// or color input, which has no caret, gets the focus, its keys going to
+// the part the browser chose.
+const caretToEndJS = `function(){
+  if(this.tagName==="INPUT"&&/^(date|time|datetime-local|month|week|color)$/.test(this.type)){ this.focus(); return; }
+  if(typeof this.setSelectionRange==="function"&&"value" in this){ const n=this.value.length; try{ this.setSelectionRange(n,n); }catch(e){ this.focus(); } }
+  else { const s=getSelection(); s.selectAllChildren(this); s.collapseToEnd(); }
+}`
+
 // keysJS focuses an element that reads keys without being a text field
 // (a web terminal's div, a canvas): not a control with a meaning of its
 // own (a button, a link, a checkbox), whose keys would press or toggle it.
@@ -342,10 +351,14 @@ func (ac actor) typeText(ctx context.Context, t *Tab, el *element, a Action, res
 			}
 			keysOnly = true
 			res.Note = "it is not a text field: the keys were typed into it while it had the focus"
-		} else if err := t.callEl(ctx, el, `function(){ if(typeof this.setSelectionRange==="function"&&"value" in this){const n=this.value.length;this.setSelectionRange(n,n);} else {const s=getSelection(); s.selectAllChildren(this); s.collapseToEnd();} }`, nil); err != nil {
+		} else if err := t.callEl(ctx, el, caretToEndJS, nil); err != nil {
 			// prepareEdit selected the content; typing appends, so the caret goes to the end.
 			return backendError("place the caret", err)
 		}
+	}
+	before, known := "", false
+	if el != nil && !keysOnly {
+		known = t.callEl(ctx, el, readValueJS, &before) == nil
 	}
 	for _, r := range a.Value {
 		var err error
@@ -374,6 +387,9 @@ func (ac actor) typeText(ctx context.Context, t *Tab, el *element, a Action, res
 			res.Value = st.shownValue(got, t.mask())
 			if strings.HasSuffix(got, strings.ReplaceAll(a.Value, "\t", "")) {
 				res.Outcome = "verified"
+			} else if known && got == before && a.Value != "" && !strings.ContainsAny(a.Value, "\n\r\t") {
+				// (a field in parts, a mask: the keys went in, nothing came of them)
+				res.Note = "the keys reached the field but its value did not change; a field kept in parts (a date field) may take fill with the whole value instead"
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,11 +144,21 @@ func (find finder) locate(ctx context.Context, tg Locator) (*element, error) {
 		return nil, err
 	}
 	deadline := time.Now().Add(notFoundWait)
+	sought := false
 	for {
 		el, err := find.locateOnce(ctx, tg)
 		var we *Error
-		if err == nil || !errors.As(err, &we) || we.Code != CodeTargetNotFound || time.Now().After(deadline) {
+		if err == nil || !errors.As(err, &we) || we.Code != CodeTargetNotFound {
 			return el, err
+		}
+		if time.Now().After(deadline) {
+			// Not rendered, maybe: a virtualised list shows only the rows
+			// in view. Its box is scrolled for it, once.
+			if sought || !find.seekable(tg) || !find.seek(ctx, tg) {
+				return el, err
+			}
+			sought = true
+			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -159,6 +170,40 @@ func (find finder) locate(ctx context.Context, tg Locator) (*element, error) {
 
 // notFoundWait is how long a target that matches nothing is looked for.
 const notFoundWait = 1500 * time.Millisecond
+
+// seekBudget bounds the scrolling of a page's lists for a target that
+// matches nothing (seek).
+const seekBudget = 2500 * time.Millisecond
+
+// seekable says a target may be looked for in the page's scrolled lists:
+// a text or a role, in the page itself, without a pattern.
+func (find finder) seekable(tg Locator) bool {
+	return tg.Selector == "" && tg.Frame == "" && tg.Within == "" && (tg.Text != "" || tg.Role != "") && !hasPattern(tg.Text, tg.Name)
+}
+
+// seek scrolls the main frame's list boxes until tg matches something
+// there (the walker's seek): true when it does, and the list stays where
+// it showed it.
+func (find finder) seek(ctx context.Context, tg Locator) bool {
+	t := find.t
+	mainID, err := t.page.mainFrameID(ctx)
+	if err != nil {
+		return false
+	}
+	q := map[string]any{"text": tg.Text, "role": strings.TrimSpace(tg.Role), "name": tg.Name, "exact": tg.Exact, "contains": tg.contains}
+	qj, _ := json.Marshal(q)
+	var r struct {
+		Count int `json:"count"`
+	}
+	sctx, cancel := context.WithTimeout(ctx, seekBudget+time.Second)
+	defer cancel()
+	w := frameWorld{sess: t.page, frameID: mainID}
+	if _, err := w.eval(sctx, "W.seek("+string(qj)+", "+strconv.FormatInt(seekBudget.Milliseconds(), 10)+")", &r); err != nil {
+		t.log.Debug("seek in lists", "err", err)
+		return false
+	}
+	return r.Count > 0
+}
 
 func (tg Locator) validate() error {
 	n := 0

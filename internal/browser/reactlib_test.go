@@ -103,3 +103,48 @@ func TestAntdWaveIsNoWait(t *testing.T) {
 	}
 	e.waitEval(libState("step"), "1")
 }
+
+// A date field kept in parts (MUI X's) takes a whole date by fill; keys
+// that change nothing there are said to have changed nothing.
+func TestMUIDateField(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	openLib(e, "mui6/dates")
+	snap := e.snapshot(browser.ModeCompact)
+	to := refLike(t, snap, `textbox (e\d+) "To"`)
+	res, err := e.act(browser.Action{Kind: "fill", Target: browser.Locator{Ref: to}, Value: "04/09/2026"})
+	if err != nil || res.Outcome != "verified" {
+		t.Fatalf("fill the To date: %+v %v", res, err)
+	}
+	e.waitEval(libState("toDate"), `"2026-04-09"`)
+	res, err = e.act(browser.Action{Kind: "type", Target: browser.Locator{Ref: to}, Value: "zz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome == "verified" || !strings.Contains(res.Note, "value did not change") {
+		t.Errorf("keys that changed nothing: %+v", res)
+	}
+}
+
+// Picking from a virtualised list (MUI's Autocomplete over 1,000
+// customers, rendered with react-window: only the rows in view exist)
+// scrolls the list to the option, as a person does.
+func TestPickFromVirtualisedList(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	openLib(e, "mui6/lists")
+	snap := e.snapshot(browser.ModeCompact)
+	field := refLike(t, snap, `combobox (e\d+) "Customer`)
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: field}}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitSnap(`option e`)
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "option", Name: "Marco Xu"}}); err != nil {
+		t.Fatalf("pick an option far down the list: %v", err)
+	}
+	e.waitEval(libState("customer"), `"Marco Xu"`)
+	// Ant Design's List on rc-virtual-list: a contact far down, by its text.
+	openLib(e, "antd5/lists")
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Text: "Omar Novak", Exact: true}}); err != nil {
+		t.Fatalf("click a contact far down the virtual list: %v", err)
+	}
+	e.waitEval(libState("contact"), `"Omar Novak"`)
+}

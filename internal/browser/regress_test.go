@@ -187,6 +187,20 @@ func TestFillSlider(t *testing.T) {
 	wantCode(t, err, browser.CodeInvalidArgument)
 }
 
+// Typing into a time field is what a person's keys do there; it has no
+// caret to place, which is no error.
+func TestTypeIntoTimeField(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/timefield")
+	res, err := e.act(browser.Action{Kind: "type", Target: sel("#t"), Value: "0930PM"})
+	if err != nil {
+		t.Fatalf("type: %v", err)
+	}
+	if got := e.eval(`document.getElementById("t").value`); got != "21:30" || res.Value != "21:30" {
+		t.Errorf("the field holds %q (result %q), want 21:30", got, res.Value)
+	}
+}
+
 // press on an element that cannot take the focus sends no key anywhere.
 func TestPressNeedsFocus(t *testing.T) {
 	e := newEnv(t, browser.Options{})

@@ -1810,6 +1810,61 @@
   // find is query with its patterns tested in a worker, within ms.
   const find = (q, root, ms) => withPatterns([q.text, q.name], ms, () => Q(q, root));
 
+  // seek looks for what q names in the page's scrolled lists, where a
+  // virtualised list (react-window, rc-virtual-list, a data grid) renders
+  // only the rows in view: each list-like box that scrolls (not the page
+  // itself) is scrolled a box at a time, from where it is to its end and
+  // then from its top, until q matches one element, within ms. The box
+  // stays where the element is; one that does not hold it goes back to
+  // where it was. {count, box}: count as query's (0: nowhere).
+  async function seek(q, ms) {
+    const until = performance.now() + ms;
+    // (the scroll event is sent at once, not at the next frame, and a
+    // virtual list's render it schedules has run a task later)
+    const task = () => new Promise((r) => { const ch = new MessageChannel(); ch.port1.onmessage = () => r(); ch.port2.postMessage(0); });
+    const frame = (box) => { box.dispatchEvent(new Event("scroll")); return task().then(task); };
+    for (const box of listScrollers()) {
+      const start = box.scrollTop, step = Math.max(20, box.clientHeight * 0.9), end = box.scrollHeight - box.clientHeight;
+      const stops = [];
+      for (let y = start + step; y < end + step && stops.length < 400; y += step) stops.push(Math.min(y, end));
+      for (let y = 0; y < start && stops.length < 800; y += step) stops.push(y);
+      for (const y of stops) {
+        if (performance.now() > until) { box.scrollTop = start; return { count: 0, timeout: true }; }
+        box.scrollTop = y;
+        await frame(box);
+        const r = Q(q, null);
+        if (r.count > 0) return { count: r.count, box: idOf(box) };
+      }
+      box.scrollTop = start;
+      await frame(box);
+    }
+    return { count: 0 };
+  }
+
+  // listScrollers are the boxes of the page, not the page itself, that
+  // scroll down and hold a list: rows, options or items, or the inline
+  // overflow style a virtual list sets on its box (a virtual list that
+  // draws its own scrollbar hides the box's). Innermost first, at most 8.
+  function listScrollers() {
+    const found = new Set();
+    const scrolls = (el) => {
+      if (el === document.scrollingElement || el === document.body || el === document.documentElement) return false;
+      if (el.scrollHeight <= el.clientHeight + 1 || el.clientHeight === 0) return false;
+      const o = getComputedStyle(el).overflowY;
+      // (rc-virtual-list hides the box's own scrollbar, draws its own and
+      // follows the box's scroll position)
+      return o === "auto" || o === "scroll" || (o === "hidden" && /overflow/.test(el.getAttribute("style") || "") && el.scrollHeight > 2 * el.clientHeight);
+    };
+    const items = document.querySelectorAll('[role=option],[role=row],[role=treeitem],[role=listitem],[role=gridcell],li,tr,[style*="overflow"]');
+    for (let i = 0; i < items.length && i < 3000 && found.size < 8; i++) {
+      for (let el = items[i], up = 0; el && up < 8; el = el.parentElement, up++) {
+        if (found.has(el)) break;
+        if (el.nodeType === 1 && scrolls(el)) { found.add(el); break; }
+      }
+    }
+    return Array.from(found);
+  }
+
   // onPress hands each pointerdown to f until the function it returns is
   // called, from a listener added when the walker came in (at the start of
   // the document, before the page's own listeners, which may stop the
@@ -1820,7 +1875,7 @@
 
   globalThis.__webpilot = {
     snapshot: S, prewalk, walkUnless, get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
-    query: Q, find, idOf, hit: entry(hit, false), at: entry(at, false), quiet, sinceMutation, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
+    query: Q, find, seek, idOf, hit: entry(hit, false), at: entry(at, false), quiet, sinceMutation, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
     hide, unsecret, onPress,
   };
   return globalThis.__webpilot;
