@@ -148,3 +148,40 @@ func TestPickFromVirtualisedList(t *testing.T) {
 	}
 	e.waitEval(libState("contact"), `"Omar Novak"`)
 }
+
+// The diff after an action in a data grid says every change: the row's
+// checkbox, and the footer's count.
+func TestDataGridDiffs(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	openLib(e, "mui6/grid")
+	snap := e.snapshot(browser.ModeCompact)
+	boxes := regexp.MustCompile(`checkbox (e\d+) "Select row"`).FindAllStringSubmatch(snap, -1)
+	if len(boxes) < 2 {
+		t.Fatalf("no row checkboxes:\n%s", snap)
+	}
+	for i, want := range []string{"1 row selected", "2 rows selected"} {
+		if _, err := e.act(browser.Action{Kind: "check", Target: browser.Locator{Ref: boxes[i][1]}, SnapshotNext: true}); err != nil {
+			t.Fatal(err)
+		}
+		diff := e.snapshot(browser.ModeDiff)
+		if !strings.Contains(diff, want) || !strings.Contains(diff, boxes[i][1]) {
+			t.Errorf("check row %d: the diff misses %q or the checkbox:\n%s", i+1, want, diff)
+		}
+	}
+}
+
+// Checking a row of Ant Design's table tells the row as changed in place
+// (checked), beside the header's select-all that turned mixed.
+func TestTableRowCheckDiff(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	openLib(e, "antd5/grid")
+	e.snapshot(browser.ModeCompact)
+	if _, err := e.act(browser.Action{Kind: "check", Target: browser.Locator{Role: "checkbox", Within: `row "TCK-1003"`}, SnapshotNext: true}); err != nil {
+		t.Fatal(err)
+	}
+	diff := e.snapshot(browser.ModeDiff)
+	if !regexp.MustCompile(`(?m)^~ checkbox e\d+ \[checked\]\|TCK-1003\|`).MatchString(diff) || regexp.MustCompile(`(?m)^[-+] checkbox e\d+.*TCK-1003`).MatchString(diff) {
+		t.Errorf("the checked row is not one changed line:\n%s", diff)
+	}
+	e.waitEval(libState("selected"), `["TCK-1003"]`)
+}

@@ -846,6 +846,8 @@ func appendHunk(out []string, h []edit) []string {
 			h[d].op, h[newText[n]].op = 0, '~'
 			h[newText[n]].was = h[d].text
 		}
+	} else {
+		pairSimilar(h, oldText, newText)
 	}
 	for _, e := range h {
 		switch {
@@ -861,6 +863,59 @@ func appendHunk(out []string, h []edit) []string {
 	return out
 }
 
+// pairSimilar marks, in a run with more removed than added text lines or
+// the other way round, each added line as changed in place from the
+// removed line most like it (most words in common, at least half of the
+// longer line's, in order), so that a line that changed is not told as a
+// line gone and a line new because a line beside it went.
+func pairSimilar(h []edit, oldText, newText []int) {
+	next := 0 // (pairs keep the lines' order)
+	for _, a := range newText {
+		best, bestScore := -1, 0.5
+		for i := next; i < len(oldText); i++ {
+			if h[oldText[i]].text == h[a].text {
+				continue // (the same text moved: it did not change)
+			}
+			if sc := wordOverlap(h[oldText[i]].text, h[a].text); sc >= bestScore {
+				best, bestScore = i, sc
+				if sc == 1 {
+					break
+				}
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		d := oldText[best]
+		h[d].op, h[a].op, h[a].was = 0, '~', h[d].text
+		next = best + 1
+	}
+}
+
+// wordOverlap is the share of the longer of a and b's words that the other
+// has too (0–1).
+func wordOverlap(a, b string) float64 {
+	wa, wb := strings.FieldsFunc(a, splitWord), strings.FieldsFunc(b, splitWord)
+	if len(wa) == 0 || len(wb) == 0 {
+		return 0
+	}
+	have := make(map[string]int, len(wa))
+	for _, w := range wa {
+		have[w]++
+	}
+	common := 0
+	for _, w := range wb {
+		if have[w] > 0 {
+			have[w]--
+			common++
+		}
+	}
+	return float64(common) / float64(max(len(wa), len(wb)))
+}
+
+// splitWord splits a line into words at spaces and cell bars.
+func splitWord(r rune) bool { return r == ' ' || r == '|' }
+
 // LineRef is the ref of a rendered control line ("button e3 …",
 // "  textbox f1e2 …"): its second word when the first is a role; "" for
 // other lines.
@@ -870,7 +925,11 @@ func LineRef(l string) string {
 	if !ok || role == "" || strings.Trim(role, "abcdefghijklmnopqrstuvwxyz") != "" {
 		return ""
 	}
-	ref, _, _ := strings.Cut(rest, " ")
+	// (a table row's first cell ends at "|", a row's ref at ":")
+	ref := rest
+	if i := strings.IndexAny(rest, " |:"); i >= 0 {
+		ref = rest[:i]
+	}
 	body, ok := strings.CutPrefix(ref, "f")
 	if ok {
 		n := strings.IndexByte(body, 'e')

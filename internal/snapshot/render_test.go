@@ -29,6 +29,10 @@ func TestDiff(t *testing.T) {
 		{"uneven text run", []string{"a", "b", "c", "z"}, []string{"d", "z"}, "- a\n- b\n- c\n+ d", false},
 		{"mixed run", []string{`button e1 "Add"`, "0 items", "z"}, []string{`button e1 "In cart"`, "1 item", "z"},
 			"~ button e1 \"In cart\"\n~ 1 item (was: 0 items)", false},
+		{"row checked", []string{`checkbox e1 "All"|ID`, `checkbox e7|T-3|Open`, `tooltip "Sort"`}, []string{`checkbox e1 "All" [mixed]|ID`, `checkbox e7 [checked]|T-3|Open`},
+			"- tooltip \"Sort\"\n~ checkbox e1 \"All\" [mixed]|ID\n~ checkbox e7 [checked]|T-3|Open", false},
+		{"uneven run, one like", []string{"3 items left", "Clear completed", "z"}, []string{"2 items left", "z"},
+			"- Clear completed\n~ 2 items left (was: 3 items left)", false},
 		{"mostly changed", []string{"a", "b", "c"}, []string{"x", "y"}, "(more of the page changed than stayed: full snapshot follows)\nx\ny", true},
 		{"control moved", []string{`button e1 "A"`, "m", `button e2 "B"`}, []string{`button e2 "B"`, "m", `button e1 "A"`},
 			"- button e1 \"A\"\n- m\n+ m\n+ button e1 \"A\"", false},
@@ -60,6 +64,8 @@ func TestLineRef(t *testing.T) {
 		{`button fe3`, ""},
 		{`button f1x3`, ""},
 		{`button e3x`, ""},
+		{`checkbox e7|TCK-1001|Open`, "e7"},
+		{`row e12: A-1|x`, "e12"},
 		{`plain`, ""},
 	} {
 		if got := LineRef(tc.in); got != tc.want {
