@@ -173,7 +173,7 @@ const notFoundWait = 1500 * time.Millisecond
 
 // seekBudget bounds the scrolling of a page's lists for a target that
 // matches nothing (seek).
-const seekBudget = 2500 * time.Millisecond
+const seekBudget = 5 * time.Second
 
 // seekable says a target may be looked for in the page's scrolled lists:
 // a text or a role, in the page itself, without a pattern.

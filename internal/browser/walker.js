@@ -1832,7 +1832,7 @@
         if (performance.now() > until) { box.scrollTop = start; return { count: 0, timeout: true }; }
         box.scrollTop = y;
         await frame(box);
-        const r = Q(q, null);
+        const r = Q(q, box); // (the list's rows only: the page's others were looked at)
         if (r.count > 0) return { count: r.count, box: idOf(box) };
       }
       box.scrollTop = start;
