@@ -2,8 +2,10 @@ package browser_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +83,7 @@ var chromeRoleNames = map[string][]string{
 	"color":    {"ColorWell"},
 	"file":     {"button"},
 	"textbox":  {"textbox"},
+	"img":      {"img", "image"},
 }
 
 // checkRolesAgainstChrome compares every ref of the current page's last
@@ -173,7 +176,7 @@ func checkRolesAgainstChrome(t *testing.T, e *env, page string) {
 		if len([]rune(chrome)) > 400 {
 			chrome = string([]rune(chrome)[:400])
 		}
-		if chrome != r.Name {
+		if chrome != r.Name && !namedOnPurpose(t, e, r, chrome) {
 			t.Errorf("%s: %s %s is named %q in the snapshot, %q in Chrome's tree", page, r.Ref, r.Role, r.Name, chrome)
 		}
 	}
@@ -204,8 +207,10 @@ func checkRolesAgainstChrome(t *testing.T, e *env, page string) {
 			const st = getComputedStyle(el);
 			const own = st.cursor === "pointer" && !(el.parentElement && getComputedStyle(el.parentElement).cursor === "pointer");
 			if (!own && !el.hasAttribute("onclick")) continue;
+			if (/^(col|row|ew|ns)-resize$/.test(st.cursor)) continue; // (a resize handle: dragged)
 			if (el.tagName === "LABEL" || el.closest("[aria-hidden=true]")) continue;
 			const r = el.getBoundingClientRect();
+			if (!el.firstElementChild && !el.textContent.trim() && r.width >= innerWidth * 0.9 && r.height >= innerHeight * 0.9) continue; // (a modal's mask)
 			if (r.width < 2 || r.height < 2 || r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) continue;
 			const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
 			if (!hit || !(el === hit || el.contains(hit))) continue;
@@ -217,6 +222,83 @@ func checkRolesAgainstChrome(t *testing.T, e *env, page string) {
 	if missed != "" {
 		t.Errorf("%s: clickable on screen but without a ref:\n%s", page, missed)
 	}
+}
+
+// namedOnPurpose says a ref's name differs from Chrome's for one of
+// webpilot's written reasons, which the element's DOM shows:
+//   - icons' names (Ant Design's <span role="img" aria-label="down">) are no
+//     part of a control's name when it has text ("Actions", where Chrome
+//     says "Actions down"): they name a picture, not what the control does;
+//   - an icon-only control is named by a title, its own or that of a box
+//     around it that holds nothing else (antd's pagination button in
+//     <li title="Previous Page">, where Chrome says "left"), else by its
+//     icons' names once each ("star", where Chrome says "star star");
+//   - a tree item is named by its own text, without the names of its
+//     controls (a checkbox "Select Documents") and nested items;
+//   - a calendar day whose content is the bare number of the day is named by
+//     the full date in its title ("2026-03-27", where Chrome says "27").
+func namedOnPurpose(t *testing.T, e *env, r browser.RefElement, chrome string) bool {
+	t.Helper()
+	var info struct {
+		Icons, Titles, Controls []string
+		Text                    string
+	}
+	err := e.do(func(ctx context.Context, h *browser.Held) error {
+		sess := h.Tab().Target()
+		var obj struct {
+			Object struct {
+				ObjectID string `json:"objectId"`
+			} `json:"object"`
+		}
+		if err := sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": r.BackendNodeID}, &obj); err != nil {
+			return err
+		}
+		var res struct {
+			Result struct {
+				Value string `json:"value"`
+			} `json:"result"`
+		}
+		if err := sess.Call(ctx, "Runtime.callFunctionOn", map[string]any{"objectId": obj.Object.ObjectID, "returnByValue": true, "functionDeclaration": `function() {
+			const name = (x) => (x.getAttribute("aria-label") || (x.querySelector(":scope > title") || {}).textContent || "").trim();
+			const icons = Array.from(this.querySelectorAll('[role="img"]:not(img), svg'), name).filter(Boolean);
+			const titles = [];
+			for (let p = this, n = 0; p && n < 3; p = p.parentElement, n++) if (p.title) titles.push(p.title.trim());
+			const controls = Array.from(this.querySelectorAll('[role=checkbox],[role=radio],[role=button],input,button'), (x) => name(x)).filter(Boolean);
+			return JSON.stringify({Icons: icons, Titles: titles, Controls: controls, Text: this.textContent.trim()});
+		}`}, &res); err != nil {
+			return err
+		}
+		return json.Unmarshal([]byte(res.Result.Value), &info)
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", r.Ref, err)
+	}
+	// Chrome's name without the names of the icons and (in a tree item)
+	// of the controls.
+	rest := " " + chrome + " "
+	drop := info.Icons
+	if r.Role == "treeitem" {
+		drop = append(drop, info.Controls...)
+	}
+	for _, d := range drop {
+		rest = strings.Replace(rest, " "+d+" ", " ", 1)
+	}
+	rest = strings.Join(strings.Fields(rest), " ")
+	uniq := []string{}
+	for _, i := range info.Icons {
+		if !slices.Contains(uniq, i) {
+			uniq = append(uniq, i)
+		}
+	}
+	switch {
+	case rest != "" && rest == r.Name:
+		return true
+	case rest == "" && len(info.Icons) > 0 && (slices.Contains(info.Titles, r.Name) || r.Name == strings.Join(uniq, " ")):
+		return true
+	case regexp.MustCompile(`^\d{1,2}$`).MatchString(chrome) && chrome == info.Text && slices.Contains(info.Titles, r.Name):
+		return true
+	}
+	return false
 }
 
 // listenersWithoutRefs finds, through Chrome's own record of listeners
@@ -272,7 +354,15 @@ func listenersWithoutRefs(ctx context.Context, tab *browser.Tab) ([]string, int,
 				if (p.hasAttribute("data-wp-ref")) return "";
 			}
 			if (el.querySelector("[data-wp-ref]")) return "";
+			// a label whose control has the ref; a resize handle (a grid's
+			// column separator), dragged, not clicked
+			if (el.tagName === "LABEL" && ((el.control && el.control.hasAttribute("data-wp-ref")) ||
+				(el.id && el.getRootNode().querySelector('[data-wp-ref][aria-labelledby~="' + CSS.escape(el.id) + '"]')))) return "";
+			if (/^(col|row|ew|ns)-resize$/.test(getComputedStyle(el).cursor)) return "";
 			const r = el.getBoundingClientRect();
+			// a modal's mask over the whole page (what a click on it does,
+			// Escape or the close button do)
+			if (!el.firstElementChild && !el.textContent.trim() && r.width >= innerWidth * 0.9 && r.height >= innerHeight * 0.9) return "";
 			if (r.width < 2 || r.height < 2 || r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) return "";
 			const hit = el.getRootNode().elementFromPoint ? el.getRootNode().elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) : null;
 			if (!hit || !(el === hit || el.contains(hit))) return "";

@@ -188,6 +188,29 @@ func fixtures(t *testing.T) string {
 	page("/inputs", `<title>Inputs</title><label>Day <input type="date" id="day"></label>
 		<label>Colour <input type="color" id="col"></label><label>Notes <textarea id="notes"></textarea></label>
 		<label>One line <input id="one"></label>`)
+	// Names the way component libraries draw them: icons (an icon font's
+	// span of role img, an svg) beside a control's text or alone in it, a
+	// title on the box around an icon-only button, a tree item with a
+	// checkbox and a nested group, a button labelled elsewhere that shows
+	// a date or a placeholder, calendar days with their dates in titles,
+	// and the states of a sorted header, a current page, a selected option.
+	page("/names", `<title>Names</title><script>window.__log=[]</script>
+		<button onclick="__log.push('actions')">Actions <span role="img" aria-label="down">v</span></button>
+		<button title="Settings" onclick="__log.push('settings')"><span role="img" aria-label="setting"></span></button>
+		<ul><li title="Previous Page"><button onclick="__log.push('prev')"><svg aria-label="left" role="img" width="10" height="10"></svg></button></li></ul>
+		<button onclick="__log.push('right')"><span role="img" aria-label="right" style="display:inline-block;width:10px;height:10px"></span></button>
+		<ul role="tree" aria-multiselectable="true"><li role="treeitem" aria-expanded="true" aria-selected="false"><span role="checkbox" aria-checked="false" aria-label="Select Company" tabindex="0"></span> Company
+		<ul role="group"><li role="treeitem" aria-selected="true">Engineering</li><li role="treeitem" class="node node-selected">Sales</li></ul></li></ul>
+		<label for="d1">Start date</label><button id="d1" onclick="this.textContent='2026-03-20'"><span class="picker-placeholder">Pick a date</span></button>
+		<table><tr><th>Sa</th><th>Su</th><th>Fr</th></tr><tr><td title="2026-02-28" class="day-cell" onclick="__log.push(this.title)">28</td><td title="2026-03-01" class="day-cell day-cell-in-view" onclick="__log.push(this.title)">1</td>
+		<td title="2026-03-27" class="day-cell day-cell-in-view" onclick="__log.push(this.title)">27</td></tr></table>
+		<table><tr><th aria-sort="ascending">ID</th><th aria-sort="descending">Title</th><th>Owner</th></tr><tr><td>1</td><td>A</td><td>Ann</td></tr></table>
+		<nav><a href="#p1" aria-current="page">1</a> <a href="#p2">2</a></nav>
+		<ul role="listbox" aria-label="People" aria-multiselectable="true"><li role="option" aria-selected="true">Ada</li><li role="option" aria-selected="false">Bob</li></ul>
+		<div style="position:relative;width:200px;height:30px">Col<div onclick="1" style="position:absolute;right:0;top:0;width:10px;height:30px;cursor:col-resize"></div></div>`)
+	// A modal's mask over the whole page, which closes it on a click.
+	page("/mask", `<title>Mask</title><div onclick="document.title='closed'" style="position:fixed;inset:0;background:rgba(0,0,0,.4)"></div>
+		<div role="dialog" aria-label="Edit" style="position:fixed;left:30%;top:30%;width:40%;height:40%;background:#fff"><button>Save</button></div>`)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL

@@ -282,8 +282,10 @@
     if (n) return n;
     n = norm(el.getAttribute("aria-label"));
     if (n) return n;
-    if (tag !== "BUTTON" && el.labels !== undefined && el.labels !== null) {
-      const ls = labelsOf(el);
+    if (el.labels !== undefined && el.labels !== null) {
+      // (a button is named by a label elsewhere, not by one around it,
+      // whose text is the button's own)
+      const ls = tag === "BUTTON" ? labelsOf(el).filter((l) => !l.contains(el)) : labelsOf(el);
       n = ls.length ? norm(ls.map(textOf).join(" ")) : "";
       if (n) return n;
     }
@@ -316,6 +318,104 @@
     return norm(el.getAttribute("title")) || norm(el.getAttribute("placeholder")) || norm(el.getAttribute("aria-placeholder"));
   }
 
+  // isIcon says an element draws an icon (an icon font's span of role img,
+  // an inline svg with a name), not a picture (<img>): its name is the
+  // icon's file name ("down", "setting"), not what the control does.
+  const isIcon = (el, tag) => tag !== "IMG" && roleOf(el, tag) === "img";
+  // iconNodes are the walked nodes of icons.
+  const iconNodes = new WeakSet();
+
+  // titleAround is the title of el or of a box around it that holds
+  // nothing else (Ant Design's pagination: <li title="Previous Page">
+  // around the button).
+  function titleAround(el) {
+    for (let p = el, n = 0; p && n < 3 && p !== document.body; p = p.parentElement, n++) {
+      if (n > 0 && p.childElementCount !== 1) break;
+      const t = norm(p.getAttribute("title"));
+      if (t) return t;
+    }
+    return "";
+  }
+
+  // contentName is the name an element takes from content that holds
+  // icons, or from a tree item's content: its text (as textOf, without
+  // what is hidden, icons' names, and in a tree item its nested group and
+  // the controls of its own); without text, a title (its own or of a box
+  // around it that holds nothing else), else its icons' names.
+  function contentName(el, role) {
+    const icons = [];
+    const t = norm(ownText(el, role === "treeitem", icons, false));
+    if (t) return t;
+    return icons.length ? titleAround(el) || Array.from(new Set(icons)).join(" ") : "";
+  }
+  // ownText is the text of el's content for contentName (item: a tree
+  // item's, without its group and controls; icons gets the icons' names;
+  // ph: without placeholders drawn as text).
+  function ownText(el, item, icons, ph) {
+    let s = "";
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) { s += c.data; continue; }
+      if (c.nodeType !== 1) continue;
+      const t = c.tagName.toUpperCase();
+      if (t === "INPUT" || t === "SELECT" || t === "TEXTAREA" || SKIP.has(t) || c.getAttribute("aria-hidden") === "true") continue;
+      const r = roleOf(c, t);
+      if (t !== "IMG" && r === "img") {
+        const n = labelName(c, t, r);
+        if (n) icons.push(n);
+        continue;
+      }
+      if (item && (r === "group" || r === "tree" || r === "treeitem" || WIDGET.has(r))) continue;
+      if (ph && /placeholder/i.test(typeof c.className === "string" ? c.className : "")) continue;
+      const st = getComputedStyle(c);
+      if (st.display === "none") continue;
+      if (t === "IMG") s += " " + (c.getAttribute("alt") || "") + " ";
+      else if (INLINE_TAGS.has(t) && INLINE.has(st.display)) s += gap(st, "Left") + ownText(c, item, icons, ph) + gap(st, "Right");
+      else s += " " + ownText(c, item, icons, ph) + " ";
+    }
+    return s;
+  }
+  // ICON_SEL finds what may draw an icon in a control.
+  const ICON_SEL = '[role="img"]:not(img),svg';
+
+  // labelledElsewhere says a button's name comes from a label outside it
+  // (aria-labelledby that does not name itself, a <label for>): then its
+  // own text is its value (a date picker's button that shows the date).
+  function labelledElsewhere(el, tag) {
+    const ids = (el.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean);
+    if (ids.length) return !(el.id && ids.includes(el.id)) && !!byIds(el, "aria-labelledby");
+    if (norm(el.getAttribute("aria-label")) || tag !== "BUTTON") return false;
+    return labelsOf(el).some((l) => !l.contains(el) && textOf(l));
+  }
+
+  // dayName is the full date that a calendar day whose content is the
+  // bare number of the day carries in its title (Ant Design's
+  // <td title="2026-03-27">27</td>): it tells the day from the same day
+  // of another month.
+  function dayName(el, text) {
+    if (!/^\d{1,2}$/.test(text)) return "";
+    const v = norm(el.getAttribute("title"));
+    return v && v !== text && /\d{4}/.test(v) && v.includes(String(+text)) ? v : "";
+  }
+  // DAY_ROLES are the roles a calendar's day has.
+  const DAY_ROLES = new Set(["cell", "gridcell", "button", "option", "clickable"]);
+  // outsideDay says a calendar day lies outside the month shown: Mantine's
+  // data-outside, a class that says so (MUI's …-dayOutsideMonth), or
+  // Ant Design's cell without its "-in-view" class where others have it.
+  function outsideDay(el) {
+    if (el.getAttribute("data-outside") === "true") return true;
+    for (const c of el.classList) {
+      if (/outside/i.test(c)) return true;
+      if (c.endsWith("-cell") && !el.classList.contains(c + "-in-view")) {
+        const t = el.closest("table");
+        try { if (t && t.querySelector("." + CSS.escape(c + "-in-view"))) return true; } catch (e) { /* an odd class */ }
+      }
+    }
+    return false;
+  }
+  // RESIZE are the cursors of a handle that resizes (a grid's column
+  // separator): no target to click.
+  const RESIZE = new Set(["col-resize", "row-resize", "ew-resize", "ns-resize"]);
+
   // NO_EXPAND are the roles that aria-expanded says nothing for (Chrome
   // leaves it out): the popup itself, not what opens it.
   const NO_EXPAND = new Set(["listbox", "list", "menu", "menubar", "dialog", "alertdialog", "tabpanel", "region", "group", "tree", "grid", "tablist", "toolbar", "navigation"]);
@@ -342,7 +442,15 @@
       if (e === "true") s.push("expanded");
       else if (e === "false") s.push("collapsed");
     }
-    if (a("aria-selected") === "true" && role !== "option") s.push("selected");
+    const sel = a("aria-selected");
+    if (sel === "true") s.push("selected");
+    // (Ant Design's tree marks its selected node by a class alone)
+    else if (sel === null && (role === "treeitem" || role === "option") && (a("data-selected") === "true" || /-selected(\s|$)/.test(typeof el.className === "string" ? el.className : ""))) s.push("selected");
+    const sort = a("aria-sort");
+    if (sort === "ascending" || sort === "descending") s.push("sorted " + sort);
+    const cur = a("aria-current");
+    if (cur && cur !== "false") s.push("current");
+    if (a("aria-multiselectable") === "true") s.push("multiselectable");
     if (el.required || a("aria-required") === "true") s.push("required");
     if ((el.readOnly && (tag === "INPUT" || tag === "TEXTAREA")) || a("aria-readonly") === "true") s.push("readonly");
     const inv = a("aria-invalid");
@@ -723,6 +831,7 @@
       const s = states(el, tag, role, st, out);
       if (s.length) node.s = s;
       if (node.i) { node.p = shortPrint(el, node.n, out); out.refs++; }
+      else if (tag === "SVG" && role === "img") iconNodes.add(node);
       return node;
     }
 
@@ -786,13 +895,26 @@
     let name = labelName(el, tag, role);
     // A target found by a sign takes its name from its content only when
     // that is a short text (a label); else its content stays content.
+    // Icons' names are no part of a name from content with text; an
+    // icon-only control is named by a title before its icons (contentName),
+    // a tree item without its nested items.
+    const icons = items.some((x) => iconNodes.has(x));
     let fromContent = false;
     if (!name && FROM_CONTENT.has(role)) {
-      name = norm(items.map((x) => (x.t !== undefined ? x.t : x.n || "")).join(" "));
-      if (!name && !weak) name = norm(textOf(el));
+      const texts = icons ? items.filter((x) => !iconNodes.has(x)) : items;
+      if (role === "treeitem" || (icons && !weak)) name = contentName(el, role);
+      else {
+        name = norm(texts.map((x) => (x.t !== undefined ? x.t : x.n || "")).join(" "));
+        if (!name && !weak) name = norm(textOf(el));
+        // (one run of text: lines of output are no name)
+        if (weak && (name.length > 100 || texts.length !== 1 || texts[0].t === undefined)) name = "";
+        // (beside icons, a title says more than a glyph's text: "Next 5
+        // Pages", not "•••")
+        if (weak && icons) name = titleAround(el) || name || (texts.length ? "" : contentName(el, role));
+      }
       fromContent = !!name;
-      // (one run of text: lines of output are no name)
-      if (weak && (name.length > 100 || items.length !== 1 || items[0].t === undefined)) { name = ""; fromContent = false; }
+      // (a calendar's day: its date)
+      if (fromContent && DAY_ROLES.has(role)) name = dayName(el, name) || name;
     }
     if (!name) name = fallbackName(el);
     if (role === "editable") name = labelName(el, tag, role) || fallbackName(el);
@@ -807,7 +929,16 @@
     const v = valueOf(el, tag, role);
     if (v !== null && v !== undefined) node.v = cut(v, 4000);
     const s = states(el, tag, role, st, out);
+    if (DAY_ROLES.has(role) && items.length === 1 && items[0].t !== undefined && /^\d{1,2}$/.test(items[0].t) && outsideDay(el)) s.push("outside");
     if (s.length) node.s = s;
+    // A button named by a label elsewhere (a date picker's: "Start date")
+    // shows its value as its text ("2026-03-20", nothing while a
+    // placeholder stands there).
+    let valued = false;
+    if (role === "button" && name && !fromContent && labelledElsewhere(el, tag)) {
+      const all = norm(textOf(el));
+      if (all && all !== name) { node.v = cut(norm(ownText(el, false, [], true)), 4000); valued = true; }
+    }
     // A combobox that is no text field, named by a label and by its own
     // text (MUI's Select: a div whose aria-labelledby names its label and
     // itself), shows its choice, one text or one per chip: that is its
@@ -821,19 +952,24 @@
         choice = true;
       }
     }
+    // A named control's icons say no more than its name.
+    if (icons && node.n && FROM_CONTENT.has(role)) items = items.filter((x) => !iconNodes.has(x));
     // A name-from-content node drops content that only spells its name.
     const keep = items.some((x) => x.t === undefined);
     if (ariaBox) node.v = cut(norm(items.map((x) => (x.t !== undefined ? x.t : x.n || "")).join(" ")), 4000);
-    if (role === "editable" || ariaBox || choice) { /* its text is its value */ }
+    if (role === "editable" || ariaBox || choice || valued) { /* its text is its value */ }
     else if (!FROM_CONTENT.has(role) || keep || (weak && !fromContent)) { if (items.length) node.c = items; }
     // A target found by a sign with nothing to show is no use to an agent,
     // unless it is big enough to be meant for a click (a slider's handle,
     // an icon drawn by a style): its id or classes tell it apart.
     if (weak && !node.n && !node.c) {
       if (!rect || rect.width < 8 || rect.height < 8) return null;
+      // (a mask over the whole page, a resize handle: no target either)
+      if (RESIZE.has(st.cursor) || /separator|resiz/i.test(typeof el.className === "string" ? el.className : "") || (rect.width >= innerWidth * 0.9 && rect.height >= innerHeight * 0.9)) return null;
       node.h = hintOf(el);
     }
     if (node.i) { node.p = shortPrint(el, node.n, out); out.refs++; }
+    else if (role === "img" && tag !== "IMG") iconNodes.add(node);
     return node;
   }
 
@@ -1274,10 +1410,7 @@
       if (!e.isConnected) continue;
       const t = e.tagName.toUpperCase();
       const r = roleOf(e, t);
-      let n = labelName(e, t, r);
-      if (!n) n = FROM_CONTENT.has(r) || !r ? textOf(e) : "";
-      if (!n) n = fallbackName(e);
-      n = norm(n);
+      const n = nameOf(e, t, r);
       let score = 0;
       if (r === role) score += 2;
       if (cut(n, 400) === name) score += 4;
@@ -1318,7 +1451,11 @@
   // nameOf is an element's accessible name as refs record it.
   function nameOf(el, t, r) {
     let n = labelName(el, t, r);
-    if (!n && (FROM_CONTENT.has(r) || !r)) n = textOf(el);
+    if (!n && (FROM_CONTENT.has(r) || !r)) {
+      // (as the walk names it: icons, tree items, calendar days)
+      n = r === "treeitem" || (r && el.querySelector(ICON_SEL)) ? contentName(el, r) : textOf(el);
+      if (r && DAY_ROLES.has(r)) n = dayName(el, norm(n)) || n;
+    }
     if (!n) n = fallbackName(el);
     return cut(norm(n), 400);
   }

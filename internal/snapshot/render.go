@@ -553,11 +553,16 @@ func (r *Renderer) cell(n *Node) string {
 		}
 		return r.control(n)
 	}
+	// (a header's sort order, a selected cell: its states after its content)
+	st := ""
+	if len(n.S) > 0 {
+		st = r.valueStates(n)
+	}
 	if len(n.C) == 0 {
-		return r.text(n.N)
+		return r.text(n.N) + st
 	}
 	parts := r.inlineParts(n.C)
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " ") + st
 }
 
 // relative shortens a link target relative to the page: same origin loses
