@@ -160,3 +160,21 @@ func TestDataGridHeader(t *testing.T) {
 	e.clickRef(snap, "columnheader", "Priority")
 	e.waitEval(`JSON.stringify(window.__state.sort)`, `{"field":"priority","dir":"asc"}`)
 }
+
+// A long list of options folds in compact mode, and an option it leaves
+// out is still picked by its role and name.
+func TestLongListboxFolds(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/widgets/mantine7/lists.html")
+	snap := e.snapshot(browser.ModeCompact)
+	e.clickRef(snap, "textbox", "Warehouse bin")
+	snap = e.waitSnap("more options")
+	if !strings.Contains(snap, `… 980 more options (mode=full shows them; any is found by role and name: {"role":"option","name":…})`) || strings.Contains(snap, `"Bin A-021"`) {
+		t.Fatalf("the 1,000 options are not folded to 20:\n%s", snap)
+	}
+	after(t, snap, `textbox e# "Warehouse bin"`, `listbox e# "Warehouse bin":`)
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "option", Name: "Bin A-030", Exact: true}}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitEval(`String(window.__state.bin)`, "Bin A-030")
+}
