@@ -200,6 +200,7 @@
       }
       if (first) return first;
     }
+    if (el.hasAttribute("aria-selected") && twinOption(el)) return "option";
     const implicit = implicitRole(el, tag);
     // A presentational table's or list's own parts are presentational too
     // (unless focusable or with a global ARIA attribute).
@@ -208,6 +209,22 @@
       if (owner && owner !== el && presentational(owner)) return "";
     }
     return implicit;
+  }
+
+  // twinOption says an element with aria-selected and no role is an item
+  // of the list a person sees beside a listbox of options that is not
+  // drawn (Ant Design's Select keeps a 0×0 listbox for assistive
+  // technology next to the list it draws): the drawn item is the option.
+  function twinOption(el) {
+    let x = el.parentElement;
+    for (let up = 0; x && up < 6 && x !== document.body; up++, x = x.parentElement) {
+      for (let c = x.firstElementChild; c; c = c.nextElementSibling) {
+        if (c.getAttribute("role") !== "listbox" || c.contains(el) || !c.querySelector('[role="option"]')) continue;
+        const r = c.getBoundingClientRect();
+        return r.width === 0 || r.height === 0;
+      }
+    }
+    return false;
   }
 
   // INHERITS_PRESENTATION maps the roles that a presentational container
@@ -716,22 +733,146 @@
         continue;
       }
       if (c.nodeType !== 1) continue;
+      if (out.moved.has(c)) {
+        // (a popup walked right after its trigger is not walked here
+        // again; whether it was depends on more than this subtree)
+        out.fl |= EXT;
+        if (out.placed.has(c)) continue;
+      }
       const r = visit(c, out, ctx);
-      if (r === null) continue;
+      add(r);
+      const pops = r !== null && out.popups.size ? out.popups.get(c) : undefined;
+      if (pops) for (const a of pops) add(place(a, out));
+    }
+    flush();
+    return items;
+
+    function add(r) {
+      if (r === null) return;
       if (r.inline !== undefined) {
         // transparent inline content joins the running text
         if (r.text) buf += r.text;
         if (r.items) {
           if (r.items.length) { flush(); for (const x of r.items) keep(x); }
         }
-        continue;
+        return;
       }
-      if (r.block) { flush(); for (const x of r.items) keep(x); continue; }
+      if (r.block) { flush(); for (const x of r.items) keep(x); return; }
       flush();
       items.push(r);
     }
-    flush();
-    return items;
+  }
+
+  // SET_ROLES are the containers of items that may say how many there are
+  // in all where only some are in the page (a virtualised list or grid).
+  const SET_ROLES = new Set(["listbox", "list", "tree", "menu", "feed", "grid", "table", "treegrid"]);
+  // setSize notes how many items (node.sz: aria-setsize of its items) or
+  // rows and columns (node.rc, node.cc: aria-rowcount, aria-colcount) a
+  // container has in all, as the page says; nothing when it does not.
+  function setSize(el, role, node) {
+    const num = (v) => { const n = parseInt(v, 10); return n > 0 ? n : 0; };
+    if (role === "grid" || role === "table" || role === "treegrid") {
+      const rc = num(el.getAttribute("aria-rowcount")), cc = num(el.getAttribute("aria-colcount"));
+      if (rc) node.rc = rc;
+      if (cc) node.cc = cc;
+      return;
+    }
+    let n = 0;
+    for (const it of el.querySelectorAll("[aria-setsize]")) {
+      if (++n > 50) break;
+      const c = it.parentElement && it.parentElement.closest('[role="listbox"],[role="list"],[role="tree"],[role="group"],[role="menu"],[role="feed"],ul,ol');
+      if (c !== el) continue;
+      const z = num(it.getAttribute("aria-setsize"));
+      if (z) node.sz = z;
+      break;
+    }
+  }
+
+  // POPUP_SEL are the popups that may name their trigger, or its label,
+  // by aria-labelledby (a menu its button, a listbox its field's label).
+  const POPUP_SEL = ["listbox", "menu", "dialog", "tree", "grid"].map((r) => '[role="' + r + '"][aria-labelledby]').join(",");
+
+  // popupsOf finds the popups of the open triggers (aria-expanded="true")
+  // under scope that a portal renders elsewhere in the body (a library's
+  // dropdown, menu or picker at the end of the page): the element a
+  // trigger names by aria-controls or aria-owns, or a popup that names the
+  // trigger or its label by aria-labelledby. Each is walked right after
+  // its trigger, not where it stands (out.popups: trigger → the part of
+  // the portal that holds the popup and nothing of another trigger's;
+  // out.moved: those parts). A popup in the trigger's own part of the
+  // body (an accordion's panel) stays where it is, and so does one before
+  // its trigger or one its trigger's walk does not reach (a trigger not
+  // shown).
+  function popupsOf(scope, out) {
+    const body = document.body;
+    if (!body) return;
+    let open;
+    try { open = Array.from(scope.querySelectorAll('[aria-expanded="true"]')); } catch (e) { return; }
+    if (scope.nodeType === 1 && scope.getAttribute("aria-expanded") === "true") open.push(scope);
+    if (!open.length) return;
+    const byId = (id) => (id ? document.getElementById(id) : null);
+    const ids = (el, a) => (el.getAttribute(a) || "").split(/\s+/);
+    const pairs = [], byLabel = new Map();
+    for (const t of open) {
+      for (const a of ["aria-controls", "aria-owns"]) for (const id of ids(t, a)) { const p = byId(id); if (p) pairs.push([t, p]); }
+      byLabel.set(t, t);
+      for (const id of ids(t, "aria-labelledby")) { const l = byId(id); if (l && !byLabel.has(l)) byLabel.set(l, t); }
+      if (t.labels) for (const l of t.labels) if (!byLabel.has(l)) byLabel.set(l, t);
+    }
+    for (const p of document.querySelectorAll(POPUP_SEL)) {
+      for (const id of ids(p, "aria-labelledby")) {
+        const t = byLabel.get(byId(id));
+        if (t) { pairs.push([t, p]); break; }
+      }
+    }
+    const found = [];
+    for (const [t, p] of pairs) {
+      if (p === t || p.contains(t) || t.contains(p) || found.some((f) => f.p === p)) continue;
+      let b = p;
+      while (b.parentElement && b.parentElement !== body) b = b.parentElement;
+      if (b.parentElement !== body || b.contains(t) || !(t.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
+      found.push({ t, p, b });
+    }
+    for (const f of found) {
+      // the part of the portal that holds nothing of another trigger's
+      let a = f.b;
+      const other = (x) => a.contains(x) && !f.p.contains(x) && !x.contains(f.p);
+      while (a !== f.p && found.some((g) => g.t !== f.t && (other(g.p) || other(g.t)))) {
+        let c = a.firstElementChild;
+        while (c && !c.contains(f.p)) c = c.nextElementSibling;
+        a = c;
+      }
+      let seen = true;
+      for (let e = a.parentElement; e && e !== body; e = e.parentElement) {
+        if (e.getAttribute("aria-hidden") === "true" || getComputedStyle(e).display === "none") { seen = false; break; }
+      }
+      if (!seen || out.moved.has(a)) continue;
+      out.moved.add(a);
+      const list = out.popups.get(f.t);
+      if (list) list.push(a);
+      else out.popups.set(f.t, [a]);
+      if (out.inc && !out.inc.whole) {
+        // (the trigger's ancestors and the portal walk again)
+        out.inc.mark(f.t);
+        out.inc.mark(a.parentElement);
+      }
+    }
+  }
+
+  // place walks a popup (popupsOf) right after its trigger, once, in the
+  // context of the walk's top: it is in none of the trigger's ancestors.
+  function place(a, out) {
+    if (out.placed.has(a)) return null;
+    out.placed.add(a);
+    out.fl |= EXT;
+    const ctx = Object.create(out.top);
+    if (out.inc && !out.inc.whole) {
+      for (let e = a.parentElement; e; e = e.parentElement) {
+        const fa = freshAt.get(e);
+        if (fa > ctx.freshAt) ctx.freshAt = fa;
+      }
+    }
+    return visit(a, out, ctx);
   }
 
   // visit returns null (nothing to show), a node, {block, items} for a
@@ -786,6 +927,10 @@
     let interactive = WIDGET.has(role) && visible;
     if (role === "option" && (tag === "OPTION")) interactive = false;
     if (role === "gridcell" || role === "scrollbar") interactive = interactive && el.tabIndex >= 0;
+    // A column header that sorts or takes focus (a data grid's) is a
+    // target: a click on it sorts (unless it holds no text: see header).
+    const header = role === "columnheader" && visible && (el.hasAttribute("aria-sort") || el.hasAttribute("tabindex"));
+    if (header) interactive = true;
     let extra = "";
     if (!interactive && visible) {
       // (a label that names a control is that control's: a click on it goes
@@ -850,7 +995,10 @@
     // Inside a widget, a pointer cursor or a tabindex marks no other
     // target; inside a clickable found by such a sign, a tabindex=-1
     // wrapper is the same target again.
-    if (WIDGET.has(role) || role === "editable") sub.inWidget = true;
+    if (WIDGET.has(role) || role === "editable" || header) sub.inWidget = true;
+    // (a nameless handle in such a header, a column's resize grip, is the
+    // header's, no target of its own)
+    if (header) sub.inHeader = true;
     else if (WEAK.has(extra)) sub.inClickable = true;
     // A label's text names its control, unless the control is not on
     // screen (a select replaced by a widget): then it is the page's text.
@@ -891,6 +1039,14 @@
       interactive = false;
       weak = false;
     }
+    // A column header target is named by its own text: the buttons in it
+    // (sort, column menu) are targets of their own, after its name. One
+    // without text (a "select all" checkbox's) is no target of its own.
+    let headText = null;
+    if (header) {
+      headText = norm(items.map((x) => (x.t !== undefined ? x.t : "")).join(" "));
+      if (!headText) interactive = false;
+    }
     const node = { r: role };
     let name = labelName(el, tag, role);
     // A target found by a sign takes its name from its content only when
@@ -916,6 +1072,7 @@
       // (a calendar's day: its date)
       if (fromContent && DAY_ROLES.has(role)) name = dayName(el, name) || name;
     }
+    if (headText && !labelName(el, tag, role)) { name = headText; items = items.filter((x) => x.t === undefined); }
     if (!name) name = fallbackName(el);
     if (role === "editable") name = labelName(el, tag, role) || fallbackName(el);
     // An element made a text box by its role shows its text as its value
@@ -931,6 +1088,7 @@
     const s = states(el, tag, role, st, out);
     if (DAY_ROLES.has(role) && items.length === 1 && items[0].t !== undefined && /^\d{1,2}$/.test(items[0].t) && outsideDay(el)) s.push("outside");
     if (s.length) node.s = s;
+    if (SET_ROLES.has(role)) setSize(el, role, node);
     // A button named by a label elsewhere (a date picker's: "Start date")
     // shows its value as its text ("2026-03-20", nothing while a
     // placeholder stands there).
@@ -963,9 +1121,9 @@
     // unless it is big enough to be meant for a click (a slider's handle,
     // an icon drawn by a style): its id or classes tell it apart.
     if (weak && !node.n && !node.c) {
-      if (!rect || rect.width < 8 || rect.height < 8) return null;
+      if (!rect || rect.width < 8 || rect.height < 8 || ctx.inHeader) return null;
       // (a mask over the whole page, a resize handle: no target either)
-      if (RESIZE.has(st.cursor) || /separator|resiz/i.test(typeof el.className === "string" ? el.className : "") || (rect.width >= innerWidth * 0.9 && rect.height >= innerHeight * 0.9)) return null;
+      if (RESIZE.has(st.cursor) || /resize$/.test(st.cursor) || /separator|resiz/i.test(typeof el.className === "string" ? el.className : "") || (rect.width >= innerWidth * 0.9 && rect.height >= innerHeight * 0.9)) return null;
       node.h = hintOf(el);
     }
     if (node.i) { node.p = shortPrint(el, node.n, out); out.refs++; }
@@ -1315,7 +1473,7 @@
   }
   // sigOf is what of the walk's context an element's visit depends on.
   const sigOf = (el, out, ctx) => (ctx.visible ? 1 : 0) | (ctx.inWidget ? 2 : 0) | (ctx.inClickable ? 4 : 0) | (ctx.dropText ? 8 : 0) | (ctx.inModal ? 16 : 0) |
-    (out.items.has(el) ? 32 : 0) | (out.clickers.has(el) ? 64 : 0) | (out.droppers.has(el) ? 128 : 0);
+    (out.items.has(el) ? 32 : 0) | (out.clickers.has(el) ? 64 : 0) | (out.droppers.has(el) ? 128 : 0) | (ctx.inHeader ? 256 : 0);
 
   function deepFocus() {
     let a = document.activeElement;
@@ -1326,7 +1484,8 @@
   function snapshot(root, opts) {
     const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new Set(), droppers: new Set(), items: new WeakSet(),
       seen: 0, stopped: false, strs: [], strIx: new Map(), until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity,
-      inc: null, fl: 0, minR: Infinity, minB: Infinity, box: null, reused: 0, pend: [], shown: new WeakSet(), shownVal: new Map() };
+      inc: null, fl: 0, minR: Infinity, minB: Infinity, box: null, reused: 0, pend: [], shown: new WeakSet(), shownVal: new Map(),
+      popups: new Map(), moved: new Set(), placed: new Set(), top: null };
     if (opts && opts.probe) {
       // The main world's hook knows the elements with click listeners: it
       // answers the probe event by firing the reply event at each of them.
@@ -1345,6 +1504,8 @@
     let items;
     if (root) {
       shownValues(root, out);
+      out.top = ctx;
+      popupsOf(root, out);
       const r = visit(root, out, ctx);
       items = r === null ? [] : r.block || r.inline !== undefined ? (r.items || (r.text ? [{ t: norm(r.text) }] : [])) : [r];
     } else {
@@ -1366,6 +1527,8 @@
       // element reaches everything)
       ctx.freshAt = 0;
       if (inc && !inc.whole) ctx.freshAt = Math.max(freshAt.get(document.body) || 0, freshAt.get(document.documentElement) || 0);
+      out.top = ctx;
+      popupsOf(document, out);
       extOut = out;
       try {
         items = document.body ? walk(document.body, out, ctx, []) : [];
@@ -1578,7 +1741,20 @@
     if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return false;
     const r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0 && !styledOver(el, el.tagName.toUpperCase())) return false;
+    if ((r.width === 0 || r.height === 0) && clippedAway(el)) return false;
     return !el.closest('[aria-hidden="true"]');
+  }
+
+  // clippedAway says an element sits in a box of no area that clips what
+  // it holds (a 0×0 listbox kept for assistive technology): no one sees it.
+  function clippedAway(el) {
+    for (let p = el.parentElement, up = 0; p && up < 4 && p !== document.body; p = p.parentElement, up++) {
+      const r = p.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) continue;
+      const st = getComputedStyle(p);
+      if (st.overflowX !== "visible" || st.overflowY !== "visible") return true;
+    }
+    return false;
   }
 
   // each calls fn for every element under node in document order, open

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,13 @@ type Node struct {
 	H  string   `json:"h,omitempty"` // what tells a nameless target apart: its #id or .classes
 	P  []string `json:"p,omitempty"` // fingerprint
 	C  []*Node  `json:"c,omitempty"` // children
+
+	// How many items (SZ: aria-setsize) or rows and columns (RC, CC:
+	// aria-rowcount, aria-colcount) a list or a table has in all, as the
+	// page says, where it shows only some (a virtualised one).
+	SZ int `json:"sz,omitempty"`
+	RC int `json:"rc,omitempty"`
+	CC int `json:"cc,omitempty"`
 
 	// Ref is the ref the engine issued for I ("" none).
 	Ref string `json:"-"`
@@ -175,6 +183,11 @@ func (r *Renderer) siblings(ns []*Node, depth int) []line {
 		groups[i] = r.node(n, depth)
 	}
 	for i := 0; i < len(ns); {
+		if j := optionRun(ns, i); j-i+1 >= optionFoldMin {
+			out = append(out, r.foldOptions(ns[i:j+1], groups[i:j+1])...)
+			i = j + 1
+			continue
+		}
 		j := i
 		key := foldKey(ns[i], groups[i])
 		if key != "" {
@@ -207,6 +220,43 @@ func (r *Renderer) siblings(ns []*Node, depth int) []line {
 			out = append(out, groups[k]...)
 		}
 		i = j + 1
+	}
+	return out
+}
+
+// A listbox's run of at least optionFoldMin options with refs is folded
+// in compact mode to its first optionKeep options, and those selected or
+// checked: an option left out is still found by its role and name
+// ({"role":"option","name":…}), as the fold line says.
+const (
+	optionFoldMin = 26
+	optionKeep    = 20
+)
+
+// optionRun is the index of the last of the options with refs that run
+// from ns[i] (i-1 when ns[i] is none).
+func optionRun(ns []*Node, i int) int {
+	j := i - 1
+	for j+1 < len(ns) && ns[j+1].R == "option" && ns[j+1].Ref != "" {
+		j++
+	}
+	return j
+}
+
+// foldOptions renders a long run of options: the first optionKeep, then
+// the selected or checked ones, then a line with how many are left out.
+func (r *Renderer) foldOptions(ns []*Node, groups [][]line) []line {
+	var out []line
+	left := 0
+	for k, n := range ns {
+		if k < optionKeep || slices.Contains(n.S, "selected") || slices.Contains(n.S, "checked") {
+			out = append(out, groups[k]...)
+			continue
+		}
+		left++
+	}
+	if left > 0 {
+		out = append(out, line{depth: groups[0][0].depth, text: fmt.Sprintf(`… %s more options (mode=full shows them; any is found by role and name: {"role":"option","name":…})`, text.Commas(left))})
 	}
 	return out
 }
@@ -318,7 +368,7 @@ func (r *Renderer) node(n *Node, depth int) []line {
 	if n.N != "" {
 		label += " " + text.Quote(r.text(n.N))
 	}
-	label += r.valueStates(n)
+	label += r.valueStates(n) + shownOf(n)
 	if chromeRoles[n.R] {
 		r.chrome++
 		defer func() { r.chrome-- }()
@@ -408,7 +458,42 @@ func (r *Renderer) control(n *Node) string {
 		}
 	}
 	b.WriteString(r.valueStates(n))
+	b.WriteString(shownOf(n))
 	return b.String()
+}
+
+// itemRoles are the roles of the items whose number a list's set size
+// (Node.SZ) counts.
+var itemRoles = map[string]bool{"option": true, "listitem": true, "treeitem": true, "menuitem": true,
+	"menuitemcheckbox": true, "menuitemradio": true, "article": true}
+
+// shownOf says, for a list whose page says it has more items than it
+// shows (a virtualised list: aria-setsize), how many it shows:
+// " (13 of 1,000 shown)"; "" otherwise.
+func shownOf(n *Node) string {
+	if n.SZ == 0 {
+		return ""
+	}
+	shown := countItems(n.C)
+	if shown >= n.SZ {
+		return ""
+	}
+	return fmt.Sprintf(" (%s of %s shown)", text.Commas(shown), text.Commas(n.SZ))
+}
+
+// countItems counts the items among nodes and in the role-less or
+// grouping nodes between them and their list (not in nested lists).
+func countItems(ns []*Node) int {
+	k := 0
+	for _, c := range ns {
+		switch {
+		case itemRoles[c.R]:
+			k++
+		case c.R == "" || c.R == "generic" || c.R == "group" || c.R == "none":
+			k += countItems(c.C)
+		}
+	}
+	return k
 }
 
 func (r *Renderer) valueStates(n *Node) string {
@@ -503,7 +588,16 @@ func (r *Renderer) table(n *Node, depth int) []line {
 	if n.N != "" {
 		label += " " + text.Quote(n.N)
 	}
-	out := []line{{depth: depth, text: fmt.Sprintf("%s %d×%d:", label, len(rows), cols)}}
+	size := ""
+	switch {
+	case n.CC > cols && n.RC > len(rows):
+		size = fmt.Sprintf(" (%s×%s in all)", text.Commas(n.RC), text.Commas(n.CC))
+	case n.RC > len(rows):
+		size = fmt.Sprintf(" (%s rows in all)", text.Commas(n.RC))
+	case n.CC > cols:
+		size = fmt.Sprintf(" (%s columns in all)", text.Commas(n.CC))
+	}
+	out := []line{{depth: depth, text: fmt.Sprintf("%s %d×%d%s:", label, len(rows), cols, size)}}
 	rr := &rowRenderer{r}
 	out = append(out, rr.rows(rowNodes, depth+1)...)
 	return out
