@@ -42,7 +42,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	pages := fs.String("pages", "testdata/pages", "directory of fixture pages")
 	runs := fs.Int("runs", 5, "repetitions per measurement (the median is shown)")
-	dump := fs.String("dump", "", "directory to write each fixture's snapshot text to (fixture.mode.txt)")
+	dump := fs.String("dump", "", "directory to write each fixture's snapshot text to (fixture.mode.txt; with -peers also each server's side-by-side snapshot, side.SERVER.page.txt)")
 	only := fs.String("only", "", "measure only fixtures whose name contains this")
 	cold := fs.Int("cold", 5, "interleaved runs of the cold start and memory section (0 skips it)")
 	coldOnly := fs.Bool("cold-only", false, "measure only the cold start and memory section")
@@ -73,6 +73,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 	}
+	fixtures = append(fixtures, widgetFixtures...)
 	fixtures = slices.DeleteFunc(fixtures, func(f string) bool { return !strings.Contains(f, *only) })
 	srv := httptest.NewServer(http.FileServer(http.Dir(*pages)))
 	defer srv.Close()
@@ -122,7 +123,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("bench: %w", err)
 		}
 		bin := cmp.Or(*server, self)
-		if err := benchSide(ctx, stdout, bin, version, path, srv.URL, *runs, strings.Fields(*serverArgs), *peers, *only); err != nil {
+		if err := benchSide(ctx, stdout, bin, version, path, srv.URL, *runs, strings.Fields(*serverArgs), *peers, *only, *dump); err != nil {
 			return err
 		}
 		if *sideOnly {
@@ -263,10 +264,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "\n× best peer: tokens over the smaller snapshot of playwright-mcp 0.0.83 and chrome-devtools-mcp 1.11.0")
-	fmt.Fprintln(stdout, "on the same fixture, measured on this machine kind (2026-12-02):")
+	fmt.Fprintln(stdout, "on the same fixture, measured on this machine kind (2026-12-02; the widgets/ pages on 2026-12-07 with playwright-mcp 0.0.86):")
 	for _, f := range fixtures {
 		if p, ok := peerTokens[f]; ok {
-			fmt.Fprintf(stdout, "  %-22s %6d tokens (%s), snapshot %d ms (fastest peer)\n", f, p.tokens, p.who, p.ms)
+			fmt.Fprintf(stdout, "  %-26s %6d tokens (%s), snapshot %d ms (fastest peer)\n", f, p.tokens, p.who, p.ms)
 		}
 	}
 
@@ -544,6 +545,10 @@ func rss(pid int) string {
 	return "unknown"
 }
 
+// widgetFixtures are the fixture pages on the React component libraries'
+// own code that the bench measures besides the top-level and snap/ pages.
+var widgetFixtures = []string{"widgets/mui6/grid.html", "widgets/antd5/select.html"}
+
 // peerTokens are the peers' snapshot sizes on our fixtures (o200k tokens of
 // the whole snapshot result, the smaller of the two peers) and the faster
 // peer's median snapshot time, measured with their MCP servers over stdio
@@ -562,4 +567,9 @@ var peerTokens = map[string]struct {
 	"snap/heavy.html":      {30584, "chrome-devtools-mcp", 388},
 	"snap/clickables.html": {758, "chrome-devtools-mcp", 15},
 	"snap/frames.html":     {401, "playwright-mcp", 25},
+	// Measured on 2026-12-07 with playwright-mcp 0.0.86 and
+	// chrome-devtools-mcp 1.11.0 by the side-by-side section (-peers
+	// -runs 3 -side-only -only widgets).
+	"widgets/mui6/grid.html":    {1218, "chrome-devtools-mcp", 38},
+	"widgets/antd5/select.html": {288, "chrome-devtools-mcp", 41},
 }

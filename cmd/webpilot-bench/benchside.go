@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -127,6 +128,8 @@ var sidePages = []struct {
 	{page: "bench/table-filter.html", then: sideAct{kind: "fill", role: searchBox, name: "Filter rows", value: "kettle"}, op: `fill "kettle"`},
 	{page: "bench/store.html", then: sideAct{kind: "fill", role: searchBox, name: "Search products", value: "camera"}, op: `fill "camera"`},
 	{page: "bench/store.html", then: sideAct{kind: "click", role: "button", name: "Add to cart"}, op: `click "Add to cart"`},
+	{page: "widgets/mui6/grid.html"},
+	{page: "widgets/antd5/select.html"},
 }
 
 // sideSession is one running server of the side-by-side section.
@@ -188,10 +191,13 @@ func trimTo(s string, n int) string {
 // (each page on each server in turn): navigate, snapshot, then on
 // act/kinds.html click "Save changes" and on snap/shop300.html type
 // "camera" by the snapshot's ref. It prints the median client-side ms per
-// operation and webpilot's time over the faster peer's. Pages whose name
-// does not contain only are left out. self is the webpilot binary
-// measured; version is what the bench's clients call themselves.
-func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, extra []string, peers, only string) error {
+// operation and webpilot's time over the faster peer's, then the o200k
+// tokens of each server's snapshot result per page and webpilot's over the
+// best peer's. Pages whose name does not contain only are left out. self
+// is the webpilot binary measured; version is what the bench's clients
+// call themselves. With dump set, each server's last snapshot of each page
+// is written there (side.SERVER.PAGE.txt).
+func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, extra []string, peers, only, dump string) error {
 	servers := sideServers(self, browserPath, peers, extra)
 	if len(servers) < 2 {
 		return fmt.Errorf("bench: side: no peer under %s (node_modules/@playwright/mcp, node_modules/chrome-devtools-mcp)", peers)
@@ -215,6 +221,14 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 		}
 		sessions = append(sessions, &sideSession{srv: srv, cs: cs, cmd: cmd, ctx: ctx})
 	}
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		return fmt.Errorf("bench: tokenizer: %w", err)
+	}
+	// snapTokens[page][server] are the snapshot results' tokens;
+	// snapPages keeps the order.
+	var snapPages []string
+	snapTokens := map[string][][]float64{}
 	// times[operation][server] are the samples; ops keeps the order.
 	var ops []string
 	times := map[string][][]float64{}
@@ -239,6 +253,18 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 					return err
 				}
 				put("snapshot "+p.page, i, d)
+				if snapTokens[p.page] == nil {
+					snapPages = append(snapPages, p.page)
+					snapTokens[p.page] = make([][]float64, len(sessions))
+				}
+				n, _ := enc.Count(snap)
+				snapTokens[p.page][i] = append(snapTokens[p.page][i], float64(n))
+				if dump != "" {
+					name := "side." + s.srv.name + "." + strings.ReplaceAll(strings.TrimSuffix(p.page, ".html"), "/", "-") + ".txt"
+					if err := os.WriteFile(filepath.Join(dump, name), []byte(snap), 0o644); err != nil {
+						return fmt.Errorf("bench: side: dump: %w", err)
+					}
+				}
 				if p.then.kind == "" {
 					continue
 				}
@@ -283,10 +309,8 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 	fmt.Fprintln(stdout, " text with one input event, type sends it key by key: playwright-mcp's browser_type with slowly,")
 	fmt.Fprintln(stdout, " chrome-devtools-mcp has no key-by-key typing)")
 	fmt.Fprintln(stdout)
-	enc, err := tokenizer.Get(tokenizer.O200kBase)
-	if err != nil {
-		return fmt.Errorf("bench: tokenizer: %w", err)
-	}
+	printSnapTokens(stdout, sessions, snapPages, snapTokens)
+	fmt.Fprintln(stdout)
 	// What each server's tools cost in every request of the agent.
 	line := "tools/list, o200k tokens (tools):"
 	var listTokens []float64
@@ -307,6 +331,31 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 	}
 	printTaskTokens(stdout, sessions, tokens, calls)
 	return nil
+}
+
+// printSnapTokens prints the snapshot size side by side: per page, the
+// median o200k tokens of each server's snapshot result (the whole text of
+// browser_snapshot / browser_snapshot / take_snapshot, as the agent gets it)
+// and webpilot's over the smallest peer's.
+func printSnapTokens(w io.Writer, sessions []*sideSession, pages []string, tokens map[string][][]float64) {
+	fmt.Fprintln(w, "snapshot size side by side — o200k tokens of each server's snapshot result, median of the rounds")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, sideHead("page", "× best peer", sessions))
+	for _, p := range pages {
+		line := p + "\t"
+		vals := make([]float64, len(sessions))
+		for i := range sessions {
+			if len(tokens[p][i]) == 0 {
+				line += "-\t"
+				continue
+			}
+			vals[i] = median(tokens[p][i])
+			line += fmt.Sprintf("%.0f\t", vals[i])
+		}
+		fmt.Fprintln(tw, line+overBestPeer(vals)+"\t")
+	}
+	tw.Flush()
 }
 
 // sideHead is a side-by-side table's header row: first, each server's
