@@ -642,10 +642,15 @@ func (rr *rowRenderer) rows(rows []*Node, depth int) []line {
 // cell renders a table cell's content on one line.
 func (r *Renderer) cell(n *Node) string {
 	if n.Ref != "" {
-		if len(n.C) > 0 {
-			return r.control(n) + ": " + strings.Join(r.inlineParts(n.C), " ")
+		c := r.control(n)
+		if n.R == "gridcell" || n.R == "cell" {
+			// (a cell of a table's row: the table's line says what it is)
+			c = strings.TrimPrefix(c, n.R+" ")
 		}
-		return r.control(n)
+		if len(n.C) > 0 {
+			return c + ": " + strings.Join(r.inlineParts(n.C), " ")
+		}
+		return c
 	}
 	// (a header's sort order, a selected cell: its states after its content)
 	st := ""
@@ -899,9 +904,28 @@ type edit struct {
 // to tell which line it replaces, at a cost of a few tokens.
 const maxWasRunes = 40
 
-// wasText is how a changed text line names the line it replaces: its
-// earlier text, cut to maxWasRunes.
-func wasText(old string) string {
+// wasText is how a changed text line names the line it replaces: the
+// words of its earlier text that differ from now's (those both start and
+// end with say nothing, "…" stands for them), cut to maxWasRunes.
+func wasText(old, now string) string {
+	ow, nw := strings.Fields(old), strings.Fields(now)
+	k := 0
+	for k < len(ow)-1 && k < len(nw) && ow[k] == nw[k] {
+		k++
+	}
+	e := 0
+	for e < len(ow)-k-1 && e < len(nw)-k && ow[len(ow)-1-e] == nw[len(nw)-1-e] {
+		e++
+	}
+	if k > 0 || e > 0 {
+		old = strings.Join(ow[k:len(ow)-e], " ")
+		if k > 0 {
+			old = "… " + old
+		}
+		if e > 0 {
+			old += " …"
+		}
+	}
 	if r := []rune(old); len(r) > maxWasRunes {
 		return string(r[:maxWasRunes-1]) + "…"
 	}
@@ -954,7 +978,7 @@ func appendHunk(out []string, h []edit) []string {
 		case e.was != "":
 			// A text line has no ref to say which line it was: it says
 			// the text it replaces.
-			out = append(out, "~ "+e.text+" (was: "+wasText(e.was)+")")
+			out = append(out, "~ "+e.text+" (was: "+wasText(e.was, e.text)+")")
 		default:
 			out = append(out, string(e.op)+" "+e.text)
 		}
