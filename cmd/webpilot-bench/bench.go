@@ -263,7 +263,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	tw.Flush()
-	fmt.Fprintln(stdout, "\n× best peer: tokens over the smaller snapshot of playwright-mcp 0.0.83 and chrome-devtools-mcp 1.11.0")
+	fmt.Fprintln(stdout, "\n× best peer: tokens over the smaller snapshot of playwright-mcp (0.0.83; 0.0.86 for the widget pages) and chrome-devtools-mcp 1.11.0")
 	fmt.Fprintln(stdout, "on the same fixture, measured on this machine kind (2026-12-02; the widgets/ pages on 2026-12-07 with playwright-mcp 0.0.86):")
 	for _, f := range fixtures {
 		if p, ok := peerTokens[f]; ok {

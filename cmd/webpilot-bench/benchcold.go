@@ -55,7 +55,7 @@ func webpilotCold(name, self string, extra ...string) coldServer {
 }
 
 // peerServers are the peers installed under dir/node_modules (npm i
-// @playwright/mcp@0.0.83 chrome-devtools-mcp@1.11.0), on the same browser.
+// @playwright/mcp@0.0.86 chrome-devtools-mcp@1.11.0; 0.0.83 works the same), on the same browser.
 func peerServers(dir, browser string) []coldServer {
 	var out []coldServer
 	// As root, Chromium needs --no-sandbox (webpilot adds it itself).
