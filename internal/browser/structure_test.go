@@ -2,9 +2,11 @@ package browser_test
 
 import (
 	"context"
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
@@ -109,9 +111,14 @@ func TestPopupAfterTrigger(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.waitEval(c.state, c.pick)
-			snap = e.snapshot(browser.ModeCompact)
-			if strings.Contains(snap, m[2]+" ") {
-				t.Errorf("the closed popup's %s is still shown:\n%s", m[2], snap)
+			// (the library fades its popup out: it goes within a moment)
+			deadline := time.Now().Add(backendtest.Timeout(5 * time.Second))
+			for snap = e.snapshot(browser.ModeCompact); strings.Contains(snap, m[2]+" "); snap = e.snapshot(browser.ModeCompact) {
+				if time.Now().After(deadline) {
+					t.Errorf("the closed popup's %s is still shown:\n%s", m[2], snap)
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
 			}
 		})
 	}
