@@ -37,21 +37,21 @@ const (
 	seekTimeout = 8 * time.Second
 )
 
-// ref is the pattern of a ref of role (a regexp: `(?:option|clickable)`)
+// libRef is the pattern of a ref of role (a regexp: `(?:option|clickable)`)
 // with the exact name.
-func ref(role, name string) string {
+func libRef(role, name string) string {
 	return role + ` (e\d+) "` + regexp.QuoteMeta(name) + `"`
 }
 
-// line is the pattern of a line of role and exact name, its ref any,
+// libLine is the pattern of a line of role and exact name, its ref any,
 // followed by rest (a value, states).
-func line(role, name, rest string) string {
+func libLine(role, name, rest string) string {
 	return role + ` e\d+ "` + regexp.QuoteMeta(name) + `"` + rest
 }
 
-// waitLike takes compact snapshots until one matches pattern at least
+// waitLibSnap takes compact snapshots until one matches pattern at least
 // nth+1 times, and gives the snapshot and the nth match's first group.
-func (e *env) waitLike(pattern string, nth int) (string, string) {
+func (e *env) waitLibSnap(pattern string, nth int) (string, string) {
 	e.t.Helper()
 	re := regexp.MustCompile(pattern)
 	deadline := time.Now().Add(backendtest.Timeout(5 * time.Second))
@@ -71,8 +71,8 @@ func (e *env) waitLike(pattern string, nth int) (string, string) {
 	}
 }
 
-// waitUnlike takes compact snapshots until none matches pattern.
-func (e *env) waitUnlike(pattern string) {
+// waitLibGone takes compact snapshots until none matches pattern.
+func (e *env) waitLibGone(pattern string) {
 	e.t.Helper()
 	re := regexp.MustCompile(pattern)
 	deadline := time.Now().Add(backendtest.Timeout(5 * time.Second))
@@ -88,8 +88,8 @@ func (e *env) waitUnlike(pattern string) {
 	}
 }
 
-// runSteps does a task's steps in order.
-func (e *env) runSteps(steps []libStep) {
+// runLibSteps does a task's steps in order.
+func (e *env) runLibSteps(steps []libStep) {
 	e.t.Helper()
 	for i, s := range steps {
 		a := browser.Action{Kind: s.do, Value: s.value, Timeout: stepTimeout}
@@ -108,7 +108,7 @@ func (e *env) runSteps(steps []libStep) {
 			a.Target = browser.Locator{Role: s.role, Name: s.name, Exact: true}
 			what = s.do + " " + s.role + " " + s.name
 		case s.target != "":
-			_, r := e.waitLike(s.target, s.nth)
+			_, r := e.waitLibSnap(s.target, s.nth)
 			a.Target = browser.Locator{Ref: r}
 		}
 		if s.value != "" {
@@ -124,10 +124,10 @@ func (e *env) runSteps(steps []libStep) {
 			e.waitEval(libState(s.state), s.want)
 		}
 		if s.shows != "" {
-			e.waitLike(s.shows, 0)
+			e.waitLibSnap(s.shows, 0)
 		}
 		if s.gone != "" {
-			e.waitUnlike(s.gone)
+			e.waitLibGone(s.gone)
 		}
 	}
 }
@@ -140,14 +140,14 @@ const (
 	aTreeTitle = `(?:treeitem|clickable|option)`
 )
 
-// caret is the pattern of the first control inside the tree item of name
+// libCaret is the pattern of the first control inside the tree item of name
 // (its expand caret, or its checkbox), the item collapsed or not as said.
-func caret(name, state string) string {
+func libCaret(name, state string) string {
 	return `treeitem e\d+ "` + regexp.QuoteMeta(name) + `"` + state + `[^\n]*:\n(?:\s+clickable e\d+[^\n"]*:\n)?\s+(?:clickable|button|checkbox) (e\d+)`
 }
 
-// boxOf is the pattern of the checkbox of the tree item of name.
-func boxOf(name string) string {
+// libBox is the pattern of the checkbox of the tree item of name.
+func libBox(name string) string {
 	return `treeitem e\d+ "` + regexp.QuoteMeta(name) + `"[^\n]*:\n(?:\s+clickable e\d+[^\n]*:\n)?\s+checkbox (e\d+)`
 }
 
@@ -155,249 +155,249 @@ func boxOf(name string) string {
 // PAGE.html; each folder's README.md says what a page holds).
 var libTasks = map[string][]libStep{
 	"antd5/select": {
-		{do: "click", target: ref("combobox", "Department")},
-		{do: "click", target: ref(anOption, "Marketing"), state: "department", want: `"Marketing"`, shows: line("combobox", "Department", ` = "Marketing"`)},
-		{do: "click", target: ref("combobox", "Office locations")},
-		{do: "click", target: ref(anOption, "Lisbon"), state: "offices", want: `["Berlin","Tokyo","Lisbon"]`},
-		{do: "press", value: "Escape", shows: line("combobox", "Office locations", ` = "Berlin, Tokyo, Lisbon"`)},
-		{do: "fill", target: ref("combobox", "Country"), value: "Ger"},
-		{do: "click", target: ref(anOption, "Germany"), state: "country", want: `"Germany"`, shows: line("combobox", "Country", ` = "Germany"`)},
-		{do: "type", target: ref("combobox", "Job title"), value: "Chief Tinkerer"},
-		{do: "press", value: "Enter", state: "jobTitle", want: `"Chief Tinkerer"`, shows: line("combobox", "Job title", ` = "Chief Tinkerer"`)},
+		{do: "click", target: libRef("combobox", "Department")},
+		{do: "click", target: libRef(anOption, "Marketing"), state: "department", want: `"Marketing"`, shows: libLine("combobox", "Department", ` = "Marketing"`)},
+		{do: "click", target: libRef("combobox", "Office locations")},
+		{do: "click", target: libRef(anOption, "Lisbon"), state: "offices", want: `["Berlin","Tokyo","Lisbon"]`},
+		{do: "press", value: "Escape", shows: libLine("combobox", "Office locations", ` = "Berlin, Tokyo, Lisbon"`)},
+		{do: "fill", target: libRef("combobox", "Country"), value: "Ger"},
+		{do: "click", target: libRef(anOption, "Germany"), state: "country", want: `"Germany"`, shows: libLine("combobox", "Country", ` = "Germany"`)},
+		{do: "type", target: libRef("combobox", "Job title"), value: "Chief Tinkerer"},
+		{do: "press", value: "Enter", state: "jobTitle", want: `"Chief Tinkerer"`, shows: libLine("combobox", "Job title", ` = "Chief Tinkerer"`)},
 	},
 	"mui6/select": {
-		{do: "click", target: ref("combobox", "Department")},
-		{do: "click", target: ref("option", "Marketing"), state: "department", want: `"Marketing"`, shows: line("combobox", "Department", ` = "Marketing"`)},
-		{do: "click", target: ref("combobox", "Skills")},
-		{do: "click", target: ref("option", "Python"), state: "skills", want: `["React","Go","Python"]`},
-		{do: "press", value: "Escape", shows: line("combobox", "Skills", ` = "React, Go, Python"`)},
-		{do: "fill", target: ref("combobox", "Country"), value: "Ger"},
-		{do: "click", target: ref("option", "Germany"), state: "country", want: `"Germany"`, shows: line("combobox", "Country", ` = "Germany"`)},
-		{do: "type", target: ref("combobox", "Job title"), value: "Chief Tinkerer"},
-		{do: "press", value: "Enter", state: "jobTitle", want: `"Chief Tinkerer"`, shows: line("combobox", "Job title", ` = "Chief Tinkerer"`)},
+		{do: "click", target: libRef("combobox", "Department")},
+		{do: "click", target: libRef("option", "Marketing"), state: "department", want: `"Marketing"`, shows: libLine("combobox", "Department", ` = "Marketing"`)},
+		{do: "click", target: libRef("combobox", "Skills")},
+		{do: "click", target: libRef("option", "Python"), state: "skills", want: `["React","Go","Python"]`},
+		{do: "press", value: "Escape", shows: libLine("combobox", "Skills", ` = "React, Go, Python"`)},
+		{do: "fill", target: libRef("combobox", "Country"), value: "Ger"},
+		{do: "click", target: libRef("option", "Germany"), state: "country", want: `"Germany"`, shows: libLine("combobox", "Country", ` = "Germany"`)},
+		{do: "type", target: libRef("combobox", "Job title"), value: "Chief Tinkerer"},
+		{do: "press", value: "Enter", state: "jobTitle", want: `"Chief Tinkerer"`, shows: libLine("combobox", "Job title", ` = "Chief Tinkerer"`)},
 	},
 	"mantine7/select": {
-		{do: "click", target: ref(`(?:combobox|textbox)`, "Department")},
-		{do: "click", target: ref("option", "Marketing"), state: "department", want: `"Marketing"`, shows: line(`(?:combobox|textbox)`, "Department", ` = "Marketing"`)},
-		{do: "click", target: ref(`(?:combobox|textbox)`, "Team members")},
-		{do: "click", target: ref("option", "Grace Lee"), state: "teamMembers", want: `["Alice Johnson","David Chen","Grace Lee"]`},
-		{do: "press", value: "Escape", shows: line(`(?:combobox|textbox)`, "Team members", ` = "Alice Johnson, David Chen, Grace Lee"`)},
-		{do: "fill", target: ref(`(?:combobox|textbox)`, "Country"), value: "Nor"},
-		{do: "click", target: ref("option", "Norway"), state: "country", want: `"Norway"`, shows: line(`(?:combobox|textbox)`, "Country", ` = "Norway"`)},
-		{do: "type", target: ref(`(?:combobox|textbox)`, "Project"), value: "Zephyr"},
-		{do: "click", target: ref("option", "+ Create Zephyr"), state: "project", want: `"Zephyr"`, shows: line(`(?:combobox|textbox)`, "Project", ` = "Zephyr"`)},
+		{do: "click", target: libRef(`(?:combobox|textbox)`, "Department")},
+		{do: "click", target: libRef("option", "Marketing"), state: "department", want: `"Marketing"`, shows: libLine(`(?:combobox|textbox)`, "Department", ` = "Marketing"`)},
+		{do: "click", target: libRef(`(?:combobox|textbox)`, "Team members")},
+		{do: "click", target: libRef("option", "Grace Lee"), state: "teamMembers", want: `["Alice Johnson","David Chen","Grace Lee"]`},
+		{do: "press", value: "Escape", shows: libLine(`(?:combobox|textbox)`, "Team members", ` = "Alice Johnson, David Chen, Grace Lee"`)},
+		{do: "fill", target: libRef(`(?:combobox|textbox)`, "Country"), value: "Nor"},
+		{do: "click", target: libRef("option", "Norway"), state: "country", want: `"Norway"`, shows: libLine(`(?:combobox|textbox)`, "Country", ` = "Norway"`)},
+		{do: "type", target: libRef(`(?:combobox|textbox)`, "Project"), value: "Zephyr"},
+		{do: "click", target: libRef("option", "+ Create Zephyr"), state: "project", want: `"Zephyr"`, shows: libLine(`(?:combobox|textbox)`, "Project", ` = "Zephyr"`)},
 	},
 
 	"antd5/tree": {
 		// the cascader, one column after another
-		{do: "click", target: ref("combobox", "Shipping region")},
-		{do: "click", target: ref("menuitemcheckbox", "Germany")},
-		{do: "click", target: ref("menuitemcheckbox", "Bavaria")},
-		{do: "click", target: ref("menuitemcheckbox", "Munich"), state: "region", want: `["Germany","Bavaria","Munich"]`,
-			shows: line("combobox", "Shipping region", ` = "Germany / Bavaria / Munich"`)},
+		{do: "click", target: libRef("combobox", "Shipping region")},
+		{do: "click", target: libRef("menuitemcheckbox", "Germany")},
+		{do: "click", target: libRef("menuitemcheckbox", "Bavaria")},
+		{do: "click", target: libRef("menuitemcheckbox", "Munich"), state: "region", want: `["Germany","Bavaria","Munich"]`,
+			shows: libLine("combobox", "Shipping region", ` = "Germany / Bavaria / Munich"`)},
 		// the tree select: Company and Engineering opened by their carets
-		{do: "click", target: ref("combobox", "Team")},
-		{do: "click", target: caret("Company", ` \[collapsed\]`)},
-		{do: "click", target: caret("Engineering", ` \[collapsed\]`)},
-		{do: "click", target: ref(`(?:clickable|option)`, "Frontend"), state: "team", want: `"frontend"`, shows: line("combobox", "Team", ` = "Frontend"`)},
+		{do: "click", target: libRef("combobox", "Team")},
+		{do: "click", target: libCaret("Company", ` \[collapsed\]`)},
+		{do: "click", target: libCaret("Engineering", ` \[collapsed\]`)},
+		{do: "click", target: libRef(`(?:clickable|option)`, "Frontend"), state: "team", want: `"frontend"`, shows: libLine("combobox", "Team", ` = "Frontend"`)},
 		// the checkable tree: Contracts opened, 2026 checked, Photos selected
-		{do: "click", target: caret("Contracts", ` \[collapsed\]`), state: "expandedFolders", want: `["docs","docs/contracts"]`,
+		{do: "click", target: libCaret("Contracts", ` \[collapsed\]`), state: "expandedFolders", want: `["docs","docs/contracts"]`,
 			shows: `treeitem e\d+ "Contracts" \[expanded\]`},
-		{do: "check", target: ref("checkbox", "Select 2026"), state: "checkedFolders", want: `["docs/contracts/2026"]`,
+		{do: "check", target: libRef("checkbox", "Select 2026"), state: "checkedFolders", want: `["docs/contracts/2026"]`,
 			shows: `checkbox e\d+ "Select 2026" \[checked\]`},
 		{shows: `checkbox e\d+ "Select Contracts" \[mixed\]`},
-		{do: "click", target: ref(`clickable`, "Photos"), state: "folder", want: `"photos"`, shows: `treeitem e\d+ "Photos"[^\n]*\[selected\]`},
+		{do: "click", target: libRef(`clickable`, "Photos"), state: "folder", want: `"photos"`, shows: `treeitem e\d+ "Photos"[^\n]*\[selected\]`},
 	},
 	"mui6/tree": {
 		// the grouped autocomplete: country, then city
-		{do: "click", target: ref("combobox", "Office location")},
-		{do: "click", target: ref("option", "Germany / Munich"), state: "office", want: `"Germany / Munich"`, shows: line("combobox", "Office location", ` = "Germany / Munich"`)},
+		{do: "click", target: libRef("combobox", "Office location")},
+		{do: "click", target: libRef("option", "Germany / Munich"), state: "office", want: `"Germany / Munich"`, shows: libLine("combobox", "Office location", ` = "Germany / Munich"`)},
 		// the rich tree: Platform's checkbox, then Sales opened by its row and EMEA checked
-		{do: "check", target: boxOf("Platform"), state: "teams.slice().sort()", want: `["backend","platform"]`, shows: `treeitem e\d+ "Platform" \[selected\]`},
-		{do: "click", target: ref("treeitem", "Sales"), state: `teamsExpanded.includes("sales")`, want: `true`, shows: `treeitem e\d+ "Sales" \[expanded\]`},
-		{do: "check", target: boxOf("EMEA"), state: "teams.slice().sort()", want: `["backend","emea","platform"]`, shows: `treeitem e\d+ "EMEA" \[selected\]`},
+		{do: "check", target: libBox("Platform"), state: "teams.slice().sort()", want: `["backend","platform"]`, shows: `treeitem e\d+ "Platform" \[selected\]`},
+		{do: "click", target: libRef("treeitem", "Sales"), state: `teamsExpanded.includes("sales")`, want: `true`, shows: `treeitem e\d+ "Sales" \[expanded\]`},
+		{do: "check", target: libBox("EMEA"), state: "teams.slice().sort()", want: `["backend","emea","platform"]`, shows: `treeitem e\d+ "EMEA" \[selected\]`},
 		// the file tree: src, components, then Menu.jsx
-		{do: "click", target: ref("treeitem", "src"), state: "filesExpanded", want: `["src"]`, shows: `treeitem e\d+ "src" \[expanded\]`},
-		{do: "click", target: ref("treeitem", "components"), state: "filesExpanded.slice().sort()", want: `["components","src"]`, shows: `treeitem e\d+ "components" \[expanded\]`},
-		{do: "click", target: ref("treeitem", "Menu.jsx"), state: "file", want: `"menu-jsx"`, shows: `treeitem e\d+ "Menu.jsx" \[selected\]`},
+		{do: "click", target: libRef("treeitem", "src"), state: "filesExpanded", want: `["src"]`, shows: `treeitem e\d+ "src" \[expanded\]`},
+		{do: "click", target: libRef("treeitem", "components"), state: "filesExpanded.slice().sort()", want: `["components","src"]`, shows: `treeitem e\d+ "components" \[expanded\]`},
+		{do: "click", target: libRef("treeitem", "Menu.jsx"), state: "file", want: `"menu-jsx"`, shows: `treeitem e\d+ "Menu.jsx" \[selected\]`},
 	},
 	"mantine7/tree": {
 		// the file tree: a folder's row opens it, a file's row selects it
-		{do: "click", target: ref("treeitem", "components"), state: "filesExpanded", want: `["src","src/components"]`},
-		{do: "click", target: ref(aTreeTitle, "Header.tsx"), state: "fileSelected", want: `["src/components/Header.tsx"]`,
+		{do: "click", target: libRef("treeitem", "components"), state: "filesExpanded", want: `["src","src/components"]`},
+		{do: "click", target: libRef(aTreeTitle, "Header.tsx"), state: "fileSelected", want: `["src/components/Header.tsx"]`,
 			shows: `treeitem e\d+ "Header.tsx" \[selected\]`},
 		// the permissions tree: Backend's checkbox, Sales opened by its name, Europe's checkbox
-		{do: "click", target: caret("Backend", ""), state: `permissions.includes("backend")`, want: `true`},
-		{do: "click", target: ref("clickable", "Sales"), state: `permissionsExpanded.includes("sales")`, want: `true`, shows: line("treeitem", "Europe", "")},
-		{do: "click", target: caret("Europe", ""), state: `permissions.includes("sales-europe")`, want: `true`},
+		{do: "click", target: libCaret("Backend", ""), state: `permissions.includes("backend")`, want: `true`},
+		{do: "click", target: libRef("clickable", "Sales"), state: `permissionsExpanded.includes("sales")`, want: `true`, shows: libLine("treeitem", "Europe", "")},
+		{do: "click", target: libCaret("Europe", ""), state: `permissions.includes("sales-europe")`, want: `true`},
 	},
 
 	"antd5/dates": {
-		{do: "click", target: ref("textbox", "Start date")},
-		{do: "click", target: ref("cell", "2026-03-20"), state: "startDate", want: `"2026-03-20"`, shows: line("textbox", "Start date", ` = "2026-03-20"`)},
-		{do: "fill", target: ref("textbox", "Invoice date"), value: "2026-04-02"},
-		{do: "press", value: "Enter", state: "invoiceDate", want: `"2026-04-02"`, shows: line("textbox", "Invoice date", ` = "2026-04-02"`)},
-		{do: "fill", target: ref("textbox", "Meeting time"), value: "14:30"},
-		{do: "press", value: "Enter", state: "meetingTime", want: `"14:30"`, shows: line("textbox", "Meeting time", ` = "14:30"`)},
-		{do: "click", target: ref("textbox", "Vacation")},
-		{do: "click", target: ref("cell", "2026-03-27")},
-		{do: "click", target: ref("cell", "2026-04-03"), state: "vacation", want: `["2026-03-27","2026-04-03"]`, shows: line("textbox", "To", ` = "2026-04-03"`)},
-		{shows: line("textbox", "Vacation", ` = "2026-03-27"`)},
+		{do: "click", target: libRef("textbox", "Start date")},
+		{do: "click", target: libRef("cell", "2026-03-20"), state: "startDate", want: `"2026-03-20"`, shows: libLine("textbox", "Start date", ` = "2026-03-20"`)},
+		{do: "fill", target: libRef("textbox", "Invoice date"), value: "2026-04-02"},
+		{do: "press", value: "Enter", state: "invoiceDate", want: `"2026-04-02"`, shows: libLine("textbox", "Invoice date", ` = "2026-04-02"`)},
+		{do: "fill", target: libRef("textbox", "Meeting time"), value: "14:30"},
+		{do: "press", value: "Enter", state: "meetingTime", want: `"14:30"`, shows: libLine("textbox", "Meeting time", ` = "14:30"`)},
+		{do: "click", target: libRef("textbox", "Vacation")},
+		{do: "click", target: libRef("cell", "2026-03-27")},
+		{do: "click", target: libRef("cell", "2026-04-03"), state: "vacation", want: `["2026-03-27","2026-04-03"]`, shows: libLine("textbox", "To", ` = "2026-04-03"`)},
+		{shows: libLine("textbox", "Vacation", ` = "2026-03-27"`)},
 	},
 	"mui6/dates": {
 		{do: "click", target: `button (e\d+) "Choose date, selected date is Mar 15, 2026"`},
 		{do: "click", target: `(?:gridcell|button|cell) (e\d+) "(?:20|2026-03-20|20 March 2026|Mar 20, 2026)"`, state: "deliveryDate", want: `"2026-03-20"`,
-			shows: line("textbox", "Delivery date", ` = "03/20/2026"`)},
-		{do: "fill", target: ref("textbox", "From"), value: "04/09/2026", state: "fromDate", want: `"2026-04-09"`, shows: line("textbox", "From", ` = "04/09/2026"`)},
-		{do: "fill", target: ref("textbox", "Meeting time"), value: "02:30 PM", state: "meetingTime", want: `"14:30"`, shows: line("textbox", "Meeting time", ` = "02:30 PM"`)},
+			shows: libLine("textbox", "Delivery date", ` = "03/20/2026"`)},
+		{do: "fill", target: libRef("textbox", "From"), value: "04/09/2026", state: "fromDate", want: `"2026-04-09"`, shows: libLine("textbox", "From", ` = "04/09/2026"`)},
+		{do: "fill", target: libRef("textbox", "Meeting time"), value: "02:30 PM", state: "meetingTime", want: `"14:30"`, shows: libLine("textbox", "Meeting time", ` = "02:30 PM"`)},
 	},
 	"mantine7/dates": {
-		{do: "click", target: ref("button", "Start date")},
-		{do: "click", target: ref("button", "20 March 2026"), state: "startDate", want: `"2026-03-20"`, shows: line("button", "Start date", ` = "2026-03-20"`)},
-		{do: "fill", target: ref("textbox", "Invoice date"), value: "2026-04-02", state: "invoiceDate", want: `"2026-04-02"`, shows: line("textbox", "Invoice date", ` = "2026-04-02"`)},
+		{do: "click", target: libRef("button", "Start date")},
+		{do: "click", target: libRef("button", "20 March 2026"), state: "startDate", want: `"2026-03-20"`, shows: libLine("button", "Start date", ` = "2026-03-20"`)},
+		{do: "fill", target: libRef("textbox", "Invoice date"), value: "2026-04-02", state: "invoiceDate", want: `"2026-04-02"`, shows: libLine("textbox", "Invoice date", ` = "2026-04-02"`)},
 		{do: "press", value: "Tab", gone: `"1 April 2026"`}, // the field's calendar closes as it loses the focus
-		{do: "fill", target: ref("time", "Meeting time"), value: "14:30", state: "meetingTime", want: `"14:30"`, shows: line("time", "Meeting time", ` = "14:30"`)},
-		{do: "click", target: ref("button", "Trip dates")},
-		{do: "click", target: ref("button", "14 March 2026"), state: "tripDates", want: `["2026-03-14",null]`},
-		{do: "click", target: ref("button", "18 March 2026"), state: "tripDates", want: `["2026-03-14","2026-03-18"]`,
-			shows: line("button", "Trip dates", ` = "2026-03-14 – 2026-03-18"`)},
+		{do: "fill", target: libRef("time", "Meeting time"), value: "14:30", state: "meetingTime", want: `"14:30"`, shows: libLine("time", "Meeting time", ` = "14:30"`)},
+		{do: "click", target: libRef("button", "Trip dates")},
+		{do: "click", target: libRef("button", "14 March 2026"), state: "tripDates", want: `["2026-03-14",null]`},
+		{do: "click", target: libRef("button", "18 March 2026"), state: "tripDates", want: `["2026-03-14","2026-03-18"]`,
+			shows: libLine("button", "Trip dates", ` = "2026-03-14 – 2026-03-18"`)},
 	},
 
 	"antd5/inputs": {
-		{do: "fill", target: ref("slider", "Volume"), value: "70", state: "volume", want: `70`, shows: line("slider", "Volume", ` = "70"`)},
-		{do: "fill", target: ref("spinbutton", "Quantity"), value: "4", state: "quantity", want: `4`, shows: line("spinbutton", "Quantity", ` = "4"`)},
+		{do: "fill", target: libRef("slider", "Volume"), value: "70", state: "volume", want: `70`, shows: libLine("slider", "Volume", ` = "70"`)},
+		{do: "fill", target: libRef("spinbutton", "Quantity"), value: "4", state: "quantity", want: `4`, shows: libLine("spinbutton", "Quantity", ` = "4"`)},
 		// the fourth of the five stars
 		{do: "click", target: `radio (e\d+)`, nth: 3, state: "rating", want: `4`},
-		{do: "click", target: ref("radio", "Monthly"), state: "view", want: `"Monthly"`, shows: line("radio", "Monthly", ` \[checked\]`)},
-		{do: "click", target: ref("radio", "Center"), state: "alignment", want: `"center"`, shows: line("radio", "Center", ` \[checked\]`)},
-		{do: "type", target: ref("combobox", "Labels"), value: "urgent"},
-		{do: "press", value: "Enter", state: "labels", want: `["bug","urgent"]`, shows: line("combobox", "Labels", ` = "bug, urgent"`)},
+		{do: "click", target: libRef("radio", "Monthly"), state: "view", want: `"Monthly"`, shows: libLine("radio", "Monthly", ` \[checked\]`)},
+		{do: "click", target: libRef("radio", "Center"), state: "alignment", want: `"center"`, shows: libLine("radio", "Center", ` \[checked\]`)},
+		{do: "type", target: libRef("combobox", "Labels"), value: "urgent"},
+		{do: "press", value: "Enter", state: "labels", want: `["bug","urgent"]`, shows: libLine("combobox", "Labels", ` = "bug, urgent"`)},
 	},
 	"mui6/inputs": {
-		{do: "fill", target: ref("slider", "Volume"), value: "70", state: "volume", want: `70`, shows: line("slider", "Volume", ` = "70"`)},
-		{do: "fill", target: ref("slider", "Maximum price"), value: "600", state: "priceRange", want: `[200,600]`, shows: `\$200 – \$600`},
-		{do: "fill", target: ref("spinbutton", "Quantity"), value: "5", state: "quantity", want: `5`, shows: line("spinbutton", "Quantity", ` = "5"`)},
-		{do: "click", target: ref("radio", "4 Stars"), state: "rating", want: `4`, shows: line("radio", "4 Stars", ` \[checked\]`)},
-		{do: "click", target: ref("button", "Board"), state: "view", want: `"board"`, shows: line("button", "Board", ` \[pressed\]`)},
-		{do: "click", target: ref("button", "Italic"), state: "formats", want: `["bold","italic"]`, shows: line("button", "Italic", ` \[pressed\]`)},
-		{do: "type", target: ref("combobox", "Tags"), value: "frontend"},
-		{do: "press", value: "Enter", state: "tags", want: `["urgent","backend","frontend"]`, shows: line("button", "frontend", "")},
+		{do: "fill", target: libRef("slider", "Volume"), value: "70", state: "volume", want: `70`, shows: libLine("slider", "Volume", ` = "70"`)},
+		{do: "fill", target: libRef("slider", "Maximum price"), value: "600", state: "priceRange", want: `[200,600]`, shows: `\$200 – \$600`},
+		{do: "fill", target: libRef("spinbutton", "Quantity"), value: "5", state: "quantity", want: `5`, shows: libLine("spinbutton", "Quantity", ` = "5"`)},
+		{do: "click", target: libRef("radio", "4 Stars"), state: "rating", want: `4`, shows: libLine("radio", "4 Stars", ` \[checked\]`)},
+		{do: "click", target: libRef("button", "Board"), state: "view", want: `"board"`, shows: libLine("button", "Board", ` \[pressed\]`)},
+		{do: "click", target: libRef("button", "Italic"), state: "formats", want: `["bold","italic"]`, shows: libLine("button", "Italic", ` \[pressed\]`)},
+		{do: "type", target: libRef("combobox", "Tags"), value: "frontend"},
+		{do: "press", value: "Enter", state: "tags", want: `["urgent","backend","frontend"]`, shows: libLine("button", "frontend", "")},
 	},
 	"mantine7/inputs": {
-		{do: "fill", target: ref("slider", "Volume"), value: "65", state: "volume", want: `65`, shows: line("slider", "Volume", ` = "65"`)},
-		{do: "fill", target: ref("slider", "Minimum price"), value: "30", state: "priceRange", want: `[30,80]`, shows: line("slider", "Minimum price", ` = "30"`)},
-		{do: "fill", target: ref(`(?:spinbutton|textbox)`, "Quantity"), value: "7", state: "quantity", want: `7`, shows: line(`(?:spinbutton|textbox)`, "Quantity", ` = "7"`)},
-		{do: "click", target: ref("radio", "4"), state: "rating", want: `4`, shows: line("radio", "4", ` \[checked\]`)},
-		{do: "click", target: ref("radio", "Board"), state: "view", want: `"board"`, shows: line("radio", "Board", ` \[checked\]`)},
-		{do: "click", target: ref("checkbox", "SMS"), state: "notifyBy", want: `["email","sms"]`, shows: line("checkbox", "SMS", ` \[checked\]`)},
-		{do: "type", target: ref(`(?:combobox|textbox)`, "Labels"), value: "urgent"},
-		{do: "press", value: "Enter", state: "labels", want: `["bug","frontend","urgent"]`, shows: line(`(?:combobox|textbox)`, "Labels", ` = "bug, frontend, urgent"`)},
+		{do: "fill", target: libRef("slider", "Volume"), value: "65", state: "volume", want: `65`, shows: libLine("slider", "Volume", ` = "65"`)},
+		{do: "fill", target: libRef("slider", "Minimum price"), value: "30", state: "priceRange", want: `[30,80]`, shows: libLine("slider", "Minimum price", ` = "30"`)},
+		{do: "fill", target: libRef(`(?:spinbutton|textbox)`, "Quantity"), value: "7", state: "quantity", want: `7`, shows: libLine(`(?:spinbutton|textbox)`, "Quantity", ` = "7"`)},
+		{do: "click", target: libRef("radio", "4"), state: "rating", want: `4`, shows: libLine("radio", "4", ` \[checked\]`)},
+		{do: "click", target: libRef("radio", "Board"), state: "view", want: `"board"`, shows: libLine("radio", "Board", ` \[checked\]`)},
+		{do: "click", target: libRef("checkbox", "SMS"), state: "notifyBy", want: `["email","sms"]`, shows: libLine("checkbox", "SMS", ` \[checked\]`)},
+		{do: "type", target: libRef(`(?:combobox|textbox)`, "Labels"), value: "urgent"},
+		{do: "press", value: "Enter", state: "labels", want: `["bug","frontend","urgent"]`, shows: libLine(`(?:combobox|textbox)`, "Labels", ` = "bug, frontend, urgent"`)},
 	},
 
 	"antd5/nav": {
-		{do: "click", target: ref("tab", "Activity"), state: "tab", want: `"activity"`, shows: line("tab", "Activity", ` \[selected\]`)},
-		{do: "click", target: ref("button", "Actions")},
-		{do: "click", target: ref("menuitem", "Archive"), state: "menu", want: `"archive"`},
-		{do: "click", target: ref("button", "Next"), state: "step", want: `1`, shows: `(?m)button e\d+ "Back"$`},
-		{do: "click", target: ref("tab", "Returns"), state: "accordion", want: `["returns"]`, shows: line("tab", "Returns", ` \[expanded\]`)},
-		{do: "click", target: ref(aPageLink, "3"), state: "page", want: `3`},
-		{do: "click", target: ref("button", "Settings"), state: "iconButton", want: `"Settings"`},
+		{do: "click", target: libRef("tab", "Activity"), state: "tab", want: `"activity"`, shows: libLine("tab", "Activity", ` \[selected\]`)},
+		{do: "click", target: libRef("button", "Actions")},
+		{do: "click", target: libRef("menuitem", "Archive"), state: "menu", want: `"archive"`},
+		{do: "click", target: libRef("button", "Next"), state: "step", want: `1`, shows: `(?m)button e\d+ "Back"$`},
+		{do: "click", target: libRef("tab", "Returns"), state: "accordion", want: `["returns"]`, shows: libLine("tab", "Returns", ` \[expanded\]`)},
+		{do: "click", target: libRef(aPageLink, "3"), state: "page", want: `3`},
+		{do: "click", target: libRef("button", "Settings"), state: "iconButton", want: `"Settings"`},
 	},
 	"mui6/nav": {
-		{do: "click", target: ref("tab", "Security"), state: "tab", want: `"security"`, shows: line("tab", "Security", ` \[selected\]`)},
-		{do: "click", target: ref("button", "Actions")},
-		{do: "click", target: ref("menuitem", "Duplicate"), state: "menuAction", want: `"duplicate"`},
-		{do: "click", target: ref("button", "Next"), state: "step", want: `1`, shows: `How would you like to pay\?`},
-		{do: "click", target: ref("button", "Can I return an item?"), state: "accordion", want: `"returns"`, shows: line("button", "Can I return an item?", ` \[expanded\]`)},
-		{do: "click", target: ref("button", "Go to page 3"), state: "page", want: `3`, shows: line("button", "page 3", ` \[current\]`)},
+		{do: "click", target: libRef("tab", "Security"), state: "tab", want: `"security"`, shows: libLine("tab", "Security", ` \[selected\]`)},
+		{do: "click", target: libRef("button", "Actions")},
+		{do: "click", target: libRef("menuitem", "Duplicate"), state: "menuAction", want: `"duplicate"`},
+		{do: "click", target: libRef("button", "Next"), state: "step", want: `1`, shows: `How would you like to pay\?`},
+		{do: "click", target: libRef("button", "Can I return an item?"), state: "accordion", want: `"returns"`, shows: libLine("button", "Can I return an item?", ` \[expanded\]`)},
+		{do: "click", target: libRef("button", "Go to page 3"), state: "page", want: `3`, shows: libLine("button", "page 3", ` \[current\]`)},
 		{shows: `Showing results page 3 of 10`},
-		{do: "click", target: ref("button", "Settings"), state: "iconButton", want: `"settings"`},
-		{do: "click", target: ref("button", "Favourite"), state: "favourite", want: `true`, shows: line("button", "Favourite", ` \[pressed\]`)},
+		{do: "click", target: libRef("button", "Settings"), state: "iconButton", want: `"settings"`},
+		{do: "click", target: libRef("button", "Favourite"), state: "favourite", want: `true`, shows: libLine("button", "Favourite", ` \[pressed\]`)},
 	},
 	"mantine7/nav": {
-		{do: "click", target: ref("tab", "Settings"), state: "tab", want: `"settings"`, shows: line("tab", "Settings", ` \[selected\]`)},
-		{do: "click", target: ref("button", "Actions")},
-		{do: "click", target: ref("menuitem", "Duplicate"), state: "menu", want: `"Duplicate"`},
-		{do: "click", target: ref("button", "Next"), state: "step", want: `1`, shows: `Step 2: enter the shipping address\.`},
-		{do: "click", target: ref("button", "Is there a warranty?"), state: "accordion", want: `"warranty"`, shows: line("button", "Is there a warranty?", ` \[expanded\]`)},
-		{do: "click", target: ref("button", "3"), state: "page", want: `3`, shows: line("button", "3", ` \[current\]`)},
+		{do: "click", target: libRef("tab", "Settings"), state: "tab", want: `"settings"`, shows: libLine("tab", "Settings", ` \[selected\]`)},
+		{do: "click", target: libRef("button", "Actions")},
+		{do: "click", target: libRef("menuitem", "Duplicate"), state: "menu", want: `"Duplicate"`},
+		{do: "click", target: libRef("button", "Next"), state: "step", want: `1`, shows: `Step 2: enter the shipping address\.`},
+		{do: "click", target: libRef("button", "Is there a warranty?"), state: "accordion", want: `"warranty"`, shows: libLine("button", "Is there a warranty?", ` \[expanded\]`)},
+		{do: "click", target: libRef("button", "3"), state: "page", want: `3`, shows: libLine("button", "3", ` \[current\]`)},
 		{shows: `Showing results page 3 of 10`},
-		{do: "click", target: ref("button", "Refresh"), state: "iconButton", want: `"Refresh"`, shows: `Last toolbar action: Refresh`},
+		{do: "click", target: libRef("button", "Refresh"), state: "iconButton", want: `"Refresh"`, shows: `Last toolbar action: Refresh`},
 	},
 
 	"antd5/overlays": {
-		{do: "click", target: ref("button", "Delete project"), state: "modal", want: `"opened"`},
-		{do: "click", target: `dialog[^\n]*"Delete project\?"(?:.*\n)*?.*` + ref("button", "Delete"), state: "modal", want: `"confirmed"`, gone: `dialog`},
-		{do: "click", target: ref("button", "Edit profile"), state: "drawer", want: `"opened"`},
-		{do: "fill", target: ref("textbox", "Display name"), value: "Grace Hopper"},
-		{do: "click", target: ref("button", "Save"), state: "drawer", want: `"saved"`, shows: `Display name: Grace Hopper`, gone: `dialog`},
-		{do: "click", target: ref("button", "Export tickets"), state: "notification", want: `"shown"`, shows: `Export finished`},
-		{do: "click", target: ref(`(?:button|clickable)`, "Close"), state: "notification", want: `"closed"`, gone: `Export finished`},
+		{do: "click", target: libRef("button", "Delete project"), state: "modal", want: `"opened"`},
+		{do: "click", target: `dialog[^\n]*"Delete project\?"(?:.*\n)*?.*` + libRef("button", "Delete"), state: "modal", want: `"confirmed"`, gone: `dialog`},
+		{do: "click", target: libRef("button", "Edit profile"), state: "drawer", want: `"opened"`},
+		{do: "fill", target: libRef("textbox", "Display name"), value: "Grace Hopper"},
+		{do: "click", target: libRef("button", "Save"), state: "drawer", want: `"saved"`, shows: `Display name: Grace Hopper`, gone: `dialog`},
+		{do: "click", target: libRef("button", "Export tickets"), state: "notification", want: `"shown"`, shows: `Export finished`},
+		{do: "click", target: libRef(`(?:button|clickable)`, "Close"), state: "notification", want: `"closed"`, gone: `Export finished`},
 	},
 	"mui6/overlays": {
-		{do: "click", target: ref("button", "Delete project"), state: "modal", want: `"opened"`},
-		{do: "click", target: `dialog[^\n]*(?:.*\n)*?.*` + ref("button", "OK"), state: "modal", want: `"confirmed"`, gone: `dialog`},
-		{do: "click", target: ref("button", "Edit profile"), state: "drawer", want: `"opened"`},
-		{do: "fill", target: ref("textbox", "Display name"), value: "Grace Hopper"},
-		{do: "click", target: ref("button", "Save"), state: "drawer", want: `"saved"`, shows: `Display name: Grace Hopper`},
-		{do: "click", target: ref("button", "Save changes"), state: "toast", want: `"shown"`, shows: `alert(?:[^\n]*\n\s+)?[^\n]*Your changes were saved\.`},
-		{do: "click", target: ref("button", "Close"), state: "toast", want: `"closed"`, gone: `Your changes were saved\.`},
+		{do: "click", target: libRef("button", "Delete project"), state: "modal", want: `"opened"`},
+		{do: "click", target: `dialog[^\n]*(?:.*\n)*?.*` + libRef("button", "OK"), state: "modal", want: `"confirmed"`, gone: `dialog`},
+		{do: "click", target: libRef("button", "Edit profile"), state: "drawer", want: `"opened"`},
+		{do: "fill", target: libRef("textbox", "Display name"), value: "Grace Hopper"},
+		{do: "click", target: libRef("button", "Save"), state: "drawer", want: `"saved"`, shows: `Display name: Grace Hopper`},
+		{do: "click", target: libRef("button", "Save changes"), state: "toast", want: `"shown"`, shows: `alert(?:[^\n]*\n\s+)?[^\n]*Your changes were saved\.`},
+		{do: "click", target: libRef("button", "Close"), state: "toast", want: `"closed"`, gone: `Your changes were saved\.`},
 	},
 	"mantine7/overlays": {
-		{do: "click", target: ref("button", "Delete project"), state: "modal", want: `"open"`},
-		{do: "click", target: `dialog[^\n]*"Delete project\?"(?:.*\n)*?.*` + ref("button", "OK"), state: "modal", want: `"confirmed"`, gone: `dialog`},
-		{do: "click", target: ref("button", "Edit profile"), state: "drawer", want: `"open"`},
-		{do: "fill", target: ref("textbox", "Display name"), value: "Grace Hopper"},
-		{do: "click", target: ref("button", "Save"), state: "drawer", want: `"saved"`, gone: `dialog`},
-		{do: "click", target: ref("button", "Export report"), state: "notification", want: `"shown"`, shows: `alert(?:[^\n]*\n\s+)?[^\n]*Export finished`},
-		{do: "click", target: ref("button", "Close notification"), state: "notification", want: `"closed"`, gone: `Export finished`},
+		{do: "click", target: libRef("button", "Delete project"), state: "modal", want: `"open"`},
+		{do: "click", target: `dialog[^\n]*"Delete project\?"(?:.*\n)*?.*` + libRef("button", "OK"), state: "modal", want: `"confirmed"`, gone: `dialog`},
+		{do: "click", target: libRef("button", "Edit profile"), state: "drawer", want: `"open"`},
+		{do: "fill", target: libRef("textbox", "Display name"), value: "Grace Hopper"},
+		{do: "click", target: libRef("button", "Save"), state: "drawer", want: `"saved"`, gone: `dialog`},
+		{do: "click", target: libRef("button", "Export report"), state: "notification", want: `"shown"`, shows: `alert(?:[^\n]*\n\s+)?[^\n]*Export finished`},
+		{do: "click", target: libRef("button", "Close notification"), state: "notification", want: `"closed"`, gone: `Export finished`},
 	},
 
 	"antd5/grid": {
 		{do: "check", target: `checkbox (e\d+)[^|\n]*\|TCK-1003\|`, state: "selected", want: `["TCK-1003"]`, shows: `checkbox e\d+ \[checked\]\|TCK-1003\|`},
-		{do: "click", target: ref("columnheader", "Priority"), state: "sort", want: `{"field":"priority","dir":"asc","order":"ascend"}`,
-			shows: line("columnheader", "Priority", ` \[sorted ascending\]`)},
-		{do: "click", target: ref(aPageLink, "2"), state: "page", want: `2`},
+		{do: "click", target: libRef("columnheader", "Priority"), state: "sort", want: `{"field":"priority","dir":"asc","order":"ascend"}`,
+			shows: libLine("columnheader", "Priority", ` \[sorted ascending\]`)},
+		{do: "click", target: libRef(aPageLink, "2"), state: "page", want: `2`},
 	},
 	"mui6/grid": {
 		{do: "check", target: `checkbox (e\d+) "Select row"\|gridcell e\d+ "1,001"`, state: "selected", want: `[1001]`,
 			shows: `checkbox e\d+ "[^"]*" \[checked\]\|gridcell e\d+ "1,001"`},
 		{shows: `1 row selected`},
-		{do: "click", target: ref("columnheader", "Priority"), state: "sort", want: `{"field":"priority","dir":"asc"}`,
-			shows: line("columnheader", "Priority", ` \[sorted ascending\]`)},
-		{do: "click", target: ref("button", "Go to next page"), state: "page", want: `1`, shows: `11–20 of 60`},
+		{do: "click", target: libRef("columnheader", "Priority"), state: "sort", want: `{"field":"priority","dir":"asc"}`,
+			shows: libLine("columnheader", "Priority", ` \[sorted ascending\]`)},
+		{do: "click", target: libRef("button", "Go to next page"), state: "page", want: `1`, shows: `11–20 of 60`},
 	},
 	"mantine7/grid": {
-		{do: "check", target: ref("checkbox", "Select TCK-103"), state: "selected", want: `["TCK-103"]`, shows: line("checkbox", "Select TCK-103", ` \[checked\]`)},
+		{do: "check", target: libRef("checkbox", "Select TCK-103"), state: "selected", want: `["TCK-103"]`, shows: libLine("checkbox", "Select TCK-103", ` \[checked\]`)},
 		{shows: `1 selected · page 1 of 6`},
-		{do: "click", target: ref("button", "Priority"), state: "sort", want: `{"field":"priority","dir":"asc"}`, shows: `"Priority" \[sorted ascending\]`},
-		{do: "click", target: ref("button", "2"), state: "page", want: `2`, shows: line("button", "2", ` \[current\]`)},
+		{do: "click", target: libRef("button", "Priority"), state: "sort", want: `{"field":"priority","dir":"asc"}`, shows: `"Priority" \[sorted ascending\]`},
+		{do: "click", target: libRef("button", "2"), state: "page", want: `2`, shows: libLine("button", "2", ` \[current\]`)},
 		{shows: `1 selected · page 2 of 6`},
 	},
 
 	"antd5/lists": {
-		{do: "click", target: ref(`(?:clickable|listitem|option|checkbox)`, "Alice Johnson")},
-		{do: "click", target: ref("button", "right"), state: `members.includes("p1")`, want: `true`, shows: `(?s)Members.*"Alice Johnson"`},
-		{do: "click", target: ref("combobox", "Product")},
+		{do: "click", target: libRef(`(?:clickable|listitem|option|checkbox)`, "Alice Johnson")},
+		{do: "click", target: libRef("button", "right"), state: `members.includes("p1")`, want: `true`, shows: `(?s)Members.*"Alice Johnson"`},
+		{do: "click", target: libRef("combobox", "Product")},
 		{do: "click", role: "option", name: "SKU-0750 Travel Monitor Arm Orange", wait: seekTimeout, state: "product", want: `"SKU-0750"`,
-			shows: line("combobox", "Product", ` = "SKU-0750 Travel Monitor Arm Orange"`)},
+			shows: libLine("combobox", "Product", ` = "SKU-0750 Travel Monitor Arm Orange"`)},
 		{do: "click", role: "button", name: "Omar Novak", wait: seekTimeout, state: "contact", want: `"Omar Novak"`},
 	},
 	"mui6/lists": {
-		{do: "check", target: ref("checkbox", "Ben Fischer")},
-		{do: "click", target: ref("button", "move selected right"), state: "transferLeft", want: `["Ada Costa","Chen Ito","Dana Weber"]`,
+		{do: "check", target: libRef("checkbox", "Ben Fischer")},
+		{do: "click", target: libRef("button", "move selected right"), state: "transferLeft", want: `["Ada Costa","Chen Ito","Dana Weber"]`,
 			shows: `(?s)Assigned reviewers.*"Ben Fischer"`},
-		{do: "click", target: ref("combobox", "Customer")},
-		{do: "click", role: "option", name: "Yusuf Young", wait: seekTimeout, state: "customer", want: `"Yusuf Young"`, shows: line("combobox", "Customer", ` = "Yusuf Young"`)},
+		{do: "click", target: libRef("combobox", "Customer")},
+		{do: "click", role: "option", name: "Yusuf Young", wait: seekTimeout, state: "customer", want: `"Yusuf Young"`, shows: libLine("combobox", "Customer", ` = "Yusuf Young"`)},
 	},
 	"mantine7/lists": {
-		{do: "click", target: ref("option", "Bob Martin")},
-		{do: "click", target: ref("button", "Move selected to Assigned"), state: "assigned", want: `["Hiro Tanaka","Ines Moreau","Jonas Berg","Bob Martin"]`,
+		{do: "click", target: libRef("option", "Bob Martin")},
+		{do: "click", target: libRef("button", "Move selected to Assigned"), state: "assigned", want: `["Hiro Tanaka","Ines Moreau","Jonas Berg","Bob Martin"]`,
 			shows: `(?s)"Assigned":.*option e\d+ "Bob Martin"`},
-		{do: "type", target: ref(`(?:combobox|textbox)`, "Employee"), value: "Hiro Ward"},
-		{do: "click", target: ref("option", "Hiro Ward (E0958)"), state: "employee", want: `"E0958"`, shows: line(`(?:combobox|textbox)`, "Employee", ` = "Hiro Ward \(E0958\)"`)},
-		{do: "click", target: ref(`(?:combobox|textbox)`, "Warehouse bin")},
-		{do: "click", role: "option", name: "Bin J-100", wait: seekTimeout, state: "bin", want: `"Bin J-100"`, shows: line(`(?:combobox|textbox)`, "Warehouse bin", ` = "Bin J-100"`)},
+		{do: "type", target: libRef(`(?:combobox|textbox)`, "Employee"), value: "Hiro Ward"},
+		{do: "click", target: libRef("option", "Hiro Ward (E0958)"), state: "employee", want: `"E0958"`, shows: libLine(`(?:combobox|textbox)`, "Employee", ` = "Hiro Ward \(E0958\)"`)},
+		{do: "click", target: libRef(`(?:combobox|textbox)`, "Warehouse bin")},
+		{do: "click", role: "option", name: "Bin J-100", wait: seekTimeout, state: "bin", want: `"Bin J-100"`, shows: libLine(`(?:combobox|textbox)`, "Warehouse bin", ` = "Bin J-100"`)},
 	},
 }
 
@@ -424,7 +424,7 @@ func TestReactLibraryTasks(t *testing.T) {
 			e := newEnv(t, browser.Options{})
 			openLib(e, page)
 			e.snapshot(browser.ModeCompact)
-			e.runSteps(steps)
+			e.runLibSteps(steps)
 		})
 	}
 }
@@ -434,19 +434,19 @@ func TestReactLibraryTasks(t *testing.T) {
 // checked by the task test, so that this one looks at the popup whatever
 // the trigger is called.
 var libPopups = map[string]struct{ trigger, open string }{
-	"antd5/select":      {ref("combobox", "Department"), `"Marketing"`},
-	"antd5/tree":        {ref("combobox", "Team"), `"Company"`},
-	"antd5/dates":       {ref("textbox", "Start date"), `"2026-03-20"|"20"`},
+	"antd5/select":      {libRef("combobox", "Department"), `"Marketing"`},
+	"antd5/tree":        {libRef("combobox", "Team"), `"Company"`},
+	"antd5/dates":       {libRef("textbox", "Start date"), `"2026-03-20"|"20"`},
 	"antd5/nav":         {`button (e\d+) "Actions(?: down)?"`, `menuitem e\d+`}, // (its name is the task test's)
-	"antd5/overlays":    {ref("button", "Delete project"), `dialog`},
-	"mui6/select":       {ref("combobox", "Department"), `option e\d+`},
+	"antd5/overlays":    {libRef("button", "Delete project"), `dialog`},
+	"mui6/select":       {libRef("combobox", "Department"), `option e\d+`},
 	"mui6/dates":        {`button (e\d+) "Choose date, selected date is Mar 15, 2026"`, `dialog`},
-	"mui6/nav":          {ref("button", "Actions"), `menuitem e\d+`},
-	"mui6/overlays":     {ref("button", "Delete project"), `dialog`},
-	"mantine7/select":   {ref(`(?:combobox|textbox)`, "Department"), `option e\d+`},
+	"mui6/nav":          {libRef("button", "Actions"), `menuitem e\d+`},
+	"mui6/overlays":     {libRef("button", "Delete project"), `dialog`},
+	"mantine7/select":   {libRef(`(?:combobox|textbox)`, "Department"), `option e\d+`},
 	"mantine7/dates":    {`button (e\d+) "(?:Start date|Pick a date)"`, `dialog`},
-	"mantine7/nav":      {ref("button", "Actions"), `menuitem e\d+`},
-	"mantine7/overlays": {ref("button", "Delete project"), `dialog`},
+	"mantine7/nav":      {libRef("button", "Actions"), `menuitem e\d+`},
+	"mantine7/overlays": {libRef("button", "Delete project"), `dialog`},
 }
 
 // Every library page's refs have Chrome's roles, names and states, as
@@ -463,11 +463,11 @@ func TestReactLibraryPagesMatchChrome(t *testing.T) {
 			if !ok {
 				return
 			}
-			_, r := e.waitLike(p.trigger, 0)
+			_, r := e.waitLibSnap(p.trigger, 0)
 			if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: r}, Timeout: stepTimeout}); err != nil {
 				t.Fatalf("open the popup: %v", err)
 			}
-			e.waitLike(p.open, 0)
+			e.waitLibSnap(p.open, 0)
 			checkRolesAgainstChrome(t, e, page+" (popup open)")
 		})
 	}
