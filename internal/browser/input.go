@@ -254,6 +254,9 @@ func (t *Tab) prepareEdit(ctx context.Context, el *element, kind string, tg Loca
 }
 
 func (ac actor) fill(ctx context.Context, t *Tab, el *element, a Action, res *ActionResult) error {
+	if err := t.pointer.standOn(ctx, el); err != nil {
+		return dispatchError("move the mouse", err)
+	}
 	st, err := t.prepareEdit(ctx, el, a.Kind, a.Target)
 	if err != nil {
 		return err
@@ -341,6 +344,9 @@ func (ac actor) typeText(ctx context.Context, t *Tab, el *element, a Action, res
 	keysOnly := false // the keys go to a focusable element that is no text field
 	var st editState
 	if el != nil {
+		if err := t.pointer.standOn(ctx, el); err != nil {
+			return dispatchError("move the mouse", err)
+		}
 		var err error
 		if st, err = t.prepareEdit(ctx, el, a.Kind, a.Target); err != nil {
 			// A terminal, a game, a custom editor: an element that takes the

@@ -33,6 +33,11 @@ type pointerState struct {
 	// buttons are the buttons held (input's bit mask: 1 left, 2 right, 4
 	// middle).
 	buttons int64
+	// at is where the pointer is, in the tab's viewport, once moved is set
+	// (the first mouse event webpilot sent the tab): the browser keeps it
+	// there across calls and pages, and what comes under it is hovered.
+	at    [2]float64
+	moved bool
 }
 
 // buttonBit is a button's bit in the mask of buttons held.
@@ -497,7 +502,40 @@ func finishing(ctx context.Context) (context.Context, context.CancelFunc) {
 func (p *pointerState) dispatchMouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, button input.MouseButton, buttons, count int64) error {
 	t := p.t
 	_, err := cdproto.Call(ctx, t.page, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: button, Buttons: buttons, ClickCount: count})
+	if typ != input.DispatchMouseEventTypeMouseWheel {
+		p.at, p.moved = [2]float64{x, y}, true
+	}
 	return err
+}
+
+// standOnJS gives the centre of the element's box, in its frame's
+// viewport, when the point (x, y) of that viewport is outside the box; else
+// null.
+const standOnJS = `function(x,y){
+  const r=this.getBoundingClientRect();
+  if(r.width===0||r.height===0||(x>=r.left&&x<=r.right&&y>=r.top&&y<=r.bottom)) return null;
+  return [r.left+r.width/2, r.top+r.height/2];
+}`
+
+// standOn moves the pointer onto el before keys go to it, as a person's
+// hand is on the field they type into, when an earlier pointer action left
+// it elsewhere: what opens as the field takes the focus (a date picker's
+// calendar) would else open under the pointer and take its hover (Ant
+// Design's picker shows a hovered day as the field's text). Nothing is
+// sent when the pointer never moved in this tab, or is on el already.
+func (p *pointerState) standOn(ctx context.Context, el *element) error {
+	if !p.moved || p.buttons != 0 {
+		return nil
+	}
+	ox, oy, err := p.t.finder().frameOffset(ctx, el.frame)
+	if err != nil {
+		return nil // (a frame that cannot be placed: the keys go as they are)
+	}
+	var c []float64
+	if err := p.t.callEl(ctx, el, standOnJS, &c, p.at[0]-ox, p.at[1]-oy); err != nil || len(c) != 2 {
+		return nil
+	}
+	return p.mouseMove(ctx, c[0]+ox, c[1]+oy)
 }
 
 // release lets button go at (x, y), even once ctx has ended (finishing).

@@ -335,6 +335,30 @@
     return norm(el.getAttribute("title")) || norm(el.getAttribute("placeholder")) || norm(el.getAttribute("aria-placeholder"));
   }
 
+  // FOR_BOX_ROLES are the controls a form's <label for> may name through
+  // the box around them.
+  const FOR_BOX_ROLES = new Set(["slider", "spinbutton", "radiogroup", "listbox", "switch", "combobox", "textbox", "group", "tree", "grid"]);
+
+  // labelForBox is the text of a <label for> that points at the control's
+  // box rather than at a field (Ant Design's Form.Item label for the div
+  // of its Slider, Rate or Segmented, which the browser does not tie to
+  // anything): the control itself or one of its two nearest ancestors, by
+  // id. A person reads that label as the control's.
+  function labelForBox(el, role) {
+    if (!FOR_BOX_ROLES.has(role)) return "";
+    const root = el.getRootNode();
+    for (let p = el, n = 0; p && n < 3 && p !== document.body; p = p.parentElement, n++) {
+      if (!p.id || LABELABLE.has(p.tagName.toUpperCase())) continue;
+      let l = null;
+      try { l = root.querySelector('label[for="' + CSS.escape(p.id) + '"]'); } catch (e) { l = null; }
+      if (l && !l.contains(el)) {
+        if (extOut) extOut.fl |= EXT; // (a name from elsewhere)
+        return textOf(l);
+      }
+    }
+    return "";
+  }
+
   // isIcon says an element draws an icon (an icon font's span of role img,
   // an inline svg with a name), not a picture (<img>): its name is the
   // icon's file name ("down", "setting"), not what the control does.
@@ -481,6 +505,10 @@
   // nested), or one whose aria-labelledby points at it.
   function namesControl(el) {
     if (el.control) return true;
+    // (a label for a box the browser ties to nothing: a widget's own
+    // element, jQuery UI's selectmenu button, or the box around it)
+    const f = el.htmlFor && el.getRootNode().getElementById ? el.getRootNode().getElementById(el.htmlFor) : null;
+    if (f && (f.hasAttribute("role") || f.tabIndex >= 0 || f.querySelector("[role]"))) return true;
     if (!el.id) return false;
     try { return !!el.getRootNode().querySelector('[aria-labelledby~="' + CSS.escape(el.id) + '"]'); } catch (e) { return false; }
   }
@@ -1073,7 +1101,7 @@
       if (fromContent && DAY_ROLES.has(role)) name = dayName(el, name) || name;
     }
     if (headText && !labelName(el, tag, role)) { name = headText; items = items.filter((x) => x.t === undefined); }
-    if (!name) name = fallbackName(el);
+    if (!name) name = fallbackName(el) || labelForBox(el, role);
     if (role === "editable") name = labelName(el, tag, role) || fallbackName(el);
     // An element made a text box by its role shows its text as its value
     // (a readonly box that shows a choice); its name comes from a label.
@@ -1097,8 +1125,8 @@
       const all = norm(textOf(el));
       if (all && all !== name) { node.v = cut(norm(ownText(el, false, [], true)), 4000); valued = true; }
     }
-    // A combobox that is no text field, named by a label and by its own
-    // text (MUI's Select: a div whose aria-labelledby names its label and
+    // A combobox that is no text field, named by a label (and by its own
+    // text: MUI's Select, a div whose aria-labelledby names its label and
     // itself), shows its choice, one text or one per chip: that is its
     // value, and its name is the label's part.
     let choice = false;
@@ -1106,9 +1134,11 @@
       const own = norm(items.map((x) => x.t).join(" "));
       if (own && node.n.length > own.length + 1 && node.n.endsWith(" " + own)) {
         node.n = node.n.slice(0, -own.length - 1);
-        node.v = cut(items.map((x) => x.t).join(", "), 4000);
         choice = true;
+      } else if (own && node.n && node.n !== own && !fromContent) {
+        choice = true; // (named by a label: jQuery UI's selectmenu)
       }
+      if (choice) node.v = cut(items.map((x) => x.t).join(", "), 4000);
     }
     // A named control's icons say no more than its name.
     if (icons && node.n && FROM_CONTENT.has(role)) items = items.filter((x) => !iconNodes.has(x));
@@ -1619,7 +1649,7 @@
       n = r === "treeitem" || (r && el.querySelector(ICON_SEL)) ? contentName(el, r) : textOf(el);
       if (r && DAY_ROLES.has(r)) n = dayName(el, norm(n)) || n;
     }
-    if (!n) n = fallbackName(el);
+    if (!n) n = fallbackName(el) || labelForBox(el, r);
     return cut(norm(n), 400);
   }
 
