@@ -172,8 +172,13 @@ func (find finder) locate(ctx context.Context, tg Locator) (*element, error) {
 const notFoundWait = 1500 * time.Millisecond
 
 // seekBudget bounds the scrolling of a page's lists for a target that
-// matches nothing (seek).
-const seekBudget = 5 * time.Second
+// matches nothing (seek) when the call has no deadline; with one, the
+// scrolling takes what is left of it but a moment for the action itself.
+const seekBudget = 10 * time.Second
+
+// seekSpare is what a seek leaves of the call's time for the action on
+// what it found.
+const seekSpare = 500 * time.Millisecond
 
 // seekable says a target may be looked for in the page's scrolled lists:
 // a text or a role, in the page itself, without a pattern.
@@ -195,10 +200,17 @@ func (find finder) seek(ctx context.Context, tg Locator) bool {
 	var r struct {
 		Count int `json:"count"`
 	}
-	sctx, cancel := context.WithTimeout(ctx, seekBudget+time.Second)
+	budget := seekBudget
+	if dl, ok := ctx.Deadline(); ok {
+		budget = time.Until(dl) - seekSpare
+	}
+	if budget < 200*time.Millisecond {
+		return false
+	}
+	sctx, cancel := context.WithTimeout(ctx, budget+seekSpare/2)
 	defer cancel()
 	w := frameWorld{sess: t.page, frameID: mainID}
-	if _, err := w.eval(sctx, "W.seek("+string(qj)+", "+strconv.FormatInt(seekBudget.Milliseconds(), 10)+")", &r); err != nil {
+	if _, err := w.eval(sctx, "W.seek("+string(qj)+", "+strconv.FormatInt(budget.Milliseconds(), 10)+")", &r); err != nil {
 		t.log.Debug("seek in lists", "err", err)
 		return false
 	}

@@ -34,7 +34,7 @@ type libStep struct {
 // scroll a virtualised list for its option.
 const (
 	stepTimeout = 3 * time.Second
-	seekTimeout = 8 * time.Second
+	seekTimeout = 15 * time.Second
 )
 
 // libRef is the pattern of a ref of role (a regexp: `(?:option|clickable)`)
