@@ -288,22 +288,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 		}
 	}
 	fmt.Fprintf(stdout, "agent loop side by side — %d interleaved rounds, median client-side ms per call (MCP round trip included)\n\n", runs)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, sideHead("operation", "× faster peer", sessions))
-	for _, op := range ops {
-		line := op + "\t"
-		meds := make([]float64, len(sessions))
-		for i := range sessions {
-			if len(times[op][i]) == 0 {
-				line += "-\t"
-				continue
-			}
-			meds[i] = median(times[op][i])
-			line += fmt.Sprintf("%.0f ms\t", meds[i])
-		}
-		fmt.Fprintln(tw, line+overBestPeer(meds)+"\t")
-	}
-	tw.Flush()
+	printMedians(stdout, "operation", "× faster peer", "%.0f ms", sessions, ops, times)
 	fmt.Fprintln(stdout, "(× faster peer: webpilot's median over the faster peer's, below 1 is faster; each server runs one")
 	fmt.Fprintln(stdout, " browser for the whole section; the snapshot is its own call after the navigate; fill sets the")
 	fmt.Fprintln(stdout, " text with one input event, type sends it key by key: playwright-mcp's browser_type with slowly,")
@@ -340,20 +325,27 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 func printSnapTokens(w io.Writer, sessions []*sideSession, pages []string, tokens map[string][][]float64) {
 	fmt.Fprintln(w, "snapshot size side by side — o200k tokens of each server's snapshot result, median of the rounds")
 	fmt.Fprintln(w)
+	printMedians(w, "page", "× best peer", "%.0f", sessions, pages, tokens)
+}
+
+// printMedians prints a side-by-side table: a row per key of rows, each
+// server's median of its values (as format), and webpilot's over the best
+// peer's; a server without values shows "-".
+func printMedians(w io.Writer, first, last, format string, sessions []*sideSession, rows []string, vals map[string][][]float64) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, sideHead("page", "× best peer", sessions))
-	for _, p := range pages {
-		line := p + "\t"
-		vals := make([]float64, len(sessions))
+	fmt.Fprintln(tw, sideHead(first, last, sessions))
+	for _, row := range rows {
+		line := row + "\t"
+		meds := make([]float64, len(sessions))
 		for i := range sessions {
-			if len(tokens[p][i]) == 0 {
+			if len(vals[row][i]) == 0 {
 				line += "-\t"
 				continue
 			}
-			vals[i] = median(tokens[p][i])
-			line += fmt.Sprintf("%.0f\t", vals[i])
+			meds[i] = median(vals[row][i])
+			line += fmt.Sprintf(format+"\t", meds[i])
 		}
-		fmt.Fprintln(tw, line+overBestPeer(vals)+"\t")
+		fmt.Fprintln(tw, line+overBestPeer(meds)+"\t")
 	}
 	tw.Flush()
 }
