@@ -321,7 +321,7 @@ func TestPopupStillLoading(t *testing.T) {
 	held := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		if r.URL.Path == "/" {
-			w.Write([]byte(`<title>Opener</title><button id="open" onclick="window.open('/held?q=1')">Open</button>`))
+			w.Write([]byte(`<title>Opener</title><button id="open" onclick="window.open('/held?q=1')">Open</button><button id="count" onclick="this.textContent = 'Counted ' + (++window.__n || (window.__n = 1))">Count</button>`))
 			return
 		}
 		if r.URL.Path != "/held" {
@@ -351,6 +351,14 @@ func TestPopupStillLoading(t *testing.T) {
 		t.Fatalf("new tabs = %+v, want the popup on %s/held?q=1, loading", res.NewTabs, held.URL)
 	}
 	id := res.NewTabs[0].ID
+	// The opener stays in front and works while the popup loads: a click
+	// on it, and what it changed, are seen at once.
+	if _, err := e.act(browser.Action{Kind: "click", Target: sel("#count")}); err != nil {
+		t.Fatalf("a click on the opener while the popup loads: %v", err)
+	}
+	if got := e.eval(`document.getElementById("count").textContent + " " + document.visibilityState`); got != "Counted 1 visible" {
+		t.Errorf("the opener while the popup loads: %q", got)
+	}
 	free()
 	err = e.do(func(ctx context.Context, h *browser.Held) error {
 		if _, err := h.Tabs().Select(ctx, id); err != nil {

@@ -107,8 +107,17 @@ func fixtures(t *testing.T) string {
 		<div id="lbl">Price</div><div id="price" role="slider" tabindex="0" aria-labelledby="lbl" aria-valuemin="0" aria-valuemax="200" aria-valuenow="50" aria-valuetext="$50" style="width:30px;height:30px;background:#08f"></div>
 		<script>const p=document.getElementById("price"); p.addEventListener("keydown", e => { let v=+p.getAttribute("aria-valuenow");
 		if (e.key==="ArrowRight") v=Math.min(200,v+5); else if (e.key==="ArrowLeft") v=Math.max(0,v-5); else return;
-		e.preventDefault(); p.setAttribute("aria-valuenow", v); p.setAttribute("aria-valuetext", "$"+v); window.__price=v; })</script>`)
+		e.preventDefault(); p.setAttribute("aria-valuenow", v); p.setAttribute("aria-valuetext", "$"+v); window.__price=v; })</script>
+		<div id="dlbl">Discount</div><div id="disc" role="slider" tabindex="0" aria-labelledby="dlbl" aria-valuemin="0" aria-valuemax="50" aria-valuenow="10" style="width:30px;height:30px;background:#f80"></div>
+		<script>const d=document.getElementById("disc"); d.addEventListener("keydown", e => { let v=+d.getAttribute("aria-valuenow");
+		if (e.key==="ArrowLeft") v=Math.min(50,v+1); else if (e.key==="ArrowRight") v=Math.max(0,v-1); else return;
+		e.preventDefault(); d.setAttribute("aria-valuenow", v); })</script>`)
 	page("/timefield", `<title>TF</title><label>Meeting <input type="time" id="t" oninput="window.__t=this.value"></label>`)
+	// Search fields that show no choice: a header's tagline beside one,
+	// a helper text and an error message under one, a key hint.
+	page("/notchoices", `<title>NC</title><header style="display:flex;gap:8px"><a href="/">Acme</a><div class="search"><input role="combobox" aria-autocomplete="list" aria-label="Search products"> <kbd>/</kbd></div><p>Free shipping over $50</p></header>
+		<div style="border:1px solid #999;padding:4px;width:300px"><input role="combobox" aria-label="Assignee" aria-describedby="err" style="border:0"><span id="err" style="color:red">This field is required</span></div>
+		<div><div style="border:1px solid #999;padding:4px;width:300px"><input role="combobox" aria-label="Reviewer" placeholder="Pick one" style="border:0"></div><p>Reviewers get an email.</p></div>`)
 	page("/formdialog", `<title>FD</title><form><input id="a" aria-label="A"><select id="s" aria-label="S" onchange="alert('changed')"><option>x</option><option>y</option></select><input id="c" aria-label="C"></form>`)
 	page("/focuspress", `<title>FP</title><script>window.__log=[]</script><button id="del" onclick="__log.push('delete')">Delete</button><div id="plain">plain div</div>`)
 	page("/lazy", `<title>Lazy</title><button id="more" onclick="fetch('/slowjson').then(r => r.json()).then(j => { const p = document.createElement('p'); p.textContent = 'loaded: ' + j.n; document.body.append(p) })">Load more</button>`)

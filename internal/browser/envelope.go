@@ -167,7 +167,7 @@ func (ac actor) prepare(ctx context.Context, t *Tab, a Action, res *ActionResult
 	var el *element
 	if a.Kind != MouseKind && (needsTarget(a.Kind) || !a.Target.Empty()) {
 		var err error
-		if el, err = t.finder().locate(ctx, a.Target); err != nil {
+		if el, err = t.finder().locateToAct(ctx, a.Target); err != nil {
 			return nil, frame{}, err
 		}
 		res.Ref, res.MatchLevel = el.ref, el.matchLevel

@@ -357,6 +357,9 @@ func (ac actor) typeText(ctx context.Context, t *Tab, el *element, a Action, res
 			}
 			keysOnly = true
 			res.Note = "it is not a text field: the keys were typed into it while it had the focus"
+		} else if st.Kind == "slider" {
+			return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("cannot type into %s: it is a slider", a.Target.Describe()),
+				Hint: `set it with {"action":"fill","value":"40"} (a number), or press arrow keys on it`}
 		} else if err := t.callEl(ctx, el, caretToEndJS, nil); err != nil {
 			// prepareEdit selected the content; typing appends, so the caret goes to the end.
 			return backendError("place the caret", err)

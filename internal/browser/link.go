@@ -127,3 +127,12 @@ func (o *openURLs) take(listed string) string {
 	}
 	return listed
 }
+
+// clear forgets the windows asked for that no popup listed by now
+// answered (closed at once, refused before they were listed, opened with
+// noopener): their URLs are not handed to a later popup.
+func (o *openURLs) clear() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.urls = o.urls[:0]
+}

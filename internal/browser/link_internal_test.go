@@ -32,3 +32,15 @@ func TestOpenURLsTake(t *testing.T) {
 		t.Errorf("oldest kept = %q", got)
 	}
 }
+
+// Windows asked for that no listed popup answered are forgotten, not
+// handed to the next popup.
+func TestOpenURLsClear(t *testing.T) {
+	var o openURLs
+	o.add("https://refused.test/")
+	o.clear()
+	o.add("https://b.test/")
+	if got := o.take(""); got != "https://b.test/" {
+		t.Errorf("take after clear = %q", got)
+	}
+}

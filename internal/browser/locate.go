@@ -134,6 +134,19 @@ func (t *Tab) releaseObjects(ctx context.Context) {
 // must match exactly one element; one that matches none yet is looked for
 // again for a moment (the page may still be rendering it).
 func (find finder) locate(ctx context.Context, tg Locator) (*element, error) {
+	return find.locateThen(ctx, tg, false)
+}
+
+// locateToAct is locate for an action on the element: a text or role
+// target that still matches nothing is then looked for in the page's
+// scrolled lists (seek), as a person scrolls a list for the item to pick.
+// Reads, screenshots and scopes do not scroll the page's lists.
+func (find finder) locateToAct(ctx context.Context, tg Locator) (*element, error) {
+	return find.locateThen(ctx, tg, true)
+}
+
+// locateThen is locate, with the seek in lists when seek is set.
+func (find finder) locateThen(ctx context.Context, tg Locator, seek bool) (*element, error) {
 	if err := tg.validate(); err != nil {
 		return nil, err
 	}
@@ -154,7 +167,7 @@ func (find finder) locate(ctx context.Context, tg Locator) (*element, error) {
 		if time.Now().After(deadline) {
 			// Not rendered, maybe: a virtualised list shows only the rows
 			// in view. Its box is scrolled for it, once.
-			if sought || !find.seekable(tg) || !find.seek(ctx, tg) {
+			if !seek || sought || !find.seekable(tg) || !find.seek(ctx, tg) {
 				return el, err
 			}
 			sought = true

@@ -63,6 +63,19 @@ func TestReactLibrarySelects(t *testing.T) {
 			}
 		})
 	}
+	// Text beside a search field that is no choice stays the page's text,
+	// and the field stays empty.
+	t.Run("not choices", func(t *testing.T) {
+		e.t = t
+		e.navigate("/notchoices")
+		snap := e.snapshot(browser.ModeCompact)
+		for _, l := range []string{`combobox e\d+ "Search products" = ""`, `combobox e\d+ "Assignee" = ""`, `combobox e\d+ "Reviewer" = ""`,
+			`Free shipping over \$50`, `This field is required`, `Reviewers get an email.`} {
+			if !regexp.MustCompile(l).MatchString(snap) {
+				t.Errorf("no line like %s:\n%s", l, snap)
+			}
+		}
+	})
 	t.Run("pick", func(t *testing.T) {
 		for _, c := range []struct{ page, field string }{
 			{"antd5/select", `combobox (e\d+) "Department"`},

@@ -185,6 +185,18 @@ func TestFillSlider(t *testing.T) {
 	wantCode(t, err, browser.CodeInvalidArgument)
 	_, err = e.act(browser.Action{Kind: "fill", Target: vol, Value: "loud"})
 	wantCode(t, err, browser.CodeInvalidArgument)
+	// A slider that runs the other way (right to left) still gets there.
+	res, err = e.act(browser.Action{Kind: "fill", Target: browser.Locator{Role: "slider", Name: "Discount"}, Value: "25"})
+	if err != nil || res.Outcome != "verified" || res.Value != "25" {
+		t.Fatalf("fill the reversed slider: %+v %v", res, err)
+	}
+	// type is for text: on a slider it says so, and no key goes anywhere.
+	before := e.eval(`String(window.__price) + " " + window.__vol`)
+	_, err = e.act(browser.Action{Kind: "type", Target: price, Value: "40"})
+	wantCode(t, err, browser.CodeInvalidArgument)
+	if got := e.eval(`String(window.__price) + " " + window.__vol`); got != before {
+		t.Errorf("a type on the slider changed %q to %q", before, got)
+	}
 }
 
 // Typing into a time field is what a person's keys do there; it has no

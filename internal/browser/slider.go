@@ -29,7 +29,8 @@ const sliderJS = `function(focus){
   const g=a=>this.getAttribute(a), num=(a,d)=>{ const v=g(a); return v===null||v===""||isNaN(+v)?d:+v; };
   if(this.tagName==="INPUT"&&this.type==="range") return {native:true, now:+this.value, min:this.min===""?0:+this.min, max:this.max===""?100:+this.max};
   if(g("aria-valuenow")===null) return {err:"the slider says no value (aria-valuenow)"};
-  if(focus) this.focus({preventScroll:false});
+  if(focus){ this.focus({preventScroll:false}); let a=document.activeElement; while(a&&a.shadowRoot&&a.shadowRoot.activeElement) a=a.shadowRoot.activeElement;
+    if(a!==this) return {err:"the slider cannot take the focus, so its keys would go elsewhere"}; }
   return {now:num("aria-valuenow",0), min:num("aria-valuemin",0), max:num("aria-valuemax",100), text:g("aria-valuetext")||""};
 }`
 
@@ -103,9 +104,12 @@ func (ac actor) setSlider(ctx context.Context, t *Tab, el *element, a Action, re
 // for a slider whose steps are not even (a logarithmic one).
 func (ac actor) slideByKeys(ctx context.Context, t *Tab, want float64, st sliderState, read func(bool) (sliderState, error)) (sliderState, error) {
 	sent := 0
+	// flip: the slider runs the other way (a reversed or right-to-left
+	// one), where ArrowLeft increases it.
+	flip := false
 	press := func(n int, up bool) error {
 		key := "ArrowLeft"
-		if up {
+		if up != flip {
 			key = "ArrowRight"
 		}
 		for range n {
@@ -127,6 +131,9 @@ func (ac actor) slideByKeys(ctx context.Context, t *Tab, want float64, st slider
 		var err error
 		if st, err = read(false); err != nil {
 			return st, err
+		}
+		if (st.Now-before)*(want-before) < 0 {
+			flip = !flip // (the press moved it away from want)
 		}
 		step := math.Abs(st.Now - before)
 		if step == 0 {

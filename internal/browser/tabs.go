@@ -71,6 +71,11 @@ type popupPrep struct {
 	done chan struct{}
 	t    *Tab
 	err  error
+	// url is the URL to show for the popup while the browser lists it
+	// blank: the one its window was asked on (sessionLink.asked); bound,
+	// that its opener is the user's tab (a popup of it is never closed).
+	url   string
+	bound bool
 }
 
 // Tabs are the session's tabs as a held call sees them (Held.Tabs): the
@@ -497,6 +502,15 @@ func (set *tabSet) closeTabs(ctx context.Context) error {
 		set.drop(id)
 		set.unclaim(id)
 	}
+	// Popups still being prepared go with the session: closed, unless the
+	// user's tab opened them, and their loops stopped once ready.
+	for id, p := range set.preparing {
+		if !p.bound {
+			_ = s.be.CloseTab(ctx, id)
+		}
+		go stopPrepared(p)
+		delete(set.preparing, id)
+	}
 	set.current = nil
 	s.contexts.drop(ctx, s)
 	return errors.Join(errs...)
@@ -547,12 +561,15 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 				continue
 			}
 			p := set.preparing[ti.ID]
-			if p == nil {
-				ti.URL = s.link.asked.take(ti.URL)
+			fresh := p == nil
+			if fresh {
 				p = set.prepareInBackground(ti.ID)
+				p.url, p.bound = s.link.asked.take(ti.URL), opener.bind.bound
 				set.preparing[ti.ID] = p
 			}
-			if waiting {
+			// (the call that saw it open waits for it; a later call only
+			// looks whether it is ready)
+			if waiting && fresh {
 				select {
 				case <-p.done:
 				case <-wait.C:
@@ -565,7 +582,9 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			case <-p.done:
 			default:
 				set.ids.assign(ti.ID) // (the id it keeps when it joins)
-				loading = append(loading, set.view(ti))
+				shown := ti
+				shown.URL = p.url
+				loading = append(loading, set.view(shown))
 				continue
 			}
 			delete(set.preparing, ti.ID)
@@ -574,7 +593,13 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			}
 			t := p.t
 			set.finishPrepare(ctx, t)
-			if perr := set.refusedPopup(ctx, t, ti); perr != nil {
+			// (one the browser lists blank is checked on the URL its window
+			// was asked on too: where it is going)
+			checked := ti
+			if checked.URL == "" || checked.URL == "about:blank" {
+				checked.URL = p.url
+			}
+			if perr := set.refusedPopup(ctx, t, checked); perr != nil {
 				// Its first load ran before webpilot could pause it: the tab
 				// never joins the session, so no call can read it.
 				t.page.stop()
@@ -589,7 +614,11 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 			t.bind.bound = opener.bind.bound
 			t.bctx = opener.bctx // (a popup is in its opener's context)
 			set.join(t)
-			adopted = append(adopted, set.view(ti))
+			shown := ti
+			if shown.URL == "" || shown.URL == "about:blank" {
+				shown.URL = p.url
+			}
+			adopted = append(adopted, set.view(shown))
 			changed = true
 			if rt := opener.rec.get(); rt != nil {
 				// A tab a recorded page opened is recorded too, whoever
@@ -602,7 +631,8 @@ func (set *tabSet) AdoptPopups(ctx context.Context) ([]TabView, error) {
 	// for but not listed yet (or that opened no tab of the session's) keeps
 	// the next action reading the list.
 	set.windowOpensSeen = min(opens, set.windowOpensSeen+int64(len(adopted)))
-	if len(adopted) > 0 && set.current != nil {
+	s.link.asked.clear()
+	if len(adopted)+len(loading) > 0 && set.current != nil {
 		// A new tab in the same window hides the current one, and a hidden
 		// tab is not rendered: input to it would wait for a frame that never
 		// comes. The agent stays on its tab until it selects another.

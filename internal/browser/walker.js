@@ -216,6 +216,7 @@
   // drawn (Ant Design's Select keeps a 0×0 listbox for assistive
   // technology next to the list it draws): the drawn item is the option.
   function twinOption(el) {
+    if (extOut) extOut.fl |= EXT; // (its role hangs on a listbox beside it)
     let x = el.parentElement;
     for (let up = 0; x && up < 6 && x !== document.body; up++, x = x.parentElement) {
       for (let c = x.firstElementChild; c; c = c.nextElementSibling) {
@@ -504,7 +505,10 @@
   // namesControl says a label element names a control: its own (for, or
   // nested), or one whose aria-labelledby points at it.
   function namesControl(el) {
-    if (el.control) return true;
+    if (extOut) extOut.fl |= EXT; // (what it names is elsewhere)
+    // (a label of a control that is not drawn, a hidden radio under a
+    // tile, is what a person clicks: it stays a target)
+    if (el.control) return shownBox(el.control);
     // (a label for a box the browser ties to nothing: a widget's own
     // element, jQuery UI's selectmenu button, or the box around it)
     const f = el.htmlFor && el.getRootNode().getElementById ? el.getRootNode().getElementById(el.htmlFor) : null;
@@ -520,14 +524,33 @@
   // field).
   const FIELD_INPUTS = 'input[role="combobox"],input[aria-haspopup]:not([aria-haspopup="false"]),input[aria-autocomplete]';
   const NOT_VALUE = 'button,a[href],select,textarea,input,label,[role="button"],[role="link"],[role="img"],[aria-hidden="true"],svg,' +
-    'ul,ol,table,[role="listbox"],[role="option"],[role="menu"],[role="menuitem"],[role="tree"],[role="treeitem"],[role="grid"],[role="dialog"],[role="tooltip"]';
+    'ul,ol,table,[role="listbox"],[role="option"],[role="menu"],[role="menuitem"],[role="tree"],[role="treeitem"],[role="grid"],[role="dialog"],[role="tooltip"],' +
+    'h1,h2,h3,h4,h5,h6,p,kbd,[role="heading"],[role="status"],[role="alert"],[aria-live]';
+
+  // fieldBox is the box a field draws around its input: the nearest of
+  // the input's five closest ancestors with a border, a background or a
+  // shadow of its own that holds the input's box; null when none does (a
+  // bare input: nothing is drawn beside it as its choice).
+  function fieldBox(el) {
+    const r = el.getBoundingClientRect();
+    for (let b = el.parentElement, up = 0; b && up < 5 && b !== document.body; b = b.parentElement, up++) {
+      const st = getComputedStyle(b), q = b.getBoundingClientRect();
+      if (q.left > r.left + 1 || q.right < r.right - 1 || q.top > r.top + 1 || q.bottom < r.bottom - 1) continue;
+      const bordered = ["Top", "Right", "Bottom", "Left"].some((k) => parseFloat(st["border" + k + "Width"]) > 0 && st["border" + k + "Style"] !== "none");
+      const filled = st.backgroundColor !== "rgba(0, 0, 0, 0)" && st.backgroundColor !== "transparent";
+      if (bordered || filled || (st.boxShadow && st.boxShadow !== "none")) return b;
+    }
+    return null;
+  }
 
   // shownValues finds, for each such input left empty, the choice its
   // field shows beside it (Ant Design's selected item, Mantine's pills):
   // that is the input's value as a person reads it (out.shownVal), and the
-  // elements that show it are not walked again (out.shown). It looks in
-  // the input's box and up to two boxes around it, never as far as one
-  // that holds the input's label.
+  // elements that show it are not walked again (out.shown). It takes only
+  // what lies inside the box the field draws (fieldBox), looking no
+  // further out than that box and never as far as one that holds the
+  // input's label; the field's description and error message are never
+  // its choice.
   function shownValues(scope, out) {
     let list;
     try { list = scope.querySelectorAll(FIELD_INPUTS); } catch (e) { return; }
@@ -542,31 +565,50 @@
       // shown when the field has a name)
       const named = labels.length > 0 || !!norm(el.getAttribute("aria-label"));
       const hide = (e) => { out.shown.add(e); if (out.inc) out.inc.mark(e); };
-      let box = el.parentElement;
-      for (let up = 0; box && up < 3 && box !== document.body; up++, box = box.parentElement) {
+      // (only what the field draws inside its own box; never its
+      // description or error message)
+      const field = fieldBox(el);
+      if (!field) continue;
+      const fr = field.getBoundingClientRect();
+      const notes = [];
+      for (const a of ["aria-describedby", "aria-errormessage"]) {
+        for (const id of (el.getAttribute(a) || "").split(/\s+/)) {
+          const d = id && el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : null;
+          if (d) notes.push(d);
+        }
+      }
+      const inField = (c) => {
+        if (notes.some((d) => d === c || d.contains(c) || c.contains(d))) return false;
+        const q = c.getBoundingClientRect(), x = q.left + q.width / 2, y = q.top + q.height / 2;
+        return x >= fr.left && x <= fr.right && y >= fr.top && y <= fr.bottom;
+      };
+      for (let box = el.parentElement; box && box !== document.body; box = box.parentElement) {
         if (labels.some((l) => box.contains(l))) break;
         const parts = [], els = [], ph = [];
-        shownParts(box, el, parts, els, ph);
+        shownParts(box, el, parts, els, ph, inField);
         if (named) ph.forEach(hide);
-        if (!parts.length) continue;
-        out.shownVal.set(el, parts.join(", "));
-        els.forEach(hide);
-        break;
+        if (parts.length) {
+          out.shownVal.set(el, parts.join(", "));
+          els.forEach(hide);
+          break;
+        }
+        if (box === field) break;
       }
     }
   }
 
-  // shownParts adds the visible texts of box, but input and what is no
-  // part of a choice, to parts (one per child that shows one), the
-  // children that show them to els, and the placeholders drawn as text
-  // to ph.
-  function shownParts(box, input, parts, els, ph) {
+  // shownParts adds the visible texts of box that lie in the field
+  // (inField), but input and what is no part of a choice, to parts (one
+  // per child that shows one), the children that show them to els, and
+  // the placeholders drawn as text to ph.
+  function shownParts(box, input, parts, els, ph, inField) {
     for (let c = box.firstElementChild; c && parts.length < 50; c = c.nextElementSibling) {
       if (c === input || c.matches(NOT_VALUE)) continue;
+      if (c.contains(input)) { shownParts(c, input, parts, els, ph, inField); continue; }
+      if (!inField(c)) continue;
       if (/placeholder/i.test(typeof c.className === "string" ? c.className : "")) { ph.push(c); continue; }
       const st = getComputedStyle(c);
       if (st.display === "none" || st.visibility === "hidden" || st.opacity === "0") continue;
-      if (c.contains(input)) { shownParts(c, input, parts, els, ph); continue; }
       const t = norm(choiceText(c));
       if (t) { parts.push(cut(t, 200)); els.push(c); }
     }
@@ -2184,15 +2226,17 @@
     return { count: 0 };
   }
 
-  // listScrollers are the boxes of the page, not the page itself, that
-  // scroll down and hold a list: rows, options or items, or the inline
-  // overflow style a virtual list sets on its box (a virtual list that
-  // draws its own scrollbar hides the box's). Innermost first, at most 8.
+  // listScrollers are the boxes of the page, not the page itself nor a box
+  // nearly as tall as the window (an app's main pane, a feed), that scroll
+  // down and hold a list: rows, options or items, or the inline overflow
+  // style a virtual list sets on its box (a virtual list that draws its own
+  // scrollbar hides the box's). In the document order of their first
+  // items, at most 8.
   function listScrollers() {
     const found = new Set();
     const scrolls = (el) => {
       if (el === document.scrollingElement || el === document.body || el === document.documentElement) return false;
-      if (el.scrollHeight <= el.clientHeight + 1 || el.clientHeight === 0) return false;
+      if (el.scrollHeight <= el.clientHeight + 1 || el.clientHeight === 0 || el.clientHeight > innerHeight * 0.8) return false;
       const o = getComputedStyle(el).overflowY;
       // (rc-virtual-list hides the box's own scrollbar, draws its own and
       // follows the box's scroll position)
