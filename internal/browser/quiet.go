@@ -229,8 +229,13 @@ type quietState struct {
 	// url and title are the page's at the check (loc: read).
 	url, title string
 	loc        bool
-	// framed: the read waited for the page's next frame, and it was drawn.
-	framed bool
+	// queued is the count of short timers and channel messages the page
+	// had queued and not run (-1: unknown, a document without the hook).
+	queued int
+	// framed: the read waited for the page's next frame, and it was drawn;
+	// settled: nothing changed the DOM since that frame and nothing was
+	// queued, so what the input set off has run (W.quietAfterFrame).
+	framed, settled bool
 }
 
 // read reads the page's quiet state (W.quiet), marking the action's start
@@ -314,8 +319,17 @@ func quietFrom(m []any) quietState {
 		st.title, _ = m[7].(string)
 		st.loc = true
 	}
+	st.queued = -1
 	if len(m) > 8 {
-		st.framed, _ = m[8].(bool)
+		if f, ok := m[8].(float64); ok {
+			st.queued = int(f)
+		}
+	}
+	if len(m) > 9 {
+		st.framed, _ = m[9].(bool)
+	}
+	if len(m) > 10 {
+		st.settled, _ = m[10].(bool)
 	}
 	return st
 }
@@ -462,9 +476,10 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			q.keepaliveSeen(st.keepalive)
 			q.last = st.mutations
 			mutated = st.mutations != q.mut0
-			// Settled: still for quietDOM, and unchanged since the
-			// previous check.
-			domQuiet = !mutated || st.age >= quietDOM && st.mutations == prevMut
+			// Settled: nothing queued and nothing changed since the frame
+			// after the input (the page said so), or still for quietDOM
+			// and unchanged since the previous check.
+			domQuiet = !mutated || st.settled || st.age >= quietDOM && st.mutations == prevMut
 			prevMut = st.mutations
 		}
 		first = false

@@ -155,3 +155,31 @@ func TestQuietSeesTheNextFrame(t *testing.T) {
 		}
 	}
 }
+
+// The wait after an action ends as soon as the page has settled — nothing
+// changed since the frame after the input and no short timer or channel
+// message is queued — but never while the page still has such work queued:
+// a chain of short timers and a render in slices (as React's scheduler
+// queues it) are waited for, click after click, and the diff shows their
+// end.
+func TestQuietWaitsForQueuedWork(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/quiet/chain.html")
+	e.snapshot(browser.ModeCompact)
+	for i := 1; i <= 3; i++ {
+		for _, c := range []struct{ id, want string }{
+			{"#timers", "timers done, run %d"},
+			{"#slices", "slices done, run %d"},
+			{"#once", "once, run %d"},
+		} {
+			run := 3*(i-1) + map[string]int{"#timers": 1, "#slices": 2, "#once": 3}[c.id]
+			if _, err := e.act(browser.Action{Kind: "click", Target: sel(c.id)}); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf(c.want, run)
+			if d := e.snapshot(browser.ModeDiff); !strings.Contains(d, "status: "+want) {
+				t.Errorf("%s, round %d: the diff lacks %q:\n%s", c.id, i, want, d)
+			}
+		}
+	}
+}

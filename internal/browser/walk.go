@@ -48,7 +48,13 @@ var probeName = func() string {
 //go:embed keepalive.js
 var keepaliveHookJS string
 
-// installClickHook adds the click hook (and the keepalive hook) to every
+// timersHookJS counts the page's short timers for the wait after an
+// action (see quiet.go); installed with the click hook.
+//
+//go:embed timers.js
+var timersHookJS string
+
+// installClickHook adds the click hook (and the keepalive and timers hooks) to every
 // new document of sess, and the walker to the walker's world of each: the
 // first walk of a document then finds it there (the same world that
 // Page.createIsolatedWorld with worldName returns) instead of asking for the
@@ -57,7 +63,7 @@ var keepaliveHookJS string
 // after every navigation. A document that started before is still given
 // the walker on first use.
 func installClickHook(ctx context.Context, sess cdp.Caller) error {
-	src := strings.ReplaceAll(clickHookJS+";\n"+keepaliveHookJS, "__PROBE__", probeName)
+	src := strings.ReplaceAll(clickHookJS+";\n"+keepaliveHookJS+";\n"+timersHookJS, "__PROBE__", probeName)
 	if err := sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src, "runImmediately": true}, nil); err != nil {
 		return err
 	}

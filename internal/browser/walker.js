@@ -2051,19 +2051,36 @@
       n++;
       if (rest >= left) { left = rest; what = animName(a); }
     }
-    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title];
+    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title, queued(probe)];
   }
+  // queued is the count of short timers and channel messages the page's
+  // main world has queued and not yet run (timers.js answers the probe's
+  // event), -1 when nothing answers (a document loaded before the hook).
+  let queuedN = -1;
+  function queued(probe) {
+    if (!probe) return -1;
+    if (!queuedOn) {
+      queuedOn = true;
+      document.addEventListener(probe + "-timers-n", (e) => { if (typeof e.detail === "number") queuedN = e.detail; }, true);
+    }
+    queuedN = -1;
+    document.dispatchEvent(new CustomEvent(probe + "-timers"));
+    return queuedN;
+  }
+  let queuedOn = false;
 
   // frame resolves true once the page has drawn its next frame and run
   // the task after it: what an input set off for its next paint
   // (animation-frame callbacks, the style changes that start transitions,
   // zero timers) has happened by then. A page that is not visible draws
   // no frames: false at once. At most cap ms (false).
+  // drawnAt is when the last frame(cap) saw the frame drawn.
+  let drawnAt = 0;
   function frame(cap) {
     if (document.visibilityState !== "visible") return Promise.resolve(false);
     return new Promise((done) => {
       const t = setTimeout(() => done(false), cap);
-      requestAnimationFrame(() => setTimeout(() => { clearTimeout(t); done(true); }, 0));
+      requestAnimationFrame(() => { drawnAt = performance.now(); setTimeout(() => { clearTimeout(t); done(true); }, 0); });
     });
   }
 
@@ -2074,7 +2091,10 @@
   // paint) have run by then however late the frame came, since timers run
   // in the order of their deadlines. With walk (prewalk's opts and skip),
   // the page is walked then too, unless an animation the action started
-  // still runs: {q, w, m} as prewalk gives.
+  // still runs: {q, w, m} as prewalk gives. The state ends with whether
+  // the frame was drawn and whether the DOM has settled: nothing changed
+  // it since that frame and the page has no short timer or channel message
+  // queued (queued), so what the input set off has run.
   const quietAfterFrame = (probe, cap, least, walk, after) => {
     const t0 = performance.now();
     return frame(cap).then((drawn) => {
@@ -2082,10 +2102,11 @@
       return rest >= 1 ? new Promise((done) => setTimeout(() => done(drawn), rest)) : drawn;
     }).then((drawn) => {
       let r = quiet(false, probe);
-      if (!walk) { r.push(drawn); return r; }
-      if (r[2] > 0) { r.push(drawn); return { q: r, w: null, m: r[0], no: true }; }
+      const settled = drawn && r[8] === 0 && lastMutation <= drawnAt;
+      if (!walk) { r.push(drawn, settled); return r; }
+      if (r[2] > 0) { r.push(drawn, settled); return { q: r, w: null, m: r[0], no: true }; }
       r = prewalk(walk.opts, walk.skip);
-      r.q.push(drawn);
+      r.q.push(drawn, settled);
       return r;
     });
   };
