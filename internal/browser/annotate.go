@@ -158,7 +158,7 @@ func (v *pageView) refBoxes(ctx context.Context) (boxes []refBox, snapped bool, 
 		}
 	}
 	if mm == nil || mm.Doc != main.doc {
-		if _, err := v.collect(ctx, Locator{}); err != nil {
+		if _, err := v.collect(ctx, Locator{}, true); err != nil {
 			return nil, false, err
 		}
 		snapped = true

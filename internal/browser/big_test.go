@@ -18,11 +18,15 @@ import (
 // bigPage writes a page of n clickable elements: buttons, links, inputs
 // with labels and onclick divs, in rows of a few containers, the shape of
 // long product lists and data grids.
-func bigPage(w http.ResponseWriter, n int) {
+func bigPage(w http.ResponseWriter, n int, fixed bool) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	var b strings.Builder
 	b.WriteString("<!doctype html><title>Big " + strconv.Itoa(n) + "</title><h1>Big page</h1><main><div id=list>")
 	for i := 0; i < n; i++ {
+		if fixed && i == n-5 {
+			// (a box kept at the end of the list but shown on screen)
+			b.WriteString(`<div style="position:fixed;right:8px;bottom:8px;background:#fff"><button>Chat with us</button></div>`)
+		}
 		switch i % 4 {
 		case 0:
 			fmt.Fprintf(&b, "<button>Buy %d</button>", i)
@@ -41,7 +45,23 @@ func bigPage(w http.ResponseWriter, n int) {
 	_, _ = w.Write([]byte(b.String()))
 }
 
-// bigServer serves /big?n=N.
+// bigTable writes a table of n rows of six cells (a link, text, a
+// number, a date, a status and a button): 8,000 rows are about 56,000
+// elements, the shape of an order list or a log.
+func bigTable(w http.ResponseWriter, n int) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	var b strings.Builder
+	b.WriteString("<!doctype html><title>Orders " + strconv.Itoa(n) + "</title><h1>Orders</h1><p>Every order of the year.</p>" +
+		"<table><caption>Orders</caption><thead><tr><th>Order<th>Customer<th>Total<th>Date<th>Status<th>Action</thead><tbody>")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "<tr><td><a href=\"/order/%d\">#%d</a><td>Customer %d<td>$%d.%02d<td>2026-%02d-%02d<td>%s<td><button>Open %d</button>",
+			i, 10000+i, i%997, i%500, i%100, 1+i%12, 1+i%28, []string{"paid", "shipped", "open"}[i%3], i)
+	}
+	b.WriteString("</tbody></table><p id=end>the end</p>")
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// bigServer serves /big?n=N (clickable elements) and /table?n=N (rows).
 func bigServer(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -61,7 +81,11 @@ func bigServer(t *testing.T) string {
 			return
 		}
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
-		bigPage(w, n)
+		if r.URL.Path == "/table" {
+			bigTable(w, n)
+			return
+		}
+		bigPage(w, n, r.URL.Query().Has("fixed"))
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -135,8 +159,9 @@ func (e *env) prompt(what string, within time.Duration, fn func(ctx context.Cont
 }
 
 // TestSnapshotHugePage: a page of 200,000 elements snapshots within the
-// call's deadline (cut at the walk's time budget, and saying so, when the
-// walk does not finish), and the tab answers the next call promptly.
+// call's deadline (a first look, or cut at the walk's time budget, and
+// saying so, when a whole walk does not finish), and the tab answers the
+// next call promptly.
 func TestSnapshotHugePage(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.ctx = backendtest.Context(t, 180*time.Second)
@@ -157,8 +182,8 @@ func TestSnapshotHugePage(t *testing.T) {
 	if took > limit {
 		t.Errorf("snapshot took %v, past the call's %v", took, limit)
 	}
-	if snap.Stopped == 0 && snap.Refs < 200000 {
-		t.Errorf("snapshot has %d refs and does not say it was cut", snap.Refs)
+	if snap.Stopped == 0 && snap.Refs < 200000 && snap.Look[1] < 200000 {
+		t.Errorf("snapshot has %d refs and does not say it was cut or a first look", snap.Refs)
 	}
 	if snap.Stopped > 0 && !strings.Contains(snap.Text, "walk stopped after") {
 		t.Errorf("a cut walk is not reported:\n%.500s", snap.Text)
@@ -167,9 +192,10 @@ func TestSnapshotHugePage(t *testing.T) {
 		t.Errorf("the start of the page is missing:\n%.500s", snap.Text)
 	}
 	t.Logf("snapshot: %v, %d refs, stopped %d, %d chars", took, snap.Refs, snap.Stopped, snap.TotalChars)
-	// A short call: the walk stops at its budget and the snapshot says so.
+	// A short call reading the whole page: the walk stops at its budget
+	// and the snapshot says so.
 	short := 5 * time.Second
-	snap, took, err = e.snapshotWithin(short, browser.SnapshotOptions{MaxChars: 20000})
+	snap, took, err = e.snapshotWithin(short, browser.SnapshotOptions{Mode: browser.ModeFull, MaxChars: 20000})
 	if err != nil {
 		t.Fatalf("snapshot in %v: %v (after %v)", short, err, took)
 	}
@@ -328,5 +354,75 @@ func TestSnapshotWithinCallDeadline(t *testing.T) {
 	t.Logf("answered after %v: %v", took, err)
 	if took > call {
 		t.Errorf("the snapshot answered after %v, past its call's %v", took, call)
+	}
+}
+
+// A first look at a big page (compact and interactive snapshots, the
+// diff after an action) reads what is on screen and near it, says what it
+// left and where, and shows a box positioned onto the screen from far down
+// a long list; the refs it gives stay when the rest is read (mode=full),
+// and after a scroll the look follows the screen.
+func TestFirstLook(t *testing.T) {
+	e := newEnv(t, browser.Options{NavTimeout: backendtest.Timeout(60 * time.Second)})
+	e.ctx = backendtest.Context(t, 300*time.Second)
+	base := bigServer(t)
+	look := func(mode string) (*browser.Snapshot, string) {
+		t.Helper()
+		var snap *browser.Snapshot
+		if err := e.do(func(ctx context.Context, h *browser.Held) error {
+			var err error
+			snap, err = h.Snapshot(ctx, browser.SnapshotOptions{Mode: mode, MaxChars: 100_000})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return snap, snap.Text
+	}
+	nav := func(u string) {
+		t.Helper()
+		if err := e.do(func(ctx context.Context, h *browser.Held) error { _, err := h.Navigate(ctx, u, 0); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nav(base + "/table?n=8000")
+	snap, text := look(browser.ModeCompact)
+	if snap.Look[1] < 50_000 || snap.Look[0] == 0 || snap.Look[0] > 2_000 {
+		t.Fatalf("a first look at 8,000 rows read %d of %d elements:\n%s", snap.Look[0], snap.Look[1], text)
+	}
+	for _, want := range []string{"(a first look at a big page: ", `table "Orders" 8001×6:`, `button e`, `"Open 0"`, "rows below the screen not read in this first look", "the end"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the first look lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, `"Open 7990"`) || strings.Contains(text, "rows above") {
+		t.Errorf("the first look at the top of the page reads its end:\n%s", text)
+	}
+	ref := refOf(t, text, "button", "Open 5")
+	_, full := look(browser.ModeFull)
+	if got := refOf(t, full, "button", "Open 5"); got != ref {
+		t.Errorf("Open 5 is %s in the first look and %s in the whole page", ref, got)
+	}
+	if !strings.Contains(full, `"Open 500"`) || strings.Contains(full, "first look") {
+		t.Errorf("mode=full does not read the whole page")
+	}
+	// After a scroll to the middle, the look reads the rows there.
+	e.eval(`(scrollTo(0, document.body.scrollHeight / 2), "")`)
+	_, mid := look(browser.ModeInteractive)
+	if !strings.Contains(mid, "rows above the screen not read") || !strings.Contains(mid, "rows below the screen not read") || !strings.Contains(mid, `"Open 4000"`) {
+		t.Errorf("the look after a scroll to the middle:\n%s", mid)
+	}
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: refOf(t, mid, "button", "Open 4000")}}); err != nil {
+		t.Errorf("a click by a ref of the look after a scroll: %v", err)
+	}
+	// A box kept at the end of a long list but shown on screen.
+	nav(base + "/big?n=40000&fixed")
+	snap, text = look(browser.ModeCompact)
+	if snap.Look[0] == 0 || !strings.Contains(text, `button e`) || !strings.Contains(text, `"Chat with us"`) || !strings.Contains(text, "elements below the screen not read") {
+		t.Errorf("the first look at a long list with a fixed box:\n%s", text)
+	}
+	// A page under the threshold is read whole.
+	nav(base + "/table?n=500")
+	if snap, text = look(browser.ModeCompact); snap.Look[1] != 0 || strings.Contains(text, "first look") {
+		t.Errorf("a 500-row table was given a first look:\n%s", text)
 	}
 }

@@ -66,7 +66,7 @@ func (h *Held) Find(ctx context.Context, o FindOptions) (string, error) {
 	defer t.releaseObjects(ctx)
 	ictx, cancel := innerContext(ctx)
 	defer cancel()
-	pt, err := t.view.collect(ictx, o.scope())
+	pt, err := t.view.collect(ictx, o.scope(), false) // (the whole page: find reads what is off screen too)
 	if err != nil {
 		if we, ok := AsError(err); ok && o.Within != "" {
 			we.Message = "within: " + we.Message

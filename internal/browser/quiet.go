@@ -106,7 +106,7 @@ type prewalked struct {
 // right after the walk, which stands for the wait's next check.
 func (q *quietWatch) prewalk(ctx context.Context) (quietState, bool) {
 	var out prewalkOut
-	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(q.prewalkBudget(ctx)), q.t.view.noPrewalk)
+	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(q.prewalkBudget(ctx), true), q.t.view.noPrewalk)
 	reqs := q.drained // (when the requests were last seen over)
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, false
@@ -258,7 +258,7 @@ func (q *quietWatch) read(ctx context.Context, mark, frame bool) (quietState, er
 func (q *quietWatch) readWalking(ctx context.Context, reqs int) (quietState, error) {
 	var out prewalkOut
 	call := fmt.Sprintf("W.quietAfterFrame(%q, %d, %d, {opts: %s, skip: %q}, %d)", probeName, quietStart.Milliseconds(), q.least().Milliseconds(),
-		walkOpts(q.prewalkBudget(ctx)), q.t.view.noPrewalk, q.afterFrame().Milliseconds())
+		walkOpts(q.prewalkBudget(ctx), true), q.t.view.noPrewalk, q.afterFrame().Milliseconds())
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, err
 	}

@@ -48,6 +48,9 @@ type Snapshot struct {
 	Stopped int `json:"stopped,omitempty"`
 	// Clamped is the max_chars asked for when it was above MaxSnapshotChars.
 	Clamped int `json:"clamped,omitempty"`
+	// Look is, for a first look at a big page that left parts unread,
+	// how many elements it read and how many the page has.
+	Look [2]int `json:"-"`
 	// diff is set when Text is the changes since the last snapshot (not a
 	// whole page): its header says only what changed.
 	diff *diffHead
@@ -107,7 +110,7 @@ func (h *Held) Snapshot(ctx context.Context, o SnapshotOptions) (*Snapshot, erro
 // compact rendering of the whole page as the baseline of the next diff.
 func (rd reader) render(ctx context.Context, t *Tab, o SnapshotOptions) (string, *Snapshot, error) {
 	s := rd.s
-	pt, err := t.view.collect(ctx, o.Scope)
+	pt, err := t.view.collect(ctx, o.Scope, o.Mode != ModeFull)
 	if err != nil {
 		return "", nil, err
 	}
@@ -153,6 +156,12 @@ func (rd reader) render(ctx context.Context, t *Tab, o SnapshotOptions) (string,
 		return "", nil, &Error{Code: CodeInvalidArgument, Message: "mode diff takes no scope", Hint: "diff compares whole pages; use compact or full with scope"}
 	}
 	var out []string
+	if pt.all > 0 {
+		// (not in the diff's baseline: it moves with the scroll)
+		snap.Look = [2]int{pt.read, pt.all}
+		pre = append(pre, firstLookNote(pt.read, pt.all))
+		compact = append([]string{firstLookNote(pt.read, pt.all)}, compact...)
+	}
 	switch o.Mode {
 	case ModeCompact:
 		out = compact
@@ -210,10 +219,17 @@ type pageTree struct {
 	refs, frames  int
 	items         []*snapshot.Node
 	stopped       int // the walk of the main document stopped after this many elements
+	// look: a first look (what is on screen and near it, of long
+	// containers); read and all, when it left parts of the main document
+	// unread, how many elements it read of how many.
+	look      bool
+	read, all int
 }
 
-// collect walks the tab's page (or the scope's subtree) and its frames.
-func (v *pageView) collect(ctx context.Context, scope Locator) (*pageTree, error) {
+// collect walks the tab's page (or the scope's subtree) and its frames;
+// with look, a big page only as far as a first look reads it (the
+// walker's opts.look; a scope is read whole).
+func (v *pageView) collect(ctx context.Context, scope Locator, look bool) (*pageTree, error) {
 	t := v.t
 	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
@@ -234,7 +250,9 @@ func (v *pageView) collect(ctx context.Context, scope Locator) (*pageTree, error
 	var res *walkResult
 	// (a request seen since the walk may have changed what no mutation
 	// reports: its event can come after the action's wait ended)
-	if pre != nil && scope.Empty() && pre.frameID == mainID && time.Since(pre.at) < prewalkFresh && t.page.reqs.quietMark() == pre.reqs {
+	sc.look = look && scope.Empty()
+	// (the walk during an action is a first look)
+	if pre != nil && sc.look && pre.frameID == mainID && time.Since(pre.at) < prewalkFresh && t.page.reqs.quietMark() == pre.reqs {
 		res, err = w.walkSince(ctx, pre, walkBudget(ctx))
 	} else {
 		res, err = w.walk(ctx, sc, walkBudget(ctx))
@@ -249,7 +267,10 @@ func (v *pageView) collect(ctx context.Context, scope Locator) (*pageTree, error
 	if f == nil {
 		f = t.refs.frame(w.frameID, w.frameID == mainID, w.sess, res.Doc)
 	}
-	pt := &pageTree{title: res.Title, url: res.URL, doc: res.Doc, hidden: res.Hidden, inert: res.Inert, modal: res.Modal, items: res.C, stopped: res.Stopped}
+	pt := &pageTree{title: res.Title, url: res.URL, doc: res.Doc, hidden: res.Hidden, inert: res.Inert, modal: res.Modal, items: res.C, stopped: res.Stopped, look: sc.look}
+	if len(res.Look) == 2 {
+		pt.read, pt.all = res.Look[0], res.Look[1]
+	}
 	v.inline(ctx, w, f, pt.items, 0, pt)
 	return pt, nil
 }
@@ -268,7 +289,7 @@ func (v *pageView) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes
 				n.N += " (nested too deep: not shown)"
 				continue
 			}
-			cw, res, err := v.walkFrame(ctx, w, n.F)
+			cw, res, err := v.walkFrame(ctx, w, n.F, pt.look)
 			if err != nil || res == nil {
 				why := "not loaded"
 				if err != nil {
@@ -293,6 +314,11 @@ func (v *pageView) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes
 	}
 }
 
+// firstLookNote says a snapshot is a first look at a big page.
+func firstLookNote(read, all int) string {
+	return fmt.Sprintf("(a first look at a big page: %s of its %s elements read, what is on screen and near it; lines \"… not read in this first look\" say what was left; scroll and snapshot again, or use mode=full or a scope)", commas(read), commas(all))
+}
+
 // stoppedNote says a walk was cut at its time budget.
 func stoppedNote(n int) string {
 	return fmt.Sprintf("(walk stopped after %s elements at the time budget: the rest of the page is not shown; use scope or browser_find)", commas(n))
@@ -311,17 +337,17 @@ func walkError(ctx context.Context, err error) error {
 // walkFrame walks the document of the iframe element iframeID of w. An
 // out-of-process frame is attached a moment after it starts loading: a
 // frame the parent's session cannot reach is waited for briefly.
-func (v *pageView) walkFrame(ctx context.Context, w frameWorld, iframeID int) (frameWorld, *walkResult, error) {
+func (v *pageView) walkFrame(ctx context.Context, w frameWorld, iframeID int, look bool) (frameWorld, *walkResult, error) {
 	t := v.t
 	cw, err := t.finder().frameOf(ctx, w, iframeID)
 	if err != nil || cw.frameID == "" {
 		return cw, nil, err
 	}
-	res, err := cw.walk(ctx, walkScope{}, walkBudget(ctx))
+	res, err := cw.walk(ctx, walkScope{look: look}, walkBudget(ctx))
 	for i := 0; err != nil && cw.sess == w.sess && i < 20 && ctx.Err() == nil; i++ {
 		if s := t.page.kids.get(cw.frameID); s != nil {
 			cw.sess = s
-			res, err = cw.walk(ctx, walkScope{}, walkBudget(ctx))
+			res, err = cw.walk(ctx, walkScope{look: look}, walkBudget(ctx))
 			break
 		}
 		sleep(ctx, 50)

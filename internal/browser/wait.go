@@ -871,7 +871,7 @@ func (w *waiter) timeout(ctx context.Context, o WaitOptions) error {
 // diagSnapshot is a compact snapshot of the page cut to diagSnapshotChars,
 // for a diagnosis; it does not move the diff baseline.
 func (v *pageView) diagSnapshot(ctx context.Context) string {
-	pt, err := v.collect(ctx, Locator{})
+	pt, err := v.collect(ctx, Locator{}, true)
 	if err != nil {
 		return ""
 	}

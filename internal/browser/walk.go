@@ -100,6 +100,9 @@ type walkResult struct {
 	// walk differs from a whole walk.
 	Reused int    `json:"reused"`
 	Verify string `json:"verify"`
+	// Look is, for a first look that left parts of a big document unread,
+	// how many elements it read and how many the document has.
+	Look []int `json:"look"`
 }
 
 // expand turns the walk's short fingerprints (tag, id, test id, context
@@ -480,6 +483,9 @@ func isNoWalker(res runtime.EvaluateResult) bool {
 // walkScope says where a walk starts: the whole document, or one element.
 type walkScope struct {
 	obj runtime.RemoteObjectID // an element in the walker's world
+	// look: a first look at a big document (opts.look in the walker):
+	// of long containers only what is on screen and near it is read.
+	look bool
 }
 
 // walk runs the walker over the frame's document (or the scope element),
@@ -505,7 +511,7 @@ func (w frameWorld) walk(ctx context.Context, scope walkScope, budget time.Durat
 		}
 		return out.ready(w)
 	}
-	if _, err := w.eval(ctx, "W.snapshot(null, "+walkOpts(budget)+")", &out); err != nil {
+	if _, err := w.eval(ctx, "W.snapshot(null, "+walkOpts(budget, scope.look)+")", &out); err != nil {
 		return nil, err
 	}
 	return out.ready(w)
@@ -519,8 +525,8 @@ func verifyWalks() bool { return os.Getenv("WEBPILOT_WALK_VERIFY") == "1" }
 
 // walkOpts are the walker's options for a walk of a whole document within
 // budget.
-func walkOpts(budget time.Duration) string {
-	return fmt.Sprintf("{probe: %q, budget: %d, verify: %t}", probeName, budget.Milliseconds(), verifyWalks())
+func walkOpts(budget time.Duration, look bool) string {
+	return fmt.Sprintf("{probe: %q, budget: %d, verify: %t, look: %t}", probeName, budget.Milliseconds(), verifyWalks(), look)
 }
 
 // ready is the walk of w's document as Go uses it: checked (verifyWalks:
@@ -539,7 +545,7 @@ func (r *walkResult) ready(w frameWorld) (*walkResult, error) {
 // when the document has not changed since it was taken.
 func (w frameWorld) walkSince(ctx context.Context, pre *prewalked, budget time.Duration) (*walkResult, error) {
 	var out *walkResult
-	call := fmt.Sprintf("W.walkUnless(%q, %d, %s)", pre.res.Doc, pre.mutations, walkOpts(budget))
+	call := fmt.Sprintf("W.walkUnless(%q, %d, %s)", pre.res.Doc, pre.mutations, walkOpts(budget, true))
 	if _, err := w.eval(ctx, call, &out); err != nil {
 		return nil, err
 	}

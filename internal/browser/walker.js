@@ -517,12 +517,12 @@
     try { return !!el.getRootNode().querySelector('[aria-labelledby~="' + CSS.escape(el.id) + '"]'); } catch (e) { return false; }
   }
 
-  // FIELD_INPUTS are the text inputs of a library's select, combobox or
-  // tags field; NOT_VALUE is what in such a field is no part of the choice
+  // fieldInput (below) says an input is the text input of a library's
+  // select, combobox or tags field (role combobox, aria-haspopup or
+  // aria-autocomplete); NOT_VALUE is what in such a field is no part of the choice
   // it shows (controls of their own, labels, icons, what is hidden from
   // assistive technology, lists of choices: a dropdown beside a search
   // field).
-  const FIELD_INPUTS = 'input[role="combobox"],input[aria-haspopup]:not([aria-haspopup="false"]),input[aria-autocomplete]';
   const NOT_VALUE = 'button,a[href],select,textarea,input,label,[role="button"],[role="link"],[role="img"],[aria-hidden="true"],svg,' +
     'ul,ol,table,[role="listbox"],[role="option"],[role="menu"],[role="menuitem"],[role="tree"],[role="treeitem"],[role="grid"],[role="dialog"],[role="tooltip"],' +
     'h1,h2,h3,h4,h5,h6,p,kbd,[role="heading"],[role="status"],[role="alert"],[aria-live]';
@@ -551,11 +551,22 @@
   // further out than that box and never as far as one that holds the
   // input's label; the field's description and error message are never
   // its choice.
+  // fieldInput says an input is a library field's own (see NOT_VALUE).
+  const fieldInput = (el) => {
+    const hp = el.getAttribute("aria-haspopup");
+    return el.getAttribute("role") === "combobox" || (hp !== null && hp !== "false") || el.hasAttribute("aria-autocomplete");
+  };
   function shownValues(scope, out) {
-    let list;
-    try { list = scope.querySelectorAll(FIELD_INPUTS); } catch (e) { return; }
+    // (the inputs by tag, then fieldInput: a selector of attributes over
+    // the whole document cost 12 ms on a 200,000-element page)
+    const list = scope.getElementsByTagName ? scope.getElementsByTagName("input") : scope.querySelectorAll("input");
     for (const el of list) {
-      if (el.value !== "" || el.type === "hidden") continue;
+      if (el.value !== "" || el.type === "hidden" || !fieldInput(el)) continue;
+      if (out.look) {
+        // (a first look reads what is near the screen only)
+        const r = el.getBoundingClientRect();
+        if (r.bottom < -innerHeight / 2 || r.top > innerHeight * 1.5) continue;
+      }
       const labels = el.labels ? Array.from(el.labels) : [];
       for (const id of (el.getAttribute("aria-labelledby") || "").split(/\s+/)) {
         const l = id && el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : null;
@@ -778,6 +789,79 @@
 
   const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby", "inline-table"]);
 
+  // A first look (opts.look) at a document of at least LOOK_MIN elements
+  // reads, of each container of at least LOOK_KIDS element children, only
+  // the children on screen or near it (from half a viewport above to one
+  // and a half below), and those out of the flow (fixed, sticky, absolute)
+  // whose box is in that window or that hold a dialog on screen; each run of children left out is one node {k: how many,
+  // kw: what they are, kb: 1 when below}. The rest of the page is read by a
+  // whole walk (a full snapshot, a scope, or the next look after a scroll).
+  const LOOK_MIN = 10000, LOOK_KIDS = 64;
+  // lookHits is every dialog on screen, with its ancestors (across shadow
+  // roots). (A hit test, elementFromPoint, costs in proportion to a long
+  // list's length: 12 ms a point on a line of 40,000 elements.)
+  function lookHits() {
+    const hit = new Set(), h = innerHeight;
+    const up = (e) => { for (; e && !hit.has(e); e = e.parentElement || (e.getRootNode && e.getRootNode().host) || null) hit.add(e); };
+    // (by tag: an attribute selector over the whole document cost 20-45 ms)
+    for (const e of document.getElementsByTagName("dialog")) { const r = e.getBoundingClientRect(); if (r.width && r.height && r.bottom > 0 && r.top < h) up(e); }
+    return hit;
+  }
+  // lookWindow is the range [first, last, jump, extra] of el's element
+  // children that a first look reads, found by halving on their boxes, or
+  // null (all of them) when the boxes do not run down the page in order (a
+  // grid laid out otherwise, children without boxes); extra are the
+  // children outside it that are read too (jump: none).
+  function lookWindow(el, out) {
+    const kids = el.children, n = kids.length;
+    const box = (i) => {
+      // (a child without a box stands for the next one with one)
+      for (let j = i; j < n && j < i + 8; j++) {
+        const r = kids[j].getBoundingClientRect();
+        if (r.width || r.height) return r;
+      }
+      return null;
+    };
+    const first = box(0), last = box(Math.max(0, n - 8)), mid = box(n >> 1);
+    if (!first || !last || !mid || !(first.top <= mid.top && mid.top <= last.top) || last.bottom - first.top < innerHeight * 2) return null;
+    const top = -innerHeight / 2, bottom = innerHeight * 1.5;
+    let lo = 0, hi = n - 1;
+    // the first child whose box ends below the window's top
+    for (let a = 0, b = n - 1; a <= b;) {
+      const m = (a + b) >> 1, r = box(m);
+      if (!r) return null;
+      if (r.bottom < top) { a = m + 1; lo = a; } else b = m - 1;
+    }
+    // the last child whose box starts above the window's bottom
+    for (let a = lo, b = n - 1; a <= b;) {
+      const m = (a + b) >> 1, r = box(m);
+      if (!r) return null;
+      if (r.top <= bottom) { a = m + 1; hi = m; } else b = m - 1;
+    }
+    if (lo === 0 && hi === n - 1) return null;
+    hi = Math.max(lo, hi);
+    // A child outside [lo, hi] positioned out of the flow (fixed, sticky,
+    // absolute) may still be on screen: read when its box is in the
+    // window; as is one holding a dialog on screen. jump: none.
+    let extra = null;
+    const add = (c) => { (extra || (extra = new Set())).add(c); };
+    // (by sibling links: the collection's index costs more)
+    for (let i = 0, c = el.firstElementChild; c; i++, c = c.nextElementSibling) {
+      if (i >= lo && i <= hi) continue;
+      const p = getComputedStyle(c).position;
+      if (p === "static" || p === "relative") continue;
+      const r = c.getBoundingClientRect();
+      if (r.bottom >= top && r.top <= bottom) add(c);
+    }
+    for (const h of out.look.hit) if (h.parentElement === el) add(h);
+    return [lo, hi, !extra, extra];
+  }
+  // lookWord names what a run of children left out holds.
+  function lookWord(c) {
+    const r = c.getAttribute("role") || implicitRole(c, c.tagName.toUpperCase());
+    return r === "row" ? "rows" : r === "listitem" ? "items" : r === "option" ? "options" : r === "article" ? "articles" : "elements";
+  }
+
   // walk appends the nodes of el's content to items. raw, when given,
   // gets the content's text as it runs (its own spaces, no padding), in
   // raw.s, for inline content that joins its neighbours'.
@@ -796,13 +880,45 @@
     // (a plain element's children by their sibling links: a node list's
     // iterator costs more)
     const list = el.shadowRoot || el.tagName === "SLOT" ? kids(el) : null;
-    for (let i = 0, c = list ? list[0] : el.firstChild; c; c = list ? list[++i] : c.nextSibling) {
+    // (a first look reads, of a container of many elements, those on
+    // screen and near it: lookWindow)
+    const win = out.look && !list && el.childElementCount >= LOOK_KIDS ? lookWindow(el, out) : null;
+    let ei = -1, skip = 0, skipped = null;
+    const unread = () => {
+      if (!skip) return;
+      flush();
+      items.push({ k: skip, kw: lookWord(skipped), kb: ei > win[0] ? 1 : 0 });
+      out.look.skipped += skip;
+      skip = 0;
+    };
+    let start = list ? list[0] : el.firstChild, end = null;
+    if (win && win[2]) {
+      // (no child outside the window holds what is on screen: straight to
+      // the window's first child, and out after its last)
+      const k = el.children;
+      skip = win[0];
+      skipped = k[0];
+      ei = win[0] - 1;
+      start = k[win[0]];
+      end = k[win[1] + 1] || null;
+    }
+    for (let i = 0, c = start; c && c !== end; c = list ? list[++i] : c.nextSibling) {
       if (out.stopped) break;
       if (c.nodeType === 3) {
+        if (win && (ei + 1 < win[0] || ei > win[1])) continue;
         if (!ctx.dropText && ctx.visible) buf += c.data;
         continue;
       }
       if (c.nodeType !== 1) continue;
+      if (win) {
+        ei++;
+        if ((ei < win[0] || ei > win[1]) && !(win[3] && win[3].has(c))) {
+          if (!skip) skipped = c;
+          skip++;
+          continue;
+        }
+        unread();
+      }
       if (out.moved.has(c)) {
         // (a popup walked right after its trigger is not walked here
         // again; whether it was depends on more than this subtree)
@@ -814,6 +930,12 @@
       const pops = r !== null && out.popups.size ? out.popups.get(c) : undefined;
       if (pops) for (const a of pops) add(place(a, out));
     }
+    if (end && !out.stopped) {
+      skip += el.childElementCount - 1 - win[1];
+      skipped = end;
+      ei = win[1] + 1;
+    }
+    if (win) unread();
     flush();
     return items;
 
@@ -1557,7 +1679,7 @@
     const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new Set(), droppers: new Set(), items: new WeakSet(),
       seen: 0, stopped: false, strs: [], strIx: new Map(), until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity,
       inc: null, fl: 0, minR: Infinity, minB: Infinity, box: null, reused: 0, pend: [], shown: new WeakSet(), shownVal: new Map(),
-      popups: new Map(), moved: new Set(), placed: new Set(), top: null };
+      popups: new Map(), moved: new Set(), placed: new Set(), top: null, look: null };
     if (opts && opts.probe) {
       // The main world's hook knows the elements with click listeners: it
       // answers the probe event by firing the reply event at each of them.
@@ -1582,9 +1704,12 @@
       items = r === null ? [] : r.block || r.inline !== undefined ? (r.items || (r.text ? [{ t: norm(r.text) }] : [])) : [r];
     } else {
       const whole = opts && opts.whole;
-      const small = !whole && !(opts && opts.verify) && document.getElementsByTagName("*").length < MIN_INC;
+      const all = document.getElementsByTagName("*").length;
+      const small = !whole && !(opts && opts.verify) && all < MIN_INC;
       if (small && incObserver) stopWatch();
-      const inc = whole || small ? null : prepare(out, modal);
+      // (a first look keeps nothing: what it read depends on the scroll)
+      if (opts && opts.look && all >= LOOK_MIN) out.look = { all, hit: lookHits(), skipped: 0 };
+      const inc = whole || small || out.look ? null : prepare(out, modal);
       if (inc && !inc.whole) {
         // listener probe answers that changed: those elements walk again
         const prev = incState;
@@ -1610,7 +1735,8 @@
     const res = { doc, title: document.title, url: location.href, hidden: out.hidden, inert: out.inert, modal: !!ctx.modal, c: items, s: out.strs };
     if (out.stopped) res.stopped = out.seen;
     if (out.inc) res.reused = out.reused;
-    if (opts && opts.verify && !root && !out.stopped) {
+    if (out.look && out.look.skipped) res.look = [out.seen, out.look.all];
+    if (opts && opts.verify && !root && !out.stopped && !out.look) {
       // (tests) the walk must give what a whole walk gives
       const w = snapshot(null, { probe: opts.probe, whole: true });
       const flat = (r) => JSON.stringify([r.hidden, r.inert, r.c], (k, v) => (k === "p" && Array.isArray(v) ? [v[0], v[1], v[2], r.s[+v[3]], r.s[+v[4]]] : v));

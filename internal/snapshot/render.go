@@ -46,6 +46,14 @@ type Node struct {
 	RC int `json:"rc,omitempty"`
 	CC int `json:"cc,omitempty"`
 
+	// K is, in a first look at a big page, a run of K elements of a
+	// container that were not read (off screen): KW says what they are
+	// ("rows", "items", …) and KB whether they are below the screen (1) or
+	// above it.
+	K  int    `json:"k,omitempty"`
+	KW string `json:"kw,omitempty"`
+	KB int    `json:"kb,omitempty"`
+
 	// Ref is the ref the engine issued for I ("" none).
 	Ref string `json:"-"`
 }
@@ -301,6 +309,10 @@ func (r *Renderer) node(n *Node, depth int) []line {
 	if n.T != nil {
 		return []line{{depth: depth, text: r.prose(*n.T), plain: true}}
 	}
+	if n.K > 0 {
+		// (never folded away: it says where the rest is)
+		return []line{{depth: depth, text: Unread(n), ref: true}}
+	}
 	switch {
 	case n.R == "heading":
 		prefix := strings.Repeat("#", max(1, min(n.L, 6))) + " "
@@ -550,17 +562,30 @@ func hasRef(ns []*Node) bool {
 	return false
 }
 
+// Unread is the line of a run of elements a first look did not read.
+func Unread(n *Node) string {
+	where := "above"
+	if n.KB == 1 {
+		where = "below"
+	}
+	return fmt.Sprintf("… %s %s %s the screen not read in this first look (scroll there and snapshot again, or mode=full)", text.Commas(n.K), n.KW, where)
+}
+
 // table renders a table as a header line and one line per row, its cells
 // joined by "|".
 func (r *Renderer) table(n *Node, depth int) []line {
 	var rows []*Node
+	unread := 0 // rows a first look did not read
 	var collect func(ns []*Node)
 	collect = func(ns []*Node) {
 		for _, c := range ns {
-			switch c.R {
-			case "row":
+			switch {
+			case c.K > 0:
 				rows = append(rows, c)
-			case "rowgroup", "":
+				unread += c.K
+			case c.R == "row":
+				rows = append(rows, c)
+			case c.R == "rowgroup", c.R == "":
 				collect(c.C)
 			}
 		}
@@ -569,6 +594,11 @@ func (r *Renderer) table(n *Node, depth int) []line {
 	cols := 0
 	rowNodes := make([]*Node, 0, len(rows))
 	for _, row := range rows {
+		if row.K > 0 {
+			t := Unread(row)
+			rowNodes = append(rowNodes, &Node{R: "row", T: &t, K: row.K})
+			continue
+		}
 		cols = max(cols, len(row.C))
 		var cells []string
 		for _, cell := range row.C {
@@ -588,16 +618,26 @@ func (r *Renderer) table(n *Node, depth int) []line {
 	if n.N != "" {
 		label += " " + text.Quote(n.N)
 	}
+	shown := len(rows)
+	if unread > 0 {
+		shown = 0
+		for _, row := range rows {
+			if row.K == 0 {
+				shown++
+			}
+		}
+		shown += unread
+	}
 	size := ""
 	switch {
-	case n.CC > cols && n.RC > len(rows):
+	case n.CC > cols && n.RC > shown:
 		size = fmt.Sprintf(" (%s×%s in all)", text.Commas(n.RC), text.Commas(n.CC))
-	case n.RC > len(rows):
+	case n.RC > shown:
 		size = fmt.Sprintf(" (%s rows in all)", text.Commas(n.RC))
 	case n.CC > cols:
 		size = fmt.Sprintf(" (%s columns in all)", text.Commas(n.CC))
 	}
-	out := []line{{depth: depth, text: fmt.Sprintf("%s %d×%d%s:", label, len(rows), cols, size)}}
+	out := []line{{depth: depth, text: fmt.Sprintf("%s %d×%d%s:", label, shown, cols, size)}}
 	rr := &rowRenderer{r}
 	out = append(out, rr.rows(rowNodes, depth+1)...)
 	return out
@@ -609,7 +649,7 @@ type rowRenderer struct{ r *Renderer }
 func (rr *rowRenderer) rows(rows []*Node, depth int) []line {
 	groups := make([]line, len(rows))
 	for i, row := range rows {
-		groups[i] = line{depth: depth, text: *row.T, ref: row.Ref != "" || hasRef(row.C)}
+		groups[i] = line{depth: depth, text: *row.T, ref: row.Ref != "" || hasRef(row.C) || row.K > 0}
 	}
 	if rr.r.Mode != ModeCompact || len(rows) < foldMin {
 		return groups

@@ -158,3 +158,29 @@ func TestDiffRepeatedLines(t *testing.T) {
 		t.Errorf("Diff = %q (full %v), want \"~ Added (was: Add)\"", got, full)
 	}
 }
+
+// A first look's runs of unread elements: a line each, never folded, and
+// counted in a table's size.
+func TestUnreadRuns(t *testing.T) {
+	cell := func(s string) *Node { return &Node{R: "cell", C: []*Node{{T: &s}}} }
+	row := func(i int) *Node { return &Node{R: "row", C: []*Node{cell(fmt.Sprint("#", i)), cell("paid")}} }
+	var rows []*Node
+	for i := range 6 {
+		rows = append(rows, row(i))
+	}
+	table := &Node{R: "table", N: "Orders", C: []*Node{{R: "rowgroup", C: append(append([]*Node{{K: 40, KW: "rows", KB: 0}}, rows...), &Node{K: 7954, KW: "rows", KB: 1})}}}
+	list := &Node{R: "list", C: []*Node{{R: "listitem", N: "a"}, {K: 3, KW: "items", KB: 1}}}
+	for _, mode := range []string{ModeCompact, ModeFull} {
+		got := strings.Join((&Renderer{Mode: mode}).Lines([]*Node{table, list}), "\n")
+		for _, want := range []string{
+			`table "Orders" 8000×2:`,
+			"… 40 rows above the screen not read in this first look (scroll there and snapshot again, or mode=full)",
+			"… 7,954 rows below the screen not read in this first look",
+			"… 3 items below the screen not read in this first look",
+		} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: no %q in\n%s", mode, want, got)
+			}
+		}
+	}
+}
