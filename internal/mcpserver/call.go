@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -82,11 +83,17 @@ func (s *Server) learn(t tools.Tool) *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: %v", err)) // a programming error in the table
 	}
-	res, err := schema.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcpserver: tool %s: %v", t.Name, err))
-	}
-	s.schemas[t.Name] = res
+	// Resolving (which checks the schema itself) waits for the tool's
+	// first call: done for every tool here, it was milliseconds of every
+	// start before tools/list could be answered. TestSchemasResolve keeps
+	// every tool's schema resolvable.
+	s.schemas[t.Name] = sync.OnceValue(func() *jsonschema.Resolved {
+		res, err := schema.Resolve(nil)
+		if err != nil {
+			panic(fmt.Sprintf("mcpserver: tool %s: %v", t.Name, err)) // a programming error in the table
+		}
+		return res
+	})
 	s.tools[t.Name] = t
 	s.inputs[t.Name] = schema
 	props := make(map[string]string)
@@ -104,7 +111,7 @@ func (s *Server) learn(t tools.Tool) *jsonschema.Schema {
 // Check), with no browser, session or client. Its Run and Capture fail.
 // `webpilot recipe validate` checks recipe files with it.
 func StepChecker() flow.Executor {
-	s := &Server{tools: make(map[string]tools.Tool), schemas: make(map[string]*jsonschema.Resolved),
+	s := &Server{tools: make(map[string]tools.Tool), schemas: make(map[string]func() *jsonschema.Resolved),
 		inputs: make(map[string]*jsonschema.Schema), props: make(map[string]map[string]string)}
 	for _, t := range tools.Table() {
 		s.learn(t)
@@ -504,7 +511,7 @@ func (s *Server) checkArgs(tool string, raw json.RawMessage) (map[string]any, er
 		}
 	}
 	coerce(args, s.props[tool])
-	if err := s.schemas[tool].Validate(args); err != nil {
+	if err := s.schemas[tool]().Validate(args); err != nil {
 		return nil, argError(s.inputs[tool], args, err)
 	}
 	if _, ok := s.props[tool]["session"]; ok {

@@ -86,7 +86,7 @@ type Server struct {
 	settings func(string) (*Client, error)
 	cache    clientCache
 	defs     []*mcp.Tool
-	schemas  map[string]*jsonschema.Resolved
+	schemas  map[string]func() *jsonschema.Resolved
 	inputs   map[string]*jsonschema.Schema // tool -> input schema
 	props    map[string]map[string]string  // tool -> property -> JSON type
 	onInit   func()
@@ -134,7 +134,7 @@ func New(opts Options) *Server {
 	if opts.ShutdownGrace <= 0 {
 		opts.ShutdownGrace = ShutdownGrace
 	}
-	s := &Server{log: log, ceiling: opts.CallCeiling, tools: make(map[string]tools.Tool), schemas: make(map[string]*jsonschema.Resolved), inputs: make(map[string]*jsonschema.Schema), props: make(map[string]map[string]string)}
+	s := &Server{log: log, ceiling: opts.CallCeiling, tools: make(map[string]tools.Tool), schemas: make(map[string]func() *jsonschema.Resolved), inputs: make(map[string]*jsonschema.Schema), props: make(map[string]map[string]string)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version, Title: "webpilot browser"},
 		&mcp.ServerOptions{Instructions: Instructions, Logger: log})
 	s.onInit = opts.OnInitialized
