@@ -58,11 +58,13 @@ type Options struct {
 	Logger        *slog.Logger
 	CallCeiling   time.Duration // default CallCeiling
 	ShutdownGrace time.Duration // default ShutdownGrace
-	// OnInitialized runs once, in its own goroutine, when the first
-	// request of a client that wants the browser early (Client.Prewarm;
-	// the server's own clients do) arrives (initialize, or server/discover
-	// on protocol 2026-07-28, which has no initialize); --prewarm starts
-	// the browser from here.
+	// OnInitialized runs once, in its own goroutine, when a client that
+	// wants the browser early (Client.Prewarm; the server's own clients
+	// do) has arrived (initialize, or server/discover on protocol
+	// 2026-07-28, which has no initialize): once its tools/list is
+	// answered, at its first other request, or 50 ms after its arrival,
+	// whichever comes first; --prewarm starts the browser from
+	// here.
 	OnInitialized func()
 	// ClientSettings, when set, makes the Client of each MCP client that
 	// sends its own settings (SettingsHeader, the value given as is): its
@@ -171,6 +173,14 @@ func New(opts Options) *Server {
 	return s
 }
 
+// prewarmWait is how long after a client's arrival OnInitialized waits at
+// most for the client's tools/list (or another request) before it runs;
+// a variable for tests.
+var prewarmWait = 50 * time.Millisecond
+
+// prewarm runs OnInitialized, once.
+func (s *Server) prewarm() { s.initMu.Do(func() { go s.onInit() }) }
+
 // MCP returns the underlying go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
@@ -192,9 +202,20 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		ctx = context.WithValue(ctx, clientCtxKey{}, c)
 		s.watchClient(method, req)
 		if s.onInit != nil && c.Prewarm {
-			// initialize on 2025 protocols, server/discover on 2026-07-28
-			// (which has no initialize): a client has arrived either way.
-			s.initMu.Do(func() { go s.onInit() })
+			switch {
+			case method == "initialize" || method == "server/discover":
+				// initialize on 2025 protocols, server/discover on
+				// 2026-07-28 (which has no initialize): a client has
+				// arrived either way. A starting browser takes both cores
+				// of a small machine for a while: its tools/list, which
+				// comes next, is answered first (20 ms sooner; the
+				// launch starts a millisecond or two later).
+				time.AfterFunc(prewarmWait, s.prewarm)
+			case method == "tools/list":
+				defer s.prewarm()
+			case !strings.HasPrefix(method, "notifications/"):
+				s.prewarm()
+			}
 		}
 		if method == "initialize" && c.Conflict != nil {
 			// Said at once, not only on the first call: the host shows
