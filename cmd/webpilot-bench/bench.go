@@ -215,7 +215,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "start → tools/list answered\t%.0f ms\t\n", median(startMs))
 	fmt.Fprintf(tw, "tools/list size (o200k tokens)\t%d\t\n", listTokens)
-	fmt.Fprintf(tw, "first navigate once initialized (the launch began at initialize)\t%.0f ms\t\n", firstNav)
+	fmt.Fprintf(tw, "first navigate once initialized (the launch began with the call)\t%.0f ms\t\n", firstNav)
 	var rtt []float64
 	for range *runs * 3 {
 		_, d, err := call("browser_tabs", map[string]any{"action": "list"})
