@@ -53,6 +53,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	peers := fs.String("peers", "", "a directory holding node_modules/@playwright/mcp and node_modules/chrome-devtools-mcp, measured in the cold section and side by side in the agent loop (-runs rounds; -only selects its pages)")
 	openCLIOnly := fs.Bool("opencli-only", false, "measure only the opencli tools (needs OpenCLI, found as a client finds it)")
 	sideOnly := fs.Bool("side-only", false, "measure only the agent loop side by side with the peers (needs -peers)")
+	startOnly := fs.Bool("start-only", false, "measure only process start → tools/list answered (webpilot and, with -peers, the peers; 3×-cold rounds)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -113,6 +114,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("bench: tokenizer: %w", err)
 		}
 		return benchOpenCLI(ctx, stdout, self, version, *runs, enc)
+	}
+	if *startOnly {
+		var ps []coldServer
+		if *peers != "" {
+			path, err := launch.Discover("", launch.SystemProbe(os.Getenv))
+			if err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
+			ps = peerServers(*peers, path)
+		}
+		return benchStart(ctx, stdout, cmp.Or(*server, self), version, ps, 3*max(*cold, 1))
 	}
 	if *sideOnly && *peers == "" {
 		return fmt.Errorf("%w: -side-only needs -peers", errUsage)
@@ -203,7 +215,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "start → tools/list answered\t%.0f ms\t\n", median(startMs))
 	fmt.Fprintf(tw, "tools/list size (o200k tokens)\t%d\t\n", listTokens)
-	fmt.Fprintf(tw, "first navigate once initialized (the launch began at initialize)\t%.0f ms\t\n", firstNav)
+	fmt.Fprintf(tw, "first navigate once initialized (the launch began with the call)\t%.0f ms\t\n", firstNav)
 	var rtt []float64
 	for range *runs * 3 {
 		_, d, err := call("browser_tabs", map[string]any{"action": "list"})

@@ -398,6 +398,10 @@ func benchCold(ctx context.Context, stdout io.Writer, self, version, browserPath
 	if peers != "" {
 		servers = append(servers, peerServers(peers, browserPath)...)
 	}
+	if err := benchStart(ctx, stdout, self, version, servers[ours:], 3*runs); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
 	var floor []float64
 	navs := make([][]float64, len(servers))
 	psss := make([][]float64, len(servers))

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -51,9 +53,22 @@ func wireAnnotations(a tools.Annotations) *mcp.ToolAnnotations {
 // advertised is the input schema tools/list shows: the one arguments are
 // checked against (learn), less what the model needs no word of. Unknown
 // arguments are refused by the check with the names that are known (so
-// additionalProperties: false is left out), and the shared arguments'
-// bounds are said once in Instructions.
-func advertised(s *jsonschema.Schema) *jsonschema.Schema {
+// additionalProperties: false is left out); the shared arguments' bounds
+// and values (tools.SharedBounds, tools.SharedEnums) are said once in
+// Instructions; and an object nested in the arguments (an item of
+// browser_fill_form's fields, of browser_wait's conditions) that takes a
+// whole target leaves the target's fields (tools.TargetArgs) to the word
+// "target" in its description, and one whose fields have no words of their
+// own leaves them to the description that names them.
+func advertised(s *jsonschema.Schema) *jsonschema.Schema { return advertise(s, true) }
+
+// documented says whether a property has words of its own for the model:
+// a description, a default or its values.
+func documented(p *jsonschema.Schema) bool {
+	return p.Description != "" || p.Default != nil || len(p.Enum) > 0
+}
+
+func advertise(s *jsonschema.Schema, root bool) *jsonschema.Schema {
 	if s == nil {
 		return nil
 	}
@@ -62,16 +77,34 @@ func advertised(s *jsonschema.Schema) *jsonschema.Schema {
 		c.AdditionalProperties = nil
 	}
 	if c.Properties != nil {
+		target := !root
+		for _, a := range tools.TargetArgs {
+			_, ok := s.Properties[a]
+			target = target && ok
+		}
 		c.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
 		for name, p := range s.Properties {
-			p = advertised(p)
+			if target && slices.Contains(tools.TargetArgs, name) {
+				continue
+			}
+			p = advertise(p, false)
 			if tools.SharedBounds[name] && p.Type == "integer" {
 				p.Minimum, p.Maximum = nil, nil
 			}
+			if root && tools.SharedEnums[name] {
+				p.Enum = nil
+			}
 			c.Properties[name] = p
 		}
+		if !root && len(c.Required) == 0 && !slices.ContainsFunc(slices.Collect(maps.Values(c.Properties)), documented) {
+			// Fields with no word of their own are named by the
+			// description of what holds them (browser_wait's
+			// conditions: "url|title (glob or /re/), network_idle, …"):
+			// their list would say it twice.
+			c.Properties = nil
+		}
 	}
-	c.Items = advertised(s.Items)
+	c.Items = advertise(s.Items, false)
 	return &c
 }
 
@@ -82,11 +115,17 @@ func (s *Server) learn(t tools.Tool) *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: %v", err)) // a programming error in the table
 	}
-	res, err := schema.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcpserver: tool %s: %v", t.Name, err))
-	}
-	s.schemas[t.Name] = res
+	// Resolving (which checks the schema itself) waits for the tool's
+	// first call: done for every tool here, it was milliseconds of every
+	// start before tools/list could be answered. TestSchemasResolve keeps
+	// every tool's schema resolvable.
+	s.schemas[t.Name] = sync.OnceValue(func() *jsonschema.Resolved {
+		res, err := schema.Resolve(nil)
+		if err != nil {
+			panic(fmt.Sprintf("mcpserver: tool %s: %v", t.Name, err)) // a programming error in the table
+		}
+		return res
+	})
 	s.tools[t.Name] = t
 	s.inputs[t.Name] = schema
 	props := make(map[string]string)
@@ -104,7 +143,7 @@ func (s *Server) learn(t tools.Tool) *jsonschema.Schema {
 // Check), with no browser, session or client. Its Run and Capture fail.
 // `webpilot recipe validate` checks recipe files with it.
 func StepChecker() flow.Executor {
-	s := &Server{tools: make(map[string]tools.Tool), schemas: make(map[string]*jsonschema.Resolved),
+	s := &Server{tools: make(map[string]tools.Tool), schemas: make(map[string]func() *jsonschema.Resolved),
 		inputs: make(map[string]*jsonschema.Schema), props: make(map[string]map[string]string)}
 	for _, t := range tools.Table() {
 		s.learn(t)
@@ -504,7 +543,7 @@ func (s *Server) checkArgs(tool string, raw json.RawMessage) (map[string]any, er
 		}
 	}
 	coerce(args, s.props[tool])
-	if err := s.schemas[tool].Validate(args); err != nil {
+	if err := s.schemas[tool]().Validate(args); err != nil {
 		return nil, argError(s.inputs[tool], args, err)
 	}
 	if _, ok := s.props[tool]["session"]; ok {

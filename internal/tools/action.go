@@ -27,17 +27,17 @@ func (tg LocatorIn) target() browser.Locator {
 
 // ActionIn is browser_action's input.
 type ActionIn struct {
-	Action string `json:"action" jsonschema:"what to do" enum:"click,dblclick,right_click,hover,focus,check,uncheck,type,fill,clear,select,press,scroll,upload,drag"`
+	Action string `json:"action" enum:"click,dblclick,right_click,hover,focus,check,uncheck,type,fill,clear,select,press,scroll,upload,drag"`
 	LocatorIn
 	Value      string          `json:"value,omitempty" jsonschema:"fill/type text"`
 	Secret     string          `json:"secret,omitempty" jsonschema:"secret name, not value"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: option values or labels"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or combo, e.g. Control+A"`
-	Direction  string          `json:"direction,omitempty" jsonschema:"scroll" enum:"up,down,left,right,top,bottom"`
+	Direction  string          `json:"direction,omitempty" enum:"up,down,left,right,top,bottom"`
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: file paths"`
 	ToRef      string          `json:"to_ref,omitempty" jsonschema:"drag: onto this ref"`
 	ToSelector string          `json:"to_selector,omitempty" jsonschema:"drag: onto this selector"`
-	Expect     *browser.Expect `json:"expect,omitempty" jsonschema:"must hold afterwards"`
+	Expect     *browser.Expect `json:"expect,omitempty" jsonschema:"must hold afterwards: text, selector, url, title"`
 	InputMode  string          `json:"input_mode,omitempty" jsonschema:"auto: DOM events if invisible" enum:"auto,cdp,dom"`
 	Snapshot   string          `json:"snapshot,omitempty" enum:"none,diff,compact"`
 	Session    string          `json:"session,omitempty"`
@@ -86,7 +86,7 @@ func (in ActionIn) Check() error {
 
 var actionTool = Def(Tool{
 	Name:        "browser_action",
-	Description: "Act on an element as a user would (trusted input), once it is actionable; returns the outcome and a diff.",
+	Description: "Act on an element as a user would, once it is actionable; returns the outcome and a diff.",
 	Annotations: Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
 	Group:       GroupCore,
 	Hold:        HoldTab,

@@ -19,7 +19,7 @@ type FieldIn struct {
 
 // FillFormIn is browser_fill_form's input.
 type FillFormIn struct {
-	Fields   []FieldIn `json:"fields" jsonschema:"targets like browser_action"`
+	Fields   []FieldIn `json:"fields" jsonschema:"each a target with value, secret or values"`
 	Submit   string    `json:"submit,omitempty" jsonschema:"form: requestSubmit; event: Enter key" enum:"none,form,event,both"`
 	Snapshot string    `json:"snapshot,omitempty" enum:"none,diff,compact"`
 	Session  string    `json:"session,omitempty"`

@@ -14,7 +14,7 @@ type ScreenshotIn struct {
 	Ref      string `json:"ref,omitempty"`
 	Selector string `json:"selector,omitempty"`
 	Format   string `json:"format,omitempty" default:"\"jpeg\"" enum:"jpeg,png"`
-	Quality  int    `json:"quality,omitempty" jsonschema:"JPEG" default:"60" minimum:"1" maximum:"100"`
+	Quality  int    `json:"quality,omitempty" default:"60" minimum:"1" maximum:"100"`
 	Annotate bool   `json:"annotate,omitempty" jsonschema:"label refs on the image"`
 	Session  string `json:"session,omitempty"`
 	Tab      string `json:"tab,omitempty"`

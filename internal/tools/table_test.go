@@ -133,7 +133,8 @@ func TestTable(t *testing.T) {
 			t.Errorf("%s: schema type %q", tool.Name, s.Type)
 		}
 		for name, p := range s.Properties {
-			if p.Description == "" && p.Default == nil && !slices.Contains(tools.SharedArgs, name) {
+			// An enum's values are words enough (action: click, fill, …).
+			if p.Description == "" && p.Default == nil && len(p.Enum) == 0 && !slices.Contains(tools.SharedArgs, name) {
 				t.Errorf("%s.%s: no description", tool.Name, name)
 			}
 			if p.Type == "integer" && (p.Minimum == nil || p.Maximum == nil) {

@@ -10,8 +10,8 @@ import (
 
 // TabsIn is browser_tabs's input.
 type TabsIn struct {
-	Action  string `json:"action,omitempty" jsonschema:"what to do" enum:"list,new,select,close,bind,unbind"`
-	Tab     string `json:"tab,omitempty" jsonschema:"t1, t2, …; bind: an id from list all"`
+	Action  string `json:"action,omitempty" enum:"list,new,select,close,bind,unbind"`
+	Tab     string `json:"tab,omitempty" jsonschema:"bind: an id from list all"`
 	Match   string `json:"match,omitempty" jsonschema:"select, bind: URL or title part, */glob* or /regex/"`
 	URL     string `json:"url,omitempty" jsonschema:"new: URL to open"`
 	All     bool   `json:"all,omitempty" jsonschema:"list: also user tabs to bind"`

@@ -37,6 +37,18 @@ var SharedArgs = []string{"session", "tab", "ref", "selector", "text", "role", "
 // 0–10000000.
 var SharedBounds = map[string]bool{"timeout_ms": true, "max_chars": true, "offset": true}
 
+// SharedEnums are the shared arguments whose values the server's
+// instructions list: the schema tools/list shows leaves their enum out
+// (the arguments are still checked against it).
+var SharedEnums = map[string]bool{"snapshot": true}
+
+// TargetArgs are the fields of a target (LocatorIn), shared arguments all.
+// An object nested in a tool's arguments that takes a whole target (an
+// item of browser_fill_form's fields, of browser_wait's conditions) says
+// "target" in its description, and the schema tools/list shows leaves
+// these fields out of it (they are still checked).
+var TargetArgs = []string{"ref", "selector", "text", "role", "name", "exact", "within", "frame"}
+
 // Deps is what the tools need from the program that serves them.
 type Deps struct {
 	Manager *browser.Manager

@@ -26,7 +26,7 @@ type WaitCondIn struct {
 
 // WaitIn is browser_wait's input.
 type WaitIn struct {
-	Conditions []WaitCondIn `json:"conditions" jsonschema:"target+state (visible|hidden|attached|detached|enabled), url|title (glob or /re/), network_idle, download, time_ms; tier 0 beats 1+"`
+	Conditions []WaitCondIn `json:"conditions" jsonschema:"each: a target and state (visible|hidden|attached|detached|enabled), or url|title (glob or /re/), network_idle: true, download: true, time_ms; tier 0 beats 1+"`
 	Mode       string       `json:"mode,omitempty" default:"\"any\"" enum:"any,all"`
 	TimeoutMs  int          `json:"timeout_ms,omitempty" default:"10000" minimum:"1" maximum:"120000"`
 	Session    string       `json:"session,omitempty"`
