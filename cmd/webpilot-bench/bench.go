@@ -42,7 +42,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	pages := fs.String("pages", "testdata/pages", "directory of fixture pages")
 	runs := fs.Int("runs", 5, "repetitions per measurement (the median is shown)")
-	dump := fs.String("dump", "", "directory to write each fixture's snapshot text to (fixture.mode.txt; with -peers also each server's side-by-side snapshot, side.SERVER.page.txt)")
+	dump := fs.String("dump", "", "directory to write each fixture's snapshot text to (fixture.mode.txt; with -peers also each server's side-by-side snapshot, side.SERVER.page.txt, and its reply to the action after it, side.SERVER.page.ACTION.txt)")
 	only := fs.String("only", "", "measure only fixtures whose name contains this")
 	cold := fs.Int("cold", 5, "interleaved runs of the cold start and memory section (0 skips it)")
 	coldOnly := fs.Bool("cold-only", false, "measure only the cold start and memory section")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tiktoken-go/tokenizer"
@@ -126,6 +127,7 @@ var sidePages = []struct {
 	{page: "snap/shop300.html", then: sideAct{kind: "type", role: searchBox, name: "Search products", value: "camera"}, op: `type "camera"`},
 	{page: "bench/login.html", then: sideAct{kind: "fill", role: "textbox", name: "Username", value: "ada"}, op: `fill "ada"`},
 	{page: "bench/table-filter.html", then: sideAct{kind: "fill", role: searchBox, name: "Filter rows", value: "kettle"}, op: `fill "kettle"`},
+	{page: "bench/table-filter.html", then: sideAct{kind: "click", role: "button", name: "Price"}, op: `click "Price" (sorts)`},
 	{page: "bench/store.html", then: sideAct{kind: "fill", role: searchBox, name: "Search products", value: "camera"}, op: `fill "camera"`},
 	{page: "bench/store.html", then: sideAct{kind: "click", role: "button", name: "Add to cart"}, op: `click "Add to cart"`},
 	{page: "widgets/mui6/grid.html"},
@@ -177,6 +179,19 @@ func overBestPeer(vals []float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", vals[0]/best)
+}
+
+// sideDumpName is the file -dump writes a server's snapshot of page to
+// (side.SERVER.PAGE.txt), or with op its reply to that action
+// (side.SERVER.PAGE.OP.txt, op's words joined by "-").
+func sideDumpName(server, page, op string) string {
+	name := "side." + server + "." + strings.ReplaceAll(strings.TrimSuffix(page, ".html"), "/", "-")
+	if op != "" {
+		name += "." + strings.Join(strings.FieldsFunc(op, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}), "-")
+	}
+	return name + ".txt"
 }
 
 func trimTo(s string, n int) string {
@@ -260,8 +275,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 				n, _ := enc.Count(snap)
 				snapTokens[p.page][i] = append(snapTokens[p.page][i], float64(n))
 				if dump != "" {
-					name := "side." + s.srv.name + "." + strings.ReplaceAll(strings.TrimSuffix(p.page, ".html"), "/", "-") + ".txt"
-					if err := os.WriteFile(filepath.Join(dump, name), []byte(snap), 0o644); err != nil {
+					if err := os.WriteFile(filepath.Join(dump, sideDumpName(s.srv.name, p.page, "")), []byte(snap), 0o644); err != nil {
 						return fmt.Errorf("bench: side: dump: %w", err)
 					}
 				}
@@ -278,9 +292,14 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 				if p.noDiff && tool == "browser_action" {
 					args["snapshot"] = "none"
 				}
-				d, _, err = s.call(tool, args)
+				d, reply, err := s.call(tool, args)
 				if err != nil {
 					return err
+				}
+				if dump != "" {
+					if err := os.WriteFile(filepath.Join(dump, sideDumpName(s.srv.name, p.page, p.op)), []byte(reply), 0o644); err != nil {
+						return fmt.Errorf("bench: side: dump: %w", err)
+					}
 				}
 				op := p.op + " " + p.page
 				put(op, i, d)
