@@ -134,18 +134,36 @@ var sidePages = []struct {
 	{page: "widgets/antd5/select.html"},
 }
 
-// sideSession is one running server of the side-by-side section.
+// sideSession is one running server of the side-by-side section; closed
+// is set once it has been stopped.
 type sideSession struct {
-	srv sideServer
-	cs  *mcp.ClientSession
-	cmd *exec.Cmd
-	ctx context.Context
+	srv    sideServer
+	cs     *mcp.ClientSession
+	cmd    *exec.Cmd
+	ctx    context.Context
+	closed bool
 }
 
 // call runs a tool with a 2-minute limit and returns the client-side time
 // (the MCP round trip included) and the result's text.
 func (s *sideSession) call(tool string, args map[string]any) (float64, string, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
+	return s.callWithin(2*time.Minute, tool, args)
+}
+
+// close stops the server (stdin closed, then SIGTERM and SIGKILL if it
+// does not end) once.
+func (s *sideSession) close() {
+	if !s.closed {
+		s.closed = true
+		_ = s.cs.Close()
+		_ = s.cmd.Wait()
+	}
+}
+
+// callWithin is call with limit instead of 2 minutes; a call that passes
+// it is an error wrapping context.DeadlineExceeded.
+func (s *sideSession) callWithin(limit time.Duration, tool string, args map[string]any) (float64, string, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, limit)
 	defer cancel()
 	t0 := time.Now()
 	r, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -169,6 +187,16 @@ func (s *sideSession) call(tool string, args map[string]any) (float64, string, e
 // overBestPeer is webpilot's value (vals[0]) over the smallest of the
 // peers' (the rest; 0 is no sample), as "0.54", or "-" without either.
 func overBestPeer(vals []float64) string {
+	r := bestPeerRatio(vals)
+	if r == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+// bestPeerRatio is webpilot's value (vals[0]) over the smallest of the
+// peers' (the rest; 0 is no sample), 0 without either.
+func bestPeerRatio(vals []float64) float64 {
 	best := 0.0
 	for _, v := range vals[1:] {
 		if v > 0 && (best == 0 || v < best) {
@@ -176,9 +204,9 @@ func overBestPeer(vals []float64) string {
 		}
 	}
 	if best == 0 || vals[0] == 0 {
-		return "-"
+		return 0
 	}
-	return fmt.Sprintf("%.2f", vals[0]/best)
+	return vals[0] / best
 }
 
 // sideDumpName is the file -dump writes a server's snapshot of page to
@@ -211,8 +239,10 @@ func trimTo(s string, n int) string {
 // best peer's. Pages whose name does not contain only are left out. self
 // is the webpilot binary measured; version is what the bench's clients
 // call themselves. With dump set, each server's last snapshot of each page
-// is written there (side.SERVER.PAGE.txt).
-func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, extra []string, peers, only, dump string) error {
+// is written there (side.SERVER.PAGE.txt). Then the first look at a big
+// page (benchBig). Every row goes into rec (webpilot's value and its ratio
+// to the best peer).
+func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, extra []string, peers, only, dump string, rec histRows) error {
 	servers := sideServers(self, browserPath, peers, extra)
 	if len(servers) < 2 {
 		return fmt.Errorf("bench: side: no peer under %s (node_modules/@playwright/mcp, node_modules/chrome-devtools-mcp)", peers)
@@ -220,8 +250,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 	var sessions []*sideSession
 	defer func() {
 		for _, s := range sessions {
-			_ = s.cs.Close()
-			_ = s.cmd.Wait()
+			s.close()
 		}
 	}()
 	for _, srv := range servers {
@@ -308,12 +337,14 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 	}
 	fmt.Fprintf(stdout, "agent loop side by side — %d interleaved rounds, median client-side ms per call (MCP round trip included)\n\n", runs)
 	printMedians(stdout, "operation", "× faster peer", "%.0f ms", sessions, ops, times)
+	recordMedians(rec, "side: ", "ms", ops, times)
 	fmt.Fprintln(stdout, "(× faster peer: webpilot's median over the faster peer's, below 1 is faster; each server runs one")
 	fmt.Fprintln(stdout, " browser for the whole section; the snapshot is its own call after the navigate; fill sets the")
 	fmt.Fprintln(stdout, " text with one input event, type sends it key by key: playwright-mcp's browser_type with slowly,")
 	fmt.Fprintln(stdout, " chrome-devtools-mcp has no key-by-key typing)")
 	fmt.Fprintln(stdout)
 	printSnapTokens(stdout, sessions, snapPages, snapTokens)
+	recordMedians(rec, "side snapshot size: ", "tokens", snapPages, snapTokens)
 	fmt.Fprintln(stdout)
 	// What each server's tools cost in every request of the agent.
 	line := "tools/list, o200k tokens (tools):"
@@ -329,12 +360,52 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 		line += fmt.Sprintf(" %s %d (%d),", s.srv.name, n, len(tl.Tools))
 	}
 	fmt.Fprintf(stdout, "%s webpilot / best peer %s×\n\n", strings.TrimSuffix(line, ","), overBestPeer(listTokens))
+	rec.add("side: tools/list size", "tokens", listTokens[0], bestPeerRatio(listTokens))
 	tokens, calls, err := taskTokens(sessions, baseURL, enc)
 	if err != nil {
 		return err
 	}
 	printTaskTokens(stdout, sessions, tokens, calls)
+	for ti, task := range sideTasks {
+		vals := make([]float64, len(sessions))
+		for i := range sessions {
+			vals[i] = float64(tokens[ti][i])
+		}
+		rec.add("side task tokens: "+task.page, "tokens", vals[0], bestPeerRatio(vals))
+	}
+	big, err := benchBig(stdout, sessions, baseURL, runs, only)
+	if err != nil {
+		return err
+	}
+	for _, r := range big {
+		unit := "ms"
+		if strings.HasPrefix(r.name, "snapshot size") {
+			unit = "chars"
+		}
+		if c := r.cells[0]; len(c.vals) > 0 {
+			meds := []float64{median(c.vals)}
+			for _, c := range r.cells[1:] {
+				meds = append(meds, median(c.vals)) // 0 without samples
+			}
+			rec.add("big: "+r.name, unit, meds[0], bestPeerRatio(meds))
+		}
+	}
 	return nil
+}
+
+// recordMedians puts into rec, for each of rows, webpilot's median of
+// vals[row] (the first server's) and its ratio to the best peer's median,
+// as prefix+row in unit.
+func recordMedians(rec histRows, prefix, unit string, rows []string, vals map[string][][]float64) {
+	for _, row := range rows {
+		meds := make([]float64, len(vals[row]))
+		for i, v := range vals[row] {
+			meds[i] = median(v)
+		}
+		if len(meds) > 0 && meds[0] > 0 {
+			rec.add(prefix+row, unit, meds[0], bestPeerRatio(meds))
+		}
+	}
 }
 
 // printSnapTokens prints the snapshot size side by side: per page, the
