@@ -191,8 +191,14 @@ func gitCommit(history string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	diff := exec.Command("git", "diff", "--quiet", "HEAD", "--", ".", ":(exclude)"+history)
-	return strings.TrimSpace(string(out)), diff.Run() != nil
+	args := []string{"diff", "--quiet", "HEAD", "--", ":/"}
+	if !filepath.IsAbs(history) && filepath.IsLocal(history) {
+		args = append(args, ":(exclude)"+filepath.ToSlash(history))
+	}
+	// git diff --quiet exits 1 when the tree differs, 128 on an error.
+	var exit *exec.ExitError
+	err = exec.Command("git", args...).Run()
+	return strings.TrimSpace(string(out)), errors.As(err, &exit) && exit.ExitCode() == 1
 }
 
 // newHistEntry is the entry of this run, with rows.
