@@ -161,7 +161,7 @@ func (s *sideSession) close() {
 }
 
 // callWithin is call with limit instead of 2 minutes; a call that passes
-// it is an error wrapping context.DeadlineExceeded.
+// it ends with an error then.
 func (s *sideSession) callWithin(limit time.Duration, tool string, args map[string]any) (float64, string, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, limit)
 	defer cancel()
