@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -39,11 +40,15 @@ func (r histRows) add(name, unit string, value, ratio float64) {
 	if math.IsNaN(ratio) || math.IsInf(ratio, 0) || ratio < 0 {
 		ratio = 0
 	}
-	r[name] = histRow{Value: round3(value), Unit: unit, Ratio: round3(ratio)}
+	r[name] = histRow{Value: round4(value), Unit: unit, Ratio: round4(ratio)}
 }
 
-// round3 keeps 3 decimals (the history holds no more noise than that).
-func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+// round4 keeps 4 significant digits (the history holds no more noise than
+// that; a ratio of 0.0003 stays one).
+func round4(x float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	return r
+}
 
 // histEntry is one run of the bench, one line of the history file.
 // Entries are compared only with entries of the same machine shape (Cores

@@ -138,13 +138,14 @@ func TestWriteHistory(t *testing.T) {
 	}
 }
 
-// add rounds to 3 decimals and keeps no ratio that is not a number.
+// add keeps 4 significant digits and no ratio that is not a number.
 func TestHistRowsAdd(t *testing.T) {
 	r := histRows{}
-	r.add("a", "ms", 12.34567, 0.123456)
+	r.add("a", "ms", 12.34567, 0.000123456)
+	r.add("d", "chars", 2226731, 0)
 	r.add("b", "ms", 5, math.Inf(1))
 	r.add("c", "ms", 5, math.NaN())
-	want := histRows{"a": {Value: 12.346, Unit: "ms", Ratio: 0.123}, "b": {Value: 5, Unit: "ms"}, "c": {Value: 5, Unit: "ms"}}
+	want := histRows{"a": {Value: 12.35, Unit: "ms", Ratio: 0.0001235}, "d": {Value: 2227000, Unit: "chars"}, "b": {Value: 5, Unit: "ms"}, "c": {Value: 5, Unit: "ms"}}
 	if !reflect.DeepEqual(r, want) {
 		t.Errorf("add: %+v, want %+v", r, want)
 	}
