@@ -80,7 +80,9 @@ test-short:
 # pages; the opencli tools against OpenCLI by hand (the real one, fetched by
 # scripts/ensure-opencli.sh). ARGS="-peers DIR" adds playwright-mcp and chrome-devtools-mcp installed under DIR.
 # The first part is cmd/webpilot-bench (not in the webpilot binary), which builds ./cmd/webpilot to
-# measure it; ARGS are its flags ("go run ./cmd/webpilot-bench -h").
+# measure it; ARGS are its flags ("go run ./cmd/webpilot-bench -h"). It appends every row to
+# bench/history.jsonl and prints REGRESSION for each row more than 20 % worse than in the last run
+# of the same machine shape there (ARGS=-history= turns that off).
 bench:
 	bash scripts/ensure-chromium.sh
 	PATH="$$(bash scripts/ensure-opencli.sh):$$PATH" CI=1 GO=$(GO) $(GO) run ./cmd/webpilot-bench $(ARGS)

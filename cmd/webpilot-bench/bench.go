@@ -36,13 +36,15 @@ import (
 // subprocess is started and timed to its tools/list answer, its first
 // navigation (browser launch included), then snapshots of every fixture page
 // in each mode (characters, o200k tokens, time) and a click, and finally the
-// server's memory. It prints tables; it asserts nothing.
-func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// server's memory. It prints tables; it asserts nothing. At the end of a
+// run without an error its rows go to the history file of -history, after
+// being compared with the earlier runs there (writeHistory).
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("webpilot-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	pages := fs.String("pages", "testdata/pages", "directory of fixture pages")
 	runs := fs.Int("runs", 5, "repetitions per measurement (the median is shown)")
-	dump := fs.String("dump", "", "directory to write each fixture's snapshot text to (fixture.mode.txt; with -peers also each server's side-by-side snapshot, side.SERVER.page.txt)")
+	dump := fs.String("dump", "", "directory to write each fixture's snapshot text to (fixture.mode.txt; with -peers also each server's side-by-side snapshot, side.SERVER.page.txt, and its reply to the action after it, side.SERVER.page.ACTION.txt)")
 	only := fs.String("only", "", "measure only fixtures whose name contains this")
 	cold := fs.Int("cold", 5, "interleaved runs of the cold start and memory section (0 skips it)")
 	coldOnly := fs.Bool("cold-only", false, "measure only the cold start and memory section")
@@ -54,9 +56,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	openCLIOnly := fs.Bool("opencli-only", false, "measure only the opencli tools (needs OpenCLI, found as a client finds it)")
 	sideOnly := fs.Bool("side-only", false, "measure only the agent loop side by side with the peers (needs -peers)")
 	startOnly := fs.Bool("start-only", false, "measure only process start → tools/list answered (webpilot and, with -peers, the peers; 3×-cold rounds)")
+	history := fs.String("history", "bench/history.jsonl", "file the run's rows are appended to (one JSON line a run) after they are compared with the last run of the same machine shape there: rows more than 20 % worse are printed as REGRESSION (\"\" writes and compares nothing)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
+	rec := histRows{}
+	defer func() {
+		if err == nil && *history != "" && len(rec) > 0 {
+			err = writeHistory(stdout, *history, newHistEntry(*history, *runs, *cold, args, rec))
+		}
+	}()
 	entries, err := os.ReadDir(*pages)
 	if err != nil {
 		return fmt.Errorf("bench: fixture pages: %w (run from the repository root or pass -pages)", err)
@@ -135,7 +144,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("bench: %w", err)
 		}
 		bin := cmp.Or(*server, self)
-		if err := benchSide(ctx, stdout, bin, version, path, srv.URL, *runs, strings.Fields(*serverArgs), *peers, *only, *dump); err != nil {
+		if err := benchSide(ctx, stdout, bin, version, path, srv.URL, *runs, strings.Fields(*serverArgs), *peers, *only, *dump, rec); err != nil {
 			return err
 		}
 		if *sideOnly {
@@ -156,7 +165,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if *server != "" {
 			bin = *server
 		}
-		if err := benchCold(ctx, stdout, bin, version, path, srv.URL, n, strings.Fields(*serverArgs), *lazy, *peers); err != nil {
+		if err := benchCold(ctx, stdout, bin, version, path, srv.URL, n, strings.Fields(*serverArgs), *lazy, *peers, rec); err != nil {
 			return err
 		}
 		if *coldOnly {
@@ -231,6 +240,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(tw, "a second client's first navigate through the running daemon (start included)\t%.0f ms\t\n", median(warm))
 	tw.Flush()
+	rec.add("dev: start → tools/list answered", "ms", median(startMs), 0)
+	rec.add("dev: tools/list size", "tokens", float64(listTokens), 0)
+	rec.add("dev: first navigate once initialized", "ms", firstNav, 0)
+	rec.add("dev: MCP round trip (browser_tabs list)", "ms", median(rtt), 0)
+	rec.add("dev: a second client's first navigate through the running daemon (start included)", "ms", median(warm), 0)
 
 	fmt.Fprintln(stdout)
 	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -272,7 +286,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				ratio = fmt.Sprintf("%.2f", float64(tokens)/float64(p.tokens))
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%.0f\t%.0f\t\n", f, mode, len([]rune(text)), tokens, ratio, refs, median(times), median(navMs))
+			rec.add("dev: snapshot size "+f+" "+mode, "tokens", float64(tokens), 0)
+			rec.add("dev: snapshot "+f+" "+mode, "ms", median(times), 0)
 		}
+		rec.add("dev: navigate "+f, "ms", median(navMs), 0)
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "\n× best peer: tokens over the smaller snapshot of playwright-mcp (0.0.83; 0.0.86 for the widget pages) and chrome-devtools-mcp 1.11.0")
@@ -284,7 +301,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	// 3. Getting 50 items of a list into the agent's context, three ways.
-	if err := benchExtract(stdout, enc, call, srv.URL+"/snap/shop300.html", *runs); err != nil {
+	if err := benchExtract(stdout, enc, call, srv.URL+"/snap/shop300.html", *runs, rec); err != nil {
 		return err
 	}
 
@@ -405,6 +422,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cmds = append(cmds, float64(n1-n0))
 		}
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t\n", a.name, median(times), median(cmds))
+		rec.add("dev: action "+a.name, "ms", median(times), 0)
+		rec.add("dev: CDP commands "+a.name, "commands", median(cmds), 0)
 		if a.name == "click (ref)" {
 			refClick = median(cmds)
 		}
@@ -415,6 +434,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "server RSS: %s\n", rss(cmd.Process.Pid))
+	if mib := rssMiB(cmd.Process.Pid); mib > 0 {
+		rec.add("dev: server RSS", "MiB", mib, 0)
+	}
 	fmt.Fprintln(stdout)
 	return benchOpenCLI(ctx, stdout, self, version, *runs, enc)
 }
@@ -541,20 +563,31 @@ func median(xs []float64) float64 {
 
 // rss reads a process's resident memory on Linux.
 func rss(pid int) string {
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/status", pid)); err != nil {
+		return "unknown on this OS"
+	}
+	if mib := rssMiB(pid); mib > 0 {
+		return fmt.Sprintf("%.1f MiB", mib)
+	}
+	return "unknown"
+}
+
+// rssMiB is a process's resident memory in MiB on Linux, 0 when unknown.
+func rssMiB(pid int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return "unknown on this OS"
+		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if strings.HasPrefix(l, "VmRSS:") {
 			f := strings.Fields(l)
 			if len(f) >= 2 {
 				kb, _ := strconv.Atoi(f[1])
-				return fmt.Sprintf("%.1f MiB", float64(kb)/1024)
+				return float64(kb) / 1024
 			}
 		}
 	}
-	return "unknown"
+	return 0
 }
 
 // widgetFixtures are the fixture pages on the React component libraries'

@@ -84,8 +84,8 @@ var extractWays = []extractWay{
 
 // benchExtract prints the tokens and time to get the first 50 products of
 // snap/shop300.html three ways (median ms over runs; tokens of the results
-// the agent reads).
-func benchExtract(stdout io.Writer, enc tokenizer.Codec, call benchCall, url string, runs int) error {
+// the agent reads), and puts them into rec.
+func benchExtract(stdout io.Writer, enc tokenizer.Codec, call benchCall, url string, runs int, rec histRows) error {
 	fmt.Fprintln(stdout)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "extract 50 products (snap/shop300.html)\tcalls\ttokens read\tms\t")
@@ -108,6 +108,8 @@ func benchExtract(stdout io.Writer, enc tokenizer.Codec, call benchCall, url str
 			times, calls = append(times, d), n
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t\n", w.name, calls, tokens, median(times))
+		rec.add("dev: extract 50 products, "+w.name, "ms", median(times), 0)
+		rec.add("dev: extract 50 products tokens read, "+w.name, "tokens", float64(tokens), 0)
 	}
 	return tw.Flush()
 }

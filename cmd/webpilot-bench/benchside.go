@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tiktoken-go/tokenizer"
@@ -126,24 +127,43 @@ var sidePages = []struct {
 	{page: "snap/shop300.html", then: sideAct{kind: "type", role: searchBox, name: "Search products", value: "camera"}, op: `type "camera"`},
 	{page: "bench/login.html", then: sideAct{kind: "fill", role: "textbox", name: "Username", value: "ada"}, op: `fill "ada"`},
 	{page: "bench/table-filter.html", then: sideAct{kind: "fill", role: searchBox, name: "Filter rows", value: "kettle"}, op: `fill "kettle"`},
+	{page: "bench/table-filter.html", then: sideAct{kind: "click", role: "button", name: "Price"}, op: `click "Price" (sorts)`},
 	{page: "bench/store.html", then: sideAct{kind: "fill", role: searchBox, name: "Search products", value: "camera"}, op: `fill "camera"`},
 	{page: "bench/store.html", then: sideAct{kind: "click", role: "button", name: "Add to cart"}, op: `click "Add to cart"`},
 	{page: "widgets/mui6/grid.html"},
 	{page: "widgets/antd5/select.html"},
 }
 
-// sideSession is one running server of the side-by-side section.
+// sideSession is one running server of the side-by-side section; closed
+// is set once it has been stopped.
 type sideSession struct {
-	srv sideServer
-	cs  *mcp.ClientSession
-	cmd *exec.Cmd
-	ctx context.Context
+	srv    sideServer
+	cs     *mcp.ClientSession
+	cmd    *exec.Cmd
+	ctx    context.Context
+	closed bool
 }
 
 // call runs a tool with a 2-minute limit and returns the client-side time
 // (the MCP round trip included) and the result's text.
 func (s *sideSession) call(tool string, args map[string]any) (float64, string, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
+	return s.callWithin(2*time.Minute, tool, args)
+}
+
+// close stops the server (stdin closed, then SIGTERM and SIGKILL if it
+// does not end) once.
+func (s *sideSession) close() {
+	if !s.closed {
+		s.closed = true
+		_ = s.cs.Close()
+		_ = s.cmd.Wait()
+	}
+}
+
+// callWithin is call with limit instead of 2 minutes; a call that passes
+// it ends with an error then.
+func (s *sideSession) callWithin(limit time.Duration, tool string, args map[string]any) (float64, string, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, limit)
 	defer cancel()
 	t0 := time.Now()
 	r, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -167,6 +187,16 @@ func (s *sideSession) call(tool string, args map[string]any) (float64, string, e
 // overBestPeer is webpilot's value (vals[0]) over the smallest of the
 // peers' (the rest; 0 is no sample), as "0.54", or "-" without either.
 func overBestPeer(vals []float64) string {
+	r := bestPeerRatio(vals)
+	if r == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+// bestPeerRatio is webpilot's value (vals[0]) over the smallest of the
+// peers' (the rest; 0 is no sample), 0 without either.
+func bestPeerRatio(vals []float64) float64 {
 	best := 0.0
 	for _, v := range vals[1:] {
 		if v > 0 && (best == 0 || v < best) {
@@ -174,9 +204,22 @@ func overBestPeer(vals []float64) string {
 		}
 	}
 	if best == 0 || vals[0] == 0 {
-		return "-"
+		return 0
 	}
-	return fmt.Sprintf("%.2f", vals[0]/best)
+	return vals[0] / best
+}
+
+// sideDumpName is the file -dump writes a server's snapshot of page to
+// (side.SERVER.PAGE.txt), or with op its reply to that action
+// (side.SERVER.PAGE.OP.txt, op's words joined by "-").
+func sideDumpName(server, page, op string) string {
+	name := "side." + server + "." + strings.ReplaceAll(strings.TrimSuffix(page, ".html"), "/", "-")
+	if op != "" {
+		name += "." + strings.Join(strings.FieldsFunc(op, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}), "-")
+	}
+	return name + ".txt"
 }
 
 func trimTo(s string, n int) string {
@@ -196,8 +239,10 @@ func trimTo(s string, n int) string {
 // best peer's. Pages whose name does not contain only are left out. self
 // is the webpilot binary measured; version is what the bench's clients
 // call themselves. With dump set, each server's last snapshot of each page
-// is written there (side.SERVER.PAGE.txt).
-func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, extra []string, peers, only, dump string) error {
+// is written there (side.SERVER.PAGE.txt). Then the first look at a big
+// page (benchBig). Every row goes into rec (webpilot's value and its ratio
+// to the best peer).
+func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, extra []string, peers, only, dump string, rec histRows) error {
 	servers := sideServers(self, browserPath, peers, extra)
 	if len(servers) < 2 {
 		return fmt.Errorf("bench: side: no peer under %s (node_modules/@playwright/mcp, node_modules/chrome-devtools-mcp)", peers)
@@ -205,8 +250,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 	var sessions []*sideSession
 	defer func() {
 		for _, s := range sessions {
-			_ = s.cs.Close()
-			_ = s.cmd.Wait()
+			s.close()
 		}
 	}()
 	for _, srv := range servers {
@@ -260,8 +304,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 				n, _ := enc.Count(snap)
 				snapTokens[p.page][i] = append(snapTokens[p.page][i], float64(n))
 				if dump != "" {
-					name := "side." + s.srv.name + "." + strings.ReplaceAll(strings.TrimSuffix(p.page, ".html"), "/", "-") + ".txt"
-					if err := os.WriteFile(filepath.Join(dump, name), []byte(snap), 0o644); err != nil {
+					if err := os.WriteFile(filepath.Join(dump, sideDumpName(s.srv.name, p.page, "")), []byte(snap), 0o644); err != nil {
 						return fmt.Errorf("bench: side: dump: %w", err)
 					}
 				}
@@ -278,9 +321,14 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 				if p.noDiff && tool == "browser_action" {
 					args["snapshot"] = "none"
 				}
-				d, _, err = s.call(tool, args)
+				d, reply, err := s.call(tool, args)
 				if err != nil {
 					return err
+				}
+				if dump != "" {
+					if err := os.WriteFile(filepath.Join(dump, sideDumpName(s.srv.name, p.page, p.op)), []byte(reply), 0o644); err != nil {
+						return fmt.Errorf("bench: side: dump: %w", err)
+					}
 				}
 				op := p.op + " " + p.page
 				put(op, i, d)
@@ -289,12 +337,14 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 	}
 	fmt.Fprintf(stdout, "agent loop side by side — %d interleaved rounds, median client-side ms per call (MCP round trip included)\n\n", runs)
 	printMedians(stdout, "operation", "× faster peer", "%.0f ms", sessions, ops, times)
+	recordMedians(rec, "side: ", "ms", ops, times)
 	fmt.Fprintln(stdout, "(× faster peer: webpilot's median over the faster peer's, below 1 is faster; each server runs one")
 	fmt.Fprintln(stdout, " browser for the whole section; the snapshot is its own call after the navigate; fill sets the")
 	fmt.Fprintln(stdout, " text with one input event, type sends it key by key: playwright-mcp's browser_type with slowly,")
 	fmt.Fprintln(stdout, " chrome-devtools-mcp has no key-by-key typing)")
 	fmt.Fprintln(stdout)
 	printSnapTokens(stdout, sessions, snapPages, snapTokens)
+	recordMedians(rec, "side snapshot size: ", "tokens", snapPages, snapTokens)
 	fmt.Fprintln(stdout)
 	// What each server's tools cost in every request of the agent.
 	line := "tools/list, o200k tokens (tools):"
@@ -310,12 +360,52 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 		line += fmt.Sprintf(" %s %d (%d),", s.srv.name, n, len(tl.Tools))
 	}
 	fmt.Fprintf(stdout, "%s webpilot / best peer %s×\n\n", strings.TrimSuffix(line, ","), overBestPeer(listTokens))
+	rec.add("side: tools/list size", "tokens", listTokens[0], bestPeerRatio(listTokens))
 	tokens, calls, err := taskTokens(sessions, baseURL, enc)
 	if err != nil {
 		return err
 	}
 	printTaskTokens(stdout, sessions, tokens, calls)
+	for ti, task := range sideTasks {
+		vals := make([]float64, len(sessions))
+		for i := range sessions {
+			vals[i] = float64(tokens[ti][i])
+		}
+		rec.add("side task tokens: "+task.page, "tokens", vals[0], bestPeerRatio(vals))
+	}
+	big, err := benchBig(stdout, sessions, baseURL, runs, only)
+	if err != nil {
+		return err
+	}
+	for _, r := range big {
+		unit := "ms"
+		if strings.HasPrefix(r.name, "snapshot size") {
+			unit = "chars"
+		}
+		if c := r.cells[0]; len(c.vals) > 0 {
+			meds := []float64{median(c.vals)}
+			for _, c := range r.cells[1:] {
+				meds = append(meds, median(c.vals)) // 0 without samples
+			}
+			rec.add("big: "+r.name, unit, meds[0], bestPeerRatio(meds))
+		}
+	}
 	return nil
+}
+
+// recordMedians puts into rec, for each of rows, webpilot's median of
+// vals[row] (the first server's) and its ratio to the best peer's median,
+// as prefix+row in unit.
+func recordMedians(rec histRows, prefix, unit string, rows []string, vals map[string][][]float64) {
+	for _, row := range rows {
+		meds := make([]float64, len(vals[row]))
+		for i, v := range vals[row] {
+			meds[i] = median(v)
+		}
+		if len(meds) > 0 && meds[0] > 0 {
+			rec.add(prefix+row, unit, meds[0], bestPeerRatio(meds))
+		}
+	}
 }
 
 // printSnapTokens prints the snapshot size side by side: per page, the
