@@ -405,6 +405,7 @@ type Session struct {
 	closeBe sync.Once
 	lock    chan struct{} // one holder at a time; see Do
 	used    atomic.Int64  // when the session was last taken or let go (unix ns)
+	calls   atomic.Int64  // calls run (Do): a read ahead gives way to any that came since
 	// link is what the session's tabs share of it (sessionLink): the
 	// caller, the network log, the routes, the count of windows asked
 	// for…
@@ -561,6 +562,7 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) 
 		if s.removed {
 			return ErrSessionRemoved
 		}
+		s.calls.Add(1)
 		s.unpinIfEmpty()
 		defer func() { s.link.caller = Caller{} }()
 		err := fn(ctx, &Held{s: s})

@@ -1,7 +1,9 @@
 package browser_test
 
 import (
+	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -182,4 +184,56 @@ func TestQuietWaitsForQueuedWork(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A read ahead after a navigation walks the page in the background; the
+// snapshot after it takes that walk only while nothing it depends on has
+// changed: a value set by a script (no event, no DOM change), the focus
+// moved by a script, and the scroll of a big page (its first look) are
+// all seen.
+func TestReadAhead(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	ahead := func(path string) {
+		t.Helper()
+		var done <-chan struct{}
+		if err := e.do(func(ctx context.Context, h *browser.Held) error {
+			_, err := h.Navigate(ctx, path, 0)
+			done = h.ReadAhead()
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+	}
+	ahead(e.base + "/form.html")
+	plain := e.snapshot(browser.ModeCompact)
+	ahead(e.base + "/form.html")
+	if again := e.snapshot(browser.ModeCompact); stripHead(again) != stripHead(plain) {
+		t.Errorf("the snapshot after a read ahead differs from one without:\n%s\n---\n%s", again, plain)
+	}
+	ahead(e.base + "/form.html")
+	e.eval(`(document.querySelector("#name").value = "Zed", "")`)
+	if snap := e.snapshot(browser.ModeCompact); !strings.Contains(snap, `= "Zed"`) {
+		t.Errorf("a value set by a script after the read ahead is not seen:\n%s", snap)
+	}
+	ahead(e.base + "/form.html")
+	e.eval(`(document.querySelector("#name").focus(), "")`)
+	if snap := e.snapshot(browser.ModeCompact); !strings.Contains(snap, "[focused]") {
+		t.Errorf("focus moved by a script after the read ahead is not seen:\n%s", snap)
+	}
+	base := bigServer(t)
+	ahead(base + "/table?n=8000")
+	e.eval(`(scrollTo(0, document.body.scrollHeight / 2), "")`)
+	if snap := e.snapshot(browser.ModeCompact); !strings.Contains(snap, `"Open 4000"`) {
+		t.Errorf("the scroll after the read ahead is not seen:\n%.3000s", snap)
+	}
+}
+
+// stripHead is a snapshot without its header line (its id differs) and
+// with its refs as e# (a new load gives new ones).
+func stripHead(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return regexp.MustCompile(`\be\d+\b`).ReplaceAllString(s, "e#")
 }

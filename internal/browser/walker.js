@@ -2333,11 +2333,29 @@
   const S = entry(snapshot, true);
   const prewalk = (opts, skip) => {
     const w = doc === skip ? null : S(null, opts);
+    if (w) { pwView = viewSig(); pwFocus = deepFocus(); }
     return { q: quiet(false, opts.probe), w, m: mutations };
   };
+  // viewSig is what a walk depends on that no mutation reports: the
+  // scroll, the viewport, and the values of the form controls (up to
+  // 2,000 of them: past that, a string no later read equals). pwView and
+  // pwFocus are the last prewalk's.
+  let pwView = "", pwFocus = null;
+  function viewSig() {
+    const parts = [scrollX, scrollY, innerWidth, innerHeight];
+    let n = 0;
+    for (const tag of ["input", "textarea", "select"]) {
+      for (const el of document.getElementsByTagName(tag)) {
+        if (++n > 2000) return Math.random() + "";
+        parts.push(tag === "input" && (el.type === "checkbox" || el.type === "radio") ? el.checked : el.value);
+      }
+    }
+    return parts.join("\u0000");
+  }
   // walkUnless is null while the walker's document is d and has not
-  // changed since its mutation count was m; else the page's walk.
-  const walkUnless = (d, m, opts) => (d === doc && observer && mutations === m ? null : S(null, opts));
+  // changed since its mutation count was m, nor its focus and viewSig
+  // since the last prewalk; else the page's walk.
+  const walkUnless = (d, m, opts) => (d === doc && observer && mutations === m && deepFocus() === pwFocus && viewSig() === pwView ? null : S(null, opts));
   const Q = entry(query, true);
   // find is query with its patterns tested in a worker, within ms.
   const find = (q, root, ms) => withPatterns([q.text, q.name], ms, () => Q(q, root));
