@@ -54,6 +54,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	lazy := fs.Bool("lazy", true, "the cold section also measures webpilot --no-prewarm")
 	peers := fs.String("peers", "", "a directory holding node_modules/@playwright/mcp and node_modules/chrome-devtools-mcp, measured in the cold section and side by side in the agent loop (-runs rounds; -only selects its pages)")
 	openCLIOnly := fs.Bool("opencli-only", false, "measure only the opencli tools (needs OpenCLI, found as a client finds it)")
+	think := fs.Duration("think", 50*time.Millisecond, "in the side-by-side section, the wait between a reply and the next call (an agent reads each reply first; 0: back to back)")
 	sideOnly := fs.Bool("side-only", false, "measure only the agent loop side by side with the peers (needs -peers)")
 	startOnly := fs.Bool("start-only", false, "measure only process start → tools/list answered (webpilot and, with -peers, the peers; 3×-cold rounds)")
 	history := fs.String("history", "bench/history.jsonl", "file the run's rows are appended to (one JSON line a run) after they are compared with the last run of the same machine shape there: rows more than 20 % worse are printed as REGRESSION (\"\" writes and compares nothing)")
@@ -144,7 +145,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 			return fmt.Errorf("bench: %w", err)
 		}
 		bin := cmp.Or(*server, self)
-		if err := benchSide(ctx, stdout, bin, version, path, srv.URL, *runs, strings.Fields(*serverArgs), *peers, *only, *dump, rec); err != nil {
+		if err := benchSide(ctx, stdout, bin, version, path, srv.URL, *runs, *think, strings.Fields(*serverArgs), *peers, *only, *dump, rec); err != nil {
 			return err
 		}
 		if *sideOnly {

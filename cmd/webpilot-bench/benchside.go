@@ -241,8 +241,9 @@ func trimTo(s string, n int) string {
 // call themselves. With dump set, each server's last snapshot of each page
 // is written there (side.SERVER.PAGE.txt). Then the first look at a big
 // page (benchBig). Every row goes into rec (webpilot's value and its ratio
-// to the best peer).
-func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, extra []string, peers, only, dump string, rec histRows) error {
+// to the best peer). Before each call but a navigate the loop waits think,
+// as an agent reads each reply before its next call.
+func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath, baseURL string, runs int, think time.Duration, extra []string, peers, only, dump string, rec histRows) error {
 	servers := sideServers(self, browserPath, peers, extra)
 	if len(servers) < 2 {
 		return fmt.Errorf("bench: side: no peer under %s (node_modules/@playwright/mcp, node_modules/chrome-devtools-mcp)", peers)
@@ -292,6 +293,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 				if _, _, err := s.call(s.srv.navigate(baseURL + "/" + p.page)); err != nil {
 					return err
 				}
+				time.Sleep(think)
 				d, snap, err := s.call(s.srv.snapshot())
 				if err != nil {
 					return err
@@ -321,6 +323,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 				if p.noDiff && tool == "browser_action" {
 					args["snapshot"] = "none"
 				}
+				time.Sleep(think)
 				d, reply, err := s.call(tool, args)
 				if err != nil {
 					return err
@@ -335,7 +338,7 @@ func benchSide(ctx context.Context, stdout io.Writer, self, version, browserPath
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "agent loop side by side — %d interleaved rounds, median client-side ms per call (MCP round trip included)\n\n", runs)
+	fmt.Fprintf(stdout, "agent loop side by side — %d interleaved rounds, median client-side ms per call (MCP round trip included; %v between a reply and the next call)\n\n", runs, think)
 	printMedians(stdout, "operation", "× faster peer", "%.0f ms", sessions, ops, times)
 	recordMedians(rec, "side: ", "ms", ops, times)
 	fmt.Fprintln(stdout, "(× faster peer: webpilot's median over the faster peer's, below 1 is faster; each server runs one")
