@@ -134,7 +134,8 @@ func TestBrowserArgs(t *testing.T) {
 		"--no-sandbox", "--no-first-run", "--disable-background-networking", "--disable-component-update",
 		"--disable-sync", "--disable-quic", "--disable-dev-shm-usage", "--password-store=basic",
 		"--use-mock-keychain", "--window-size=1280,800", "--lang=de",
-		"--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup"} {
+		"--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,BackForwardCache,SpareRendererForSitePerProcess",
+		"--enable-features=NetworkServiceInProcess2", "--in-process-gpu", "--no-unsandboxed-zygote"} {
 		if !slices.Contains(args, want) {
 			t.Errorf("args lack %s: %q", want, args)
 		}
@@ -146,9 +147,28 @@ func TestBrowserArgs(t *testing.T) {
 		t.Error("ExtraArgs must come after the defaults so they override them")
 	}
 	args = browserArgs(Options{}, "/p", false)
-	for _, no := range []string{"--headless", "--no-sandbox", "--disable-gpu"} {
+	for _, no := range []string{"--headless", "--no-sandbox", "--disable-gpu",
+		"--enable-features=NetworkServiceInProcess2", "--in-process-gpu", "--no-unsandboxed-zygote"} {
 		if slices.Contains(args, no) {
 			t.Errorf("headful non-root args contain %s", no)
+		}
+	}
+	// With the sandbox on, helpers stay out of the browser process, headless too.
+	args = browserArgs(Options{Headless: true}, "/p", false)
+	for _, no := range []string{"--no-sandbox", "--enable-features=NetworkServiceInProcess2", "--in-process-gpu", "--no-unsandboxed-zygote"} {
+		if slices.Contains(args, no) {
+			t.Errorf("headless sandboxed args contain %s", no)
+		}
+	}
+	// The sandbox turned off by ExtraArgs counts as off; headful, the GPU
+	// process stays.
+	args = browserArgs(Options{ExtraArgs: []string{"--no-sandbox"}}, "/p", false)
+	if !slices.Contains(args, "--enable-features=NetworkServiceInProcess2") {
+		t.Errorf("args with --no-sandbox given lack the in-process network service: %q", args)
+	}
+	for _, no := range []string{"--in-process-gpu", "--no-unsandboxed-zygote"} {
+		if slices.Contains(args, no) {
+			t.Errorf("headful args contain %s", no)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -602,6 +603,14 @@ func Args(opts Options, dir string) []string {
 	return browserArgs(opts, dir, os.Geteuid() == 0)
 }
 
+// disabledFeatures are the Chromium features every launch turns off (see
+// browserArgs).
+const disabledFeatures = "WebUIOmniboxPopup,WebUIOmniboxAimPopup,BackForwardCache,SpareRendererForSitePerProcess"
+
+// inProcessFeatures are the Chromium features a launch without the sandbox
+// turns on: the network service in the browser process.
+const inProcessFeatures = "NetworkServiceInProcess2"
+
 // browserArgs is the browser's command line after the executable.
 func browserArgs(opts Options, dir string, root bool) []string {
 	args := []string{"--remote-debugging-pipe"}
@@ -621,8 +630,13 @@ func browserArgs(opts Options, dir string, root bool) []string {
 		// The omnibox's WebUI popups (chrome://omnibox-popup.top-chrome,
 		// plain and AI mode) are preloaded into a renderer of their own at
 		// start, ~35-45 MB PSS that an agent never uses; without them the
-		// omnibox uses its native popup. Measured in ARCHITECTURE.md.
-		"--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+		// omnibox uses its native popup. The back/forward cache keeps every
+		// page left behind alive (a whole renderer after a cross-site
+		// navigation); an agent going back loads the page again, as under
+		// Playwright. The spare renderer, started ahead for the next site,
+		// is a renderer more all the time (~7 MB of the peak). Measured
+		// in docs/bench.md.
+		"--disable-features="+disabledFeatures,
 		// Not --disable-crashpad-for-testing, although the crashpad handler
 		// leaves the process group: with it Chromium 156 loads no page
 		// (Page.navigate hangs or ends in net::ERR_ABORTED).
@@ -635,6 +649,19 @@ func browserArgs(opts Options, dir string, root bool) []string {
 	if root {
 		// Chromium refuses to run as root with its sandbox on.
 		args = append(args, "--no-sandbox")
+	}
+	if root || slices.Contains(opts.ExtraArgs, "--no-sandbox") {
+		// With the sandbox already off, a helper process isolates nothing
+		// but crashes, and each costs its own copy of Chromium's relocated
+		// data and start-up pages: the network service runs in the browser
+		// process (its utility process is gone) and, headless, so does the
+		// software compositor (no GPU process), which leaves the unsandboxed
+		// zygote with nothing to start. ~34 MB of the peak. Not with the
+		// sandbox on: that would take sandboxed code into the browser.
+		args = append(args, "--enable-features="+inProcessFeatures)
+		if opts.Headless {
+			args = append(args, "--in-process-gpu", "--no-unsandboxed-zygote")
+		}
 	}
 	if opts.ProxyServer != "" {
 		args = append(args, "--proxy-server="+opts.ProxyServer)
