@@ -643,16 +643,31 @@ func (t *relayTransport) WriteMessage(frame []byte) error {
 	}
 	params = append(params, '}')
 	id, session := m.ID, m.SessionID
+	atOnce := answeredAtOnce[m.Method]
 	err := t.r.send("debugger.send", params, func(res json.RawMessage, err error) {
-		t.reply(id, session, res, err)
+		if !atOnce {
+			t.reply(id, session, res, err)
+		}
 	})
 	if errors.Is(err, ErrDisconnected) {
 		// As a command lost with the connection: the transport's end
 		// fails it with the disconnection itself.
 		return nil
 	}
+	if err == nil && atOnce {
+		t.reply(id, session, nil, nil)
+	}
 	return err
 }
+
+// answeredAtOnce are the commands the transport answers ({}) as soon as
+// they are sent, without waiting a round trip through the extension for a
+// reply that carries nothing: releasing remote objects. The extension runs
+// them in the order they were sent, before any later command of the same
+// session, so what follows finds the objects released; should the release
+// fail, the objects are the page's to drop (a detached or crashed target
+// has none).
+var answeredAtOnce = map[string]bool{"Runtime.releaseObjectGroup": true, "Runtime.releaseObject": true}
 
 // reply queues a CDP reply frame. A command lost with the connection gets
 // none: the transport's end then fails it with the disconnection itself,
