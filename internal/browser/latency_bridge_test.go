@@ -25,7 +25,7 @@ func TestLatencyBridgeBesideLaunch(t *testing.T) {
 	if os.Getenv("WEBPILOT_BENCH") == "" {
 		t.Skip("a measurement, not a test: make bench runs it (WEBPILOT_BENCH=1)")
 	}
-	const runs = 9
+	const runs = 15
 	kinds := []string{"launch", "bridge"}
 	envs := make([]*env, len(kinds))
 	for i, k := range kinds {
