@@ -221,8 +221,8 @@ type inbound struct {
 	TS     json.RawMessage `json:"ts"`
 }
 
-// lenient decodes what encoding/json would: text that is not valid UTF-8
-// (a page's string cut in a surrogate pair) is passed on as it came.
+// lenient takes text that is not valid UTF-8, as encoding/json did before
+// it: such a string is passed on as it came.
 var lenient = jsonv2.AllowInvalidUTF8(true)
 
 // decodeInbound decodes one message in a single pass over it, the result
