@@ -77,8 +77,8 @@ test-short:
 
 # Cold start (server start → first navigate, against the bare browser launch), peak PSS and USS of
 # the whole process tree, snapshot size (chars, o200k tokens), per-tool latency on the fixture
-# pages; the opencli tools against OpenCLI by hand (the real one, fetched by
-# scripts/ensure-opencli.sh). ARGS="-peers DIR" adds playwright-mcp and chrome-devtools-mcp installed under DIR.
+# pages, the bridge beside launch (the same calls, alternating, with the ratio); the opencli tools
+# against OpenCLI by hand (the real one, fetched by scripts/ensure-opencli.sh). ARGS="-peers DIR" adds playwright-mcp and chrome-devtools-mcp installed under DIR.
 # The first part is cmd/webpilot-bench (not in the webpilot binary), which builds ./cmd/webpilot to
 # measure it; ARGS are its flags ("go run ./cmd/webpilot-bench -h"). It appends every row to
 # bench/history.jsonl and prints REGRESSION for each row more than 20 % worse than in the last run
@@ -89,6 +89,7 @@ bench:
 	@for b in launch bridge endpoint; do \
 		WEBPILOT_BENCH=1 WEBPILOT_TEST_BACKEND=$$b $(GO) test -count=1 -run 'TestLatencyTable|TestRecordLatency' -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '; \
 	done
+	@WEBPILOT_BENCH=1 $(GO) test -count=1 -run 'TestLatencyBridgeBesideLaunch$$' -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '
 	@echo "a browser farm under load: 8 agents on one serve against browserless with 4 browsers, navigate + fill + read x10 each"
 	@WEBPILOT_TEST_BROWSERLESS_DIR="$$(bash scripts/ensure-browserless.sh)" WEBPILOT_REQUIRE_BROWSERLESS=1 WEBPILOT_BENCH=1 $(GO) test -count=1 -run 'TestFarmLoad$$' -v ./cmd/webpilot/ | grep -e 'farm load:' -e FAIL
 	@echo "snapshot time by page size (launch; the walk grows linearly)"

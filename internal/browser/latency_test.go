@@ -39,10 +39,28 @@ func TestLatencyTable(t *testing.T) {
 		slices.Sort(ns)
 		return ds[len(ds)/2], ns[len(ns)/2]
 	}
-	rows := []struct {
-		name string
-		fn   func(ctx context.Context, h *browser.Held) error
-	}{
+	rows := latencyRows(e)
+	fmt.Printf("\nbackend %s — median of %d runs\n", backendtest.Kind(), runs)
+	for i, r := range rows {
+		if i == 3 {
+			// click needs basic.html loaded
+			e.navigate("/basic.html")
+		}
+		ms, n := measure(r.fn)
+		fmt.Printf("  %-38s %8.1f ms %4d CDP commands\n", r.name, ms, n)
+	}
+}
+
+// latencyRow is one operation of the latency tables.
+type latencyRow struct {
+	name string
+	fn   func(ctx context.Context, h *browser.Held) error
+}
+
+// latencyRows are the operations the latency tables time, on e's fixtures;
+// the fourth (click) needs basic.html loaded.
+func latencyRows(e *env) []latencyRow {
+	return []latencyRow{
 		{"CDP round trip (Runtime.evaluate 1)", func(ctx context.Context, h *browser.Held) error {
 			tab := h.Tab()
 
@@ -83,14 +101,5 @@ func TestLatencyTable(t *testing.T) {
 			_, err := h.Act(ctx, browser.Action{Kind: "fill", Target: browser.Locator{Selector: "#name"}, Value: "Ada Lovelace"})
 			return err
 		}},
-	}
-	fmt.Printf("\nbackend %s — median of %d runs\n", backendtest.Kind(), runs)
-	for i, r := range rows {
-		if i == 3 {
-			// click needs basic.html loaded
-			e.navigate("/basic.html")
-		}
-		ms, n := measure(r.fn)
-		fmt.Printf("  %-38s %8.1f ms %4d CDP commands\n", r.name, ms, n)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
@@ -599,18 +601,20 @@ func (t *relayTransport) ReadMessage() ([]byte, error) {
 	return nil, fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, t.r.err())
 }
 
-// commandTimeout bounds one relayed command whose caller has gone away.
-const commandTimeout = 5 * time.Minute
-
-// WriteMessage implements cdp.Transport.
+// WriteMessage implements cdp.Transport: the command goes to the extension
+// as debugger.send at once, in the order the Conn wrote it, and its reply
+// comes back on the relay's reader, queued in the order the extension sent
+// it among the events. No goroutine waits per command and nothing is
+// decoded beyond what routing needs: the params and the result are spliced
+// into the frames as they are.
 func (t *relayTransport) WriteMessage(frame []byte) error {
 	var m struct {
-		ID        int64           `json:"id"`
-		SessionID string          `json:"sessionId"`
-		Method    string          `json:"method"`
-		Params    json.RawMessage `json:"params"`
+		ID        int64        `json:"id"`
+		SessionID string       `json:"sessionId"`
+		Method    string       `json:"method"`
+		Params    jsonv2.Value `json:"params"`
 	}
-	if err := json.Unmarshal(frame, &m); err != nil {
+	if err := jsonv2.Unmarshal(frame, &m, lenient); err != nil {
 		return fmt.Errorf("bridge: bad CDP frame: %w", err)
 	}
 	tabID, child, ok := parseSession(m.SessionID)
@@ -618,28 +622,52 @@ func (t *relayTransport) WriteMessage(frame []byte) error {
 		t.reply(m.ID, m.SessionID, nil, fmt.Errorf("the bridge has no browser-level session (method %s)", m.Method))
 		return nil
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
-		defer cancel()
-		if m.Method == "Page.navigate" {
-			if res, handled, err := t.navigateData(ctx, tabID, m.Params); handled {
-				t.reply(m.ID, m.SessionID, res, err)
-				return
-			}
+	if m.Method == "Page.navigate" {
+		if res, handled, err := t.navigateData(tabID, m.Params); handled {
+			t.reply(m.ID, m.SessionID, res, err)
+			return nil
 		}
-		params := map[string]any{"tabId": tabID, "method": m.Method}
-		if child != "" {
-			params["sessionId"] = child
+	}
+	params := make([]byte, 0, len(m.Params)+len(m.Method)+len(child)+64)
+	params = append(params, `{"tabId":`...)
+	params = strconv.AppendInt(params, int64(tabID), 10)
+	if child != "" {
+		params = append(params, `,"sessionId":`...)
+		params = appendString(params, child)
+	}
+	params = append(params, `,"method":`...)
+	params = appendString(params, m.Method)
+	if len(m.Params) > 0 {
+		params = append(params, `,"params":`...)
+		params = append(params, m.Params...)
+	}
+	params = append(params, '}')
+	id, session := m.ID, m.SessionID
+	atOnce := answeredAtOnce[m.Method]
+	err := t.r.send("debugger.send", params, func(res json.RawMessage, err error) {
+		if !atOnce {
+			t.reply(id, session, res, err)
 		}
-		if len(m.Params) > 0 {
-			params["params"] = m.Params
-		}
-		var res json.RawMessage
-		err := t.r.Request(ctx, "debugger.send", params, &res)
-		t.reply(m.ID, m.SessionID, res, err)
-	}()
-	return nil
+	})
+	if errors.Is(err, ErrDisconnected) {
+		// As a command lost with the connection: the transport's end
+		// fails it with the disconnection itself.
+		return nil
+	}
+	if err == nil && atOnce {
+		t.reply(id, session, nil, nil)
+	}
+	return err
 }
+
+// answeredAtOnce are the commands the transport answers ({}) as soon as
+// they are sent, without waiting a round trip through the extension for a
+// reply that carries nothing: releasing remote objects. The extension runs
+// them in the order they were sent, before any later command of the same
+// session, so what follows finds the objects released; should the release
+// fail, the objects are the page's to drop (a detached or crashed target
+// has none).
+var answeredAtOnce = map[string]bool{"Runtime.releaseObjectGroup": true, "Runtime.releaseObject": true}
 
 // reply queues a CDP reply frame. A command lost with the connection gets
 // none: the transport's end then fails it with the disconnection itself,
@@ -648,25 +676,30 @@ func (t *relayTransport) reply(id int64, session string, result json.RawMessage,
 	if errors.Is(err, ErrDisconnected) {
 		return
 	}
-	out := map[string]any{"id": id, "sessionId": session}
-	if err != nil {
-		msg := err.Error()
-		var oe *OpError
-		if errors.As(err, &oe) {
-			msg = oe.Message
-		}
-		code := int64(-32000)
-		if errors.Is(err, errUnsupported) {
-			code = cdp.CodeUnsupported
-		}
-		out["error"] = map[string]any{"code": code, "message": msg}
-	} else {
+	if err == nil {
 		if len(result) == 0 {
 			result = json.RawMessage("{}")
 		}
-		out["result"] = result
+		f := make([]byte, 0, len(result)+len(session)+40)
+		f = append(f, `{"id":`...)
+		f = strconv.AppendInt(f, id, 10)
+		f = append(f, `,"sessionId":`...)
+		f = appendString(f, session)
+		f = append(f, `,"result":`...)
+		f = append(f, result...)
+		t.push(append(f, '}'))
+		return
 	}
-	b, _ := json.Marshal(out)
+	msg := err.Error()
+	var oe *OpError
+	if errors.As(err, &oe) {
+		msg = oe.Message
+	}
+	code := int64(-32000)
+	if errors.Is(err, errUnsupported) {
+		code = cdp.CodeUnsupported
+	}
+	b, _ := json.Marshal(map[string]any{"id": id, "sessionId": session, "error": map[string]any{"code": code, "message": msg}})
 	t.push(b)
 }
 
@@ -674,7 +707,7 @@ func (t *relayTransport) reply(id int64, session string, result json.RawMessage,
 // aborts them, and Chrome 156 also ignores chrome.tabs.update to one (only a
 // new tab could open it, which would change the agent's tab under it). The
 // refusal is immediate and says what to do instead.
-func (t *relayTransport) navigateData(ctx context.Context, tabID int, raw json.RawMessage) (json.RawMessage, bool, error) {
+func (t *relayTransport) navigateData(tabID int, raw []byte) (json.RawMessage, bool, error) {
 	var p struct {
 		URL string `json:"url"`
 	}
@@ -695,16 +728,25 @@ func (t *relayTransport) event(name string, params json.RawMessage) {
 	switch name {
 	case "debugger.event":
 		var e struct {
-			TabID     int             `json:"tabId"`
-			SessionID string          `json:"sessionId"`
-			Method    string          `json:"method"`
-			Params    json.RawMessage `json:"params"`
+			TabID     int          `json:"tabId"`
+			SessionID string       `json:"sessionId"`
+			Method    string       `json:"method"`
+			Params    jsonv2.Value `json:"params"`
 		}
-		if json.Unmarshal(params, &e) != nil {
+		if jsonv2.Unmarshal(params, &e, lenient) != nil {
 			return
 		}
-		f, _ := json.Marshal(map[string]any{"sessionId": sessionFor(e.TabID, e.SessionID), "method": e.Method, "params": e.Params})
-		t.push(f)
+		if len(e.Params) == 0 {
+			e.Params = jsonv2.Value("{}")
+		}
+		f := make([]byte, 0, len(e.Params)+len(e.Method)+len(e.SessionID)+48)
+		f = append(f, `{"sessionId":`...)
+		f = appendString(f, sessionFor(e.TabID, e.SessionID))
+		f = append(f, `,"method":`...)
+		f = appendString(f, e.Method)
+		f = append(f, `,"params":`...)
+		f = append(f, e.Params...)
+		t.push(append(f, '}'))
 	case "handoff.done":
 		t.b.handoffDone(t.r.hello.ProfileID, params)
 	case "debugger.detached":

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/coder/websocket"
 )
 
@@ -47,8 +49,10 @@ type Relay struct {
 	done  chan struct{}
 	wmu   sync.Mutex // serializes writes
 
-	mu      sync.Mutex // guards the fields below
-	pending map[int64]chan reply
+	mu sync.Mutex // guards the fields below
+	// pending are the requests waiting for their reply, by id: each gets
+	// its reply on the reader goroutine and must not block.
+	pending map[int64]func(reply)
 	handler func(event string, params json.RawMessage)
 	cause   error
 }
@@ -59,7 +63,7 @@ type reply struct {
 }
 
 func newRelay(c *websocket.Conn, h Hello, log *slog.Logger, idle time.Duration) *Relay {
-	return &Relay{c: c, hello: h, log: log, idle: idle, since: time.Now(), done: make(chan struct{}), pending: make(map[int64]chan reply)}
+	return &Relay{c: c, hello: h, log: log, idle: idle, since: time.Now(), done: make(chan struct{}), pending: make(map[int64]func(reply))}
 }
 
 // Hello is what the extension said in its hello.
@@ -102,7 +106,7 @@ func (r *Relay) Request(ctx context.Context, op string, params, result any) erro
 		r.mu.Unlock()
 		return fmt.Errorf("bridge: %s: %w (%v)", op, ErrDisconnected, cause)
 	}
-	r.pending[id] = ch
+	r.pending[id] = func(rep reply) { ch <- rep }
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
@@ -148,6 +152,90 @@ func (r *Relay) Request(ctx context.Context, op string, params, result any) erro
 	}
 }
 
+// writeTimeout bounds the write of one request: an extension that reads
+// nothing for this long is gone.
+const writeTimeout = 30 * time.Second
+
+// send writes op with params, already encoded as a JSON object, and returns
+// at once: done gets the reply on the reader goroutine and must not block.
+// done is not called when the connection ends first (nor when send fails);
+// whoever waits learns of the end from Done. Requests are written in the
+// order of the calls, with no round trip awaited in between, so several may
+// be in flight at once and answered in any order.
+func (r *Relay) send(op string, params []byte, done func(result json.RawMessage, err error)) error {
+	id := r.next.Add(1)
+	r.mu.Lock()
+	if r.cause != nil {
+		cause := r.cause
+		r.mu.Unlock()
+		return fmt.Errorf("bridge: %s: %w (%v)", op, ErrDisconnected, cause)
+	}
+	r.pending[id] = func(rep reply) {
+		var oe *OpError
+		if errors.As(rep.err, &oe) {
+			oe.Op = op
+		}
+		done(rep.result, rep.err)
+	}
+	r.mu.Unlock()
+	msg := make([]byte, 0, len(params)+48)
+	msg = append(msg, `{"id":`...)
+	msg = strconv.AppendInt(msg, id, 10)
+	msg = append(msg, `,"op":`...)
+	msg = appendString(msg, op)
+	msg = append(msg, `,"params":`...)
+	msg = append(msg, params...)
+	msg = append(msg, '}')
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	r.wmu.Lock()
+	err := r.c.Write(ctx, websocket.MessageText, msg)
+	r.wmu.Unlock()
+	if err != nil {
+		r.mu.Lock()
+		delete(r.pending, id)
+		r.mu.Unlock()
+		r.close(err)
+		return fmt.Errorf("bridge: %s: %w (%v)", op, ErrDisconnected, err)
+	}
+	return nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := jsonv2.Marshal(s) // a string always encodes
+	return append(b, q...)
+}
+
+// inbound is one message from the extension: a reply, an event or a ping.
+type inbound struct {
+	ID     int64           `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	} `json:"error"`
+	Event  string          `json:"event"`
+	Params json.RawMessage `json:"params"`
+	Type   string          `json:"type"`
+	TS     json.RawMessage `json:"ts"`
+}
+
+// lenient takes text that is not valid UTF-8, as encoding/json did before
+// it: such a string is passed on as it came.
+var lenient = jsonv2.AllowInvalidUTF8(true)
+
+// decodeInbound decodes one message in a single pass over it, the result
+// or params kept as they came (a snapshot's reply runs to megabytes); the
+// slower encoding/json takes what that pass refuses.
+func decodeInbound(data []byte, m *inbound) error {
+	if jsonv2.Unmarshal(data, m, lenient) == nil {
+		return nil
+	}
+	*m = inbound{}
+	return json.Unmarshal(data, m)
+}
+
 // run reads until the connection ends.
 func (r *Relay) run() {
 	for {
@@ -161,19 +249,8 @@ func (r *Relay) run() {
 			r.close(err)
 			return
 		}
-		var m struct {
-			ID     int64           `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Message string `json:"message"`
-				Code    string `json:"code"`
-			} `json:"error"`
-			Event  string          `json:"event"`
-			Params json.RawMessage `json:"params"`
-			Type   string          `json:"type"`
-			TS     json.RawMessage `json:"ts"`
-		}
-		if err := json.Unmarshal(data, &m); err != nil {
+		var m inbound
+		if err := decodeInbound(data, &m); err != nil {
 			r.log.Warn("bridge: undecodable message", "err", err)
 			continue
 		}
@@ -194,15 +271,16 @@ func (r *Relay) run() {
 			}
 		case m.ID != 0:
 			r.mu.Lock()
-			ch := r.pending[m.ID]
+			done := r.pending[m.ID]
+			delete(r.pending, m.ID)
 			r.mu.Unlock()
-			if ch == nil {
+			if done == nil {
 				continue
 			}
 			if m.Error != nil {
-				ch <- reply{err: &OpError{Code: m.Error.Code, Message: m.Error.Message}}
+				done(reply{err: &OpError{Code: m.Error.Code, Message: m.Error.Message}})
 			} else {
-				ch <- reply{result: m.Result}
+				done(reply{result: m.Result})
 			}
 		}
 	}
