@@ -416,3 +416,18 @@ func shorten(s string) string {
 	}
 	return s
 }
+
+// A page string holding a lone surrogate (text cut inside an emoji) is
+// read, with U+FFFD in its place, instead of leaving the call waiting until
+// its deadline (Chrome writes such a frame as JSON that does not decode).
+func TestLoneSurrogate(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/basic.html")
+	e.eval(`(document.body.insertAdjacentHTML("beforeend", "<p id=cut></p>"), document.getElementById("cut").textContent = "cut here \ud83d", "")`)
+	if snap := e.snapshot(browser.ModeCompact); !strings.Contains(snap, "cut here \uFFFD") {
+		t.Errorf("the text with a lone surrogate:\n%s", snap)
+	}
+	if got := e.eval(`"a\ud83d"`); got != "a\uFFFD" {
+		t.Errorf("eval of a lone surrogate: %q", got)
+	}
+}

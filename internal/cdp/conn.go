@@ -403,8 +403,12 @@ func (c *Conn) readLoop() {
 		}
 		var msg message
 		if err := jsonv2.Unmarshal(frame, &msg); err != nil {
-			c.log.Warn("undecodable frame", "err", err, "len", len(frame))
-			continue
+			// (a lone surrogate of a page's string: mended, not dropped,
+			// or its call would wait until its deadline)
+			if err = jsonv2.Unmarshal(mendFrame(frame), &msg); err != nil {
+				c.log.Warn("undecodable frame", "err", err, "len", len(frame))
+				continue
+			}
 		}
 		if msg.ID != 0 {
 			c.deliverReply(&msg)
