@@ -48,10 +48,15 @@ func bigPage(w http.ResponseWriter, n int, fixed bool) {
 // bigTable writes a table of n rows of six cells (a link, text, a
 // number, a date, a status and a button): 8,000 rows are about 56,000
 // elements, the shape of an order list or a log.
-func bigTable(w http.ResponseWriter, n int) {
+func bigTable(w http.ResponseWriter, n int, hero bool) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	var b strings.Builder
-	b.WriteString("<!doctype html><title>Orders " + strconv.Itoa(n) + "</title><h1>Orders</h1><p>Every order of the year.</p>" +
+	b.WriteString("<!doctype html><title>Orders " + strconv.Itoa(n) + "</title><h1>Orders</h1><p>Every order of the year.</p>")
+	if hero {
+		// (the table starts three screens down)
+		b.WriteString(`<div style="height:300vh">A tall banner</div>`)
+	}
+	b.WriteString("" +
 		"<table><caption>Orders</caption><thead><tr><th>Order<th>Customer<th>Total<th>Date<th>Status<th>Action</thead><tbody>")
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "<tr><td><a href=\"/order/%d\">#%d</a><td>Customer %d<td>$%d.%02d<td>2026-%02d-%02d<td>%s<td><button>Open %d</button>",
@@ -82,7 +87,7 @@ func bigServer(t *testing.T) string {
 		}
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		if r.URL.Path == "/table" {
-			bigTable(w, n)
+			bigTable(w, n, r.URL.Query().Has("hero"))
 			return
 		}
 		bigPage(w, n, r.URL.Query().Has("fixed"))
@@ -405,6 +410,10 @@ func TestFirstLook(t *testing.T) {
 	if !strings.Contains(full, `"Open 500"`) || strings.Contains(full, "first look") {
 		t.Errorf("mode=full does not read the whole page")
 	}
+	// A diff after the whole page is not a list of the rows the look left.
+	if _, d := look(browser.ModeDiff); !strings.Contains(d, "the page follows, not a diff") || strings.Contains(d, "- ") {
+		t.Errorf("a diff of a first look against the whole page:\n%.1500s", d)
+	}
 	// After a scroll to the middle, the look reads the rows there.
 	e.eval(`(scrollTo(0, document.body.scrollHeight / 2), "")`)
 	_, mid := look(browser.ModeInteractive)
@@ -413,6 +422,12 @@ func TestFirstLook(t *testing.T) {
 	}
 	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Ref: refOf(t, mid, "button", "Open 4000")}}); err != nil {
 		t.Errorf("a click by a ref of the look after a scroll: %v", err)
+	}
+	// A long table wholly below the screen is not read whole.
+	nav(base + "/table?n=8000&hero")
+	snap, text = look(browser.ModeCompact)
+	if snap.Look[0] == 0 || snap.Look[0] > 200 || !strings.Contains(text, "7,999 rows below the screen not read") {
+		t.Errorf("a first look at a table below the screen read %d elements:\n%.2000s", snap.Look[0], text)
 	}
 	// A box kept at the end of a long list but shown on screen.
 	nav(base + "/big?n=40000&fixed")

@@ -136,3 +136,29 @@ func CrashPage(ctx context.Context, t *Tab) {
 func AdoptPopups(ctx context.Context, s *Session) ([]TabView, error) {
 	return s.tabs.AdoptPopups(ctx)
 }
+
+// WalkStands walks the page as a read ahead does (W.prewalk), runs between
+// in the page's main world, and says whether the walk still stands for the
+// page (W.walkUnless answers null).
+func WalkStands(ctx context.Context, t *Tab, between string) (bool, error) {
+	fr, err := t.page.mainFrame(ctx)
+	if err != nil {
+		return false, err
+	}
+	w := frameWorld{sess: t.page, frameID: fr.ID}
+	var out prewalkOut
+	if _, err := w.eval(ctx, "W.prewalk("+walkOpts(time.Second, true)+", \"\")", &out); err != nil {
+		return false, err
+	}
+	if out.W == nil {
+		return false, nil
+	}
+	if err := t.evalValue(ctx, between, nil); err != nil {
+		return false, err
+	}
+	var again *walkResult
+	if _, err := w.eval(ctx, "W.walkUnless("+strconv.Quote(out.W.Doc)+", "+strconv.Itoa(out.M)+", "+walkOpts(time.Second, true)+")", &again); err != nil {
+		return false, err
+	}
+	return again == nil, nil
+}

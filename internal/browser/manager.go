@@ -406,6 +406,7 @@ type Session struct {
 	lock    chan struct{} // one holder at a time; see Do
 	used    atomic.Int64  // when the session was last taken or let go (unix ns)
 	calls   atomic.Int64  // calls run (Do): a read ahead gives way to any that came since
+	aheads  atomic.Int64  // read aheads asked for: only the last one runs
 	// link is what the session's tabs share of it (sessionLink): the
 	// caller, the network log, the routes, the count of windows asked
 	// for…

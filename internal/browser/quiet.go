@@ -100,9 +100,13 @@ type prewalked struct {
 	// a request started since may have changed what no mutation reports
 	// (a field's value), so the walk does not stand for the page then.
 	reqs int
+	// stale, for a read ahead, says a call came between it and the
+	// snapshot (one that emulates a media type, say): nil for an
+	// action's walk, taken in the snapshot's own call.
+	stale func() bool
 }
 
-// ReadAhead walks the tab's page once this call has ended, in the
+// ReadAhead walks tab t's page once this call has ended, in the
 // background, for the snapshot that is likely to come next (a navigation
 // that returned none): the walker then runs warm in the new document (a
 // document's first walk costs 2–5 ms in the page against 0.5–1 ms later),
@@ -110,36 +114,45 @@ type prewalked struct {
 // changed since (W.walkUnless: mutations, requests, focus, scroll,
 // viewport, control values) takes the walk as it is. It gives way to any
 // call that comes first, and waits for the session at most readAheadWait.
-// The channel is closed when it is over (walked or given way).
-func (h *Held) ReadAhead() <-chan struct{} {
-	s, t := h.s, h.t
+// The channel is closed when it is over (walked or given way). Call it
+// from the call that holds the session, for the tab t it worked in.
+func (s *Session) ReadAhead(t *Tab) <-chan struct{} {
 	done := make(chan struct{})
 	if t == nil {
 		close(done)
 		return done
 	}
-	seq := s.calls.Load()
+	seq, n := s.calls.Load(), s.aheads.Add(1)
 	go func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), readAheadWait)
 		defer cancel()
 		_ = s.hold(ctx, false, func() error {
-			if s.removed || s.calls.Load() != seq || s.tabs.current != t || !t.alive() {
+			// (only the last one asked for: a flow's navigations ask in one call)
+			if s.removed || s.calls.Load() != seq || s.aheads.Load() != n || s.tabs.current != t || !t.alive() || t.dialogs.err() != nil {
 				return nil
 			}
-			t.view.readAhead(ctx)
+			wctx, cancel := context.WithTimeout(ctx, readAheadWalk)
+			defer cancel()
+			t.view.readAhead(wctx, func() bool { return s.calls.Load() != seq+1 })
 			return nil
 		})
 	}()
 	return done
 }
 
-// readAheadWait bounds a read ahead: its wait for the session and its walk.
-const readAheadWait = time.Second
+// readAheadWait bounds a read ahead's wait for the session, and
+// readAheadWalk its walk: a page that does not answer (a long task) holds
+// the next call no longer.
+const (
+	readAheadWait = time.Second
+	readAheadWalk = 300 * time.Millisecond
+)
 
 // readAhead walks the main document (W.prewalk, a first look within
-// prewalkBudget) and keeps the walk for the next snapshot (prewalk).
-func (v *pageView) readAhead(ctx context.Context) {
+// prewalkBudget) and keeps the walk for the next snapshot (prewalk), which
+// takes it only while stale says no (another call came between).
+func (v *pageView) readAhead(ctx context.Context, stale func() bool) {
 	t := v.t
 	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {
@@ -152,7 +165,7 @@ func (v *pageView) readAhead(ctx context.Context) {
 	if _, err := w.eval(ctx, call, &out); err != nil || out.W == nil || out.W.Stopped > 0 || out.W.Error != "" || out.W.Doc == "" {
 		return
 	}
-	v.prewalk = &prewalked{frameID: mainID, mutations: out.M, res: *out.W, reqs: reqs, at: time.Now()}
+	v.prewalk = &prewalked{frameID: mainID, mutations: out.M, res: *out.W, reqs: reqs, at: time.Now(), stale: stale}
 }
 
 // prewalk walks the page (W.prewalk) and returns the quiet state read
@@ -531,8 +544,14 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			mutated = st.mutations != q.mut0
 			// Settled: nothing queued and nothing changed since the frame
 			// after the input (the page said so), or still for quietDOM
-			// and unchanged since the previous check.
-			domQuiet = !mutated || st.settled || st.age >= quietDOM && st.mutations == prevMut
+			// (twice that while the page has work queued: the next frame's
+			// callbacks, an animation's steps) and unchanged since the
+			// previous check.
+			still := quietDOM
+			if st.queued > 0 {
+				still = 2 * quietDOM
+			}
+			domQuiet = !mutated || st.settled || st.age >= still && st.mutations == prevMut
 			prevMut = st.mutations
 		}
 		first = false

@@ -161,9 +161,9 @@ func TestQuietSeesTheNextFrame(t *testing.T) {
 // The wait after an action ends as soon as the page has settled — nothing
 // changed since the frame after the input and no short timer or channel
 // message is queued — but never while the page still has such work queued:
-// a chain of short timers and a render in slices (as React's scheduler
-// queues it) are waited for, click after click, and the diff shows their
-// end.
+// a chain of short timers, a render in slices (as React's scheduler queues
+// it) and a change two animation frames on are waited for, click after
+// click, and the diff shows their end.
 func TestQuietWaitsForQueuedWork(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	e.navigate("/quiet/chain.html")
@@ -172,9 +172,10 @@ func TestQuietWaitsForQueuedWork(t *testing.T) {
 		for _, c := range []struct{ id, want string }{
 			{"#timers", "timers done, run %d"},
 			{"#slices", "slices done, run %d"},
+			{"#frames", "frames done, run %d"},
 			{"#once", "once, run %d"},
 		} {
-			run := 3*(i-1) + map[string]int{"#timers": 1, "#slices": 2, "#once": 3}[c.id]
+			run := 4*(i-1) + map[string]int{"#timers": 1, "#slices": 2, "#frames": 3, "#once": 4}[c.id]
 			if _, err := e.act(browser.Action{Kind: "click", Target: sel(c.id)}); err != nil {
 				t.Fatal(err)
 			}
@@ -186,11 +187,11 @@ func TestQuietWaitsForQueuedWork(t *testing.T) {
 	}
 }
 
-// A read ahead after a navigation walks the page in the background; the
-// snapshot after it takes that walk only while nothing it depends on has
-// changed: a value set by a script (no event, no DOM change), the focus
-// moved by a script, and the scroll of a big page (its first look) are
-// all seen.
+// A read ahead after a navigation walks the page in the background, and
+// the snapshot after it is the one a walk then would give. The walk kept
+// stands only while nothing it depends on has changed, mutation or not: a
+// value set by a script (no event), the focus moved by a script, the
+// page's scroll.
 func TestReadAhead(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	ahead := func(path string) {
@@ -198,7 +199,7 @@ func TestReadAhead(t *testing.T) {
 		var done <-chan struct{}
 		if err := e.do(func(ctx context.Context, h *browser.Held) error {
 			_, err := h.Navigate(ctx, path, 0)
-			done = h.ReadAhead()
+			done = h.Session().ReadAhead(h.Tab())
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -211,21 +212,28 @@ func TestReadAhead(t *testing.T) {
 	if again := e.snapshot(browser.ModeCompact); stripHead(again) != stripHead(plain) {
 		t.Errorf("the snapshot after a read ahead differs from one without:\n%s\n---\n%s", again, plain)
 	}
-	ahead(e.base + "/form.html")
-	e.eval(`(document.querySelector("#name").value = "Zed", "")`)
-	if snap := e.snapshot(browser.ModeCompact); !strings.Contains(snap, `= "Zed"`) {
-		t.Errorf("a value set by a script after the read ahead is not seen:\n%s", snap)
-	}
-	ahead(e.base + "/form.html")
-	e.eval(`(document.querySelector("#name").focus(), "")`)
-	if snap := e.snapshot(browser.ModeCompact); !strings.Contains(snap, "[focused]") {
-		t.Errorf("focus moved by a script after the read ahead is not seen:\n%s", snap)
-	}
-	base := bigServer(t)
-	ahead(base + "/table?n=8000")
-	e.eval(`(scrollTo(0, document.body.scrollHeight / 2), "")`)
-	if snap := e.snapshot(browser.ModeCompact); !strings.Contains(snap, `"Open 4000"`) {
-		t.Errorf("the scroll after the read ahead is not seen:\n%.3000s", snap)
+	for _, c := range []struct {
+		name, path, between string
+		stands              bool
+	}{
+		{"nothing", "/form.html", `0`, true},
+		{"a value set by a script", "/form.html", `document.querySelector("#name").value = "Zed"`, false},
+		{"a box checked by a script", "/form.html", `document.querySelector("input[type=checkbox]").checked = true`, false},
+		{"focus moved by a script", "/form.html", `document.querySelector("#name").focus()`, false},
+		{"the page scrolled", "/long.html", `scrollTo(0, 400)`, false},
+	} {
+		e.navigate(c.path)
+		var stands bool
+		if err := e.do(func(ctx context.Context, h *browser.Held) error {
+			var err error
+			stands, err = browser.WalkStands(ctx, h.Tab(), c.between)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if stands != c.stands {
+			t.Errorf("%s: the kept walk stands: %v, want %v", c.name, stands, c.stands)
+		}
 	}
 }
 

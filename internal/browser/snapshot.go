@@ -134,12 +134,22 @@ func (rd reader) render(ctx context.Context, t *Tab, o SnapshotOptions) (string,
 		compact = append(append([]string{}, pre...), fr.Lines(pt.items)...)
 	}
 	if o.Scope.Empty() {
-		prev, prevDoc, prevHead := t.view.lastSnap, t.view.lastDoc, t.view.lastHead
-		t.view.lastSnap, t.view.lastDoc, t.view.lastHead = baseline, pt.doc, [2]string{pt.title, pt.url}
+		prev, prevDoc, prevHead, prevLook := t.view.lastSnap, t.view.lastDoc, t.view.lastHead, t.view.lastLook
+		t.view.lastSnap, t.view.lastDoc, t.view.lastHead, t.view.lastLook = baseline, pt.doc, [2]string{pt.title, pt.url}, pt.all > 0
 		if o.Mode == ModeDiff {
 			if prev != nil && prevDoc != pt.doc {
 				// Lines of another document say nothing about this one.
 				return "(another page since the last snapshot: full snapshot follows)\n" + strings.Join(baseline, "\n"), snap, nil
+			}
+			if prev != nil && prevLook != (pt.all > 0) {
+				// A first look against the whole page (or the other way
+				// round): the rows one of them did not read are no change.
+				head := "(the last snapshot read the whole page and this one is a first look, or the other way round: the page follows, not a diff)\n"
+				if pt.all > 0 {
+					snap.Look = [2]int{pt.read, pt.all}
+					head += firstLookNote(pt.read, pt.all) + "\n"
+				}
+				return head + strings.Join(baseline, "\n"), snap, nil
 			}
 			body, full := snapshot.Diff(prev, baseline)
 			if !full {
@@ -187,6 +197,7 @@ type pageView struct {
 	lastSnap []string   // compact lines of the last snapshot: the diff baseline
 	lastDoc  string     // the main document (walker token) lastSnap is of
 	lastHead [2]string  // the title and URL lastSnap is of
+	lastLook bool       // lastSnap is of a first look that left parts unread
 	cache    *snapCache // the last rendered snapshot, for offset pages
 	// prewalk is the walk the last action took while the page settled,
 	// for the snapshot that follows it (collect).
@@ -252,7 +263,7 @@ func (v *pageView) collect(ctx context.Context, scope Locator, look bool) (*page
 	// reports: its event can come after the action's wait ended)
 	sc.look = look && scope.Empty()
 	// (the walk during an action is a first look)
-	if pre != nil && sc.look && pre.frameID == mainID && time.Since(pre.at) < prewalkFresh && t.page.reqs.quietMark() == pre.reqs {
+	if pre != nil && sc.look && pre.frameID == mainID && time.Since(pre.at) < prewalkFresh && t.page.reqs.quietMark() == pre.reqs && (pre.stale == nil || !pre.stale()) {
 		res, err = w.walkSince(ctx, pre, walkBudget(ctx))
 	} else {
 		res, err = w.walk(ctx, sc, walkBudget(ctx))

@@ -1,60 +1,116 @@
 // Installed with the click hook in the main world of every document: it
 // counts the page's work queued to run soon — short timers (setTimeout of
-// at most SHORT ms) that have not run, and MessageChannel messages not yet
-// delivered (how React's scheduler and others queue a render in slices) —
-// so that the wait after an action knows whether what the input set off
-// has more to do. The walker's world asks with the
-// event __PROBE__-timers on the document; the hook answers at once with
-// __PROBE__-timers-n, whose detail is the count. Longer timers (a
-// debounce, a poll) are not counted: the wait treats them as it treats a
-// page without the hook.
+// at most SHORT ms) that have not run, short intervals (setInterval of at
+// most SHORT ms: an animation in steps) not cleared, animation-frame
+// callbacks not run (a transition started two frames on, an animation
+// library's loop), and MessageChannel messages not yet delivered (how
+// React's scheduler queues a render in slices) — so that the wait after an
+// action knows whether what the input set off has more to do. The walker's
+// world asks with the event __PROBE__-timers on the document; the hook
+// answers at once with __PROBE__-timers-n, whose detail is the count, or -1
+// when the hook came into a document already running (a tab loaded before
+// webpilot attached): what was queued before it is unknown. Longer timers
+// (a debounce, a poll) are not counted: the wait treats them as it treats
+// a page without the hook.
 (() => {
   const SHORT = 50;
-  const set = globalThis.setTimeout, clear = globalThis.clearTimeout;
+  const late = document.readyState !== "loading";
+  const g = globalThis;
+  const set = g.setTimeout, clear = g.clearTimeout, every = g.setInterval, stop = g.clearInterval;
+  const raf = g.requestAnimationFrame, caf = g.cancelAnimationFrame;
   if (typeof set !== "function" || typeof clear !== "function") return;
-  const pending = new Set();
-  globalThis.setTimeout = {
+  const timers = new Set(), intervals = new Set(), frames = new Set();
+  const short = (ms) => (Number(ms) || 0) <= SHORT;
+  g.setTimeout = {
     setTimeout(fn, ms, ...args) {
-      if (typeof fn !== "function" || (Number(ms) || 0) > SHORT) return set.apply(this, arguments);
+      if (typeof fn !== "function" || !short(ms)) return set.apply(this, arguments);
       const id = set.call(this, function () {
-        pending.delete(id);
+        timers.delete(id);
         return fn.apply(this, arguments);
       }, ms, ...args);
-      pending.add(id);
+      timers.add(id);
       return id;
     },
   }.setTimeout;
-  globalThis.clearTimeout = {
+  if (typeof every === "function") {
+    g.setInterval = {
+      setInterval(fn, ms) {
+        const id = every.apply(this, arguments);
+        if (typeof fn === "function" && short(ms)) intervals.add(id);
+        return id;
+      },
+    }.setInterval;
+  }
+  // (either clear ends a timeout or an interval)
+  const forget = (id) => { timers.delete(id); intervals.delete(id); };
+  g.clearTimeout = {
     clearTimeout(id) {
-      pending.delete(id);
+      forget(id);
       return clear.apply(this, arguments);
     },
   }.clearTimeout;
+  if (typeof stop === "function") {
+    g.clearInterval = {
+      clearInterval(id) {
+        forget(id);
+        return stop.apply(this, arguments);
+      },
+    }.clearInterval;
+  }
+  if (typeof raf === "function" && typeof caf === "function") {
+    g.requestAnimationFrame = {
+      requestAnimationFrame(fn) {
+        if (typeof fn !== "function") return raf.apply(this, arguments);
+        const id = raf.call(this, function () {
+          frames.delete(id);
+          return fn.apply(this, arguments);
+        });
+        frames.add(id);
+        return id;
+      },
+    }.requestAnimationFrame;
+    g.cancelAnimationFrame = {
+      cancelAnimationFrame(id) {
+        frames.delete(id);
+        return caf.apply(this, arguments);
+      },
+    }.cancelAnimationFrame;
+  }
   // A message posted to a channel's port is in flight until the other
   // port's listeners run; the hook's own listener, added first, takes it
-  // off (a listener does not start a port: the page's onmessage or start()
-  // does, so nothing is delivered that would not have been).
-  const MC = globalThis.MessageChannel, post = globalThis.MessagePort && MessagePort.prototype.postMessage;
-  let posted = 0;
-  const others = new WeakMap();
+  // off that port's count (a listener does not start a port: the page's
+  // onmessage or start() does, so nothing is delivered that would not have
+  // been). A port handed to a worker or a frame keeps its count, which
+  // only turns the early end off.
+  const MC = g.MessageChannel, post = g.MessagePort && MessagePort.prototype.postMessage;
+  const inFlight = new Map(); // receiving port → messages posted to it, not yet delivered
+  const other = new WeakMap();
   if (typeof MC === "function" && typeof post === "function") {
-    globalThis.MessageChannel = class MessageChannel extends MC {
+    g.MessageChannel = class MessageChannel extends MC {
       constructor() {
         super();
         for (const [a, b] of [[this.port1, this.port2], [this.port2, this.port1]]) {
-          others.set(a, b);
-          b.addEventListener("message", () => { if (posted > 0) posted--; });
+          other.set(a, b);
+          b.addEventListener("message", () => {
+            const n = inFlight.get(b);
+            if (n > 1) inFlight.set(b, n - 1);
+            else inFlight.delete(b);
+          });
         }
       }
     };
     MessagePort.prototype.postMessage = {
       postMessage() {
-        if (others.has(this)) posted++;
-        return post.apply(this, arguments);
+        const r = post.apply(this, arguments);
+        const b = other.get(this);
+        if (b) inFlight.set(b, (inFlight.get(b) || 0) + 1);
+        return r;
       },
     }.postMessage;
   }
   document.addEventListener("__PROBE__-timers", () => {
-    document.dispatchEvent(new CustomEvent("__PROBE__-timers-n", { detail: pending.size + posted }));
+    let n = timers.size + intervals.size + frames.size;
+    for (const c of inFlight.values()) n += c;
+    document.dispatchEvent(new CustomEvent("__PROBE__-timers-n", { detail: late ? -1 : n }));
   }, true);
 })();

@@ -562,11 +562,6 @@
     const list = scope.getElementsByTagName ? scope.getElementsByTagName("input") : scope.querySelectorAll("input");
     for (const el of list) {
       if (el.value !== "" || el.type === "hidden" || !fieldInput(el)) continue;
-      if (out.look) {
-        // (a first look reads what is near the screen only)
-        const r = el.getBoundingClientRect();
-        if (r.bottom < -innerHeight / 2 || r.top > innerHeight * 1.5) continue;
-      }
       const labels = el.labels ? Array.from(el.labels) : [];
       for (const id of (el.getAttribute("aria-labelledby") || "").split(/\s+/)) {
         const l = id && el.getRootNode().getElementById ? el.getRootNode().getElementById(id) : null;
@@ -825,7 +820,7 @@
     const first = box(0), last = box(Math.max(0, n - 8)), mid = box(n >> 1);
     if (!first || !last || !mid || !(first.top <= mid.top && mid.top <= last.top) || last.bottom - first.top < innerHeight * 2) return null;
     const top = -innerHeight / 2, bottom = innerHeight * 1.5;
-    let lo = 0, hi = n - 1;
+    let lo = 0, hi = -1;
     // the first child whose box ends below the window's top
     for (let a = 0, b = n - 1; a <= b;) {
       const m = (a + b) >> 1, r = box(m);
@@ -838,8 +833,10 @@
       if (!r) return null;
       if (r.top <= bottom) { a = m + 1; hi = m; } else b = m - 1;
     }
-    if (lo === 0 && hi === n - 1) return null;
+    // (a container wholly above or below the window: its nearest child)
+    lo = Math.min(lo, n - 1);
     hi = Math.max(lo, hi);
+    if (lo === 0 && hi === n - 1) return null;
     // A child outside [lo, hi] positioned out of the flow (fixed, sticky,
     // absolute) may still be on screen: read when its box is in the
     // window; as is one holding a dialog on screen. jump: none.

@@ -55,8 +55,9 @@ var faultWords = []struct {
 	{FaultTargetGone, false, []string{"navigated or closed"}},
 	{FaultObjectGone, false, []string{"Could not find object"}},
 	// "Cannot find context with specified id", "Execution context was
-	// destroyed", "No frame for given id found".
-	{FaultContextGone, false, []string{"context", "frame"}},
+	// destroyed", "No frame for given id found", "uniqueContextId not
+	// found" (a call by the context's unique id after it went away).
+	{FaultContextGone, false, []string{"context", "frame", "uniqueContextId"}},
 	{FaultNodeGone, false, []string{"No node", "not found", "Could not find"}},
 	{FaultInvalid, true, []string{"invalid"}},
 }

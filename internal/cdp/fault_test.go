@@ -21,6 +21,7 @@ func TestClassify(t *testing.T) {
 		{&cdp.Error{Message: "Inspected target navigated or closed"}, cdp.FaultTargetGone},
 		{&cdp.Error{Message: "Could not find object with given id"}, cdp.FaultObjectGone},
 		{&cdp.Error{Message: "Cannot find context with specified id"}, cdp.FaultContextGone},
+		{&cdp.Error{Message: "uniqueContextId not found", Code: -32602}, cdp.FaultContextGone},
 		{&cdp.Error{Message: "Execution context was destroyed."}, cdp.FaultContextGone},
 		{&cdp.Error{Message: "No frame for given id found"}, cdp.FaultContextGone},
 		{&cdp.Error{Message: "No node with given id found"}, cdp.FaultNodeGone},

@@ -61,7 +61,7 @@ var navigateTool = Def(Tool{
 		text = fmt.Sprintf("Loaded %s — %q", browser.Echo(h.ShowURL(nav.URL)), browser.Echo(nav.Title))
 		// (a snapshot is likely next: the page is read while the agent
 		// reads this)
-		h.ReadAhead()
+		h.Session().ReadAhead(h.Tab())
 	}
 	if nav.Status != 0 {
 		text += fmt.Sprintf(" (HTTP %d)", nav.Status)
