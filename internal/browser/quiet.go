@@ -141,16 +141,19 @@ func (s *Session) ReadAhead(t *Tab) <-chan struct{} {
 	return done
 }
 
-// readAheadWait bounds a read ahead's wait for the session, and
-// readAheadWalk its walk: a page that does not answer (a long task) holds
-// the next call no longer.
+// readAheadWait bounds a read ahead's wait for the session, readAheadWalk
+// its call in the page (a page that does not answer, a long task, holds
+// the next call no longer), and readAheadBudget the walker's own time: a
+// first walk of a 5,000-element page takes 70-100 ms, and a walk cut at
+// its budget is not kept.
 const (
-	readAheadWait = time.Second
-	readAheadWalk = 300 * time.Millisecond
+	readAheadWait   = time.Second
+	readAheadWalk   = 400 * time.Millisecond
+	readAheadBudget = 250 * time.Millisecond
 )
 
 // readAhead walks the main document (W.prewalk, a first look within
-// prewalkBudget) and keeps the walk for the next snapshot (prewalk), which
+// readAheadBudget) and keeps the walk for the next snapshot (prewalk), which
 // takes it only while stale says no (another call came between).
 func (v *pageView) readAhead(ctx context.Context, stale func() bool) {
 	t := v.t
@@ -161,7 +164,7 @@ func (v *pageView) readAhead(ctx context.Context, stale func() bool) {
 	w := frameWorld{sess: t.page, frameID: mainID}
 	reqs := t.page.reqs.quietMark()
 	var out prewalkOut
-	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(min(walkBudget(ctx), prewalkBudget), true), v.noPrewalk)
+	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(readAheadBudget, true), v.noPrewalk)
 	if _, err := w.eval(ctx, call, &out); err != nil || out.W == nil || out.W.Stopped > 0 || out.W.Error != "" || out.W.Doc == "" {
 		return
 	}
