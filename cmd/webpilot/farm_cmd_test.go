@@ -140,8 +140,10 @@ func TestFarmServe(t *testing.T) {
 			}
 		}
 	}
-	if l, err := farm.Pressure(ctx); err != nil || l.Running != 2 || farm.Browsers() != 2 {
-		t.Errorf("farm load %+v (%v), %d browsers; want 2 of its own", l, err, farm.Browsers())
+	if l, err := farm.Pressure(ctx); err != nil || l.Running != 2 {
+		t.Errorf("farm load %+v (%v); want 2 of its own", l, err)
+	} else if n, err := farm.WaitBrowsers(ctx, 2); err != nil {
+		t.Errorf("%d farm browsers; want 2 of its own: %v", n, err)
 	}
 	said.WriteString(callText(t, ctx, clients[0], "browser_status", nil))
 	res, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/health")
@@ -412,12 +414,8 @@ func TestFarmLoad(t *testing.T) {
 	if _, err := farm.WaitLoad(ctx, "nothing running or queued", func(l farmtest.Load) bool { return l.Running == 0 && l.Queued == 0 }); err != nil {
 		t.Error(err)
 	}
-	deadline := time.Now().Add(backendtest.Timeout(20 * time.Second))
-	for farm.Browsers() != 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if n := farm.Browsers(); n != 0 {
-		t.Errorf("%d farm browsers left running", n)
+	if n, err := farm.WaitBrowsers(ctx, 0); err != nil {
+		t.Errorf("%d farm browsers left running: %v", n, err)
 	}
 	termServe(t, cmd, exited)
 }

@@ -58,8 +58,8 @@ func TestBrowserlessBackends(t *testing.T) {
 		}
 		if l, err := farm.WaitLoad(ctx, "2 running", func(l farmtest.Load) bool { return l.Running == 2 }); err != nil {
 			t.Fatal(err)
-		} else if n := farm.Browsers(); n != 2 {
-			t.Errorf("farm browsers = %d (load %+v), want 2", n, l)
+		} else if n, err := farm.WaitBrowsers(ctx, 2); err != nil {
+			t.Errorf("farm browsers = %d (load %+v), want 2: %v", n, l, err)
 		}
 		info := f.Info()
 		if !info.Running || !strings.Contains(info.Version, "Chrome/") || strings.Contains(info.BrowserPath, farm.Token()) {
@@ -169,12 +169,8 @@ func TestBrowserlessFull(t *testing.T) {
 	if _, err := farm.WaitLoad(ctx, "nothing left", func(l farmtest.Load) bool { return l.Queued == 0 && l.Running == 0 }); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(backendtest.Timeout(20 * time.Second))
-	for farm.Browsers() != 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if n := farm.Browsers(); n != 0 {
-		t.Errorf("%d farm browsers left running", n)
+	if n, err := farm.WaitBrowsers(ctx, 0); err != nil {
+		t.Errorf("%d farm browsers left running: %v", n, err)
 	}
 }
 

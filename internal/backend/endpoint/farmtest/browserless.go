@@ -312,6 +312,24 @@ func (b *Browserless) WaitLoad(ctx context.Context, what string, ok func(Load) b
 // counted).
 func (b *Browserless) Browsers() int { return len(b.browserPIDs(true)) }
 
+// WaitBrowsers waits until the farm runs exactly n browser processes and
+// returns the count last seen. Browserless reports a browser gone from
+// /pressure before its process has exited, and one started before the
+// process is listed, so a count is waited for, never read once.
+func (b *Browserless) WaitBrowsers(ctx context.Context, n int) (int, error) {
+	for {
+		got := b.Browsers()
+		if got == n {
+			return got, nil
+		}
+		select {
+		case <-ctx.Done():
+			return got, fmt.Errorf("waiting for %d farm browsers: %d running: %w", n, got, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // browserPIDs are the Chromium processes with a profile in the farm's data
 // folder: the browsers only, or (all) their helpers too.
 func (b *Browserless) browserPIDs(mainOnly bool) []int {
