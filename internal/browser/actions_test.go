@@ -17,6 +17,7 @@ import (
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/cdp"
 )
 
 // log reads the fixture page's event log.
@@ -948,6 +949,55 @@ func TestSnapshotAfterActionWalkedWhileSettling(t *testing.T) {
 		return
 	}
 	t.Fatal("no action kept the walk it took while the page settled")
+}
+
+// The walk taken with the check that ended an action's wait is the page
+// as the wait left it: the snapshot in the same call takes it without a
+// call to the page, and shows the fill; a snapshot in a later call asks
+// the page again and sees what changed in between.
+func TestSnapshotTakesTheWaitsLastWalk(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/settle.html")
+	e.snapshot(browser.ModeCompact)
+	taken := false
+	for i := 0; i < 5 && !taken; i++ {
+		v := fmt.Sprintf("v%d", i)
+		var sent int64
+		var snap string
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+			if _, err := h.Act(ctx, browser.Action{Kind: "fill", Target: sel("#q"), Value: v, SnapshotNext: true}); err != nil {
+				return err
+			}
+			// (a loaded machine may end the wait with a check that took
+			// no walk: then the snapshot asks the page, and another try)
+			if taken = browser.Prewalked(h.Tab()); !taken {
+				return nil
+			}
+			n0 := cdp.CommandsSent()
+			s, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: browser.ModeCompact})
+			sent = cdp.CommandsSent() - n0
+			if s != nil {
+				snap = s.Text
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !taken {
+			continue
+		}
+		if sent != 0 || !strings.Contains(snap, `"Query" = "`+v+`"`) || !strings.Contains(snap, "typed "+v) {
+			t.Errorf("the snapshot in the action's call sent %d CDP commands (want none) and shows:\n%s", sent, snap)
+		}
+		e.eval(`document.getElementById("out").textContent = "changed since"`)
+		if s := e.snapshot(browser.ModeCompact); !strings.Contains(s, "changed since") {
+			t.Errorf("a later call's snapshot misses a change made after the action:\n%s", s)
+		}
+	}
+	if !taken {
+		t.Fatal("no action kept the walk it took with its last check")
+	}
 }
 
 // A fill or type into a password field reads the value back as the page

@@ -308,7 +308,9 @@ func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 	t.view.prewalk = q.walkedAfter()
 	if drawn != nil && w.navigationStarted(ctx, before.ID, 0, nil) {
 		// The window ended at the page's next frame; a navigation a
-		// script started later, while the wait ran, is waited for too.
+		// script started later, while the wait ran, is waited for too
+		// (and the walk taken during the wait is of the page it left).
+		t.view.prewalk = nil
 		return actor{s}.settled(ctx, t, w, before, res, true, false)
 	}
 	res.addBusy(qr.busy)

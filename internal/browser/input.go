@@ -128,15 +128,18 @@ func dispatchError(what string, err error) error {
 }
 
 // editableJS focuses an editable element and selects its content, or says
-// why it cannot be edited.
-const editableJS = `function(){
+// why it cannot be edited. With o.quiet (the probe) it marks the action's
+// start for the quiet wait last, when the element can be edited (the input
+// follows): q, as aimJS does.
+const editableJS = `function(o){
+  const W=globalThis.__webpilot, mark=(r)=>{ if(o&&o.quiet&&W) r.q=W.quiet(true,o.quiet); return r; };
   if(!this.isConnected) return {err:"detached", why:"the element was removed from the page"};
   const tag=this.tagName.toLowerCase();
   const role=(this.getAttribute("role")||"").trim().split(/\s+/)[0];
   if((tag==="input"&&this.type==="range")||role==="slider"){
     // (a library's slider may hide its native input behind a drawn thumb)
     if(this.disabled||this.getAttribute("aria-disabled")==="true") return {err:"enabled", why:"the slider is disabled"};
-    return {kind:"slider"};
+    return mark({kind:"slider"});
   }
   const textInput=tag==="textarea"||(tag==="input"&&!/^(checkbox|radio|button|submit|reset|file|image|range|color|hidden|date|time|datetime-local|month|week)$/.test(this.type));
   const valueInput=tag==="input"&&/^(date|time|datetime-local|month|week|color)$/.test(this.type);
@@ -146,11 +149,11 @@ const editableJS = `function(){
   this.scrollIntoView({block:"center",inline:"center",behavior:"instant"});
   const r=this.getBoundingClientRect();
   if(r.width===0||r.height===0) return {err:"visible", why:"the field is not visible"};
-  if(tag==="select") return {kind:"select"};
-  if(tag==="input"&&/^(date|time|datetime-local|month|week|color)$/.test(this.type)) return {kind:"value"};
+  if(tag==="select") return mark({kind:"select"});
+  if(tag==="input"&&/^(date|time|datetime-local|month|week|color)$/.test(this.type)) return mark({kind:"value"});
   this.focus();
   if(textInput){ this.select(); } else { const rg=document.createRange(); rg.selectNodeContents(this); const sel=getSelection(); sel.removeAllRanges(); sel.addRange(rg); }
-  return {kind:tag==="textarea"?"textarea":textInput?"input":"editable", pw:tag==="input"&&this.type==="password"};
+  return mark({kind:tag==="textarea"?"textarea":textInput?"input":"editable", pw:tag==="input"&&this.type==="password"});
 }`
 
 // caretToEndJS puts the caret at the end of a field's text; a date, time
@@ -204,6 +207,8 @@ type editState struct {
 	// Password: a password field, whose value the agent is shown as the
 	// page shows it, as dots (shownValue).
 	Password bool `json:"pw"`
+	// Q is the quiet wait's mark, when the check took it (editableJS).
+	Q []any `json:"q"`
 }
 
 // shownValue is a field's value as the result tells it: a password
@@ -228,10 +233,18 @@ func (t *Tab) prepareEdit(ctx context.Context, el *element, kind string, tg Loca
 	for {
 		var st editState
 		cctx, cancel := checkContext(ctx)
-		err := t.callEl(cctx, el, editableJS, &st)
+		var err error
+		if p := t.settling.aimMark(el.world); p != "" {
+			err = t.callEl(cctx, el, editableJS, &st, map[string]any{"quiet": p})
+		} else {
+			err = t.callEl(cctx, el, editableJS, &st)
+		}
 		cancel()
 		if err != nil {
 			return st, backendError("focus "+tg.Describe(), err)
+		}
+		if st.Q != nil {
+			t.settling.marked(quietFrom(st.Q), true)
 		}
 		if st.Err == "" {
 			return st, nil
@@ -261,6 +274,7 @@ func (ac actor) fill(ctx context.Context, t *Tab, el *element, a Action, res *Ac
 	if err != nil {
 		return err
 	}
+	t.settling.markNow(ctx) // (when the check did not)
 	if st.Kind == "slider" {
 		return ac.setSlider(ctx, t, el, a, res)
 	}
@@ -365,6 +379,7 @@ func (ac actor) typeText(ctx context.Context, t *Tab, el *element, a Action, res
 			return backendError("place the caret", err)
 		}
 	}
+	t.settling.markNow(ctx) // (when the check did not)
 	before, known := "", false
 	if el != nil && !keysOnly {
 		known = t.callEl(ctx, el, readValueJS, &before) == nil

@@ -106,6 +106,12 @@ type finder struct{ t *Tab }
 // finder is the tab's finder.
 func (t *Tab) finder() finder { return finder{t} }
 
+// sender is a session that can write a command without waiting for its
+// reply (cdp.Session.Send).
+type sender interface {
+	Send(ctx context.Context, method string, params any) (wait func(result any) error, err error)
+}
+
 // objectGroup holds the remote objects of one action; it is released after.
 const objectGroup = "webpilot-action"
 
@@ -121,6 +127,15 @@ func (t *Tab) releaseObjects(ctx context.Context) {
 	}
 	objects := &t.page.worlds.objects
 	if wait <= 0 || !objects.Load() {
+		return
+	}
+	// Where the session can send without waiting (a CDP session), the
+	// release is not waited for: the page runs its commands in order, so
+	// no later call meets the group.
+	if s, ok := t.page.Caller.(sender); ok {
+		if _, err := s.Send(ctx, "Runtime.releaseObjectGroup", runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup}); err == nil {
+			objects.Store(false)
+		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)

@@ -567,6 +567,7 @@ func (s *Session) Do(ctx context.Context, fn func(ctx context.Context, h *Held) 
 		s.unpinIfEmpty()
 		defer func() { s.link.caller = Caller{} }()
 		err := fn(ctx, &Held{s: s})
+		s.tabs.callEnded()
 		if be, ok := AsError(err); ok && be.Code == CodeBridgeDetached {
 			// The agent has now been told: the next call re-attaches.
 			for _, t := range s.tabs.all {

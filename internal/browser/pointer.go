@@ -109,11 +109,12 @@ func (p *pointerState) pointerInput(ctx context.Context, el *element, tg Locator
 }
 
 // aimsFirst says whether an action's input is aimed before anything is
-// sent (pointerAction): its aim marks the start of the quiet wait in the
-// same page call, and the envelope leaves the mark to it.
+// sent (pointerAction), or its field checked (prepareEdit): the aim or the
+// check marks the start of the quiet wait in the same page call, and the
+// envelope leaves the mark to it.
 func aimsFirst(a Action) bool {
 	switch a.Kind {
-	case "click", "dblclick", "right_click", "hover":
+	case "click", "dblclick", "right_click", "hover", "fill", "clear", "type":
 		return a.InputMode != InputDOM
 	}
 	return false

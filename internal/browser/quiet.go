@@ -62,14 +62,17 @@ type quietWatch struct {
 	drawn    chan bool
 	aheadSt  quietState
 	aheadErr error
+	// aheadWalked: the check read ahead kept a walk (took).
+	aheadWalked bool
 	// walk: a snapshot follows the action, so the page is walked while
 	// only its DOM changes are left to settle (at most maxPrewalks times);
 	// walked is the last such walk, and last the mutation count the last
-	// check read.
-	walk   bool
-	walks  int
-	walked *prewalked
-	last   int
+	// check read; lastWalked says that check kept walked.
+	walk       bool
+	walks      int
+	walked     *prewalked
+	last       int
+	lastWalked bool
 	// drained is the request table's quiet mark when drain last read the
 	// requests in flight: a walk decided on then is asked for at it.
 	drained int
@@ -104,6 +107,11 @@ type prewalked struct {
 	// snapshot (one that emulates a media type, say): nil for an
 	// action's walk, taken in the snapshot's own call.
 	stale func() bool
+	// final: the walk came with the check that ended the action's wait,
+	// in the same task of the page: it is the page as the wait left it,
+	// and the snapshot of the same call takes it without asking the page
+	// again (the call's end clears it: tabSet.callEnded).
+	final bool
 }
 
 // ReadAhead walks tab t's page once this call has ended, in the
@@ -173,15 +181,15 @@ func (v *pageView) readAhead(ctx context.Context, stale func() bool) {
 
 // prewalk walks the page (W.prewalk) and returns the quiet state read
 // right after the walk, which stands for the wait's next check.
-func (q *quietWatch) prewalk(ctx context.Context) (quietState, bool) {
+func (q *quietWatch) prewalk(ctx context.Context) (st quietState, walked, ok bool) {
 	var out prewalkOut
 	call := fmt.Sprintf("W.prewalk(%s, %q)", walkOpts(q.prewalkBudget(ctx), true), q.t.view.noPrewalk)
 	reqs := q.drained // (when the requests were last seen over)
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
-		return quietState{}, false
+		return quietState{}, false, false
 	}
-	q.took(out, reqs)
-	return quietFrom(out.Q), true
+	walked = q.took(out, reqs)
+	return quietFrom(out.Q), walked, true
 }
 
 // prewalkOut is what W.prewalk gives (and W.quietAfterFrame with a walk):
@@ -201,10 +209,10 @@ func (q *quietWatch) prewalkBudget(ctx context.Context) time.Duration {
 }
 
 // took keeps the walk a prewalk gave, if any, asked for at the request
-// table's quiet mark reqs.
-func (q *quietWatch) took(out prewalkOut, reqs int) {
+// table's quiet mark reqs, and says whether it kept one.
+func (q *quietWatch) took(out prewalkOut, reqs int) bool {
 	if out.No {
-		return
+		return false
 	}
 	q.walks++
 	q.walked = nil
@@ -216,6 +224,7 @@ func (q *quietWatch) took(out prewalkOut, reqs int) {
 	case out.W.Error == "" && out.W.Doc != "":
 		q.walked = &prewalked{frameID: q.w.frameID, mutations: out.M, res: *out.W, reqs: reqs}
 	}
+	return q.walked != nil
 }
 
 // walkedAfter is the walk taken during the wait when the document has not
@@ -225,6 +234,7 @@ func (q *quietWatch) walkedAfter() *prewalked {
 		return nil
 	}
 	q.walked.at = time.Now()
+	q.walked.final = q.lastWalked
 	return q.walked
 }
 
@@ -331,7 +341,7 @@ func (q *quietWatch) readWalking(ctx context.Context, reqs int) (quietState, err
 	if _, err := q.w.eval(ctx, call, &out); err != nil {
 		return quietState{}, err
 	}
-	q.took(out, reqs)
+	q.aheadWalked = q.took(out, reqs)
 	return quietFrom(out.Q), nil
 }
 
@@ -515,10 +525,13 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 	// The start window ends early once the page has drawn a frame after
 	// the input (what the input set off for its next paint has run: the
 	// first check waits for it), but not before quietFramed: timers of a
-	// few ms are still seen.
+	// few ms are still seen. A text input whose page settled by that frame
+	// (nothing queued, nothing changed since) ends it at once: such timers
+	// would be queued.
 	window := quietStart
 	first := true
 	var pre *quietState // the state a walk read, taken as the next check
+	preWalked := false  // …and whether that walk was kept
 	prevMut := q.mut0   // the mutation count at the previous check
 	for {
 		domQuiet := true
@@ -528,12 +541,13 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			var err error
 			if first && q.ahead != nil {
 				<-q.ahead
-				st, err = q.aheadSt, q.aheadErr
+				st, err, q.lastWalked = q.aheadSt, q.aheadErr, q.aheadWalked
 			} else if pre != nil {
-				st, pre = *pre, nil
+				st, pre, q.lastWalked = *pre, nil, preWalked
 			} else {
 				cctx, cancel := checkContext(ctx)
 				st, err = q.read(cctx, false, first)
+				q.lastWalked = false
 				cancel()
 			}
 			if err != nil {
@@ -541,6 +555,9 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			}
 			if first && st.framed {
 				window = quietFramed
+				if q.text && st.settled {
+					window = 0
+				}
 			}
 			q.keepaliveSeen(st.keepalive)
 			q.last = st.mutations
@@ -581,8 +598,8 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		// Only the DOM's changes are left to settle: the snapshot that
 		// follows is walked now, while they do, instead of after.
 		if q.walk && netQuiet && animQuiet && !domQuiet && q.walks < maxPrewalks && (q.walked == nil || q.walked.mutations != st.mutations) {
-			if wst, ok := q.prewalk(ctx); ok {
-				pre = &wst
+			if wst, walked, ok := q.prewalk(ctx); ok {
+				pre, preWalked = &wst, walked
 				continue
 			}
 		}

@@ -796,3 +796,14 @@ func (set *tabSet) finishPrepare(ctx context.Context, t *Tab) {
 		}
 	}
 }
+
+// callEnded ends what stands for one call only: a walk that ended an
+// action's wait (prewalked.final) is the page as that call left it, and a
+// later call's snapshot asks the page whether it changed since.
+func (ts *tabSet) callEnded() {
+	for _, t := range ts.all {
+		if p := t.view.prewalk; p != nil {
+			p.final = false
+		}
+	}
+}

@@ -542,12 +542,15 @@ func (r *walkResult) ready(w frameWorld) (*walkResult, error) {
 }
 
 // walkSince is walk over the frame's whole document, taking the walk pre
-// when the document has not changed since it was taken.
+// when the document has not changed since it was taken (or, for a walk
+// that ended the action's wait, at once: the page as the wait left it).
 func (w frameWorld) walkSince(ctx context.Context, pre *prewalked, budget time.Duration) (*walkResult, error) {
 	var out *walkResult
-	call := fmt.Sprintf("W.walkUnless(%q, %d, %s)", pre.res.Doc, pre.mutations, walkOpts(budget, true))
-	if _, err := w.eval(ctx, call, &out); err != nil {
-		return nil, err
+	if !pre.final {
+		call := fmt.Sprintf("W.walkUnless(%q, %d, %s)", pre.res.Doc, pre.mutations, walkOpts(budget, true))
+		if _, err := w.eval(ctx, call, &out); err != nil {
+			return nil, err
+		}
 	}
 	if out == nil {
 		out = &pre.res

@@ -2212,25 +2212,33 @@
   // drawn frame it waits after ms more at the least: the short timers the
   // page set in that frame's callbacks (a navigation 5 ms after the next
   // paint) have run by then however late the frame came, since timers run
-  // in the order of their deadlines. With walk (prewalk's opts and skip),
-  // the page is walked then too, unless an animation the action started
-  // still runs: {q, w, m} as prewalk gives. The state ends with whether
-  // the frame was drawn and whether the DOM has settled: nothing changed
-  // it since that frame and the page has no short timer or channel message
-  // queued (queued), so what the input set off has run.
+  // in the order of their deadlines. Without after (a text input), a page
+  // that has settled by its frame (below) is read then, least or not.
+  // With walk (prewalk's opts and skip), the page is walked too, unless an
+  // animation the action started still runs: {q, w, m} as prewalk gives.
+  // The walk is taken at once, while the page waits for its frame, and
+  // stands if nothing a walk reads changed by the end (walkUnless's
+  // test); else the page is walked again then (taking over what did not
+  // change). The state ends with whether the frame was drawn and whether
+  // the DOM has settled: nothing changed it since that frame and the page
+  // has no short timer or channel message queued (queued), so what the
+  // input set off has run.
   const quietAfterFrame = (probe, cap, least, walk, after) => {
     const t0 = performance.now();
+    const early = walk ? prewalk(walk.opts, walk.skip) : null;
+    const settled = (drawn) => drawn && queued(probe) === 0 && lastMutation <= drawnAt;
     return frame(cap).then((drawn) => {
-      const rest = Math.max((least || 0) - (performance.now() - t0), drawn ? after || 0 : 0);
+      const rest = !after && settled(drawn) ? 0 : Math.max((least || 0) - (performance.now() - t0), drawn ? after || 0 : 0);
       return rest >= 1 ? new Promise((done) => setTimeout(() => done(drawn), rest)) : drawn;
     }).then((drawn) => {
-      let r = quiet(false, probe);
-      const settled = drawn && r[8] === 0 && lastMutation <= drawnAt;
-      if (!walk) { r.push(drawn, settled); return r; }
-      if (r[2] > 0) { r.push(drawn, settled); return { q: r, w: null, m: r[0], no: true }; }
-      r = prewalk(walk.opts, walk.skip);
-      r.q.push(drawn, settled);
-      return r;
+      const r = quiet(false, probe);
+      r.push(drawn, drawn && r[8] === 0 && lastMutation <= drawnAt);
+      if (!walk) return r;
+      if (r[2] > 0) return { q: r, w: null, m: r[0], no: true };
+      if (early.w && early.m === mutations && deepFocus() === pwFocus && viewSig() === pwView) return { q: r, w: early.w, m: mutations };
+      const w = prewalk(walk.opts, walk.skip);
+      w.q = r;
+      return w;
     });
   };
 
