@@ -245,3 +245,36 @@ func stripHead(s string) string {
 	}
 	return regexp.MustCompile(`\be\d+\b`).ReplaceAllString(s, "e#")
 }
+
+// The wait's first check after an input needs the page's next frame after
+// that input, not after the check: a frame the page began after the input,
+// before the check, counts (no frame more is waited for); one that began
+// before the input does not, and neither does one with no input seen.
+func TestQuietFrameAfterInputCounts(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/settle.html")
+	const input = `document.getElementById("q").dispatchEvent(new Event("input", {bubbles: true}))`
+	const frame = `new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))`
+	for _, c := range []struct {
+		name, before string
+		waits        bool
+	}{
+		{"a frame after the input", input + `; ` + frame, false},
+		{"the input after a frame", frame + `.then(() => { ` + input + ` })`, true},
+		{"no input", frame, true},
+	} {
+		var frames int
+		var drawn bool
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+			var err error
+			frames, drawn, err = browser.FramesWhileChecking(ctx, h.Tab(), c.before)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !drawn || (frames > 0) != c.waits {
+			t.Errorf("%s: the check saw a frame drawn: %t, and the page began %d frames while it ran; want a frame drawn and, waiting for one: %t", c.name, drawn, frames, c.waits)
+		}
+	}
+}

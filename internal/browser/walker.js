@@ -2162,7 +2162,7 @@
       document.addEventListener(probe + "-keepalive", (e) => { if (typeof e.detail === "string" && keepalive.length < 100) keepalive.push(e.detail); }, true);
     }
     const anims = animations();
-    if (mark) { animsBefore = new WeakSet(anims); keepalive = []; }
+    if (mark) { animsBefore = new WeakSet(anims); keepalive = []; watchFrames(); }
     let n = 0, left = 0, what = "";
     for (const a of anims) {
       if (animsBefore.has(a) || a.playState !== "running" || !a.effect) continue;
@@ -2195,16 +2195,53 @@
   // frame resolves true once the page has drawn its next frame and run
   // the task after it: what an input set off for its next paint
   // (animation-frame callbacks, the style changes that start transitions,
-  // zero timers) has happened by then. A page that is not visible draws
-  // no frames: false at once. At most cap ms (false).
+  // zero timers) has happened by then. A frame that began after the
+  // action's input, before this call (watchFrames), counts: then it
+  // resolves at once. A page that is not visible draws no frames: false at
+  // once. At most cap ms (false).
   // drawnAt is when the last frame(cap) saw the frame drawn.
   let drawnAt = 0;
   function frame(cap) {
     if (document.visibilityState !== "visible") return Promise.resolve(false);
+    // (the chain of watchFrames has done its work, for this mark only)
+    const seen = lastInput && lastFrame > lastInput;
+    frameChain++;
+    lastInput = lastFrame = 0;
+    if (seen) {
+      // (a frame began after the page's last input, and its task is over)
+      drawnAt = performance.now();
+      return Promise.resolve(true);
+    }
     return new Promise((done) => {
       const t = setTimeout(() => done(false), cap);
       requestAnimationFrame(() => { drawnAt = performance.now(); setTimeout(() => { clearTimeout(t); done(true); }, 0); });
     });
+  }
+
+  // The page's frames after an action's input: from the action's mark
+  // (quiet(true)) on, for a second at most, a chain of animation-frame
+  // callbacks notes when each frame began (lastFrame), and listeners that
+  // capture the input events note when the page last got one (lastInput).
+  // A frame that began after the last input has run the page's callbacks
+  // and its rendering before any task that comes later: frame() need not
+  // wait for another. (An input into another document is not seen: then
+  // frame() waits.)
+  let lastInput = 0, lastFrame = 0, frameChain = 0, inputWatched = false;
+  const INPUT_EVENTS = ["beforeinput", "input", "change", "keydown", "keyup", "pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "auxclick", "contextmenu", "wheel"];
+  const noteInput = () => { lastInput = performance.now(); };
+  function watchFrames() {
+    if (!inputWatched) {
+      inputWatched = true;
+      for (const k of INPUT_EVENTS) window.addEventListener(k, noteInput, true);
+    }
+    lastInput = lastFrame = 0;
+    const chain = ++frameChain, until = performance.now() + 1000;
+    const tick = () => {
+      if (chain !== frameChain) return;
+      lastFrame = performance.now();
+      if (lastFrame < until) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
   }
 
   // quietAfterFrame is quiet(false, probe) once frame(cap) has resolved and
