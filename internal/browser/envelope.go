@@ -298,8 +298,10 @@ func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 	var drawn <-chan bool
 	if window > 0 {
 		// The quiet wait's first check, which waits for the page's next
-		// frame, runs now: it can end the navigation window early.
-		drawn = q.readAhead(ctx, false)
+		// frame, runs now: it can end the navigation window early. It
+		// walks the page too when a snapshot follows (thrown away if the
+		// input loaded a new document).
+		drawn = q.readAhead(ctx, true)
 	}
 	if err := (actor{s}).settle(ctx, t, w, before, res, window, true, drawn); err != nil || res.Navigated {
 		return err

@@ -243,9 +243,9 @@ func (q *quietWatch) walkedAfter() *prewalked {
 // fill's read-back); the returned channel yields whether the page drew
 // that frame. The wait takes the check's result instead of reading again,
 // and join waits for it. With walk set, the check walks the page too when
-// a snapshot follows the action (an input that can load no new page: the
-// walk is not thrown away with the document). A second call returns the
-// first one's channel.
+// a snapshot follows the action (a walk of a document that a navigation
+// the input started then replaces is thrown away). A second call returns
+// the first one's channel.
 func (q *quietWatch) readAhead(ctx context.Context, walk bool) <-chan bool {
 	if q.mut0 < 0 {
 		return nil
@@ -356,10 +356,12 @@ func (q *quietWatch) least() time.Duration {
 }
 
 // quietAfterClick is how long the check after the next frame waits after
-// that frame, at the least, for an input that is not text: a click that
-// navigates from a short timer set at the next paint (a router after its
-// state change) is seen navigating however late the frame came. Text
-// inputs, which seldom navigate so, do not wait for it.
+// that frame, at the least, for an input that is not text, unless the page
+// settled by that frame: a click that navigates from a short timer set at
+// the next paint (a router after its state change) is seen navigating
+// however late the frame came (in a document whose timers hook answers,
+// such a timer is queued, and the page has not settled). Text inputs,
+// which seldom navigate so, do not wait for it.
 const quietAfterClick = 8 * time.Millisecond
 
 // afterFrame is the wait after the next frame (quietAfterClick, or none
@@ -525,9 +527,9 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 	// The start window ends early once the page has drawn a frame after
 	// the input (what the input set off for its next paint has run: the
 	// first check waits for it), but not before quietFramed: timers of a
-	// few ms are still seen. A text input whose page settled by that frame
-	// (nothing queued, nothing changed since) ends it at once: such timers
-	// would be queued.
+	// few ms are still seen. A page that settled by that frame (nothing
+	// queued, nothing changed since) ends it at once: such timers would be
+	// queued.
 	window := quietStart
 	first := true
 	var pre *quietState // the state a walk read, taken as the next check
@@ -555,7 +557,7 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			}
 			if first && st.framed {
 				window = quietFramed
-				if q.text && st.settled {
+				if st.settled {
 					window = 0
 				}
 			}

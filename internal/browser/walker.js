@@ -2249,8 +2249,8 @@
   // drawn frame it waits after ms more at the least: the short timers the
   // page set in that frame's callbacks (a navigation 5 ms after the next
   // paint) have run by then however late the frame came, since timers run
-  // in the order of their deadlines. Without after (a text input), a page
-  // that has settled by its frame (below) is read then, least or not.
+  // in the order of their deadlines. A page that has settled by its frame
+  // (below: such timers would be queued) is read then, least or not.
   // With walk (prewalk's opts and skip), the page is walked too, unless an
   // animation the action started still runs: {q, w, m} as prewalk gives.
   // The walk is taken at once, while the page waits for its frame, and
@@ -2265,7 +2265,7 @@
     const early = walk ? prewalk(walk.opts, walk.skip) : null;
     const settled = (drawn) => drawn && queued(probe) === 0 && lastMutation <= drawnAt;
     return frame(cap).then((drawn) => {
-      const rest = !after && settled(drawn) ? 0 : Math.max((least || 0) - (performance.now() - t0), drawn ? after || 0 : 0);
+      const rest = settled(drawn) ? 0 : Math.max((least || 0) - (performance.now() - t0), drawn ? after || 0 : 0);
       return rest >= 1 ? new Promise((done) => setTimeout(() => done(drawn), rest)) : drawn;
     }).then((drawn) => {
       const r = quiet(false, probe);
