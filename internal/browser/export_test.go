@@ -169,10 +169,9 @@ func WalkStands(ctx context.Context, t *Tab, between string) (bool, error) {
 
 // FramesWhileChecking marks an action's start in the tab's walker
 // (W.quiet(true)), runs before in the page's main world (a promise is
-// awaited), starts a count of the frames the page begins, then runs the
-// quiet wait's first check (W.quietAfterFrame, no least, no after) and
-// returns how many frames began before it answered, and whether it saw a
-// frame drawn.
+// awaited), then runs the quiet wait's first check (W.quietAfterFrame, no
+// least, no after) and returns how many frames the page began while it
+// ran, and whether it saw a frame drawn.
 func FramesWhileChecking(ctx context.Context, t *Tab, before string) (frames int, drawn bool, err error) {
 	fr, err := t.page.mainFrame(ctx)
 	if err != nil {
@@ -182,27 +181,23 @@ func FramesWhileChecking(ctx context.Context, t *Tab, before string) (frames int
 	if _, err := w.eval(ctx, "W.quiet(true, "+strconv.Quote(probeName)+")", nil); err != nil {
 		return 0, false, err
 	}
-	const count = `(() => { const el = document.documentElement; el.dataset.frames = "0";
-	  const tick = () => { if (el.dataset.frames === "stop") return; el.dataset.frames = String(+el.dataset.frames + 1); requestAnimationFrame(tick); };
-	  requestAnimationFrame(tick); })()`
-	for _, expr := range []string{before, count} {
-		res, err := cdproto.Call(ctx, t.page, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, AwaitPromise: new(true)})
-		if err != nil {
-			return 0, false, err
-		}
-		if res.ExceptionDetails != nil {
-			return 0, false, fmt.Errorf("evaluate: %s", exceptionText(res.ExceptionDetails))
-		}
+	res, err := cdproto.Call(ctx, t.page, runtime.Evaluate, runtime.EvaluateParams{Expression: before, AwaitPromise: new(true)})
+	if err != nil {
+		return 0, false, err
+	}
+	if res.ExceptionDetails != nil {
+		return 0, false, fmt.Errorf("evaluate: %s", exceptionText(res.ExceptionDetails))
 	}
 	var out struct {
-		Q      []any  `json:"q"`
-		Frames string `json:"frames"`
+		Q      []any `json:"q"`
+		Frames int   `json:"frames"`
 	}
-	check := "W.quietAfterFrame(" + strconv.Quote(probeName) + ", 1000, 0, null, 0).then((q) => { const f = document.documentElement.dataset.frames; document.documentElement.dataset.frames = \"stop\"; return {q, frames: f}; })"
+	// (the count starts in the check's own task: a frame it counts began
+	// after the check did)
+	check := `(() => { let frames = 0, id = 0; const tick = () => { frames++; id = requestAnimationFrame(tick); }; id = requestAnimationFrame(tick);
+	  return W.quietAfterFrame(` + strconv.Quote(probeName) + `, 1000, 0, null, 0).then((q) => { cancelAnimationFrame(id); return {q, frames}; }); })()`
 	if _, err := w.eval(ctx, check, &out); err != nil {
 		return 0, false, err
 	}
-	st := quietFrom(out.Q)
-	frames, err = strconv.Atoi(out.Frames)
-	return frames, st.framed, err
+	return out.Frames, quietFrom(out.Q).framed, nil
 }

@@ -308,9 +308,12 @@ type quietState struct {
 	// url and title are the page's at the check (loc: read).
 	url, title string
 	loc        bool
-	// queued is the count of short timers and channel messages the page
-	// had queued and not run (-1: unknown, a document without the hook).
-	queued int
+	// queued is the count of short timers, channel messages and requests
+	// the page had queued and not run or answered (-1: unknown, a document
+	// without the hook: timers.js);
+	// messages, how many of them are channel messages: work under way
+	// that ends (a render in slices), waited for however long it is still.
+	queued, messages int
 	// framed: the read waited for the page's next frame, and it was drawn;
 	// settled: nothing changed the DOM since that frame and nothing was
 	// queued, so what the input set off has run (W.quietAfterFrame).
@@ -400,17 +403,22 @@ func quietFrom(m []any) quietState {
 		st.title, _ = m[7].(string)
 		st.loc = true
 	}
-	st.queued = -1
+	st.queued, st.messages = -1, -1
 	if len(m) > 8 {
 		if f, ok := m[8].(float64); ok {
 			st.queued = int(f)
 		}
 	}
 	if len(m) > 9 {
-		st.framed, _ = m[9].(bool)
+		if f, ok := m[9].(float64); ok {
+			st.messages = int(f)
+		}
 	}
 	if len(m) > 10 {
-		st.settled, _ = m[10].(bool)
+		st.framed, _ = m[10].(bool)
+	}
+	if len(m) > 11 {
+		st.settled, _ = m[11].(bool)
 	}
 	return st
 }
@@ -568,12 +576,14 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 			// after the input (the page said so), or still for quietDOM
 			// (twice that while the page has work queued: the next frame's
 			// callbacks, an animation's steps) and unchanged since the
-			// previous check.
+			// previous check — but not while a channel message is in
+			// flight: a render in slices is under way, however long a
+			// loaded machine makes it (bounded by quietMaxDOM).
 			still := quietDOM
 			if st.queued > 0 {
 				still = 2 * quietDOM
 			}
-			domQuiet = !mutated || st.settled || st.age >= still && st.mutations == prevMut
+			domQuiet = st.messages <= 0 && (!mutated || st.settled || st.age >= still && st.mutations == prevMut)
 			prevMut = st.mutations
 		}
 		first = false
@@ -581,7 +591,7 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		elapsed := time.Since(start)
 		netQuiet := len(q.inflight) == 0
 		animQuiet := st.anims == 0
-		active := q.started || mutated || !animQuiet
+		active := q.started || mutated || !animQuiet || st.messages > 0
 		seen := quietResult{active: active, url: st.url, title: st.title, loc: st.loc}
 		switch {
 		case !active && elapsed >= window:
@@ -657,7 +667,10 @@ func (q *quietWatch) busyNote(elapsed time.Duration, st quietState, netQuiet, an
 		}
 		what = append(what, a)
 	}
-	if !domQuiet {
+	switch {
+	case !domQuiet && st.messages > 0 && st.age >= quietDOM:
+		what = append(what, fmt.Sprintf("the page kept working (%d channel %s in flight)", st.messages, plural(st.messages, "message", "messages")))
+	case !domQuiet:
 		what = append(what, "the page kept changing")
 	}
 	if len(what) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -406,6 +407,38 @@ func TestWalkTakesOverWhatDidNotChange(t *testing.T) {
 	act(browser.Action{Kind: "fill", Target: sel("#c12 .note"), Value: "x"})
 	if s := e.snapshot(browser.ModeCompact); count(s, `\bempty 12\b`) != 0 || count(s, `\bempty \d+`) != 298 {
 		t.Errorf("a value in card 12's note: empty 12 ×%d (want 0), empties ×%d (want 298, card 20 sold out)", count(s, `\bempty 12\b`), count(s, `\bempty \d+`))
+	}
+}
+
+// A table re-sorted by a click moves its rows and changes none: the walk
+// after it takes over what the rows gave before (their boxes moved, their
+// size did not) and shows the new order, as a whole walk does (the browser
+// tests check every walk against one: WEBPILOT_WALK_VERIFY).
+func TestWalkTakesOverMovedRows(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/bench/table-filter.html")
+	e.snapshot(browser.ModeFull)
+	if _, err := e.act(browser.Action{Kind: "click", Target: browser.Locator{Role: "button", Name: "Price", Exact: true}}); err != nil {
+		t.Fatal(err)
+	}
+	s := e.snapshot(browser.ModeFull)
+	var n int
+	if err := e.do(func(ctx context.Context, h *browser.Held) error { n = browser.LastReused(h.Tab()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n < 400 {
+		t.Errorf("the walk after the rows were sorted took over %d of them, want most of the 500", n)
+	}
+	prices := regexp.MustCompile(`\|\$(\d+)\.00\|`).FindAllStringSubmatch(s, -1)
+	if len(prices) != 500 {
+		t.Fatalf("the snapshot after the sort shows %d prices, want 500:\n%s", len(prices), shorten(s))
+	}
+	for i := 1; i < len(prices); i++ {
+		a, _ := strconv.Atoi(prices[i-1][1])
+		b, _ := strconv.Atoi(prices[i][1])
+		if a > b {
+			t.Fatalf("row %d: $%d after $%d: the snapshot does not show the rows sorted by price", i, b, a)
+		}
 	}
 }
 

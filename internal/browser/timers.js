@@ -3,13 +3,20 @@
 // at most SHORT ms) that have not run, short intervals (setInterval of at
 // most SHORT ms: an animation in steps) not cleared, animation-frame
 // callbacks not run (a transition started two frames on, an animation
-// library's loop), and MessageChannel messages not yet delivered (how
-// React's scheduler queues a render in slices) — so that the wait after an
-// action knows whether what the input set off has more to do. The walker's
+// library's loop), MessageChannel messages not yet delivered (how
+// React's scheduler queues a render in slices), and the page's fetches and
+// XHRs not yet answered (keepalive fetches aside: they never hold an
+// action) — so that the wait after an action knows whether what the input
+// set off has more to do, also before the browser's own report of a
+// request it started has come (a loaded machine sends it late). The walker's
 // world asks with the event __PROBE__-timers on the document; the hook
-// answers at once with __PROBE__-timers-n, whose detail is the count, or -1
-// when the hook came into a document already running (a tab loaded before
-// webpilot attached): what was queued before it is unknown. Longer timers
+// answers at once with __PROBE__-timers-m, whose detail is how many of
+// those are channel messages (work that ends: a render in slices goes on
+// while one is in flight), then __PROBE__-timers-n, whose detail is the
+// count, or -1 when the hook came into a document already running (a tab
+// loaded before webpilot attached): what was queued before it is unknown.
+// (Numbers, not an object: an event's detail crosses from the page's world
+// to the walker's only as a primitive.) Longer timers
 // (a debounce, a poll) are not counted: the wait treats them as it treats
 // a page without the hook.
 (() => {
@@ -108,9 +115,43 @@
       },
     }.postMessage;
   }
+  // Requests: a fetch until its answer's headers or its failure, an XHR
+  // until loadend.
+  let requests = 0;
+  const fetchFn = g.fetch;
+  if (typeof fetchFn === "function") {
+    g.fetch = {
+      fetch(input, init) {
+        const p = fetchFn.apply(this, arguments);
+        if (init && init.keepalive) return p;
+        requests++;
+        let done = false;
+        const end = () => { if (!done) { done = true; requests--; } };
+        p.then(end, end);
+        return p;
+      },
+    }.fetch;
+  }
+  const XHR = g.XMLHttpRequest, send = XHR && XHR.prototype.send;
+  if (typeof send === "function") {
+    XHR.prototype.send = {
+      send() {
+        requests++;
+        let done = false;
+        this.addEventListener("loadend", () => { if (!done) { done = true; requests--; } });
+        try {
+          return send.apply(this, arguments);
+        } catch (e) {
+          if (!done) { done = true; requests--; }
+          throw e;
+        }
+      },
+    }.send;
+  }
   document.addEventListener("__PROBE__-timers", () => {
-    let n = timers.size + intervals.size + frames.size;
-    for (const c of inFlight.values()) n += c;
-    document.dispatchEvent(new CustomEvent("__PROBE__-timers-n", { detail: late ? -1 : n }));
+    let m = 0;
+    for (const c of inFlight.values()) m += c;
+    document.dispatchEvent(new CustomEvent("__PROBE__-timers-m", { detail: late ? -1 : m }));
+    document.dispatchEvent(new CustomEvent("__PROBE__-timers-n", { detail: late ? -1 : timers.size + intervals.size + frames.size + m + requests }));
   }, true);
 })();

@@ -1510,6 +1510,12 @@
     const restyle = (el, sib) => { mark(el); fresh.add(sib ? up(el) || el : el); };
     const sheetNode = (n) => n && (n.nodeName === "STYLE" || n.nodeName === "LINK" || (n.parentNode && n.parentNode.nodeName === "STYLE"));
     if (!whole) {
+      // (an element taken out and put back into the same parent, a row of
+      // a re-sorted table, was moved, not changed: its parent is walked
+      // again, and what it gave last time is taken over where its box
+      // still stands)
+      const from = new Map();
+      for (const r of recs) if (r.type === "childList") for (const a of r.removedNodes) if (a.nodeType === 1) from.set(a, r.target);
       for (const r of recs) {
         const t = r.target;
         if (sheetNode(t)) { whole = true; break; }
@@ -1519,7 +1525,7 @@
         if (css.struct || css.sib || t.nodeName === "DETAILS") fresh.add(t.nodeType === 1 ? t : up(t) || t);
         for (const a of r.addedNodes) {
           if (sheetNode(a)) { whole = true; break; }
-          if (a.nodeType === 1) fresh.add(a);
+          if (a.nodeType === 1 && from.get(a) !== t) fresh.add(a);
         }
         for (const a of r.removedNodes) if (sheetNode(a)) { whole = true; break; }
         if (whole) break;
@@ -2174,19 +2180,24 @@
       n++;
       if (rest >= left) { left = rest; what = animName(a); }
     }
-    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title, queued(probe)];
+    const q = queued(probe);
+    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title, q, messagesN];
   }
   // queued is the count of short timers and channel messages the page's
   // main world has queued and not yet run (timers.js answers the probe's
   // event), -1 when nothing answers (a document loaded before the hook).
   let queuedN = -1;
+  // (messagesN: how many of them are channel messages, as the same
+  // answer said)
+  let messagesN = -1;
   function queued(probe) {
     if (!probe) return -1;
     if (!queuedOn) {
       queuedOn = true;
       document.addEventListener(probe + "-timers-n", (e) => { if (typeof e.detail === "number") queuedN = e.detail; }, true);
+      document.addEventListener(probe + "-timers-m", (e) => { if (typeof e.detail === "number") messagesN = e.detail; }, true);
     }
-    queuedN = -1;
+    queuedN = messagesN = -1;
     document.dispatchEvent(new CustomEvent(probe + "-timers"));
     return queuedN;
   }
