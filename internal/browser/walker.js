@@ -2243,7 +2243,9 @@
   function watchFrames() {
     if (!inputWatched) {
       inputWatched = true;
-      for (const k of INPUT_EVENTS) window.addEventListener(k, noteInput, true);
+      // (passive: a wheel listener that is not would make the page's
+      // scrolling wait for its main thread)
+      for (const k of INPUT_EVENTS) window.addEventListener(k, noteInput, { capture: true, passive: true });
     }
     lastInput = lastFrame = 0;
     const chain = ++frameChain, until = performance.now() + 1000;
