@@ -27,6 +27,7 @@ const (
 	CodeSiteBusy              = toolerr.CodeSiteBusy
 	CodePageCrashed           = toolerr.CodePageCrashed
 	CodeFarmFull              = toolerr.CodeFarmFull
+	CodeHumanRequired         = toolerr.CodeHumanRequired
 	CodeCommandFailed         = toolerr.CodeCommandFailed
 	CodeInternal              = toolerr.CodeInternal
 	CodeBridgeDisconnected    = toolerr.CodeBridgeDisconnected

@@ -112,8 +112,8 @@ func (s *Session) checkHandoff(o *HandoffOptions) ([]*waitCond, backend.Handoff,
 // the call waits until Until holds, the user presses Done, or the timeout
 // passes (TIMEOUT). Refs from before are stale afterwards: the user may
 // have changed anything.
-func (h *Held) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, error) {
-	s, t := h.s, h.t
+func (p Person) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, error) {
+	s, t := p.h.s, p.h.t
 	conds, ho, err := s.checkHandoff(&o)
 	if err != nil {
 		return nil, err

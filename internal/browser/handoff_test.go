@@ -18,7 +18,7 @@ func (e *env) handoffCall(o browser.HandoffOptions) <-chan handoffOutcome {
 	go func() {
 		var o2 handoffOutcome
 		o2.err = e.do(func(ctx context.Context, h *browser.Held) (err error) {
-			o2.res, err = h.Handoff(ctx, o)
+			o2.res, err = h.Person().Handoff(ctx, o)
 			return err
 		})
 		out <- o2
@@ -118,7 +118,7 @@ func TestHandoff(t *testing.T) {
 	// Refused before anything happens, on every backend.
 	err := e.do(func(ctx context.Context, h *browser.Held) error {
 
-		_, err := h.Handoff(ctx, browser.HandoffOptions{Message: " ", Until: until})
+		_, err := h.Person().Handoff(ctx, browser.HandoffOptions{Message: " ", Until: until})
 		return err
 	})
 	if err == nil || !strings.Contains(err.Error(), "message") {
@@ -129,7 +129,7 @@ func TestHandoff(t *testing.T) {
 	case "launch":
 		err := e.do(func(ctx context.Context, h *browser.Held) error {
 
-			_, err := h.Handoff(ctx, browser.HandoffOptions{Message: "Sign in", Until: until})
+			_, err := h.Person().Handoff(ctx, browser.HandoffOptions{Message: "Sign in", Until: until})
 			return err
 		})
 		if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, "headless") {
@@ -139,7 +139,7 @@ func TestHandoff(t *testing.T) {
 	case "endpoint":
 		err := e.do(func(ctx context.Context, h *browser.Held) error {
 
-			_, err := h.Handoff(ctx, browser.HandoffOptions{Message: "Sign in"})
+			_, err := h.Person().Handoff(ctx, browser.HandoffOptions{Message: "Sign in"})
 			return err
 		})
 		if be := wantCode(t, err, browser.CodeInvalidArgument); be != nil && !strings.Contains(be.Message, "until") {
@@ -223,7 +223,7 @@ func TestHandoffQuickThenClose(t *testing.T) {
 		e := newEnv(t, browser.Options{})
 		e.navigate("/basic.html")
 		err := e.do(func(ctx context.Context, h *browser.Held) error {
-			_, err := h.Handoff(ctx, browser.HandoffOptions{Message: "Quick", Timeout: 100 * time.Millisecond})
+			_, err := h.Person().Handoff(ctx, browser.HandoffOptions{Message: "Quick", Timeout: 100 * time.Millisecond})
 			return err
 		})
 		if be := wantCode(t, err, browser.CodeTimeout); be == nil {

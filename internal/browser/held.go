@@ -27,7 +27,6 @@ package browser
 //	Frames                 the page's frames                   frames.go
 //	Eval                   run the agent's JavaScript          eval.go
 //	RawCDP                 one raw CDP command                 rawcdp.go
-//	Handoff                the tab to the user, and back       handoff.go
 //
 // The nouns, each a small value handed out by the method of its name:
 //
@@ -51,6 +50,9 @@ package browser
 //	              the last flow that ran to its end
 //	Capture       the page as a picture or a document:       screenshot.go,
 //	              Screenshot, Glance, PrintPDF               glance.go, pdf.go
+//	Person        the person at the browser: whether one     person.go,
+//	              can see the page, what on it waits for     handoff.go
+//	              one (Needed), the tab handed to them
 type Held struct {
 	s *Session
 	t *Tab

@@ -51,6 +51,10 @@ type Snapshot struct {
 	// Look is, for a first look at a big page that left parts unread,
 	// how many elements it read and how many the page has.
 	Look [2]int `json:"-"`
+	// Human is what on the page waits for a person (a CAPTCHA, a one-time
+	// code, a sign-in form): the tools say so, or fail with HUMAN_REQUIRED
+	// where nobody can see the page.
+	Human []HumanSign `json:"human,omitempty"`
 	// diff is set when Text is the changes since the last snapshot (not a
 	// whole page): its header says only what changed.
 	diff *diffHead
@@ -114,7 +118,7 @@ func (rd reader) render(ctx context.Context, t *Tab, o SnapshotOptions) (string,
 	if err != nil {
 		return "", nil, err
 	}
-	snap := &Snapshot{ID: s.nextSnapshotID(), URL: pt.url, Title: pt.title, Refs: pt.refs, Hidden: pt.hidden, Frames: pt.frames, Stopped: pt.stopped}
+	snap := &Snapshot{ID: s.nextSnapshotID(), URL: pt.url, Title: pt.title, Refs: pt.refs, Hidden: pt.hidden, Frames: pt.frames, Stopped: pt.stopped, Human: pt.human}
 	base, _ := url.Parse(pt.url)
 	var pre []string
 	if pt.stopped > 0 {
@@ -235,6 +239,8 @@ type pageTree struct {
 	// unread, how many elements it read of how many.
 	look      bool
 	read, all int
+	// human: what on the page and its frames waits for a person.
+	human []HumanSign
 }
 
 // collect walks the tab's page (or the scope's subtree) and its frames;
@@ -282,6 +288,7 @@ func (v *pageView) collect(ctx context.Context, scope Locator, look bool) (*page
 	if len(res.Look) == 2 {
 		pt.read, pt.all = res.Look[0], res.Look[1]
 	}
+	pt.human = signsOf(res.H)
 	v.inline(ctx, w, f, pt.items, 0, pt)
 	return pt, nil
 }
@@ -317,6 +324,7 @@ func (v *pageView) inline(ctx context.Context, w frameWorld, f *frameRefs, nodes
 				n.N += " " + stoppedNote(res.Stopped)
 			}
 			pt.hidden += res.Hidden
+			pt.human = addSigns(pt.human, res.H)
 			pt.frames++
 			v.inline(ctx, cw, cf, n.C, depth+1, pt)
 			continue

@@ -103,6 +103,9 @@ type walkResult struct {
 	// Look is, for a first look that left parts of a big document unread,
 	// how many elements it read and how many the document has.
 	Look []int `json:"look"`
+	// H is what on the document waits for a person (W.human: HumanSign's
+	// kind and what).
+	H [][2]string `json:"h"`
 }
 
 // expand turns the walk's short fingerprints (tag, id, test id, context

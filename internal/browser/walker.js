@@ -1678,6 +1678,92 @@
     return a;
   }
 
+  // human lists what on the page waits for a person, as [kind, what]
+  // pairs (browser.HumanSign): a CAPTCHA's widget or challenge on screen
+  // (reCAPTCHA, hCaptcha, Cloudflare Turnstile — found by their frames'
+  // addresses, which the widgets' scripts set), Cloudflare's check page, a
+  // one-time code's field or boxes, and a password field ("login": a
+  // sign-in form, which counts only after a navigation that was sent
+  // elsewhere). What is hidden, or a widget that only shows a badge (an
+  // invisible reCAPTCHA), is not a sign.
+  const OTP_NAME = /(^|[^a-z])(otp|totp|2fa|mfa|one[-_ ]?time[-_ ]?(code|pass(code|word)?|pin)|verification[-_ ]?code|auth(entication)?[-_ ]?code|sms[-_ ]?code)([^a-z]|$)/i;
+  function shows(el) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2 || r.right + scrollX < 0 || r.bottom + scrollY < 0) return false;
+    const cs = getComputedStyle(el);
+    if (cs.visibility !== "visible" || +cs.opacity < 0.05) return false;
+    for (let a = el.parentElement; a; a = a.parentElement) if (+getComputedStyle(a).opacity < 0.05) return false;
+    return true;
+  }
+  // (a widget's response field, near its frame or in its box, holds a
+  // token once the challenge is passed: solved, no sign)
+  function solved(el, field) {
+    for (let c = el.parentElement, i = 0; c && i < 4; c = c.parentElement, i++) {
+      const r = c.querySelector("[name='" + field + "']");
+      if (r) return !!r.value;
+    }
+    return false;
+  }
+  const WIDGETS = [
+    ["recaptcha", "reCAPTCHA challenge", "g-recaptcha", "g-recaptcha-response"],
+    ["hcaptcha", "hCaptcha challenge", "h-captcha", "h-captcha-response"],
+    ["turnstile", "Cloudflare Turnstile challenge", "cf-turnstile", "cf-turnstile-response"],
+  ];
+  function human() {
+    const out = [], seen = new Set();
+    const add = (kind, what) => { if (!seen.has(kind)) { seen.add(kind); out.push([kind, what]); } };
+    for (const f of document.getElementsByTagName("iframe")) {
+      let u;
+      try { u = new URL(f.src || "about:blank"); } catch (e) { continue; }
+      const host = u.hostname.replace(/^www\./, "");
+      let w = null;
+      if (/(^|\.)(google\.com|recaptcha\.net)$/.test(host) && /\/recaptcha\/(api2|enterprise)\/(anchor|bframe)/.test(u.pathname)) {
+        if (/\/anchor/.test(u.pathname) && (u.searchParams.get("size") === "invisible" || f.closest(".grecaptcha-badge"))) continue;
+        w = WIDGETS[0];
+      } else if (/(^|\.)hcaptcha\.com$/.test(host)) {
+        w = WIDGETS[1];
+      } else if (host === "challenges.cloudflare.com") {
+        w = WIDGETS[2];
+      }
+      if (w && !seen.has(w[0]) && shows(f) && !solved(f, w[3])) add(w[0], w[1] + " (iframe from " + host + ")");
+    }
+    // (a widget whose frame is out of reach, in a closed shadow root: its
+    // box, drawn and not invisible)
+    for (const w of WIDGETS) {
+      if (seen.has(w[0])) continue;
+      for (const box of document.getElementsByClassName(w[2])) {
+        if (box.getAttribute("data-size") === "invisible" || !box.hasAttribute("data-sitekey") || box.getElementsByTagName("iframe").length) continue;
+        const r = box.getBoundingClientRect();
+        if (r.width >= 50 && r.height >= 30 && shows(box) && !solved(box.firstElementChild || box, w[3])) { add(w[0], w[1] + " (widget ." + w[2] + ")"); break; }
+      }
+    }
+    if (/^just a moment/i.test(document.title.trim()) && document.querySelector("#challenge-form, #challenge-stage, #cf-challenge-running, script[src*='/cdn-cgi/challenge-platform/']")) {
+      add("cloudflare", "Cloudflare's check page (\"" + document.title.trim() + "\")");
+    }
+    const boxes = new Map();
+    let password = null;
+    for (const el of document.getElementsByTagName("input")) {
+      const type = (el.getAttribute("type") || "text").toLowerCase();
+      if (!/^(text|tel|number|password|)$/.test(type) || el.disabled) continue;
+      const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
+      const named = [el.name, el.id, el.getAttribute("aria-label"), el.placeholder].find((s) => s && OTP_NAME.test(s));
+      if (ac.includes("one-time-code") || named) {
+        if (shows(el)) add("otp", "one-time code field (" + (ac.includes("one-time-code") ? "autocomplete=one-time-code" : JSON.stringify(cut(named, 40))) + ")");
+      } else if (el.maxLength === 1 && el.parentElement) {
+        const group = el.form || el.parentElement.parentElement || el.parentElement;
+        boxes.set(group, (boxes.get(group) || []).concat([el]));
+      } else if (type === "password" && !password && shows(el)) {
+        password = el;
+      }
+    }
+    for (const els of boxes.values()) {
+      const shown = els.filter(shows);
+      if (shown.length >= 4 && shown.length <= 8) { add("otp", "one-time code boxes (" + shown.length + " fields of one character)"); break; }
+    }
+    if (password) add("login", "sign-in form (password field)");
+    return out;
+  }
+
   function snapshot(root, opts) {
     const out = { hidden: 0, inert: 0, refs: 0, sx: scrollX, sy: scrollY, focus: deepFocus(), clickers: new Set(), droppers: new Set(), items: new WeakSet(),
       seen: 0, stopped: false, strs: [], strIx: new Map(), until: opts && opts.budget > 0 ? performance.now() + opts.budget : Infinity,
@@ -1739,6 +1825,10 @@
     if (out.stopped) res.stopped = out.seen;
     if (out.inc) res.reused = out.reused;
     if (out.look && out.look.skipped) res.look = [out.seen, out.look.all];
+    if (!root) {
+      const h = human();
+      if (h.length) res.h = h;
+    }
     if (opts && opts.verify && !root && !out.stopped && !out.look) {
       // (tests) the walk must give what a whole walk gives
       const w = snapshot(null, { probe: opts.probe, whole: true });
@@ -2481,7 +2571,7 @@
   const onPress = (f) => { pressers.add(f); return () => pressers.delete(f); };
 
   globalThis.__webpilot = {
-    snapshot: S, prewalk, walkUnless, get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
+    snapshot: S, prewalk, walkUnless, human, get, resolve: entry(resolve, true), take: entry(take, true), check: entry(check, false), frameBox, known,
     query: Q, find, seek, idOf, hit: entry(hit, false), at: entry(at, false), quiet, sinceMutation, quietAfterFrame, doc, busy, test, trial, rxAll, isPattern,
     hide, unsecret, onPress,
   };

@@ -194,7 +194,8 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			Progress: progress(ctx, req, c.mask), TraceMask: d.TraceMask, OpenCLI: d.OpenCLI,
 			Recent:   func(name string) []trace.Action { return s.recent.List(sc.key(name)) },
 			Sessions: func() []string { return sc.sessions(d.Manager.SessionNames()) },
-			Decode:   func(tool string, args map[string]any) (any, error) { return s.decodeArgs(c, tool, args) }}
+			Decode:   func(tool string, args map[string]any) (any, error) { return s.decodeArgs(c, tool, args) },
+			Handoff:  slices.Contains(c.Tools.Groups, tools.GroupHandoff)}
 		if wd := clientWorkdir(req); wd != "" && d.RecipesFor != nil {
 			env.Recipes = d.RecipesFor(wd)
 		}
@@ -435,7 +436,11 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 			res.Text += dialogText(res.Dialog)
 		} else {
 			h.Use(about)
-			res.Text += inlineSnapshot(ctx, h, res.Snapshot)
+			text, snap := inlineSnapshot(ctx, h, res.Snapshot)
+			res.Text += text
+			if err := personNeeded(ctx, h, res, snap, env.Handoff); err != nil {
+				return err
+			}
 		}
 		out = res
 		return nil
@@ -472,19 +477,84 @@ func (s *Server) status(c *Client) map[string]any {
 }
 
 // inlineSnapshot renders the snapshot of the call's tab that a navigate
-// or action call asked for.
-func inlineSnapshot(ctx context.Context, h *browser.Held, mode string) string {
+// or action call asked for, and gives it (nil: none was taken).
+func inlineSnapshot(ctx context.Context, h *browser.Held, mode string) (string, *browser.Snapshot) {
 	if mode == "" || mode == "none" {
-		return ""
+		return "", nil
 	}
 	snap, err := h.Snapshot(ctx, browser.SnapshotOptions{Mode: mode, MaxChars: tools.InlineSnapshotMaxChar})
 	if err != nil {
 		if be, ok := browser.AsError(err); ok {
-			return fmt.Sprintf("\n(no snapshot: %s: %s)", be.Code, be.Message)
+			return fmt.Sprintf("\n(no snapshot: %s: %s)", be.Code, be.Message), nil
 		}
-		return "\n(no snapshot: the page could not be read)"
+		return "\n(no snapshot: the page could not be read)", nil
 	}
-	return "\n\n" + snap.Text
+	return "\n\n" + snap.Text, snap
+}
+
+// personNeeded tells, for a call that left its tab on a page (a result
+// with Snapshot set: navigate, an action, a form, a tab selected), what
+// on the page waits for a person (browser.HumanSign): from the inline
+// snapshot snap, else with one page call. A sign-in form counts only
+// after a navigation the site sent elsewhere (res.Redirected). Where a
+// person sees the browser (the user's Chrome, a headed launch), the
+// result leads with a note naming the way out (browser_handoff when the
+// client has it) and carries the signs as structured content; where
+// nobody does (headless, a remote browser), the call fails with
+// HUMAN_REQUIRED, which says what the call did.
+func personNeeded(ctx context.Context, h *browser.Held, res *tools.Result, snap *browser.Snapshot, handoff bool) error {
+	if res.Snapshot == "" || h.Tab() == nil {
+		return nil
+	}
+	var signs []browser.HumanSign
+	if snap != nil {
+		signs = snap.Human
+	} else {
+		// (a page that cannot be read now says nothing here: the call's
+		// own result stands)
+		signs, _ = h.Person().Needed(ctx)
+	}
+	signs = slices.DeleteFunc(slices.Clone(signs), func(s browser.HumanSign) bool { return s.Kind == browser.HumanLogin && !res.Redirected })
+	if len(signs) == 0 {
+		return nil
+	}
+	whats := make([]string, len(signs))
+	for i, s := range signs {
+		whats[i] = s.What
+	}
+	what := strings.Join(whats, "; ")
+	if h.Person().Present() {
+		res.Human = signs
+		way := `hand the tab to the user: browser_handoff {"message": "` + personTask(signs) + `, then press Done"}; its result shows what changed`
+		if !handoff {
+			way = "ask the user to do it in the browser, then take browser_snapshot to see what changed (browser_handoff, with --caps +handoff, shows them the tab and waits for them)"
+		}
+		res.Text = "Note: a person is needed here: " + what + ". Do not try it yourself: " + way + ".\n\n" + res.Text
+		return nil
+	}
+	did, _, _ := strings.Cut(strings.TrimPrefix(res.Text, "Note: "), "\n")
+	diag := map[string]any{"human": signs, "result": did}
+	if snap != nil {
+		diag["url"], diag["title"] = snap.URL, snap.Title
+	}
+	return &browser.Error{Code: browser.CodeHumanRequired,
+		Message:   "the page waits for a person: " + what + "; nobody sees this browser (" + h.Person().Where() + "), so the task cannot go on here",
+		Hint:      "do not try to solve it: tell the user; a person can do it in their own Chrome (webpilot pair, then this task there) or in a browser with a window (webpilot started with --headed), where browser_handoff shows them the tab",
+		Diagnosis: diag}
+}
+
+// personTask is what the user is asked to do about signs, for a hand-off's
+// message.
+func personTask(signs []browser.HumanSign) string {
+	switch signs[0].Kind {
+	case "otp":
+		return "Please enter the one-time code"
+	case browser.HumanLogin:
+		return "Please sign in"
+	case "cloudflare":
+		return "Please get past the site's check"
+	}
+	return "Please solve the challenge on this page"
 }
 
 // notes renders what happened in the tab on its own (dialogs answered,

@@ -382,7 +382,12 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 				content = append(content, &mcp.ImageContent{Data: im.Data, MIMEType: im.MIMEType})
 			}
 		}
-		return &mcp.CallToolResult{Content: content}
+		out := &mcp.CallToolResult{Content: content}
+		if res != nil && len(res.Human) > 0 {
+			// (what waits for a person, for programs; the text says it too)
+			out.StructuredContent = map[string]any{"human": res.Human}
+		}
+		return out
 	}
 	return errorResult(s.toolError(tool, err))
 }

@@ -32,7 +32,11 @@ const (
 	// CodeFarmFull: the browser farm (--cdp-endpoint) is at capacity; the
 	// session keeps its place in the farm's queue and a retry resumes it.
 	CodeFarmFull Code = "FARM_FULL"
-	CodeInternal Code = "INTERNAL"
+	// CodeHumanRequired: the page waits for a person (a CAPTCHA, a
+	// one-time code, a sign-in after a redirect) in a browser nobody
+	// sees (headless, a farm).
+	CodeHumanRequired Code = "HUMAN_REQUIRED"
+	CodeInternal      Code = "INTERNAL"
 	// Bridge (the user's Chrome through the extension).
 	CodeBridgeDisconnected    Code = "BRIDGE_DISCONNECTED"
 	CodeBridgeDetached        Code = "BRIDGE_DETACHED"

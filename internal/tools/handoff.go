@@ -48,7 +48,7 @@ var handoffTool = Def(Tool{
 			p(int(waited.Seconds()), int(total.Seconds()), fmt.Sprintf("waiting for the user (%d s)", int(waited.Seconds())))
 		}
 	}
-	res, err := h.Handoff(ctx, o)
+	res, err := h.Person().Handoff(ctx, o)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,9 @@ type Env struct {
 	// Progress tells the client how far a long call is (done of total, and
 	// a message); nil when the client asked for no progress.
 	Progress func(done, total int, msg string)
+	// Handoff: the client has browser_handoff, which a result names where
+	// the page waits for a person.
+	Handoff bool
 	// Decode checks and decodes the arguments of another active tool
 	// exactly as that tool's own call would (coercion, schema, Check);
 	// ErrInactive for a tool the server does not serve. browser_flow checks

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
@@ -66,5 +68,17 @@ var navigateTool = Def(Tool{
 	if nav.Status != 0 {
 		text += fmt.Sprintf(" (HTTP %d)", nav.Status)
 	}
-	return &Result{Text: text, Snapshot: mode}, nil
+	return &Result{Text: text, Snapshot: mode, Redirected: in.URL != "" && redirected(in.URL, nav.URL)}, nil
 })
+
+// redirected says whether a navigation to asked ended on another page
+// (another host or path; a trailing slash, the query and the fragment
+// aside).
+func redirected(asked, got string) bool {
+	a, err1 := url.Parse(asked)
+	g, err2 := url.Parse(got)
+	if err1 != nil || err2 != nil || a.Host == "" {
+		return false
+	}
+	return !strings.EqualFold(a.Host, g.Host) || strings.TrimSuffix(a.Path, "/") != strings.TrimSuffix(g.Path, "/")
+}

@@ -158,6 +158,13 @@ type Result struct {
 	// does not show whole: notes, unmet expectations, navigations, new
 	// tabs, downloads, console errors, a form stopped by a dialog.
 	Notes []string
+	// Redirected: a navigation the site sent to another page than the one
+	// asked for (a sign-in form there is a login wall).
+	Redirected bool
+	// Human is what on the page waits for a person (the server fills it
+	// in after the inline snapshot, for a result that has Snapshot set);
+	// it is the result's structured content.
+	Human []browser.HumanSign
 }
 
 // resultText is a result's text as a tool writes it; the lines it writes

@@ -1,0 +1,105 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend"
+)
+
+// HumanSign is something on a page that waits for a person: a CAPTCHA's
+// widget or challenge, Cloudflare's check page, a one-time code's field,
+// or a sign-in form. The page's walker finds them (W.human) with every
+// walk of a whole document.
+type HumanSign struct {
+	// Kind is recaptcha, hcaptcha, turnstile, cloudflare, otp or login (a
+	// password field: a sign-in form, which the tools count only after a
+	// navigation the site sent elsewhere).
+	Kind string `json:"kind"`
+	// What says it for the agent: "reCAPTCHA challenge (iframe from
+	// google.com)".
+	What string `json:"what"`
+}
+
+// HumanLogin is the kind of a sign-in form's sign.
+const HumanLogin = "login"
+
+// signsOf reads a walk's [kind, what] pairs.
+func signsOf(h [][2]string) []HumanSign {
+	out := make([]HumanSign, 0, len(h))
+	for _, p := range h {
+		out = append(out, HumanSign{Kind: p[0], What: p[1]})
+	}
+	return out
+}
+
+// addSigns adds to have the signs of more whose kind it lacks.
+func addSigns(have []HumanSign, more [][2]string) []HumanSign {
+	for _, s := range signsOf(more) {
+		dup := false
+		for _, h := range have {
+			dup = dup || h.Kind == s.Kind
+		}
+		if !dup {
+			have = append(have, s)
+		}
+	}
+	return have
+}
+
+// Person is the person at the browser, as a call sees them: whether they
+// can see the session's pages (Present), what on the held tab's page
+// waits for them (Needed), and the tab handed over to them (Handoff).
+type Person struct{ h *Held }
+
+// Person is the person at the browser of the held session.
+func (h *Held) Person() Person { return Person{h} }
+
+// Present says whether a person can see the session's pages: in the
+// user's own Chrome (a backend that hands tabs over: the bridge) or a
+// launched browser with a window; not in a headless one nor in a remote
+// browser (an endpoint, a farm), which nobody watches.
+func (p Person) Present() bool {
+	be := p.h.s.be
+	if _, ok := be.(backend.Handoff); ok {
+		return true
+	}
+	info := be.Info()
+	return info.Kind == "launch" && !info.Headless
+}
+
+// Needed is what on the held tab's page (its main document) waits for a
+// person now, read with one page call; a snapshot gives the same in
+// Snapshot.Human without one.
+func (p Person) Needed(ctx context.Context) ([]HumanSign, error) {
+	t := p.h.t
+	if t == nil {
+		return nil, nil
+	}
+	mainID, err := t.page.mainFrameID(ctx)
+	if err != nil {
+		return nil, backendError("read the page", err)
+	}
+	var out [][2]string
+	if _, err := (frameWorld{sess: t.page, frameID: mainID}).eval(ctx, "W.human()", &out); err != nil {
+		return nil, backendError("read the page", fmt.Errorf("what waits for a person: %w", err))
+	}
+	return signsOf(out), nil
+}
+
+// Where says which browser the session works in, for a person who is not
+// there: "a headless browser", "a remote browser (--cdp-endpoint)".
+func (p Person) Where() string {
+	switch info := p.h.s.be.Info(); {
+	case info.Kind == "launch" && info.Headless:
+		return "a headless browser"
+	case info.Kind == "endpoint":
+		return "a remote browser (--cdp-endpoint)"
+	case info.Kind == "bridge":
+		return "the user's Chrome"
+	case info.Kind == "launch":
+		return "a browser with a window"
+	default:
+		return "a " + info.Kind + " browser"
+	}
+}

@@ -1,0 +1,131 @@
+package browser_test
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/browser"
+)
+
+// kindsOf are the kinds of signs, in order.
+func kindsOf(signs []browser.HumanSign) []string {
+	var out []string
+	for _, s := range signs {
+		out = append(out, s.Kind)
+	}
+	return out
+}
+
+// TestPageWaitsForPerson: each challenge fixture gives its sign, in the
+// snapshot (Snapshot.Human) and in a page call (Person.Needed) alike; an
+// invisible reCAPTCHA, whose badge is all that shows, gives none; a
+// challenge passed (its response field holds a token) gives none.
+func TestPageWaitsForPerson(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	cases := []struct {
+		page, kind, what string
+	}{
+		{"/human/recaptcha.html", "recaptcha", "reCAPTCHA challenge (iframe from google.com)"},
+		{"/human/hcaptcha.html", "hcaptcha", "hCaptcha challenge (iframe from newassets.hcaptcha.com)"},
+		{"/human/turnstile.html", "turnstile", "Cloudflare Turnstile challenge (iframe from challenges.cloudflare.com)"},
+		{"/human/cloudflare.html", "cloudflare", `Cloudflare's check page ("Just a moment...")`},
+		{"/human/otp.html", "otp", "one-time code field (autocomplete=one-time-code)"},
+		{"/human/otp-boxes.html", "otp", "one-time code boxes (6 fields of one character)"},
+		{"/human/signin.html", "login", "sign-in form (password field)"},
+		{"/human/recaptcha-invisible.html", "", ""},
+	}
+	for _, c := range cases {
+		e.navigate(c.page)
+		var snap *browser.Snapshot
+		var needed []browser.HumanSign
+		if err := e.do(func(ctx context.Context, h *browser.Held) error {
+			var err error
+			if snap, err = h.Snapshot(ctx, browser.SnapshotOptions{}); err != nil {
+				return err
+			}
+			needed, err = h.Person().Needed(ctx)
+			return err
+		}); err != nil {
+			t.Fatalf("%s: %v", c.page, err)
+		}
+		var want []browser.HumanSign
+		if c.kind != "" {
+			want = []browser.HumanSign{{Kind: c.kind, What: c.what}}
+		}
+		if !slices.Equal(snap.Human, want) || !slices.Equal(needed, want) {
+			t.Errorf("%s: the snapshot gives %+v and the page call %+v, want %+v", c.page, snap.Human, needed, want)
+		}
+	}
+
+	// The person passes the challenge: the widget's script puts its token
+	// in the response field, and the sign is gone.
+	e.navigate("/human/recaptcha.html")
+	e.eval(`document.getElementById("g-recaptcha-response").value = "03AFcWeA-token"; "ok"`)
+	if err := e.do(func(ctx context.Context, h *browser.Held) error {
+		needed, err := h.Person().Needed(ctx)
+		if err == nil && len(needed) != 0 {
+			t.Errorf("a passed reCAPTCHA still gives %+v", needed)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNoPersonNeededElsewhere: no other fixture page (the eval pages, the
+// widget libraries, the benchmark's pages, …) gives a sign but a sign-in
+// form's, which counts only after a redirect.
+func TestNoPersonNeededElsewhere(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	var pages []string
+	root := backendtest.PagesDir()
+	if err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() && (rel == "human" || rel == "vendor") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".html") {
+			pages = append(pages, "/"+filepath.ToSlash(rel))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) < 100 {
+		t.Fatalf("found only %d fixture pages under %s", len(pages), root)
+	}
+	logins := 0
+	for _, p := range pages {
+		var needed []browser.HumanSign
+		err := e.do(func(ctx context.Context, h *browser.Held) error {
+			if _, err := h.Navigate(ctx, e.base+p, 0); err != nil {
+				return err
+			}
+			var err error
+			needed, err = h.Person().Needed(ctx)
+			return err
+		})
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		for _, s := range needed {
+			if s.Kind == browser.HumanLogin {
+				logins++
+				continue
+			}
+			t.Errorf("%s: a false alarm: %+v", p, s)
+		}
+	}
+	if logins == 0 {
+		t.Errorf("none of the %d pages has a password field: the sweep did not read the pages", len(pages))
+	}
+}
