@@ -438,7 +438,8 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 			h.Use(about)
 			text, snap := inlineSnapshot(ctx, h, res.Snapshot)
 			res.Text += text
-			if err := personNeeded(ctx, h, res, snap, env.Handoff); err != nil {
+			// (a tab only selected is told, never failed)
+			if err := personNeeded(ctx, h, res, snap, env.Handoff, env.Secrets.Len() > 0, t.Group != tools.GroupTabs); err != nil {
 				return err
 			}
 		}
@@ -501,8 +502,11 @@ func inlineSnapshot(ctx context.Context, h *browser.Held, mode string) (string, 
 // result leads with a note naming the way out (browser_handoff when the
 // client has it) and carries the signs as structured content; where
 // nobody does (headless, a remote browser), the call fails with
-// HUMAN_REQUIRED, which says what the call did.
-func personNeeded(ctx context.Context, h *browser.Held, res *tools.Result, snap *browser.Snapshot, handoff bool) error {
+// HUMAN_REQUIRED, which says what the call did (with fail; else the note
+// says nobody sees the browser). A one-time code or a sign-in, when the
+// client declared secrets, is a note only: the agent may have been given
+// what to type.
+func personNeeded(ctx context.Context, h *browser.Held, res *tools.Result, snap *browser.Snapshot, handoff, secrets, fail bool) error {
 	if res.Snapshot == "" || h.Tab() == nil {
 		return nil
 	}
@@ -519,10 +523,18 @@ func personNeeded(ctx context.Context, h *browser.Held, res *tools.Result, snap 
 		return nil
 	}
 	whats := make([]string, len(signs))
+	typed := true // only what a declared secret can answer: a code, a sign-in
 	for i, s := range signs {
 		whats[i] = s.What
+		typed = typed && (s.Kind == "otp" || s.Kind == browser.HumanLogin)
 	}
 	what := strings.Join(whats, "; ")
+	if typed && secrets {
+		// The user may have given the agent the code or the credentials.
+		res.Human = signs
+		res.Text = "Note: the page asks for " + what + ": type what the user declared for it (\"secret\": NAME) if they did; otherwise a person is needed here.\n\n" + res.Text
+		return nil
+	}
 	if h.Person().Present() {
 		res.Human = signs
 		way := `hand the tab to the user: browser_handoff {"message": "` + personTask(signs) + `, then press Done"}; its result shows what changed`
@@ -532,15 +544,21 @@ func personNeeded(ctx context.Context, h *browser.Held, res *tools.Result, snap 
 		res.Text = "Note: a person is needed here: " + what + ". Do not try it yourself: " + way + ".\n\n" + res.Text
 		return nil
 	}
+	if !fail {
+		res.Human = signs
+		res.Text = "Note: a person is needed here: " + what + "; nobody sees this browser (" + h.Person().Where() + "): tell the user.\n\n" + res.Text
+		return nil
+	}
 	did, _, _ := strings.Cut(strings.TrimPrefix(res.Text, "Note: "), "\n")
 	diag := map[string]any{"human": signs, "result": did}
 	if snap != nil {
 		diag["url"], diag["title"] = snap.URL, snap.Title
 	}
 	return &browser.Error{Code: browser.CodeHumanRequired,
-		Message:   "the page waits for a person: " + what + "; nobody sees this browser (" + h.Person().Where() + "), so the task cannot go on here",
-		Hint:      "do not try to solve it: tell the user; a person can do it in their own Chrome (webpilot pair, then this task there) or in a browser with a window (webpilot started with --headed), where browser_handoff shows them the tab",
-		Diagnosis: diag}
+		Message:     "the page waits for a person: " + what + "; nobody sees this browser (" + h.Person().Where() + "), so the task cannot go on here",
+		Hint:        "do not try to solve it: tell the user; a person can do it in their own Chrome (webpilot pair, then this task there) or in a browser with a window (webpilot started with --headed), where browser_handoff shows them the tab",
+		Suggestions: []string{"the user's own Chrome: `webpilot pair`, then the task again", "a browser with a window: webpilot started with --headed, then browser_handoff"},
+		Diagnosis:   diag}
 }
 
 // personTask is what the user is asked to do about signs, for a hand-off's

@@ -176,6 +176,9 @@ func flowResult(p *flow.Plan, tr *flow.Trace) *Result {
 			}
 		}
 	}
+	// (none: the flow left its tab on a page all the same, which the
+	// server checks for what waits for a person)
+	res.Snapshot = "none"
 	if last >= 0 && tr.Entries[last].Outcome == flow.OutcomeOK {
 		if mode, ok := p.Steps[last].Args["snapshot"].(string); ok && tr.Entries[last].Do != "snapshot" {
 			res.Snapshot = mode

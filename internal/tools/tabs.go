@@ -86,7 +86,8 @@ var tabsTool = Def(Tool{
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Text: fmt.Sprintf("Tab %s is current.", t.ID), Tab: t}, nil
+		// (none: the server tells what on its page waits for a person)
+		return &Result{Text: fmt.Sprintf("Tab %s is current.", t.ID), Tab: t, Snapshot: "none"}, nil
 	case "bind":
 		t, err := h.Tabs().Bind(ctx, in.Tab, in.Match)
 		if err != nil {

@@ -1,0 +1,118 @@
+package mcpserver_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
+	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
+	"github.com/webpilot-mcp/webpilot/internal/tools"
+)
+
+// A page that waits for a person, through MCP on the default path of a
+// call: in a browser nobody sees (a headless launch, a farm) a navigate or
+// an action that lands there fails with HUMAN_REQUIRED, which says what
+// the call did; in the user's Chrome (the bridge) the result leads with a
+// note that names the way out (browser_handoff, when the client has it)
+// and carries the signs as structured content. A sign-in form counts after
+// a redirect only; ordinary pages give nothing. A tab only selected is
+// told in a note, never failed.
+func TestPersonNeeded(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.Handle("/", backendtest.Pages())
+	mux.HandleFunc("/members", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/human/signin.html?next=/members", http.StatusFound)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	base := srv.URL
+	withHandoff, err := tools.Select(tools.ProfileCore, "+handoff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sharedManager(t)
+	cs := connectServer(t, mcpserver.Options{Tools: withHandoff, Deps: &tools.Deps{Manager: m}}, nil, "")
+	core := connect(t, &tools.Deps{Manager: m})
+	ctx := backendtest.Context(t, 90*time.Second)
+	present := backendtest.Kind() == "bridge"
+
+	// Nothing on ordinary pages, nor on a sign-in page asked for.
+	for _, p := range []string{"/basic.html", "/bench/login.html", "/human/signin.html", "/human/recaptcha-invisible.html"} {
+		res, err := cs.CallTool(ctx, callParams("browser_navigate", map[string]any{"url": base + p}))
+		if err != nil || res.IsError || strings.Contains(text(res), "a person is needed") || res.StructuredContent != nil {
+			t.Errorf("%s: %v %s", p, err, textOf(res))
+		}
+	}
+
+	type want struct{ kind, what string }
+	check := func(c *mcp.ClientSession, tool string, args map[string]any, w want, handoff bool) {
+		t.Helper()
+		if !present {
+			e := mustFail(t, ctx, c, tool, args, "HUMAN_REQUIRED")
+			if !strings.Contains(e.Error.Message, "the page waits for a person: "+w.what) || !strings.Contains(e.Error.Message, "nobody sees this browser") ||
+				!strings.Contains(e.Error.Hint, "--headed") || !strings.Contains(e.Error.Hint, "webpilot pair") {
+				t.Errorf("%s %v: %+v", tool, args, e)
+			}
+			signs, _ := e.Diagnosis["human"].([]any)
+			if len(signs) != 1 || signs[0].(map[string]any)["kind"] != w.kind || e.Diagnosis["result"] == "" {
+				t.Errorf("%s %v: diagnosis %v", tool, args, e.Diagnosis)
+			}
+			return
+		}
+		res, err := c.CallTool(ctx, callParams(tool, args))
+		if err != nil || res.IsError {
+			t.Fatalf("%s %v: %v %s", tool, args, err, textOf(res))
+		}
+		out := text(res)
+		lead := "Note: a person is needed here: " + w.what + ". Do not try it yourself: "
+		if !strings.HasPrefix(out, lead) {
+			t.Errorf("%s %v: the result does not lead with the note:\n%s", tool, args, out)
+		}
+		if way := `browser_handoff {"message": "`; handoff != strings.Contains(out, way) || !handoff && !strings.Contains(out, "take browser_snapshot") {
+			t.Errorf("%s %v (handoff %v): the way out:\n%s", tool, args, handoff, out)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		if !strings.Contains(string(b), `"kind":"`+w.kind+`"`) {
+			t.Errorf("%s %v: structured content %s", tool, args, b)
+		}
+	}
+	check(cs, "browser_navigate", map[string]any{"url": base + "/human/recaptcha.html"}, want{"recaptcha", "reCAPTCHA challenge (iframe from google.com)"}, true)
+	// (no snapshot: the page is asked in a call of its own)
+	check(core, "browser_navigate", map[string]any{"url": base + "/human/turnstile.html", "snapshot": "none"}, want{"turnstile", "Cloudflare Turnstile challenge (iframe from challenges.cloudflare.com)"}, false)
+	check(cs, "browser_navigate", map[string]any{"url": base + "/human/cloudflare.html"}, want{"cloudflare", `Cloudflare's check page ("Just a moment...")`}, true)
+	// A site that sends the agent to its sign-in page.
+	check(cs, "browser_navigate", map[string]any{"url": base + "/members"}, want{"login", "sign-in form (password field)"}, true)
+
+	// A flow that ends on a challenge.
+	check(cs, "browser_flow", map[string]any{"steps": []any{map[string]any{"do": "navigate", "url": base + "/human/hcaptcha.html"}}},
+		want{"hcaptcha", "hCaptcha challenge (iframe from newassets.hcaptcha.com)"}, true)
+
+	// An action that lands on a one-time code's page.
+	snap := mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/human/signin.html"})
+	check(cs, "browser_action", map[string]any{"action": "click", "ref": refOf(t, snap, "button", "Sign in")}, want{"otp", "one-time code field (autocomplete=one-time-code)"}, true)
+
+	// A client the user gave a code to: the code's page is a note, also
+	// where nobody sees the browser.
+	coded := connect(t, &tools.Deps{Manager: m, Secrets: loadSecrets(t, "WEBPILOT_SECRET_CODE=424242")})
+	out := mustCall(t, ctx, coded, "browser_navigate", map[string]any{"url": base + "/human/otp.html", "snapshot": "none"})
+	if !strings.HasPrefix(out, `Note: the page asks for one-time code field (autocomplete=one-time-code): type what the user declared for it ("secret": NAME) if they did`) {
+		t.Errorf("the code's page for a client with secrets:\n%s", out)
+	}
+
+	// The tab (left on the code's page) selected again: a note only.
+	list := mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "list"})
+	id := regexp.MustCompile(`\b(t\d+)\b`).FindString(list)
+	mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "new", "url": base + "/basic.html"})
+	out = mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "tab": id})
+	if !strings.HasPrefix(out, "Note: a person is needed here: one-time code field (autocomplete=one-time-code)") {
+		t.Errorf("tabs select %s (of %s):\n%s", id, list, out)
+	}
+}
