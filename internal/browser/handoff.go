@@ -110,8 +110,8 @@ func (s *Session) checkHandoff(o *HandoffOptions) ([]*waitCond, backend.Handoff,
 // Handoff gives the tab to the user: it comes to the front with the message
 // shown (the bridge: badge, notification and popup with a Done button), and
 // the call waits until Until holds, the user presses Done, or the timeout
-// passes (TIMEOUT). Refs from before are stale afterwards: the user may
-// have changed anything.
+// passes (TIMEOUT). Refs from before may be stale afterwards: the user may
+// have changed anything (a diff against the snapshot before says what).
 func (p Person) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, error) {
 	s, t := p.h.s, p.h.t
 	conds, ho, err := s.checkHandoff(&o)
@@ -137,9 +137,10 @@ func (p Person) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, 
 		}
 		_ = t.page.Call(ctx, "Page.bringToFront", nil, nil)
 	}
-	// Whatever the user does, the snapshot cache and diff baseline are of
-	// the page before.
-	t.view.cache, t.view.lastSnap = nil, nil
+	// Whatever the user does, the snapshot cache is of the page before; the
+	// diff baseline stays, so that the result can say what changed while
+	// the user had the tab.
+	t.view.cache = nil
 
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

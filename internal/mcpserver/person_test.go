@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -114,5 +115,85 @@ func TestPersonNeeded(t *testing.T) {
 	out = mustCall(t, ctx, cs, "browser_tabs", map[string]any{"action": "select", "tab": id})
 	if !strings.HasPrefix(out, "Note: a person is needed here: one-time code field (autocomplete=one-time-code)") {
 		t.Errorf("tabs select %s (of %s):\n%s", id, list, out)
+	}
+}
+
+// In the user's Chrome, the way out the note names works: browser_handoff
+// with its one argument shows the tab to the person, who passes the
+// challenge and presses Done in the extension's popup; the result says
+// what changed since the snapshot before, and nothing waits for a person
+// any more. Where nobody sees the browser, the hand-off is refused (the
+// HUMAN_REQUIRED of TestPersonNeeded is the answer there).
+func TestPersonHandoffResumesWithDiff(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	sel, err := tools.Select(tools.ProfileCore, "+handoff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sharedManager(t)
+	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m}}, nil, "")
+	ctx := backendtest.Context(t, 90*time.Second)
+	page := base + "/human/recaptcha.html?case=handoff"
+	ask := map[string]any{"message": "Please solve the challenge on this page, then press Done"}
+	if backendtest.Kind() != "bridge" {
+		mustFail(t, ctx, cs, "browser_navigate", map[string]any{"url": page}, "HUMAN_REQUIRED")
+		mustFail(t, ctx, cs, "browser_handoff", ask, "INVALID_ARGUMENT")
+		return
+	}
+	first := mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": page})
+	if !strings.Contains(first, `browser_handoff {"message": "Please solve the challenge on this page, then press Done"}`) {
+		t.Fatalf("the note does not name the hand-off:\n%s", first)
+	}
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, callParams("browser_handoff", ask))
+		done <- outcome{res, err}
+	}()
+
+	// The person: the widget takes their answer (its token in the response
+	// field, a tick drawn beside it), then they press Done.
+	popup, err := backendtest.OpenExtensionPage(ctx, m.Backend(), "popup.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = popup.Close(context.Background()) })
+	user, err := backendtest.NewUser(ctx, m.Backend(), "case=handoff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(user.Close)
+	if err := user.Eval(ctx, `document.getElementById("g-recaptcha-response").value = "03AFcWeA-token";
+		document.querySelector(".g-recaptcha").insertAdjacentHTML("afterend", "<p>You are verified</p>")`, nil); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(backendtest.Timeout(10 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
+		// (its own row: other tests' hand-offs may be in the popup too)
+		v, err := popup.Eval(ctx, `(() => { const r = [...document.querySelectorAll("#handofflist .handoff")].find((r) => r.querySelector(".msg").textContent === "Please solve the challenge on this page, then press Done");
+			const b = r && r.querySelector("button.done"); if (!b) return false; b.click(); return true })()`)
+		if err == nil && v == "true" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the popup never offered Done: %v %s", err, v)
+		}
+	}
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(backendtest.Timeout(30 * time.Second)):
+		t.Fatal("the hand-off did not end after Done")
+	}
+	if o.err != nil || o.res.IsError {
+		t.Fatalf("hand-off: %v %s", o.err, textOf(o.res))
+	}
+	out := text(o.res)
+	if !strings.HasPrefix(out, "The user pressed Done after") || !strings.Contains(out, "What changed while the user had the tab follows") ||
+		!strings.Contains(out, "+ You are verified") || strings.Contains(out, "a person is needed") || o.res.StructuredContent != nil {
+		t.Errorf("the hand-off's result:\n%s", out)
 	}
 }

@@ -61,6 +61,6 @@ var handoffTool = Def(Tool{
 	if res.URL != "" {
 		fmt.Fprintf(&b, " Page: %s — %s.", browser.Echo(res.Title), browser.Echo(res.URL))
 	}
-	b.WriteString(" Refs from before are stale: take a snapshot.")
-	return &Result{Text: b.String()}, nil
+	b.WriteString(" What changed while the user had the tab follows; refs from before it may be stale.")
+	return &Result{Text: b.String(), Snapshot: browser.ModeDiff}, nil
 })
