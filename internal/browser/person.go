@@ -12,7 +12,7 @@ import (
 // or a sign-in form. The page's walker finds them (W.human) with every
 // walk of a whole document.
 type HumanSign struct {
-	// Kind is recaptcha, hcaptcha, turnstile, cloudflare, otp or login (a
+	// Kind is recaptcha, hcaptcha, turnstile, cloudflare, otp, passkey or login (a
 	// password field: a sign-in form, which the tools count only after a
 	// navigation the site sent elsewhere).
 	Kind string `json:"kind"`
@@ -81,7 +81,7 @@ func (p Person) Needed(ctx context.Context) ([]HumanSign, error) {
 		return nil, backendError("read the page", err)
 	}
 	var out [][2]string
-	if _, err := (frameWorld{sess: t.page, frameID: mainID}).eval(ctx, "W.human()", &out); err != nil {
+	if _, err := (frameWorld{sess: t.page, frameID: mainID}).eval(ctx, fmt.Sprintf("W.human(%q)", probeName), &out); err != nil {
 		return nil, backendError("read the page", fmt.Errorf("what waits for a person: %w", err))
 	}
 	return signsOf(out), nil

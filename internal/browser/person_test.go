@@ -37,10 +37,21 @@ func TestPageWaitsForPerson(t *testing.T) {
 		{"/human/otp.html", "otp", "one-time code field (autocomplete=one-time-code)"},
 		{"/human/otp-boxes.html", "otp", "one-time code boxes (6 fields of one character)"},
 		{"/human/signin.html", "login", "sign-in form (password field)"},
+		// (a passkey's relying party is a domain name, never an address)
+		{"localhost/human/passkey.html", "passkey", "passkey prompt (the page waits for the person's security key or device)"},
 		{"/human/recaptcha-invisible.html", "", ""},
 	}
 	for _, c := range cases {
-		e.navigate(c.page)
+		if p, ok := strings.CutPrefix(c.page, "localhost"); ok {
+			if err := e.do(func(ctx context.Context, h *browser.Held) error {
+				_, err := h.Navigate(ctx, strings.Replace(e.base, "127.0.0.1", "localhost", 1)+p, 0)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			e.navigate(c.page)
+		}
 		var snap *browser.Snapshot
 		var needed []browser.HumanSign
 		if err := e.do(func(ctx context.Context, h *browser.Held) error {

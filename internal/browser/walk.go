@@ -54,7 +54,13 @@ var keepaliveHookJS string
 //go:embed timers.js
 var timersHookJS string
 
-// installClickHook adds the click hook (and the keepalive and timers hooks) to every
+// passkeyHookJS counts the page's passkey requests that wait for the
+// person (W.human); installed with the click hook.
+//
+//go:embed passkey.js
+var passkeyHookJS string
+
+// installClickHook adds the click hook (and the keepalive, timers and passkey hooks) to every
 // new document of sess, and the walker to the walker's world of each: the
 // first walk of a document then finds it there (the same world that
 // Page.createIsolatedWorld with worldName returns) instead of asking for the
@@ -63,7 +69,7 @@ var timersHookJS string
 // after every navigation. A document that started before is still given
 // the walker on first use.
 func installClickHook(ctx context.Context, sess cdp.Caller) error {
-	src := strings.ReplaceAll(clickHookJS+";\n"+keepaliveHookJS+";\n"+timersHookJS, "__PROBE__", probeName)
+	src := strings.ReplaceAll(clickHookJS+";\n"+keepaliveHookJS+";\n"+timersHookJS+";\n"+passkeyHookJS, "__PROBE__", probeName)
 	if err := sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src, "runImmediately": true}, nil); err != nil {
 		return err
 	}

@@ -1682,7 +1682,8 @@
   // pairs (browser.HumanSign): a CAPTCHA's widget or challenge on screen
   // (reCAPTCHA, hCaptcha, Cloudflare Turnstile — found by their frames'
   // addresses, which the widgets' scripts set), Cloudflare's check page, a
-  // one-time code's field or boxes, and a password field ("login": a
+  // one-time code's field or boxes, a passkey request the page waits on
+  // (the main world's hook counts them: probe), and a password field ("login": a
   // sign-in form, which counts only after a navigation that was sent
   // elsewhere). What is hidden, or a widget that only shows a badge (an
   // invisible reCAPTCHA), is not a sign.
@@ -1709,7 +1710,7 @@
     ["hcaptcha", "hCaptcha challenge", "h-captcha", "h-captcha-response"],
     ["turnstile", "Cloudflare Turnstile challenge", "cf-turnstile", "cf-turnstile-response"],
   ];
-  function human() {
+  function human(probe) {
     const out = [], seen = new Set();
     const add = (kind, what) => { if (!seen.has(kind)) { seen.add(kind); out.push([kind, what]); } };
     for (const f of document.getElementsByTagName("iframe")) {
@@ -1759,6 +1760,14 @@
     for (const els of boxes.values()) {
       const shown = els.filter(shows);
       if (shown.length >= 4 && shown.length <= 8) { add("otp", "one-time code boxes (" + shown.length + " fields of one character)"); break; }
+    }
+    if (probe) {
+      // (the main world's hook counts passkey requests not settled)
+      let n = 0;
+      const got = (e) => { if (typeof e.detail === "number") n = e.detail; };
+      document.addEventListener(probe + "-passkey-n", got, true);
+      try { document.dispatchEvent(new CustomEvent(probe + "-passkey")); } finally { document.removeEventListener(probe + "-passkey-n", got, true); }
+      if (n > 0) add("passkey", "passkey prompt (the page waits for the person's security key or device)");
     }
     if (password) add("login", "sign-in form (password field)");
     return out;
@@ -1826,7 +1835,7 @@
     if (out.inc) res.reused = out.reused;
     if (out.look && out.look.skipped) res.look = [out.seen, out.look.all];
     if (!root) {
-      const h = human();
+      const h = human(opts && opts.probe);
       if (h.length) res.h = h;
     }
     if (opts && opts.verify && !root && !out.stopped && !out.look) {

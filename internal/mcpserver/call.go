@@ -571,6 +571,8 @@ func personTask(signs []browser.HumanSign) string {
 		return "Please sign in"
 	case "cloudflare":
 		return "Please get past the site's check"
+	case "passkey":
+		return "Please confirm with your passkey"
 	}
 	return "Please solve the challenge on this page"
 }

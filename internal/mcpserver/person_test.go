@@ -89,6 +89,9 @@ func TestPersonNeeded(t *testing.T) {
 	// (no snapshot: the page is asked in a call of its own)
 	check(core, "browser_navigate", map[string]any{"url": base + "/human/turnstile.html", "snapshot": "none"}, want{"turnstile", "Cloudflare Turnstile challenge (iframe from challenges.cloudflare.com)"}, false)
 	check(cs, "browser_navigate", map[string]any{"url": base + "/human/cloudflare.html"}, want{"cloudflare", `Cloudflare's check page ("Just a moment...")`}, true)
+	// (a passkey's relying party is a domain name, never an address)
+	check(cs, "browser_navigate", map[string]any{"url": strings.Replace(base, "127.0.0.1", "localhost", 1) + "/human/passkey.html"},
+		want{"passkey", "passkey prompt (the page waits for the person's security key or device)"}, true)
 	// A site that sends the agent to its sign-in page.
 	check(cs, "browser_navigate", map[string]any{"url": base + "/members"}, want{"login", "sign-in form (password field)"}, true)
 
