@@ -248,7 +248,7 @@ func (ac actor) envelop(ctx context.Context, t *Tab, a Action, before frame) *en
 // stands for the page: what the input changes (a field's value) may not
 // show as a mutation.
 func (ac actor) open(t *Tab, a Action, before frame) *envelope {
-	t.view.prewalk = nil
+	t.view.prewalk, t.view.waitHuman = nil, nil
 	return &envelope{s: ac.s, t: t, a: a, before: before, console: t.console.mark(), downloads: t.downloads.mark()}
 }
 
@@ -308,11 +308,15 @@ func (e *envelope) settle(ctx context.Context, res *ActionResult) error {
 	}
 	qr := q.wait(ctx)
 	t.view.prewalk = q.walkedAfter()
+	t.view.waitHuman = nil
+	if qr.humanRead {
+		t.view.waitHuman = &qr.human
+	}
 	if drawn != nil && w.navigationStarted(ctx, before.ID, 0, nil) {
 		// The window ended at the page's next frame; a navigation a
 		// script started later, while the wait ran, is waited for too
 		// (and the walk taken during the wait is of the page it left).
-		t.view.prewalk = nil
+		t.view.prewalk, t.view.waitHuman = nil, nil
 		return actor{s}.settled(ctx, t, w, before, res, true, false)
 	}
 	res.addBusy(qr.busy)

@@ -69,12 +69,22 @@ func (p Person) Present() bool {
 }
 
 // Needed is what on the held tab's page (its main document) waits for a
-// person now, read with one page call; a snapshot gives the same in
-// Snapshot.Human without one.
+// person now: from the walk or the check that ended the call's wait after
+// an action (prewalked.final, pageView.waitHuman), else read with one page
+// call; a snapshot gives the
+// same in Snapshot.Human.
 func (p Person) Needed(ctx context.Context) ([]HumanSign, error) {
 	t := p.h.t
 	if t == nil {
 		return nil, nil
+	}
+	if pre := t.view.prewalk; pre != nil && pre.final {
+		// (the walk that ended this call's wait after an action read it)
+		return signsOf(pre.res.H), nil
+	}
+	if h := t.view.waitHuman; h != nil {
+		// (…or the wait's last check did)
+		return signsOf(*h), nil
 	}
 	mainID, err := t.page.mainFrameID(ctx)
 	if err != nil {

@@ -318,6 +318,10 @@ type quietState struct {
 	// settled: nothing changed the DOM since that frame and nothing was
 	// queued, so what the input set off has run (W.quietAfterFrame).
 	framed, settled bool
+	// human is what on the page waited for a person at the check (W.human);
+	// humanRead says the check read it.
+	human     [][2]string
+	humanRead bool
 }
 
 // read reads the page's quiet state (W.quiet), marking the action's start
@@ -417,6 +421,18 @@ func quietFrom(m []any) quietState {
 	if len(m) > 10 {
 		st.framed, _ = m[10].(bool)
 	}
+	if len(m) > 12 {
+		if hs, ok := m[12].([]any); ok {
+			st.humanRead = true
+			for _, h := range hs {
+				if p, ok := h.([]any); ok && len(p) == 2 {
+					k, _ := p[0].(string)
+					w, _ := p[1].(string)
+					st.human = append(st.human, [2]string{k, w})
+				}
+			}
+		}
+	}
 	if len(m) > 11 {
 		st.settled, _ = m[11].(bool)
 	}
@@ -437,7 +453,7 @@ func (t *Tab) watchQuiet(ctx context.Context, main string) *quietWatch {
 // page yet: the aim of a pointer input marks it in its own page call,
 // right before the input (aimJS, marked), else markNow does.
 func (t *Tab) newQuietWatch(main string) *quietWatch {
-	t.view.prewalk = nil
+	t.view.prewalk, t.view.waitHuman = nil, nil
 	return &quietWatch{t: t, w: frameWorld{sess: t.page, frameID: main}, mark: t.page.reqs.quietMark(), inflight: make(map[string]string), letGo: make(map[string]bool), keepalive: make(map[string]int), last: -1, unmarked: true}
 }
 
@@ -520,6 +536,10 @@ type quietResult struct {
 	// (loc).
 	url, title string
 	loc        bool
+	// human is what waited for a person at the last check (humanRead: the
+	// check read it).
+	human     [][2]string
+	humanRead bool
 }
 
 // wait returns once the requests the action started have ended, the
@@ -592,7 +612,7 @@ func (q *quietWatch) wait(ctx context.Context) quietResult {
 		netQuiet := len(q.inflight) == 0
 		animQuiet := st.anims == 0
 		active := q.started || mutated || !animQuiet || st.messages > 0
-		seen := quietResult{active: active, url: st.url, title: st.title, loc: st.loc}
+		seen := quietResult{active: active, url: st.url, title: st.title, loc: st.loc, human: st.human, humanRead: st.humanRead}
 		switch {
 		case !active && elapsed >= window:
 			return seen // the action set nothing off

@@ -206,6 +206,10 @@ type pageView struct {
 	// prewalk is the walk the last action took while the page settled,
 	// for the snapshot that follows it (collect).
 	prewalk *prewalked
+	// waitHuman is what waited for a person when this call's action ended
+	// its wait (the last check read it), for Person.Needed; nil when no
+	// wait of this call read it (tabSet.callEnded clears it).
+	waitHuman *[][2]string
 	// reused is how many elements (subtrees counted once) the last walk of
 	// the main document took over from the walk before.
 	reused int

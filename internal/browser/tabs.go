@@ -799,11 +799,13 @@ func (set *tabSet) finishPrepare(ctx context.Context, t *Tab) {
 
 // callEnded ends what stands for one call only: a walk that ended an
 // action's wait (prewalked.final) is the page as that call left it, and a
-// later call's snapshot asks the page whether it changed since.
+// later call's snapshot asks the page whether it changed since; so is what
+// waited for a person at the wait's end (pageView.waitHuman).
 func (ts *tabSet) callEnded() {
 	for _, t := range ts.all {
 		if p := t.view.prewalk; p != nil {
 			p.final = false
 		}
+		t.view.waitHuman = nil
 	}
 }

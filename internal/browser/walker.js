@@ -1710,7 +1710,17 @@
     ["hcaptcha", "hCaptcha challenge", "h-captcha", "h-captcha-response"],
     ["turnstile", "Cloudflare Turnstile challenge", "cf-turnstile", "cf-turnstile-response"],
   ];
-  function human(probe) {
+  // passkeys is how many passkey requests the page waits on, as the main
+  // world's hook counts them (0 without probe or hook).
+  function passkeys(probe) {
+    if (!probe) return 0;
+    let n = 0;
+    const got = (e) => { if (typeof e.detail === "number") n = e.detail; };
+    document.addEventListener(probe + "-passkey-n", got, true);
+    try { document.dispatchEvent(new CustomEvent(probe + "-passkey")); } finally { document.removeEventListener(probe + "-passkey-n", got, true); }
+    return n;
+  }
+  function human(probe, pk) {
     const out = [], seen = new Set();
     const add = (kind, what) => { if (!seen.has(kind)) { seen.add(kind); out.push([kind, what]); } };
     for (const f of document.getElementsByTagName("iframe")) {
@@ -1761,14 +1771,7 @@
       const shown = els.filter(shows);
       if (shown.length >= 4 && shown.length <= 8) { add("otp", "one-time code boxes (" + shown.length + " fields of one character)"); break; }
     }
-    if (probe) {
-      // (the main world's hook counts passkey requests not settled)
-      let n = 0;
-      const got = (e) => { if (typeof e.detail === "number") n = e.detail; };
-      document.addEventListener(probe + "-passkey-n", got, true);
-      try { document.dispatchEvent(new CustomEvent(probe + "-passkey")); } finally { document.removeEventListener(probe + "-passkey-n", got, true); }
-      if (n > 0) add("passkey", "passkey prompt (the page waits for the person's security key or device)");
-    }
+    if ((pk === undefined ? passkeys(probe) : pk) > 0) add("passkey", "passkey prompt (the page waits for the person's security key or device)");
     if (password) add("login", "sign-in form (password field)");
     return out;
   }
@@ -2280,7 +2283,17 @@
       if (rest >= left) { left = rest; what = animName(a); }
     }
     const q = queued(probe);
-    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title, q, messagesN];
+    // ([10] and [11]: quietAfterFrame's; [12]: what waits for a person)
+    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title, q, messagesN, null, null, humanNow(probe, mark)];
+  }
+  // humanNow is human(probe), read again only when the DOM or the passkey
+  // requests changed since the last read (or at a mark): a wait's checks
+  // read it every time.
+  let humanAt = -1, humanPk = -1, humanLast = [];
+  function humanNow(probe, mark) {
+    const pk = passkeys(probe);
+    if (mark || mutations !== humanAt || pk !== humanPk) { humanLast = human(probe, pk); humanAt = mutations; humanPk = pk; }
+    return humanLast;
   }
   // queued is the count of short timers and channel messages the page's
   // main world has queued and not yet run (timers.js answers the probe's
@@ -2381,7 +2394,8 @@
       return rest >= 1 ? new Promise((done) => setTimeout(() => done(drawn), rest)) : drawn;
     }).then((drawn) => {
       const r = quiet(false, probe);
-      r.push(drawn, drawn && r[8] === 0 && lastMutation <= drawnAt);
+      r[10] = drawn;
+      r[11] = drawn && r[8] === 0 && lastMutation <= drawnAt;
       if (!walk) return r;
       if (r[2] > 0) return { q: r, w: null, m: r[0], no: true };
       if (early.w && early.m === mutations && deepFocus() === pwFocus && viewSig() === pwView) return { q: r, w: early.w, m: mutations };

@@ -494,7 +494,8 @@ func inlineSnapshot(ctx context.Context, h *browser.Held, mode string) (string, 
 }
 
 // personNeeded tells, for a call that left its tab on a page (a result
-// with Snapshot set: navigate, an action, a form, a tab selected), what
+// with Snapshot set: navigate, an action, a form, a tab selected; or one
+// whose tool read it, Human: browser_snapshot), what
 // on the page waits for a person (browser.HumanSign): from the inline
 // snapshot snap, else with one page call. A sign-in form counts only
 // after a navigation the site sent elsewhere (res.Redirected). Where a
@@ -507,13 +508,16 @@ func inlineSnapshot(ctx context.Context, h *browser.Held, mode string) (string, 
 // client declared secrets, is a note only: the agent may have been given
 // what to type.
 func personNeeded(ctx context.Context, h *browser.Held, res *tools.Result, snap *browser.Snapshot, handoff, secrets, fail bool) error {
-	if res.Snapshot == "" || h.Tab() == nil {
-		return nil
-	}
 	var signs []browser.HumanSign
-	if snap != nil {
+	switch {
+	case res.Snapshot == "" && len(res.Human) > 0:
+		// (the tool read the page itself: told, never failed)
+		signs, fail = res.Human, false
+	case res.Snapshot == "" || h.Tab() == nil:
+		return nil
+	case snap != nil:
 		signs = snap.Human
-	} else {
+	default:
 		// (a page that cannot be read now says nothing here: the call's
 		// own result stands)
 		signs, _ = h.Person().Needed(ctx)

@@ -102,11 +102,24 @@ func TestPersonNeeded(t *testing.T) {
 	// An action that lands on a one-time code's page.
 	snap := mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/human/signin.html"})
 	check(cs, "browser_action", map[string]any{"action": "click", "ref": refOf(t, snap, "button", "Sign in")}, want{"otp", "one-time code field (autocomplete=one-time-code)"}, true)
+	// (without a snapshot: the page call, after a navigation; the wait's
+	// last check, after a click that only changed the page)
+	snap = mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/human/signin.html"})
+	check(cs, "browser_action", map[string]any{"action": "click", "ref": refOf(t, snap, "button", "Sign in"), "snapshot": "none"}, want{"otp", "one-time code field (autocomplete=one-time-code)"}, true)
+	snap = mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/human/reveal.html"})
+	check(cs, "browser_action", map[string]any{"action": "click", "ref": refOf(t, snap, "button", "Send code"), "snapshot": "none"}, want{"otp", "one-time code field (autocomplete=one-time-code)"}, true)
+
+	// A snapshot of such a page is told, never failed.
+	_, _ = call(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/human/recaptcha.html", "snapshot": "none"})
+	out := mustCall(t, ctx, cs, "browser_snapshot", nil)
+	if !strings.HasPrefix(out, "Note: a person is needed here: reCAPTCHA challenge (iframe from google.com)") || !strings.Contains(out, "# Contact us") {
+		t.Errorf("the snapshot of the reCAPTCHA page:\n%s", out)
+	}
 
 	// A client the user gave a code to: the code's page is a note, also
 	// where nobody sees the browser.
 	coded := connect(t, &tools.Deps{Manager: m, Secrets: loadSecrets(t, "WEBPILOT_SECRET_CODE=424242")})
-	out := mustCall(t, ctx, coded, "browser_navigate", map[string]any{"url": base + "/human/otp.html", "snapshot": "none"})
+	out = mustCall(t, ctx, coded, "browser_navigate", map[string]any{"url": base + "/human/otp.html", "snapshot": "none"})
 	if !strings.HasPrefix(out, `Note: the page asks for one-time code field (autocomplete=one-time-code): type what the user declared for it ("secret": NAME) if they did`) {
 		t.Errorf("the code's page for a client with secrets:\n%s", out)
 	}

@@ -40,7 +40,8 @@ var snapshotTool = Def(Tool{
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Text: snap.Text}, nil
+	// (what waits for a person: the server leads the result with a note)
+	return &Result{Text: snap.Text, Human: snap.Human}, nil
 })
 
 // scopeLocator reads a scope: a ref such as e3 or f1e3, else a CSS selector.

@@ -162,8 +162,9 @@ type Result struct {
 	// asked for (a sign-in form there is a login wall).
 	Redirected bool
 	// Human is what on the page waits for a person (the server fills it
-	// in after the inline snapshot, for a result that has Snapshot set);
-	// it is the result's structured content.
+	// in after the inline snapshot, for a result that has Snapshot set; a
+	// tool that read it itself, browser_snapshot, sets it, and the server
+	// only notes it); it is the result's structured content.
 	Human []browser.HumanSign
 }
 
