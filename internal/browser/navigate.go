@@ -183,7 +183,7 @@ func (nv navigator) navigate(ctx context.Context, t *Tab, rawURL string, timeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
-	t.view.cache = nil
+	t.view.cache, t.view.prewalk, t.view.waitHuman = nil, nil, nil
 
 	w := t.watchNavigation()
 	defer w.stop()
@@ -240,7 +240,7 @@ func (nv navigator) history(ctx context.Context, t *Tab, dir string, timeout tim
 	s := nv.s
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
-	t.view.cache = nil
+	t.view.cache, t.view.prewalk, t.view.waitHuman = nil, nil, nil
 	before, err := t.page.mainFrame(ctx)
 	if err != nil {
 		return NavResult{}, backendError("read the page", err)

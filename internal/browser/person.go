@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 )
@@ -12,9 +13,10 @@ import (
 // or a sign-in form. The page's walker finds them (W.human) with every
 // walk of a whole document.
 type HumanSign struct {
-	// Kind is recaptcha, hcaptcha, turnstile, cloudflare, otp, passkey or login (a
-	// password field: a sign-in form, which the tools count only after a
-	// navigation the site sent elsewhere).
+	// Kind is recaptcha, hcaptcha or turnstile (a widget), recaptcha-challenge
+	// or hcaptcha-challenge (its puzzle open), cloudflare, otp, passkey or
+	// login (a password field: a sign-in form, which the tools count only
+	// after a navigation the site sent to a sign-in page).
 	Kind string `json:"kind"`
 	// What says it for the agent: "reCAPTCHA challenge (iframe from
 	// google.com)".
@@ -23,6 +25,18 @@ type HumanSign struct {
 
 // HumanLogin is the kind of a sign-in form's sign.
 const HumanLogin = "login"
+
+// Blocks says whether the sign holds the task up: an open challenge
+// (a kind ending in "-challenge"), Cloudflare's check page, a one-time
+// code, a passkey prompt or a sign-in form. A CAPTCHA's widget (the
+// checkbox a person ticks before a form is sent) only guards its form.
+func (s HumanSign) Blocks() bool {
+	switch s.Kind {
+	case "cloudflare", "otp", "passkey", HumanLogin:
+		return true
+	}
+	return strings.HasSuffix(s.Kind, "-challenge")
+}
 
 // signsOf reads a walk's [kind, what] pairs.
 func signsOf(h [][2]string) []HumanSign {
@@ -86,12 +100,19 @@ func (p Person) Needed(ctx context.Context) ([]HumanSign, error) {
 		// (…or the wait's last check did)
 		return signsOf(*h), nil
 	}
-	mainID, err := t.page.mainFrameID(ctx)
+	if t.dialogs.err() != nil {
+		// (a page behind an open dialog answers nothing until it closes;
+		// the dialog is what the agent deals with first)
+		return nil, nil
+	}
+	cctx, cancel := checkContext(ctx)
+	defer cancel()
+	mainID, err := t.page.mainFrameID(cctx)
 	if err != nil {
 		return nil, backendError("read the page", err)
 	}
 	var out [][2]string
-	if _, err := (frameWorld{sess: t.page, frameID: mainID}).eval(ctx, fmt.Sprintf("W.human(%q)", probeName), &out); err != nil {
+	if _, err := (frameWorld{sess: t.page, frameID: mainID}).eval(cctx, fmt.Sprintf("W.human(%q)", probeName), &out); err != nil {
 		return nil, backendError("read the page", fmt.Errorf("what waits for a person: %w", err))
 	}
 	return signsOf(out), nil
@@ -112,4 +133,12 @@ func (p Person) Where() string {
 	default:
 		return "a " + info.Kind + " browser"
 	}
+}
+
+// ForgetSnapshot drops the tab's last snapshot as the next diff's
+// baseline, for a call whose result the agent does not get (HUMAN_REQUIRED
+// after its inline snapshot was taken): the next diff is of the whole
+// page.
+func (t *Tab) ForgetSnapshot() {
+	t.view.lastSnap, t.view.cache = nil, nil
 }

@@ -23,23 +23,28 @@ func kindsOf(signs []browser.HumanSign) []string {
 
 // TestPageWaitsForPerson: each challenge fixture gives its sign, in the
 // snapshot (Snapshot.Human) and in a page call (Person.Needed) alike; an
-// invisible reCAPTCHA, whose badge is all that shows, gives none; a
-// challenge passed (its response field holds a token) gives none.
+// invisible reCAPTCHA, whose badge is all that shows, passkeys offered in
+// autofill and fields that only look like a code's give none; a challenge
+// passed (its response field holds a token) gives none.
 func TestPageWaitsForPerson(t *testing.T) {
 	e := newEnv(t, browser.Options{})
 	cases := []struct {
-		page, kind, what string
+		page  string
+		signs [][2]string
 	}{
-		{"/human/recaptcha.html", "recaptcha", "reCAPTCHA challenge (iframe from google.com)"},
-		{"/human/hcaptcha.html", "hcaptcha", "hCaptcha challenge (iframe from newassets.hcaptcha.com)"},
-		{"/human/turnstile.html", "turnstile", "Cloudflare Turnstile challenge (iframe from challenges.cloudflare.com)"},
-		{"/human/cloudflare.html", "cloudflare", `Cloudflare's check page ("Just a moment...")`},
-		{"/human/otp.html", "otp", "one-time code field (autocomplete=one-time-code)"},
-		{"/human/otp-boxes.html", "otp", "one-time code boxes (6 fields of one character)"},
-		{"/human/signin.html", "login", "sign-in form (password field)"},
+		{"/human/recaptcha.html", [][2]string{{"recaptcha", "reCAPTCHA widget (iframe from google.com)"}}},
+		{"/human/recaptcha-challenge.html", [][2]string{{"recaptcha", "reCAPTCHA widget (iframe from google.com)"}, {"recaptcha-challenge", "reCAPTCHA challenge, open (iframe from google.com)"}}},
+		{"/human/hcaptcha.html", [][2]string{{"hcaptcha", "hCaptcha widget (iframe from newassets.hcaptcha.com)"}}},
+		{"/human/turnstile.html", [][2]string{{"turnstile", "Cloudflare Turnstile widget (iframe from challenges.cloudflare.com)"}}},
+		{"/human/cloudflare.html", [][2]string{{"cloudflare", `Cloudflare's check page ("Just a moment...")`}}},
+		{"/human/otp.html", [][2]string{{"otp", "one-time code field (autocomplete=one-time-code)"}}},
+		{"/human/otp-boxes.html", [][2]string{{"otp", "one-time code boxes (6 fields of one digit)"}}},
+		{"/human/signin.html", [][2]string{{"login", "sign-in form (password field)"}}},
 		// (a passkey's relying party is a domain name, never an address)
-		{"localhost/human/passkey.html", "passkey", "passkey prompt (the page waits for the person's security key or device)"},
-		{"/human/recaptcha-invisible.html", "", ""},
+		{"localhost/human/passkey.html", [][2]string{{"passkey", "passkey prompt (the page waits for the person's security key or device)"}}},
+		{"localhost/human/passkey-autofill.html", nil},
+		{"/human/recaptcha-invisible.html", nil},
+		{"/human/not-human.html", nil},
 	}
 	for _, c := range cases {
 		if p, ok := strings.CutPrefix(c.page, "localhost"); ok {
@@ -65,8 +70,8 @@ func TestPageWaitsForPerson(t *testing.T) {
 			t.Fatalf("%s: %v", c.page, err)
 		}
 		var want []browser.HumanSign
-		if c.kind != "" {
-			want = []browser.HumanSign{{Kind: c.kind, What: c.what}}
+		for _, p := range c.signs {
+			want = append(want, browser.HumanSign{Kind: p[0], What: p[1]})
 		}
 		if !slices.Equal(snap.Human, want) || !slices.Equal(needed, want) {
 			t.Errorf("%s: the snapshot gives %+v and the page call %+v, want %+v", c.page, snap.Human, needed, want)

@@ -1688,6 +1688,7 @@
   // elsewhere). What is hidden, or a widget that only shows a badge (an
   // invisible reCAPTCHA), is not a sign.
   const OTP_NAME = /(^|[^a-z])(otp|totp|2fa|mfa|one[-_ ]?time[-_ ]?(code|pass(code|word)?|pin)|verification[-_ ]?code|auth(entication)?[-_ ]?code|sms[-_ ]?code)([^a-z]|$)/i;
+  const PHONE_NAME = /phone|mobile|(^|[^a-z])tel([^a-z]|$)|search/i;
   function shows(el) {
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2 || r.right + scrollX < 0 || r.bottom + scrollY < 0) return false;
@@ -1706,9 +1707,9 @@
     return false;
   }
   const WIDGETS = [
-    ["recaptcha", "reCAPTCHA challenge", "g-recaptcha", "g-recaptcha-response"],
-    ["hcaptcha", "hCaptcha challenge", "h-captcha", "h-captcha-response"],
-    ["turnstile", "Cloudflare Turnstile challenge", "cf-turnstile", "cf-turnstile-response"],
+    ["recaptcha", "reCAPTCHA", "g-recaptcha", "g-recaptcha-response"],
+    ["hcaptcha", "hCaptcha", "h-captcha", "h-captcha-response"],
+    ["turnstile", "Cloudflare Turnstile", "cf-turnstile", "cf-turnstile-response"],
   ];
   // passkeys is how many passkey requests the page waits on, as the main
   // world's hook counts them (0 without probe or hook).
@@ -1720,6 +1721,9 @@
     try { document.dispatchEvent(new CustomEvent(probe + "-passkey")); } finally { document.removeEventListener(probe + "-passkey-n", got, true); }
     return n;
   }
+  // A kind that ends in "-challenge", cloudflare, otp, passkey and login
+  // hold the task up (browser.HumanSign.Blocks); a widget (a checkbox to
+  // tick before a form is sent) only guards its form.
   function human(probe, pk) {
     const out = [], seen = new Set();
     const add = (kind, what) => { if (!seen.has(kind)) { seen.add(kind); out.push([kind, what]); } };
@@ -1727,29 +1731,38 @@
       let u;
       try { u = new URL(f.src || "about:blank"); } catch (e) { continue; }
       const host = u.hostname.replace(/^www\./, "");
-      let w = null;
+      let w = null, open = false;
       if (/(^|\.)(google\.com|recaptcha\.net)$/.test(host) && /\/recaptcha\/(api2|enterprise)\/(anchor|bframe)/.test(u.pathname)) {
         if (/\/anchor/.test(u.pathname) && (u.searchParams.get("size") === "invisible" || f.closest(".grecaptcha-badge"))) continue;
         w = WIDGETS[0];
+        open = /\/bframe/.test(u.pathname);
       } else if (/(^|\.)hcaptcha\.com$/.test(host)) {
         w = WIDGETS[1];
+        open = /(^|[#&])frame=challenge/.test(u.hash);
       } else if (host === "challenges.cloudflare.com") {
         w = WIDGETS[2];
       }
-      if (w && !seen.has(w[0]) && shows(f) && !solved(f, w[3])) add(w[0], w[1] + " (iframe from " + host + ")");
+      if (!w || !shows(f) || solved(f, w[3])) continue;
+      if (open) add(w[0] + "-challenge", w[1] + " challenge, open (iframe from " + host + ")");
+      else add(w[0], w[1] + " widget (iframe from " + host + ")");
     }
     // (a widget whose frame is out of reach, in a closed shadow root: its
-    // box, drawn and not invisible)
+    // box, drawn and not invisible, known by its class or, rendered
+    // explicitly, by the empty response field the script put in it)
     for (const w of WIDGETS) {
-      if (seen.has(w[0])) continue;
-      for (const box of document.getElementsByClassName(w[2])) {
-        if (box.getAttribute("data-size") === "invisible" || !box.hasAttribute("data-sitekey") || box.getElementsByTagName("iframe").length) continue;
+      if (seen.has(w[0]) || seen.has(w[0] + "-challenge")) continue;
+      const boxes = [...document.getElementsByClassName(w[2])].filter((b) => b.hasAttribute("data-sitekey") && b.getAttribute("data-size") !== "invisible");
+      for (const r of document.getElementsByName(w[3])) if (r.parentElement && !boxes.includes(r.parentElement)) boxes.push(r.parentElement);
+      for (const box of boxes) {
+        if (box.getElementsByTagName("iframe").length) continue;
         const r = box.getBoundingClientRect();
-        if (r.width >= 50 && r.height >= 30 && shows(box) && !solved(box.firstElementChild || box, w[3])) { add(w[0], w[1] + " (widget ." + w[2] + ")"); break; }
+        if (r.width >= 50 && r.height >= 30 && shows(box) && !solved(box.firstElementChild || box, w[3])) { add(w[0], w[1] + " widget (" + (box.classList.contains(w[2]) ? "." + w[2] : "its box") + ")"); break; }
       }
     }
-    if (/^just a moment/i.test(document.title.trim()) && document.querySelector("#challenge-form, #challenge-stage, #cf-challenge-running, script[src*='/cdn-cgi/challenge-platform/']")) {
-      add("cloudflare", "Cloudflare's check page (\"" + document.title.trim() + "\")");
+    // (Cloudflare's check page, in any language: its markup, or its title)
+    const cf = document.querySelector("#challenge-form, #cf-challenge-running, script[src*='/cdn-cgi/challenge-platform/'][src*='/orchestrate/']");
+    if (cf || /^just a moment/i.test(document.title.trim()) && document.getElementById("challenge-stage")) {
+      add("cloudflare", "Cloudflare's check page (\"" + cut(document.title.trim(), 60) + "\")");
     }
     const boxes = new Map();
     let password = null;
@@ -1757,19 +1770,25 @@
       const type = (el.getAttribute("type") || "text").toLowerCase();
       if (!/^(text|tel|number|password|)$/.test(type) || el.disabled) continue;
       const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-      const named = [el.name, el.id, el.getAttribute("aria-label"), el.placeholder].find((s) => s && OTP_NAME.test(s));
+      const names = [el.name, el.id, el.getAttribute("aria-label"), el.placeholder];
+      // (a phone number's or a search's field is not the code's, whatever
+      // its words: "mobile number to receive an OTP")
+      const phone = ac.includes("tel") || names.some((s) => s && PHONE_NAME.test(s));
+      const named = phone ? undefined : names.find((s) => s && OTP_NAME.test(s.replace(/([a-z0-9])([A-Z])/g, "$1 $2")));
       if (ac.includes("one-time-code") || named) {
         if (shows(el)) add("otp", "one-time code field (" + (ac.includes("one-time-code") ? "autocomplete=one-time-code" : JSON.stringify(cut(named, 40))) + ")");
-      } else if (el.maxLength === 1 && el.parentElement) {
+      } else if (el.maxLength === 1 && el.parentElement && (type === "tel" || type === "number" || /^(numeric|decimal)$/.test(el.inputMode) || /\\d|\[0-9\]/.test(el.pattern))) {
+        // (code boxes take digits: a word game's letter boxes do not count)
         const group = el.form || el.parentElement.parentElement || el.parentElement;
-        boxes.set(group, (boxes.get(group) || []).concat([el]));
+        if (!boxes.has(group)) boxes.set(group, []);
+        boxes.get(group).push(el);
       } else if (type === "password" && !password && shows(el)) {
         password = el;
       }
     }
     for (const els of boxes.values()) {
       const shown = els.filter(shows);
-      if (shown.length >= 4 && shown.length <= 8) { add("otp", "one-time code boxes (" + shown.length + " fields of one character)"); break; }
+      if (shown.length >= 4 && shown.length <= 8) { add("otp", "one-time code boxes (" + shown.length + " fields of one digit)"); break; }
     }
     if ((pk === undefined ? passkeys(probe) : pk) > 0) add("passkey", "passkey prompt (the page waits for the person's security key or device)");
     if (password) add("login", "sign-in form (password field)");

@@ -436,10 +436,10 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 			res.Text += dialogText(res.Dialog)
 		} else {
 			h.Use(about)
+			own := res.Text
 			text, snap := inlineSnapshot(ctx, h, res.Snapshot)
 			res.Text += text
-			// (a tab only selected is told, never failed)
-			if err := personNeeded(ctx, h, res, snap, env.Handoff, env.Secrets.Len() > 0, t.Group != tools.GroupTabs); err != nil {
+			if err := personNeeded(ctx, h, t, res, own, snap, env); err != nil {
 				return err
 			}
 		}
@@ -491,94 +491,6 @@ func inlineSnapshot(ctx context.Context, h *browser.Held, mode string) (string, 
 		return "\n(no snapshot: the page could not be read)", nil
 	}
 	return "\n\n" + snap.Text, snap
-}
-
-// personNeeded tells, for a call that left its tab on a page (a result
-// with Snapshot set: navigate, an action, a form, a tab selected; or one
-// whose tool read it, Human: browser_snapshot), what
-// on the page waits for a person (browser.HumanSign): from the inline
-// snapshot snap, else with one page call. A sign-in form counts only
-// after a navigation the site sent elsewhere (res.Redirected). Where a
-// person sees the browser (the user's Chrome, a headed launch), the
-// result leads with a note naming the way out (browser_handoff when the
-// client has it) and carries the signs as structured content; where
-// nobody does (headless, a remote browser), the call fails with
-// HUMAN_REQUIRED, which says what the call did (with fail; else the note
-// says nobody sees the browser). A one-time code or a sign-in, when the
-// client declared secrets, is a note only: the agent may have been given
-// what to type.
-func personNeeded(ctx context.Context, h *browser.Held, res *tools.Result, snap *browser.Snapshot, handoff, secrets, fail bool) error {
-	var signs []browser.HumanSign
-	switch {
-	case res.Snapshot == "" && len(res.Human) > 0:
-		// (the tool read the page itself: told, never failed)
-		signs, fail = res.Human, false
-	case res.Snapshot == "" || h.Tab() == nil:
-		return nil
-	case snap != nil:
-		signs = snap.Human
-	default:
-		// (a page that cannot be read now says nothing here: the call's
-		// own result stands)
-		signs, _ = h.Person().Needed(ctx)
-	}
-	signs = slices.DeleteFunc(slices.Clone(signs), func(s browser.HumanSign) bool { return s.Kind == browser.HumanLogin && !res.Redirected })
-	if len(signs) == 0 {
-		return nil
-	}
-	whats := make([]string, len(signs))
-	typed := true // only what a declared secret can answer: a code, a sign-in
-	for i, s := range signs {
-		whats[i] = s.What
-		typed = typed && (s.Kind == "otp" || s.Kind == browser.HumanLogin)
-	}
-	what := strings.Join(whats, "; ")
-	if typed && secrets {
-		// The user may have given the agent the code or the credentials.
-		res.Human = signs
-		res.Text = "Note: the page asks for " + what + ": type what the user declared for it (\"secret\": NAME) if they did; otherwise a person is needed here.\n\n" + res.Text
-		return nil
-	}
-	if h.Person().Present() {
-		res.Human = signs
-		way := `hand the tab to the user: browser_handoff {"message": "` + personTask(signs) + `, then press Done"}; its result shows what changed`
-		if !handoff {
-			way = "ask the user to do it in the browser, then take browser_snapshot to see what changed (browser_handoff, with --caps +handoff, shows them the tab and waits for them)"
-		}
-		res.Text = "Note: a person is needed here: " + what + ". Do not try it yourself: " + way + ".\n\n" + res.Text
-		return nil
-	}
-	if !fail {
-		res.Human = signs
-		res.Text = "Note: a person is needed here: " + what + "; nobody sees this browser (" + h.Person().Where() + "): tell the user.\n\n" + res.Text
-		return nil
-	}
-	did, _, _ := strings.Cut(strings.TrimPrefix(res.Text, "Note: "), "\n")
-	diag := map[string]any{"human": signs, "result": did}
-	if snap != nil {
-		diag["url"], diag["title"] = snap.URL, snap.Title
-	}
-	return &browser.Error{Code: browser.CodeHumanRequired,
-		Message:     "the page waits for a person: " + what + "; nobody sees this browser (" + h.Person().Where() + "), so the task cannot go on here",
-		Hint:        "do not try to solve it: tell the user; a person can do it in their own Chrome (webpilot pair, then this task there) or in a browser with a window (webpilot started with --headed), where browser_handoff shows them the tab",
-		Suggestions: []string{"the user's own Chrome: `webpilot pair`, then the task again", "a browser with a window: webpilot started with --headed, then browser_handoff"},
-		Diagnosis:   diag}
-}
-
-// personTask is what the user is asked to do about signs, for a hand-off's
-// message.
-func personTask(signs []browser.HumanSign) string {
-	switch signs[0].Kind {
-	case "otp":
-		return "Please enter the one-time code"
-	case browser.HumanLogin:
-		return "Please sign in"
-	case "cloudflare":
-		return "Please get past the site's check"
-	case "passkey":
-		return "Please confirm with your passkey"
-	}
-	return "Please solve the challenge on this page"
 }
 
 // notes renders what happened in the tab on its own (dialogs answered,

@@ -385,7 +385,7 @@ func (s *Server) render(ctx context.Context, tool string, res *tools.Result, err
 		out := &mcp.CallToolResult{Content: content}
 		if res != nil && len(res.Human) > 0 {
 			// (what waits for a person, for programs; the text says it too)
-			out.StructuredContent = map[string]any{"human": res.Human}
+			out.Meta = mcp.Meta{metaHuman: res.Human}
 		}
 		return out
 	}

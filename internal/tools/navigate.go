@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
@@ -71,14 +72,23 @@ var navigateTool = Def(Tool{
 	return &Result{Text: text, Snapshot: mode, Redirected: in.URL != "" && redirected(in.URL, nav.URL)}, nil
 })
 
-// redirected says whether a navigation to asked ended on another page
-// (another host or path; a trailing slash, the query and the fragment
-// aside).
+// redirected says whether a navigation to asked was sent to a sign-in
+// page: it ended on another host or path (the scheme, a "www.", a default
+// port and a trailing slash aside) whose address reads as one (login,
+// signin, auth, sso, session, account).
 func redirected(asked, got string) bool {
 	a, err1 := url.Parse(asked)
 	g, err2 := url.Parse(got)
-	if err1 != nil || err2 != nil || a.Host == "" {
+	if err1 != nil || err2 != nil || a.Host == "" || g.Host == "" {
 		return false
 	}
-	return !strings.EqualFold(a.Host, g.Host) || strings.TrimSuffix(a.Path, "/") != strings.TrimSuffix(g.Path, "/")
+	host := func(u *url.URL) string { return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.") }
+	path := func(u *url.URL) string { return strings.TrimSuffix(u.Path, "/") }
+	if host(a) == host(g) && path(a) == path(g) {
+		return false
+	}
+	return signInAddress.MatchString(g.Hostname() + g.Path)
 }
+
+// signInAddress matches the host and path of a sign-in page.
+var signInAddress = regexp.MustCompile(`(?i)(^|[^a-z])(log-?in|sign-?in|auth|sso|session|accounts?)([^a-z]|$)`)
