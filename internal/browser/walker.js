@@ -2303,15 +2303,17 @@
     }
     const q = queued(probe);
     // ([10] and [11]: quietAfterFrame's; [12]: what waits for a person)
-    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title, q, messagesN, null, null, humanNow(probe, mark)];
+    // (a mark, before the input, needs none: the page is read again after)
+    if (mark) humanAt = -1;
+    return [mutations, lastMutation ? performance.now() - lastMutation : 1e9, n, left, what, keepalive, location.href, document.title, q, messagesN, null, null, mark ? null : humanNow(probe)];
   }
   // humanNow is human(probe), read again only when the DOM or the passkey
-  // requests changed since the last read (or at a mark): a wait's checks
-  // read it every time.
+  // requests changed since the last read, or a mark came between: a wait's
+  // checks read it every time.
   let humanAt = -1, humanPk = -1, humanLast = [];
-  function humanNow(probe, mark) {
+  function humanNow(probe) {
     const pk = passkeys(probe);
-    if (mark || mutations !== humanAt || pk !== humanPk) { humanLast = human(probe, pk); humanAt = mutations; humanPk = pk; }
+    if (mutations !== humanAt || pk !== humanPk) { humanLast = human(probe, pk); humanAt = mutations; humanPk = pk; }
     return humanLast;
   }
   // queued is the count of short timers and channel messages the page's
