@@ -33,7 +33,7 @@ func TestPageWaitsForPerson(t *testing.T) {
 		signs [][2]string
 	}{
 		{"/human/recaptcha.html", [][2]string{{"recaptcha", "reCAPTCHA widget (iframe from google.com)"}}},
-		{"/human/recaptcha-challenge.html", [][2]string{{"recaptcha", "reCAPTCHA widget (iframe from google.com)"}, {"recaptcha-challenge", "reCAPTCHA challenge, open (iframe from google.com)"}}},
+		{"/human/recaptcha.html?challenge=open", [][2]string{{"recaptcha", "reCAPTCHA widget (iframe from google.com)"}, {"recaptcha-challenge", "reCAPTCHA challenge, open (iframe from google.com)"}}},
 		{"/human/hcaptcha.html", [][2]string{{"hcaptcha", "hCaptcha widget (iframe from newassets.hcaptcha.com)"}}},
 		{"/human/turnstile.html", [][2]string{{"turnstile", "Cloudflare Turnstile widget (iframe from challenges.cloudflare.com)"}}},
 		{"/human/cloudflare.html", [][2]string{{"cloudflare", `Cloudflare's check page ("Just a moment...")`}}},

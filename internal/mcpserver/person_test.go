@@ -105,7 +105,7 @@ func TestPersonNeeded(t *testing.T) {
 		return out
 	}
 	check(cs, "browser_navigate", map[string]any{"url": base + "/human/recaptcha.html"}, want{"recaptcha", "reCAPTCHA widget (iframe from google.com)", false}, true)
-	check(cs, "browser_navigate", map[string]any{"url": base + "/human/recaptcha-challenge.html"}, want{"recaptcha-challenge", "reCAPTCHA challenge, open (iframe from google.com)", true}, true)
+	check(cs, "browser_navigate", map[string]any{"url": base + "/human/recaptcha.html?challenge=open"}, want{"recaptcha-challenge", "reCAPTCHA challenge, open (iframe from google.com)", true}, true)
 	// (no snapshot: the page is asked in a call of its own)
 	check(core, "browser_navigate", map[string]any{"url": base + "/human/turnstile.html", "snapshot": "none"}, want{"turnstile", "Cloudflare Turnstile widget (iframe from challenges.cloudflare.com)", false}, false)
 	check(cs, "browser_navigate", map[string]any{"url": base + "/human/cloudflare.html"}, want{"cloudflare", `Cloudflare's check page ("Just a moment...")`, true}, true)
@@ -138,7 +138,7 @@ func TestPersonNeeded(t *testing.T) {
 	}
 
 	// A snapshot of such a page is a note, never a failure.
-	_, _ = call(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/human/recaptcha-challenge.html", "snapshot": "none"})
+	_, _ = call(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/human/recaptcha.html?challenge=open", "snapshot": "none"})
 	out = mustCall(t, ctx, cs, "browser_snapshot", nil)
 	if !strings.HasPrefix(out, "Note: a person is needed here: reCAPTCHA widget (iframe from google.com); reCAPTCHA challenge, open (iframe from google.com)") || !strings.Contains(out, "# Contact us") {
 		t.Errorf("the snapshot of the reCAPTCHA page:\n%s", out)
@@ -179,7 +179,7 @@ func TestPersonHandoffResumesWithDiff(t *testing.T) {
 	m := sharedManager(t)
 	cs := connectServer(t, mcpserver.Options{Tools: sel, Deps: &tools.Deps{Manager: m}}, nil, "")
 	ctx := backendtest.Context(t, 90*time.Second)
-	page := base + "/human/recaptcha-challenge.html?case=handoff"
+	page := base + "/human/recaptcha.html?challenge=open&case=handoff"
 	ask := map[string]any{"message": "Please solve the challenge on this page, then press Done"}
 	if backendtest.Kind() != "bridge" {
 		mustFail(t, ctx, cs, "browser_navigate", map[string]any{"url": page}, "HUMAN_REQUIRED")
