@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -32,6 +33,10 @@ func TestPersonNeeded(t *testing.T) {
 	mux.Handle("/", backendtest.Pages())
 	mux.HandleFunc("/members", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/human/signin.html?next=/members", http.StatusFound)
+	})
+	// (a code field whose label holds a secret of the client's)
+	mux.HandleFunc("/leak", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Code</title><input aria-label="otp for s3cr3t-Value-42">`)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -150,6 +155,19 @@ func TestPersonNeeded(t *testing.T) {
 	out = mustCall(t, ctx, coded, "browser_navigate", map[string]any{"url": base + "/human/otp.html", "snapshot": "none"})
 	if !strings.HasPrefix(out, `Note: the page asks for one-time code field (autocomplete=one-time-code): type what the user declared for it ("secret": NAME) if they did`) {
 		t.Errorf("the code's page for a client with secrets:\n%s", out)
+	}
+
+	// What waits for a person names the page's words: the client's
+	// secrets are masked there too, in the text and in _meta.
+	leaky := connect(t, &tools.Deps{Manager: m, Secrets: loadSecrets(t, "WEBPILOT_SECRET_LEAK=s3cr3t-Value-42")})
+	_, _ = call(t, ctx, leaky, "browser_navigate", map[string]any{"url": base + "/leak", "snapshot": "none"})
+	res, err := leaky.CallTool(ctx, callParams("browser_snapshot", nil))
+	if err != nil || res.IsError {
+		t.Fatalf("snapshot of /leak: %v %s", err, textOf(res))
+	}
+	meta, _ := json.Marshal(res.Meta)
+	if all := text(res) + string(meta); strings.Contains(all, "s3cr3t-Value-42") || !strings.Contains(string(meta), `secret:LEAK`) {
+		t.Errorf("a secret in what waits for a person: %s\n%s", meta, text(res))
 	}
 
 	// A tab left on a code's page, selected again: a note only.

@@ -303,7 +303,8 @@ func (c *Client) mask(text string) string {
 }
 
 // maskResult masks the text of a tool result in place with the client's
-// secrets.
+// secrets: its text, its structured content and its _meta (what waits
+// for a person names the page's fields and title).
 func (s *Server) maskResult(c *Client, r *mcp.CallToolResult) {
 	if c.Deps.Secrets.Len() == 0 {
 		return
@@ -318,6 +319,14 @@ func (s *Server) maskResult(c *Client, r *mcp.CallToolResult) {
 			var v any
 			if json.Unmarshal([]byte(c.mask(string(b))), &v) == nil {
 				r.StructuredContent = v
+			}
+		}
+	}
+	if len(r.Meta) > 0 {
+		if b, err := json.Marshal(r.Meta); err == nil {
+			var v mcp.Meta
+			if json.Unmarshal([]byte(c.mask(string(b))), &v) == nil {
+				r.Meta = v
 			}
 		}
 	}
