@@ -1857,7 +1857,10 @@
     if (out.inc) res.reused = out.reused;
     if (out.look && out.look.skipped) res.look = [out.seen, out.look.all];
     if (!root) {
-      const h = human(opts && opts.probe);
+      const probe = opts && opts.probe, pk = passkeys(probe);
+      const h = human(probe, pk);
+      // (the wait's check right after a walk reads it from here)
+      if (observer) { humanLast = h; humanAt = mutations; humanPk = pk; }
       if (h.length) res.h = h;
     }
     if (opts && opts.verify && !root && !out.stopped && !out.look) {
