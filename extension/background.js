@@ -7,6 +7,8 @@ import {
   ALARM_NAME,
   ALARM_PERIOD_MINUTES,
   AgentTabs,
+  Approvals,
+  CONTROLS,
   Bridge,
   BridgeError,
   GROUP_TITLE,
@@ -22,6 +24,8 @@ const SESSION_BOUND = "bound_tabs"; // user tabs webpilot bound (tabs.bind)
 const SESSION_HANDOFFS = "handoffs"; // tabs waiting for the user (handoff.start), by tab id
 const HANDOFF_NOTIFICATION = "webpilot-handoff-"; // + tab id
 const SESSION_BOUND_SESSIONS = "bound_sessions"; // {tabId: session} as tabs.bind was told
+const SESSION_LIVE = "live"; // the daemon's record of its clients (live.show), for the popup
+const APPROVAL_NOTIFICATION = "webpilot-approval-"; // + question id
 
 const agent = new AgentTabs();
 const boundSessions = {}; // tabId -> the session that bound it (for the popup)
@@ -172,13 +176,21 @@ async function showHandoffs(all) {
   await chrome.storage.session.set({ [SESSION_HANDOFFS]: all });
   // The latest notice names the title; a recording anywhere shows REC (it must not hide behind
   // a hand-off in another tab).
+  await showBadge(waiting, Object.values(await approvals.asks()));
+}
+
+// showBadge: a recording shows REC (it must not hide behind a hand-off in another tab), a
+// hand-off "!", a question of webpilot's "?"; the title says the latest.
+async function showBadge(waiting, asks) {
   const last = waiting.reduce((a, h) => (!a || h.since >= a.since ? h : a), null);
   const recording = waiting.some((h) => h.kind === "record");
-  const text = !last ? "" : recording ? "REC" : "!";
-  const title = !last ? "webpilot" : last.kind === "record" ? `webpilot is recording: ${last.message}` : `webpilot is waiting for you: ${last.message}`;
+  const text = recording ? "REC" : last ? "!" : asks.length ? "?" : "";
+  let title = "webpilot";
+  if (last) title = last.kind === "record" ? `webpilot is recording: ${last.message}` : `webpilot is waiting for you: ${last.message}`;
+  else if (asks.length) title = `webpilot asks you: ${question(asks[asks.length - 1])}`;
   await Promise.allSettled([
     chrome.action.setBadgeText({ text }),
-    chrome.action.setBadgeBackgroundColor({ color: recording ? "#b00020" : "#b35900" }),
+    chrome.action.setBadgeBackgroundColor({ color: recording ? "#b00020" : last ? "#b35900" : "#0b57d0" }),
     chrome.action.setTitle({ title }),
   ]);
 }
@@ -234,6 +246,80 @@ async function handoffList() {
     out.push({ ...h, title: tab?.title ?? "", url: tab?.url ?? "" });
   }
   return out;
+}
+
+// --- the person in charge: approvals per client and site, and the live view -----------------
+
+const approvals = new Approvals({
+  local: chrome.storage.local,
+  session: chrome.storage.session,
+  newId: () => "a-" + crypto.randomUUID().slice(0, 8),
+  now: () => Date.now(),
+});
+
+// question is how the popup and the notification ask the person.
+function question(q) {
+  const who = q.client || "An agent";
+  return q.bind ? `${who} wants to use your tab “${q.title || q.url}” (${q.site})` : `${who} wants to use ${q.site}`;
+}
+
+async function refreshBadge() {
+  await showBadge(Object.values(await handoffs()), Object.values(await approvals.asks()));
+}
+
+// approval.ask: a rule answers at once; else the person is asked (popup, notification, badge)
+// and the answer comes later as the event approval.answered.
+async function askApproval(q) {
+  const out = await approvals.ask(q);
+  if (out.answer) return { answer: out.answer };
+  if (out.created) {
+    await refreshBadge();
+    chrome.notifications
+      ?.create(APPROVAL_NOTIFICATION + out.ask, {
+        type: "basic",
+        iconUrl: "icon.png",
+        title: "webpilot asks you",
+        message: `${question(q)}. Open webpilot's popup to allow it always.`,
+        buttons: [{ title: "Allow once" }, { title: "Deny" }],
+        requireInteraction: true,
+      })
+      .catch(() => {});
+  }
+  return { ask: out.ask };
+}
+
+// The person answered a question (the popup's buttons or the notification's).
+async function answerApproval(ask, answer) {
+  const r = await approvals.answer(ask, answer);
+  if (!r.ok) return r;
+  chrome.notifications?.clear(APPROVAL_NOTIFICATION + ask).catch(() => {});
+  await refreshBadge();
+  const q = r.question;
+  bridge.sendEvent("approval.answered", { ask, answer, client: q.client, session: q.session, site: q.site, bind: q.bind });
+  return { ok: true };
+}
+
+async function revokeApproval(client, site) {
+  const r = await approvals.revoke(client, site);
+  if (r.ok) bridge.sendEvent("approval.changed", { client, site });
+  return r;
+}
+
+async function approvalList() {
+  return { asks: Object.values(await approvals.asks()), rules: Object.values(await approvals.rules()) };
+}
+
+// The person's Pause, Resume or Stop of a client: the daemon does it; the popup shows the
+// daemon's record, which follows.
+async function controlClient(client, action) {
+  if (typeof client !== "string" || client === "" || !CONTROLS.includes(action)) return { ok: false, message: "no such client or action" };
+  if (!bridge.sendEvent("client.control", { client, action })) return { ok: false, message: "webpilot is not connected" };
+  return { ok: true };
+}
+
+async function liveList() {
+  const s = await chrome.storage.session.get(SESSION_LIVE);
+  return s[SESSION_LIVE] ?? [];
 }
 
 async function saveBound() {
@@ -345,6 +431,17 @@ const api = {
     start: startHandoff,
     end: endHandoff,
   },
+  approval: {
+    ask: askApproval,
+    async rules() {
+      return Object.values(await approvals.rules()).map(({ client, site, answer }) => ({ client, site, answer }));
+    },
+  },
+  live: {
+    async show({ clients }) {
+      await chrome.storage.session.set({ [SESSION_LIVE]: clients });
+    },
+  },
   downloads: {
     // Only ever asked for the downloads of agent tabs (Bridge.findDownload matches them).
     async search(query) {
@@ -405,8 +502,9 @@ chrome.windows.onRemoved.addListener(async (windowId) => {
   if (windowId === agent.windowId) await setAgentWindow(null);
 });
 
-chrome.notifications?.onButtonClicked.addListener((id) => {
+chrome.notifications?.onButtonClicked.addListener((id, button) => {
   if (id.startsWith(HANDOFF_NOTIFICATION)) handoffDone(Number(id.slice(HANDOFF_NOTIFICATION.length)));
+  if (id.startsWith(APPROVAL_NOTIFICATION)) answerApproval(id.slice(APPROVAL_NOTIFICATION.length), button === 0 ? "once" : "deny");
 });
 
 chrome.alarms.onAlarm.addListener((alarm) => {
@@ -485,6 +583,16 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
         return handoffList();
       case "handoff.done":
         return handoffDone(msg.tabId);
+      case "approvals":
+        return approvalList();
+      case "approval.answer":
+        return answerApproval(msg.ask, msg.answer);
+      case "approval.revoke":
+        return revokeApproval(msg.client, msg.site);
+      case "live":
+        return liveList();
+      case "client.control":
+        return controlClient(msg.client, msg.action);
       case "rename": {
         const outcome = await bridge.rename(msg.name);
         return { ...outcome, status: bridge.status() };

@@ -22,7 +22,7 @@ const (
 	// Origin is the Origin header of the extension's WebSocket.
 	Origin = "chrome-extension://" + ID
 	// ProtocolVersion is the bridge protocol version the extension speaks (PROTOCOL.md).
-	ProtocolVersion = 4
+	ProtocolVersion = 5
 	// Version is the extension version; manifest.json and protocol.js say the same.
 	Version = "0.1.0"
 )

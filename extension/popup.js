@@ -278,9 +278,150 @@ async function refreshSessions() {
   }
 }
 
+// --- webpilot asks you: may this agent use this site (or your tab)? --------------------------
+
+function question(q) {
+  const who = q.client || "An agent";
+  return q.bind ? `${who} wants to use your tab “${q.title || q.url}” (${q.site})` : `${who} wants to use ${q.site}`;
+}
+
+function answerButton(q, answer, label, title) {
+  const b = el("button", { type: "button", textContent: label, title, className: `answer-${answer}` });
+  b.dataset.ask = q.ask;
+  b.addEventListener("click", async () => {
+    b.disabled = true;
+    const r = await ask({ type: "approval.answer", ask: q.ask, answer });
+    if (!r?.ok) $("result").textContent = r?.message ?? "could not tell webpilot";
+    refreshPerson();
+  });
+  return b;
+}
+
+function showAsks(list) {
+  const box = $("asklist");
+  const asks = Array.isArray(list) ? list : [];
+  $("asks").className = asks.length ? "waiting" : "";
+  const key = JSON.stringify(asks.map((q) => q.ask));
+  if (box.dataset.key === key) return; // unchanged: keep the buttons the user may be pressing
+  box.dataset.key = key;
+  box.replaceChildren(
+    ...asks.map((q) => {
+      const row = el(
+        "div",
+        { className: "ask" },
+        el("div", { className: "q", textContent: question(q) }),
+        el("div", { className: "where", textContent: `${q.url}${q.session ? ` · session ${q.session}` : ""}` }),
+        el(
+          "div",
+          { className: "buttons" },
+          answerButton(q, "once", "Allow once", "Allow it for this agent session only"),
+          answerButton(q, "always", q.bind ? "Allow (and the site always)" : "Always allow", `Allow ${q.client || "this agent"} on ${q.site} from now on (revoke it below)`),
+          answerButton(q, "deny", "Deny", q.bind ? "Keep your tab to yourself" : `Deny ${q.site} to ${q.client || "this agent"} (revoke it below)`),
+        ),
+      );
+      row.dataset.ask = q.ask;
+      return row;
+    }),
+  );
+}
+
+function showRules(list) {
+  const box = $("rulelist");
+  const rules = (Array.isArray(list) ? list : []).slice().sort((a, b) => (a.site + a.client).localeCompare(b.site + b.client));
+  const key = JSON.stringify(rules);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  if (!rules.length) {
+    box.replaceChildren(el("small", { textContent: "None yet: webpilot asks the first time an agent uses a site." }));
+    return;
+  }
+  box.replaceChildren(
+    ...rules.map((r) => {
+      const revoke = el("button", { type: "button", textContent: "Revoke", className: "revoke", title: "Forget this answer: webpilot asks again next time" });
+      revoke.dataset.client = r.client;
+      revoke.dataset.site = r.site;
+      revoke.addEventListener("click", async () => {
+        revoke.disabled = true;
+        const out = await ask({ type: "approval.revoke", client: r.client, site: r.site });
+        if (!out?.ok) $("result").textContent = out?.message ?? "could not revoke";
+        refreshPerson();
+      });
+      const row = el(
+        "div",
+        { className: "rule" },
+        el("span", { className: "what", textContent: `${r.site} — ${r.client || "(unnamed agent)"}`, title: `${r.client} on ${r.site}` }),
+        el("span", { className: r.answer === "deny" ? "deny" : "allow", textContent: r.answer === "deny" ? "denied" : "allowed" }),
+        revoke,
+      );
+      row.dataset.site = r.site;
+      return row;
+    }),
+  );
+}
+
+// --- Agents: the daemon's record of its clients, with Pause, Resume and Stop -----------------
+
+function since(ms) {
+  if (!ms) return "";
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  return s < 60 ? `${s} s ago` : `${Math.round(s / 60)} min ago`;
+}
+
+function controlButton(c, action, label, title) {
+  const b = el("button", { type: "button", textContent: label, title, className: action });
+  b.dataset.client = c.id;
+  b.addEventListener("click", async () => {
+    b.disabled = true;
+    const r = await ask({ type: "client.control", client: c.id, action });
+    if (!r?.ok) $("result").textContent = r?.message ?? "could not tell webpilot";
+  });
+  return b;
+}
+
+let shownAgents = "";
+
+function showAgents(list, connected) {
+  const clients = connected && Array.isArray(list) ? list : [];
+  const json = JSON.stringify(clients.map((c) => ({ ...c, lastAt: since(c.lastAt) })));
+  if (json === shownAgents) return;
+  shownAgents = json;
+  const box = $("agentlist");
+  if (!clients.length) {
+    box.replaceChildren(el("small", { textContent: connected ? "No agent is connected." : "Not connected to webpilot." }));
+    return;
+  }
+  box.replaceChildren(
+    ...clients.map((c) => {
+      const buttons = c.state === "running" ? [controlButton(c, "pause", "Pause", "Its next calls wait until you press Resume"), controlButton(c, "stop", "Stop", "Its calls fail and its tabs close")] : [controlButton(c, "resume", "Resume", "Let it go on")];
+      if (c.state === "paused") buttons.push(controlButton(c, "stop", "Stop", "Its calls fail and its tabs close"));
+      const row = el(
+        "div",
+        { className: `agent ${c.state}` },
+        el("div", { className: "head" }, el("span", { className: "name", textContent: c.name, title: c.id }), el("span", { className: "state", textContent: c.state }), ...buttons),
+        el("div", { className: "last", textContent: c.last ? `${c.last} · ${since(c.lastAt)}` : "no action yet", title: c.last }),
+        ...c.sessions.map((ses) => el("div", { className: "ses", textContent: `tabs: webpilot · ${ses.group || ses.name}` })),
+      );
+      row.dataset.client = c.id;
+      return row;
+    }),
+  );
+}
+
+async function refreshPerson() {
+  try {
+    const [a, live, st] = await Promise.all([ask({ type: "approvals" }), ask({ type: "live" }), ask({ type: "status" })]);
+    showAsks(a?.asks);
+    showRules(a?.rules);
+    showAgents(live, st?.state === "connected");
+  } catch {
+    // the status line already says when the service worker does not answer
+  }
+}
+
 function tick() {
   refresh();
   refreshSessions();
+  refreshPerson();
 }
 
 tick();

@@ -3,7 +3,7 @@
 // allow-listed relay of requests to an injected `api`. It never touches the `chrome` global:
 // background.js passes in everything that talks to the browser, and the Node tests pass fakes.
 
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 export const EXTENSION_VERSION = "0.1.0"; // must match manifest.json and embed.go
 export const EXTENSION_ID = "gdfkgapggjfanoafdlgbpnjpbdcepgmm";
 export const DEFAULT_PORT = 47218;
@@ -49,7 +49,21 @@ export const EVENT_NAMES = Object.freeze([
   "tabs.updated",
   "tabs.removed",
   "handoff.done",
+  "approval.answered",
+  "approval.changed",
+  "client.control",
 ]);
+
+/** The person's answers to an approval question (approval.ask). */
+export const ANSWERS = Object.freeze(["once", "always", "deny"]);
+/** What the person may do to a client in the live view (client.control). */
+export const CONTROLS = Object.freeze(["pause", "resume", "stop"]);
+/** chrome.storage.local: the person's remembered answers, {"<client>\n<site>": rule}. */
+export const APPROVALS_KEY = "approvals";
+/** The longest client name, site and URL an approval question carries. */
+export const APPROVAL_TEXT_MAX = 300;
+/** The most live clients live.show may carry. */
+export const LIVE_CLIENTS_MAX = 64;
 
 /** The longest hand-off message the extension shows the user. */
 export const HANDOFF_MESSAGE_MAX = 300;
@@ -538,6 +552,9 @@ export function build(m) {
 //   api.downloads.search(query)          -> chrome.downloads.DownloadItem[]
 //   api.handoff.start({tabId, message, session?, kind?}) -> chrome.tabs.Tab (brought to the front)
 //   api.handoff.end({tabId})
+//   api.approval.ask({client, session, site, url, bind, tabId?, title?}) -> {answer} | {ask}
+//   api.approval.rules()                 -> {rules: [{client, site, answer}]}
+//   api.live.show({clients})             -> the daemon's record, kept for the popup
 //
 // downloads.find needs the Bridge's record of agent-tab downloads; Bridge.call runs it.
 
@@ -647,6 +664,37 @@ const OPS = {
   "handoff.end": {
     check: (p) => ({ tabId: tabIdParam(p) }),
     call: async (api, p) => (await api.handoff.end(p), {}),
+  },
+  "approval.ask": {
+    check: (p) => {
+      const text = (name, optional) => {
+        const v = p[name];
+        if ((v === undefined || v === null || v === "") && optional) return "";
+        if (typeof v !== "string" || v.length > APPROVAL_TEXT_MAX) throw badRequest(`"${name}" must be a string of at most ${APPROVAL_TEXT_MAX} characters`);
+        return v;
+      };
+      const site = text("site");
+      if (site === "") throw badRequest(`"site" must name the site`);
+      const out = { client: text("client", true), session: text("session", true), site, url: text("url", true), bind: p.bind === true, title: text("title", true) };
+      if (p.tabId !== undefined && p.tabId !== null) out.tabId = tabIdParam(p);
+      if (out.bind && out.tabId === undefined) throw badRequest(`a bind's question needs its "tabId"`);
+      return out;
+    },
+    call: async (api, p) => api.approval.ask(p),
+  },
+  "approval.rules": {
+    check: () => ({}),
+    call: async (api) => ({ rules: (await api.approval.rules()) ?? [] }),
+  },
+  "live.show": {
+    check: (p) => {
+      if (!Array.isArray(p.clients) || p.clients.length > LIVE_CLIENTS_MAX) throw badRequest(`"clients" must be a list of at most ${LIVE_CLIENTS_MAX} clients`);
+      for (const c of p.clients) {
+        if (!isObject(c) || typeof c.id !== "string" || c.id === "") throw badRequest(`each client needs its "id"`);
+      }
+      return { clients: p.clients.map(liveClient) };
+    },
+    call: async (api, p) => (await api.live.show(p), {}),
   },
   "downloads.find": {
     check: (p) => {
@@ -1559,5 +1607,109 @@ export class Bridge {
       }
       this.setAttached(tabId, false);
     }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The person in charge: approvals per client and site, and the live view of the clients.
+
+/** A live client as the popup shows it: only the known fields, strings bounded. */
+export function liveClient(c) {
+  const str = (v, max = 200) => (typeof v === "string" ? v.slice(0, max) : "");
+  const state = ["running", "paused", "stopped"].includes(c.state) ? c.state : "running";
+  const sessions = Array.isArray(c.sessions) ? c.sessions.slice(0, 32) : [];
+  return {
+    id: str(c.id, 100),
+    name: str(c.name, 100) || "(unnamed client)",
+    state,
+    calls: Number.isInteger(c.calls) ? c.calls : 0,
+    last: str(c.last, 300),
+    lastAt: Number.isFinite(c.lastAt) ? c.lastAt : 0,
+    sessions: sessions.filter(isObject).map((x) => ({ name: str(x.name, 200), group: str(x.group, 200) })),
+  };
+}
+
+/** The key of a rule: a client on a site. */
+export function ruleKey(client, site) {
+  return `${client}\n${site}`;
+}
+
+/**
+ * Approvals: the person's remembered answers (rules, in chrome.storage.local) and the questions
+ * waiting for them (in chrome.storage.session, so a restarted worker and the popup know them).
+ * The storage areas are injected; ids come from newId.
+ */
+export class Approvals {
+  constructor({ local, session, newId, now }) {
+    this.local = local;
+    this.session = session;
+    this.newId = newId;
+    this.now = now;
+    this.queue = Promise.resolve(); // one change at a time
+  }
+
+  serial(fn) {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  async rules() {
+    const s = await this.local.get(APPROVALS_KEY);
+    return s[APPROVALS_KEY] ?? {};
+  }
+
+  async asks() {
+    const s = await this.session.get("asks");
+    return s.asks ?? {};
+  }
+
+  /** approval.ask: a rule's answer at once (never for a bind), else the question's id. */
+  ask(q) {
+    return this.serial(async () => {
+      if (!q.bind) {
+        const rule = (await this.rules())[ruleKey(q.client, q.site)];
+        if (rule && (rule.answer === "always" || rule.answer === "deny")) return { answer: rule.answer };
+      }
+      const asks = await this.asks();
+      const same = Object.values(asks).find(
+        (a) => a.client === q.client && a.session === q.session && a.site === q.site && a.bind === q.bind && (a.tabId ?? null) === (q.tabId ?? null),
+      );
+      if (same) return { ask: same.ask, created: false };
+      const ask = this.newId();
+      asks[ask] = { ...q, ask, since: this.now() };
+      await this.session.set({ asks });
+      return { ask, created: true };
+    });
+  }
+
+  /** The person answered: the question goes, a rule is kept (always; deny unless a bind). */
+  answer(ask, answer) {
+    return this.serial(async () => {
+      if (!ANSWERS.includes(answer)) return { ok: false, message: `not an answer: ${answer}` };
+      const asks = await this.asks();
+      const q = asks[ask];
+      if (!q) return { ok: false, message: "that question is no longer open" };
+      delete asks[ask];
+      await this.session.set({ asks });
+      if (answer === "always" || (answer === "deny" && !q.bind)) {
+        const rules = await this.rules();
+        rules[ruleKey(q.client, q.site)] = { client: q.client, site: q.site, answer, at: this.now() };
+        await this.local.set({ [APPROVALS_KEY]: rules });
+      }
+      return { ok: true, question: q };
+    });
+  }
+
+  /** The person revoked a rule. */
+  revoke(client, site) {
+    return this.serial(async () => {
+      const rules = await this.rules();
+      const key = ruleKey(client, site);
+      if (!(key in rules)) return { ok: false, message: "no such rule" };
+      delete rules[key];
+      await this.local.set({ [APPROVALS_KEY]: rules });
+      return { ok: true };
+    });
   }
 }

@@ -46,7 +46,7 @@ var settingKinds = map[string]string{
 
 	"allowed_origins": kindClient, "blocked_origins": kindClient, "profile": kindClient, "caps": kindClient,
 	"timeout": kindClient, "action_timeout": kindClient, "nav_timeout": kindClient, "output_dir": kindClient,
-	"output_max_mb": kindClient, "secrets": kindClient, "recipes": kindClient, "dialog_policy": kindClient, "cdp_allow": kindClient, "http_auth": kindClient,
+	"output_max_mb": kindClient, "secrets": kindClient, "recipes": kindClient, "dialog_policy": kindClient, "approve": kindClient, "cdp_allow": kindClient, "http_auth": kindClient,
 	"no_redact": kindClient, "heal_write": kindClient, "trace": kindClient, "prewarm": kindClient,
 
 	"session": kindProcess, "browser_profile": kindProcess, "standalone": kindProcess, "log_file": kindProcess,

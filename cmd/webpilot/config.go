@@ -51,6 +51,7 @@ type Config struct {
 	HTTPAuth       []string // NAME@origin: that origin's login challenges answered with the secret NAME
 	BlockedOrigins []string
 	DialogPolicy   string // ask, accept, dismiss
+	Approve        string // ask, always (browser.ApproveAsk, ApproveAlways)
 	NoRedact       bool   // network output shows credentials as they are
 	LogFile        string
 	Debug          bool
@@ -193,6 +194,14 @@ func configKeys() []configKey {
 			c.DialogPolicy = v
 			return nil
 		}, get: func(c *Config) any { return c.DialogPolicy }},
+		{name: "approve", def: "ask", usage: "in your own Chrome (the extension), whether a client asks you before it first uses a site or binds one of your tabs: ask (allow once, always for the site, or deny, in the extension) or always (never ask); a launched or remote browser never asks", set: func(c *Config, v string) error {
+			v = strings.ToLower(strings.TrimSpace(v))
+			if v != browser.ApproveAsk && v != browser.ApproveAlways {
+				return fmt.Errorf("%q is not ask or always", v)
+			}
+			c.Approve = v
+			return nil
+		}, get: func(c *Config) any { return c.Approve }},
 		{name: "no-redact", def: "false", bool: true, usage: "show credentials in browser_network's output as they are: Authorization, Cookie and Set-Cookie header values and token-like query parameters (token, api_key, sig, …) are redacted by default", set: boolean(func(c *Config) *bool { return &c.NoRedact }), get: func(c *Config) any { return c.NoRedact }},
 		{name: "bridge-port", def: "47218", usage: "loopback port the browser extension connects to", set: func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)

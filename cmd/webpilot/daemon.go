@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
 	"github.com/webpilot-mcp/webpilot/internal/filelock"
 	"github.com/webpilot-mcp/webpilot/internal/mcpproxy"
@@ -287,6 +288,9 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 				for _, h := range srv.Profiles() {
 					ds.Extension = append(ds.Extension, fmt.Sprintf("%s (extension %s)", h.ProfileName, h.ExtensionVersion))
 				}
+				actx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				ds.Approvals = approvalLines(a.manager.ApprovalRules(actx))
+				cancel()
 			}
 			ds.Settings = map[string]string{}
 			for k, v := range cfg.View() {
@@ -309,4 +313,22 @@ func runDaemon(ctx context.Context, cfg *Config, stderr io.Writer) error {
 	}
 	a.log.Info("daemon stopped", "pid", st.PID)
 	return err
+}
+
+// approvalLines are the person's remembered answers as status lines
+// ("example.com allowed for Claude Code"); none is an empty list, a
+// failure a line of its own.
+func approvalLines(rules []browser.ApprovalRule, err error) []string {
+	out := []string{}
+	for _, r := range rules {
+		word := "allowed"
+		if r.Answer == "deny" {
+			word = "denied"
+		}
+		out = append(out, fmt.Sprintf("%s %s for %s", r.Site, word, r.Client))
+	}
+	if err != nil {
+		out = append(out, "(could not read them all: "+err.Error()+")")
+	}
+	return out
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -11,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/daemon"
+	"github.com/webpilot-mcp/webpilot/internal/mcpclient"
 )
 
 // Pairing while a daemon drives a launched browser: `webpilot pair` pairs
@@ -105,7 +109,39 @@ func TestPairWhileTheDaemonRuns(t *testing.T) {
 	if status := callText(t, ctx, after, "browser_status", map[string]any{"verbose": true}); !strings.Contains(status, "bridge") {
 		t.Errorf("a new client's status after pairing:\n%s", status)
 	}
-	if out := callText(t, ctx, after, "browser_navigate", map[string]any{"url": base + "/basic.html?after=1"}); !strings.Contains(out, "Basic page") {
+	// In the person's own Chrome the client asks before its first use of
+	// a site (--approve ask, the default): the person allows it once in
+	// the popup.
+	nav := make(chan string, 1)
+	go func() {
+		res, err := after.CallTool(ctx, &mcp.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": base + "/basic.html?after=1"}})
+		if err != nil {
+			nav <- err.Error()
+			return
+		}
+		nav <- fmt.Sprint(res.IsError, " ", mcpclient.ResultText(res))
+	}()
+	var asked struct {
+		Asks []struct {
+			Ask, Client, Site string
+		} `json:"asks"`
+	}
+	for deadline := time.Now().Add(backendtest.Timeout(20 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
+		res, err := backendtest.PopupMessage(ctx, chrome, map[string]any{"type": "approvals"})
+		if err == nil && json.Unmarshal([]byte(res), &asked) == nil && len(asked.Asks) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the person was not asked about the site: %s %v", res, err)
+		}
+	}
+	if q := asked.Asks[0]; q.Client != "proxy-test" || q.Site != "127.0.0.1" {
+		t.Errorf("the question: %+v", q)
+	}
+	if res, err := backendtest.PopupMessage(ctx, chrome, map[string]any{"type": "approval.answer", "ask": asked.Asks[0].Ask, "answer": "once"}); err != nil || !strings.Contains(res, `"ok":true`) {
+		t.Fatalf("answering in the popup: %s %v", res, err)
+	}
+	if out := <-nav; !strings.HasPrefix(out, "false ") || !strings.Contains(out, "Basic page") {
 		t.Fatalf("navigate after pairing: %s", out)
 	}
 	tabs, err := chrome.Tabs(ctx)
@@ -126,7 +162,7 @@ func TestPairWhileTheDaemonRuns(t *testing.T) {
 	// time.
 	for i := range 3 {
 		code, out, errs := cliAt(t, ctx, home, "", append([]string{"doctor"}, flags...)...)
-		for _, want := range []string{fmt.Sprintf("✔ daemon: running (pid %d", st.PID), "✔ extension connected to the daemon", "✔ ready"} {
+		for _, want := range []string{fmt.Sprintf("✔ daemon: running (pid %d", st.PID), "✔ extension connected to the daemon", "approvals (--approve ask): a client asks you", "✔ ready"} {
 			if code != 0 || !strings.Contains(out, want) {
 				t.Errorf("doctor run %d: exit %d, lacks %q:\n%s%s", i+1, code, want, out, errs)
 			}

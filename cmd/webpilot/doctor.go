@@ -153,6 +153,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if len(daemonSt.Extension) > 0 {
 				bridgeWorks = true
 				ok("extension connected to the daemon: %s", strings.Join(daemonSt.Extension, ", "))
+				note("%s", approvalNote(cfg.Approve, daemonSt.Approvals))
 			} else {
 				bridgeWorks, bridgeChecked = doctorWaitDaemonExtension(ctx, cfg.BridgePort, ok, bad, note)
 			}
@@ -357,4 +358,19 @@ func tryBridge(ctx context.Context, addr string, secret []byte) ([]bridge.Hello,
 		return nil, bridge.ErrDisconnected
 	}
 	return hs, nil
+}
+
+// approvalNote says whether clients ask the person before they use a site
+// in their Chrome (--approve) and what the person answered so far.
+func approvalNote(mode string, rules []string) string {
+	line := "approvals (--approve " + mode + "): "
+	if mode == "always" {
+		line += "clients never ask before they use a site in your Chrome"
+	} else {
+		line += "a client asks you in the extension the first time it uses a site, and always before it binds one of your tabs"
+	}
+	if len(rules) == 0 {
+		return line + "; no answers remembered yet"
+	}
+	return line + "; remembered: " + strings.Join(rules, "; ") + " (revoke them in the extension's popup)"
 }

@@ -353,6 +353,7 @@ func policyOptions(cfg *Config) browser.PolicyOptions {
 		OutputDir:      cfg.OutputDir,
 		OutputMaxBytes: int64(cfg.OutputMaxMB) << 20,
 		DialogPolicy:   cfg.DialogPolicy,
+		Approve:        cfg.Approve,
 		NoRedact:       cfg.NoRedact,
 		CDPAllow:       cfg.CDPAllow,
 	}

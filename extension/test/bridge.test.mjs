@@ -22,7 +22,7 @@ test("handshake: hello proves the secret with HMAC-SHA256 of the nonce", async (
   const { hello } = await handshake(r);
   assert.deepEqual(hello, {
     type: "hello",
-    protocol: 4,
+    protocol: 5,
     extension_version: "0.1.0",
     profile_id: "p1",
     profile_name: "chromium-p1", // no brands in the rig: the default name
@@ -82,7 +82,7 @@ test("pairing: pair → paired → secret stored → reconnect → hello with th
   const p = await eventually(() => s1.sent[0], "pair");
   assert.deepEqual(p, {
     type: "pair",
-    protocol: 4,
+    protocol: 5,
     code: "k7qf-92xm",
     extension_version: "0.1.0",
     profile_id: "p1",
@@ -96,11 +96,11 @@ test("pairing: pair → paired → secret stored → reconnect → hello with th
   const s2 = await eventually(() => r.net.sockets[1], "reconnect");
   assert.ok(s1.closed);
   s2.accept();
-  s2.push({ type: "challenge", protocol: 4, nonce: NONCE, server: "webpilot/0.1.0" });
+  s2.push({ type: "challenge", protocol: 5, nonce: NONCE, server: "webpilot/0.1.0" });
   const hello = await eventually(() => s2.sent[0], "hello");
   assert.equal(hello.type, "hello");
   assert.equal(hello.proof, hmac(NEW_SECRET, NONCE));
-  s2.push({ type: "welcome", protocol: 4 });
+  s2.push({ type: "welcome", protocol: 5 });
   await eventually(() => r.bridge.status().state === "connected");
   assert.equal(r.bridge.status().paired, true);
   r.bridge.stop();
@@ -119,7 +119,7 @@ test("pairing: the server closing right after paired still counts as paired", as
   assert.deepEqual(await outcome, { ok: true, message: "paired" });
   const s2 = await eventually(() => r.net.sockets[1], "reconnect");
   s2.accept();
-  s2.push({ type: "challenge", protocol: 4, nonce: NONCE, server: "webpilot/0.1.0" });
+  s2.push({ type: "challenge", protocol: 5, nonce: NONCE, server: "webpilot/0.1.0" });
   const first = await eventually(() => s2.sent[0]);
   assert.equal(first.type, "hello", "sent the pairing code again");
   assert.equal(first.proof, hmac(NEW_SECRET, NONCE));
@@ -306,7 +306,7 @@ test("a bad handshake message closes the connection", async () => {
   await r.bridge.start();
   const s = r.net.last;
   s.accept();
-  s.push({ type: "welcome", protocol: 4 }); // welcome before challenge
+  s.push({ type: "welcome", protocol: 5 }); // welcome before challenge
   await flush();
   assert.ok(s.closed);
   assert.match(r.bridge.status().message, /expected a challenge/);
@@ -355,10 +355,25 @@ test("every op in the samples reaches the api with its params", async () => {
     "debugger.detach": { tabId: 12 },
     "handoff.start": { tabId: 12, message: "Sign in to your bank, then press Done.", session: "agent-1" },
     "handoff.end": { tabId: 12 },
+    "approval.ask": { client: "Claude Code", session: "c-3f9a2b71", site: "example.com", url: "https://shop.example.com/cart", bind: false, title: "", tabId: 12 },
+    "approval.rules": undefined,
+    "live.show": {
+      clients: [
+        {
+          id: "c-3f9a2b71",
+          name: "Claude Code",
+          state: "running",
+          calls: 7,
+          last: "browser_action click e4 → ok",
+          lastAt: 1796640000000,
+          sessions: [{ name: "c-3f9a2b71", group: "Claude Code · c-3f9a2b71" }],
+        },
+      ],
+    },
   };
   // downloads.find is the Bridge's own (see the downloads tests).
   const requests = Object.entries(all).filter(([n]) => n.startsWith("request-") && n !== "request-downloads.find");
-  assert.equal(requests.length, 14);
+  assert.equal(requests.length, 17);
   for (const [name, { json }] of requests) {
     r.calls.length = 0;
     const reply = await ask(sock, json);
@@ -636,7 +651,7 @@ test("the status reports what the popup shows", async () => {
   assert.equal(s.port, 5555);
   assert.equal(s.url, "ws://127.0.0.1:5555/bridge");
   assert.equal(s.extensionVersion, "0.1.0");
-  assert.equal(s.protocol, 4);
+  assert.equal(s.protocol, 5);
   assert.equal(s.profileId, "p1");
   assert.ok(r.statuses.some((x) => x.state === "connecting"));
   r.bridge.stop();

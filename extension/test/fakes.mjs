@@ -178,6 +178,9 @@ export function fakeApi(behaviour = {}) {
     "downloads.search": () => [],
     "handoff.start": (p) => chromeTab(p.tabId, { url: "https://example.com/login", title: "Sign in" }),
     "handoff.end": () => undefined,
+    "approval.ask": () => ({ ask: "a-7k2m9q" }),
+    "approval.rules": () => [],
+    "live.show": () => undefined,
   };
   const fn = (op) => async (params) => {
     calls.push([op, params]);
@@ -199,6 +202,8 @@ export function fakeApi(behaviour = {}) {
     debugger: { attach: fn("debugger.attach"), detach: fn("debugger.detach"), send: fn("debugger.send") },
     downloads: { search: fn("downloads.search") },
     handoff: { start: fn("handoff.start"), end: fn("handoff.end") },
+    approval: { ask: fn("approval.ask"), rules: fn("approval.rules") },
+    live: { show: fn("live.show") },
   };
   return { api, calls };
 }

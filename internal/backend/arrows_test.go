@@ -134,7 +134,7 @@ var depRules = map[string]depRule{
 	"internal/browser":                   {ours: []string{"internal/backend", "internal/cdp", "internal/origin", "internal/outdir", "internal/redact", "internal/snapshot", "internal/text", "internal/toolerr"}, cdproto: true, why: "browser knows neither MCP nor a concrete backend"},
 	"internal/secrets":                   {ours: []string{"internal/origin", "internal/toolerr"}, why: "secrets know values and origins, not the engine"},
 	"internal/flow":                      {ours: []string{"internal/text", "internal/toolerr", "internal/vars"}, why: "the step language runs steps through an executor; it knows neither the engine, the table, MCP nor CDP"},
-	"internal/recipes":                   {ours: []string{"internal/filelock", "internal/flow", "internal/text", "internal/toolerr", "internal/vars"}, why: "recipe files and the site gate build on the step language"},
+	"internal/recipes":                   {ours: []string{"internal/filelock", "internal/flow", "internal/origin", "internal/text", "internal/toolerr", "internal/vars"}, why: "recipe files and the site gate build on the step language"},
 	"internal/tools":                     {ours: []string{"internal/backend", "internal/browser", "internal/flow", "internal/opencli", "internal/recipes", "internal/redact", "internal/secrets", "internal/text", "internal/trace"}, why: "tools call package browser; they never speak CDP or MCP, or pick a backend"},
 	"internal/mcpserver":                 {ours: []string{"internal/browser", "internal/daemon", "internal/flow", "internal/redact", "internal/text", "internal/tools", "internal/trace"}, mcp: true, why: "the MCP layer registers the table; it never touches CDP or picks a backend"},
 }

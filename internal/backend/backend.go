@@ -274,3 +274,95 @@ type DownloadFile struct {
 	Error  string
 	Danger string
 }
+
+// Approver is implemented by a backend whose browser is the person's own
+// (the bridge: their everyday Chrome). It asks them whether a client may
+// use a site, and remembers what they answered (allow once, always, deny).
+type Approver interface {
+	// Approve answers at once when the person's answer is known (a rule
+	// of theirs, or this session's "once"), else asks them and waits for
+	// the answer (bounded by ctx; it tells a backend.WaitReport of ctx how
+	// long it has waited). A bind always asks.
+	Approve(ctx context.Context, q Approval) (Answer, error)
+	// Approvals lists the person's remembered answers (rules), for status
+	// output; nil when none are known.
+	Approvals(ctx context.Context) ([]ApprovalRule, error)
+}
+
+// Approval is one question to the person: may Client, in its agent session
+// Session, use Site (the page URL) in their browser?
+type Approval struct {
+	Client  string `json:"client"`  // the client's name, as it gave it ("Claude Code")
+	Session string `json:"session"` // the agent session, as the browser shows it
+	Site    string `json:"site"`    // the URL's registrable domain (origin.Site)
+	URL     string `json:"url"`
+	// Tab is the tab (a bind's, or the one the call works in); "" for a
+	// tab not open yet.
+	Tab string `json:"tab,omitempty"`
+	// Bind: the client asks for one of the person's own tabs; always asked.
+	Bind  bool   `json:"bind,omitempty"`
+	Title string `json:"title,omitempty"` // the tab's title, for a bind
+}
+
+// Answer is the person's answer to an Approval.
+type Answer string
+
+// The answers: allowed for this session (until it ends or the person
+// revokes it), allowed for the client on the site from now on (a rule),
+// denied (a rule too; a bind's denial is not remembered).
+const (
+	AllowOnce   Answer = "once"
+	AllowAlways Answer = "always"
+	Deny        Answer = "deny"
+)
+
+// ApprovalRule is a remembered answer: Client on Site, always or deny.
+type ApprovalRule struct {
+	Client  string `json:"client"`
+	Site    string `json:"site"`
+	Answer  Answer `json:"answer"`
+	Profile string `json:"profile,omitempty"` // the browser profile that keeps it
+}
+
+// LiveView is implemented by a backend whose browser shows the person what
+// the agents do (the bridge: the extension's popup), with a Pause and a
+// Stop per client.
+type LiveView interface {
+	// ShowLive sends the person the record of the clients now; the last
+	// one sent is shown again to a browser that connects later.
+	ShowLive(ctx context.Context, clients []LiveClient) error
+	// OnControl sets what is told when the person presses Pause, Resume
+	// or Stop for a client (the client's ID). It runs on the backend's
+	// reader and must not block.
+	OnControl(f func(client string, action Control))
+}
+
+// Control is what the person asked of a client in the live view.
+type Control string
+
+// The controls: its calls wait; they run again; its calls fail with
+// STOPPED_BY_USER and its tabs close.
+const (
+	Pause  Control = "pause"
+	Resume Control = "resume"
+	Stop   Control = "stop"
+)
+
+// LiveClient is one connected MCP client as the live view shows it.
+type LiveClient struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	State    string        `json:"state"` // running, paused, stopped
+	Calls    int           `json:"calls"`
+	Last     string        `json:"last,omitempty"` // its last action, one line
+	LastAt   int64         `json:"lastAt,omitempty"`
+	Sessions []LiveSession `json:"sessions"`
+}
+
+// LiveSession is one agent session of a live client: its name, and the
+// name its tabs' group has in the browser ("webpilot · <Group>"), by which
+// the browser shows its tabs.
+type LiveSession struct {
+	Name  string `json:"name"`
+	Group string `json:"group,omitempty"`
+}

@@ -114,6 +114,13 @@ func (ts Tabs) Bind(ctx context.Context, id, match string) (*Tab, error) {
 				Hint: "bind one of the candidates by tab, or by match (part of its URL or title)", Suggestions: list}
 		}
 	}
+	if s.approver() != nil {
+		// Binding one of the person's own tabs always asks them, whatever
+		// they answered for its site before.
+		if err := s.approve(ctx, pick.ID, pick.URL, pick.Title, true); err != nil {
+			return nil, err
+		}
+	}
 	t, err := s.tabs.prepareTab(ctx, pick.ID, b.Bind) // the popup lists it under the session (the backend's scope)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,8 @@ const (
 	CodePageCrashed           = toolerr.CodePageCrashed
 	CodeFarmFull              = toolerr.CodeFarmFull
 	CodeHumanRequired         = toolerr.CodeHumanRequired
+	CodeUserDenied            = toolerr.CodeUserDenied
+	CodeStoppedByUser         = toolerr.CodeStoppedByUser
 	CodeCommandFailed         = toolerr.CodeCommandFailed
 	CodeInternal              = toolerr.CodeInternal
 	CodeBridgeDisconnected    = toolerr.CodeBridgeDisconnected

@@ -49,6 +49,9 @@ type Options struct {
 	CDPAllow []string
 	// HTTPAuth answers login challenges by origin (--http-auth).
 	HTTPAuth []HTTPAuth
+	// Approve: ApproveAsk asks the person at their own browser before a
+	// session uses a site or binds their tab (--approve); "" never asks.
+	Approve string
 	// BrowserProfile selects the browser profile of the sessions made
 	// without one of their own (SessionFor), on a backend that serves
 	// several (the bridge): a profile's name, id or id prefix; "" means
@@ -158,6 +161,7 @@ func (m *Manager) popupGate(opener string) backend.PopupCheck {
 func (o Options) WithPolicy(p PolicyOptions) Options {
 	o.ActionTimeout, o.NavTimeout, o.AllowedOrigins, o.BlockedOrigins, o.AllowFileURLs = p.ActionTimeout, p.NavTimeout, p.AllowedOrigins, p.BlockedOrigins, p.AllowFileURLs
 	o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact, o.CDPAllow, o.HTTPAuth = p.OutputDir, p.OutputMaxBytes, p.DialogPolicy, p.NoRedact, p.CDPAllow, p.HTTPAuth
+	o.Approve = p.Approve
 	return o
 }
 
@@ -165,7 +169,7 @@ func (o Options) WithPolicy(p PolicyOptions) Options {
 func (o Options) PolicyOptions() PolicyOptions {
 	return PolicyOptions{ActionTimeout: o.ActionTimeout, NavTimeout: o.NavTimeout, AllowedOrigins: o.AllowedOrigins,
 		BlockedOrigins: o.BlockedOrigins, AllowFileURLs: o.AllowFileURLs, OutputDir: o.OutputDir, OutputMaxBytes: o.OutputMaxBytes,
-		DialogPolicy: o.DialogPolicy, NoRedact: o.NoRedact, CDPAllow: o.CDPAllow, HTTPAuth: o.HTTPAuth}
+		DialogPolicy: o.DialogPolicy, NoRedact: o.NoRedact, CDPAllow: o.CDPAllow, HTTPAuth: o.HTTPAuth, Approve: o.Approve}
 }
 
 // Backend returns the backend the manager drives (Options.Backend, or the
@@ -513,6 +517,10 @@ func (s *Session) TakeNote() string {
 	s.note = ""
 	return n
 }
+
+// GroupName is how the user's browser names the session's tab group
+// ("webpilot · <GroupName>"): its client's label and its name.
+func (s *Session) GroupName() string { return s.shownName() }
 
 // Name is the session's name.
 func (s *Session) Name() string { return s.name }

@@ -181,6 +181,9 @@ func (nv navigator) navigate(ctx context.Context, t *Tab, rawURL string, timeout
 	if err != nil {
 		return NavResult{}, err
 	}
+	if err := s.approve(ctx, t.TargetID(), u, "", false); err != nil {
+		return NavResult{}, err // the person's answer comes before the navigation's own time
+	}
 	ctx, cancel := context.WithTimeout(ctx, or(timeout, s.pol.opts.NavTimeout))
 	defer cancel()
 	t.view.cache, t.view.prewalk, t.view.waitHuman = nil, nil, nil

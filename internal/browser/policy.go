@@ -30,6 +30,10 @@ type PolicyOptions struct {
 	// HTTPAuth answers servers' and proxies' login challenges
 	// (--http-auth), by origin.
 	HTTPAuth []HTTPAuth
+	// Approve is whether the session asks the person at their own browser
+	// before it uses a site or binds their tab (--approve): ApproveAsk, or
+	// ApproveAlways ("" is the same: never ask).
+	Approve string
 }
 
 // Policy is a compiled PolicyOptions: the origin rules parsed and the
@@ -67,9 +71,9 @@ func policyKey(o PolicyOptions) string {
 	if o.CDPAllow != nil {
 		cdp = "[" + sorted(o.CDPAllow) + "]"
 	}
-	return fmt.Sprintf("a=%s|n=%s|allow=%s|block=%s|file=%t|out=%s|max=%d|dialog=%s|noredact=%t|cdp=%s|auth=%s",
+	return fmt.Sprintf("a=%s|n=%s|allow=%s|block=%s|file=%t|out=%s|max=%d|dialog=%s|noredact=%t|cdp=%s|auth=%s|approve=%s",
 		o.ActionTimeout, o.NavTimeout, sorted(o.AllowedOrigins), sorted(o.BlockedOrigins), o.AllowFileURLs,
-		o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact, cdp, authKey(o.HTTPAuth))
+		o.OutputDir, o.OutputMaxBytes, o.DialogPolicy, o.NoRedact, cdp, authKey(o.HTTPAuth), o.Approve)
 }
 
 // withDefaults fills o's zero values from the DESIGN.md defaults.

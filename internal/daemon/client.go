@@ -121,6 +121,10 @@ type Status struct {
 	// the daemon's bridge listener (on BridgePort), when it has one.
 	Extension  []string `json:"extension,omitempty"`
 	BridgePort int      `json:"bridge_port,omitempty"`
+	// Approvals are the person's remembered answers in the connected
+	// browsers ("example.com allowed for Claude Code"), when a browser
+	// keeps them (the extension).
+	Approvals []string `json:"approvals,omitempty"`
 	// Settings are the daemon's own (browser) settings, "value (source)";
 	// each client brings its own others.
 	Settings map[string]string `json:"settings"`

@@ -223,6 +223,17 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 				return finish(nil, err)
 			}
 		}
+		if t.Hold != tools.HoldNothing {
+			// The person may have paused or stopped this client in their
+			// browser's live view.
+			gctx, leave, err := s.liveGate(ctx, s.liveID(req), clientName(req), env.Progress)
+			if err != nil {
+				return finish(nil, err)
+			}
+			defer leave()
+			defer s.showLive()
+			ctx = gctx
+		}
 		session, _ = args["session"].(string)
 		if session == "" {
 			session = s.defaultSession(req)
@@ -232,7 +243,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		s.noteCall(req, key)
 		ref := sessionRef{key: key, shown: session, label: clientName(req), profile: clientBrowserProfile(req), policy: c.Policy, caller: caller}
 		res, err := s.hold(ctx, t, ref, tab, in, env)
-		return finish(res, err)
+		return finish(res, stopCause(ctx, err))
 	}
 }
 
@@ -404,6 +415,12 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 			return err
 		}
 		h.Use(bt)
+		if t.Hold == tools.HoldTab {
+			// The person's approval of the page the call reads or acts on.
+			if err := h.Approve(ctx); err != nil {
+				return err
+			}
+		}
 		rctx, done := ctx, func(err error) error { return err }
 		if bt != nil {
 			// A page that crashes while the call runs ends it at once.
@@ -424,6 +441,12 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 		if about == nil {
 			out = res
 			return nil
+		}
+		// The page the call led to is shown to the agent only once the
+		// person allows its site.
+		h.Use(about)
+		if err := h.Approve(ctx); err != nil {
+			return err
 		}
 		if lead := about.TakeLead(); lead != "" {
 			res.Text = "Note: " + lead + "\n\n" + res.Text

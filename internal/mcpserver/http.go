@@ -894,6 +894,7 @@ func (s *Server) watchClient(method string, req mcp.Request) {
 		s.clients[rec.def]++
 	}
 	s.clientsMu.Unlock()
+	s.showLive()
 	go func() {
 		_ = ss.Wait()
 		s.clientsMu.Lock()
@@ -905,6 +906,7 @@ func (s *Server) watchClient(method string, req mcp.Request) {
 		}
 		grace := s.departGrace
 		s.clientsMu.Unlock()
+		s.showLive()
 		if !counted {
 			return
 		}

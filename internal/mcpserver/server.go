@@ -96,6 +96,8 @@ type Server struct {
 	tools    map[string]tools.Tool // the active tools by name
 	// recent keeps each browser session's last actions (browser_status).
 	recent *trace.Recent
+	// board is the person's Pause and Stop of clients (the live view).
+	board board
 	// budgeted holds the deadlines of running calls whose tool has a time
 	// budget of its own (tools.CallBudget), keyed by a pointer per call.
 	budgeted sync.Map

@@ -3,15 +3,11 @@ package recipes
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/net/publicsuffix"
-
+	"github.com/webpilot-mcp/webpilot/internal/origin"
 	"github.com/webpilot-mcp/webpilot/internal/toolerr"
 )
 
@@ -216,44 +212,11 @@ func (g *Gate) Status() []SiteStatus {
 	return out
 }
 
-func isDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 func busy(siteName, reason string, running, queued int, msg, hint string) *toolerr.Error {
 	return &toolerr.Error{Code: toolerr.CodeSiteBusy, Message: msg, Hint: hint,
 		Diagnosis: map[string]any{"reason": reason, "site": siteName, "running": running, "queued": queued}}
 }
 
-// Site is the gate's name for where a URL (or a bare host) leads: its
-// registrable domain (www.shop.example.co.uk → example.co.uk), or the host
-// itself for an IP address, localhost or a name without a public suffix;
-// "" when there is no host (about:blank, data:).
-func Site(raw string) string {
-	host := strings.TrimSpace(raw)
-	if h, port, err := net.SplitHostPort(host); err == nil && isDigits(port) {
-		host = h // host:port
-	} else if strings.Contains(host, ":") || strings.HasPrefix(host, "//") {
-		u, err := url.Parse(host) // a URL; about:, data: and the like have no host
-		if err != nil {
-			return ""
-		}
-		host = u.Hostname()
-	}
-	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
-	if host == "" {
-		return ""
-	}
-	if net.ParseIP(host) != nil {
-		return host
-	}
-	if d, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {
-		return d
-	}
-	return host
-}
+// Site is the gate's name for where a URL (or a bare host) leads:
+// origin.Site.
+func Site(raw string) string { return origin.Site(raw) }

@@ -36,6 +36,12 @@ const (
 	// one-time code, a sign-in after a redirect) in a browser nobody
 	// sees (headless, a farm).
 	CodeHumanRequired Code = "HUMAN_REQUIRED"
+	// CodeUserDenied: the person at their own browser denied the client
+	// the site (or their tab) when webpilot asked (--approve ask).
+	CodeUserDenied Code = "USER_DENIED"
+	// CodeStoppedByUser: the person pressed Stop for the client in the
+	// extension's live view; its tabs are closed.
+	CodeStoppedByUser Code = "STOPPED_BY_USER"
 	CodeInternal      Code = "INTERNAL"
 	// Bridge (the user's Chrome through the extension).
 	CodeBridgeDisconnected    Code = "BRIDGE_DISCONNECTED"

@@ -315,6 +315,13 @@ func (x *stepExec) Run(ctx context.Context, step int, tool string, args map[stri
 	if err != nil {
 		return flow.Output{}, err
 	}
+	if t.Hold == HoldTab && x.h.Exists() {
+		// A step before may have led the tab to another site: the person's
+		// approval comes before this step reads or acts on it.
+		if err := x.h.Approve(ctx); err != nil {
+			return flow.Output{}, err
+		}
+	}
 	if x.before != nil {
 		if in, err = x.before(ctx, step, in); err != nil {
 			return flow.Output{}, err

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/webpilot-mcp/webpilot/internal/browser"
 )
 
 // StatusIn is browser_status's input. The recent actions listed are those
@@ -21,7 +23,7 @@ var statusTool = Def(Tool{
 	Hold:        HoldNothing,
 }, func(ctx context.Context, h *Held, in StatusIn) (*Result, error) {
 	if !in.Verbose {
-		return &Result{Text: shortStatus(h)}, nil
+		return &Result{Text: shortStatus(ctx, h)}, nil
 	}
 	out := map[string]any{
 		"backend":  h.BackendInfo(),
@@ -33,6 +35,14 @@ var statusTool = Def(Tool{
 	if h.env.Manager != nil {
 		if emu := h.env.Manager.Emulating(h.SessionName()); len(emu) > 0 {
 			out["emulating"] = emu
+		}
+		if rules, err := h.env.Manager.ApprovalRules(ctx); rules != nil || err != nil {
+			// The person's answers in their own browser, per client and site.
+			ap := map[string]any{"rules": rules}
+			if err != nil {
+				ap["error"] = err.Error()
+			}
+			out["approvals"] = ap
 		}
 	}
 	if h.env.Recent != nil {
@@ -50,7 +60,7 @@ var statusTool = Def(Tool{
 // shortStatus leads with what an agent picking up needs: its session, the
 // backend and browser, the tool profile, and its last actions; the rest
 // comes with verbose.
-func shortStatus(h *Held) string {
+func shortStatus(ctx context.Context, h *Held) string {
 	var b strings.Builder
 	info := h.BackendInfo()
 	state := "not started"
@@ -81,6 +91,9 @@ func shortStatus(h *Held) string {
 		if emu := h.env.Manager.Emulating(h.SessionName()); len(emu) > 0 {
 			fmt.Fprintf(&b, "Emulating: %s.\n", strings.Join(emu, " · "))
 		}
+		if rules, err := h.env.Manager.ApprovalRules(ctx); rules != nil || err != nil {
+			b.WriteString(approvalLine(rules, err))
+		}
 	}
 	if h.env.Recent != nil {
 		acts := h.env.Recent(h.SessionName())
@@ -100,4 +113,31 @@ func shortStatus(h *Held) string {
 	}
 	b.WriteString("(verbose: true adds the configuration and where each value came from, the browser's path and profile, all sessions and the last 20 actions, as JSON)")
 	return b.String()
+}
+
+// approvalLine says what the person answered in their own browser: the
+// sites each client may use or not.
+func approvalLine(rules []browser.ApprovalRule, err error) string {
+	var parts []string
+	for _, r := range rules {
+		word := "allowed"
+		if r.Answer == "deny" {
+			word = "denied"
+		}
+		who := r.Client
+		if who == "" {
+			who = "(unnamed client)"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s for %s", r.Site, word, who))
+	}
+	line := "Sites the person answered (their Chrome's webpilot popup; asked the first time a client uses a site): "
+	if len(parts) == 0 {
+		line += "none yet"
+	} else {
+		line += strings.Join(parts, "; ")
+	}
+	if err != nil {
+		line += " (" + err.Error() + ")"
+	}
+	return line + ".\n"
 }

@@ -51,7 +51,9 @@ type shared struct {
 	profiles map[string]*profileConn
 	closed   bool
 
-	handoffs handoffs // tabs waiting for the user's Done
+	handoffs  handoffs  // tabs waiting for the user's Done
+	approvals approvals // the person's answers, and the questions open
+	live      live      // the live view sent last, and who hears its controls
 }
 
 // profileConn is one browser profile's connection: its relay and the CDP
@@ -71,7 +73,9 @@ func New(srv *Server, opts BackendOptions) *Backend {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Backend{shared: &shared{srv: srv, opts: opts, log: log, profiles: make(map[string]*profileConn)}}
+	b := &Backend{shared: &shared{srv: srv, opts: opts, log: log, profiles: make(map[string]*profileConn)}}
+	srv.OnPerson(b.personEvent, b.welcomed)
+	return b
 }
 
 // For implements backend.Scoper.

@@ -55,6 +55,8 @@ type Relay struct {
 	pending map[int64]func(reply)
 	handler func(event string, params json.RawMessage)
 	cause   error
+	// person gets the person's events (personEvents); set before run.
+	person func(r *Relay, event string, params json.RawMessage)
 }
 
 type reply struct {
@@ -262,6 +264,10 @@ func (r *Relay) run() {
 			_ = r.c.Write(wctx, websocket.MessageText, pong)
 			cancel()
 			r.wmu.Unlock()
+		case personEvents[m.Event]:
+			if r.person != nil {
+				r.person(r, m.Event, m.Params)
+			}
 		case m.Event != "":
 			r.mu.Lock()
 			h := r.handler

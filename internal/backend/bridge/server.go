@@ -26,7 +26,7 @@ import (
 )
 
 // ProtocolVersion is the bridge protocol this binary speaks.
-const ProtocolVersion = 4
+const ProtocolVersion = 5
 
 // DefaultPort is where the extension looks for webpilot unless told
 // otherwise.
@@ -133,6 +133,26 @@ type Server struct {
 	pairing  *pairing
 	closed   bool
 	refusals int
+	// person is told the person's events (personEvents) of every
+	// connection; welcomed is told of each connection admitted
+	// (OnPerson).
+	person   func(r *Relay, event string, params json.RawMessage)
+	welcomed func(r *Relay)
+}
+
+// personEvents are the events the person causes in the extension's popup
+// or notification, whichever agent session they are about: they go to the
+// Server's OnPerson hook, not to a profile's CDP connection.
+var personEvents = map[string]bool{"approval.answered": true, "approval.changed": true, "client.control": true}
+
+// OnPerson sets what is told of the person's events (approval.answered,
+// approval.changed, client.control) on any connection, and of each
+// connection admitted (welcomed may be nil). Both run on the connection's
+// goroutine and must not block.
+func (s *Server) OnPerson(person func(r *Relay, event string, params json.RawMessage), welcomed func(r *Relay)) {
+	s.mu.Lock()
+	s.person, s.welcomed = person, welcomed
+	s.mu.Unlock()
 }
 
 type pairing struct {
@@ -557,6 +577,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	hello.ProfileName = uniqueName(hello.ProfileName, live)
 	relay := newRelay(c, hello, s.log, s.opts.IdleTimeout)
+	relay.person = s.person
+	welcomed := s.welcomed
 	s.relays[h.ProfileID] = relay
 	s.lastErr = nil
 	close(s.changed)
@@ -564,6 +586,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if err := writeJSON(ctx, c, map[string]any{"type": "welcome", "protocol": ProtocolVersion}); err != nil {
 		relay.close(err)
+	} else if welcomed != nil {
+		welcomed(relay)
 	}
 	s.log.Info("bridge: extension connected", "profile", h.ProfileID, "name", hello.ProfileName, "version", h.ExtensionVersion)
 	relay.run() // until the connection ends
