@@ -53,7 +53,7 @@ type shared struct {
 
 	handoffs  handoffs  // tabs waiting for the user's Done
 	approvals approvals // the person's answers, and the questions open
-	live      live      // the live view sent last, and who hears its controls
+	live      liveState // the live view sent last, and who hears its controls
 }
 
 // profileConn is one browser profile's connection: its relay and the CDP

@@ -240,9 +240,9 @@ func (b *Backend) Approvals(ctx context.Context) ([]backend.ApprovalRule, error)
 	return out, errors.Join(errs...)
 }
 
-// live is the live view's state: the record sent last (shown again to a
+// liveState is the live view's state: the record sent last (shown again to a
 // browser that connects) and who is told of the person's controls.
-type live struct {
+type liveState struct {
 	mu      sync.Mutex // guards the fields below
 	last    []backend.LiveClient
 	control func(client string, action backend.Control)
