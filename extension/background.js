@@ -433,6 +433,12 @@ const api = {
   },
   approval: {
     ask: askApproval,
+    async end({ ask }) {
+      if (await approvals.withdraw(ask)) {
+        chrome.notifications?.clear(APPROVAL_NOTIFICATION + ask).catch(() => {});
+        await refreshBadge();
+      }
+    },
     async rules() {
       return Object.values(await approvals.rules()).map(({ client, site, answer }) => ({ client, site, answer }));
     },

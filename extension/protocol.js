@@ -553,6 +553,7 @@ export function build(m) {
 //   api.handoff.start({tabId, message, session?, kind?}) -> chrome.tabs.Tab (brought to the front)
 //   api.handoff.end({tabId})
 //   api.approval.ask({client, session, site, url, bind, tabId?, title?}) -> {answer} | {ask}
+//   api.approval.end({ask})              -> the question withdrawn (nobody waits for it)
 //   api.approval.rules()                 -> {rules: [{client, site, answer}]}
 //   api.live.show({clients})             -> the daemon's record, kept for the popup
 //
@@ -681,6 +682,13 @@ const OPS = {
       return out;
     },
     call: async (api, p) => api.approval.ask(p),
+  },
+  "approval.end": {
+    check: (p) => {
+      if (typeof p.ask !== "string" || p.ask === "" || p.ask.length > 100) throw badRequest(`"ask" must be a question's id`);
+      return { ask: p.ask };
+    },
+    call: async (api, p) => (await api.approval.end(p), {}),
   },
   "approval.rules": {
     check: () => ({}),
@@ -1698,6 +1706,17 @@ export class Approvals {
         await this.local.set({ [APPROVALS_KEY]: rules });
       }
       return { ok: true, question: q };
+    });
+  }
+
+  /** The server withdrew a question: nobody waits for its answer. */
+  withdraw(ask) {
+    return this.serial(async () => {
+      const asks = await this.asks();
+      if (!(ask in asks)) return false;
+      delete asks[ask];
+      await this.session.set({ asks });
+      return true;
     });
   }
 

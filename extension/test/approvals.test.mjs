@@ -79,3 +79,13 @@ test("approval.ask and live.show check their params", () => {
   const c = liveClient({ id: "c-1", name: "", state: "weird", calls: "x", sessions: [{ name: "s", group: 3 }, "junk"] });
   assert.deepEqual(c, { id: "c-1", name: "(unnamed client)", state: "running", calls: 0, last: "", lastAt: 0, sessions: [{ name: "s", group: "" }] });
 });
+
+test("a withdrawn question goes; the same one asked later is new", async () => {
+  const { a } = approvals();
+  const x = await a.ask(q);
+  assert.equal(await a.withdraw(x.ask), true);
+  assert.equal(await a.withdraw(x.ask), false);
+  assert.deepEqual(await a.asks(), {});
+  assert.equal((await a.answer(x.ask, "once")).ok, false);
+  assert.notEqual((await a.ask(q)).ask, x.ask);
+});

@@ -357,6 +357,7 @@ test("every op in the samples reaches the api with its params", async () => {
     "handoff.end": { tabId: 12 },
     "approval.ask": { client: "Claude Code", session: "c-3f9a2b71", site: "example.com", url: "https://shop.example.com/cart", bind: false, title: "", tabId: 12 },
     "approval.rules": undefined,
+    "approval.end": { ask: "a-7k2m9q" },
     "live.show": {
       clients: [
         {
@@ -373,7 +374,7 @@ test("every op in the samples reaches the api with its params", async () => {
   };
   // downloads.find is the Bridge's own (see the downloads tests).
   const requests = Object.entries(all).filter(([n]) => n.startsWith("request-") && n !== "request-downloads.find");
-  assert.equal(requests.length, 17);
+  assert.equal(requests.length, 18);
   for (const [name, { json }] of requests) {
     r.calls.length = 0;
     const reply = await ask(sock, json);

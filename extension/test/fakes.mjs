@@ -180,6 +180,7 @@ export function fakeApi(behaviour = {}) {
     "handoff.end": () => undefined,
     "approval.ask": () => ({ ask: "a-7k2m9q" }),
     "approval.rules": () => [],
+    "approval.end": () => undefined,
     "live.show": () => undefined,
   };
   const fn = (op) => async (params) => {
@@ -202,7 +203,7 @@ export function fakeApi(behaviour = {}) {
     debugger: { attach: fn("debugger.attach"), detach: fn("debugger.detach"), send: fn("debugger.send") },
     downloads: { search: fn("downloads.search") },
     handoff: { start: fn("handoff.start"), end: fn("handoff.end") },
-    approval: { ask: fn("approval.ask"), rules: fn("approval.rules") },
+    approval: { ask: fn("approval.ask"), end: fn("approval.end"), rules: fn("approval.rules") },
     live: { show: fn("live.show") },
   };
   return { api, calls };

@@ -77,7 +77,7 @@ func (s *Session) approve(ctx context.Context, tab, raw, title string, bind bool
 		return nil
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		return &Error{Code: CodeTimeout, Message: fmt.Sprintf("the person at the browser did not answer within %s whether %s may use %s", ApproveWait, who, what),
-			Hint:      "tell the user that webpilot's extension asks them (its icon shows ?; the popup lists the question), then retry; an answer given later counts for the retry",
+			Hint:      "the question was withdrawn: tell the user that webpilot's extension will ask them (its icon shows ?, the popup lists the question), then retry while they are there",
 			Diagnosis: map[string]any{"site": site, "client": client, "waiting_for": "approval"}}
 	}
 	return backendError("ask the person whether "+who+" may use "+what, err)

@@ -253,6 +253,15 @@ func TestPersonApprovesSites(t *testing.T) {
 		t.Fatalf("B's navigate after the revoke and Allow once: %s %s", code, out)
 	}
 
+	// A call that stops waiting (cancelled by its client) withdraws its
+	// question.
+	cctx, cancel := context.WithCancel(ctx)
+	gone := start(cctx, b, "browser_navigate", map[string]any{"url": other})
+	you.press(ctx, "B's question on localhost", fmt.Sprintf(`(d) => [...d.querySelectorAll("#asklist .ask .q")].some((q) => q.textContent.startsWith(%q)) ? {click() {}} : null`, nameB+" wants to use localhost"))
+	cancel()
+	<-gone.done
+	you.press(ctx, "B's question withdrawn", fmt.Sprintf(`(d) => [...d.querySelectorAll("#asklist .ask .q")].some((q) => q.textContent.startsWith(%q)) ? null : {click() {}}`, nameB+" wants to use localhost"))
+
 	// Binding one of the person's tabs always asks, even on a site A may
 	// always use: denied, then allowed.
 	userTab, err := backendtest.OpenUserTab(ctx, m.Backend(), strings.Replace(base, "127.0.0.1", "localhost", 1)+"/form.html?user="+suffix)

@@ -37,7 +37,9 @@ type board struct {
 	changed chan struct{}
 	// calls are the cancels of each client's calls running.
 	calls map[string]map[*int]context.CancelCauseFunc
-	// stdioName is the name the stdio client gave (its initialize).
+	// stdio: the server runs on stdio, for its one client; stdioName is
+	// the name it gave (its initialize).
+	stdio     bool
 	stdioName string
 	// due: an update of the live view is waiting for its timer.
 	due bool
@@ -197,6 +199,7 @@ func (s *Server) liveClients() []browser.LiveClient {
 		state[k] = v
 	}
 	stdioName := b.stdioName
+	stdio := b.stdio
 	b.mu.Unlock()
 	m := s.deps.Manager
 	var out []browser.LiveClient
@@ -231,8 +234,8 @@ func (s *Server) liveClients() []browser.LiveClient {
 		}
 		out = append(out, c)
 	}
-	if clients := s.Clients(); len(clients) > 0 {
-		for _, c := range clients {
+	if !stdio {
+		for _, c := range s.Clients() {
 			add(c.ID, c.Name, c.Calls, c.Sessions)
 		}
 	} else if m != nil {

@@ -77,6 +77,9 @@ const batchlessVersion = "2025-06-18"
 // is not answered: the go-sdk cancels the call but still writes its result,
 // and the writer drops it, as MCP asks of the receiver of a cancellation.
 func (s *Server) RunStdio(ctx context.Context, in io.Reader, out io.WriteCloser) error {
+	s.board.mu.Lock()
+	s.board.stdio = true // the live view shows its one client
+	s.board.mu.Unlock()
 	p := newPending()
 	w := &answerWriter{p: p, w: out, log: s.log}
 	g := &eofGate{p: p, w: w, r: bufio.NewReaderSize(in, 1<<16), log: s}

@@ -203,6 +203,14 @@ func (b *Backend) Approve(ctx context.Context, q backend.Approval) (backend.Answ
 		case <-r.Done():
 			return "", fmt.Errorf("%w: the browser disconnected while the person was asked (%v)", backend.ErrBridgeDisconnected, r.err())
 		case <-ctx.Done():
+			// Nobody waits for the answer any more (time ran out, the call
+			// was cancelled, its client left): the question is withdrawn
+			// rather than left for the person to answer to no one.
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			if err := r.Request(wctx, "approval.end", map[string]any{"ask": res.Ask}, nil); err != nil {
+				b.log.Debug("bridge: could not withdraw a question", "ask", res.Ask, "err", err)
+			}
+			cancel()
 			return "", ctx.Err()
 		}
 	}
