@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend"
 	"github.com/webpilot-mcp/webpilot/internal/origin"
@@ -96,18 +99,74 @@ func (s *Session) approveShown(ctx context.Context, t *Tab) error {
 	if t == nil || s.approver() == nil {
 		return nil
 	}
-	raw, err := t.URL(ctx)
-	if err != nil {
-		return nil // the call itself reports a tab that cannot be read
+	raw, ok := t.page.shown.get()
+	if !ok {
+		gen := t.page.shown.generation()
+		var err error
+		if raw, err = t.URL(ctx); err != nil {
+			return nil // the call itself reports a tab that cannot be read
+		}
+		t.page.shown.seed(gen, raw)
 	}
 	return s.approve(ctx, t.TargetID(), raw, "", false)
+}
+
+// shownURL is the main frame's URL as the page's events tell it
+// (Page.frameNavigated of the main frame): the approval of what a tab
+// shows reads it without a round trip to the page. Until the first event
+// a read of the page seeds it, unless an event came meanwhile.
+type shownURL struct {
+	mu  sync.Mutex // guards the fields below
+	url string
+	ok  bool
+	gen uint64 // counts the events
+}
+
+// committed takes a Page.frameNavigated event; a child frame's is ignored.
+func (u *shownURL) committed(raw jsonv2.Value) {
+	var ev struct {
+		Frame struct {
+			ParentID string `json:"parentId"`
+			URL      string `json:"url"`
+		} `json:"frame"`
+	}
+	if jsonv2.Unmarshal(raw, &ev) != nil || ev.Frame.ParentID != "" {
+		return
+	}
+	u.mu.Lock()
+	u.url, u.ok = ev.Frame.URL, true
+	u.gen++
+	u.mu.Unlock()
+}
+
+// get is the URL known, and whether one is.
+func (u *shownURL) get() (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.url, u.ok
+}
+
+// generation is the count of events so far.
+func (u *shownURL) generation() uint64 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.gen
+}
+
+// seed sets the URL read from the page, unless an event came since gen.
+func (u *shownURL) seed(gen uint64, url string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.gen == gen && !u.ok {
+		u.url, u.ok = url, true
+	}
 }
 
 // Approve is the person's approval of the page the held tab shows (see
 // PolicyOptions.Approve): the server asks it before a call reads or acts
 // on a page, and again before it shows the agent a page a call led to.
-func (h *Held) Approve(ctx context.Context) error {
-	return h.s.approveShown(ctx, h.t)
+func (p Person) Approve(ctx context.Context) error {
+	return p.h.s.approveShown(ctx, p.h.t)
 }
 
 // ApprovalRule is one of the person's remembered answers.

@@ -43,6 +43,9 @@ type loop struct {
 	// the page's loop only). Only the session's calls, while it is held,
 	// write it.
 	mainID string
+	// shown is the main frame's URL as the page's events last told it
+	// (the page's loop only), for the person's approvals.
+	shown shownURL
 	// ctx ends when the loop ends (the session ended, or stop); workers
 	// make their calls with it.
 	ctx  context.Context
@@ -106,7 +109,7 @@ func newLoop(t *Tab, sess cdp.Caller, page bool) *loop {
 		methods = append(methods, evWindowOpen)
 	}
 	methods = append(methods, t.pauses.follows()...)
-	if t.link.origin != nil && page {
+	if page {
 		methods = append(methods, evFrameNavigated)
 	}
 	if page {
@@ -189,6 +192,7 @@ func (g *loop) apply(ev cdp.Event) {
 	case evPaused, evAuthRequired:
 		t.pauses.apply(g, ev)
 	case evFrameNavigated:
+		g.shown.committed(ev.Params)
 		if t.link.origin != nil {
 			g.committed(ev.Params)
 		}

@@ -417,7 +417,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 		h.Use(bt)
 		if t.Hold == tools.HoldTab {
 			// The person's approval of the page the call reads or acts on.
-			if err := h.Approve(ctx); err != nil {
+			if err := h.Person().Approve(ctx); err != nil {
 				return err
 			}
 		}
@@ -445,7 +445,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 		// The page the call led to is shown to the agent only once the
 		// person allows its site.
 		h.Use(about)
-		if err := h.Approve(ctx); err != nil {
+		if err := h.Person().Approve(ctx); err != nil {
 			return err
 		}
 		if lead := about.TakeLead(); lead != "" {

@@ -318,7 +318,7 @@ func (x *stepExec) Run(ctx context.Context, step int, tool string, args map[stri
 	if t.Hold == HoldTab && x.h.Exists() {
 		// A step before may have led the tab to another site: the person's
 		// approval comes before this step reads or acts on it.
-		if err := x.h.Approve(ctx); err != nil {
+		if err := x.h.Person().Approve(ctx); err != nil {
 			return flow.Output{}, err
 		}
 	}
