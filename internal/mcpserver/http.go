@@ -906,6 +906,7 @@ func (s *Server) watchClient(method string, req mcp.Request) {
 		}
 		grace := s.departGrace
 		s.clientsMu.Unlock()
+		s.forgetClient(ClientSessionName(ss.ID()))
 		s.showLive()
 		if !counted {
 			return

@@ -163,6 +163,14 @@ func (s *Server) control(id string, action browser.Control) {
 	s.showLive()
 }
 
+// forgetClient drops what the board keeps of client id, gone.
+func (s *Server) forgetClient(id string) {
+	b := &s.board
+	b.mu.Lock()
+	delete(b.state, id)
+	b.mu.Unlock()
+}
+
 // closeClientSessions closes the browser sessions of client id (their
 // tabs), for the person's Stop.
 func (s *Server) closeClientSessions(id string) {

@@ -34,8 +34,12 @@ type approvalKey struct {
 	profile, client, session, site string
 }
 
-// maxAnswered bounds the answers kept by ask id.
-const maxAnswered = 256
+// maxAnswered bounds the answers kept by ask id, maxKnown the answers
+// known per client and site.
+const (
+	maxAnswered = 256
+	maxKnown    = 4096
+)
 
 // lookup is the known answer for q in profile: a rule, else the session's
 // once; "" when none.
@@ -54,6 +58,15 @@ func (a *approvals) learn(profile string, q backend.Approval, ans backend.Answer
 	defer a.mu.Unlock()
 	if a.known == nil {
 		a.known = map[approvalKey]backend.Answer{}
+	}
+	if len(a.known) >= maxKnown {
+		// Sessions come and go: their once answers go first (a session
+		// whose answer went is asked again), the rules stay.
+		for k := range a.known {
+			if k.session != "" {
+				delete(a.known, k)
+			}
+		}
 	}
 	switch {
 	case ans == backend.AllowAlways:
