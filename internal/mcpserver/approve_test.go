@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -338,4 +339,55 @@ func hasURL(tabs []backend.TabInfo, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// TestPersonLiveStdio: a server on stdio (webpilot mcp --standalone) shows
+// its one client in the live view by the name it gave; the person's
+// answer and Stop reach it as they reach the daemon's clients.
+func TestPersonLiveStdio(t *testing.T) {
+	base := fixtures(t)
+	name := "stdio-agent-" + strconv.FormatInt(time.Now().UnixNano()%1e6, 36)
+	m := browser.NewManager(browser.Options{Backend: backendtest.New(t), Approve: browser.ApproveAsk})
+	t.Cleanup(func() { _ = m.Close(context.Background()) })
+	srv := mcpserver.New(mcpserver.Options{Name: "webpilot", Version: "test", Deps: &tools.Deps{Manager: m}})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.RunStdio(context.Background(), inR, outW) }()
+	ctx := backendtest.Context(t, 2*time.Minute)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		<-done
+	})
+	if backendtest.Kind() != "bridge" {
+		// A launched or remote browser has no live view and never asks.
+		mustCall(t, ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html"})
+		return
+	}
+	popup, err := backendtest.OpenExtensionPage(ctx, m.Backend(), "popup.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = popup.Close(context.Background()) })
+	you := &person{t: t, popup: popup, answered: []string{}}
+	nav := start(ctx, cs, "browser_navigate", map[string]any{"url": base + "/basic.html"})
+	you.answer(ctx, name+" wants to use 127.0.0.1", "once")
+	if out, code := nav.result(t); code != "" {
+		t.Fatalf("navigate after Allow once: %s %s", code, out)
+	}
+	you.agentState(ctx, name, "running")
+	you.control(ctx, name, "stop")
+	mustFail(t, ctx, cs, "browser_snapshot", map[string]any{}, "STOPPED_BY_USER")
+	you.agentState(ctx, name, "stopped")
+	you.control(ctx, name, "resume")
+	you.agentState(ctx, name, "running")
+	// Its session was closed by Stop: the next call starts afresh, on a
+	// page of no site.
+	if out := mustCall(t, ctx, cs, "browser_snapshot", map[string]any{}); !strings.Contains(out, "about:blank") {
+		t.Errorf("after Stop and Resume:\n%s", out)
+	}
 }
