@@ -399,7 +399,9 @@ function showAgents(list, connected) {
         { className: `agent ${c.state}` },
         el("div", { className: "head" }, el("span", { className: "name", textContent: c.name, title: c.id }), el("span", { className: "state", textContent: c.state }), ...buttons),
         el("div", { className: "last", textContent: c.last ? `${c.last} · ${since(c.lastAt)}` : "no action yet", title: c.last }),
-        ...c.sessions.map((ses) => el("div", { className: "ses", textContent: `tabs: webpilot · ${ses.group || ses.name}` })),
+        ...c.sessions.map((ses) =>
+          el("div", { className: "ses", title: ses.url, textContent: `webpilot · ${ses.group || ses.name}${ses.url ? ` — on ${host(ses.url)}` : ""}` }),
+        ),
       );
       row.dataset.client = c.id;
       return row;

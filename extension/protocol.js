@@ -1633,7 +1633,7 @@ export function liveClient(c) {
     calls: Number.isInteger(c.calls) ? c.calls : 0,
     last: str(c.last, 300),
     lastAt: Number.isFinite(c.lastAt) ? c.lastAt : 0,
-    sessions: sessions.filter(isObject).map((x) => ({ name: str(x.name, 200), group: str(x.group, 200) })),
+    sessions: sessions.filter(isObject).map((x) => ({ name: str(x.name, 200), group: str(x.group, 200), url: str(x.url, 300) })),
   };
 }
 

@@ -77,7 +77,7 @@ test("approval.ask and live.show check their params", () => {
   assert.throws(() => checkRequest("live.show", { clients: [{}] }), /id/);
   assert.throws(() => checkRequest("live.show", {}), /clients/);
   const c = liveClient({ id: "c-1", name: "", state: "weird", calls: "x", sessions: [{ name: "s", group: 3 }, "junk"] });
-  assert.deepEqual(c, { id: "c-1", name: "(unnamed client)", state: "running", calls: 0, last: "", lastAt: 0, sessions: [{ name: "s", group: "" }] });
+  assert.deepEqual(c, { id: "c-1", name: "(unnamed client)", state: "running", calls: 0, last: "", lastAt: 0, sessions: [{ name: "s", group: "", url: "" }] });
 });
 
 test("a withdrawn question goes; the same one asked later is new", async () => {

@@ -367,7 +367,7 @@ test("every op in the samples reaches the api with its params", async () => {
           calls: 7,
           last: "browser_action click e4 → ok",
           lastAt: 1796640000000,
-          sessions: [{ name: "c-3f9a2b71", group: "Claude Code · c-3f9a2b71" }],
+          sessions: [{ name: "c-3f9a2b71", group: "Claude Code · c-3f9a2b71", url: "https://shop.example.com/cart" }],
         },
       ],
     },

@@ -359,10 +359,12 @@ type LiveClient struct {
 	Sessions []LiveSession `json:"sessions"`
 }
 
-// LiveSession is one agent session of a live client: its name, and the
-// name its tabs' group has in the browser ("webpilot · <Group>"), by which
-// the browser shows its tabs.
+// LiveSession is one agent session of a live client: its name, the name
+// its tabs' group has in the browser ("webpilot · <Group>"), by which the
+// browser shows its tabs, and the page it works on.
 type LiveSession struct {
 	Name  string `json:"name"`
 	Group string `json:"group,omitempty"`
+	// URL is the page of the tab its last call worked in.
+	URL string `json:"url,omitempty"`
 }

@@ -111,6 +111,13 @@ func (s *Session) approveShown(ctx context.Context, t *Tab) error {
 	return s.approve(ctx, t.TargetID(), raw, "", false)
 }
 
+// ShownURL is the tab's page as its events last told it, without asking
+// the page ("" before the first navigation seen).
+func (t *Tab) ShownURL() string {
+	u, _ := t.page.shown.get()
+	return u
+}
+
 // shownURL is the main frame's URL as the page's events tell it
 // (Page.frameNavigated of the main frame): the approval of what a tab
 // shows reads it without a round trip to the page. Until the first event

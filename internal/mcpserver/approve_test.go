@@ -286,6 +286,7 @@ func TestPersonApprovesSites(t *testing.T) {
 	// Resume.
 	you.agentState(ctx, nameA, "running")
 	you.agentState(ctx, nameB, "running")
+	you.press(ctx, "B working on 127.0.0.1", fmt.Sprintf(`(d) => { const r = [...d.querySelectorAll("#agentlist .agent")].find((r) => r.querySelector(".name").textContent === %q); return r && [...r.querySelectorAll(".ses")].some((s) => s.textContent.includes("— on 127.0.0.1")) ? {click() {}} : null }`, nameB))
 	you.control(ctx, nameA, "pause")
 	you.agentState(ctx, nameA, "paused")
 	snap := start(ctx, a, "browser_snapshot", map[string]any{})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webpilot-mcp/webpilot/internal/browser"
+	"github.com/webpilot-mcp/webpilot/internal/redact"
 	"github.com/webpilot-mcp/webpilot/internal/trace"
 )
 
@@ -43,6 +45,19 @@ type board struct {
 	stdioName string
 	// due: an update of the live view is waiting for its timer.
 	due bool
+	// working is the page each browser session's last call worked on.
+	working map[string]string
+}
+
+// worked notes the page a call of browser session key left its tab on.
+func (s *Server) worked(key, page string) {
+	b := &s.board
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.working == nil {
+		b.working = map[string]string{}
+	}
+	b.working[key] = redact.OpenedURL(page)
 }
 
 // liveID is the live view's id of the client of req.
@@ -208,6 +223,7 @@ func (s *Server) liveClients() []browser.LiveClient {
 	}
 	stdioName := b.stdioName
 	stdio := b.stdio
+	working := maps.Clone(b.working)
 	b.mu.Unlock()
 	m := s.deps.Manager
 	var out []browser.LiveClient
@@ -221,12 +237,14 @@ func (s *Server) liveClients() []browser.LiveClient {
 		}
 		var last trace.Action
 		for _, n := range sessions {
-			ls := browser.LiveSession{Name: n}
+			ls := browser.LiveSession{Name: n, URL: working[n]}
 			if m != nil {
 				if bs, ok := m.Lookup(n); ok {
 					ls.Group = bs.GroupName()
 				} else if state[id] == browser.ControlStop {
 					continue // closed by Stop
+				} else {
+					ls.URL = ""
 				}
 			}
 			c.Sessions = append(c.Sessions, ls)
