@@ -155,7 +155,11 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				ok("extension connected to the daemon: %s", strings.Join(daemonSt.Extension, ", "))
 				note("%s", approvalNote(cfg.Approve, daemonSt.Approvals))
 			} else {
-				bridgeWorks, bridgeChecked = doctorWaitDaemonExtension(ctx, cfg.BridgePort, ok, bad, note)
+				var approvals []string
+				bridgeWorks, bridgeChecked, approvals = doctorWaitDaemonExtension(ctx, cfg.BridgePort, ok, bad, note)
+				if bridgeWorks {
+					note("%s", approvalNote(cfg.Approve, approvals))
+				}
 			}
 		} else if !portFree {
 			note("extension connection not checked: the port is in use, most likely by a running webpilot that the extension is connected to")
@@ -246,11 +250,12 @@ func doctorDaemon(ctx context.Context, cfg *Config, ok func(string, ...any), bad
 }
 
 // doctorWaitDaemonExtension waits for the extension to connect to the
-// running daemon's bridge listener on port, asking the daemon.
-func doctorWaitDaemonExtension(ctx context.Context, port int, ok func(string, ...any), bad func(string, string, ...any), note func(string, ...any)) (works, checked bool) {
+// running daemon's bridge listener on port, asking the daemon; it gives
+// the person's remembered answers the daemon knows then.
+func doctorWaitDaemonExtension(ctx context.Context, port int, ok func(string, ...any), bad func(string, string, ...any), note func(string, ...any)) (works, checked bool, approvals []string) {
 	dir, err := daemon.Dir()
 	if err != nil {
-		return false, false
+		return false, false, nil
 	}
 	note("waiting up to %s for the extension to connect to the daemon (it retries every 10 s; a sleeping Chrome wakes it every 30 s)…", doctorConnectWait)
 	deadline := time.Now().Add(doctorConnectWait)
@@ -259,13 +264,13 @@ func doctorWaitDaemonExtension(ctx context.Context, port int, ok func(string, ..
 		if err == nil {
 			if s, err := daemon.GetStatus(ctx, st); err == nil && len(s.Extension) > 0 {
 				ok("extension connected to the daemon: %s", strings.Join(s.Extension, ", "))
-				return true, true
+				return true, true, s.Approvals
 			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			bad(fmt.Sprintf("open Chrome with the webpilot extension enabled; its popup must show port %d and \"paired\" (run `webpilot pair` again if not)", port),
 				"extension did not connect to the daemon within %s", doctorConnectWait)
-			return false, true
+			return false, true, nil
 		}
 		select {
 		case <-ctx.Done():
