@@ -123,22 +123,29 @@ type person struct {
 	answered []string // the questions answered, by id
 }
 
+// until evaluates expr in the popup until done takes its value, and
+// gives that value; else the test fails with what the popup shows.
+func (p *person) until(ctx context.Context, what, expr string, done func(v string) bool) string {
+	p.t.Helper()
+	for deadline := time.Now().Add(backendtest.Timeout(20 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
+		v, err := p.popup.Eval(ctx, expr)
+		if err == nil && done(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			html, _ := p.popup.Eval(ctx, `document.body.innerText`)
+			asks, _ := p.popup.Eval(ctx, `chrome.runtime.sendMessage({type: "approvals"})`)
+			p.t.Fatalf("the popup never showed %s: %v %s\n%s\nquestions and rules: %s", what, err, v, html, asks)
+		}
+	}
+}
+
 // press clicks the first button the expression (a function of the document
 // returning a button or null) finds, waiting for it to appear.
 func (p *person) press(ctx context.Context, what, find string) {
 	p.t.Helper()
 	expr := `(() => { const b = (` + find + `)(document); if (!b || b.disabled) return false; b.click(); return true })()`
-	for deadline := time.Now().Add(backendtest.Timeout(20 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
-		v, err := p.popup.Eval(ctx, expr)
-		if err == nil && v == "true" {
-			return
-		}
-		if time.Now().After(deadline) {
-			html, _ := p.popup.Eval(ctx, `document.body.innerText`)
-			asks, _ := p.popup.Eval(ctx, `chrome.runtime.sendMessage({type: "approvals"})`)
-			p.t.Fatalf("the popup never offered %s: %v %s\n%s\nquestions and rules: %s", what, err, v, html, asks)
-		}
-	}
+	p.until(ctx, what, expr, func(v string) bool { return v == "true" })
 }
 
 // answer presses answer (once, always, deny) on the question that starts
@@ -149,19 +156,9 @@ func (p *person) answer(ctx context.Context, text, answer string) {
 	done, _ := json.Marshal(p.answered)
 	expr := fmt.Sprintf(`(() => { const done = %s; const r = [...document.querySelectorAll("#asklist .ask")].find((r) => !done.includes(r.dataset.ask) && r.querySelector(".q").textContent.startsWith(%q));
 		const b = r && r.querySelector("button.answer-%s"); if (!b || b.disabled) return ""; b.click(); return r.dataset.ask })()`, done, text, answer)
-	for deadline := time.Now().Add(backendtest.Timeout(20 * time.Second)); ; time.Sleep(100 * time.Millisecond) {
-		v, err := p.popup.Eval(ctx, expr)
-		var id string
-		if err == nil && json.Unmarshal([]byte(v), &id) == nil && id != "" {
-			p.answered = append(p.answered, id)
-			return
-		}
-		if time.Now().After(deadline) {
-			html, _ := p.popup.Eval(ctx, `document.body.innerText`)
-			asks, _ := p.popup.Eval(ctx, `chrome.runtime.sendMessage({type: "approvals"})`)
-			p.t.Fatalf("the popup never asked %q: %v %s\n%s\nquestions and rules: %s", text, err, v, html, asks)
-		}
-	}
+	var id string
+	p.until(ctx, "the question "+text+" to answer "+answer, expr, func(v string) bool { return json.Unmarshal([]byte(v), &id) == nil && id != "" })
+	p.answered = append(p.answered, id)
 }
 
 // control presses Pause, Resume or Stop for the agent named name.
