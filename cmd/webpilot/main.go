@@ -6,6 +6,7 @@
 //	webpilot serve [flags]   serve MCP over HTTP (--listen 127.0.0.1:31999)
 //	webpilot demo [flags]    drive a built-in demo page and print every step
 //	webpilot call [flags] TOOL ['{json}']   run one tool and print its result
+//	webpilot setup [--dry-run] [--remove]   configure the MCP clients installed
 //	webpilot doctor [flags]  check the browser and the bridge, say what to fix
 //	webpilot extension --out DIR   write the unpacked browser extension
 //	webpilot skill --out DIR   write the agent skill (DIR/webpilot/SKILL.md)
@@ -112,6 +113,8 @@ Usage:
   webpilot call [flags] TOOL ['{json}']   run one tool and print its result (through
                            the daemon, in a session of its own or --session's;
                            --standalone: in this process)
+  webpilot setup [--dry-run] [--remove]   add webpilot to the MCP clients installed for
+                           you (Claude Code, Claude Desktop, Codex, Cursor, VS Code, …)
   webpilot doctor [flags]  check the browser and the bridge, and say what to fix
   webpilot extension --out DIR   write the browser extension, to load it unpacked in Chrome
   webpilot skill --out DIR       write the agent skill to DIR/webpilot/SKILL.md
@@ -158,6 +161,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runExtension(ctx, rest, stdout, stderr)
 	case "skill":
 		return runSkill(ctx, rest, stdout, stderr)
+	case "setup":
+		return runSetup(ctx, rest, stdout, stderr)
 	case "recipe":
 		return runRecipe(ctx, rest, stdout, stderr)
 	case "trace":

@@ -98,7 +98,7 @@ type depRule struct {
 // are to move to a package of their own), which would leave flow and
 // secrets below browser.
 var depRules = map[string]depRule{
-	"cmd/webpilot": {ours: []string{"extension", "internal/backend", "internal/backend/bridge", "internal/backend/endpoint", "internal/backend/launch",
+	"cmd/webpilot": {ours: []string{"extension", "internal/backend", "internal/backend/bridge", "internal/backend/endpoint", "internal/backend/launch", "internal/clientconf",
 		"internal/browser", "internal/cdp", "internal/daemon", "internal/filelock", "internal/logfile", "internal/mcpclient", "internal/mcpproxy", "internal/mcpserver",
 		"internal/opencli", "internal/recipes", "internal/redact", "internal/secrets", "internal/text", "internal/tools", "internal/trace", "skills"}, mcp: true,
 		why: "the binary wires everything; the only place that picks a concrete backend (cdp: the command count browser_status reports)"},
@@ -127,6 +127,7 @@ var depRules = map[string]depRule{
 	"internal/text":                      {why: "a leaf: cutting text without splitting a character, edit distance"},
 	"internal/vars":                      {why: "a leaf: the $variable lexer of flows and recipes"},
 	"internal/origin":                    {why: "a leaf: origin rules (--allow-origins, secrets' origins)"},
+	"internal/clientconf":                {why: "a leaf: MCP clients' config files (webpilot setup)"},
 	"internal/opencli":                   {ours: []string{"internal/redact"}, why: "finds OpenCLI and runs it as a process tree of its own (its error output redacted); it knows neither MCP nor the browser"},
 	"internal/redact":                    {why: "a leaf: credentials hidden in URLs, headers and JSON bodies shown to an agent"},
 	"internal/snapshot":                  {ours: []string{"internal/redact", "internal/text"}, why: "the walker's nodes rendered as snapshot text, and diffs: pure text work, no browser"},
