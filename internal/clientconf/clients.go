@@ -141,7 +141,9 @@ func Clients(e Env) []Client {
 		{ID: "zed", Name: "Zed", Dir: zed, File: filepath.Join(zed, "settings.json"), Path: []string{"context_servers"}, Entry: plain,
 			Skills: agents, Note: "Zed reloads its settings by itself"},
 		{ID: "opencode", Name: "opencode", Dir: opencode, File: opencodeFile(opencode), Path: []string{"mcp"},
-			Entry:  func(bin string) any { return opencodeEntry{Type: "local", Command: append([]string{bin}, Args...), Enabled: true} },
+			Entry: func(bin string) any {
+				return opencodeEntry{Type: "local", Command: append([]string{bin}, Args...), Enabled: true}
+			},
 			Skills: agents, Note: "start a new opencode session"},
 	}
 }
