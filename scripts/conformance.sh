@@ -252,6 +252,18 @@ check "stdio browser_navigate" 0 "$heading" "$button" -- \
 check "stdio error result (javascript: URL refused, isError)" 5 'INVALID_ARGUMENT: ' -- \
 	"${inspector[@]}" --method tools/call --tool-name browser_navigate --tool-args-json '{"url":"javascript:alert(1)"}' "${stdio[@]}"
 
+say "MCP Inspector CLI reading the config webpilot setup wrote (Claude Desktop's, in a fresh home)"
+mkdir -p "$tmp/home/.config/Claude"
+if HOME="$tmp/home" XDG_CONFIG_HOME= "$tmp/webpilot" setup --client claude-desktop --no-skill >"$tmp/setup.out" 2>&1; then
+	check "setup's config: tools/list" 0 browser_navigate browser_snapshot -- \
+		env -u MCP_CATALOG_PATH "${inspector[@]}" --config "$tmp/home/.config/Claude/claude_desktop_config.json" --server webpilot \
+		-e HOME="$tmp/home" -e XDG_CONFIG_HOME="$tmp/home/.config" -e TMPDIR="$tmp" -e GORACE="$GORACE" --method tools/list
+	HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" "$tmp/webpilot" daemon stop >/dev/null 2>&1 || true
+else
+	insp_fail=$((insp_fail + 1))
+	say "FAIL webpilot setup: $(cat "$tmp/setup.out")"
+fi
+
 say "mcpdo over stdio (one server process: navigate, then snapshot)"
 eval "$(mcpdo private)"
 conn=$tmp/webpilot-stdio
