@@ -95,10 +95,11 @@ bench:
 	@echo "snapshot time by page size (launch; the walk grows linearly)"
 	@WEBPILOT_BENCH=1 WEBPILOT_BENCH_SIZES=5000,10000,20000,40000,200000 $(GO) test -count=1 -timeout 20m -run TestBigPageTimes -v ./internal/browser/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok '
 
-# Binaries for linux/amd64, linux/arm64, darwin/amd64, darwin/arm64 and windows/amd64 in dist/,
-# with the version stamped in, and dist/SHA256SUMS.
+# The release in dist/ (scripts/release, docs/install.md): an archive per platform (Linux, macOS,
+# Windows; amd64, arm64) with the binary, LICENSE and README, SHA256SUMS, install.sh and
+# install.ps1, the npm packages, a Homebrew formula and a Scoop manifest. Reproducible.
 release:
-	VERSION=$(VERSION) GO=$(GO) bash scripts/release.sh
+	$(GO) run ./scripts/release -version $(VERSION) -go $(GO)
 
 fmt:
 	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -not -path './bin/*' -not -path './dist/*'); \

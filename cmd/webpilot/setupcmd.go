@@ -32,6 +32,17 @@ Flags:
   --no-skill       leave the skills folders alone
 `
 
+// envNPMLauncher is set to 1 by the npm package's launcher
+// (scripts/npm/webpilot.js) for the webpilot it runs.
+const envNPMLauncher = "WEBPILOT_NPM_LAUNCHER"
+
+func or(a, b []string) []string {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
 // runSetup configures the MCP clients installed for the user
 // (internal/clientconf).
 func runSetup(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -65,6 +76,10 @@ func runSetup(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("setup: where is this program? %w", err)
 	}
 	o := clientconf.Options{Bin: bin, Remove: *remove}
+	if os.Getenv(envNPMLauncher) == "1" {
+		// Run from npm: npx's cache is no place to start it from.
+		o.Bin, o.Args = clientconf.NPX[0], clientconf.NPX[1:]
+	}
 	if !*noSkill {
 		o.Skill = skills.Skill()
 	}
@@ -95,7 +110,7 @@ func runSetup(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "MCP clients found: %s.\n", strings.Join(names, ", "))
 	if !*remove {
-		fmt.Fprintf(stdout, "webpilot for them: %s mcp\n", bin)
+		fmt.Fprintf(stdout, "webpilot for them: %s %s\n", o.Bin, strings.Join(append([]string{}, or(o.Args, clientconf.Args)...), " "))
 	}
 	n := 0
 	for _, c := range changes {

@@ -68,8 +68,8 @@ type Client struct {
 	File   string
 	Format Format
 	Path   []string
-	// Entry is webpilot's entry for the program at bin.
-	Entry func(bin string) any
+	// Entry is webpilot's entry for the program bin run with args.
+	Entry func(bin string, args []string) any
 	// Skills is the directory the client reads skills from ("" when it
 	// has none); webpilot's goes to Skills/webpilot/SKILL.md.
 	Skills string
@@ -100,10 +100,14 @@ type opencodeEntry struct {
 // Args are the arguments every client starts webpilot with.
 var Args = []string{"mcp"}
 
+// NPX is the command of a webpilot that runs from npm: clients start it
+// through npx, not from npx's cache, which npm may clear.
+var NPX = []string{"npx", "-y", "webpilot-mcp", "mcp"}
+
 // Clients are the clients webpilot knows, in the order setup lists them.
 func Clients(e Env) []Client {
-	plain := func(bin string) any { return stdioEntry{Command: bin, Args: Args} }
-	typed := func(bin string) any { return typedEntry{Type: "stdio", Command: bin, Args: Args} }
+	plain := func(bin string, args []string) any { return stdioEntry{Command: bin, Args: args} }
+	typed := func(bin string, args []string) any { return typedEntry{Type: "stdio", Command: bin, Args: args} }
 	agents := e.join(".agents", "skills") // read by Codex, Gemini CLI, Cursor, Zed and opencode
 	claudeDir := e.join(".claude")
 	claudeFile := e.join(".claude.json")
@@ -141,8 +145,8 @@ func Clients(e Env) []Client {
 		{ID: "zed", Name: "Zed", Dir: zed, File: filepath.Join(zed, "settings.json"), Path: []string{"context_servers"}, Entry: plain,
 			Skills: agents, Note: "Zed reloads its settings by itself"},
 		{ID: "opencode", Name: "opencode", Dir: opencode, File: opencodeFile(opencode), Path: []string{"mcp"},
-			Entry: func(bin string) any {
-				return opencodeEntry{Type: "local", Command: append([]string{bin}, Args...), Enabled: true}
+			Entry: func(bin string, args []string) any {
+				return opencodeEntry{Type: "local", Command: append([]string{bin}, args...), Enabled: true}
 			},
 			Skills: agents, Note: "start a new opencode session"},
 	}

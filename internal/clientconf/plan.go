@@ -16,8 +16,11 @@ const Name = "webpilot"
 
 // Options say what setup does.
 type Options struct {
-	// Bin is the absolute path of the webpilot the clients start.
+	// Bin is the absolute path of the webpilot the clients start, or
+	// "npx" (with Args NPX[1:]) for one that runs from npm.
 	Bin string
+	// Args are its arguments (nil: Args).
+	Args []string
 	// Skill is SKILL.md's text, written where a client reads skills (nil:
 	// none).
 	Skill []byte
@@ -60,7 +63,10 @@ type Found struct {
 // Plan works out what setup (or setup --remove) changes for the clients
 // of e, without writing anything.
 func Plan(e Env, o Options) ([]Found, []Change, error) {
-	if !o.Remove && !filepath.IsAbs(o.Bin) {
+	if o.Args == nil {
+		o.Args = Args
+	}
+	if !o.Remove && !filepath.IsAbs(o.Bin) && o.Bin != NPX[0] {
 		return nil, nil, fmt.Errorf("the program's path %q is not absolute", o.Bin)
 	}
 	all := Clients(e)
@@ -111,7 +117,7 @@ func entryChange(c Client, o Options) (Change, error) {
 	case c.Format == TOML && o.Remove:
 		ch.After, err = DeleteTOMLTable(before, strings.Join(append(c.Path, Name), "."))
 	case c.Format == TOML:
-		body := "command = " + tomlString(o.Bin) + "\nargs = [" + quoteAll(Args) + "]\n"
+		body := "command = " + tomlString(o.Bin) + "\nargs = [" + quoteAll(o.Args) + "]\n"
 		ch.After, err = SetTOMLTable(before, strings.Join(append(c.Path, Name), "."), body)
 	case o.Remove:
 		ch.After, err = DeleteJSON(before, c.Path, Name)
@@ -124,7 +130,7 @@ func entryChange(c Client, o Options) (Change, error) {
 			}
 		}
 	default:
-		ch.After, err = SetJSON(before, c.Path, Name, c.Entry(o.Bin))
+		ch.After, err = SetJSON(before, c.Path, Name, c.Entry(o.Bin, o.Args))
 	}
 	if o.Remove && before == nil {
 		ch.After = nil
