@@ -352,4 +352,3 @@ end
 	}
 	return writeJSON(filepath.Join(dist, "webpilot.json"), scoop)
 }
-
