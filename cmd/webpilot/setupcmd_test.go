@@ -131,6 +131,11 @@ func TestSetupClients(t *testing.T) {
 	}
 
 	removed := setup("--remove")
+	for _, dir := range []string{".cursor", ".codex", ".gemini", ".codeium/windsurf", ".config/Claude", ".claude"} {
+		if st, err := os.Stat(filepath.Join(home, dir)); err != nil || !st.IsDir() {
+			t.Errorf("--remove took the client's folder %s: %v", dir, err)
+		}
+	}
 	if got := tree(t, home); !equalTrees(got, before) {
 		for k, v := range got {
 			if before[k] != v {

@@ -99,3 +99,28 @@ func TestPlanNamedClient(t *testing.T) {
 		t.Errorf("a foreign skill was touched: %q (%s)", b, changes[1].Note)
 	}
 }
+
+// TestRemoveKeepsClientFolder: a file setup made goes on --remove, the
+// client's folder stays even when that leaves it empty.
+func TestRemoveKeepsClientFolder(t *testing.T) {
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := Env{Home: home, GOOS: "linux"}
+	for _, remove := range []bool{false, true} {
+		_, changes, err := Plan(e, Options{Bin: "/opt/webpilot", Remove: remove})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Apply(changes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cursor", "mcp.json")); !os.IsNotExist(err) {
+		t.Errorf("the file setup made is still there: %v", err)
+	}
+	if st, err := os.Stat(filepath.Join(home, ".cursor")); err != nil || !st.IsDir() {
+		t.Errorf("the client's folder went: %v", err)
+	}
+}

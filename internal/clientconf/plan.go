@@ -220,8 +220,8 @@ const Backup = ".webpilot-backup"
 // whole to a temporary file beside it and renamed over it (a crash leaves
 // the old file or the new one, never half of one), after a copy of what
 // it held goes to FILE.webpilot-backup. A file's mode is kept; a new one
-// is readable by the user only. A removed skill's directory goes when it
-// is left empty.
+// is readable by the user only. A removed skill's own folder (webpilot/)
+// goes when it is left empty; a client's folder never does.
 func Apply(changes []Change) error {
 	for _, c := range changes {
 		if !c.Changed() {
@@ -231,7 +231,9 @@ func Apply(changes []Change) error {
 			if err := os.Remove(c.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			_ = os.Remove(filepath.Dir(c.File)) // only when empty
+			if c.Skill {
+				_ = os.Remove(filepath.Dir(c.File)) // webpilot's own folder, when empty
+			}
 			continue
 		}
 		mode := fs.FileMode(0o600)
