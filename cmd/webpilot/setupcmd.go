@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -58,15 +57,8 @@ func runSetup(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	remove := fs.Bool("remove", false, "take webpilot's entries back out")
 	only := fs.String("client", "", "only these clients")
 	noSkill := fs.Bool("no-skill", false, "leave the skills folders alone")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: setup takes no arguments; got %q", errUsage, fs.Arg(0))
+	if err := parseFlagsOnly(fs, args, "setup"); err != nil {
+		return err
 	}
 	bin, err := os.Executable()
 	if err == nil {

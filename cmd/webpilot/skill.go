@@ -38,15 +38,8 @@ func runSkill(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Usage = func() { fmt.Fprint(stderr, skillUsage) }
 	out := fs.String("out", "", "the skills folder to write into")
 	force := fs.Bool("force", false, "replace a different SKILL.md")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: skill takes no arguments; got %q", errUsage, fs.Arg(0))
+	if err := parseFlagsOnly(fs, args, "skill"); err != nil {
+		return err
 	}
 	if *out == "" {
 		fs.Usage()
@@ -116,4 +109,21 @@ func writeSkill(path string, content []byte, force bool) (written bool, err erro
 		return false, fmt.Errorf("write the skill: %w", err)
 	}
 	return true, nil
+}
+
+// parseFlagsOnly parses the flags of command cmd, which takes no other
+// arguments: a flag error or an argument is a usage error (-h is
+// flag.ErrHelp).
+func parseFlagsOnly(fs *flag.FlagSet, args []string, cmd string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: %s takes no arguments; got %q", errUsage, cmd, fs.Arg(0))
+	}
+	return nil
 }
