@@ -111,10 +111,14 @@ func (s *Session) approveShown(ctx context.Context, t *Tab) error {
 	return s.approve(ctx, t.TargetID(), raw, "", false)
 }
 
-// ShownURL is the tab's page as its events last told it, without asking
-// the page ("" before the first navigation seen).
-func (t *Tab) ShownURL() string {
-	u, _ := t.page.shown.get()
+// Page is the held tab's page as its events last told it, without asking
+// the page ("" before the first navigation seen, or with no tab): what the
+// person's live view says the session works on.
+func (p Person) Page() string {
+	if p.h.t == nil {
+		return ""
+	}
+	u, _ := p.h.t.page.shown.get()
 	return u
 }
 

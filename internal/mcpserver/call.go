@@ -448,7 +448,7 @@ func (s *Server) holdOnce(ctx context.Context, t tools.Tool, session sessionRef,
 		if err := h.Person().Approve(ctx); err != nil {
 			return err
 		}
-		s.worked(session.key, about.ShownURL())
+		s.worked(session.key, h.Person().Page())
 		if lead := about.TakeLead(); lead != "" {
 			res.Text = "Note: " + lead + "\n\n" + res.Text
 		}
