@@ -188,7 +188,7 @@ func TestStoreRules(t *testing.T) {
 	for _, re := range []string{`\beval\s*\(`, `new\s+Function\s*\(`, `\bimport\s*\(`, `<script[^>]+src=["']https?:`, `importScripts\s*\(`, `https?://(?!127\.0\.0\.1)[a-z]`} {
 		if strings.Contains(re, "(?!") {
 			// Go's regexp has no lookahead: any http(s) address but loopback.
-			for _, u := range regexp.MustCompile(`(?:https?|wss?)://[^\s"'` + "`" + `)]+`).FindAllString(code, -1) {
+			for _, u := range regexp.MustCompile(`(?:https?|wss?)://[^\s"'`+"`"+`)]+`).FindAllString(code, -1) {
 				if !strings.HasPrefix(strings.SplitN(u, "://", 2)[1], "127.0.0.1") && !strings.Contains(u, "${") {
 					t.Errorf("the extension's code names a remote address: %s", u)
 				}
