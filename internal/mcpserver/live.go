@@ -187,7 +187,8 @@ func (s *Server) forgetClient(id string) {
 }
 
 // closeClientSessions closes the browser sessions of client id (their
-// tabs), for the person's Stop.
+// tabs), for the person's Stop: those only it can name, never a session it
+// shares with other clients by name.
 func (s *Server) closeClientSessions(id string) {
 	m := s.deps.Manager
 	if m == nil {
@@ -195,8 +196,13 @@ func (s *Server) closeClientSessions(id string) {
 	}
 	var names []string
 	for _, c := range s.liveClients() {
-		if c.ID == id {
-			for _, ses := range c.Sessions {
+		if c.ID != id {
+			continue
+		}
+		for _, ses := range c.Sessions {
+			// Only the client's own sessions close: a session it shares by
+			// name (--session, Webpilot-Session) is other clients' too.
+			if id == StdioClient || ses.Name == id || strings.HasPrefix(ses.Name, id+"/") {
 				names = append(names, ses.Name)
 			}
 		}
