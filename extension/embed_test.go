@@ -111,7 +111,6 @@ func TestProtocolJSConstants(t *testing.T) {
 	for name, want := range map[string]string{
 		"PROTOCOL_VERSION":  strconv.Itoa(ProtocolVersion),
 		"EXTENSION_VERSION": `"` + Version + `"`,
-		"EXTENSION_ID":      `"` + ID + `"`,
 	} {
 		re := regexp.MustCompile(`export const ` + name + ` = ([^;]+);`)
 		got := re.FindStringSubmatch(src)

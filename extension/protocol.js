@@ -5,7 +5,6 @@
 
 export const PROTOCOL_VERSION = 5;
 export const EXTENSION_VERSION = "0.1.0"; // must match manifest.json and embed.go
-export const EXTENSION_ID = "gdfkgapggjfanoafdlgbpnjpbdcepgmm";
 export const DEFAULT_PORT = 47218;
 
 export const HEARTBEAT_MS = 20_000; // an MV3 service worker dies after ~30 s without messages
@@ -40,7 +39,7 @@ export const STORAGE_KEYS = Object.freeze({ port: "port", secret: "secret", prof
 export const DISCONNECTED_KEY = "disconnected";
 
 export const ERROR_CODES = Object.freeze(["no_tab", "not_allowed", "detached", "bad_request", "failed"]);
-export const REFUSE_REASONS = Object.freeze(["unauthorized", "version", "duplicate", "pairing"]);
+export const REFUSE_REASONS = Object.freeze(["unauthorized", "version", "duplicate", "pairing", "extension"]);
 export const CLOSE_CODES = Object.freeze({ unauthorized: 4001, version: 4002, duplicate: 4003, pairing: 4004 });
 export const EVENT_NAMES = Object.freeze([
   "debugger.event",
@@ -1491,7 +1490,7 @@ export class Bridge {
       });
       return;
     }
-    if (refusedReason === "unauthorized" || refusedReason === "version") {
+    if (refusedReason === "unauthorized" || refusedReason === "version" || refusedReason === "extension") {
       // Do not hammer: a storage change (new secret or port) or the alarm tries again.
       this.setState("refused", message, { reason: refusedReason });
       return;

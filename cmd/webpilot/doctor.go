@@ -348,7 +348,7 @@ func tryLaunch(ctx context.Context, opts launch.Options) (backend.Info, error) {
 // for the extension to connect; it returns the browser profiles connected
 // then (at least one).
 func tryBridge(ctx context.Context, addr string, secret []byte) ([]bridge.Hello, error) {
-	srv, err := bridge.Listen(bridge.Options{Addr: addr, ExtensionID: extension.ID, Secret: secret, ServerVersion: version})
+	srv, err := bridge.Listen(bridge.Options{Addr: addr, ExtensionIDs: extension.IDs(), Secret: secret, ServerVersion: version})
 	if err != nil {
 		return nil, err
 	}

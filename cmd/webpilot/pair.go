@@ -51,7 +51,7 @@ func runPair(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("pair: %w", err)
 		}
 	}
-	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", listenPort), ExtensionID: extension.ID, ServerVersion: version})
+	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", listenPort), ExtensionIDs: extension.IDs(), ServerVersion: version})
 	if err != nil {
 		return fmt.Errorf("pair: %w (another webpilot, or another program, holds the bridge port %d: stop it or pass another --bridge-port, then pair again)", err, listenPort)
 	}
@@ -201,7 +201,7 @@ func (a *app) pairHere(ctx context.Context, code string, ttl time.Duration, arme
 	own := false
 	if srv == nil {
 		var err error
-		srv, err = bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", a.cfg.BridgePort), ExtensionID: extension.ID,
+		srv, err = bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", a.cfg.BridgePort), ExtensionIDs: extension.IDs(),
 			ServerVersion: version, Logger: a.log.With("component", "bridge")})
 		if err != nil {
 			return daemon.Paired{}, fmt.Errorf("the daemon could not listen on the bridge port %d: %w (another webpilot pair, or another program, holds it)", a.cfg.BridgePort, err)

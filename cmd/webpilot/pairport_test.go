@@ -225,7 +225,7 @@ func TestPairOnAnotherPortConnectsTheExtension(t *testing.T) {
 
 	// pair's listener is gone: the extension retries, on port N. A
 	// webpilot that listens there with the secret gets it.
-	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port), ExtensionID: extension.ID, Secret: secret, ServerVersion: version})
+	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port), ExtensionIDs: extension.IDs(), Secret: secret, ServerVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -499,7 +499,7 @@ func chooseBackend(cfg *Config, log *slog.Logger) (backend.Backend, *endpoint.Fa
 	if cfg.Backend == "auto" && secret == nil {
 		return nil, nil, "launch (auto: no extension paired)", nil
 	}
-	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", cfg.BridgePort), ExtensionID: extension.ID,
+	srv, err := bridge.Listen(bridge.Options{Addr: fmt.Sprintf("127.0.0.1:%d", cfg.BridgePort), ExtensionIDs: extension.IDs(),
 		Secret: secret, ServerVersion: version, Logger: log.With("component", "bridge")})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("bridge: %w; another webpilot may hold the port (use --bridge-port, or --backend launch)", err)

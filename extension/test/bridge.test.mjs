@@ -230,6 +230,24 @@ for (const reason of ["unauthorized", "version"]) {
   });
 }
 
+test("refused extension (an id this webpilot does not pin), in place of the challenge: no hammering", async () => {
+  const r = rig();
+  await r.bridge.start();
+  const s = r.net.last;
+  s.accept();
+  const refusal = all["refused-extension"].json;
+  s.push(refusal);
+  await eventually(() => r.bridge.status().state === "refused");
+  const st = r.bridge.status();
+  assert.equal(st.reason, "extension");
+  assert.equal(st.message, refusal.message);
+  assert.ok(s.closed);
+  assert.equal(s.sent.length, 0, "nothing was sent to a server that refused the extension");
+  await r.clock.advance(10 * 60_000);
+  assert.equal(r.net.sockets.length, 1, "retried on its own");
+  r.bridge.stop();
+});
+
 test("refused duplicate: retried with backoff", async () => {
   const r = rig();
   await r.bridge.start();

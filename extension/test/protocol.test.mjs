@@ -55,7 +55,7 @@ test("the samples cover every message kind, op and event", () => {
   const events = new Set(Object.values(all).map(({ json }) => json.event).filter(Boolean));
   assert.deepEqual([...events].sort(), [...EVENT_NAMES].sort());
   const reasons = new Set(Object.values(all).filter(({ json }) => json.type === "refused").map(({ json }) => json.reason));
-  assert.deepEqual([...reasons].sort(), ["duplicate", "pairing", "unauthorized", "version"]);
+  assert.deepEqual([...reasons].sort(), ["duplicate", "extension", "pairing", "unauthorized", "version"]);
   for (const { json } of Object.values(all)) {
     if (json.error) assert.ok(["no_tab", "not_allowed", "detached", "bad_request", "failed"].includes(json.error.code));
     if (json.type === "refused") assert.ok(json.message.length > 0);

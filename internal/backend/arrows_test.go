@@ -108,7 +108,7 @@ var depRules = map[string]depRule{
 	"extension":                          {why: "the embedded extension's files; no logic in Go"},
 	"skills":                             {why: "the embedded agent skill; no logic in Go"},
 	"scripts/fixtureserver":              {why: "serves testdata/pages for the conformance script"},
-	"scripts/release":                    {why: "make release: builds and packs webpilot (its test speaks MCP to the npm launcher)"},
+	"scripts/release":                    {ours: []string{"extension", "internal/clientconf"}, why: "make release: builds and packs webpilot and the store zip of the extension (its manifest edited as setup edits a client's); its test speaks MCP to the npm launcher"},
 	"internal/archdoc":                   {why: "reads and rewrites ARCHITECTURE.md's generated numbers: pure text"},
 	"internal/cdp":                       {cdproto: true, why: "the CDP client knows nothing of tabs, sessions or MCP"},
 	"internal/cdp/cdptest":               {ours: []string{"internal/cdp"}, cdproto: true, why: "a scripted cdp session for unit tests"},

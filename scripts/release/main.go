@@ -5,6 +5,12 @@
 //	install.sh, install.ps1            the installers, which check an archive against SHA256SUMS
 //	npm/                               the npm packages: the launcher and one per platform
 //	webpilot.rb, webpilot.json         a Homebrew formula and a Scoop manifest
+//	webpilot-extension-VERSION.zip     the extension for the Chrome Web Store and Edge Add-ons
+//
+// The stores refuse a manifest with a key and give the listing an id of its
+// own, so the store zip's manifest has no key, and the binaries pin the
+// listings' ids beside the unpacked extension's: WEBPILOT_STORE_IDS (or
+// -store-ids), comma-separated, is stamped in (extension.IDs).
 //
 // The build is reproducible: -trimpath, an empty build id, and archives whose
 // entries have fixed times, owners and modes, in a fixed order, so the same
@@ -21,12 +27,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/webpilot-mcp/webpilot/extension"
+	"github.com/webpilot-mcp/webpilot/internal/clientconf"
 )
 
 // Target is one platform a release is built for.
@@ -73,15 +83,20 @@ func main() {
 	targets := flag.String("targets", "linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64", "GOOS/GOARCH list")
 	baseURL := flag.String("url", "https://github.com/webpilot-mcp/webpilot/releases/download", "where the release's files are published, without the version")
 	goBin := flag.String("go", "go", "the go command")
+	storeIDs := flag.String("store-ids", os.Getenv("WEBPILOT_STORE_IDS"), "the extension ids the stores gave webpilot's listings, comma-separated: the binaries pin them beside the unpacked extension's")
 	flag.Parse()
-	if err := release(*version, *dist, strings.Fields(*targets), *baseURL, *goBin); err != nil {
+	if err := release(*version, *dist, strings.Fields(*targets), *baseURL, *goBin, *storeIDs); err != nil {
 		fmt.Fprintln(os.Stderr, "release:", err)
 		os.Exit(1)
 	}
 }
 
-func release(version, dist string, targetList []string, baseURL, goBin string) error {
+func release(version, dist string, targetList []string, baseURL, goBin, storeIDs string) error {
 	if err := os.MkdirAll(dist, 0o755); err != nil {
+		return err
+	}
+	ids, err := checkIDs(storeIDs)
+	if err != nil {
 		return err
 	}
 	license, err := os.ReadFile("LICENSE")
@@ -109,7 +124,7 @@ func release(version, dist string, targetList []string, baseURL, goBin string) e
 		bin := filepath.Join(dist, "bin", goos+"-"+goarch, t.exe())
 		fmt.Println("building", bin)
 		cmd := exec.Command(goBin, "build", "-trimpath", "-buildvcs=false",
-			"-ldflags", "-s -w -buildid= -X main.version="+version, "-o", bin, "./cmd/webpilot")
+			"-ldflags", "-s -w -buildid= -X main.version="+version+" -X github.com/webpilot-mcp/webpilot/extension.storeIDs="+ids, "-o", bin, "./cmd/webpilot")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
@@ -137,6 +152,16 @@ func release(version, dist string, targetList []string, baseURL, goBin string) e
 		sums[name] = hex.EncodeToString(sum[:])
 		built = append(built, t)
 	}
+	storeZip, err := storeZip()
+	if err != nil {
+		return err
+	}
+	zipName := "webpilot-extension-" + extension.Version + ".zip"
+	if err := os.WriteFile(filepath.Join(dist, zipName), storeZip, 0o644); err != nil {
+		return err
+	}
+	zsum := sha256.Sum256(storeZip)
+	sums[zipName] = hex.EncodeToString(zsum[:])
 	var names []string
 	for n := range sums {
 		names = append(names, n)
@@ -163,6 +188,48 @@ func release(version, dist string, targetList []string, baseURL, goBin string) e
 		return err
 	}
 	return managers(version, dist, baseURL, sums)
+}
+
+// checkIDs checks a comma-separated list of extension ids (32 letters a
+// to p each, as Chrome writes them) and returns it without spaces.
+func checkIDs(list string) (string, error) {
+	var ids []string
+	for _, id := range strings.Split(list, ",") {
+		if id = strings.TrimSpace(id); id == "" {
+			continue
+		}
+		if len(id) != 32 || strings.Trim(id, "abcdefghijklmnop") != "" {
+			return "", fmt.Errorf("store id %q is not an extension id (32 letters a to p)", id)
+		}
+		ids = append(ids, id)
+	}
+	return strings.Join(ids, ","), nil
+}
+
+// storeZip is the extension as the stores take it: the files Chrome loads
+// (not PROTOCOL.md), at the zip's root, with the manifest's key removed.
+func storeZip() ([]byte, error) {
+	var files []file
+	err := fs.WalkDir(extension.Files, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path == "PROTOCOL.md" {
+			return err
+		}
+		b, err := fs.ReadFile(extension.Files, path)
+		if err != nil {
+			return err
+		}
+		if path == "manifest.json" {
+			if b, err = clientconf.DeleteJSON(b, nil, "key"); err != nil {
+				return fmt.Errorf("the store manifest: %w", err)
+			}
+		}
+		files = append(files, file{path, b, 0o644})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return zipOf(files)
 }
 
 // file is one entry of an archive.

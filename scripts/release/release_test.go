@@ -29,8 +29,13 @@ func TestRelease(t *testing.T) {
 	target := runtime.GOOS + "/" + runtime.GOARCH
 	dist, again := t.TempDir(), t.TempDir()
 	const version = "v0.9.1"
+	// The store zip is unpacked here and loaded as Chrome loads an
+	// extension without a key: its id comes from this path, and stands for
+	// a listing's id, which the release pins.
+	storeDir := filepath.Join(t.TempDir(), "store-extension")
+	storeID := unpackedID(t, storeDir)
 	for _, d := range []string{dist, again} {
-		if err := release(version, d, []string{target}, "https://example.invalid/releases/download", "go"); err != nil {
+		if err := release(version, d, []string{target}, "https://example.invalid/releases/download", "go", storeID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -41,7 +46,12 @@ func TestRelease(t *testing.T) {
 		t.Fatalf("two releases of one commit differ:\n%s\n%s", sums, sums2)
 	}
 	rb, _ := os.ReadFile(filepath.Join(dist, "webpilot.rb"))
-	sum := strings.Fields(string(sums))[0]
+	sum := ""
+	for _, line := range strings.Split(string(sums), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[1] == archive {
+			sum = f[0]
+		}
+	}
 	if !strings.Contains(string(rb), `url "https://example.invalid/releases/download/v0.9.1/`+archive+`"`) || !strings.Contains(string(rb), `sha256 "`+sum+`"`) {
 		t.Errorf("the Homebrew formula:\n%s", rb)
 	}
@@ -81,6 +91,10 @@ func TestRelease(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(home, "bin", "webpilot")); err != nil {
 			t.Errorf("the refused install removed the binary: %v", err)
 		}
+	})
+
+	t.Run("store zip", func(t *testing.T) {
+		storeZipPairs(t, dist, storeDir, storeID)
 	})
 
 	t.Run("npm", func(t *testing.T) {

@@ -58,7 +58,7 @@ func (r *bridgeRig) Browser() *launch.Backend { return r.browser }
 func startBridge(ctx context.Context) (*bridgeRig, error) {
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
-	srv, err := bridge.Listen(bridge.Options{Addr: "127.0.0.1:0", ExtensionID: extension.ID, Secret: secret, ServerVersion: "test"})
+	srv, err := bridge.Listen(bridge.Options{Addr: "127.0.0.1:0", ExtensionIDs: extension.IDs(), Secret: secret, ServerVersion: "test"})
 	if err != nil {
 		return nil, err
 	}
@@ -249,23 +249,44 @@ func extensionWorker(ctx context.Context, br *launch.Backend) (interface {
 
 // ExtensionWorkerID finds the target id of the extension's service worker.
 func ExtensionWorkerID(ctx context.Context, br *launch.Backend) (string, error) {
-	bs, err := br.BrowserSession(ctx)
+	id, _, err := extensionWorkerTarget(ctx, br)
+	return id, err
+}
+
+// ExtensionOrigin is chrome-extension://<id> of the extension br loaded: the
+// unpacked one's (extension.Origin), or another id for the same files
+// loaded without the manifest key (the store zip's).
+func ExtensionOrigin(ctx context.Context, br *launch.Backend) (string, error) {
+	_, url, err := extensionWorkerTarget(ctx, br)
 	if err != nil {
 		return "", err
+	}
+	rest, _ := strings.CutPrefix(url, "chrome-extension://")
+	id, _, _ := strings.Cut(rest, "/")
+	return "chrome-extension://" + id, nil
+}
+
+// extensionWorkerTarget waits for the service worker of the extension br
+// loaded (the only one: the browser loads no other) and says its target id
+// and URL.
+func extensionWorkerTarget(ctx context.Context, br *launch.Backend) (id, url string, err error) {
+	bs, err := br.BrowserSession(ctx)
+	if err != nil {
+		return "", "", err
 	}
 	deadline := time.Now().Add(Timeout(15 * time.Second))
 	for {
 		infos, err := targetInfos(ctx, bs)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		for _, ti := range infos {
-			if ti.Type == "service_worker" && strings.HasPrefix(ti.URL, extension.Origin+"/") {
-				return ti.TargetID, nil
+			if ti.Type == "service_worker" && strings.HasPrefix(ti.URL, "chrome-extension://") && strings.HasSuffix(ti.URL, "/background.js") {
+				return ti.TargetID, ti.URL, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("the webpilot extension's service worker did not start (targets: %v)", infos)
+			return "", "", fmt.Errorf("the webpilot extension's service worker did not start (targets: %v)", infos)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -409,17 +430,26 @@ func ExtensionBrowser(ctx context.Context, port int) (*launch.Backend, func(), e
 	if err != nil {
 		return nil, nil, err
 	}
-	cleanup := func() { _ = os.RemoveAll(dir) }
 	if err := os.CopyFS(dir, extension.Files); err != nil {
-		cleanup()
+		_ = os.RemoveAll(dir)
 		return nil, nil, fmt.Errorf("write the extension: %w", err)
 	}
-	br := withExtension(dir)
-	if err := br.Start(ctx); err != nil {
-		cleanup()
+	br, done, err := ExtensionBrowserFrom(ctx, dir, port)
+	if err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	done := func() { _ = br.Close(); cleanup() }
+	return br, func() { done(); _ = os.RemoveAll(dir) }, nil
+}
+
+// ExtensionBrowserFrom is ExtensionBrowser for the unpacked extension in
+// dir (the store zip's files, say); dir stays.
+func ExtensionBrowserFrom(ctx context.Context, dir string, port int) (*launch.Backend, func(), error) {
+	br := withExtension(dir)
+	if err := br.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	done := func() { _ = br.Close() }
 	if err := provision(ctx, br, map[string]any{"port": port}); err != nil {
 		done()
 		return nil, nil, err
@@ -436,10 +466,14 @@ func PopupMessage(ctx context.Context, br *launch.Backend, msg map[string]any) (
 	if err != nil {
 		return "", err
 	}
+	origin, err := ExtensionOrigin(ctx, br)
+	if err != nil {
+		return "", err
+	}
 	var created struct {
 		TargetID string `json:"targetId"`
 	}
-	if err := bs.Call(ctx, "Target.createTarget", map[string]any{"url": extension.Origin + "/popup.html"}, &created); err != nil {
+	if err := bs.Call(ctx, "Target.createTarget", map[string]any{"url": origin + "/popup.html"}, &created); err != nil {
 		return "", fmt.Errorf("open the extension's popup: %w", err)
 	}
 	defer func() {

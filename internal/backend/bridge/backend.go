@@ -160,6 +160,9 @@ func (b *Backend) relayErr(err error) error {
 	if errors.Is(err, ErrVersionMismatch) {
 		return fmt.Errorf("%w: %v", backend.ErrBridgeVersion, err)
 	}
+	if errors.Is(err, ErrUnknownExtension) {
+		return fmt.Errorf("%w: %v", backend.ErrBridgeDisconnected, err)
+	}
 	if !b.srv.paired() {
 		return fmt.Errorf("%w: webpilot is not paired with the extension yet: run `webpilot pair`", backend.ErrBridgeDisconnected)
 	}

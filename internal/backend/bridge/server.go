@@ -38,6 +38,7 @@ const (
 	closeVersion      websocket.StatusCode = 4002
 	closeDuplicate    websocket.StatusCode = 4003
 	closePairing      websocket.StatusCode = 4004
+	closeExtension    websocket.StatusCode = 4005
 )
 
 // Read limits. Before the extension has proved the secret, nothing it
@@ -69,6 +70,9 @@ var (
 	ErrDisconnected = errors.New("bridge: extension not connected")
 	// ErrVersionMismatch means the extension speaks another protocol.
 	ErrVersionMismatch = errors.New("bridge: protocol version mismatch")
+	// ErrUnknownExtension means an extension whose id this binary does not
+	// pin tried to connect (a store build newer than this binary).
+	ErrUnknownExtension = errors.New("bridge: extension id not pinned")
 	// ErrNotLoopback means the listen address is not a loopback address.
 	ErrNotLoopback = errors.New("bridge: listen address must be loopback")
 	// ErrAmbiguousProfile means several browser profiles are connected and
@@ -84,8 +88,10 @@ const MaxProfiles = 8
 type Options struct {
 	// Addr is the loopback address to listen on; "" means 127.0.0.1:DefaultPort.
 	Addr string
-	// ExtensionID is the pinned id: only Origin chrome-extension://<id> may connect.
-	ExtensionID string
+	// ExtensionIDs are the pinned ids: only an Origin
+	// chrome-extension://<id> of one of them may connect (the unpacked
+	// extension's id and the store listings', extension.IDs).
+	ExtensionIDs []string
 	// Secret is the pairing secret; nil means not paired yet (only pairing
 	// is possible).
 	Secret []byte
@@ -448,9 +454,14 @@ func (s *Server) refuse(r *http.Request, why string) {
 
 // handle upgrades an extension connection and runs the handshake.
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
-	want := "chrome-extension://" + s.opts.ExtensionID
 	origin := r.Header.Get("Origin")
-	if origin == "" || origin != want {
+	id, ok := strings.CutPrefix(origin, "chrome-extension://")
+	pinned := ok && slices.Contains(s.opts.ExtensionIDs, id)
+	// An extension whose id this binary does not pin (a store build this
+	// binary predates) is told so over the socket, so its popup can say
+	// it; anything else that is not the extension gets a bare 403. Only an
+	// extension can send a chrome-extension:// Origin: a web page cannot.
+	if !pinned && !(ok && isExtensionID(id)) {
 		s.refuse(r, "origin is not the webpilot extension")
 		http.Error(w, "forbidden", http.StatusForbidden)
 		return
@@ -468,7 +479,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	defer hs.release()
 	rec := &hijackRecorder{ResponseWriter: w}
-	c, err := websocket.Accept(rec, r, &websocket.AcceptOptions{OriginPatterns: []string{"chrome-extension://" + s.opts.ExtensionID}})
+	c, err := websocket.Accept(rec, r, &websocket.AcceptOptions{OriginPatterns: []string{origin}})
 	if err != nil {
 		s.refuse(r, "websocket upgrade failed: "+err.Error())
 		return
@@ -476,6 +487,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	hs.c = c
 	if !hs.setConn(rec.conn) {
 		c.CloseNow() // evicted during the upgrade
+		return
+	}
+	if !pinned {
+		msg := fmt.Sprintf("this webpilot (%s) does not know the extension id %s: it pins %s; install webpilot's latest release (it pins the stores' ids), or load the extension `webpilot extension --out DIR` writes", s.opts.ServerVersion, id, strings.Join(s.opts.ExtensionIDs, ", "))
+		s.refuse(r, "extension id "+id+" is not pinned")
+		s.setLastErr(fmt.Errorf("%w: %s", ErrUnknownExtension, msg))
+		s.refuseConn(context.Background(), hs, closeExtension, "extension", msg)
 		return
 	}
 	// A backstop under the handshake deadline, for what the deadline timer
@@ -750,6 +768,12 @@ func (s *Server) pair(ctx context.Context, r *http.Request, hs *handshake, code 
 	s.SetSecret(secret)
 	p.done <- secret
 	hs.end(websocket.StatusNormalClosure, "paired")
+}
+
+// isExtensionID says whether id is written as Chrome writes extension ids:
+// 32 letters a to p.
+func isExtensionID(id string) bool {
+	return len(id) == 32 && strings.Trim(id, "abcdefghijklmnop") == ""
 }
 
 // refuseConn tells the client why and closes the connection with code.

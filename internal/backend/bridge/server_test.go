@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -25,7 +26,7 @@ var secret = []byte("0123456789abcdef0123456789abcdef")
 func listen(t *testing.T, opts bridge.Options) *bridge.Server {
 	t.Helper()
 	opts.Addr = "127.0.0.1:0"
-	opts.ExtensionID = extID
+	opts.ExtensionIDs = []string{extID}
 	if opts.HandshakeTimeout == 0 {
 		opts.HandshakeTimeout = 3 * time.Second
 	}
@@ -105,7 +106,7 @@ func (f *fakeExt) hello(t *testing.T, key []byte, profile string, protocol int) 
 
 func TestRefusedConnections(t *testing.T) {
 	s := listen(t, bridge.Options{Secret: secret})
-	for _, origin := range []string{"", "https://evil.example", "http://127.0.0.1:8080", "chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh", "chrome-extension://" + extID + ".evil"} {
+	for _, origin := range []string{"", "https://evil.example", "http://127.0.0.1:8080", "chrome-extension://aaaabbbbccccddddeeeeffffgggghhhz", "chrome-extension://" + extID + ".evil"} {
 		if _, err := dial(t, s, origin); err == nil {
 			t.Errorf("origin %q was let in", origin)
 		}
@@ -141,6 +142,58 @@ func TestRefusedConnections(t *testing.T) {
 	}
 	if r, _ := s.Current(""); r != nil {
 		t.Error("a refused connection became the relay")
+	}
+}
+
+// TestStoreIDPinned: a store listing's id pinned beside the unpacked one
+// connects as the unpacked extension does; the pins are still exact.
+func TestStoreIDPinned(t *testing.T) {
+	const storeID = "mnopmnopmnopmnopmnopmnopmnopmnop"
+	s, err := bridge.Listen(bridge.Options{Addr: "127.0.0.1:0", ExtensionIDs: []string{extID, storeID}, Secret: secret, HandshakeTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	for i, id := range []string{storeID, extID} {
+		f, err := dial(t, s, "chrome-extension://"+id)
+		if err != nil {
+			t.Fatalf("pinned id %s: %v", id, err)
+		}
+		if m := f.hello(t, secret, fmt.Sprintf("profile-%d", i), bridge.ProtocolVersion); m["type"] != "welcome" {
+			t.Errorf("pinned id %s: %v", id, m)
+		}
+	}
+	for _, origin := range []string{"chrome-extension://" + storeID[:31], "chrome-extension://" + storeID + "/popup.html", "chrome-extension://*", "chrome-extension://" + storeID + "x"} {
+		if _, err := dial(t, s, origin); err == nil {
+			t.Errorf("origin %q was let in", origin)
+		}
+	}
+	// An extension id the server does not pin (a store build newer than
+	// the binary) is told why instead of the challenge, and closed 4005;
+	// the backend's error says so too.
+	const other = "abcdabcdabcdabcdabcdabcdabcdabcd"
+	s, err = bridge.Listen(bridge.Options{Addr: "127.0.0.1:0", ExtensionIDs: []string{extID, storeID}, Secret: secret, HandshakeTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws://"+s.Addr()+"/bridge", &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"chrome-extension://" + other}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	f := &fakeExt{c: c}
+	if m := f.read(t); m["type"] != "refused" || m["reason"] != "extension" || !strings.Contains(m["message"].(string), other) || !strings.Contains(m["message"].(string), storeID) {
+		t.Errorf("an unpinned extension id: %v", m)
+	}
+	if code := f.read(t)["close_code"]; code != float64(4005) {
+		t.Errorf("close code %v, want 4005", code)
+	}
+	b := bridge.New(s, bridge.BackendOptions{ConnectWait: 200 * time.Millisecond})
+	if _, err := b.NewTab(ctx, "about:blank"); err == nil || !strings.Contains(err.Error(), "does not know the extension id "+other) {
+		t.Errorf("the backend's error after an unpinned extension: %v", err)
 	}
 }
 
@@ -239,7 +292,7 @@ func TestPairing(t *testing.T) {
 
 func TestListenLoopbackOnly(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:0", ":0"} {
-		if _, err := bridge.Listen(bridge.Options{Addr: addr, ExtensionID: extID}); !errors.Is(err, bridge.ErrNotLoopback) {
+		if _, err := bridge.Listen(bridge.Options{Addr: addr, ExtensionIDs: []string{extID}}); !errors.Is(err, bridge.ErrNotLoopback) {
 			t.Errorf("Listen(%s) = %v, want ErrNotLoopback", addr, err)
 		}
 	}
