@@ -97,29 +97,12 @@ func TestRelease(t *testing.T) {
 		storeZipPairs(t, dist, storeDir, storeID)
 	})
 
+	t.Run("README", func(t *testing.T) {
+		testReadme(t, dist, version)
+	})
+
 	t.Run("npm", func(t *testing.T) {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Fatal("npm is needed for this test (.ci/run installs it)")
-		}
-		packs := t.TempDir()
-		var tarballs []string
-		for _, dir := range []string{NPMName, npmDir(runtime.GOOS, runtime.GOARCH)} {
-			cmd := exec.Command(npm, "pack", "--pack-destination", packs, filepath.Join(dist, "npm", dir))
-			cmd.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(packs, "cache"))
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("npm pack %s: %v", dir, err)
-			}
-			lines := strings.Fields(string(out))
-			tarballs = append(tarballs, filepath.Join(packs, lines[len(lines)-1]))
-		}
-		prefix := t.TempDir()
-		cmd := exec.Command(npm, append([]string{"install", "--prefix", prefix, "--offline", "--no-audit", "--no-fund"}, tarballs...)...)
-		cmd.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(packs, "cache"))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm install: %v\n%s", err, out)
-		}
+		prefix := npmInstall(t, dist)
 		launcher := filepath.Join(prefix, "node_modules", ".bin", NPMName)
 		if v, err := exec.Command(launcher, "version").Output(); err != nil || strings.TrimSpace(string(v)) != "webpilot "+version {
 			t.Fatalf("%s version: %q %v", launcher, v, err)
@@ -150,6 +133,35 @@ func TestRelease(t *testing.T) {
 			t.Fatalf("tools/list through the npm launcher: %v", err)
 		}
 	})
+}
+
+// npmInstall packs the release's launcher and this platform's package
+// with npm pack and installs the tarballs, offline, into a scratch prefix.
+func npmInstall(t *testing.T, dist string) string {
+	t.Helper()
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Fatal("npm is needed for this test (.ci/run installs it)")
+	}
+	packs := t.TempDir()
+	var tarballs []string
+	for _, dir := range []string{NPMName, npmDir(runtime.GOOS, runtime.GOARCH)} {
+		cmd := exec.Command(npm, "pack", "--pack-destination", packs, filepath.Join(dist, "npm", dir))
+		cmd.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(packs, "cache"))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("npm pack %s: %v", dir, err)
+		}
+		lines := strings.Fields(string(out))
+		tarballs = append(tarballs, filepath.Join(packs, lines[len(lines)-1]))
+	}
+	prefix := t.TempDir()
+	cmd := exec.Command(npm, append([]string{"install", "--prefix", prefix, "--offline", "--no-audit", "--no-fund"}, tarballs...)...)
+	cmd.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(packs, "cache"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm install: %v\n%s", err, out)
+	}
+	return prefix
 }
 
 func npmDir(goos, goarch string) string {
