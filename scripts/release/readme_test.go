@@ -53,9 +53,10 @@ func readmeCommands(t *testing.T) []string {
 const (
 	readmeReleases = "https://github.com/webpilot-mcp/webpilot/releases/latest/download"
 	readmeRepo     = "https://github.com/webpilot-mcp/webpilot"
-	// claudeCode is the Claude Code CLI the test runs (from npm, through
-	// npx), as a client that reads its config and connects.
-	claudeCode = "@anthropic-ai/claude-code@2.1.332"
+	// claudeCode runs the Claude Code CLI (from npm, through npx, on the
+	// Node 22 it asks for; the conformance script's), as a client that
+	// reads its config and connects.
+	claudeCode = "-p node@22.23.3 -p @anthropic-ai/claude-code@2.1.332 -- claude"
 )
 
 // readmeNotHere are the README's commands this machine cannot run, and
