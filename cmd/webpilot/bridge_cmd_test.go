@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -62,31 +60,9 @@ func TestExtensionCommand(t *testing.T) {
 }
 
 // syncWriter is a bytes.Buffer safe for a writer goroutine and a reader.
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type syncWriter = backendtest.SyncBuffer
 
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
-func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return backendtest.FreePort(t) }
 
 // `webpilot pair` prints a code; an extension presenting it gets the secret,
 // which webpilot stores (0600) and then uses to pick the bridge backend.
@@ -99,19 +75,11 @@ func TestPairCommand(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"pair", "--bridge-port", strconv.Itoa(port)}, nil, out, &errb) }()
-	re := regexp.MustCompile(`Pairing code: ([A-Z0-9]{4}-[A-Z0-9]{4})`)
-	var code string
-	for code == "" {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			code = m[1]
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("pair ended early: %v %s", err, errb.String())
-		case <-time.After(20 * time.Millisecond):
-		}
+	code, err := backendtest.PairingCode(ctx, out, done)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
 	}
+	code, _, _ = strings.Cut(code, "@") // (the extension sends the code without the port it carries)
 	h := http.Header{"Origin": {extension.Origin}}
 	c, _, err := websocket.Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(port)+"/bridge", &websocket.DialOptions{HTTPHeader: h})
 	if err != nil {

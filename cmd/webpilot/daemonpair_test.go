@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,18 +62,9 @@ func TestPairWhileTheDaemonRuns(t *testing.T) {
 	copied := make(chan struct{})
 	go func() { _, _ = io.Copy(out, stdout); close(copied) }()
 	// The daemon's bridge port is not the default: the code carries it.
-	re := regexp.MustCompile(`Pairing code: ([A-Z0-9]{4}-[A-Z0-9]{4}(?:@\d+)?)\n`)
-	var code string
-	for code == "" {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			code = m[1]
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no pairing code:\n%s%s", out, errb)
-		case <-time.After(20 * time.Millisecond):
-		}
+	code, err := backendtest.PairingCode[struct{}](ctx, out, nil)
+	if err != nil {
+		t.Fatalf("%v%s", err, errb)
 	}
 	if !strings.HasSuffix(code, "@"+strconv.Itoa(port)) {
 		t.Fatalf("the code %q does not carry the daemon's bridge port %d:\n%s", code, port, out)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
@@ -73,22 +72,7 @@ func webpilotCmd(t *testing.T, stderr *syncBuffer, args ...string) *exec.Cmd {
 func fixtures(t *testing.T) string { return backendtest.ServePages(t) }
 
 // syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = backendtest.SyncBuffer
 
 // --help on every command prints its usage and exits 0, without an error
 // line ("flag: help requested") after it.

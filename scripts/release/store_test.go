@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,7 +19,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -118,7 +116,7 @@ func storeZipPairs(t *testing.T, dist, dir, id string) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), backendtest.Timeout(3*time.Minute))
 	defer cancel()
-	port := freePort(t)
+	port := backendtest.FreePort(t)
 	chrome, done, err := backendtest.ExtensionBrowserFrom(ctx, dir, port)
 	if err != nil {
 		t.Fatal(err)
@@ -146,23 +144,14 @@ func storeZipPairs(t *testing.T, dist, dir, id string) {
 	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TMPDIR="+home)
 	pair := exec.CommandContext(ctx, bin, "pair", "--bridge-port", strconv.Itoa(port))
 	pair.Env = env
-	out := new(lockedBuffer)
+	out := new(backendtest.SyncBuffer)
 	pair.Stdout, pair.Stderr = out, out
 	if err := pair.Start(); err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(`Pairing code: ([A-Z0-9]{4}-[A-Z0-9]{4}(?:@\d+)?)\n`)
-	var code string
-	for code == "" {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			code = m[1]
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("webpilot pair printed no code:\n%s", out)
-		case <-time.After(20 * time.Millisecond):
-		}
+	code, err := backendtest.PairingCode[struct{}](ctx, out, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if res, err := backendtest.PopupMessage(ctx, chrome, map[string]any{"type": "pair", "code": code}); err != nil || !strings.Contains(res, `"ok":true`) {
 		t.Fatalf("pairing in the store build's popup: %s %v\n%s", res, err, out)
@@ -195,33 +184,4 @@ func storeZipPairs(t *testing.T, dist, dir, id string) {
 	if call.IsError || !strings.Contains(text, "Store build") || !regexp.MustCompile(`button e\d+ "Go"`).MatchString(text) {
 		t.Fatalf("navigate through the store build: %s", text)
 	}
-}
-
-// freePort is a loopback port nothing listens on.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// lockedBuffer is a bytes.Buffer a process writes while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
