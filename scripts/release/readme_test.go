@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,16 +181,20 @@ func testReadme(t *testing.T, dist, version string) {
 		t.Errorf("Claude Code after webpilot setup: %v\n%s", err, out)
 	}
 
-	// claude mcp add, in a project of its own: Claude Code writes the
-	// entry, then connects through it.
-	add := "claude mcp add webpilot -- webpilot mcp"
+	// claude mcp add, in a home of its own: Claude Code writes the entry
+	// for every project, then connects through it from another folder.
+	add := "claude mcp add --scope user webpilot -- webpilot mcp"
 	if has(add) {
-		proj := filepath.Join(home, "project")
+		home2 := t.TempDir()
+		env2 := append(slices.Clone(env), "HOME="+home2, "TMPDIR="+home2) // (the later ones win)
+		defer func() { _, _ = shell(context.Background(), home2, env2, "webpilot daemon stop") }()
+		proj, other := filepath.Join(home2, "project"), filepath.Join(home2, "other")
 		_ = os.MkdirAll(proj, 0o755)
+		_ = os.MkdirAll(other, 0o755)
 		line := strings.Replace(add, "claude ", npx+" -y "+claudeCode+" ", 1)
-		if out, err := shell(ctx, proj, env, line); err != nil {
+		if out, err := shell(ctx, proj, env2, line); err != nil {
 			t.Errorf("%s: %v\n%s", add, err, out)
-		} else if out, err := shell(ctx, proj, env, npx+" -y "+claudeCode+" mcp list"); err != nil || !strings.Contains(out, "webpilot: webpilot mcp - ✔ Connected") {
+		} else if out, err := shell(ctx, other, env2, npx+" -y "+claudeCode+" mcp list"); err != nil || !strings.Contains(out, "webpilot: webpilot mcp - ✔ Connected") {
 			t.Errorf("Claude Code after %s: %v\n%s", add, err, out)
 		} else {
 			ran[add] = true
@@ -314,7 +319,7 @@ func files(t *testing.T, root string) map[string][]byte {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == ".local" || d.Name() == "project" || d.Name() == ".npm") {
+		if d.IsDir() && (d.Name() == ".local" || d.Name() == ".npm") {
 			return filepath.SkipDir
 		}
 		if !d.Type().IsRegular() || strings.HasSuffix(p, ".webpilot-backup") {
