@@ -151,6 +151,9 @@ func runSetup(_ context.Context, args []string, stdout, stderr io.Writer) error 
 				fmt.Fprintf(stdout, "  %s: %s.\n", c.Client, c.Note)
 			}
 		}
+		if secret, err := readSecret(); err == nil && secret == nil {
+			fmt.Fprintln(stdout, "Agents now get a Chromium webpilot launches. To let them use your own Chrome, with your logins: `webpilot extension --out DIR`, load DIR in chrome://extensions (Developer mode → Load unpacked), then `webpilot pair` (docs/extension.md).")
+		}
 	}
 	return nil
 }

@@ -115,7 +115,7 @@ func TestSetupClients(t *testing.T) {
 			t.Errorf("the skill in %s: %v", dir, err)
 		}
 	}
-	if !strings.Contains(out, "Done: 12 file(s) changed") {
+	if !strings.Contains(out, "Done: 12 file(s) changed") || !strings.Contains(out, "then `webpilot pair`") {
 		t.Errorf("setup's output:\n%s", out)
 	}
 	// VS Code's JSONC keeps its comment and trailing commas; the entry has
