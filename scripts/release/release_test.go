@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -178,5 +181,49 @@ func TestArchivesReproducible(t *testing.T) {
 	z2, _ := zipOf(files)
 	if !bytes.Equal(a, b) || !bytes.Equal(z1, z2) || len(a) == 0 || len(z1) == 0 {
 		t.Error("archives of the same files differ")
+	}
+}
+
+// TestManagers: the Homebrew formula and the Scoop manifest of a release
+// of every platform name each archive's URL with its checksum, under the
+// platform it is for.
+func TestManagers(t *testing.T) {
+	dist := t.TempDir()
+	sums := map[string]string{}
+	for _, s := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"} {
+		goos, goarch, _ := strings.Cut(s, "/")
+		sums[Target{goos, goarch}.Archive("v1.2.3")] = fmt.Sprintf("%064x", len(sums)+1)
+	}
+	if err := managers("v1.2.3", dist, "https://example.invalid/dl", sums); err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := os.ReadFile(filepath.Join(dist, "webpilot.rb"))
+	for _, block := range []struct{ os, cond, archive string }{
+		{"macos", "on_arm", "webpilot_darwin_arm64.tar.gz"}, {"macos", "on_intel", "webpilot_darwin_amd64.tar.gz"},
+		{"linux", "on_arm", "webpilot_linux_arm64.tar.gz"}, {"linux", "on_intel", "webpilot_linux_amd64.tar.gz"},
+	} {
+		section := regexp.MustCompile(`(?s)\n  on_` + block.os + ` do\n(.*?)\n  end\n`).FindSubmatch(rb)
+		want := "    " + block.cond + " do\n      url \"https://example.invalid/dl/v1.2.3/" + block.archive + "\"\n      sha256 \"" + sums[block.archive] + "\"\n    end"
+		if section == nil || !strings.Contains(string(section[1]), want) {
+			t.Errorf("the formula's on_%s has no %s block for %s:\n%s", block.os, block.cond, block.archive, rb)
+		}
+	}
+	var scoop struct {
+		Version      string
+		Bin          string
+		Architecture map[string]struct{ URL, Hash string }
+	}
+	b, _ := os.ReadFile(filepath.Join(dist, "webpilot.json"))
+	if err := json.Unmarshal(b, &scoop); err != nil {
+		t.Fatal(err)
+	}
+	for arch, archive := range map[string]string{"64bit": "webpilot_windows_amd64.zip", "arm64": "webpilot_windows_arm64.zip"} {
+		a := scoop.Architecture[arch]
+		if a.URL != "https://example.invalid/dl/v1.2.3/"+archive || a.Hash != sums[archive] {
+			t.Errorf("Scoop's %s: %+v", arch, a)
+		}
+	}
+	if scoop.Version != "1.2.3" || scoop.Bin != "webpilot.exe" {
+		t.Errorf("Scoop's manifest:\n%s", b)
 	}
 }
