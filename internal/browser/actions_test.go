@@ -1067,3 +1067,66 @@ func TestRadioGroupCountsOnce(t *testing.T) {
 		t.Errorf("the click's note names the group %d times: %s", strings.Count(res.Note, "Please select one of these options."), res.Note)
 	}
 }
+
+// A tab in the background draws no frames, so a pointer event there waits
+// for one and a transition there never ends: in the person's Chrome another
+// session's tab in the agent window hides this one. Each input brings the
+// tab to the front first: a click on an element a transition moves goes
+// through once it has stopped, and so do type, hover, a double click and
+// a key press.
+func TestActionsOnAHiddenTab(t *testing.T) {
+	e := newEnv(t, browser.Options{})
+	e.navigate("/act/overlay.html")
+	if _, err := e.act(browser.Action{Kind: "click", Target: sel("#mover")}); err != nil { // (the load's own slide is over)
+		t.Fatal(err)
+	}
+	other := e.m.Session(t.Name() + "/other")
+	defer other.Do(context.Background(), func(ctx context.Context, h *browser.Held) error { return h.Tabs().CloseAll(ctx) })
+	// hide has the other session open a tab, which on the bridge hides
+	// this session's, and says whether it did.
+	hide := func(then string) string {
+		t.Helper()
+		if err := other.Do(e.ctx, func(ctx context.Context, h *browser.Held) error {
+			tab, err := h.Tabs().New(ctx)
+			if err != nil {
+				return err
+			}
+			_, err = h.On(tab).Navigate(ctx, e.base+"/basic.html", 0)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		vis := e.eval(`(() => { ` + then + `; return document.visibilityState; })()`)
+		if backendtest.Kind() == "bridge" && vis != "hidden" {
+			t.Fatalf("on the bridge another session's new tab should hide this one; it is %s", vis)
+		}
+		return vis
+	}
+	// The slide back starts in a tab that may be hidden.
+	vis := hide(`const m = document.getElementById("mover"); m.classList.remove("moved"); m.getBoundingClientRect()`)
+	if _, err := e.act(browser.Action{Kind: "click", Target: sel("#mover")}); err != nil {
+		t.Fatalf("a click on a moving element of a %s tab: %v", vis, err)
+	}
+	if got := e.log(); got != "mover|mover" {
+		t.Errorf("log = %q", got)
+	}
+
+	e.navigate("/act/kinds.html")
+	for _, a := range []browser.Action{
+		{Kind: "type", Target: sel("#focusme"), Value: "hi"},
+		{Kind: "press", Key: "End"},
+		{Kind: "hover", Target: sel("#menu")},
+		{Kind: "dblclick", Target: sel("#dbl")},
+	} {
+		vis := hide("")
+		if _, err := e.act(a); err != nil {
+			t.Fatalf("%s in a %s tab: %v", a.Kind, vis, err)
+		}
+	}
+	if got := e.log(); !strings.Contains(got, "focus") || !strings.Contains(got, "mouseenter") || !strings.Contains(got, "dblclick") {
+		t.Errorf("log = %q", got)
+	}
+	if got := e.eval(`document.getElementById("focusme").value`); got != "hi" {
+		t.Errorf("typed %q", got)
+	}
+}

@@ -299,8 +299,11 @@ const actionableJS = `async function(afterFrame){
 // (the probe), it marks the action's start for the quiet wait last
 // (W.quiet(true)): q, only when ok (the press follows at once): a look that
 // failed marks nothing, so a fallback after it (the DOM events) takes its
-// own mark (quietWatch.markNow).
+// own mark (quietWatch.markNow). With o.front, a page whose tab is in the
+// background (hidden) is not looked at: hidden, for the caller to bring
+// the tab to the front first.
 const aimJS = `async function(o){
+  if (o.front && document.visibilityState === "hidden") return {a: {err: "hidden", why: "its tab is in the background, where the page draws no frames"}, hidden: true};
   const look = ` + actionableJS + `;
   const W = globalThis.__webpilot, mark = () => o.quiet && W ? W.quiet(true, o.quiet) : null;
   let blocked = false;
@@ -335,6 +338,11 @@ func (p *pointerState) waitActionable(ctx context.Context, el *element, tg Locat
 	if p := o.quiet.aimMark(el.world); p != "" {
 		arg["quiet"] = p
 	}
+	// A tab in the background draws no frames: a pointer event there
+	// waits for one (seconds), and a transition never ends. It is brought
+	// to the front once (as a person would look at it); a page that stays
+	// hidden after that is looked at as it is.
+	arg["front"] = true
 	var last actionability
 	for {
 		// Each check runs to its end even when the wait is over, so that a
@@ -345,10 +353,18 @@ func (p *pointerState) waitActionable(ctx context.Context, el *element, tg Locat
 			B       *actionability `json:"b"`
 			OK      bool           `json:"ok"`
 			Blocked bool           `json:"blocked"`
+			Hidden  bool           `json:"hidden"`
 			Q       []any          `json:"q"`
 		}
 		err := t.callEl(cctx, el, aimJS, &looks, arg)
 		cancel()
+		if err == nil && looks.Hidden {
+			arg["front"] = false
+			if err := toFront(ctx, t.page); err != nil {
+				return looks.A, err
+			}
+			continue
+		}
 		if err == nil && looks.Q != nil && arg["quiet"] != nil {
 			o.quiet.marked(quietFrom(looks.Q), true)
 		}
@@ -381,6 +397,21 @@ func (p *pointerState) waitActionable(ctx context.Context, el *element, tg Locat
 	return last, &Error{Code: CodeNotActionable, Message: fmt.Sprintf("cannot act on %s: %s", tg.Describe(), why),
 		Hint:      "wait for the page to settle, close what covers it, or pick another element",
 		Diagnosis: map[string]any{"failed_check": check, "covered_by": last.Cover}}
+}
+
+// toFront brings page's tab to the front of its window (Page.bringToFront,
+// bounded): a tab in the background draws no frames, so input sent there
+// waits for one, and a capture or a screencast gets none. A tab that
+// cannot be brought forward is left as it is; only the call's own end is
+// an error.
+func toFront(ctx context.Context, page *loop) error {
+	bctx, cancel := context.WithTimeout(ctx, bringToFrontTimeout)
+	err := page.Call(bctx, "Page.bringToFront", nil, nil)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return backendError("bring the tab to the front", ctx.Err())
+	}
+	return nil
 }
 
 // pressWatchJS arms a one-time look at the next pointerdown (in webpilot's
@@ -515,7 +546,7 @@ func (p *pointerState) dispatchMouse(ctx context.Context, typ input.DispatchMous
 const standOnJS = `function(x,y){
   const r=this.getBoundingClientRect();
   if(r.width===0||r.height===0||(x>=r.left&&x<=r.right&&y>=r.top&&y<=r.bottom)) return null;
-  return [r.left+r.width/2, r.top+r.height/2];
+  return [r.left+r.width/2, r.top+r.height/2, document.visibilityState==="hidden"?1:0];
 }`
 
 // standOn moves the pointer onto el before keys go to it, as a person's
@@ -533,8 +564,13 @@ func (p *pointerState) standOn(ctx context.Context, el *element) error {
 		return nil // (a frame that cannot be placed: the keys go as they are)
 	}
 	var c []float64
-	if err := p.t.callEl(ctx, el, standOnJS, &c, p.at[0]-ox, p.at[1]-oy); err != nil || len(c) != 2 {
+	if err := p.t.callEl(ctx, el, standOnJS, &c, p.at[0]-ox, p.at[1]-oy); err != nil || len(c) != 3 {
 		return nil
+	}
+	if c[2] == 1 {
+		if err := toFront(ctx, p.t.page); err != nil {
+			return err
+		}
 	}
 	return p.mouseMove(ctx, c[0]+ox, c[1]+oy)
 }

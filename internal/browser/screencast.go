@@ -203,11 +203,8 @@ func (sc Screencaster) Start(ctx context.Context, fps, maxS int) error {
 			Hint: "take screenshots with browser_screenshot (declared secrets are painted over), or record from a webpilot started without --secrets / WEBPILOT_SECRET_*"}
 	}
 	// (a tab in the background does not paint)
-	bctx, cancel := context.WithTimeout(ctx, bringToFrontTimeout)
-	err := t.page.Call(bctx, "Page.bringToFront", nil, nil)
-	cancel()
-	if err != nil && ctx.Err() != nil {
-		return backendError("bring the tab to the front", ctx.Err())
+	if err := toFront(ctx, t.page); err != nil {
+		return err
 	}
 	// (the loop keeps frames from now on)
 	c := &screencast{fps: fps, limit: fps * maxS, started: time.Now()}

@@ -170,11 +170,8 @@ func (x Capture) Screenshot(ctx context.Context, o ShotOptions) (*Shot, error) {
 	}
 
 	// Bring the tab to the front first: a background tab may never paint.
-	bctx, cancel := context.WithTimeout(ctx, bringToFrontTimeout)
-	err := t.page.Call(bctx, "Page.bringToFront", nil, nil)
-	cancel()
-	if err != nil && ctx.Err() != nil {
-		return nil, backendError("bring the tab to the front", ctx.Err())
+	if err := toFront(ctx, t.page); err != nil {
+		return nil, err
 	}
 
 	shot := &Shot{Of: "the viewport"}
