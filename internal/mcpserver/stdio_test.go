@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webpilot-mcp/webpilot/internal/backend/backendtest"
 	"github.com/webpilot-mcp/webpilot/internal/browser"
 	"github.com/webpilot-mcp/webpilot/internal/mcpserver"
 	"github.com/webpilot-mcp/webpilot/internal/tools"
@@ -60,24 +60,9 @@ func writeLines(t *testing.T, w io.Writer, lines ...string) {
 }
 
 // outBuffer is stdout for RunStdio.
-type outBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *outBuffer) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
+type outBuffer struct{ backendtest.SyncBuffer }
 
 func (o *outBuffer) Close() error { return nil }
-
-func (o *outBuffer) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
-}
 
 // waitFor reports whether the output comes to contain s within d.
 func (o *outBuffer) waitFor(s string, d time.Duration) bool {
